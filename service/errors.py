@@ -1,0 +1,104 @@
+"""The error format, in one place: every error the API returns is
+
+    {"error": "<stable code>", "message": "<a sentence for people>", ...details}
+
+with details such as ``reason`` (why the rules refused an action), ``current_version`` or
+``fields`` (which request fields are wrong). Codes are part of the contract (``openapi.yaml``)
+and are never renamed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import redis
+from flask import Flask, jsonify
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger("matchlog")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, error: str, message: str, **details: Any):
+        super().__init__(message)
+        self.status = status
+        self.body = {"error": error, "message": message, **details}
+
+
+def invalid(fields: dict[str, list[str]], message: str = "the request is not valid") -> ApiError:
+    """400 naming each wrong field, e.g. ``{"options.variant": ["must be one of ..."]}``."""
+    return ApiError(400, "invalid_request", message, fields=fields)
+
+
+def flatten(messages: Any, prefix: str = "") -> dict[str, list[str]]:
+    """marshmallow's nested error dict as ``{"a.b.0": [...]}``."""
+    if isinstance(messages, dict):
+        out: dict[str, list[str]] = {}
+        for key, value in messages.items():
+            out.update(flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    if isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        return {prefix or "body": messages}
+    return {prefix or "body": [str(messages)]}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def http_error(error: HTTPException):
+    data = getattr(error, "data", None) or {}
+    if error.code in (400, 422) and "messages" in data:  # webargs: the request failed its schema
+        messages = data["messages"]
+        fields = flatten({k: v for loc in messages.values() for k, v in loc.items()}
+                         if all(isinstance(v, dict) for v in messages.values()) else messages)
+        return jsonify(invalid(fields).body), 400
+    body = {"error": _snake(error.name), "message": error.description or error.name}
+    response = jsonify(body)
+    response.status_code = error.code or 500
+    if error.code == 405 and hasattr(error, "valid_methods") and error.valid_methods:
+        response.headers["Allow"] = ", ".join(error.valid_methods)
+    return response
+
+
+def register(app: Flask) -> None:
+    # Imported here because the application modules import this one (for ApiError).
+    from service.events import VersionConflict
+    from service.games.protocol import IllegalAction, InvalidOptions
+    from service.matches import IdempotencyKeyReused, MatchNotFound, VersionNotFound
+
+    @app.errorhandler(ApiError)
+    def api_error(error: ApiError):
+        return jsonify(error.body), error.status
+
+    # the HTTP face of the application's exceptions
+    domain = {
+        IllegalAction: lambda e: ApiError(422, "illegal_action", e.message, reason=e.reason),
+        VersionConflict: lambda e: ApiError(409, "version_conflict",
+                                            f"the match has moved on to version {e.current_version}",
+                                            current_version=e.current_version),
+        InvalidOptions: lambda e: invalid({e.field: [e.message]}, f"{e.field}: {e.message}"),
+        MatchNotFound: lambda e: ApiError(404, "match_not_found", "no such match"),
+        VersionNotFound: lambda e: ApiError(404, "version_not_found", str(e), current_version=e.current_version),
+        IdempotencyKeyReused: lambda e: ApiError(
+            422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"),
+    }
+    for kind, to_api in domain.items():
+        app.register_error_handler(kind, lambda error, to_api=to_api: api_error(to_api(error)))
+
+    app.register_error_handler(HTTPException, http_error)
+
+    @app.errorhandler(redis.exceptions.ConnectionError)
+    @app.errorhandler(redis.exceptions.TimeoutError)
+    @app.errorhandler(redis.exceptions.BusyLoadingError)
+    def storage_down(error):
+        log.warning("redis unavailable: %s", error)
+        return jsonify({"error": "storage_unavailable",
+                        "message": "the match store is unreachable; retry shortly"}), 503, {"Retry-After": "1"}
+
+    @app.errorhandler(Exception)
+    def internal(error):
+        log.exception("unhandled error")
+        return jsonify({"error": "internal_error", "message": "an unexpected error; it has been logged"}), 500

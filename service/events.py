@@ -1,0 +1,168 @@
+"""The event store: each match is one Redis stream, appended to atomically, never trimmed.
+
+Entry ``n`` of a match's stream has the stream ID ``n-0`` and is the match's version ``n``; the
+first entry (version 1) is ``match_created``. A match's version is therefore the length of its log,
+and ``XRANGE`` seeks any version directly.
+
+Appends go through one Lua script, so that checking the expected version, writing the events,
+announcing them on the feed and remembering an idempotent answer is one indivisible step: two
+clients racing on a version can never both win, and a crash cannot leave half an action behind.
+
+The feed is a single stream of ``{match, version, types}`` notices, one per append, which the rule
+workers follow in a consumer group (the eventsourcing "notification log"). The match streams stay the
+only source of truth; the feed only says where to look.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+APPEND = """
+-- KEYS: log, feed, idempotency key
+-- ARGV: expected version, match id, at, remember (0/1), answer to remember, ttl, n, n x (type, seat, data)
+if ARGV[4] == '1' then
+  local prior = redis.call('GET', KEYS[3])
+  if prior then return {'replayed', prior} end
+end
+local version = redis.call('XLEN', KEYS[1])
+if version ~= tonumber(ARGV[1]) then return {'conflict', tostring(version)} end
+local types = {}
+for i = 0, tonumber(ARGV[7]) - 1 do
+  local at = 8 + i * 3
+  version = version + 1
+  redis.call('XADD', KEYS[1], version .. '-0', 'type', ARGV[at], 'seat', ARGV[at + 1], 'data', ARGV[at + 2], 'at', ARGV[3])
+  types[#types + 1] = ARGV[at]
+end
+redis.call('XADD', KEYS[2], '*', 'match', ARGV[2], 'version', version, 'types', table.concat(types, ','))
+if ARGV[4] == '1' then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6]) end
+return {'appended', tostring(version)}
+"""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One log entry: an event as stored, with its version and the time it was appended."""
+
+    version: int
+    type: str
+    seat: int | None
+    data: dict[str, Any]
+    at: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"version": self.version, "type": self.type, "seat": self.seat, "data": self.data, "at": self.at}
+
+
+class VersionConflict(Exception):
+    def __init__(self, current_version: int):
+        super().__init__(f"the match is at version {current_version}")
+        self.current_version = current_version
+
+
+@dataclass(frozen=True)
+class Remember:
+    """An answer to keep under an idempotency key, written in the same step as the events."""
+
+    key: str
+    answer: str
+    ttl_s: int
+
+
+@dataclass(frozen=True)
+class FeedNotice:
+    entry_id: str
+    match_id: str
+    version: int
+    types: tuple[str, ...]
+
+
+class EventStore:
+    def __init__(self, redis_client: redis.Redis, namespace: str = "matchlog"):
+        self.redis = redis_client
+        self.namespace = namespace
+        self.feed_key = f"{namespace}:feed"
+        self._append = redis_client.register_script(APPEND)
+
+    def key(self, match_id: str, part: str) -> str:
+        """The Redis key of one part of a match (``log``, ``meta``, ``snapshots``, ...)."""
+        return f"{self.namespace}:match:{match_id}:{part}"
+
+    def append(self, match_id: str, expected_version: int, events: list[dict[str, Any]], at: str,
+               remember: Remember | None = None) -> tuple[int, str | None]:
+        """Append ``events`` if the log is at ``expected_version``.
+
+        Returns ``(new_version, None)``, or ``(-1, earlier_answer)`` when ``remember.key`` already held
+        an answer (a retried request); raises VersionConflict otherwise."""
+        args: list[Any] = [expected_version, match_id, at, 1 if remember else 0,
+                           remember.answer if remember else "", remember.ttl_s if remember else 0, len(events)]
+        for event in events:
+            seat = event.get("seat")
+            args += [event["type"], "" if seat is None else seat, json.dumps(event["data"], separators=(",", ":"))]
+        keys = [self.key(match_id, "log"), self.feed_key, remember.key if remember else self.key(match_id, "none")]
+        outcome, value = self._append(keys=keys, args=args)
+        if outcome == b"replayed":
+            return -1, value.decode()
+        if outcome == b"conflict":
+            raise VersionConflict(int(value))
+        return int(value), None
+
+    def version(self, match_id: str) -> int:
+        """The match's current version; 0 when there is no such match."""
+        return self.redis.xlen(self.key(match_id, "log"))
+
+    def read(self, match_id: str, after: int = 0, until: int | None = None,
+             limit: int | None = None) -> list[Recorded]:
+        """Entries with ``after < version <= until`` (to the end when ``until`` is None), oldest first."""
+        end = "+" if until is None else f"{until}-0"
+        if until is not None and until <= after:
+            return []
+        entries = self.redis.xrange(self.key(match_id, "log"), f"{after + 1}-0", end, count=limit)
+        return [decode(entry_id, fields) for entry_id, fields in entries]
+
+    # -- the feed the workers follow --------------------------------------------------
+
+    def ensure_group(self, group: str) -> None:
+        try:
+            self.redis.xgroup_create(self.feed_key, group, id="0", mkstream=True)
+        except redis.exceptions.ResponseError as error:
+            if "BUSYGROUP" not in str(error):
+                raise
+
+    def read_feed(self, group: str, consumer: str, count: int, block_ms: int) -> list[FeedNotice]:
+        reply = self.redis.xreadgroup(group, consumer, {self.feed_key: ">"}, count=count, block=block_ms)
+        return [_notice(i, f) for _, entries in (reply or []) for i, f in entries]
+
+    def claim_stale(self, group: str, consumer: str, idle_ms: int, count: int = 100) -> list[FeedNotice]:
+        """Take over notices other consumers read but did not acknowledge within ``idle_ms``."""
+        notices: list[FeedNotice] = []
+        start = "0-0"
+        while True:
+            reply = self.redis.xautoclaim(self.feed_key, group, consumer, idle_ms, start_id=start, count=count)
+            start, entries = reply[0], reply[1]
+            notices += [_notice(i, f) for i, f in entries if f]
+            if start in (b"0-0", "0-0") or not entries:
+                return notices
+
+    def ack(self, group: str, entry_id: str) -> None:
+        self.redis.xack(self.feed_key, group, entry_id)
+
+
+def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
+    seat = fields[b"seat"]
+    return Recorded(
+        version=int(entry_id.split(b"-")[0]),
+        type=fields[b"type"].decode(),
+        seat=int(seat) if seat else None,
+        data=json.loads(fields[b"data"]),
+        at=fields[b"at"].decode(),
+    )
+
+
+def _notice(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedNotice:
+    types = fields[b"types"].decode()
+    return FeedNotice(entry_id.decode(), fields[b"match"].decode(), int(fields[b"version"]),
+                      tuple(types.split(",")) if types else ())

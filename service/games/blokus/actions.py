@@ -1,0 +1,21 @@
+"""The shape of a Blokus action (spec 6.1); whether it is legal is the engine's business."""
+
+from marshmallow import Schema, fields, validate
+
+from service.games.blokus.geometry import PIECE_NAMES
+
+Square = fields.List(fields.Integer(strict=True), validate=validate.Length(equal=2),
+                     metadata={"description": "[x, y], 0-based from the top-left square"})
+
+
+class BlokusAction(Schema):
+    """``place`` a piece on the listed squares (the piece may be left out: the squares identify it),
+    or ``pass`` where the match allows it."""
+
+    type = fields.String(required=True, validate=validate.OneOf(["place", "pass"]))
+    piece = fields.String(validate=validate.OneOf(PIECE_NAMES),
+                          metadata={"description": "1, 2, I3, V3, I4, L4, T4, Z4, O4, I5, L5, Y5, N5, P5, U5, V5, W5, Z5, T5, F5, X5"})
+    cells = fields.List(Square, validate=validate.Length(min=1, max=5))
+
+    class Meta:
+        ordered = True

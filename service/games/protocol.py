@@ -1,0 +1,136 @@
+"""The engine protocol: the one contract every game under ``service/games`` keeps.
+
+A game engine is a pure state machine. It is given plain data and returns
+plain data; it never reads a clock, a file at play time, a socket or a global
+random generator, and it imports nothing from Flask, Redis or RQ. Everything
+it needs to be deterministic comes in through ``setup``: the options, the
+number of seats and the match seed. That is what lets the server keep only
+the event log and rebuild any state at any version by folding it again.
+
+The life of a match, as the server drives it::
+
+    options = game.resolve_options(options, players)   # defaults filled in, or InvalidOptions
+    state = game.setup(options, players, seed)          # version 1: the initial state
+    game.to_act(state)                                  # -> [seat, ...] who may act now
+    game.legal_actions(state, seat)                     # -> [action, ...], each postable as is
+    events = game.play(state, seat, action)             # -> [event, ...] or IllegalAction
+    for event in events:
+        state = game.apply(state, event)                # the fold: the only way state changes
+    game.is_over(state); game.scores(state)             # the end, and the result
+
+Terms:
+
+state
+    A JSON-serialisable dict (ints may be large), never mutated in place:
+    ``apply`` returns a new dict and may share unchanged parts with the old.
+action
+    A dict with a ``type`` key, as a client posts it. Its shape is checked by
+    the game's ``action_schema`` (marshmallow) before ``play`` sees it, so
+    ``play`` only judges legality.
+event
+    ``{"type": str, "seat": int | None, "data": dict}``. ``play`` returns
+    every consequence of an action as events, automatic ones included (a turn
+    skipped, the game ending), so that the log alone explains the match.
+seat
+    An int, ``0 .. players-1``. ``None`` stands for a spectator in ``view``
+    and ``event_view``.
+IllegalAction
+    Raised by ``play`` with a stable ``reason`` code (``corner_rule``,
+    ``not_your_turn``...) and a sentence for people. Codes are part of the
+    API: never rename one.
+
+Hidden information has exactly one gate per game: ``view`` for states and
+``event_view`` for log entries. The server passes everything it shows through
+them, legal actions included (they are computed for the asking seat only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import marshmallow
+
+State = dict[str, Any]
+Event = dict[str, Any]
+Action = dict[str, Any]
+
+
+class IllegalAction(Exception):
+    """An action the rules refuse. ``reason`` is a stable machine-readable code."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+class InvalidOptions(Exception):
+    """Options (or a player count) a game cannot be set up with. ``field`` names the culprit."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What kind of game this is, in the manner of OpenSpiel's game type."""
+
+    id: str
+    name: str
+    min_players: int
+    max_players: int
+    hidden_information: bool
+    chance: bool
+    description: str = ""
+    player_counts: tuple[int, ...] = field(default=())
+
+    def counts(self) -> list[int]:
+        return list(self.player_counts or range(self.min_players, self.max_players + 1))
+
+
+class Game(Protocol):
+    info: GameInfo
+    options_schema: dict[str, Any]
+    """JSON Schema of the match options, shown in the catalogue and checked at creation."""
+    action_schema: type[marshmallow.Schema]
+    """The shape of an action; legality is ``play``'s business."""
+
+    def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
+        """Options with every default filled in; raises InvalidOptions.
+
+        The resolved options are what the log records, so that a later change
+        of a default never changes how an old match replays."""
+
+    def setup(self, options: dict[str, Any], players: int, seed: str) -> State: ...
+
+    def to_act(self, state: State) -> list[int]: ...
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]: ...
+
+    def play(self, state: State, seat: int, action: Action) -> list[Event]: ...
+
+    def apply(self, state: State, event: Event) -> State: ...
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]: ...
+
+    def event_view(self, event: Event, seat: int | None) -> Event: ...
+
+    def is_over(self, state: State) -> bool: ...
+
+    def scores(self, state: State) -> dict[str, Any]:
+        """The result: at least ``scores`` and ``ranks`` (1 = best, ties share), one per seat."""
+
+
+def fold(game: Game, state: State, events: list[Event]) -> State:
+    for event in events:
+        state = game.apply(state, event)
+    return state
+
+
+def ranks(scores: list[float], higher_is_better: bool) -> list[int]:
+    """Competition ranking (1, 2, 2, 4): tied seats share a place."""
+    sign = -1 if higher_is_better else 1
+    return [1 + sum(1 for other in scores if sign * other < sign * mine) for mine in scores]

@@ -1,0 +1,141 @@
+"""Request and response shapes of the HTTP API (marshmallow). flask-smorest turns them into
+``openapi.yaml``; the request schemas also do the first line of validation (a 400 naming the field)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+# Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
+# as an invalid ID.
+MAX_VERSION = 2**53
+
+Version = fields.Integer(strict=True, validate=validate.Range(min=1, max=MAX_VERSION))
+
+
+class ErrorSchema(Schema):
+    error = fields.String(required=True, metadata={"description": "A stable, machine-readable code."})
+    message = fields.String(required=True, metadata={"description": "What went wrong, for people."})
+    reason = fields.String(metadata={"description": "Why the rules refused an action (with illegal_action)."})
+    current_version = fields.Integer(metadata={"description": "The match's version (with version_conflict)."})
+    fields_ = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), data_key="fields",
+                         metadata={"description": "Which request fields are wrong (with invalid_request)."})
+
+
+class GameSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    player_counts = fields.List(fields.Integer(), required=True)
+    hidden_information = fields.Boolean(required=True)
+    chance = fields.Boolean(required=True)
+    description = fields.String(required=True)
+    options_schema = fields.Dict(required=True, metadata={"description": "JSON Schema of the match options."})
+
+
+class PlayerSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
+class CreateMatchSchema(Schema):
+    game = fields.String(required=True, validate=validate.Length(min=1, max=64),
+                         metadata={"description": "A game id from GET /v1/games."})
+    players = fields.List(fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=1, max=16),
+                          metadata={"description": "One entry per seat, in seat order."})
+    options = fields.Dict(keys=fields.String(), load_default=dict,
+                          metadata={"description": "Checked against the game's options_schema."})
+    seed = fields.String(validate=validate.Length(min=1, max=256),
+                         metadata={"description": "All chance in the match comes from it. Secret until the "
+                                                  "match ends (only its SHA-256 is logged); random if omitted."})
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+
+
+class SeatTokenSchema(SeatSchema):
+    token = fields.String(required=True, metadata={"description": "Acts for this seat. Shown only once."})
+
+
+class CreatedMatchSchema(Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+
+
+class MatchSchema(Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    version = fields.Integer(required=True)
+    players = fields.List(fields.Nested(SeatSchema), required=True)
+    options = fields.Dict(required=True)
+    to_act = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that may act now."})
+    result = fields.Dict(metadata={"description": "Present once the scoring job has recorded the result."})
+
+
+class StateQuerySchema(Schema):
+    version = fields.Integer(validate=validate.Range(min=1, max=MAX_VERSION),
+                             metadata={"description": "An earlier version; the latest when omitted."})
+
+
+class StateSchema(Schema):
+    version = fields.Integer(required=True)
+    state = fields.Dict(required=True, metadata={"description": "The game state as the caller may see it."})
+
+
+class LegalActionsSchema(Schema):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    actions = fields.List(fields.Dict(), required=True,
+                          metadata={"description": "Every legal action; each can be posted back unchanged."})
+
+
+class SubmitActionSchema(Schema):
+    expected_version = fields.Integer(strict=True, required=True,
+                                      validate=validate.Range(min=1, max=MAX_VERSION),
+                                      metadata={"description": "The version the action was chosen at."})
+    action = fields.Dict(required=True, metadata={"description": "The game's action; see its action schema."})
+
+
+class IdempotencyHeaderSchema(Schema):
+    idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(min=1, max=128),
+                                    metadata={"description": "A retry with the same key returns the first "
+                                                             "answer and appends nothing."})
+
+
+class EventSchema(Schema):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    seat = fields.Integer(required=True, allow_none=True)
+    data = fields.Dict(required=True)
+    at = fields.String(required=True, metadata={"description": "When it was appended (UTC, ISO 8601)."})
+
+
+class AcceptedSchema(Schema):
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class EventsQuerySchema(Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_VERSION),
+                           metadata={"description": "Entries with a version above this."})
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class EventsSchema(Schema):
+    version = fields.Integer(required=True, metadata={"description": "The match's current version."})
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class JobAcceptedSchema(Schema):
+    job_id = fields.String(required=True)
+
+
+class JobSchema(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "queued, started, finished, failed, ..."})
+    result = fields.Dict(metadata={"description": "The job's return value, once finished."})
+    error = fields.String(metadata={"description": "Why the job failed."})

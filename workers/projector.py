@@ -1,0 +1,66 @@
+"""The projector: a rule worker that follows the feed in a consumer group.
+
+For every append it folds the match up to the announced version (which leaves snapshots behind, so
+that reading a long match never replays it from the start) and, when the game has just ended,
+enqueues the scoring job. A notice is acknowledged only after that work is done; notices a dead
+worker read but never acknowledged are claimed by a live one after ``claim_idle_ms``. Doing a notice
+twice changes nothing: snapshots are pure functions of the log and scoring is idempotent.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+
+import redis
+
+from service.events import FeedNotice
+from service.matches import MatchNotFound, Matches
+from workers.jobs import enqueue_scoring
+
+GROUP = "projector"
+log = logging.getLogger("matchlog.projector")
+
+
+class Projector:
+    def __init__(self, matches: Matches, consumer: str | None = None, block_ms: int = 1000):
+        self.matches = matches
+        self.store = matches.store
+        self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
+        self.block_ms = block_ms
+        self.claim_idle_ms = matches.settings.claim_idle_ms
+        self._last_claim = 0.0
+
+    def handle(self, notice: FeedNotice) -> None:
+        try:
+            state = self.matches.load(notice.match_id, notice.version)
+        except MatchNotFound:
+            log.warning("feed names unknown match %s", notice.match_id)
+            return
+        if "game_over" in notice.types or (state.finished and state.result is None):
+            enqueue_scoring(self.matches.redis, self.matches.settings.namespace, notice.match_id, final=True)
+
+    def step(self) -> int:
+        """Handle one batch: stale notices of dead consumers first, then new ones. Returns how many."""
+        self.store.ensure_group(GROUP)
+        notices: list[FeedNotice] = []
+        if time.monotonic() - self._last_claim > self.claim_idle_ms / 2000:
+            self._last_claim = time.monotonic()
+            notices = self.store.claim_stale(GROUP, self.consumer, self.claim_idle_ms)
+        if not notices:
+            notices = self.store.read_feed(GROUP, self.consumer, count=100, block_ms=self.block_ms)
+        for notice in notices:
+            self.handle(notice)
+            self.store.ack(GROUP, notice.entry_id)
+        return len(notices)
+
+    def run(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                self.step()
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+                log.warning("redis unavailable (%s); retrying", error)
+                stop.wait(1.0)

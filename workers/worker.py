@@ -1,0 +1,47 @@
+"""``matchlog worker``: one process that runs the projector (in a thread) and an RQ worker.
+
+Run as many as you like; they share the work through the consumer group and the RQ queue. RQ's
+SimpleWorker runs jobs in this process instead of forking one per job: our jobs are short, and
+forking beside a running thread is unsafe. When Redis goes away both halves wait and carry on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+
+import redis
+from rq import SimpleWorker
+
+from service.config import Settings
+from service.matches import Matches
+from service.redis_client import connect
+from workers.jobs import queue
+from workers.projector import Projector
+
+log = logging.getLogger("matchlog.worker")
+
+
+def run(settings: Settings, redis_url: str, stop: threading.Event | None = None, burst: bool = False) -> None:
+    stop = stop or threading.Event()
+    matches = Matches(connect(redis_url), settings)
+    projector = Projector(matches)
+    thread = threading.Thread(target=projector.run, args=(stop,), name="projector", daemon=True)
+    thread.start()
+    jobs_connection = connect(redis_url)  # RQ changes its socket timeout: keep it to itself
+    try:
+        while not stop.is_set():
+            worker = SimpleWorker([queue(jobs_connection, settings.namespace)], connection=jobs_connection,
+                                  name=f"matchlog-{uuid.uuid4().hex[:8]}", worker_ttl=30)
+            try:
+                worker.work(burst=burst, logging_level="WARNING")
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+                log.warning("redis unavailable (%s); retrying", error)
+            if burst or getattr(worker, "_stop_requested", False):  # SIGINT/SIGTERM reached RQ
+                break
+            time.sleep(1.0)  # RQ returned on a Redis error: try again with a fresh worker
+    finally:
+        stop.set()
+        thread.join(timeout=5)
