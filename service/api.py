@@ -155,7 +155,7 @@ def score_match(match_id: str):
     """Score the match in the background; the result is recorded in the log once the game is over."""
     app = matches()
     app.engine_of(match_id)  # 404 for an unknown match
-    return {"job_id": jobs.enqueue_scoring(app.redis, app.settings.namespace, match_id, final=False)}
+    return {"job_id": jobs.enqueue_scoring(app.redis, app.settings.namespace, match_id)}
 
 
 @v1.route("/jobs/<job_id>", methods=["GET"])

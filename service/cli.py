@@ -108,8 +108,15 @@ def print_openapi() -> None:
     from service.app import create_app, spec
     from service.redis_client import connect
 
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def text(dumper, value):  # multi-line descriptions as readable blocks
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+    Dumper.add_representer(str, text)
     app = create_app(Settings(), connect("redis://localhost:6379/0"))  # never used: no request is made
-    sys.stdout.write(yaml.safe_dump(spec(app), sort_keys=False, allow_unicode=True))
+    sys.stdout.write(yaml.dump(spec(app), Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100))
 
 
 def main(argv: list[str] | None = None) -> None:

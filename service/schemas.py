@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from service.games import GAMES
+
 # Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
 # as an invalid ID.
 MAX_VERSION = 2**53
@@ -38,7 +40,7 @@ class PlayerSchema(Schema):
 
 
 class CreateMatchSchema(Schema):
-    game = fields.String(required=True, validate=validate.Length(min=1, max=64),
+    game = fields.String(required=True, validate=validate.OneOf(sorted(GAMES)),
                          metadata={"description": "A game id from GET /v1/games."})
     players = fields.List(fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=1, max=16),
                           metadata={"description": "One entry per seat, in seat order."})

@@ -41,20 +41,12 @@ def score_match(match_id: str, namespace: str) -> dict[str, Any]:
     return _matches(namespace).record_result(match_id)
 
 
-def enqueue_scoring(connection: redis.Redis, namespace: str, match_id: str, final: bool) -> str:
-    """Enqueue ``score_match``. The automatic end-of-game job has a fixed id, so that enqueueing it
-    again while it waits does not queue a second copy."""
-    job_id = f"score-{match_id}" if final else f"score-{match_id}-{uuid.uuid4().hex[:12]}"
-    q = queue(connection, namespace)
-    if final:
-        try:
-            if Job.fetch(job_id, connection=connection).get_status() in ("queued", "started", "finished"):
-                return job_id
-        except NoSuchJobError:
-            pass
-    q.enqueue(score_match, match_id, namespace, job_id=job_id, result_ttl=RESULT_TTL_S,
-              failure_ttl=RESULT_TTL_S, retry=Retry(max=3))
-    return job_id
+def enqueue_scoring(connection: redis.Redis, namespace: str, match_id: str) -> str:
+    """Enqueue ``score_match``; returns the job id. Enqueueing twice is harmless (the job is idempotent)."""
+    job = queue(connection, namespace).enqueue(
+        score_match, match_id, namespace, job_id=f"score-{match_id}-{uuid.uuid4().hex[:12]}",
+        result_ttl=RESULT_TTL_S, failure_ttl=RESULT_TTL_S, retry=Retry(max=3))
+    return job.id
 
 
 def job_status(connection: redis.Redis, namespace: str, job_id: str) -> dict[str, Any] | None:

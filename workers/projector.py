@@ -2,9 +2,13 @@
 
 For every append it folds the match up to the announced version (which leaves snapshots behind, so
 that reading a long match never replays it from the start) and, when the game has just ended,
-enqueues the scoring job. A notice is acknowledged only after that work is done; notices a dead
-worker read but never acknowledged are claimed by a live one after ``claim_idle_ms``. Doing a notice
-twice changes nothing: snapshots are pure functions of the log and scoring is idempotent.
+enqueues the scoring job.
+
+A notice is acknowledged only once its work is done, and the notice of a game's end only once the
+result is in the log. Until then it stays pending in the consumer group, and pending notices idle for
+``claim_idle_ms`` are claimed again, by this worker or another: that is how the work of a worker
+killed mid-way, or a scoring job lost with its worker, gets done. Doing a notice twice changes
+nothing: snapshots are pure functions of the log and scoring appends its result only once.
 """
 
 from __future__ import annotations
@@ -34,14 +38,17 @@ class Projector:
         self.claim_idle_ms = matches.settings.claim_idle_ms
         self._last_claim = 0.0
 
-    def handle(self, notice: FeedNotice) -> None:
+    def handle(self, notice: FeedNotice) -> bool:
+        """Do a notice's work; False while it must stay pending (a game end not yet scored)."""
         try:
-            state = self.matches.load(notice.match_id, notice.version)
+            self.matches.load(notice.match_id, notice.version)
         except MatchNotFound:
             log.warning("feed names unknown match %s", notice.match_id)
-            return
-        if "game_over" in notice.types or (state.finished and state.result is None):
-            enqueue_scoring(self.matches.redis, self.matches.settings.namespace, notice.match_id, final=True)
+            return True
+        if "game_over" in notice.types and self.matches.load(notice.match_id).result is None:
+            enqueue_scoring(self.matches.redis, self.matches.settings.namespace, notice.match_id)
+            return False
+        return True
 
     def step(self) -> int:
         """Handle one batch: stale notices of dead consumers first, then new ones. Returns how many."""
@@ -53,8 +60,8 @@ class Projector:
         if not notices:
             notices = self.store.read_feed(GROUP, self.consumer, count=100, block_ms=self.block_ms)
         for notice in notices:
-            self.handle(notice)
-            self.store.ack(GROUP, notice.entry_id)
+            if self.handle(notice):
+                self.store.ack(GROUP, notice.entry_id)
         return len(notices)
 
     def run(self, stop: threading.Event) -> None:

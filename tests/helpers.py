@@ -1,0 +1,38 @@
+"""Small client-side helpers shared by the API tests: they do what any HTTP client would."""
+
+from __future__ import annotations
+
+import random
+
+PLAYERS = [{"name": n} for n in ("ann", "bob", "cat", "dan")]
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def create(client, game="blokus", players=PLAYERS, **extra):
+    response = client.post("/v1/matches", json={"game": game, "players": players, **extra})
+    assert response.status_code == 201, response.json
+    body = response.json
+    return body["id"], [seat["token"] for seat in body["seats"]]
+
+
+def act(client, match_id, token, expected_version, action, **headers):
+    return client.post(f"/v1/matches/{match_id}/actions", headers={**bearer(token), **headers},
+                       json={"expected_version": expected_version, "action": action})
+
+
+def play_random_game(client, match_id, tokens, rng: random.Random, on_action=None):
+    """Play to the end through the API only: read who acts, list their legal actions, post one."""
+    while True:
+        match = client.get(f"/v1/matches/{match_id}").json
+        if match["status"] == "finished":
+            return match
+        seat = match["to_act"][0]
+        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
+        assert legal["actions"], "the seat to act always has a legal action"
+        response = act(client, match_id, tokens[seat], legal["version"], rng.choice(legal["actions"]))
+        assert response.status_code == 201, response.json
+        if on_action:
+            on_action(response.json)

@@ -1,0 +1,259 @@
+"""The HTTP contract, on fakeredis: every status code and error code a client can meet."""
+
+from __future__ import annotations
+
+from rq import SimpleWorker
+
+from tests.helpers import PLAYERS, act, bearer, create
+from workers.jobs import queue
+
+CORNERS = [(0, 0), (19, 0), (19, 19), (0, 19)]
+
+
+def place(cells, piece=None):
+    action = {"type": "place", "cells": [list(c) for c in cells]}
+    if piece:
+        action["piece"] = piece
+    return action
+
+
+def opened(client):
+    """A match where every colour has placed its monomino in its corner (version 5)."""
+    match_id, tokens = create(client)
+    for seat, corner in enumerate(CORNERS):
+        assert act(client, match_id, tokens[seat], seat + 1, place([corner])).status_code == 201
+    return match_id, tokens
+
+
+def assert_error(response, status, error):
+    assert response.status_code == status, response.json
+    assert response.is_json
+    assert response.json["error"] == error
+    assert isinstance(response.json["message"], str) and response.json["message"]
+
+
+# -- the catalogue and creation ------------------------------------------------------------------
+
+
+def test_catalogue_lists_blokus_with_its_options_schema(client):
+    games = client.get("/v1/games").json
+    blokus = next(g for g in games if g["id"] == "blokus")
+    assert blokus["player_counts"] == [4]
+    assert blokus["options_schema"]["properties"]["scoring"]["enum"] == ["simple", "advanced"]
+
+
+def test_create_returns_one_token_per_seat_and_version_1(client):
+    response = client.post("/v1/matches", json={"game": "blokus", "players": PLAYERS})
+    assert response.status_code == 201
+    body = response.json
+    assert body["version"] == 1 and body["game"] == "blokus"
+    assert [s["name"] for s in body["seats"]] == ["ann", "bob", "cat", "dan"]
+    assert len({s["token"] for s in body["seats"]}) == 4
+
+
+def test_tokens_are_stored_hashed(client, fake_redis):
+    body = client.post("/v1/matches", json={"game": "blokus", "players": PLAYERS}).json
+    stored = b"".join(k + b"".join(v for v in fake_redis.hgetall(k).values()) for k in fake_redis.keys("*meta"))
+    assert not any(seat["token"].encode() in stored for seat in body["seats"])
+
+
+def test_match_summary_says_who_acts(client):
+    match_id, _ = create(client)
+    body = client.get(f"/v1/matches/{match_id}").json
+    assert body["status"] == "active" and body["to_act"] == [0] and body["version"] == 1
+    assert body["options"] == {"variant": "four_player", "scoring": "simple", "start_corners": "fixed",
+                               "allow_voluntary_pass": False}
+    assert "result" not in body
+
+
+def test_creation_errors_name_the_field(client):
+    cases = [
+        ({"game": "chess", "players": PLAYERS}, "game"),
+        ({"game": "blokus", "players": PLAYERS[:3]}, "players"),
+        ({"game": "blokus", "players": PLAYERS, "options": {"colour_blind": True}}, "options.colour_blind"),
+        ({"game": "blokus", "players": PLAYERS, "options": {"scoring": "golf"}}, "options.scoring"),
+        ({"game": "blokus", "players": PLAYERS, "options": {"variant": "hexagonal"}}, "options.variant"),
+        ({"game": "blokus"}, "players"),
+        ({"game": "blokus", "players": [{"name": ""}] * 4}, "players.0.name"),
+        ({"game": "blokus", "players": PLAYERS, "surprise": 1}, "surprise"),
+    ]
+    for body, field in cases:
+        response = client.post("/v1/matches", json=body)
+        assert_error(response, 400, "invalid_request")
+        assert field in response.json["fields"], (body, response.json)
+
+
+def test_a_body_that_is_not_json_is_a_400(client):
+    response = client.post("/v1/matches", data="{not json", content_type="application/json")
+    assert_error(response, 400, "invalid_request")
+
+
+def test_unknown_match_is_404(client):
+    assert_error(client.get("/v1/matches/nope"), 404, "match_not_found")
+    assert_error(client.get("/v1/matches/nope/state"), 404, "match_not_found")
+    assert_error(client.get("/v1/matches/nope/events"), 404, "match_not_found")
+    assert_error(client.post("/v1/matches/nope/score"), 404, "match_not_found")
+
+
+# -- tokens --------------------------------------------------------------------------------------------
+
+
+def test_acting_needs_a_token_of_this_match(client):
+    match_id, tokens = create(client)
+    other_id, other_tokens = create(client)
+    url = f"/v1/matches/{match_id}/actions"
+    body = {"expected_version": 1, "action": place([(0, 0)])}
+    assert_error(client.post(url, json=body), 401, "missing_token")
+    assert_error(client.post(url, json=body, headers={"Authorization": "Basic abc"}), 401, "malformed_token")
+    assert_error(client.post(url, json=body, headers=bearer("made-up")), 403, "wrong_token")
+    assert_error(client.post(url, json=body, headers=bearer(other_tokens[0])), 403, "wrong_token")
+    assert_error(client.get(f"/v1/matches/{match_id}/legal-actions"), 401, "missing_token")
+
+
+def test_a_token_acts_only_for_its_own_seat(client):
+    match_id, tokens = create(client)
+    response = act(client, match_id, tokens[1], 1, place([(0, 0)]))  # bob tries blue's move
+    assert_error(response, 422, "illegal_action")
+    assert response.json["reason"] == "not_your_turn"
+
+
+# -- legal actions and acting ------------------------------------------------------------------------
+
+
+def test_legal_actions_list_is_complete_and_postable(client):
+    match_id, tokens = create(client)
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
+    assert legal["version"] == 1 and legal["seat"] == 0
+    assert len(legal["actions"]) == 58  # every placement covering blue's corner
+    assert all(set(a["cells"][0]) and a["type"] == "place" for a in legal["actions"])
+    response = act(client, match_id, tokens[0], 1, legal["actions"][-1])
+    assert response.status_code == 201
+    waiting = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
+    assert waiting["actions"] == []  # not blue's turn any more
+
+
+def test_an_accepted_action_returns_the_new_version_and_its_events(client):
+    match_id, tokens = create(client)
+    response = act(client, match_id, tokens[0], 1, place([(0, 0), (1, 0)]))
+    assert response.status_code == 201
+    body = response.json
+    assert body["version"] == 2
+    [event] = body["events"]
+    assert event["version"] == 2 and event["type"] == "placed" and event["seat"] == 0
+    assert event["data"] == {"colour": "blue", "piece": "2", "cells": [[0, 0], [1, 0]]}
+    assert client.get(f"/v1/matches/{match_id}").json["version"] == 2
+
+
+def test_every_rejection_reason_is_reported(client):
+    match_id, tokens = opened(client)  # version 5, blue to move
+    cases = {
+        "not_your_turn": (1, place([(18, 1), (18, 2)])),
+        "corner_rule": (0, place([(5, 5), (6, 5)])),
+        "edge_contact": (0, place([(1, 0), (2, 0)])),
+        "overlap": (0, place([(17, 19), (18, 19), (19, 19)])),  # red holds (19, 19)
+        "off_board": (0, place([(19, 19), (20, 19)])),
+        "piece_used": (0, place([(1, 1)])),
+        "not_a_piece": (0, place([(1, 1), (3, 3)])),
+        "piece_mismatch": (0, place([(1, 1), (2, 1)], piece="X5")),
+        "pass_not_allowed": (0, {"type": "pass"}),
+    }
+    for reason, (seat, action) in cases.items():
+        response = act(client, match_id, tokens[seat], 5, action)
+        assert_error(response, 422, "illegal_action")
+        assert response.json["reason"] == reason, (reason, response.json)
+    fresh_id, fresh_tokens = create(client)
+    response = act(client, fresh_id, fresh_tokens[0], 1, place([(3, 3)]))
+    assert response.json["reason"] == "must_cover_start"
+    assert client.get(f"/v1/matches/{match_id}").json["version"] == 5  # nothing was appended
+
+
+def test_a_stale_version_is_a_conflict_with_the_current_version(client):
+    match_id, tokens = create(client)
+    assert act(client, match_id, tokens[0], 1, place([(0, 0)])).status_code == 201
+    response = act(client, match_id, tokens[1], 1, place([(19, 0)]))
+    assert_error(response, 409, "version_conflict")
+    assert response.json["current_version"] == 2
+
+
+def test_a_body_failing_the_schema_is_a_400_naming_fields(client):
+    match_id, tokens = create(client)
+    url = f"/v1/matches/{match_id}/actions"
+    cases = [
+        ({"action": place([(0, 0)])}, "expected_version"),
+        ({"expected_version": "1", "action": place([(0, 0)])}, "expected_version"),
+        ({"expected_version": 0, "action": place([(0, 0)])}, "expected_version"),
+        ({"expected_version": 1}, "action"),
+        ({"expected_version": 1, "action": {"type": "teleport"}}, "action.type"),
+        ({"expected_version": 1, "action": {"type": "place", "cells": [[0]]}}, "action.cells.0"),
+        ({"expected_version": 1, "action": {"type": "place", "cells": [[0, 0]], "colour": "red"}}, "action.colour"),
+        ({"expected_version": 1, "action": place([(0, 0)]), "extra": 1}, "extra"),
+    ]
+    for body, field in cases:
+        response = client.post(url, json=body, headers=bearer(tokens[0]))
+        assert_error(response, 400, "invalid_request")
+        assert field in response.json["fields"], (body, response.json)
+
+
+def test_retry_with_the_same_idempotency_key_returns_the_first_answer(client):
+    match_id, tokens = create(client)
+    first = act(client, match_id, tokens[0], 1, place([(0, 0)]), **{"Idempotency-Key": "k1"})
+    again = act(client, match_id, tokens[0], 1, place([(0, 0)]), **{"Idempotency-Key": "k1"})
+    assert first.status_code == again.status_code == 201
+    assert first.json == again.json
+    assert client.get(f"/v1/matches/{match_id}").json["version"] == 2  # appended once
+    reused = act(client, match_id, tokens[0], 1, place([(0, 0), (0, 1)]), **{"Idempotency-Key": "k1"})
+    assert_error(reused, 422, "idempotency_key_reused")
+
+
+def test_oversized_bodies_get_413(client):
+    match_id, tokens = create(client)
+    huge = {"expected_version": 1, "action": {"type": "place", "cells": [[0, 0]] * 20000}}
+    assert_error(client.post(f"/v1/matches/{match_id}/actions", json=huge, headers=bearer(tokens[0])),
+                 413, "request_entity_too_large")
+
+
+def test_unknown_paths_and_methods_use_the_error_shape(client):
+    assert_error(client.get("/v1/nothing"), 404, "not_found")
+    assert_error(client.delete("/v1/games"), 405, "method_not_allowed")
+
+
+# -- reading back ----------------------------------------------------------------------------------------
+
+
+def test_state_now_and_at_any_earlier_version(client):
+    match_id, tokens = opened(client)
+    now = client.get(f"/v1/matches/{match_id}/state").json
+    assert now["version"] == 5 and now["state"]["placements"] == 4
+    then = client.get(f"/v1/matches/{match_id}/state?version=2").json
+    assert then["version"] == 2 and then["state"]["board"][0][0] == "blue"
+    assert then["state"]["board"][0][19] is None
+    assert then["state"]["to_move"] == {"colour": "yellow", "seat": 1}
+    assert_error(client.get(f"/v1/matches/{match_id}/state?version=6"), 404, "version_not_found")
+    assert_error(client.get(f"/v1/matches/{match_id}/state?version=0"), 400, "invalid_request")
+
+
+def test_events_page_through_the_log(client):
+    match_id, _ = opened(client)
+    page = client.get(f"/v1/matches/{match_id}/events").json
+    assert page["version"] == 5
+    assert [e["version"] for e in page["events"]] == [1, 2, 3, 4, 5]
+    created = page["events"][0]
+    assert created["type"] == "match_created" and len(created["data"]["seed_sha256"]) == 64
+    assert "seed" not in created["data"]
+    tail = client.get(f"/v1/matches/{match_id}/events?after=2&limit=2").json
+    assert [e["version"] for e in tail["events"]] == [3, 4]
+    assert_error(client.get(f"/v1/matches/{match_id}/events?limit=0"), 400, "invalid_request")
+
+
+def test_scoring_job_runs_and_reports(client, fake_redis, settings):
+    match_id, _ = opened(client)
+    job_id = client.post(f"/v1/matches/{match_id}/score")
+    assert job_id.status_code == 202
+    job_id = job_id.json["job_id"]
+    assert client.get(f"/v1/jobs/{job_id}").json["status"] == "queued"
+    SimpleWorker([queue(fake_redis, settings.namespace)], connection=fake_redis).work(burst=True)
+    job = client.get(f"/v1/jobs/{job_id}").json
+    assert job["status"] == "finished"
+    assert job["result"]["final"] is False and job["result"]["scores"] == [88, 88, 88, 88]
+    assert "result" not in client.get(f"/v1/matches/{match_id}").json  # provisional: nothing recorded
+    assert_error(client.get("/v1/jobs/no-such-job"), 404, "job_not_found")
