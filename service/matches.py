@@ -218,11 +218,21 @@ class Matches:
             json.dumps([expected_version, action], sort_keys=True, separators=(",", ":")).encode()
         ).hexdigest()
         idem_key = self.store.key(match_id, f"idempotency:{seat}:{idempotency_key}") if idempotency_key else None
+        try:
+            return self._submit(match_id, seat, expected_version, action, idem_key, fingerprint)
+        except VersionConflict:
+            # a retry that raced its own first attempt and lost gets the first attempt's answer
+            prior = self.redis.get(idem_key) if idem_key else None
+            if prior is None:
+                raise
+            return self._replayed(prior.decode(), fingerprint)
+
+    def _submit(self, match_id: str, seat: int, expected_version: int, action: dict[str, Any],
+                idem_key: str | None, fingerprint: str) -> dict[str, Any]:
         if idem_key:
             prior = self.redis.get(idem_key)
             if prior is not None:
                 return self._replayed(prior.decode(), fingerprint)
-
         state = self.load(match_id)
         if expected_version != state.version:
             raise VersionConflict(state.version)

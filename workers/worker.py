@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 import uuid
 
 import redis
@@ -24,6 +23,16 @@ from workers.projector import Projector
 log = logging.getLogger("matchlog.worker")
 
 
+class _JobWorker(SimpleWorker):
+    """RQ's worker, telling us when SIGINT/SIGTERM asked it to stop (RQ installs the handlers)."""
+
+    stop: threading.Event
+
+    def request_stop(self, signum, frame):
+        self.stop.set()
+        super().request_stop(signum, frame)
+
+
 def run(settings: Settings, redis_url: str, stop: threading.Event | None = None, burst: bool = False) -> None:
     stop = stop or threading.Event()
     matches = Matches(connect(redis_url), settings)
@@ -33,15 +42,16 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
     jobs_connection = connect(redis_url)  # RQ changes its socket timeout: keep it to itself
     try:
         while not stop.is_set():
-            worker = SimpleWorker([queue(jobs_connection, settings.namespace)], connection=jobs_connection,
-                                  name=f"matchlog-{uuid.uuid4().hex[:8]}", worker_ttl=30)
+            worker = _JobWorker([queue(jobs_connection, settings.namespace)], connection=jobs_connection,
+                                name=f"matchlog-{uuid.uuid4().hex[:8]}", worker_ttl=30)
+            worker.stop = stop
             try:
                 worker.work(burst=burst, logging_level="WARNING")
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
                 log.warning("redis unavailable (%s); retrying", error)
-            if burst or getattr(worker, "_stop_requested", False):  # SIGINT/SIGTERM reached RQ
+            if burst:
                 break
-            time.sleep(1.0)  # RQ returned on a Redis error: try again with a fresh worker
+            stop.wait(1.0)  # RQ gives up on a Redis error: try again with a fresh worker
     finally:
         stop.set()
         thread.join(timeout=5)

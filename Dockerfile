@@ -1,0 +1,18 @@
+# matchlog: the API by default; `matchlog worker` for a rule worker (see compose.yaml).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+# Only what the package is built from (no .venv, .git or local data from the build machine).
+COPY pyproject.toml README.md ./
+COPY service ./service
+COPY workers ./workers
+RUN pip install --no-cache-dir . \
+    && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin matchlog
+
+USER matchlog
+EXPOSE 8000
+CMD ["matchlog", "api", "--host", "0.0.0.0", "--port", "8000", "--workers", "2"]

@@ -1,0 +1,419 @@
+"""The API benchmark: random legal games, computed beforehand with the engine, replayed over HTTP.
+
+A real Redis (``REDIS_URL``, else an embedded one in a fresh temporary folder) and a real API
+(``python -m service.cli api``, gunicorn) in its own namespace ``bench-<hex>``; a few client
+processes, each with one keep-alive ``http.client`` connection (opened again for each match), each
+playing its own matches one action at a time. Only accepted actions (201) are timed; every other answer is an error. The
+request bodies are built before the clock starts so that the client spends as little CPU as it can.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import math
+import multiprocessing
+import os
+import random
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+
+from tests.bench.common import Figure
+
+HOST = "127.0.0.1"  # the only address the benchmark ever connects to (besides REDIS_URL if given)
+REPO = Path(__file__).resolve().parents[2]
+EXPECTED_RATE = 1500  # actions/s, only to decide how many matches each client creates up front
+
+
+# -- the servers -----------------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+class Servers:
+    """Redis (given or embedded) and the API subprocess; ``close`` removes every trace."""
+
+    def __init__(self, api_workers: int):
+        self.namespace = f"bench-{secrets.token_hex(4)}"
+        self.folder = tempfile.mkdtemp(prefix="mlb-", dir="/tmp")
+        self.embedded = None
+        self.api = None
+        self._log = None
+        self.url = os.environ.get("REDIS_URL") or None
+        try:
+            if self.url is None:
+                from service.embedded_redis import EmbeddedRedis
+
+                self.embedded = EmbeddedRedis(Path(self.folder) / "redis").start()
+                self.url = self.embedded.url
+            self.port = free_port()
+            self.log_path = Path(self.folder) / "api.log"
+            self._log = open(self.log_path, "wb")
+            env = dict(os.environ, REDIS_URL=self.url, MATCHLOG_NAMESPACE=self.namespace)
+            self.api = subprocess.Popen(
+                [sys.executable, "-m", "service.cli", "api", "--host", HOST, "--port", str(self.port),
+                 "--workers", str(api_workers)],
+                env=env, cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT,
+            )
+            self._wait_ready()
+        except BaseException:
+            self.close()
+            raise
+
+    def _wait_ready(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.api.poll() is not None:
+                raise RuntimeError(f"the API exited ({self.api.returncode}):\n{self.log_tail()}")
+            try:
+                conn = http.client.HTTPConnection(HOST, self.port, timeout=2)
+                conn.request("GET", "/v1/games")
+                if conn.getresponse().status == 200:
+                    conn.close()
+                    return
+                conn.close()
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the API did not answer within {timeout:.0f} s:\n{self.log_tail()}")
+            time.sleep(0.1)
+
+    def log_tail(self, chars: int = 3000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    def api_worker_pids(self) -> list[int]:
+        """The gunicorn workers: the children of the API process."""
+        pids = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                stat = _stat(int(entry))
+                if stat and int(stat[1]) == self.api.pid:
+                    pids.append(int(entry))
+        return pids
+
+    def redis_pid(self) -> int | None:
+        return self.embedded.process.pid if self.embedded and self.embedded.process else None
+
+    def close(self) -> None:
+        if self.api is not None and self.api.poll() is None:
+            self.api.terminate()
+            try:
+                self.api.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.api.kill()
+                self.api.wait()
+        if self._log is not None:
+            self._log.close()
+        if self.embedded is not None:
+            self.embedded.stop()  # its folder, and so every key, goes with the temporary folder
+        elif self.url is not None:
+            self._delete_namespace()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _delete_namespace(self) -> None:
+        from service.redis_client import connect
+
+        client = connect(self.url)
+        batch = []
+        for key in client.scan_iter(match=f"{self.namespace}:*", count=1000):
+            batch.append(key)
+            if len(batch) >= 500:
+                client.delete(*batch)
+                batch = []
+        if batch:
+            client.delete(*batch)
+        # RQ's keys for the queue named by the namespace (the benchmark enqueues no job, but be sure)
+        client.delete(f"rq:queue:{self.namespace}")
+        client.srem("rq:queues", f"rq:queue:{self.namespace}")
+        client.close()
+
+
+def _stat(pid: int) -> list[str] | None:
+    """Fields of /proc/<pid>/stat after the command name: [state, ppid, ...]."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def machine_ticks() -> tuple[int, int]:
+    """(busy, total) jiffies of the whole machine, from /proc/stat (steal counts as busy)."""
+    with open("/proc/stat", encoding="ascii") as f:
+        values = [int(v) for v in f.readline().split()[1:9]]
+    idle = values[3] + values[4]  # idle, iowait
+    return sum(values) - idle, sum(values)
+
+
+def connections_per_process(pids: list[int], port: int) -> list[int]:
+    """How many established TCP connections to ``port`` each process holds: keep-alive connections
+    stay with the gunicorn worker that accepted them, so this shows how the load was spread."""
+    inodes: dict[str, int] = {}
+    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(path, encoding="ascii") as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    local_port = int(fields[1].rsplit(":", 1)[1], 16)
+                    if local_port == port and fields[3] == "01":  # ESTABLISHED, server side
+                        inodes[fields[9]] = 0
+        except OSError:
+            pass
+    counts = []
+    for pid in pids:
+        n = 0
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                except OSError:
+                    continue
+                if link.startswith("socket:[") and link[8:-1] in inodes:
+                    n += 1
+        except OSError:
+            pass
+        counts.append(n)
+    return counts
+
+
+def cpu_seconds(pids) -> float:
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        stat = _stat(pid)
+        if stat:
+            total += int(stat[11]) + int(stat[12])  # utime, stime
+    return total / ticks
+
+
+# -- the client --------------------------------------------------------------------------------------
+
+def prebuild(create_body: dict, script) -> tuple[bytes, list[tuple[int, bytes, int]]]:
+    """Request bodies as bytes: each action with the version it expects."""
+    actions = []
+    version = 1
+    for seat, action, after in script:
+        body = json.dumps({"expected_version": version, "action": action}, separators=(",", ":")).encode()
+        actions.append((seat, body, after))
+        version = after
+    return json.dumps(create_body).encode(), actions
+
+
+def _client(index, port, scripts, precreate, ready, go, start_at, warmup, duration, results) -> None:
+    """One client process: create its matches, wait for the start, then play until the window closes."""
+    try:
+        conn = http.client.HTTPConnection(HOST, port, timeout=30)
+        json_headers = {"Content-Type": "application/json"}
+        cursor = index  # which script the next match replays (clients start at different ones)
+        created = 0
+
+        def create():
+            nonlocal cursor, created
+            create_body, actions = scripts[cursor % len(scripts)]
+            cursor += 1
+            conn.request("POST", "/v1/matches", create_body, json_headers)
+            response = conn.getresponse()
+            data = response.read()
+            if response.status != 201:
+                raise RuntimeError(f"POST /v1/matches answered {response.status}: {data[:300]!r}")
+            match = json.loads(data)
+            created += 1
+            headers = [{"Content-Type": "application/json", "Authorization": f"Bearer {s['token']}"}
+                       for s in match["seats"]]
+            return f"/v1/matches/{match['id']}/actions", headers, actions
+
+        pending = [create() for _ in range(precreate)]
+        pending.reverse()
+        conn.close()  # reconnect after the wait: the server may drop an idle keep-alive connection
+        ready.put(index)
+        go.wait()
+        start = start_at.value
+        window_start = start + warmup
+        window_end = window_start + duration
+        created_before = created
+        while time.perf_counter() < start:
+            time.sleep(0.001)
+
+        latencies = []
+        errors: Counter = Counter()
+        samples: list[str] = []
+        last_finish = 0.0
+        cpu_at_start = None
+        perf = time.perf_counter
+        loads = json.loads
+        match = None
+        step = 0
+        while True:
+            now = perf()
+            if now >= window_end:
+                break
+            if cpu_at_start is None and now >= window_start:
+                t = os.times()
+                cpu_at_start = t.user + t.system
+            if match is None:
+                # A new match, a new connection: gunicorn keeps a keep-alive connection on the worker
+                # that accepted it, so a few everlasting connections could all end up on one worker
+                # (and one GIL); reconnecting per match spreads them as many real clients would.
+                conn.close()
+                match = pending.pop() if pending else create()
+                path, headers, actions = match
+                step = 0
+                if conn.sock is None:
+                    conn.connect()
+            seat, body, after = actions[step]
+            begun = perf()
+            try:
+                conn.request("POST", path, body, headers[seat])
+                response = conn.getresponse()
+                data = response.read()
+            except (OSError, http.client.HTTPException) as error:
+                errors[f"connection: {type(error).__name__}"] += 1
+                if len(samples) < 5:
+                    samples.append(f"{type(error).__name__}: {error}")
+                conn.close()
+                match = None
+                continue
+            finished = perf()
+            if response.status == 201:
+                if begun >= window_start:
+                    latencies.append(finished - begun)
+                    last_finish = finished
+                if loads(data)["version"] != after:
+                    errors["unexpected version"] += 1
+                    match = None
+                    continue
+                step += 1
+                if step == len(actions):
+                    match = None
+            else:  # counted during the warm-up too: every refused action is a failure of the run
+                errors[f"HTTP {response.status}"] += 1
+                if len(samples) < 5:
+                    samples.append(f"HTTP {response.status}: {data[:300].decode(errors='replace')}")
+                match = None  # the match cannot go on from a refused action
+        t = os.times()
+        conn.close()
+        results.put({
+            "index": index, "latencies": latencies, "errors": dict(errors), "samples": samples,
+            "last": last_finish, "window_start": window_start,
+            "cpu": (t.user + t.system) - (cpu_at_start or (t.user + t.system)),
+            "created_in_run": created - created_before, "created": created,
+        })
+    except BaseException:  # noqa: BLE001 - report it to the parent rather than hang it
+        results.put({"index": index, "fatal": traceback.format_exc()})
+        ready.put(index)
+
+
+def percentile(sorted_values: list[float], p: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[max(0, math.ceil(p * len(sorted_values)) - 1)]
+
+
+def run(game_id: str, scripted_match, seconds: float, clients: int, api_workers: int,
+        seed: int = 7) -> tuple[list[Figure], list[str]]:
+    """The API figures, and notes (error samples) to print before the table."""
+    warmup = max(0.5, 1.0 * seconds)
+    duration = 10.0 * seconds
+    rng = random.Random(seed)
+    scripts = [prebuild(*scripted_match(rng)) for _ in range(max(2 * clients, 24))]
+    mean_actions = sum(len(a) for _, a in scripts) / len(scripts)
+    precreate = math.ceil(EXPECTED_RATE * (warmup + duration) / clients / mean_actions) + 1
+
+    servers = Servers(api_workers)
+    notes: list[str] = []
+    try:
+        ctx = multiprocessing.get_context("fork")
+        ready, results, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+        start_at = ctx.Value("d", 0.0)
+        procs = [ctx.Process(target=_client, daemon=True,
+                             args=(i, servers.port, scripts, precreate, ready, go, start_at, warmup, duration,
+                                   results))
+                 for i in range(clients)]
+        for p in procs:
+            p.start()
+        for _ in procs:
+            ready.get(timeout=300)
+        if not results.empty():  # a client failed while creating its matches
+            report = results.get()
+            raise RuntimeError(f"client {report['index']} failed:\n{report.get('fatal')}\nAPI log:\n"
+                               + servers.log_tail())
+        start_at.value = time.perf_counter() + 0.05
+        go.set()
+
+        window_start = start_at.value + warmup
+        time.sleep(max(0.0, window_start - time.perf_counter()))
+        server_pids = servers.api_worker_pids()
+        redis_pid = servers.redis_pid()
+        server_cpu0 = cpu_seconds(server_pids)
+        redis_cpu0 = cpu_seconds([redis_pid]) if redis_pid else 0.0
+        busy0, total0 = machine_ticks()
+        cpu_t0 = time.perf_counter()
+        spread = connections_per_process(server_pids, servers.port)
+        time.sleep(max(0.0, window_start + duration - time.perf_counter()))
+        server_cpu = cpu_seconds(server_pids) - server_cpu0
+        redis_cpu = (cpu_seconds([redis_pid]) - redis_cpu0) if redis_pid else None
+        busy1, total1 = machine_ticks()
+        cpu_wall = time.perf_counter() - cpu_t0
+
+        reports = [results.get(timeout=120) for _ in procs]
+        for p in procs:
+            p.join(timeout=10)
+        fatal = [r["fatal"] for r in reports if "fatal" in r]
+        if fatal:
+            raise RuntimeError("a client failed:\n" + fatal[0] + "\nAPI log:\n" + servers.log_tail())
+    finally:
+        servers.close()
+
+    latencies = sorted(x for r in reports for x in r["latencies"])
+    errors: Counter = Counter()
+    for r in reports:
+        errors.update(r["errors"])
+        notes += [f"error sample (client {r['index']}): {s}" for s in r["samples"]]
+    if errors:
+        notes.append("errors: " + ", ".join(f"{k} x{v}" for k, v in sorted(errors.items())))
+    last = max(r["last"] for r in reports) if latencies else 0.0
+    elapsed = (last - min(r["window_start"] for r in reports)) if latencies else duration
+    accepted = len(latencies)
+    ms = 1000.0
+    figures = [
+        Figure("api.game", "api game", game_id),
+        Figure("api.client_workers", "api client workers", clients, "processes, 1 keep-alive connection each, new per match"),
+        Figure("api.server_workers", "api gunicorn workers", api_workers, "gthread workers x 4 threads"),
+        Figure("api.connections_per_worker", "api client connections per worker",
+               "/".join(str(n) for n in sorted(spread, reverse=True)), "at the start of the window"),
+        Figure("api.redis", "api redis", "embedded (appendfsync always)" if servers.embedded else "REDIS_URL"),
+        Figure("api.seconds", "api measured window", elapsed, f"s (after {warmup:.1f} s warm-up)"),
+        Figure("api.actions", "api accepted actions, total", accepted, "actions (201)"),
+        Figure("api.actions_per_s", "api accepted action rate", accepted / elapsed if elapsed > 0 else 0.0, "actions/s"),
+        Figure("api.p50_ms", "api action latency p50", percentile(latencies, 0.50) * ms, "ms"),
+        Figure("api.p90_ms", "api action latency p90", percentile(latencies, 0.90) * ms, "ms"),
+        Figure("api.p99_ms", "api action latency p99", percentile(latencies, 0.99) * ms, "ms"),
+        Figure("api.max_ms", "api action latency max", (latencies[-1] if latencies else float("nan")) * ms, "ms"),
+        Figure("api.errors", "api errors (non-201, failed requests)", sum(errors.values()), "requests (warm-up included)"),
+        Figure("api.matches_created", "api matches created", sum(r["created"] for r in reports),
+               f"({sum(r['created_in_run'] for r in reports)} during the run)"),
+        Figure("api.server_cpu_pct", "api CPU, gunicorn workers", 100 * server_cpu / cpu_wall, "% of one core"),
+        Figure("api.client_cpu_pct", "api CPU, bench clients", 100 * sum(r["cpu"] for r in reports) / duration,
+               "% of one core"),
+    ]
+    if redis_cpu is not None:
+        figures.append(Figure("api.redis_cpu_pct", "api CPU, redis", 100 * redis_cpu / cpu_wall, "% of one core"))
+    cores = len(os.sched_getaffinity(0))
+    figures.append(Figure("api.machine_busy_pct", "api CPU, whole machine",
+                          100 * cores * (busy1 - busy0) / max(1, total1 - total0), f"% of one core ({cores} cores)"))
+    return figures, notes

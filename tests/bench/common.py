@@ -1,0 +1,82 @@
+"""What every benchmark shares: a figure, a timing loop, the machine description and the table."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str  # the key in the JSON line, e.g. "blokus.movegen_per_s"
+    label: str  # the name in the table
+    value: float | int | str
+    unit: str = ""
+
+
+def timed_passes(one_pass: Callable[[], int], seconds: float) -> tuple[int, float]:
+    """Run ``one_pass`` (which returns how many units it did) until ``seconds`` have gone by,
+    at least once. Returns (units, elapsed seconds)."""
+    units = 0
+    start = time.perf_counter()
+    while True:
+        units += one_pass()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return units, elapsed
+
+
+def machine() -> list[Figure]:
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count() or 0
+    return [
+        Figure("machine.cpu", "CPU", model),
+        Figure("machine.cores", "cores (usable)", usable),
+        Figure("machine.python", "Python", f"{platform.python_implementation()} {platform.python_version()}"),
+        Figure("machine.platform", "platform", platform.platform()),
+    ]
+
+
+def _fmt(value) -> str:
+    if isinstance(value, bool) or isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 10:
+        return f"{value:,.1f}"
+    return f"{value:,.2f}"
+
+
+def table(figures: list[Figure]) -> str:
+    rows = [(f.label, _fmt(f.value), f.unit) for f in figures]
+    widths = [max(len(r[i]) for r in rows + [("name", "figure", "unit")]) for i in range(3)]
+    lines = [f"{'name':<{widths[0]}}  {'figure':>{widths[1]}}  {'unit'}",
+             f"{'-' * widths[0]}  {'-' * widths[1]}  {'-' * widths[2]}"]
+    lines += [f"{label:<{widths[0]}}  {value:>{widths[1]}}  {unit}" for label, value, unit in rows]
+    return "\n".join(lines)
+
+
+def json_figures(figures: list[Figure]) -> dict:
+    out = {}
+    for f in figures:
+        value = f.value
+        if isinstance(value, float):
+            value = round(value, 3)
+        out[f.key] = value
+    return out
