@@ -3,15 +3,17 @@ shape, calls one application method and shapes the answer; rules and storage liv
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from flask import current_app
 from flask_smorest import Blueprint as _Blueprint
+from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
 from service import schemas
 from service.auth import request_seat
-from service.errors import invalid, flatten, ApiError
+from service.errors import ApiError, flatten, invalid
 from service.games import GAMES
 from service.games.protocol import Game
 from service.matches import Matches
@@ -126,12 +128,16 @@ def submit_action(body, headers, match_id: str):
     """Play an action for the token's seat, if the match is still at ``expected_version``."""
     app = matches()
     seat = request_seat(app, match_id, required=True)
-    action_schema = app.engine_of(match_id).action_schema()
-    errors = action_schema.validate(body["action"])
-    if errors:
-        raise invalid(flatten(errors, "action"), "the action does not fit the game's action schema")
-    action = action_schema.load(body["action"])
+    try:
+        action = _action_schema(app.engine_of(match_id).info.id).load(body["action"])
+    except ValidationError as error:
+        raise invalid(flatten(error.messages, "action"), "the action does not fit the game's action schema")
     return app.submit(match_id, seat, body["expected_version"], action, headers.get("idempotency_key"))
+
+
+@functools.cache
+def _action_schema(game_id: str):
+    return GAMES[game_id].action_schema()  # marshmallow schemas are reusable and costly to build
 
 
 @v1.route("/matches/<match_id>/events", methods=["GET"])

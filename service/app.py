@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 import redis
 from flask import Flask
 from flask_smorest import Api
@@ -56,7 +54,6 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     api = _Api(app)
     api.register_blueprint(v1)
     errors.register(app)  # after Api(), whose own HTTP error handler it replaces
-    logging.basicConfig(level=logging.INFO)
     return app
 
 

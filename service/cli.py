@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import logging
 import os
 import signal
 import subprocess
@@ -133,6 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     worker.add_argument("--data", help="folder of the embedded Redis to join when REDIS_URL is unset")
     commands.add_parser("openapi")
     args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
     settings = Settings.from_env()
     if getattr(args, "data", None):

@@ -98,6 +98,12 @@ def register(app: Flask) -> None:
         return jsonify({"error": "storage_unavailable",
                         "message": "the match store is unreachable; retry shortly"}), 503, {"Retry-After": "1"}
 
+    @app.errorhandler(redis.exceptions.OutOfMemoryError)
+    def storage_full(error):
+        log.error("redis refuses writes: %s", error)
+        return jsonify({"error": "storage_full",
+                        "message": "the match store is full and refuses new writes; nothing was lost"}), 503
+
     @app.errorhandler(Exception)
     def internal(error):
         log.exception("unhandled error")

@@ -150,6 +150,22 @@ class EventStore:
     def ack(self, group: str, entry_id: str) -> None:
         self.redis.xack(self.feed_key, group, entry_id)
 
+    def trim_feed(self) -> None:
+        """Drop the notices every consumer group is done with: delivered and acknowledged.
+
+        Only the feed is trimmed; it merely points into the match logs, which are never trimmed."""
+        floors = []
+        for group in self.redis.xinfo_groups(self.feed_key):
+            pending = self.redis.xpending(self.feed_key, group["name"])
+            if pending["pending"]:
+                floors.append(_stream_id(pending["min"]))
+            else:
+                ms, seq = _stream_id(group["last-delivered-id"])
+                floors.append((ms, seq + 1))
+        if floors:
+            ms, seq = min(floors)
+            self.redis.xtrim(self.feed_key, minid=f"{ms}-{seq}", approximate=False)
+
 
 def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
     seat = fields[b"seat"]
@@ -160,6 +176,11 @@ def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
         data=json.loads(fields[b"data"]),
         at=fields[b"at"].decode(),
     )
+
+
+def _stream_id(raw) -> tuple[int, int]:
+    ms, seq = (raw.decode() if isinstance(raw, bytes) else raw).split("-")
+    return int(ms), int(seq)
 
 
 def _notice(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedNotice:

@@ -57,6 +57,7 @@ class Projector:
         if time.monotonic() - self._last_claim > self.claim_idle_ms / 2000:
             self._last_claim = time.monotonic()
             notices = self.store.claim_stale(GROUP, self.consumer, self.claim_idle_ms)
+            self.store.trim_feed()
         if not notices:
             notices = self.store.read_feed(GROUP, self.consumer, count=100, block_ms=self.block_ms)
         for notice in notices:

@@ -10,6 +10,7 @@ from rq import SimpleWorker
 
 from service import replay
 from service.app import create_app
+from service.events import EventStore
 from service.games.blokus import GAME
 from service.redis_client import connect
 from tests.helpers import act, bearer, create, play_random_game
@@ -52,6 +53,11 @@ def test_random_games_play_to_the_end_and_get_scored(real_client, real_app, real
         final_state = replay.replay([_recorded(e) for e in log])
         assert scored["result"]["scores"] == GAME.scores(final_state.game)["scores"]
         assert scored["result"]["final"] is True
+
+    # the worker trims the feed it follows once every notice is done; the logs are never trimmed
+    store = EventStore(real_redis, settings.namespace)
+    assert real_redis.xlen(store.feed_key) == 0
+    assert store.version(match_id) == len(log)
 
 
 def _recorded(entry):

@@ -1,0 +1,110 @@
+"""``matchlog serve`` as the README runs it: no REDIS_URL, a data folder, real HTTP on loopback.
+
+A match is played to the end over HTTP, the worker scores it on its own, and after a restart on the
+same folder the match is still there."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from service.embedded_redis import EmbeddedRedis
+
+pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Http:
+    def __init__(self, port: int):
+        self.base = f"http://127.0.0.1:{port}"
+
+    def __call__(self, method, path, body=None, token=None):
+        request = urllib.request.Request(self.base + path, method=method,
+                                         data=None if body is None else json.dumps(body).encode())
+        request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+
+def start_serve(folder, port):
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE")}
+    process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--port", str(port),
+                                "--data", folder], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    http = Http(port)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if http("GET", "/v1/games")[0] == 200:
+                return process, http
+        except (urllib.error.URLError, ConnectionError):
+            pass
+        if time.monotonic() > deadline or process.poll() is not None:
+            process.kill()
+            raise AssertionError("matchlog serve did not come up")
+        time.sleep(0.1)
+
+
+def stop_serve(process):
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=30)
+
+
+def test_serve_plays_scores_and_keeps_matches_across_restarts():
+    folder = tempfile.mkdtemp(prefix="mls-", dir="/tmp")
+    port = free_port()
+    process, http = start_serve(folder, port)
+    try:
+        status, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "abcd"]})
+        assert status == 201
+        match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+        rng = random.Random(5)
+        while True:
+            status, match = http("GET", f"/v1/matches/{match_id}")
+            if match["status"] == "finished":
+                break
+            seat = match["to_act"][0]
+            _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
+            status, _ = http("POST", f"/v1/matches/{match_id}/actions",
+                             {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
+                             token=tokens[seat])
+            assert status == 201
+        deadline = time.monotonic() + 60
+        while "result" not in match:  # the worker scores the match by itself
+            assert time.monotonic() < deadline, "the match was never scored"
+            time.sleep(0.2)
+            _, match = http("GET", f"/v1/matches/{match_id}")
+        assert match["result"]["final"] is True
+    finally:
+        stop_serve(process)
+    assert not EmbeddedRedis(folder).answers(), "serve stops the Redis it started"
+
+    process, http = start_serve(folder, port)
+    try:
+        status, again = http("GET", f"/v1/matches/{match_id}")
+        assert status == 200 and again == match
+    finally:
+        stop_serve(process)
+        shutil.rmtree(folder, ignore_errors=True)
+
