@@ -5,12 +5,14 @@
     matchlog api      the HTTP API under gunicorn (production: run as many as needed)
     matchlog worker   a rule worker: projector + RQ jobs (production: run as many as needed)
     matchlog openapi  print the OpenAPI document the API serves (this is how openapi.yaml is made)
+    matchlog replay   re-run a match from its exported log, offline, and check its recorded result
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import logging
 import os
 import signal
@@ -120,6 +122,35 @@ def print_openapi() -> None:
     sys.stdout.write(yaml.dump(spec(app), Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100))
 
 
+def replay_log(path: str, seed: str | None) -> int:
+    """Fold an exported log (the body of GET /v1/matches/{id}/events) with the game's rules, check
+    the seed against its commitment, and compare the recomputed result with the recorded one."""
+    from service.events import Recorded
+    from service.replay import replay
+
+    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    body = json.loads(text)
+    entries = [Recorded.from_dict(e) for e in (body["events"] if isinstance(body, dict) else body)]
+    try:
+        state = replay(entries, seed)
+    except ValueError as error:  # no seed, or one that does not match the commitment
+        print(f"matchlog replay: {error}", file=sys.stderr)
+        return 2
+    engine = state.engine
+    report = {
+        "version": state.version,
+        "status": "finished" if state.finished else "active",
+        "to_act": engine.to_act(state.game),
+        "seed_verified": True,
+        "scores": engine.scores(state.game),
+    }
+    if state.result is not None:
+        recomputed = {"final": state.finished, **report["scores"]}
+        report["recorded_result_matches"] = recomputed == state.result
+    print(json.dumps(report, indent=2))
+    return 0 if report.get("recorded_result_matches", True) else 1
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="matchlog", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -133,6 +164,9 @@ def main(argv: list[str] | None = None) -> None:
     worker = commands.add_parser("worker")
     worker.add_argument("--data", help="folder of the embedded Redis to join when REDIS_URL is unset")
     commands.add_parser("openapi")
+    audit = commands.add_parser("replay", help="re-run an exported log: matchlog replay events.json")
+    audit.add_argument("log", help="a file holding GET /v1/matches/{id}/events?limit=1000, or - for stdin")
+    audit.add_argument("--seed", help="the seed, for a match still running (a finished log reveals it)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
@@ -145,6 +179,8 @@ def main(argv: list[str] | None = None) -> None:
         run_api(settings, args.host, args.port, args.workers)
     elif args.command == "worker":
         run_worker(settings)
+    elif args.command == "replay":
+        sys.exit(replay_log(args.log, args.seed))
     else:
         print_openapi()
 

@@ -10,7 +10,7 @@ from rq import SimpleWorker
 
 from service import replay
 from service.app import create_app
-from service.events import EventStore
+from service.events import EventStore, Recorded
 from service.games.blokus import GAME
 from service.redis_client import connect
 from tests.helpers import act, bearer, create, play_random_game
@@ -50,7 +50,7 @@ def test_random_games_play_to_the_end_and_get_scored(real_client, real_app, real
         log = real_client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"]
         assert [e["type"] for e in log].count("match_scored") == 1
         assert scored["result"] == log[-1]["data"]
-        final_state = replay.replay([_recorded(e) for e in log])
+        final_state = replay.replay([Recorded.from_dict(e) for e in log])
         assert scored["result"]["scores"] == GAME.scores(final_state.game)["scores"]
         assert scored["result"]["final"] is True
 
@@ -58,12 +58,6 @@ def test_random_games_play_to_the_end_and_get_scored(real_client, real_app, real
     store = EventStore(real_redis, settings.namespace)
     assert real_redis.xlen(store.feed_key) == 0
     assert store.version(match_id) == len(log)
-
-
-def _recorded(entry):
-    from service.events import Recorded
-
-    return Recorded(entry["version"], entry["type"], entry["seat"], entry["data"], entry["at"])
 
 
 def test_replay_at_every_version_equals_the_state_reached_live(real_client, real_redis, settings):
@@ -74,7 +68,7 @@ def test_replay_at_every_version_equals_the_state_reached_live(real_client, real
         live[answer["version"]] = real_client.get(f"/v1/matches/{match_id}/state").json["state"]
 
     play_random_game(real_client, match_id, tokens, random.Random(7), on_action=remember)
-    log = [_recorded(e) for e in real_client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"]]
+    log = [Recorded.from_dict(e) for e in real_client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"]]
 
     # a fresh app has nothing cached: every read goes through the snapshots and the log
     fresh = create_app(settings, connect_like(real_redis)).test_client()
