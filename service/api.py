@@ -6,12 +6,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from flask import current_app
+from flask import Response, current_app, request
 from flask_smorest import Blueprint as _Blueprint
 from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
-from service import schemas
+from service import packs, schemas
 from service.auth import request_seat
 from service.errors import ApiError, flatten, invalid
 from service.games import GAMES
@@ -28,6 +28,7 @@ class Blueprint(_Blueprint):
     ARGUMENTS_PARSER = _Parser()
 
 
+SVG = "image/svg+xml"
 SEAT = [{"seatToken": []}]
 SEAT_OR_SPECTATOR = [{}, {"seatToken": []}]
 
@@ -46,6 +47,7 @@ def _errors(*codes: int):
         403: "The token is not a seat of this match.",
         404: "No such match, version or job.",
         409: "version_conflict: the match moved on; current_version says where it is.",
+        406: "The game cannot answer in the asked content type.",
         422: "illegal_action (with reason) or idempotency_key_reused.",
     }
 
@@ -63,6 +65,7 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
         "id": info.id, "name": info.name, "min_players": info.min_players, "max_players": info.max_players,
         "player_counts": info.counts(), "hidden_information": info.hidden_information, "chance": info.chance,
         "description": info.description, "options_schema": game.options_schema,
+        "packs": packs.installed(game, matches().settings.packs_dir),
     }
 
 
@@ -98,13 +101,29 @@ def get_match(match_id: str):
 @v1.route("/matches/<match_id>/state", methods=["GET"])
 @v1.arguments(schemas.StateQuerySchema, location="query")
 @v1.response(200, schemas.StateSchema)
-@v1.doc(security=SEAT_OR_SPECTATOR)
-@_errors(400, 401, 403, 404)
+@v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {"description": "OK", "content": {
+    "application/json": {"schema": {"$ref": "#/components/schemas/State"}},
+    SVG: {"schema": {"type": "string"}},
+}}})
+@_errors(400, 401, 403, 404, 406)
 def get_state(query, match_id: str):
-    """The state as the caller may see it (a seat with its token, else a spectator), now or at ``version``."""
+    """The state as the caller may see it (a seat with its token, else a spectator), now or at ``version``.
+
+    With ``Accept: image/svg+xml``, games that can draw themselves answer with a picture of that view."""
     seat = request_seat(matches(), match_id, required=False)
     state = matches().load(match_id, query.get("version"))
-    return {"version": state.version, "state": state.engine.view(state.game, seat)}
+    view = state.engine.view(state.game, seat)
+    if _wants(SVG, ["application/json", SVG]):
+        if not hasattr(state.engine, "render_svg"):
+            raise ApiError(406, "not_acceptable", f"{state.engine.info.name} has no picture; ask for application/json")
+        return Response(state.engine.render_svg(view), mimetype=SVG,
+                        headers={"Vary": "Accept", "X-Match-Version": str(state.version)})
+    return {"version": state.version, "state": view}
+
+
+def _wants(mimetype: str, offered: list[str]) -> bool:
+    """Whether the request's Accept header prefers ``mimetype`` over the other ``offered`` types."""
+    return request.accept_mimetypes.best_match(offered, default=offered[0]) == mimetype
 
 
 @v1.route("/matches/<match_id>/legal-actions", methods=["GET"])

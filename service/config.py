@@ -24,6 +24,8 @@ class Settings:
     claim_idle_ms: int = 30_000
     """``MATCHLOG_CLAIM_IDLE_MS``: a worker takes over log entries another worker read but did not
     finish after this long (the other is presumed dead)."""
+    packs_dir: Path | None = None
+    """``MATCHLOG_PACKS``: extra content packs, as ``<dir>/<game id>/<name>.json``."""
     idempotency_ttl_s: int = 24 * 3600
     """How long a retried request with the same ``Idempotency-Key`` gets the first answer back."""
 
@@ -37,4 +39,5 @@ class Settings:
             snapshot_every=int(env.get("MATCHLOG_SNAPSHOT_EVERY", 16)),
             max_body_bytes=int(env.get("MATCHLOG_MAX_BODY_BYTES", 64 * 1024)),
             claim_idle_ms=int(env.get("MATCHLOG_CLAIM_IDLE_MS", 30_000)),
+            packs_dir=Path(env["MATCHLOG_PACKS"]) if env.get("MATCHLOG_PACKS") else None,
         )

@@ -23,7 +23,7 @@ from typing import Any
 import jsonschema
 import redis
 
-from service import replay
+from service import packs, replay
 from service.auth import new_token, token_hash
 from service.config import Settings
 from service.events import EventStore, Recorded, Remember, VersionConflict
@@ -118,6 +118,8 @@ class Matches:
                seed: str | None = None) -> tuple[str, MatchState, list[str]]:
         """A new match: its id, its state at version 1 and one token per seat (shown only now)."""
         resolved = check_options(game_id, options or {}, len(players))
+        game = GAMES[game_id]
+        content = packs.load(game, resolved["pack"], self.settings.packs_dir) if packs.uses_packs(game) else None
         seed = seed if seed is not None else secrets.token_hex(16)
         match_id = uuid.uuid4().hex
         tokens = [new_token() for _ in players]
@@ -126,7 +128,7 @@ class Matches:
         # The meta hash goes first: a log without its meta would be a match nobody can play, while
         # meta without a log (a crash in between) is invisible and harmless.
         self.redis.hset(self.store.key(match_id, "meta"), mapping=meta)
-        created = replay.created_event(game_id, resolved, players, seed)
+        created = replay.created_event(game_id, resolved, players, seed, content)
         at = now()
         self.store.append(match_id, 0, [created], at)
         state = replay.start(Recorded(1, created["type"], None, created["data"], at), seed)

@@ -5,7 +5,8 @@ The log holds the game's own events plus three that belong to matchlog itself:
 
 ``match_created`` (version 1)
     game, resolved options, players and the SHA-256 of the seed: a commitment, so that the seed can
-    stay secret while the match runs and still be checked once revealed.
+    stay secret while the match runs and still be checked once revealed; and, for games with content
+    packs, the pack itself.
 ``seed_revealed``
     appended with the events that end the game. Anyone can then check it against the commitment and
     replay the whole match from the log alone.
@@ -59,17 +60,17 @@ def seed_commitment(seed: str) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()
 
 
-def created_event(game_id: str, options: dict[str, Any], players: list[str], seed: str) -> dict[str, Any]:
-    return {
-        "type": "match_created",
-        "seat": None,
-        "data": {
-            "game": game_id,
-            "options": options,
-            "players": [{"seat": i, "name": name} for i, name in enumerate(players)],
-            "seed_sha256": seed_commitment(seed),
-        },
+def created_event(game_id: str, options: dict[str, Any], players: list[str], seed: str,
+                  content: Any = None) -> dict[str, Any]:
+    data = {
+        "game": game_id,
+        "options": options,
+        "players": [{"seat": i, "name": name} for i, name in enumerate(players)],
+        "seed_sha256": seed_commitment(seed),
     }
+    if content is not None:
+        data["content"] = content  # the whole content pack: the log must replay without the server
+    return {"type": "match_created", "seat": None, "data": data}
 
 
 def start(created: Recorded, seed: str) -> MatchState:
@@ -85,7 +86,7 @@ def start(created: Recorded, seed: str) -> MatchState:
         options=data["options"],
         players=players,
         seed_sha256=data["seed_sha256"],
-        game=game.setup(data["options"], len(players), seed),
+        game=game.setup(data["options"], len(players), seed, data.get("content")),
     )
 
 

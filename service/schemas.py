@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.games import GAMES
-
 # Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
 # as an invalid ID.
 MAX_VERSION = 2**53
@@ -33,6 +31,8 @@ class GameSchema(Schema):
     chance = fields.Boolean(required=True)
     description = fields.String(required=True)
     options_schema = fields.Dict(required=True, metadata={"description": "JSON Schema of the match options."})
+    packs = fields.List(fields.String(), required=True,
+                        metadata={"description": "Content packs installed for the game (the `pack` option)."})
 
 
 class PlayerSchema(Schema):
@@ -40,7 +40,7 @@ class PlayerSchema(Schema):
 
 
 class CreateMatchSchema(Schema):
-    game = fields.String(required=True, validate=validate.OneOf(sorted(GAMES)),
+    game = fields.String(required=True, validate=validate.Length(min=1, max=64),
                          metadata={"description": "A game id from GET /v1/games."})
     players = fields.List(fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=1, max=16),
                           metadata={"description": "One entry per seat, in seat order."})

@@ -42,6 +42,20 @@ IllegalAction
 Hidden information has exactly one gate per game: ``view`` for states and
 ``event_view`` for log entries. The server passes everything it shows through
 them, legal actions included (they are computed for the asking seat only).
+
+Optional parts, which the server uses when a game has them:
+
+``load_pack(data) -> pack`` and ``default_pack``
+    The game's rules refer to a content pack (cards, tiles, piece sets): data,
+    not code. ``load_pack`` checks a parsed JSON document against the pack's
+    JSON Schema and its semantic checks, raising InvalidPack naming the item
+    and field at fault, and returns what ``setup`` gets as ``content``. The
+    server finds packs by name (the ``pack`` option, ``default_pack`` when
+    omitted) in ``service/games/<game>/packs/<name>.json`` and in
+    ``$MATCHLOG_PACKS/<game id>/<name>.json``, and records the loaded pack in
+    ``match_created``, so that the log alone is enough to replay the match.
+``render_svg(view) -> str``
+    An SVG drawing of what ``view`` returned, served for ``Accept: image/svg+xml``.
 """
 
 from __future__ import annotations
@@ -71,6 +85,16 @@ class InvalidOptions(Exception):
     def __init__(self, field: str, message: str):
         super().__init__(message)
         self.field = field
+        self.message = message
+
+
+class InvalidPack(Exception):
+    """A content pack that fails its schema or its semantic checks. ``path`` names the item and
+    field, e.g. ``cards[12] (C13).front.TL.colour``."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
         self.message = message
 
 
@@ -104,7 +128,8 @@ class Game(Protocol):
         The resolved options are what the log records, so that a later change
         of a default never changes how an old match replays."""
 
-    def setup(self, options: dict[str, Any], players: int, seed: str) -> State: ...
+    def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
+        """The state at version 1. ``content`` is the loaded content pack, for games that have them."""
 
     def to_act(self, state: State) -> list[int]: ...
 

@@ -98,7 +98,7 @@ class Blokus:
             )
         return resolved
 
-    def setup(self, options: dict[str, Any], players: int, seed: str) -> State:
+    def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
         variant = VARIANTS[options["variant"]]
         n = len(variant.colours)
         return {
