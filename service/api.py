@@ -17,6 +17,7 @@ from service.errors import ApiError, flatten, invalid
 from service.games import GAMES
 from service.games.protocol import Game
 from service.matches import Matches
+from service.replay import SHELL_EVENTS
 from workers import jobs
 
 
@@ -48,7 +49,9 @@ def _errors(*codes: int):
         404: "No such match, version or job.",
         409: "version_conflict: the match moved on; current_version says where it is.",
         406: "The game cannot answer in the asked content type.",
-        422: "illegal_action (with reason) or idempotency_key_reused.",
+        413: "The body is larger than the server accepts (64 KiB by default).",
+        415: "The body's Content-Type is neither JSON nor a game record type.",
+        422: "illegal_action (with reason; with move for a game record) or idempotency_key_reused.",
     }
 
     def decorate(view):
@@ -77,16 +80,39 @@ def list_games():
 
 
 @v1.route("/matches", methods=["POST"])
-@v1.arguments(schemas.CreateMatchSchema)
 @v1.response(201, schemas.CreatedMatchSchema)
-@_errors(400)
-def create_match(body):
-    """Create a match. The answer holds one secret token per seat: it is shown only this once."""
-    names = [p["name"] for p in body["players"]]
-    match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"))
+@v1.doc(requestBody={"required": True, "content": {
+    "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}},
+    **{game.record_type: {"schema": {"type": "string"},
+                          "example": "(;GM[Blokus]CA[UTF-8];1[a20,b20];2[t20])"}
+       for game in GAMES.values() if hasattr(game, "record_type")},
+}})
+@_errors(400, 413, 415, 422)
+def create_match():
+    """Create a match. The answer holds one secret token per seat: it is shown only this once.
+
+    A body in a game's record format (``Content-Type: application/x-blokus-sgf`` for Blokus)
+    creates the match by replaying the record through the rules: the result is an ordinary match
+    with an ordinary log. A record with an illegal move is refused (422, with ``move``, its number,
+    and ``reason``, the rule) and nothing is stored."""
+    record_games = {game.record_type: game for game in GAMES.values() if hasattr(game, "record_type")}
+    if request.mimetype in record_games:
+        game = record_games[request.mimetype]
+        options, names, actions = game.import_record(request.get_data(as_text=True))
+        match_id, state, tokens = matches().create(game.info.id, names, options, actions=actions)
+    elif request.mimetype == "application/json":
+        try:
+            body = schemas.CreateMatchSchema().load(request.get_json(silent=True))
+        except ValidationError as error:
+            raise invalid(flatten(error.messages))
+        names = [p["name"] for p in body["players"]]
+        match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"))
+    else:
+        raise ApiError(415, "unsupported_media_type",
+                       f"send application/json or one of the game record types {sorted(record_games)}")
     return {
         "id": match_id, "game": state.game_id, "version": state.version,
-        "seats": [{"seat": i, "name": name, "token": tokens[i]} for i, name in enumerate(names)],
+        "seats": [{"seat": i, "name": name, "token": tokens[i]} for i, name in enumerate(state.players)],
     }
 
 
@@ -122,8 +148,11 @@ def get_state(query, match_id: str):
 
 
 def _wants(mimetype: str, offered: list[str]) -> bool:
-    """Whether the request's Accept header prefers ``mimetype`` over the other ``offered`` types."""
-    return request.accept_mimetypes.best_match(offered, default=offered[0]) == mimetype
+    """Whether the request's Accept header prefers ``mimetype`` over the other ``offered`` types
+    (a request without Accept takes the first offered)."""
+    if not request.accept_mimetypes:
+        return mimetype == offered[0]
+    return request.accept_mimetypes.best_match(offered) == mimetype
 
 
 @v1.route("/matches/<match_id>/legal-actions", methods=["GET"])
@@ -157,6 +186,25 @@ def submit_action(body, headers, match_id: str):
 @functools.cache
 def _action_schema(game_id: str):
     return GAMES[game_id].action_schema()  # marshmallow schemas are reusable and costly to build
+
+
+@v1.route("/matches/<match_id>/record", methods=["GET"])
+@v1.doc(responses={"200": {"description": "The match as a game record (Blokus: Pentobi's SGF dialect).",
+                           "content": {game.record_type: {"schema": {"type": "string"}}
+                                       for game in GAMES.values() if hasattr(game, "record_type")}}})
+@_errors(404, 406)
+def get_record(match_id: str):
+    """The match, finished or not, in its game's record format (ask with that type in ``Accept``)."""
+    app = matches()
+    engine = app.engine_of(match_id)
+    if not hasattr(engine, "export_record"):
+        raise ApiError(406, "not_acceptable", f"{engine.info.name} has no game record format")
+    if not _wants(engine.record_type, [engine.record_type]):
+        raise ApiError(406, "not_acceptable", f"a {engine.info.name} record is {engine.record_type}")
+    state = app.load(match_id)
+    events = [app.entry_view(engine, e, None) for e in app.store.read(match_id, until=state.version)
+              if e.type not in SHELL_EVENTS]
+    return Response(engine.export_record(state.options, list(state.players), events), mimetype=engine.record_type)
 
 
 @v1.route("/matches/<match_id>/events", methods=["GET"])

@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     app.json.sort_keys = False
     app.extensions["matchlog"] = Matches(redis_client, settings)
     api = _Api(app)
+    api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand
     api.register_blueprint(v1)
     errors.register(app)  # after Api(), whose own HTTP error handler it replaces
     return app

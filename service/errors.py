@@ -66,8 +66,8 @@ def http_error(error: HTTPException):
 def register(app: Flask) -> None:
     # Imported here because the application modules import this one (for ApiError).
     from service.events import VersionConflict
-    from service.games.protocol import IllegalAction, InvalidOptions
-    from service.matches import IdempotencyKeyReused, MatchNotFound, VersionNotFound
+    from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
+    from service.matches import IdempotencyKeyReused, IllegalRecordMove, MatchNotFound, VersionNotFound
 
     @app.errorhandler(ApiError)
     def api_error(error: ApiError):
@@ -82,6 +82,8 @@ def register(app: Flask) -> None:
         InvalidOptions: lambda e: invalid({e.field: [e.message]}, f"{e.field}: {e.message}"),
         MatchNotFound: lambda e: ApiError(404, "match_not_found", "no such match"),
         VersionNotFound: lambda e: ApiError(404, "version_not_found", str(e), current_version=e.current_version),
+        IllegalRecordMove: lambda e: ApiError(422, "illegal_action", str(e), reason=e.refusal.reason, move=e.number),
+        InvalidRecord: lambda e: ApiError(400, "invalid_record", f"the game record cannot be read: {e}"),
         IdempotencyKeyReused: lambda e: ApiError(
             422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"),
     }

@@ -56,6 +56,10 @@ class Recorded:
     def as_dict(self) -> dict[str, Any]:
         return {"version": self.version, "type": self.type, "seat": self.seat, "data": self.data, "at": self.at}
 
+    def event(self) -> dict[str, Any]:
+        """The event as an engine (and the append) sees it: without version and time."""
+        return {"type": self.type, "seat": self.seat, "data": self.data}
+
     @classmethod
     def from_dict(cls, entry: dict[str, Any]) -> "Recorded":
         return cls(entry["version"], entry["type"], entry["seat"], entry["data"], entry["at"])

@@ -47,6 +47,15 @@ class IdempotencyKeyReused(Exception):
     pass
 
 
+class IllegalRecordMove(Exception):
+    """Move ``number`` (1-based) of an imported game record breaks a rule."""
+
+    def __init__(self, number: int, refusal: IllegalAction):
+        super().__init__(f"move {number}: {refusal.message}")
+        self.number = number
+        self.refusal = refusal
+
+
 class _Lru:
     """A small thread-safe LRU map; values are immutable, so sharing them is safe."""
 
@@ -115,12 +124,29 @@ class Matches:
     # -- creation ---------------------------------------------------------------------------
 
     def create(self, game_id: str, players: list[str], options: dict[str, Any] | None = None,
-               seed: str | None = None) -> tuple[str, MatchState, list[str]]:
-        """A new match: its id, its state at version 1 and one token per seat (shown only now)."""
+               seed: str | None = None, actions: list[dict[str, Any]] = ()) -> tuple[str, MatchState, list[str]]:
+        """A new match: its id, its latest state and one token per seat (shown only now).
+
+        ``actions`` (an imported game record) are played through the rules in order, each by the
+        seat to act; the first illegal one raises IllegalRecordMove and nothing is stored."""
         resolved = check_options(game_id, options or {}, len(players))
         game = GAMES[game_id]
         content = packs.load(game, resolved["pack"], self.settings.packs_dir) if packs.uses_packs(game) else None
         seed = seed if seed is not None else secrets.token_hex(16)
+        created = replay.created_event(game_id, resolved, players, seed, content)
+        at = now()
+        entries = [Recorded(1, created["type"], None, created["data"], at)]
+        state = replay.start(entries[0], seed)
+        for number, action in enumerate(actions, start=1):
+            to_act = game.to_act(state.game)
+            try:
+                if not to_act:
+                    raise IllegalAction("game_over", "the game is already over")
+                played = self._entries_for(state, game.play(state.game, to_act[0], action), at, seed)
+            except IllegalAction as error:
+                raise IllegalRecordMove(number, error) from error
+            state = replay.fold(state, played)
+            entries += played
         match_id = uuid.uuid4().hex
         tokens = [new_token() for _ in players]
         meta = {"game": game_id, "seed": seed}
@@ -128,12 +154,20 @@ class Matches:
         # The meta hash goes first: a log without its meta would be a match nobody can play, while
         # meta without a log (a crash in between) is invisible and harmless.
         self.redis.hset(self.store.key(match_id, "meta"), mapping=meta)
-        created = replay.created_event(game_id, resolved, players, seed, content)
-        at = now()
-        self.store.append(match_id, 0, [created], at)
-        state = replay.start(Recorded(1, created["type"], None, created["data"], at), seed)
-        self._heads.put(match_id, state)
+        self.store.append(match_id, 0, [e.event() for e in entries], at)
+        self._advance(match_id, replay.start(entries[0], seed), entries[1:], remember=True)
         return match_id, state, tokens
+
+    @staticmethod
+    def _entries_for(state: MatchState, events: list[dict[str, Any]], at: str, seed: str) -> list[Recorded]:
+        """The log entries an action's events become; when they end the game, the seed is revealed
+        in the same step, so anyone can re-run the match from the log."""
+        entries = [Recorded(state.version + i, e["type"], e.get("seat"), e["data"], at)
+                   for i, e in enumerate(events, start=1)]
+        ended = replay.fold(state, entries)
+        if ended.finished:
+            entries.append(Recorded(ended.version + 1, "seed_revealed", None, {"seed": seed}, at))
+        return entries
 
     # -- secrets kept beside the log -----------------------------------------------------------
 
@@ -244,22 +278,15 @@ class Matches:
             if expected_version != state.version:
                 raise VersionConflict(state.version)
         engine = state.engine
-        events = engine.play(state.game, seat, action)
         at = now()
-        entries = [Recorded(state.version + i, e["type"], e.get("seat"), e["data"], at)
-                   for i, e in enumerate(events, start=1)]
-        ended = replay.fold(state, entries)
-        if ended.finished:
-            reveal = {"type": "seed_revealed", "seat": None, "data": {"seed": self._meta(match_id).seed}}
-            events.append(reveal)
-            entries.append(Recorded(ended.version + 1, reveal["type"], None, reveal["data"], at))
+        entries = self._entries_for(state, engine.play(state.game, seat, action), at, self._meta(match_id).seed)
         answer = {"version": state.version + len(entries),
                   "events": [self.entry_view(engine, e, seat) for e in entries]}
         remember = None
         if idem_key:
             remember = Remember(idem_key, json.dumps({"fingerprint": fingerprint, "answer": answer}),
                                 self.settings.idempotency_ttl_s)
-        _, prior = self.store.append(match_id, expected_version, events, at, remember)
+        _, prior = self.store.append(match_id, expected_version, [e.event() for e in entries], at, remember)
         if prior is not None:
             return self._replayed(prior, fingerprint)
         # only now that the entries are in the log may they reach the cache and the snapshots

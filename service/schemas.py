@@ -17,6 +17,7 @@ class ErrorSchema(Schema):
     message = fields.String(required=True, metadata={"description": "What went wrong, for people."})
     reason = fields.String(metadata={"description": "Why the rules refused an action (with illegal_action)."})
     current_version = fields.Integer(metadata={"description": "The match's version (with version_conflict)."})
+    move = fields.Integer(metadata={"description": "Which move of a game record is illegal (1 = the first)."})
     fields_ = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), data_key="fields",
                          metadata={"description": "Which request fields are wrong (with invalid_request)."})
 

@@ -38,7 +38,7 @@ def assert_error(response, status, error):
 def test_catalogue_lists_blokus_with_its_options_schema(client):
     games = client.get("/v1/games").json
     blokus = next(g for g in games if g["id"] == "blokus")
-    assert blokus["player_counts"] == [4]
+    assert blokus["player_counts"] == [1, 2, 3, 4]
     assert blokus["options_schema"]["properties"]["scoring"]["enum"] == ["simple", "advanced"]
 
 
@@ -62,14 +62,15 @@ def test_match_summary_says_who_acts(client):
     body = client.get(f"/v1/matches/{match_id}").json
     assert body["status"] == "active" and body["to_act"] == [0] and body["version"] == 1
     assert body["options"] == {"variant": "four_player", "scoring": "simple", "start_corners": "fixed",
-                               "allow_voluntary_pass": False}
+                               "allow_voluntary_pass": False, "puzzle_corner_contact": "required"}
     assert "result" not in body
 
 
 def test_creation_errors_name_the_field(client):
     cases = [
         ({"game": "chess", "players": PLAYERS}, "game"),
-        ({"game": "blokus", "players": PLAYERS[:3]}, "players"),
+        ({"game": "blokus", "players": PLAYERS[:3], "options": {"variant": "four_player"}}, "players"),
+        ({"game": "blokus", "players": PLAYERS * 2}, "players"),
         ({"game": "blokus", "players": PLAYERS, "options": {"colour_blind": True}}, "options.colour_blind"),
         ({"game": "blokus", "players": PLAYERS, "options": {"scoring": "golf"}}, "options.scoring"),
         ({"game": "blokus", "players": PLAYERS, "options": {"variant": "hexagonal"}}, "options.variant"),
@@ -185,7 +186,8 @@ def test_a_body_failing_the_schema_is_a_400_naming_fields(client):
         ({"expected_version": 1}, "action"),
         ({"expected_version": 1, "action": {"type": "teleport"}}, "action.type"),
         ({"expected_version": 1, "action": {"type": "place", "cells": [[0]]}}, "action.cells.0"),
-        ({"expected_version": 1, "action": {"type": "place", "cells": [[0, 0]], "colour": "red"}}, "action.colour"),
+        ({"expected_version": 1, "action": {"type": "place", "cells": [[0, 0]], "seat": 1}}, "action.seat"),
+        ({"expected_version": 1, "action": {"type": "place", "cells": [[0, 0]], "colour": "teal"}}, "action.colour"),
         ({"expected_version": 1, "action": place([(0, 0)]), "extra": 1}, "extra"),
     ]
     for body, field in cases:

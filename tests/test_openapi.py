@@ -26,6 +26,9 @@ def test_openapi_yaml_is_what_the_app_serves(app, client):
     assert client.get("/openapi.json").json == committed
 
 
+# Game records (Blokus SGF) are text: send them as schemathesis sends text/plain.
+schemathesis.serializer.alias("application/x-blokus-sgf", "text/plain")
+
 # One app for all generated cases (schemathesis's lazy-fixture loader does not work with pytest 9),
 # on its own fakeredis, with one real match in it.
 CONTRACT_APP = create_app(Settings(namespace="contract"), fakeredis.FakeRedis())

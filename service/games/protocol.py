@@ -56,6 +56,12 @@ Optional parts, which the server uses when a game has them:
     ``match_created``, so that the log alone is enough to replay the match.
 ``render_svg(view) -> str``
     An SVG drawing of what ``view`` returned, served for ``Accept: image/svg+xml``.
+``record_type``, ``export_record(options, players, events) -> str`` and
+``import_record(text) -> (options, players, actions)``
+    A game record format (MIME type ``record_type``), such as Blokus SGF. The
+    server plays imported actions through ``play`` in order, each by the seat
+    to act, so a record becomes an ordinary match with an ordinary log; reading
+    errors are InvalidRecord.
 """
 
 from __future__ import annotations
@@ -96,6 +102,10 @@ class InvalidPack(Exception):
         super().__init__(f"{path}: {message}")
         self.path = path
         self.message = message
+
+
+class InvalidRecord(Exception):
+    """A game record (e.g. an SGF file) that cannot be read."""
 
 
 @dataclass(frozen=True)

@@ -15,52 +15,72 @@ PLAYERS = 4
 OPTIONS = GAME.resolve_options({}, PLAYERS)  # the four-player game with every default
 
 
-def _action(state, move: tuple[int, int]) -> dict:
-    """The API action of an (orientation, anchor) pair from ``GAME.placements``."""
-    orientation, anchor = move
-    board = VARIANTS[state["variant"]].board
+def _action(state, move: tuple[int, int, int]) -> dict:
+    """The API action of a (colour, orientation, anchor) triple from ``GAME.all_placements``."""
+    colour, orientation, anchor = move
+    variant = VARIANTS[state["variant"]]
     return {
         "type": "place",
+        "colour": variant.colours[colour],
         "piece": PIECES[ORIENTATIONS[orientation].piece].name,
-        "cells": [list(c) for c in board.placement_cells(orientation, anchor)],
+        "cells": variant.board.placement_cells(orientation, anchor),
     }
 
 
-def random_game(rng: random.Random, positions: list | None = None) -> list[tuple[int, dict, int]]:
+def random_game(rng: random.Random, positions: list | None = None, variant: str = "four_player"
+                ) -> list[tuple[int, dict, int]]:
     """One random complete game: setup, then placements -> random choice -> play -> apply until over.
 
     Returns its moves as (seat, action, events appended); ``positions`` collects every state in
-    which a colour is to move."""
-    state = GAME.setup(OPTIONS, PLAYERS, "bench")
+    which a move is to be chosen."""
+    players = VARIANTS[variant].players
+    state = GAME.setup(GAME.resolve_options({"variant": variant}, players), players, "bench")
     moves = []
     while not GAME.is_over(state):
         if positions is not None:
             positions.append(state)
         seat = GAME.to_act(state)[0]
-        action = _action(state, rng.choice(GAME.placements(state, state["to_move"])))
+        action = _action(state, rng.choice(GAME.all_placements(state)))
         events = GAME.play(state, seat, action)
         state = fold(GAME, state, events)
         moves.append((seat, action, len(events)))
     return moves
 
 
+def _variant_figures(variant: str, seconds: float, games: int, seed: int) -> dict[str, float]:
+    rng = random.Random(seed)
+    positions: list = []
+    for _ in range(games):
+        random_game(rng, positions, variant)
+
+    def movegen_pass() -> int:
+        all_placements = GAME.all_placements
+        for state in positions:
+            all_placements(state)
+        return len(positions)
+
+    moves_per_pass = sum(len(GAME.all_placements(s)) for s in positions)
+    generations, elapsed = timed_passes(movegen_pass, seconds)
+    game_rng = random.Random(seed + 1)
+
+    def game_pass() -> int:
+        random_game(game_rng, variant=variant)
+        return 1
+
+    played, played_in = timed_passes(game_pass, seconds)
+    return {"positions": len(positions), "moves_per_position": moves_per_pass / len(positions),
+            "movegen_per_s": generations / elapsed, "moves_per_s": generations / elapsed * moves_per_pass / len(positions),
+            "games_per_s": played / played_in}
+
+
 def engine(seconds: float, games: int = 20, seed: int = 20240601) -> list[Figure]:
+    """Per variant, on the positions of ``games`` random games: full legal-move generations per
+    second (every placement of every colour the player may place), legal moves per second, random
+    complete games per second, and how much slower one generation is than in the four-player game."""
     rng = random.Random(seed)
     positions: list = []
     for _ in range(games):
         random_game(rng, positions)
-
-    def movegen_pass() -> int:
-        placements = GAME.placements
-        for state in positions:
-            placements(state, state["to_move"])
-        return len(positions)
-
-    moves_per_pass = sum(len(GAME.placements(s, s["to_move"])) for s in positions)
-    generations, elapsed = timed_passes(movegen_pass, 2.5 * seconds)
-    movegen = generations / elapsed
-    moves = movegen * moves_per_pass / len(positions)
-
     seats = [GAME.to_act(s)[0] for s in positions]
 
     def legal_actions_pass() -> int:
@@ -70,26 +90,33 @@ def engine(seconds: float, games: int = 20, seed: int = 20240601) -> list[Figure
         return len(positions)
 
     calls, elapsed = timed_passes(legal_actions_pass, 2.5 * seconds)
-    legal = calls / elapsed
-
-    game_rng = random.Random(seed + 1)
-
-    def game_pass() -> int:
-        random_game(game_rng)
-        return 1
-
-    played, elapsed = timed_passes(game_pass, 2.5 * seconds)
-
-    return [
-        Figure("blokus.positions", "blokus positions (from random games)", len(positions),
+    per_variant = {name: _variant_figures(name, 2.5 * seconds if name == "four_player" else seconds, games, seed)
+                   for name in VARIANTS}
+    four = per_variant["four_player"]
+    figures = [
+        Figure("blokus.positions", "blokus positions (from random 4-player games)", four["positions"],
                f"positions of {games} games"),
-        Figure("blokus.moves_per_position", "blokus legal moves per position", moves_per_pass / len(positions),
+        Figure("blokus.moves_per_position", "blokus legal moves per position", four["moves_per_position"],
                "moves (mean)"),
-        Figure("blokus.movegen_per_s", "blokus full move generation", movegen, "generations/s"),
-        Figure("blokus.moves_per_s", "blokus legal moves generated", moves, "moves/s"),
-        Figure("blokus.legal_actions_per_s", "blokus legal_actions (API list)", legal, "calls/s"),
-        Figure("blokus.games_per_s", "blokus random complete games", played / elapsed, "games/s"),
+        Figure("blokus.movegen_per_s", "blokus full move generation", four["movegen_per_s"], "generations/s"),
+        Figure("blokus.moves_per_s", "blokus legal moves generated", four["moves_per_s"], "moves/s"),
+        Figure("blokus.legal_actions_per_s", "blokus legal_actions (API list)", calls / elapsed, "calls/s"),
+        Figure("blokus.games_per_s", "blokus random complete games", four["games_per_s"], "games/s"),
     ]
+    for name, got in per_variant.items():
+        if name == "four_player":
+            continue
+        figures += [
+            Figure(f"blokus.{name}.movegen_per_s", f"blokus {name}: full move generation", got["movegen_per_s"],
+                   f"generations/s ({got['moves_per_position']:.0f} moves per position)"),
+            Figure(f"blokus.{name}.moves_per_s", f"blokus {name}: legal moves generated", got["moves_per_s"],
+                   "moves/s"),
+            Figure(f"blokus.{name}.games_per_s", f"blokus {name}: random complete games", got["games_per_s"],
+                   "games/s"),
+            Figure(f"blokus.{name}.slowdown", f"blokus {name}: time per generation vs four_player",
+                   four["movegen_per_s"] / got["movegen_per_s"], "x (target: at most 2)"),
+        ]
+    return figures
 
 
 def scripted_match(rng: random.Random) -> tuple[dict, list[tuple[int, dict, int]]]:

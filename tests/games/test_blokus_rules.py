@@ -9,7 +9,7 @@ import pytest
 
 from service.games.blokus import GAME
 from service.games.blokus.geometry import ORIENTATIONS, PIECES, board
-from service.games.protocol import IllegalAction, fold
+from service.games.protocol import IllegalAction, InvalidOptions, fold
 
 BLUE, YELLOW, RED, GREEN = range(4)
 
@@ -244,8 +244,9 @@ def test_four_players_one_colour_each():
     """3.1: seat n plays colour n."""
     assert [(c["colour"], c["seat"]) for c in GAME.view(new_game(), None)["colours"]] == [
         ("blue", 0), ("yellow", 1), ("red", 2), ("green", 3)]
-    with pytest.raises(Exception):
-        GAME.resolve_options({}, 3)
+    with pytest.raises(InvalidOptions) as refusal:
+        GAME.resolve_options({"variant": "four_player"}, 3)
+    assert refusal.value.field == "players"
 
 
 # -- 4. Scoring -------------------------------------------------------------------------------------

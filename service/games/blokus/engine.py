@@ -1,15 +1,19 @@
 """Blokus: a perfect-information territory game without chance, on bitboards.
 
 Rules: ``../shared/rules/blokus.md`` (the spec) after the Japanese rulebook.
-Each colour places its 21 pieces one at a time; a colour's first piece covers
-its start corner, every later one touches its own colour corner to corner and
-never edge to edge. A colour that cannot place is out; the game ends when
-every colour is out. The rule numbers of the spec are quoted where they are
-enforced.
+Each colour places its pieces one at a time; a colour's first piece covers its
+start square, every later one touches its own colour corner to corner and never
+edge to edge. A colour that cannot place is out; the game ends when every colour
+is out. The spec's rule numbers are quoted where they are enforced.
+
+Every variant of the spec is a row of ``VARIANTS``: four players (3.1), two
+players with two colours each (3.2), three players with a shared fourth colour
+(3.3), the two solo puzzles (3.4, 3.5) and Blokus Duo (5.1).
 
 State (plain data, see ``setup``): one bitboard per colour (``cells``, see
-``geometry``), the pieces each colour still holds, which colours are out and
-which colour moves. Events: ``placed``, ``colour_out`` and ``game_over``.
+``geometry``), the pieces each colour still holds, which colours are out, which
+colour moves and whether the game is over. Events: ``placed``, ``colour_out``
+and ``game_over``.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from service.games.blokus import geometry
+from service.games.blokus import geometry, sgf
 from service.games.blokus.actions import BlokusAction
-from service.games.blokus.geometry import PIECE_BY_NAME, PIECE_NAMES, PIECES, Board
+from service.games.blokus.geometry import PIECE_BY_NAME, PIECE_NAMES, PIECES, Board, Cell
+from service.games.blokus.svg import render_svg
 from service.games.protocol import (
     Action,
     Event,
@@ -31,44 +36,69 @@ from service.games.protocol import (
     ranks,
 )
 
+FOUR_COLOURS = ("blue", "yellow", "red", "green")  # play order, spec 1.2
+CORNERS_20 = ((0, 0), (19, 0), (19, 19), (0, 19))  # spec 1.5
+
 
 @dataclass(frozen=True)
 class Variant:
     name: str
+    description: str
     width: int
     height: int
     colours: tuple[str, ...]
-    starts: tuple[tuple[int, int], ...]  # one start square per colour (spec 1.5)
+    starts: tuple[Cell, ...] | None  # one start square per colour; None: a colour starts anywhere
     players: int
-    seat_of_colour: tuple[int, ...]  # who places each colour
+    seat_of_colour: tuple[int | None, ...]  # None: a shared colour, placed by the seats in rotation
+    pieces: tuple[str, ...] = PIECE_NAMES
+    free_order: bool = False  # any colour may be placed at any time, instead of colours taking turns
+    puzzle: bool = False  # solo: the result is the squares left, not a ranking
 
     @property
     def board(self) -> Board:
         return geometry.board(self.width, self.height)
 
 
-VARIANTS: dict[str, Variant] = {
-    # spec 3.1: four players, one colour each, play order blue, yellow, red, green (1.2)
-    "four_player": Variant(
-        "four_player", 20, 20, ("blue", "yellow", "red", "green"),
-        ((0, 0), (19, 0), (19, 19), (0, 19)), 4, (0, 1, 2, 3),
-    ),
-}
+VARIANTS: dict[str, Variant] = {v.name: v for v in (
+    Variant("four_player", "four players, one colour each (spec 3.1)",
+            20, 20, FOUR_COLOURS, CORNERS_20, 4, (0, 1, 2, 3)),
+    Variant("three_player", "three players; green is shared, its n-th piece placed by seat n mod 3 "
+            "and its score counted for no one (spec 3.3)",
+            20, 20, FOUR_COLOURS, CORNERS_20, 3, (0, 1, 2, None)),
+    Variant("two_player", "two players on diagonal corners: seat 0 blue and red, seat 1 yellow and green (3.2)",
+            20, 20, FOUR_COLOURS, CORNERS_20, 2, (0, 1, 0, 1)),
+    Variant("solo_all_pieces", "solo puzzle 1: one player places all 84 pieces under the four-player rules (3.4)",
+            20, 20, FOUR_COLOURS, CORNERS_20, 1, (0, 0, 0, 0), puzzle=True),
+    Variant("solo_rectangle", "solo puzzle 2: the 20 four-square pieces into an 8-row by 10-column "
+            "rectangle, any colour at any time, starting anywhere (3.5)",
+            10, 8, FOUR_COLOURS, None, 1, (0, 0, 0, 0), pieces=("I4", "L4", "T4", "Z4", "O4"),
+            free_order=True, puzzle=True),
+    Variant("duo", "Blokus Duo: 14x14, two players, purple first, starts (4,4) and (9,9) (5.1)",
+            14, 14, ("purple", "orange"), ((4, 4), (9, 9)), 2, (0, 1)),
+)}
+VARIANT_FOR_PLAYERS = {4: "four_player", 3: "three_player", 2: "two_player", 1: "solo_all_pieces"}
 
 OPTIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "variant": {"enum": sorted(VARIANTS), "default": "four_player",
-                    "description": "Which board and player count (spec section 3)."},
+        "variant": {"enum": list(VARIANTS),
+                    "description": "Board and player count. Default by player count: 4 four_player, "
+                                   "3 three_player, 2 two_player, 1 solo_all_pieces. "
+                                   + "; ".join(f"{v.name}: {v.description}" for v in VARIANTS.values())},
         "scoring": {"enum": ["simple", "advanced"], "default": "simple",
-                    "description": "simple: squares left, fewest wins (spec 4.1); "
-                                   "advanced: -1 per square left, +15 all placed, +20 if the last was the monomino (4.2)."},
+                    "description": "simple: squares left, fewest wins (spec 4.1); advanced: -1 per square "
+                                   "left, +15 all placed, +20 if the last was the monomino (4.2). The solo "
+                                   "puzzles are scored by squares left."},
         "start_corners": {"enum": ["fixed", "any_free"], "default": "fixed",
-                          "description": "fixed: each colour starts in its own corner (spec 1.5, 2.2); "
-                                         "any_free: a colour's first piece may cover any empty board corner."},
+                          "description": "fixed: each colour starts on its own square (spec 1.5, 2.2); any_free: "
+                                         "a colour's first piece may cover any empty start square."},
         "allow_voluntary_pass": {"type": "boolean", "default": False,
-                                 "description": "Let a colour stop placing (it is then out for the rest of the game, spec 2.7)."},
+                                 "description": "Let a colour stop placing; it is then out for the rest of the "
+                                                "game (spec 2.7)."},
+        "puzzle_corner_contact": {"enum": ["required", "optional"], "default": "required",
+                                  "description": "solo_rectangle only: whether each later piece of a colour must "
+                                                 "touch its colour corner to corner (spec 3.5)."},
     },
 }
 
@@ -77,25 +107,32 @@ class Blokus:
     info = GameInfo(
         id="blokus",
         name="Blokus",
-        min_players=4,
+        min_players=1,
         max_players=4,
         hidden_information=False,
         chance=False,
-        description="Place your 21 pieces corner to corner; never edge to edge with your own colour.",
+        description="Place your pieces corner to corner, never edge to edge with your own colour. "
+                    "Variants for 1 to 4 players, the solo puzzles and Blokus Duo.",
     )
     options_schema = OPTIONS_SCHEMA
     action_schema = BlokusAction
+    record_type = sgf.MIME
+    render_svg = staticmethod(render_svg)
 
     # -- setup -----------------------------------------------------------------
 
     def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
-        resolved = {key: spec["default"] for key, spec in OPTIONS_SCHEMA["properties"].items()}
-        resolved.update(options)
-        variant = VARIANTS[resolved["variant"]]
+        name = options.get("variant", VARIANT_FOR_PLAYERS.get(players, "four_player"))
+        variant = VARIANTS[name]
         if players != variant.players:
-            raise InvalidOptions(
-                "players", f"the {variant.name} variant is for {variant.players} players, not {players}"
-            )
+            raise InvalidOptions("players", f"the {name} variant is for {variant.players} "
+                                            f"player{'s' * (variant.players > 1)}, not {players}")
+        if variant.puzzle and options.get("scoring") == "advanced":
+            raise InvalidOptions("options.scoring", "the solo puzzles are scored by the squares left (spec 3.4, 3.5)")
+        if "puzzle_corner_contact" in options and not variant.free_order:
+            raise InvalidOptions("options.puzzle_corner_contact", "only the solo_rectangle variant has this option")
+        resolved = {key: spec["default"] for key, spec in OPTIONS_SCHEMA["properties"].items() if "default" in spec}
+        resolved.update(options, variant=name)
         return resolved
 
     def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
@@ -106,73 +143,103 @@ class Blokus:
             "scoring": options["scoring"],
             "start_corners": options["start_corners"],
             "allow_voluntary_pass": options["allow_voluntary_pass"],
+            "corner_contact": options["puzzle_corner_contact"] == "required",
             "cells": [0] * n,
-            "pieces_left": [list(PIECE_NAMES) for _ in range(n)],
+            "pieces_left": [list(variant.pieces) for _ in range(n)],
             "last_piece": [None] * n,
             "out": [False] * n,
-            "to_move": 0,
+            "to_move": None if variant.free_order else 0,
+            "over": False,
             "placements": 0,
         }
 
     # -- who acts ----------------------------------------------------------------
 
+    @staticmethod
+    def seat_for(state: State, colour: int) -> int:
+        """The seat that places ``colour`` now; a shared colour rotates over the seats (spec 3.3)."""
+        variant = VARIANTS[state["variant"]]
+        seat = variant.seat_of_colour[colour]
+        if seat is None:
+            return (len(variant.pieces) - len(state["pieces_left"][colour])) % variant.players
+        return seat
+
     def to_act(self, state: State) -> list[int]:
-        colour = state["to_move"]
-        if colour is None:
+        if state["over"]:
             return []
-        return [VARIANTS[state["variant"]].seat_of_colour[colour]]
+        if state["to_move"] is None:  # free order: the solo player places any colour
+            return [0]
+        return [self.seat_for(state, state["to_move"])]
 
     def is_over(self, state: State) -> bool:
-        return state["to_move"] is None
+        return state["over"]
+
+    def colours_to_place(self, state: State) -> list[int]:
+        """The colours the player to act may place now."""
+        if state["over"]:
+            return []
+        if state["to_move"] is None:
+            return [c for c, out in enumerate(state["out"]) if not out]
+        return [state["to_move"]]
 
     # -- the rules of placement ----------------------------------------------------
 
     def _attach_squares(self, state: State, colour: int, free: int) -> int:
-        """Squares a new piece of ``colour`` must cover one of (spec 2.2, 2.3)."""
+        """Squares a new piece of ``colour`` must cover one of (spec 2.2, 2.3, 3.5)."""
         variant = VARIANTS[state["variant"]]
         board = variant.board
         own = state["cells"][colour]
         if own:
-            return board.corner_neighbours(own) & free
-        if state["start_corners"] == "fixed":
-            starts = [variant.starts[colour]]
-        else:
-            starts = [(0, 0), (board.width - 1, 0), (0, board.height - 1), (board.width - 1, board.height - 1)]
+            return board.corner_neighbours(own) & free if state["corner_contact"] else free
+        if variant.starts is None:
+            return free  # spec 3.5: start anywhere
+        starts = variant.starts if state["start_corners"] == "any_free" else [variant.starts[colour]]
         return board.mask(starts) & free
 
-    def _occupied(self, state: State) -> int:
+    @staticmethod
+    def _occupied(state: State) -> int:
         occupied = 0
         for cells in state["cells"]:
             occupied |= cells
         return occupied
 
-    def placements(self, state: State, colour: int) -> list[tuple[int, int]]:
-        """All legal (orientation, anchor) pairs of ``colour``: the engine's fast move list."""
+    def _move_tables(self, state: State, colour: int, occupied: int):
         board = VARIANTS[state["variant"]].board
-        free = board.free_for(state["cells"][colour], self._occupied(state))
+        free = board.free_for(state["cells"][colour], occupied)
         attach = self._attach_squares(state, colour, free)
         pieces = [PIECE_BY_NAME[name].index for name in state["pieces_left"][colour]]
-        return board.placements(free, attach, pieces)
+        return board, free, attach, pieces
+
+    def placements(self, state: State, colour: int) -> list[tuple[int, int, int]]:
+        """Every legal (colour, orientation, anchor) of ``colour``: the engine's fast move list."""
+        board, free, attach, pieces = self._move_tables(state, colour, self._occupied(state))
+        return board.placements(free, attach, pieces, colour)
+
+    def all_placements(self, state: State) -> list[tuple[int, int, int]]:
+        """Every legal (colour, orientation, anchor) for the player to act: the full move list."""
+        occupied = self._occupied(state)
+        moves: list[tuple[int, int, int]] = []
+        for colour in self.colours_to_place(state):
+            board, free, attach, pieces = self._move_tables(state, colour, occupied)
+            moves += board.placements(free, attach, pieces, colour)
+        return moves
 
     def has_placement(self, state: State, colour: int) -> bool:
-        board = VARIANTS[state["variant"]].board
-        free = board.free_for(state["cells"][colour], self._occupied(state))
-        attach = self._attach_squares(state, colour, free)
-        pieces = [PIECE_BY_NAME[name].index for name in state["pieces_left"][colour]]
+        board, free, attach, pieces = self._move_tables(state, colour, self._occupied(state))
         return board.has_placement(free, attach, pieces)
 
     def check_placement(self, state: State, colour: int, piece: str | None, cells) -> tuple[str, int]:
         """The piece name and square mask of a placement, or IllegalAction naming the rule it breaks."""
         variant = VARIANTS[state["variant"]]
         board = variant.board
+        name_of_colour = variant.colours[colour]
         cells = [tuple(c) for c in cells]
         if len(set(cells)) != len(cells):
             raise IllegalAction("not_a_piece", "a square is listed twice")
         for x, y in cells:
             if not board.on_board(x, y):
                 raise IllegalAction(
-                    "off_board", f"square ({x}, {y}) is off the {board.width}x{board.height} board (spec 2.1)"
-                )
+                    "off_board", f"square ({x}, {y}) is off the {board.width}x{board.height} board (spec 2.1)")
         found = board.identify(cells)
         if found is None:
             raise IllegalAction("not_a_piece", "these squares do not form any Blokus piece (spec 1.3)")
@@ -180,28 +247,25 @@ class Blokus:
         if piece is not None and piece != name:
             raise IllegalAction("piece_mismatch", f"these squares form the {name} piece, not {piece}")
         if name not in state["pieces_left"][colour]:
-            raise IllegalAction("piece_used", f"{variant.colours[colour]} has already placed its {name} piece")
+            held = "has already placed" if name in variant.pieces else "does not have"
+            raise IllegalAction("piece_used", f"{name_of_colour} {held} its {name} piece")
         mask = board.mask(cells)
-        own = state["cells"][colour]
-        if mask & self._occupied(state):
+        occupied = self._occupied(state)
+        if mask & occupied:
             raise IllegalAction("overlap", "the piece would cover a square that is already taken (spec 2.1)")
+        own = state["cells"][colour]
         if not own:
-            if not mask & self._attach_squares(state, colour, board.squares & ~self._occupied(state)):
-                where = (
-                    f"the {variant.colours[colour]} start corner {variant.starts[colour]}"
-                    if state["start_corners"] == "fixed" else "an empty corner of the board"
-                )
+            if not mask & self._attach_squares(state, colour, board.squares & ~occupied):
+                where = (f"the {name_of_colour} start square {variant.starts[colour]}"
+                         if state["start_corners"] == "fixed" else "an empty start square")
                 raise IllegalAction("must_cover_start", f"a colour's first piece must cover {where} (spec 2.2)")
             return name, mask
         if mask & board.edge_neighbours(own):
             raise IllegalAction(
-                "edge_contact", f"the piece would share an edge with another {variant.colours[colour]} piece (spec 2.4)"
-            )
-        if not mask & board.corner_neighbours(own):
+                "edge_contact", f"the piece would share an edge with another {name_of_colour} piece (spec 2.4)")
+        if state["corner_contact"] and not mask & board.corner_neighbours(own):
             raise IllegalAction(
-                "corner_rule",
-                f"the piece must touch another {variant.colours[colour]} piece corner to corner (spec 2.3)",
-            )
+                "corner_rule", f"the piece must touch another {name_of_colour} piece corner to corner (spec 2.3)")
         return name, mask
 
     # -- actions to events ---------------------------------------------------------------
@@ -209,19 +273,37 @@ class Blokus:
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if seat not in self.to_act(state):
             return []
-        colour = state["to_move"]
-        board = VARIANTS[state["variant"]].board
+        variant = VARIANTS[state["variant"]]
+        board = variant.board
         actions: list[Action] = [
             {
                 "type": "place",
+                "colour": variant.colours[colour],
                 "piece": PIECES[geometry.ORIENTATIONS[o].piece].name,
-                "cells": [list(c) for c in board.placement_cells(o, anchor)],
+                "cells": board.placement_cells(o, anchor),
             }
-            for o, anchor in self.placements(state, colour)
+            for colour, o, anchor in self.all_placements(state)
         ]
-        if state["allow_voluntary_pass"]:
+        if state["allow_voluntary_pass"] and not variant.free_order:
             actions.append({"type": "pass"})
         return actions
+
+    def _colour_of(self, state: State, action: Action) -> int:
+        variant = VARIANTS[state["variant"]]
+        named = action.get("colour")
+        if named is not None and named not in variant.colours:
+            raise IllegalAction("wrong_colour", f"there is no {named} in the {variant.name} variant")
+        if state["to_move"] is None:  # free order
+            if named is None:
+                raise IllegalAction("colour_required", "say which colour to place: any colour may move (spec 3.5)")
+            colour = variant.colours.index(named)
+            if state["out"][colour]:
+                raise IllegalAction("wrong_colour", f"{named} can place no more pieces")
+            return colour
+        colour = state["to_move"]
+        if named is not None and named != variant.colours[colour]:
+            raise IllegalAction("wrong_colour", f"it is {variant.colours[colour]}'s turn, not {named}'s")
+        return colour
 
     def play(self, state: State, seat: int, action: Action) -> list[Event]:
         if self.is_over(state):
@@ -229,12 +311,12 @@ class Blokus:
         if seat not in self.to_act(state):
             raise IllegalAction("not_your_turn", "it is not this seat's turn")
         variant = VARIANTS[state["variant"]]
-        colour = state["to_move"]
         if action["type"] == "pass":
-            if not state["allow_voluntary_pass"]:
+            if not state["allow_voluntary_pass"] or variant.free_order:
                 raise IllegalAction("pass_not_allowed", "there is no voluntary pass in this match (spec 2.7)")
-            events = [self._out(variant, colour, "passed")]
+            events = [self._out(state, self._colour_of(state, action), "passed")]
         else:
+            colour = self._colour_of(state, action)
             name, mask = self.check_placement(state, colour, action.get("piece"), action["cells"])
             cells = sorted(variant.board.cells(mask), key=lambda c: (c[1], c[0]))
             events = [{
@@ -245,24 +327,31 @@ class Blokus:
         return events + self._consequences(fold(self, state, events))
 
     def _consequences(self, state: State) -> list[Event]:
-        """Colours skipped because they cannot place (spec 2.7), then the end (2.8)."""
-        variant = VARIANTS[state["variant"]]
+        """Colours that can no longer place go out, skipped automatically (spec 2.7); then the end (2.8)."""
         events: list[Event] = []
-        while state["to_move"] is not None and not self.has_placement(state, state["to_move"]):
-            colour = state["to_move"]
+
+        def out(colour):
+            nonlocal state
             reason = "all_pieces_placed" if not state["pieces_left"][colour] else "no_legal_move"
-            event = self._out(variant, colour, reason)
-            events.append(event)
-            state = self.apply(state, event)
-        if state["to_move"] is None:
+            events.append(self._out(state, colour, reason))
+            state = self.apply(state, events[-1])
+
+        if state["to_move"] is None:  # free order: every colour may move, so check them all now
+            for colour in [c for c, gone in enumerate(state["out"]) if not gone]:
+                if not self.has_placement(state, colour):
+                    out(colour)
+        else:
+            while state["to_move"] is not None and not self.has_placement(state, state["to_move"]):
+                out(state["to_move"])
+        if all(state["out"]):
             events.append({"type": "game_over", "seat": None, "data": {"reason": "no_colour_can_place"}})
         return events
 
-    @staticmethod
-    def _out(variant: Variant, colour: int, reason: str) -> Event:
+    def _out(self, state: State, colour: int, reason: str) -> Event:
+        variant = VARIANTS[state["variant"]]
         return {
             "type": "colour_out",
-            "seat": variant.seat_of_colour[colour],
+            "seat": self.seat_for(state, colour),
             "data": {"colour": variant.colours[colour], "reason": reason},
         }
 
@@ -272,10 +361,11 @@ class Blokus:
         variant = VARIANTS[state["variant"]]
         kind = event["type"]
         data = event["data"]
-        if kind == "game_over":
-            return state
-        colour = variant.colours.index(data["colour"])
         new = dict(state)
+        if kind == "game_over":
+            new.update(over=True, to_move=None)
+            return new
+        colour = variant.colours.index(data["colour"])
         if kind == "placed":
             cells = list(state["cells"])
             cells[colour] |= variant.board.mask(tuple(c) for c in data["cells"])
@@ -291,7 +381,8 @@ class Blokus:
             new["out"] = out
         else:
             raise ValueError(f"blokus: unknown event type {kind!r}")
-        new["to_move"] = self._next_colour(new, colour)
+        if state["to_move"] is not None and (kind == "placed" or state["to_move"] == colour):
+            new["to_move"] = self._next_colour(new, colour)
         return new
 
     @staticmethod
@@ -313,9 +404,9 @@ class Blokus:
             for x, y in board.cells(mask):
                 grid[y][x] = variant.colours[colour]
         to_move = state["to_move"]
-        return {
+        view = {
             "variant": variant.name,
-            "scoring": state["scoring"],
+            "scoring": "squares_left" if variant.puzzle else state["scoring"],
             "width": board.width,
             "height": board.height,
             "board": grid,
@@ -323,7 +414,7 @@ class Blokus:
                 {
                     "colour": name,
                     "seat": variant.seat_of_colour[c],
-                    "start": list(variant.starts[c]),
+                    "start": list(variant.starts[c]) if variant.starts else None,
                     "pieces_left": list(state["pieces_left"][c]),
                     "squares_left": _squares(state["pieces_left"][c]),
                     "out": state["out"][c],
@@ -331,18 +422,25 @@ class Blokus:
                 for c, name in enumerate(variant.colours)
             ],
             "to_move": None if to_move is None else {
-                "colour": variant.colours[to_move], "seat": variant.seat_of_colour[to_move]
-            },
+                "colour": variant.colours[to_move], "seat": self.seat_for(state, to_move)},
+            "free_order": variant.free_order,
+            "over": state["over"],
             "placements": state["placements"],
         }
+        shared = [c for c, seat_of in enumerate(variant.seat_of_colour) if seat_of is None]
+        if shared:  # spec 3.3: say who places the shared colour next
+            view["shared_colour"] = {"colour": variant.colours[shared[0]],
+                                     "next_seat": self.seat_for(state, shared[0])}
+        return view
 
     def event_view(self, event: Event, seat: int | None) -> Event:
         return event  # spec 6.2: nothing in Blokus is hidden
 
     def scores(self, state: State) -> dict[str, Any]:
-        """Spec section 4: simple (squares left, fewest wins) or advanced (highest wins)."""
+        """Spec section 4 (simple: squares left, fewest wins; advanced: highest wins); the solo
+        puzzles report the squares left and whether the puzzle is solved (3.4, 3.5)."""
         variant = VARIANTS[state["variant"]]
-        advanced = state["scoring"] == "advanced"
+        advanced = state["scoring"] == "advanced" and not variant.puzzle
         per_colour = []
         for c, name in enumerate(variant.colours):
             left = _squares(state["pieces_left"][c])
@@ -358,14 +456,25 @@ class Blokus:
             })
         scores = [0] * variant.players
         for entry in per_colour:
-            if entry["seat"] is not None:
+            if entry["seat"] is not None:  # a shared colour counts for no one (spec 3.3)
                 scores[entry["seat"]] += entry["score"]
-        return {
-            "scoring": state["scoring"],
+        result = {
+            "scoring": "squares_left" if variant.puzzle else state["scoring"],
             "scores": scores,
             "ranks": ranks(scores, higher_is_better=advanced),
             "colours": per_colour,
         }
+        if variant.puzzle:
+            result["solved"] = scores[0] == 0
+        return result
+
+    # -- game records (spec 5.2) --------------------------------------------------------------
+
+    def export_record(self, options: dict[str, Any], players: list[str], events: list[Event]) -> str:
+        return sgf.export(VARIANTS[options["variant"]], players, events)
+
+    def import_record(self, text: str) -> tuple[dict[str, Any], list[str], list[Action]]:
+        return sgf.parse(text, VARIANTS)
 
 
 def _squares(piece_names) -> int:

@@ -93,6 +93,9 @@ class Board:
         self.slot_shifts = sorted({s for sh in shifts for s in sh})
         slot_of = {s: k for k, s in enumerate(self.slot_shifts)}
         self.masks = [sum(1 << s for s in sh) for sh in shifts]
+        self._bytes = (self.squares.bit_length() + 7) // 8
+        self._dense = self.squares.bit_length() <= 128
+        self._byte_moves: dict[int, tuple] = {}
         # per piece: (orientation index, slot indices of its squares)
         self.by_piece = [
             [(o.index, tuple(slot_of[s] for s in shifts[o.index])) for o in ORIENTATIONS if o.piece == p.index]
@@ -122,9 +125,9 @@ class Board:
             mask ^= low
         return out
 
-    def placement_cells(self, orientation: int, anchor: int) -> list[Cell]:
+    def placement_cells(self, orientation: int, anchor: int) -> list[list[int]]:
         ax, ay = anchor % self.stride, anchor // self.stride
-        return [(ax + x, ay + y) for x, y in ORIENTATIONS[orientation].cells]
+        return [[ax + x, ay + y] for x, y in ORIENTATIONS[orientation].cells]
 
     def identify(self, cells) -> tuple[int, int] | None:
         """(orientation, anchor) of a set of on-board squares, or None if they form no piece."""
@@ -171,20 +174,54 @@ class Board:
                 if hits:
                     yield o, hits
 
-    def placements(self, free: int, attach: int, pieces) -> list[tuple[int, int]]:
-        """Every (orientation, anchor) of ``pieces`` lying on ``free`` squares and covering an ``attach`` square."""
-        found = []
-        add = found.append
-        if attach:
-            for o, hits in self._anchors(free, attach, pieces):
-                while hits:
-                    low = hits & -hits
-                    add((o, low.bit_length() - 1))
-                    hits ^= low
+    def placements(self, free: int, attach: int, pieces, colour: int = 0) -> list[tuple[int, int, int]]:
+        """Every (colour, orientation, anchor) of ``pieces`` on ``free`` squares covering an ``attach`` square.
+
+        The hot loop of every bot and of every legal-actions call, so ``_anchors`` is written out
+        here rather than called. On small boards (the solo rectangle, where hundreds of anchors are
+        legal at once) the moves come out a byte of anchors at a time, from a memo of the move tuples
+        each (colour, orientation, byte position, byte value) stands for."""
+        found: list[tuple[int, int, int]] = []
+        if not attach:
+            return found
+        shifts = self.slot_shifts
+        free_at = [free >> s for s in shifts]
+        attach_at = [attach >> s for s in shifts]
+        add, extend, by_piece = found.append, found.extend, self.by_piece
+        dense, width, memo = self._dense, self._bytes, self._byte_moves
+        for p in pieces:
+            for o, slots in by_piece[p]:
+                hits = 0
+                for k in slots:
+                    hits |= attach_at[k]
+                if not hits:
+                    continue
+                for k in slots:
+                    hits &= free_at[k]
+                    if not hits:
+                        break
+                else:
+                    if dense:
+                        key = (colour * len(ORIENTATIONS) + o) * width * 256
+                        for i, byte in enumerate(hits.to_bytes(width, "little")):
+                            if byte:
+                                moves = memo.get(key + i * 256 + byte)
+                                if moves is None:
+                                    moves = memo[key + i * 256 + byte] = tuple(
+                                        (colour, o, 8 * i + bit) for bit in _BITS[byte])
+                                extend(moves)
+                    else:
+                        while hits:
+                            low = hits & -hits
+                            add((colour, o, low.bit_length() - 1))
+                            hits ^= low
         return found
 
     def has_placement(self, free: int, attach: int, pieces) -> bool:
         return bool(attach) and next(self._anchors(free, attach, pieces), None) is not None
+
+
+_BITS = [tuple(bit for bit in range(8) if byte >> bit & 1) for byte in range(256)]
 
 
 @functools.cache
