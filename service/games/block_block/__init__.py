@@ -1,0 +1,6 @@
+"""BLOCK.BLOCK (spec: ``../shared/rules/block-block.md``): 3D stacking for two players, with its
+piece set as a content pack (``packs/bb-default-generated.json``, the spec's generated default)."""
+
+from service.games.block_block.engine import BlockBlock
+
+GAME = BlockBlock()

@@ -1,0 +1,747 @@
+"""BLOCK.BLOCK: three-dimensional stacking for two players, as a pure state machine.
+
+Rules: ``../shared/rules/block-block.md`` (the spec) after the bilingual rules sheet
+(``../shared/seeds/003_f7e545c0f489a591.txt``). Brown (the first player) and white place polycube
+pieces in turn on a small board, in any of the 24 rotations, with no gap under any cube; a player
+may not place the shape the opponent has just placed unless nothing else fits, no piece may sit
+exactly on a piece of the same shape turned the same way, and brown's half piece goes last. A
+player with no legal placement loses at once; otherwise, when every piece is placed, the colour
+seen on top of each cell scores (the half piece 0.5) and the higher score wins. Rule numbers of the
+spec are quoted where they are enforced, and every [DEF] reading has its config key (spec 7.6).
+
+The piece set is data (spec 1.8): a pack, loaded and checked by ``pack.load_pack``; the shipped
+``bb-default-generated`` is the spec's reasoned default, not the publisher's set.
+
+State (plain data; see ``setup``): the board as per-cell lists (height, top colour, which piece is
+on top), every placed piece, each colour's remaining pieces and last shape class, who moves, and
+the result. Events: ``piece_placed``, ``no_legal_placement``, ``resigned`` and ``game_over``.
+
+Error codes (``IllegalAction.reason``) are the spec's codes of 8.2 in the API's lower case, checked
+in the spec's order: ``not_your_turn``, ``no_such_piece`` (R-2.2), ``half_piece_not_last`` (R-2.3),
+``no_such_rotation`` (1.4.2; ids 24..47 need ``allow_reflection``), ``out_of_board`` (R-2.4),
+``z_mismatch`` (AE-1), ``placement_mismatch`` (AE-1: the action's ``cubes``/``top_colours`` differ
+from the derived ones), ``over_max_height`` (R-2.4), ``unsupported`` (R-2.5), ``not_adjacent``
+(R-2.6 with ``require_adjacency``), ``same_shape_stack`` (R-2.7), ``same_shape_as_opponent``
+(R-2.8); and ``game_over`` once the game has ended.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from service.games.block_block import geometry
+from service.games.block_block.actions import BlockBlockAction
+from service.games.block_block.geometry import Anchor, Orientation
+from service.games.block_block.pack import fit_warnings, load_pack, shape_spec
+from service.games.block_block.svg import render_svg
+from service.games.protocol import (
+    Action,
+    Event,
+    GameInfo,
+    IllegalAction,
+    InvalidOptions,
+    State,
+    ranks,
+)
+
+BROWN, WHITE = 0, 1
+COLOURS = ("BROWN", "WHITE")
+
+DEFAULT_PACK_NAME = "bb-default-generated"
+DEFAULT_PACK: dict[str, Any] = load_pack(json.loads(
+    (Path(__file__).parent / "packs" / f"{DEFAULT_PACK_NAME}.json").read_text(encoding="utf-8")))
+"""The shipped default pack, loaded once at import (spec 1.8.3)."""
+
+
+def _enum(values, default, description):
+    return {"enum": list(values), "default": default, "description": description}
+
+
+OPTIONS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "pack": {"type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "default": DEFAULT_PACK_NAME,
+                 "description": "The piece-set pack (spec key content_pack_id, A-02). The default "
+                                "bb-default-generated is the spec's reasoned guess (1.3), not the publisher's set."},
+        "pack_strict_counts": {"type": "boolean", "default": True,
+                               "description": "Refuse a pack that breaks K-7 (10 pieces of 7 shapes, brown "
+                                              "plus one 1-cube half piece) or K-8 (only 3- and 4-cube bars "
+                                              "have opponent-coloured ends) (spec 1.8.2)."},
+        "board_size": {
+            "anyOf": [{"const": "pack"},
+                      {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 32},
+                       "minItems": 2, "maxItems": 2}],
+            "default": "pack",
+            "description": "[width, depth] of the board, overriding the pack's; \"pack\": the pack's "
+                           "board (4 x 4 in the default pack) (A-01, D-1)."},
+        "max_height": {
+            "anyOf": [{"const": "pack"}, {"type": "null"}, {"type": "integer", "minimum": 1, "maximum": 64}],
+            "default": "pack",
+            "description": "Height limit: no cube at z >= max_height (R-2.4); null: no limit; \"pack\": "
+                           "the pack's maxHeight (none in the default pack) (A-03, D-4)."},
+        "use_half_piece": {"type": "boolean", "default": True,
+                           "description": "Brown's extra 1x1x1 half piece is used (S-4, A-06)."},
+        "half_piece_scoring": _enum(["BROWN_HALF", "SPLIT"], "BROWN_HALF",
+                                    "A visible half-piece face scores 0.5 for brown (BROWN_HALF) or 0.5 for "
+                                    "each player (SPLIT) (E-2, A-05)."),
+        "half_piece_shape_class": _enum(["GEOMETRIC", "OWN"], "GEOMETRIC",
+                                        "The half piece's shape class for R-2.7/R-2.8: that of the regular "
+                                        "shape with the same cubes (I1) (GEOMETRIC), or its own (OWN) (A-04)."),
+        "orientation_equivalence": _enum(["GEOMETRY", "GEOMETRY_AND_COLOURS"], "GEOMETRY",
+                                         "\"Same orientation\" in R-2.7 compares the cubes only, or the cubes "
+                                         "and the face colour labels (A-07)."),
+        "allow_reflection": {"type": "boolean", "default": False,
+                             "description": "Also allow mirror images (rotation ids 24..47 = mirror x, then "
+                                            "rotation id - 24); only proper rotations by default (1.4.1, A-09)."},
+        "same_shape_stack_rule": _enum(["EXACT_COVER", "ANY_CONTACT"], "EXACT_COVER",
+                                       "R-2.7: a piece may not sit exactly on a piece of the same class and "
+                                       "orientation (EXACT_COVER), or not rest on one at all (ANY_CONTACT) (A-10)."),
+        "same_shape_stack_owner_scope": _enum(["ANY", "OPPONENT_ONLY"], "ANY",
+                                              "R-2.7 applies to pieces of both colours (ANY) or only to the "
+                                              "opponent's (OPPONENT_ONLY) (A-11)."),
+        "same_shape_ban": {"type": "boolean", "default": True,
+                           "description": "R-2.8: not the shape class the opponent has just placed, unless "
+                                          "nothing else fits (A-12)."},
+        "tie_break": _enum(["DRAW", "FIRST_PLAYER", "SECOND_PLAYER"], "DRAW",
+                           "Equal scores: a draw, or brown (FIRST_PLAYER) or white (SECOND_PLAYER) wins (E-5, A-14)."),
+        "require_adjacency": {"type": "boolean", "default": False,
+                              "description": "From the second placement on, a piece must share a face with an "
+                                             "earlier piece (R-2.6, A-13)."},
+        "loss_check_timing": _enum(["START_OF_TURN", "ON_REQUEST"], "START_OF_TURN",
+                                   "When a player with no legal placement loses (R-1.1, A-16): as their turn "
+                                   "starts, or (ON_REQUEST) when they next submit a placement; their legal "
+                                   "actions are then empty, and any placement ends the game."),
+        "first_player": {"enum": ["random", 0, 1], "default": "random",
+                         "description": "The seat that plays brown and moves first; \"random\": drawn from the "
+                                        "match seed (S-2, A-15)."},
+    },
+}
+
+RULE_KEYS = ("half_piece_scoring", "orientation_equivalence", "allow_reflection", "same_shape_stack_rule",
+             "same_shape_stack_owner_scope", "same_shape_ban", "tie_break", "require_adjacency",
+             "loss_check_timing", "use_half_piece", "half_piece_shape_class", "pack_strict_counts")
+
+
+# -- compiled tables (a cache: always rebuildable from the state) ------------------------------------------
+
+
+class Tables:
+    """Every orientation of every shape of a match, and every on-board anchor of each, for its board."""
+
+    def __init__(self, shapes: list[dict[str, Any]], width: int, depth: int, allow_reflection: bool):
+        self.orientations: dict[str, tuple[Orientation, ...]] = {}
+        self.by_rotation: dict[str, dict[int, Orientation]] = {}
+        self.placeable: dict[str, tuple[tuple[Orientation, tuple[Anchor, ...]], ...]] = {}
+        for shape in shapes:
+            distinct, by_rotation = geometry.orientations(shape_spec(shape), allow_reflection)
+            sid = shape["shapeId"]
+            self.orientations[sid] = distinct
+            self.by_rotation[sid] = by_rotation
+            self.placeable[sid] = tuple(
+                (o, geometry.anchors(o, width, depth)) for o in distinct if o.solid
+            )
+
+
+_TABLES: dict[str, Tables] = {}
+_TABLES_MAX = 64
+_TABLES_LOCK = threading.Lock()
+
+
+def tables(state: State) -> Tables:
+    """The match's tables, built once per pack, board and reflection setting (``state["tables"]`` is
+    their digest) and kept in a small memo: a cache of pure data, rebuilt from the state on a miss."""
+    key = state["tables"]
+    found = _TABLES.get(key)
+    if found is None:
+        found = Tables(state["shapes"], state["width"], state["depth"], state["rules"]["allow_reflection"])
+        with _TABLES_LOCK:
+            while len(_TABLES) >= _TABLES_MAX:
+                _TABLES.pop(next(iter(_TABLES)))
+            _TABLES[key] = found
+    return found
+
+
+def _halves(n: int) -> int | float:
+    """A score kept in half points, as a number: 17 -> 8.5, 14 -> 7."""
+    return n // 2 if n % 2 == 0 else n / 2
+
+
+class BlockBlock:
+    info = GameInfo(
+        id="block-block",
+        name="BLOCK.BLOCK",
+        min_players=2,
+        max_players=2,
+        hidden_information=False,
+        chance=False,
+        description="Stack polycubes in 3D, no gaps underneath; the colours seen from above score. "
+                    "Piece set: a generated default, not the publisher's.",
+    )
+    options_schema = OPTIONS_SCHEMA
+    action_schema = BlockBlockAction
+    default_pack = DEFAULT_PACK_NAME
+
+    # -- content and options -------------------------------------------------------------------------
+
+    def load_pack(self, data: Any, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Spec 1.8: schema and checks K-1..K-6 (InvalidPack), K-7/K-8 findings and K-9 warnings kept;
+        the option-dependent checks run in ``setup``, which has the options and the pack."""
+        return load_pack(data)
+
+    def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
+        if players != 2:
+            raise InvalidOptions("players", f"BLOCK.BLOCK is for exactly 2 players, not {players} (S-1)")
+        resolved = {key: spec["default"] for key, spec in OPTIONS_SCHEMA["properties"].items()}
+        resolved.update(options)
+        size = resolved["board_size"]
+        if size != "pack" and (not isinstance(size, list) or len(size) != 2
+                               or not all(isinstance(v, int) and 1 <= v <= 32 for v in size)):
+            raise InvalidOptions("options.board_size", "must be \"pack\" or [width, depth], each 1 to 32 (A-01)")
+        height = resolved["max_height"]
+        if height not in ("pack", None) and not (isinstance(height, int) and 1 <= height):
+            raise InvalidOptions("options.max_height", "must be \"pack\", null or an integer >= 1 (A-03)")
+        if resolved["first_player"] not in ("random", 0, 1) or isinstance(resolved["first_player"], bool):
+            raise InvalidOptions("options.first_player", "must be \"random\", 0 or 1 (A-15)")
+        return resolved
+
+    def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
+        """Spec section 2: the pack loaded and applied (S-3), the sets handed out (S-4), an empty
+        board (S-5), brown to move (S-6). ``content`` is the loaded pack; None means the shipped
+        default (only when the ``pack`` option names it)."""
+        if content is None:
+            if options["pack"] != DEFAULT_PACK_NAME:
+                raise InvalidOptions("options.pack", f"pack {options['pack']!r} was not supplied to setup")
+            content = DEFAULT_PACK
+        elif "checks" not in content:  # a raw pack document rather than a loaded one
+            content = load_pack(content)
+        if options["pack_strict_counts"] and content["checks"]["strict"]:
+            raise InvalidOptions("options.pack", f"pack {content['packId']!r} breaks the strict piece counts "
+                                                 f"(set pack_strict_counts to false to use it): "
+                                                 + "; ".join(content["checks"]["strict"]))
+        width, depth = (content["board"]["width"], content["board"]["depth"]) \
+            if options["board_size"] == "pack" else tuple(options["board_size"])
+        max_height = content["maxHeight"] if options["max_height"] == "pack" else options["max_height"]
+
+        # S-4, A-06: without the half piece, the mustBeLast entry leaves the set (brown's H by default)
+        sets = {colour: [e for e in content["sets"][colour]
+                         if options["use_half_piece"] or not e["mustBeLast"]] for colour in COLOURS}
+        shapes = content["shapes"]
+        classes = {s["shapeId"]: s["shapeClass"] for s in shapes}
+        if options["half_piece_shape_class"] == "GEOMETRIC":  # A-04: the half piece is "an I1"
+            regular = [s for s in shapes
+                       if any(e["shapeId"] == s["shapeId"] and not e["mustBeLast"]
+                              for colour in COLOURS for e in content["sets"][colour])]
+            for colour in COLOURS:
+                for entry in content["sets"][colour]:
+                    if entry["mustBeLast"]:
+                        half = next(s for s in shapes if s["shapeId"] == entry["shapeId"])
+                        twin = next((s for s in regular
+                                     if len(s["cubes"]) == len(half["cubes"])
+                                     and geometry.same_geometry_under_rotation(s["cubes"], half["cubes"])), None)
+                        if twin is not None:
+                            classes[half["shapeId"]] = twin["shapeClass"]
+        rules = {key: options[key] for key in RULE_KEYS}
+        digest = hashlib.sha256(json.dumps(
+            {"shapes": [[s["shapeId"], s["cubes"], s["defaultFaceColour"], s["faceColours"]] for s in shapes],
+             "board": [width, depth], "reflection": options["allow_reflection"]},
+            sort_keys=True).encode()).hexdigest()[:32]
+
+        if options["first_player"] == "random":  # S-2: drawn from the match seed, nothing else
+            brown_seat = hashlib.sha256(f"block-block:first-player:{seed}".encode()).digest()[0] & 1
+        else:
+            brown_seat = options["first_player"]
+        cells = width * depth
+        state: State = {
+            "pack": {"id": content["packId"], "version": content["version"],
+                     "provenance": content["provenance"], "note": content["provenanceNote"]},
+            "rules": rules,
+            "width": width,
+            "depth": depth,
+            "max_height": max_height,
+            "shapes": shapes,
+            "classes": classes,
+            "tables": digest,
+            "seats": [brown_seat, 1 - brown_seat],
+            "remaining": [{e["shapeId"]: e["count"] for e in sets[colour]} for colour in COLOURS],
+            "must_be_last": [[e["shapeId"] for e in sets[colour] if e["mustBeLast"]] for colour in COLOURS],
+            "last_class": [None, None],
+            "to_move": BROWN,
+            "move_no": 0,
+            "placed": [],
+            "heights": [0] * cells,
+            "tops": [None] * cells,
+            "top_piece": [None] * cells,
+            "result": None,
+            "warnings": fit_warnings(content, width, depth, max_height),
+        }
+        if rules["loss_check_timing"] == "START_OF_TURN" and not self.has_placement(state, BROWN):
+            # R-1.1 at the very first turn (only a custom pack on a tiny board can cause it). setup
+            # returns a state, not events, so the result is part of the initial state.
+            state["result"] = self._result(state, WHITE, "NO_LEGAL_PLACEMENT")
+            state["to_move"] = None
+        return state
+
+    # -- who acts ------------------------------------------------------------------------------------
+
+    def to_act(self, state: State) -> list[int]:
+        colour = state["to_move"]
+        return [] if colour is None else [state["seats"][colour]]
+
+    def is_over(self, state: State) -> bool:
+        return state["result"] is not None
+
+    # -- the rules of placement ----------------------------------------------------------------------
+
+    def _hand(self, state: State, colour: int):
+        """(shape id, class) of each shape the colour may place now: R-2.2 and R-2.3."""
+        remaining = state["remaining"][colour]
+        total = sum(remaining.values())
+        last = state["must_be_last"][colour]
+        classes = state["classes"]
+        for shape in state["shapes"]:
+            sid = shape["shapeId"]
+            if remaining.get(sid, 0) > 0 and (sid not in last or total == 1):
+                yield sid, classes[sid]
+
+    def _candidates(self, state: State, colour: int):
+        """Every placement satisfying R-2.2 to R-2.7 (before the R-2.8 ban), as
+        (shape id, class, orientation, anchor, z); in pack order, then rotation id, then y, x."""
+        t = tables(state)
+        h = state["heights"]
+        max_height = state["max_height"]
+        rules = state["rules"]
+        adjacency = rules["require_adjacency"] and state["move_no"] > 0
+        top_piece = state["top_piece"]
+        for sid, cls in self._hand(state, colour):
+            for o, anchors in t.placeable[sid]:
+                oh = o.height
+                for a in anchors:
+                    cells = a.cells
+                    z = 0
+                    for i, low in cells:
+                        d = h[i] - low
+                        if d > z:
+                            z = d
+                    if max_height is not None and z + oh > max_height:
+                        continue
+                    ok = True
+                    rests = False
+                    for i, low in cells:
+                        if h[i] != z + low:
+                            ok = False
+                            break
+                        if top_piece[i] is not None and z + low > 0:
+                            rests = True
+                    if not ok:
+                        continue
+                    if adjacency and not self._touches(state, o, a.x, a.y, z):
+                        continue
+                    if rests and self._stack_conflict(state, colour, sid, cls, o, cells, z, t) is not None:
+                        continue
+                    yield sid, cls, o, a, z
+
+    def _banned_class(self, state: State, colour: int) -> str | None:
+        """R-2.8: the class of the opponent's most recent placement, when the ban is on."""
+        if not state["rules"]["same_shape_ban"]:
+            return None
+        return state["last_class"][1 - colour]
+
+    def placements(self, state: State, colour: int) -> list[tuple[str, str, Orientation, Anchor, int]]:
+        """The complete legal list (AE-4): R-2.2..R-2.7, then R-2.8 with its exception (R-1.2)."""
+        found = list(self._candidates(state, colour))
+        banned = self._banned_class(state, colour)
+        if banned is not None:
+            others = [p for p in found if p[1] != banned]
+            if others:
+                return others
+        return found
+
+    def has_placement(self, state: State, colour: int) -> bool:
+        """R-1.1: whether the colour has any legal placement (the ban never empties the list, R-1.2)."""
+        return next(self._candidates(state, colour), None) is not None
+
+    def _stack_conflict(self, state: State, colour: int, sid: str, cls: str, o: Orientation,
+                        cells, z: int, t: Tables | None = None) -> int | None:
+        """R-2.7 (A-10, A-11): the index of the placed piece this placement would sit on in the same
+        orientation, or None."""
+        rules = state["rules"]
+        top_piece = state["top_piece"]
+        placed = state["placed"]
+        colour_key = rules["orientation_equivalence"] == "GEOMETRY_AND_COLOURS"
+        opponent_only = rules["same_shape_stack_owner_scope"] == "OPPONENT_ONLY"
+
+        def same(q: int) -> bool:
+            piece = placed[q]
+            if piece["shape_class"] != cls:
+                return False
+            if opponent_only and piece["colour"] == COLOURS[colour]:
+                return False
+            other = (t or tables(state)).by_rotation[piece["shape"]][piece["rotation"]]
+            return (other.colour_key == o.colour_key) if colour_key else (other.geometry_key == o.geometry_key)
+
+        if rules["same_shape_stack_rule"] == "ANY_CONTACT":
+            for i, low in cells:
+                q = top_piece[i]
+                if q is not None and z + low > 0 and same(q):
+                    return q
+            return None
+        # EXACT_COVER: every bottom cube rests on the same piece Q, whose footprint is P's
+        q = top_piece[cells[0][0]]
+        if q is None or placed[q]["shape_class"] != cls:
+            return None
+        for i, low in cells:
+            if top_piece[i] != q or z + low == 0:
+                return None
+        width = state["width"]
+        footprint = {c[0] + c[1] * width for c in placed[q]["cubes"]}
+        if footprint != {i for i, _ in cells}:
+            return None
+        return q if same(q) else None
+
+    def _touches(self, state: State, o: Orientation, x: int, y: int, z: int) -> bool:
+        """A-13: some cube of the placement shares a face with an earlier cube."""
+        h = state["heights"]
+        width, depth = state["width"], state["depth"]
+        for cx, cy, cz in o.cubes:
+            ax, ay, az = x + cx, y + cy, z + cz
+            if 0 < az <= h[ax + ay * width]:
+                return True  # the position below holds an earlier cube: resting on it
+            for nx, ny in ((ax + 1, ay), (ax - 1, ay), (ax, ay + 1), (ax, ay - 1)):
+                if 0 <= nx < width and 0 <= ny < depth and az < h[nx + ny * width]:
+                    return True
+        return False
+
+    def _resolve(self, colour: int, label: str) -> str:
+        """AE-3: OWNER -> the placer's colour, OPPONENT -> the other, HALF -> HALF."""
+        if label == "OWNER":
+            return COLOURS[colour]
+        if label == "OPPONENT":
+            return COLOURS[1 - colour]
+        return "HALF"
+
+    def _describe(self, colour: int, sid: str, cls: str, o: Orientation, x: int, y: int, z: int,
+                  move_no: int) -> dict[str, Any]:
+        """The data of a ``piece_placed`` event (and of a legal action)."""
+        return {
+            "colour": COLOURS[colour],
+            "shape": sid,
+            "shape_class": cls,
+            "rotation": o.rotation,
+            "x": x, "y": y, "z": z,
+            "cubes": [[x + cx, y + cy, z + cz] for cx, cy, cz in o.cubes],
+            "top_colours": [self._resolve(colour, label) for label in o.tops],
+            "move_no": move_no,
+        }
+
+    def describe_placement(self, state: State, colour: int, shape: str, rotation: int,
+                           x: int, y: int) -> dict[str, Any]:
+        """The ``piece_placed`` data of a placement at its drop height (1.5.3), checking nothing but
+        that the shape, rotation and board cells exist. Folding it with ``apply`` is the spec's test
+        hook "(inject)": it builds a position without the placement rules."""
+        o = tables(state).by_rotation[shape][rotation]
+        width = state["width"]
+        if x < 0 or y < 0 or x + o.size[0] > width or y + o.size[1] > state["depth"]:
+            raise ValueError(f"{shape} rotation {rotation} at ({x}, {y}) is off the board")
+        h = state["heights"]
+        z = max(h[(x + c.dx) + (y + c.dy) * width] - c.low for c in o.columns)
+        return self._describe(colour, shape, state["classes"][shape], o, x, y, z, state["move_no"] + 1)
+
+    def check_placement(self, state: State, colour: int, action: Action) -> dict[str, Any]:
+        """The ``piece_placed`` data of a placement, or IllegalAction naming the first rule it
+        breaks, in the order of spec 8.2."""
+        sid = action["shape"]
+        remaining = state["remaining"][colour]
+        name = COLOURS[colour].lower()
+        if remaining.get(sid, 0) <= 0:
+            held = ", ".join(f"{s} x{n}" for s, n in remaining.items() if n) or "nothing"
+            raise IllegalAction("no_such_piece", f"{name} has no {sid} piece left; it holds {held} (R-2.2)")
+        if sid in state["must_be_last"][colour] and sum(remaining.values()) > 1:
+            raise IllegalAction("half_piece_not_last",
+                                f"the half piece {sid} must be {name}'s very last piece (R-2.3)")
+        t = tables(state)
+        rotation = action["rotation"]
+        o = t.by_rotation[sid].get(rotation)
+        if o is None:
+            raise IllegalAction("no_such_rotation",
+                                f"rotation {rotation} is not one of the 24 rotations of spec 1.4.2"
+                                + ("" if rotation < geometry.PROPER_ROTATIONS or rotation >= geometry.ALL_ROTATIONS
+                                   else "; mirror images (24..47) need allow_reflection (A-09)"))
+        x, y = action["x"], action["y"]
+        width, depth = state["width"], state["depth"]
+        sx, sy, _ = o.size
+        if x < 0 or y < 0 or x + sx > width or y + sy > depth:
+            raise IllegalAction("out_of_board", f"{sid} rotation {rotation} at ({x}, {y}) covers cells "
+                                                f"x {x}..{x + sx - 1}, y {y}..{y + sy - 1}, outside the "
+                                                f"{width} x {depth} board (R-2.4)")
+        h = state["heights"]
+        cells = [((x + c.dx) + (y + c.dy) * width, c.low) for c in o.columns]
+        z = max(h[i] - low for i, low in cells)  # 1.5.3: where the piece stops when lowered
+        if "z" in action and action["z"] != z:
+            raise IllegalAction("z_mismatch", f"the piece would rest at z = {z}, not z = {action['z']} (AE-1)")
+        cls = state["classes"][sid]
+        data = self._describe(colour, sid, cls, o, x, y, z, state["move_no"] + 1)
+        self._check_description(action, data)
+        max_height = state["max_height"]
+        if max_height is not None and z + o.height > max_height:
+            raise IllegalAction("over_max_height", f"the piece would reach height {z + o.height}, over the "
+                                                   f"limit of {max_height} (R-2.4)")
+        if not o.solid:
+            raise IllegalAction("unsupported", "this orientation has a hole under one of its own cubes (R-2.5)")
+        floating = [[x + c.dx, y + c.dy] for c, (i, low) in zip(o.columns, cells) if h[i] != z + low]
+        if floating:
+            raise IllegalAction("unsupported", f"at z = {z} the cubes over {floating} would have empty space "
+                                               f"underneath (R-2.5)")
+        if state["rules"]["require_adjacency"] and state["move_no"] > 0 and not self._touches(state, o, x, y, z):
+            raise IllegalAction("not_adjacent", "the piece must share a face with an earlier piece "
+                                                "(R-2.6, require_adjacency)")
+        q = self._stack_conflict(state, colour, sid, cls, o, cells, z)
+        if q is not None:
+            other = state["placed"][q]
+            how = ("rest on" if state["rules"]["same_shape_stack_rule"] == "ANY_CONTACT" else "sit exactly on")
+            raise IllegalAction("same_shape_stack", f"{sid} would {how} {other['colour'].lower()}'s "
+                                                    f"{other['shape']} (move {other['move_no']}), a piece of the "
+                                                    f"same shape turned the same way (R-2.7)")
+        banned = self._banned_class(state, colour)
+        if cls == banned and any(p[1] != banned for p in self._candidates(state, colour)):
+            raise IllegalAction("same_shape_as_opponent",
+                                f"{COLOURS[1 - colour].lower()} has just placed a {banned}; {name} may place "
+                                f"that shape only when no other piece fits (R-2.8)")
+        return data
+
+    @staticmethod
+    def _check_description(action: Action, data: dict[str, Any]) -> None:
+        """AE-1: an action that also states the cubes (and their top colours) must state what the
+        engine derives. Cubes may come in any order; ``top_colours`` follow the action's cube order."""
+        if "cubes" in action:
+            cubes = [list(c) for c in action["cubes"]]
+            if sorted(cubes) != data["cubes"]:
+                raise IllegalAction("placement_mismatch",
+                                    f"the piece would occupy {data['cubes']}, not {cubes} (AE-1, 1.5.1)")
+            if "top_colours" in action:
+                if len(action["top_colours"]) != len(cubes):
+                    raise IllegalAction("placement_mismatch", "top_colours must name one colour per cube (AE-3)")
+                stated = dict(zip(map(tuple, cubes), action["top_colours"]))
+                derived = dict(zip(map(tuple, data["cubes"]), data["top_colours"]))
+                if stated != derived:
+                    raise IllegalAction("placement_mismatch", f"the cubes {data['cubes']} would show "
+                                                              f"{data['top_colours']} on top (AE-3)")
+        elif "top_colours" in action and list(action["top_colours"]) != data["top_colours"]:
+            raise IllegalAction("placement_mismatch", f"the cubes {data['cubes']} would show "
+                                                      f"{data['top_colours']} on top (AE-3)")
+
+    # -- actions to events -------------------------------------------------------------------------------
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        """Every legal placement (AE-4), each with the cubes it occupies, the resting height z and the
+        colours its cubes show on top (spec 8.1). Posting one back unchanged is accepted. Resigning
+        is always possible but is outside the rules (E-7) and is not listed."""
+        if seat not in self.to_act(state):
+            return []
+        colour = state["to_move"]
+        move_no = state["move_no"] + 1
+        actions = []
+        for sid, cls, o, a, z in self.placements(state, colour):
+            data = self._describe(colour, sid, cls, o, a.x, a.y, z, move_no)
+            actions.append({"type": "place", "shape": sid, "rotation": o.rotation, "x": a.x, "y": a.y, "z": z,
+                            "cubes": data["cubes"], "top_colours": data["top_colours"]})
+        return actions
+
+    def play(self, state: State, seat: int, action: Action) -> list[Event]:
+        if self.is_over(state):
+            raise IllegalAction("game_over", "the game is over (R-1.1, R-3.4)")
+        if action["type"] == "resign":  # E-7: outside the rules; either player, at any time
+            if seat not in state["seats"]:
+                raise IllegalAction("not_your_turn", "only a player of this match may resign (E-7)")
+            colour = state["seats"].index(seat)
+            resigned = {"type": "resigned", "seat": seat, "data": {"colour": COLOURS[colour]}}
+            return [resigned, self._game_over(state, 1 - colour, "RESIGNED")]
+        if seat not in self.to_act(state):
+            raise IllegalAction("not_your_turn",
+                                "it is not this seat's turn: the players alternate, brown first (R-0.1)")
+        colour = state["to_move"]
+        if state["rules"]["loss_check_timing"] == "ON_REQUEST" and not self.has_placement(state, colour):
+            return self._loss(state, colour)  # A-16: the deferred loss check (R-1.1)
+        data = self.check_placement(state, colour, action)
+        placed = {"type": "piece_placed", "seat": seat, "data": data}
+        return [placed] + self._consequences(self.apply(state, placed))
+
+    def _consequences(self, state: State) -> list[Event]:
+        """After a placement: the end and scoring when no pieces are left (R-3.4, AE-6), else the
+        next player's loss check (R-1.1, AE-5)."""
+        if not any(state["remaining"][BROWN].values()) and not any(state["remaining"][WHITE].values()):
+            return [self._game_over(state, None, "SCORE")]
+        colour = state["to_move"]
+        # A player with no piece left while the opponent still has some has no legal placement
+        # either: the spec's state machine (3.4) sends every turn through the loss check. Only a
+        # custom pack with unequal sets can get there.
+        if state["rules"]["loss_check_timing"] == "START_OF_TURN" and not self.has_placement(state, colour):
+            return self._loss(state, colour)
+        return []
+
+    def _loss(self, state: State, colour: int) -> list[Event]:
+        """R-1.1, E-6: the colour to move has no legal placement and loses at once."""
+        event = {"type": "no_legal_placement", "seat": state["seats"][colour],
+                 "data": {"colour": COLOURS[colour], "move_no": state["move_no"] + 1}}
+        return [event, self._game_over(state, 1 - colour, "NO_LEGAL_PLACEMENT")]
+
+    def _game_over(self, state: State, winner: int | None, reason: str) -> Event:
+        return {"type": "game_over", "seat": None, "data": self._result(state, winner, reason)}
+
+    def _result(self, state: State, winner: int | None, reason: str) -> dict[str, Any]:
+        """E-4..E-8: the winner (None for a draw), the reason and the visible score, cell by cell."""
+        visible = self.visible(state)
+        tie_break = None
+        if reason == "SCORE":
+            brown, white = visible["halves"]
+            if brown != white:
+                winner = BROWN if brown > white else WHITE
+            else:
+                tie_break = state["rules"]["tie_break"]
+                winner = {"DRAW": None, "FIRST_PLAYER": BROWN, "SECOND_PLAYER": WHITE}[tie_break]
+        return {
+            "winner": None if winner is None else COLOURS[winner],
+            "winner_seat": None if winner is None else state["seats"][winner],
+            "reason": reason,
+            "tie_break": tie_break,
+            "score": {"BROWN": visible["score"][0], "WHITE": visible["score"][1]},
+            "heights": self._rows(state, state["heights"]),
+            "tops": self._rows(state, state["tops"]),
+        }
+
+    # -- the fold --------------------------------------------------------------------------------------
+
+    def apply(self, state: State, event: Event) -> State:
+        kind = event["type"]
+        data = event["data"]
+        new = dict(state)
+        if kind == "piece_placed":
+            colour = COLOURS.index(data["colour"])
+            width = state["width"]
+            index = len(state["placed"])
+            heights, tops, top_piece = list(state["heights"]), list(state["tops"]), list(state["top_piece"])
+            for (x, y, z), top in zip(data["cubes"], data["top_colours"]):
+                i = x + y * width
+                if z + 1 >= heights[i]:
+                    heights[i], tops[i], top_piece[i] = z + 1, top, index
+            remaining = list(state["remaining"])
+            hand = dict(remaining[colour])
+            hand[data["shape"]] -= 1
+            if not hand[data["shape"]]:
+                del hand[data["shape"]]
+            remaining[colour] = hand
+            last_class = list(state["last_class"])
+            last_class[colour] = data["shape_class"]
+            new.update(heights=heights, tops=tops, top_piece=top_piece, remaining=remaining,
+                       last_class=last_class, placed=state["placed"] + [data],
+                       move_no=state["move_no"] + 1, to_move=1 - colour)
+        elif kind in ("no_legal_placement", "resigned"):
+            pass  # the game_over that follows carries the result
+        elif kind == "game_over":
+            new.update(result=data, to_move=None)
+        else:
+            raise ValueError(f"block-block: unknown event type {kind!r}")
+        return new
+
+    # -- what players see, and the end -----------------------------------------------------------------
+
+    def _rows(self, state: State, flat: list) -> list[list]:
+        """A per-cell list as rows: ``rows[y][x]``."""
+        width = state["width"]
+        return [flat[y * width:(y + 1) * width] for y in range(state["depth"])]
+
+    def visible(self, state: State) -> dict[str, Any]:
+        """E-2, E-3: what is seen from above. Counts per colour of top faces, the half faces, and
+        the score (in ``halves``: half points, to stay exact)."""
+        tops = state["tops"]
+        brown, white, half = tops.count("BROWN"), tops.count("WHITE"), tops.count("HALF")
+        split = state["rules"]["half_piece_scoring"] == "SPLIT"
+        halves = (2 * brown + half, 2 * white + (half if split else 0))
+        return {"cells": {"BROWN": brown, "WHITE": white, "HALF": half}, "halves": halves,
+                "score": [_halves(halves[0]), _halves(halves[1])]}
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        colour = state["to_move"]
+        visible = self.visible(state)
+        banned = None
+        if colour is not None:
+            banned_class = self._banned_class(state, colour)
+            if banned_class is not None:
+                waived = not any(p[1] != banned_class for p in self._candidates(state, colour))
+                banned = {"class": banned_class, "waived": waived}
+        sizes = {s["shapeId"]: len(s["cubes"]) for s in state["shapes"]}
+        return {
+            "status": "FINISHED" if self.is_over(state) else "IN_PROGRESS",
+            "pack": {**state["pack"], "publisher_data": state["pack"]["provenance"] in ("PUBLISHER", "TRANSCRIBED")},
+            "board": {"width": state["width"], "depth": state["depth"], "max_height": state["max_height"]},
+            "heights": self._rows(state, state["heights"]),
+            "tops": self._rows(state, state["tops"]),
+            "colours": [
+                {
+                    "colour": COLOURS[c],
+                    "seat": state["seats"][c],
+                    "remaining": dict(state["remaining"][c]),
+                    "pieces_left": sum(state["remaining"][c].values()),
+                    "cubes_left": sum(n * sizes[s] for s, n in state["remaining"][c].items()),
+                    "must_be_last": list(state["must_be_last"][c]),
+                    "last_class": state["last_class"][c],
+                    "visible_cells": visible["cells"][COLOURS[c]],
+                    "visible_score": visible["score"][c],
+                }
+                for c in (BROWN, WHITE)
+            ],
+            "half_cells": visible["cells"]["HALF"],
+            "to_move": None if colour is None else {"colour": COLOURS[colour], "seat": state["seats"][colour]},
+            "move_no": state["move_no"],
+            "banned_class": banned,
+            "last_placement": state["placed"][-1] if state["placed"] else None,
+            "placed": list(state["placed"]),
+            "rules": dict(state["rules"]),
+            "result": state["result"],
+            "warnings": list(state["warnings"]),
+        }
+
+    def event_view(self, event: Event, seat: int | None) -> Event:
+        return event  # spec 8.3: nothing is hidden
+
+    def render_svg(self, view: dict[str, Any]) -> str:
+        """The top view and an isometric view of ``view`` (see ``svg``)."""
+        return render_svg(view)
+
+    def scores(self, state: State) -> dict[str, Any]:
+        """``scores``: the visible score per seat (E-2), always reported; ``ranks``: from the result
+        once the game is over (a player with no legal placement, or who resigned, ranks last whatever
+        the visible score, E-6), from the visible score before."""
+        visible = self.visible(state)
+        seats = state["seats"]
+        scores: list[float] = [0, 0]
+        for c in (BROWN, WHITE):
+            scores[seats[c]] = visible["score"][c]
+        result = state["result"]
+        if result is None:
+            order = [visible["halves"][seats.index(s)] for s in (0, 1)]
+        else:
+            order = [1 if result["winner_seat"] == s else 0 for s in (0, 1)]
+        split = state["rules"]["half_piece_scoring"] == "SPLIT"
+        return {
+            "scores": scores,
+            "ranks": ranks(order, higher_is_better=True),
+            "winner": None if result is None else result["winner"],
+            "reason": None if result is None else result["reason"],
+            "colours": [
+                {
+                    "colour": COLOURS[c],
+                    "seat": seats[c],
+                    "visible_cells": visible["cells"][COLOURS[c]],
+                    "half_cells": visible["cells"]["HALF"] if (c == BROWN or split) else 0,
+                    "half_points": _halves(visible["cells"]["HALF"]) if (c == BROWN or split) else 0,
+                    "score": visible["score"][c],
+                }
+                for c in (BROWN, WHITE)
+            ],
+            "half_piece_scoring": state["rules"]["half_piece_scoring"],
+        }

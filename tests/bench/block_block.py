@@ -1,0 +1,99 @@
+"""BLOCK.BLOCK benchmarks: the engine alone (full legal-move generations and random complete games
+per second), and random legal games for the API benchmark."""
+
+from __future__ import annotations
+
+import random
+
+from service.games.block_block import GAME
+from service.games.protocol import fold
+
+from tests.bench.common import Figure, timed_passes
+
+PLAYERS = 2
+OPTIONS = GAME.resolve_options({"first_player": 0}, PLAYERS)  # every default; seat 0 plays brown
+
+
+def _action(move) -> dict:
+    """The short API action (shape, rotation, x, y) of a placement from ``GAME.placements``."""
+    shape, _, orientation, anchor, _ = move
+    return {"type": "place", "shape": shape, "rotation": orientation.rotation, "x": anchor.x, "y": anchor.y}
+
+
+def random_game(rng: random.Random, positions: list | None = None) -> list[tuple[int, dict, int]]:
+    """One random complete game: placements -> random choice -> play -> apply until over.
+
+    Returns its moves as (seat, action, events appended); ``positions`` collects every state in
+    which a player is to move."""
+    state = GAME.setup(OPTIONS, PLAYERS, "bench")
+    moves = []
+    while not GAME.is_over(state):
+        if positions is not None:
+            positions.append(state)
+        seat = GAME.to_act(state)[0]
+        action = _action(rng.choice(GAME.placements(state, state["to_move"])))
+        events = GAME.play(state, seat, action)
+        state = fold(GAME, state, events)
+        moves.append((seat, action, len(events)))
+    return moves
+
+
+def engine(seconds: float, games: int = 40, seed: int = 20240601) -> list[Figure]:
+    rng = random.Random(seed)
+    positions: list = []
+    for _ in range(games):
+        random_game(rng, positions)
+
+    def movegen_pass() -> int:
+        placements = GAME.placements
+        for state in positions:
+            placements(state, state["to_move"])
+        return len(positions)
+
+    moves_per_pass = sum(len(GAME.placements(s, s["to_move"])) for s in positions)
+    generations, elapsed = timed_passes(movegen_pass, 2.5 * seconds)
+    movegen = generations / elapsed
+
+    seats = [GAME.to_act(s)[0] for s in positions]
+
+    def legal_actions_pass() -> int:
+        legal_actions = GAME.legal_actions
+        for state, seat in zip(positions, seats):
+            legal_actions(state, seat)
+        return len(positions)
+
+    calls, elapsed = timed_passes(legal_actions_pass, 2.5 * seconds)
+    legal = calls / elapsed
+
+    game_rng = random.Random(seed + 1)
+
+    def game_pass() -> int:
+        random_game(game_rng)
+        return 1
+
+    played, elapsed = timed_passes(game_pass, 2.5 * seconds)
+
+    return [
+        Figure("block_block.positions", "block-block positions (from random games)", len(positions),
+               f"positions of {games} games"),
+        Figure("block_block.moves_per_position", "block-block legal moves per position",
+               moves_per_pass / len(positions), "moves (mean)"),
+        Figure("block_block.movegen_per_s", "block-block full legal-move generation", movegen, "generations/s"),
+        Figure("block_block.moves_per_s", "block-block legal moves generated",
+               movegen * moves_per_pass / len(positions), "moves/s"),
+        Figure("block_block.legal_actions_per_s", "block-block legal_actions (API list)", legal, "calls/s"),
+        Figure("block_block.games_per_s", "block-block random complete games", played / elapsed, "games/s"),
+    ]
+
+
+def scripted_match(rng: random.Random) -> tuple[dict, list[tuple[int, dict, int]]]:
+    """A POST /v1/matches body and a random legal game for it: (seat, action, version after)."""
+    body = {"game": "block-block", "players": [{"name": f"p{i}"} for i in range(PLAYERS)],
+            "options": {"first_player": 0}}
+    version = 1  # match_created
+    script = []
+    moves = random_game(rng)
+    for i, (seat, action, appended) in enumerate(moves):
+        version += appended + (1 if i == len(moves) - 1 else 0)  # the last action also reveals the seed
+        script.append((seat, action, version))
+    return body, script
