@@ -1,0 +1,6 @@
+"""Chock-a-Block (spec: ``shared/rules/chock-a-block.md``): apartment building for 1-5 players, with
+the Autoblock automa. Cards, tiles and tokens come from a content pack (``packs/``)."""
+
+from service.games.chock_a_block.engine import ChockABlock
+
+GAME = ChockABlock()

@@ -1,0 +1,91 @@
+"""Chock-a-Block benchmarks: random complete games with the engine alone, the cost of one legal-actions
+call in the middle of a five-player game, and random legal games for the API benchmark."""
+
+from __future__ import annotations
+
+import random
+
+from service.games.chock_a_block import GAME
+from service.games.protocol import fold
+
+from tests.bench.common import Figure, timed_passes
+
+MODES = {
+    # label: (players, options)
+    "2p": (2, {}),
+    "5p": (5, {}),
+    "solo": (1, {"excluded_feature": "CAT"}),
+}
+
+
+def random_game(rng: random.Random, players: int, options: dict, seed: str = "bench",
+                positions: list | None = None) -> list[tuple[int, dict, int]]:
+    """One random complete game; returns (seat, action, events appended) per action. ``positions``
+    collects the states of rounds 5 to 8 in which a seat is to act (the middle of the game)."""
+    state = GAME.setup(GAME.resolve_options(options, players), players, seed)
+    moves = []
+    while not GAME.is_over(state):
+        seat = GAME.to_act(state)[0]
+        if positions is not None and 5 <= state["round"] <= 8:
+            positions.append(state)
+        action = rng.choice(GAME.legal_actions(state, seat))
+        events = GAME.play(state, seat, action)
+        state = fold(GAME, state, events)
+        moves.append((seat, action, len(events)))
+    return moves
+
+
+def engine(seconds: float, seed: int = 20240601) -> list[Figure]:
+    figures = []
+    for label, (players, options) in MODES.items():
+        rng = random.Random(seed)
+
+        def game_pass() -> int:
+            random_game(rng, players, options, seed=str(rng.random()))
+            return 1
+
+        played, elapsed = timed_passes(game_pass, 2.5 * seconds / len(MODES))
+        figures.append(Figure(f"chock_a_block.games_per_s.{label}", f"chock-a-block random complete games ({label})",
+                              played / elapsed, "games/s"))
+
+    positions: list = []
+    rng = random.Random(seed + 1)
+    for i in range(10):
+        random_game(rng, 5, {}, seed=f"mid{i}", positions=positions)
+    seats = [GAME.to_act(s)[0] for s in positions]
+
+    def legal_pass() -> int:
+        legal_actions = GAME.legal_actions
+        for state, seat in zip(positions, seats):
+            legal_actions(state, seat)
+        return len(positions)
+
+    calls, elapsed = timed_passes(legal_pass, 2.5 * seconds)
+    per_call = elapsed / calls
+    actions = sum(len(GAME.legal_actions(s, seat)) for s, seat in zip(positions, seats)) / len(positions)
+    figures += [
+        Figure("chock_a_block.mid5p_positions", "chock-a-block mid-game 5p positions (rounds 5-8)", len(positions),
+               "positions of 10 games"),
+        Figure("chock_a_block.mid5p_actions", "chock-a-block legal actions per mid-game 5p position", actions,
+               "actions (mean)"),
+        Figure("chock_a_block.legal_actions_us", "chock-a-block one legal_actions call, mid-game 5p",
+               per_call * 1e6, "µs/call"),
+        Figure("chock_a_block.legal_actions_per_s", "chock-a-block legal_actions, mid-game 5p", calls / elapsed,
+               "calls/s"),
+    ]
+    return figures
+
+
+def scripted_match(rng: random.Random) -> tuple[dict, list[tuple[int, dict, int]]]:
+    """A POST /v1/matches body (with its seed, so the server deals the same cards) and a random legal
+    4-player game for it: (seat, action, version after)."""
+    players = 4
+    seed = f"bench-{rng.getrandbits(48):012x}"
+    body = {"game": GAME.info.id, "players": [{"name": f"p{i}"} for i in range(players)], "seed": seed}
+    version = 1  # match_created
+    script = []
+    moves = random_game(rng, players, {}, seed=seed)
+    for i, (seat, action, appended) in enumerate(moves):
+        version += appended + (1 if i == len(moves) - 1 else 0)  # the last action also reveals the seed
+        script.append((seat, action, version))
+    return body, script
