@@ -131,7 +131,7 @@ class Matches:
         seat to act; the first illegal one raises IllegalRecordMove and nothing is stored."""
         resolved = check_options(game_id, options or {}, len(players))
         game = GAMES[game_id]
-        content = packs.load(game, resolved["pack"], self.settings.packs_dir) if packs.uses_packs(game) else None
+        content = packs.load(game, resolved["pack"], self.settings.packs_dir, resolved) if packs.uses_packs(game) else None
         seed = seed if seed is not None else secrets.token_hex(16)
         created = replay.created_event(game_id, resolved, players, seed, content)
         at = now()

@@ -30,14 +30,14 @@ def installed(game: Game, packs_dir: Path | None) -> list[str]:
     return sorted({p.stem for folder in folders(game, packs_dir) if folder.is_dir() for p in folder.glob("*.json")})
 
 
-def load(game: Game, name: str, packs_dir: Path | None) -> Any:
-    """The named pack, checked by the game; InvalidOptions (field ``options.pack``) if it is missing
-    or does not pass its checks."""
+def load(game: Game, name: str, packs_dir: Path | None, options: dict[str, Any]) -> Any:
+    """The named pack, checked by the game under the match's resolved ``options``; InvalidOptions
+    (field ``options.pack``) if it is missing or does not pass its checks."""
     for folder in reversed(folders(game, packs_dir)):  # an installed pack overrides a shipped one
         path = folder / f"{name}.json"
         if name and "/" not in name and path.is_file():
             try:
-                return game.load_pack(json.loads(path.read_text(encoding="utf-8")))
+                return game.load_pack(json.loads(path.read_text(encoding="utf-8")), options)
             except json.JSONDecodeError as error:
                 raise InvalidOptions("options.pack", f"pack {name!r} is not valid JSON: {error}") from error
             except InvalidPack as error:

@@ -45,11 +45,12 @@ them, legal actions included (they are computed for the asking seat only).
 
 Optional parts, which the server uses when a game has them:
 
-``load_pack(data) -> pack`` and ``default_pack``
+``load_pack(data, options) -> pack`` and ``default_pack``
     The game's rules refer to a content pack (cards, tiles, piece sets): data,
     not code. ``load_pack`` checks a parsed JSON document against the pack's
-    JSON Schema and its semantic checks, raising InvalidPack naming the item
-    and field at fault, and returns what ``setup`` gets as ``content``. The
+    JSON Schema and its semantic checks (some of which the resolved match
+    options may relax), raising InvalidPack naming the item and field at
+    fault, and returns what ``setup`` gets as ``content``. The
     server finds packs by name (the ``pack`` option, ``default_pack`` when
     omitted) in ``service/games/<game>/packs/<name>.json`` and in
     ``$MATCHLOG_PACKS/<game id>/<name>.json``, and records the loaded pack in

@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from tests.bench import blokus
+from tests.bench import block_block, blokus, chock_a_block
 from tests.bench.common import Figure
 
 
@@ -23,4 +23,6 @@ class GameBenchmarks:
 
 BENCHMARKS: dict[str, GameBenchmarks] = {
     "blokus": GameBenchmarks(engine=blokus.engine, scripted_match=blokus.scripted_match),
+    "block-block": GameBenchmarks(engine=block_block.engine, scripted_match=block_block.scripted_match),
+    "chock-a-block": GameBenchmarks(engine=chock_a_block.engine, scripted_match=chock_a_block.scripted_match),
 }
