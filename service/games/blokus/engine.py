@@ -32,6 +32,7 @@ from service.games.protocol import (
     IllegalAction,
     InvalidOptions,
     State,
+    check_turn,
     fold,
     ranks,
 )
@@ -306,10 +307,7 @@ class Blokus:
         return colour
 
     def play(self, state: State, seat: int, action: Action) -> list[Event]:
-        if self.is_over(state):
-            raise IllegalAction("game_over", "the game is over")
-        if seat not in self.to_act(state):
-            raise IllegalAction("not_your_turn", "it is not this seat's turn")
+        check_turn(self, state, seat)
         variant = VARIANTS[state["variant"]]
         if action["type"] == "pass":
             if not state["allow_voluntary_pass"] or variant.free_order:

@@ -46,7 +46,7 @@ from typing import Any
 
 from service.games.chock_a_block import autoblock, building, content as packs, markets, options as opts, scoring
 from service.games.chock_a_block.actions import ChockABlockAction
-from service.games.protocol import Action, Event, GameInfo, IllegalAction, InvalidOptions, State, fold
+from service.games.protocol import Action, Event, GameInfo, IllegalAction, InvalidOptions, State, check_turn, fold
 
 HUMAN_STEPS = ("place", "neighbours", "tokens")
 
@@ -276,10 +276,7 @@ class ChockABlock:
     # -- play: actions to events ------------------------------------------------------------------------
 
     def play(self, state: State, seat: int, action: Action) -> list[Event]:
-        if self.is_over(state):
-            raise IllegalAction("game_over", "the game is over")
-        if seat not in self.to_act(state):
-            raise IllegalAction("not_your_turn", "it is not this seat's turn (R-0.4)")
+        check_turn(self, state, seat, "R-0.4")
         handler = {
             "choose_excluded_feature": self._play_choose,
             "place_card": self._play_place,
