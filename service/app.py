@@ -9,6 +9,7 @@ from flask_smorest import Api
 from service import errors, schemas
 from service.api import v1
 from service.config import Settings
+from service.games import GAMES
 from service.matches import Matches
 from service.redis_client import connect
 
@@ -53,6 +54,8 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     app.extensions["matchlog"] = Matches(redis_client, settings)
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand
+    for game in GAMES.values():  # each game's action shape, so that clients can generate code for it
+        api.spec.components.schema(game.action_schema.__name__, schema=game.action_schema)
     api.register_blueprint(v1)
     errors.register(app)  # after Api(), whose own HTTP error handler it replaces
     return app

@@ -103,11 +103,16 @@ def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[s
     for key in options:
         if key not in known:
             raise InvalidOptions(f"options.{key}", f"unknown option; {game.info.name} has {sorted(known)}")
-    errors = sorted(jsonschema.Draft202012Validator(game.options_schema).iter_errors(options),
-                    key=lambda e: list(e.absolute_path))
-    if errors:
-        path = ".".join(str(p) for p in errors[0].absolute_path)
-        raise InvalidOptions(f"options.{path}" if path else "options", errors[0].message)
+    # best_match looks inside anyOf/oneOf for the error that says what is wrong ("0 is less than the
+    # minimum of 1"), rather than "0 is not valid under any of the given schemas"
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(game.options_schema).iter_errors(options))
+    if error is not None:  # the field is the option; the message says where inside it, if deeper
+        path = [str(p) for p in error.absolute_path]
+        inside = f"at {'.'.join(path[1:])}: " if len(path) > 1 else ""
+        message = inside + error.message
+        if error.validator in ("anyOf", "oneOf") and path:  # "not valid under any of..." says too little
+            message += f"; expected: {known[path[0]].get('description', known[path[0]])}"
+        raise InvalidOptions(f"options.{path[0]}" if path else "options", message)
     return game.resolve_options(options, players)
 
 
@@ -137,6 +142,9 @@ class Matches:
         at = now()
         entries = [Recorded(1, created["type"], None, created["data"], at)]
         state = replay.start(entries[0], seed)
+        if state.finished:  # a game can be over before anyone acts (a first player who cannot move)
+            entries += self._entries_for(state, [], at, seed)
+            state = replay.fold(state, entries[1:])
         for number, action in enumerate(actions, start=1):
             to_act = game.to_act(state.game)
             try:

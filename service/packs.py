@@ -37,7 +37,11 @@ def load(game: Game, name: str, packs_dir: Path | None, options: dict[str, Any])
         path = folder / f"{name}.json"
         if name and "/" not in name and path.is_file():
             try:
-                return game.load_pack(json.loads(path.read_text(encoding="utf-8")), options)
+                data = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(data, dict) and data.get("packId", name) != name:
+                    raise InvalidPack("packId", f"is {data['packId']!r} but the file is {path.name}: "
+                                                "a pack is named by its file")
+                return game.load_pack(data, options)
             except json.JSONDecodeError as error:
                 raise InvalidOptions("options.pack", f"pack {name!r} is not valid JSON: {error}") from error
             except InvalidPack as error:

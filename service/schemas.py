@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from service.games import GAMES
+
 # Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
 # as an invalid ID.
 MAX_VERSION = 2**53
@@ -100,7 +102,11 @@ class SubmitActionSchema(Schema):
     expected_version = fields.Integer(strict=True, required=True,
                                       validate=validate.Range(min=1, max=MAX_VERSION),
                                       metadata={"description": "The version the action was chosen at."})
-    action = fields.Dict(required=True, metadata={"description": "The game's action; see its action schema."})
+    action = fields.Dict(required=True, metadata={
+        "description": "The action, in the shape of the match's game (BlokusAction, BlockBlockAction, "
+                       "ChockABlockAction, ...); legal-actions lists them ready to post.",
+        "anyOf": [{"$ref": f"#/components/schemas/{game.action_schema.__name__}"} for game in GAMES.values()],
+    })
 
 
 class IdempotencyHeaderSchema(Schema):

@@ -186,6 +186,7 @@ def test_a_body_failing_the_schema_is_a_400_naming_fields(client):
         ({"expected_version": 1}, "action"),
         ({"expected_version": 1, "action": {"type": "teleport"}}, "action.type"),
         ({"expected_version": 1, "action": {"type": "place", "cells": [[0]]}}, "action.cells.0"),
+        ({"expected_version": 1, "action": {"type": "place"}}, "action.cells"),
         ({"expected_version": 1, "action": {"type": "place", "cells": [[0, 0]], "seat": 1}}, "action.seat"),
         ({"expected_version": 1, "action": {"type": "place", "cells": [[0, 0]], "colour": "teal"}}, "action.colour"),
         ({"expected_version": 1, "action": place([(0, 0)]), "extra": 1}, "extra"),

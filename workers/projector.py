@@ -39,13 +39,13 @@ class Projector:
         self._last_claim = 0.0
 
     def handle(self, notice: FeedNotice) -> bool:
-        """Do a notice's work; False while it must stay pending (a game end not yet scored)."""
+        """Do a notice's work; False while it must stay pending (a finished game not yet scored)."""
         try:
-            self.matches.load(notice.match_id, notice.version)
+            state = self.matches.load(notice.match_id, notice.version)
         except MatchNotFound:
             log.warning("feed names unknown match %s", notice.match_id)
             return True
-        if "game_over" in notice.types and self.matches.load(notice.match_id).result is None:
+        if state.finished and state.result is None and self.matches.load(notice.match_id).result is None:
             enqueue_scoring(self.matches.redis, self.matches.settings.namespace, notice.match_id)
             return False
         return True

@@ -223,7 +223,7 @@ def pack_client(settings, fake_redis, tmp_path):
     folder = tmp_path / GAME_ID
     folder.mkdir()
     (folder / "tiny.json").write_text(json.dumps(tiny_pack()))
-    (folder / "broken.json").write_text(json.dumps(tiny_pack(shapes=[
+    (folder / "broken.json").write_text(json.dumps(tiny_pack(packId="broken", shapes=[
         {"shapeId": "I1", "cubes": [[0, 0, 0]], "faceColours": [{"cube": 0, "face": "+Q", "colour": "OWNER"}]}])))
     return create_app(dataclasses.replace(settings, packs_dir=tmp_path), fake_redis).test_client()
 
@@ -255,3 +255,40 @@ def test_invalid_and_non_strict_packs_are_refused_naming_the_field(pack_client):
     assert "shapes[0] (I1).faceColours[0].face" in response.json["fields"]["options.pack"][0]
     response = create_with("tiny")
     assert response.status_code == 400 and "K-7" in response.json["fields"]["options.pack"][0]
+
+
+def test_a_pack_is_named_by_its_file(settings, fake_redis, tmp_path):
+    folder = tmp_path / GAME_ID
+    folder.mkdir()
+    (folder / "renamed.json").write_text(json.dumps(tiny_pack(packId="something-else")))
+    client = create_app(dataclasses.replace(settings, packs_dir=tmp_path), fake_redis).test_client()
+    response = client.post("/v1/matches", json={"game": GAME_ID, "players": PLAYERS,
+                                                "options": {"pack": "renamed", "pack_strict_counts": False}})
+    assert response.status_code == 400
+    assert "packId" in response.json["fields"]["options.pack"][0]
+
+
+def test_a_game_lost_before_the_first_move_still_reveals_its_seed_and_is_scored(settings, fake_redis, tmp_path):
+    """R-1.1 at the very first turn: brown's only piece fits nowhere on a 1x1 board. The match is
+    over at creation; the log reveals the seed, and the rule worker has it scored like any other."""
+    from service.matches import Matches
+    from workers.projector import Projector
+
+    folder = tmp_path / GAME_ID
+    folder.mkdir()
+    o4 = {"shapeId": "O4", "cubes": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]}
+    (folder / "stuck.json").write_text(json.dumps(tiny_pack(
+        packId="stuck", board={"width": 1, "depth": 1}, shapes=[o4],
+        sets={"BROWN": [{"shapeId": "O4", "count": 1}], "WHITE": [{"shapeId": "O4", "count": 1}]})))
+    configured = dataclasses.replace(settings, packs_dir=tmp_path, claim_idle_ms=0)
+    client = create_app(configured, fake_redis).test_client()
+    match_id, _ = new_match(client, pack="stuck", pack_strict_counts=False)
+    log = client.get(f"/v1/matches/{match_id}/events").json["events"]
+    assert [e["type"] for e in log] == ["match_created", "seed_revealed"]
+    assert client.get(f"/v1/matches/{match_id}").json["status"] == "finished"
+
+    projector = Projector(Matches(fake_redis, configured), consumer="test", block_ms=1)
+    projector.step()
+    SimpleWorker([queue(fake_redis, settings.namespace)], connection=fake_redis).work(burst=True)
+    result = client.get(f"/v1/matches/{match_id}").json["result"]
+    assert result["final"] is True and result["winner"] == "WHITE"

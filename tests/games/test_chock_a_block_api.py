@@ -202,6 +202,7 @@ def test_a_match_can_name_another_pack_installed_on_the_server(settings, fake_re
     pack["colours"][0]["rgb"] = "#FF00AA"
     (folder / "house-colours.json").write_text(json.dumps(pack), encoding="utf-8")
     broken = json.loads(json.dumps(pack))
+    broken["packId"] = "broken"
     broken["cards"][12]["front"]["TL"]["colour"] = "MAUVE"
     (folder / "broken.json").write_text(json.dumps(broken), encoding="utf-8")
     app = create_app(dataclasses.replace(settings, packs_dir=tmp_path), fake_redis)

@@ -57,7 +57,16 @@ def render_svg(view: dict[str, Any]) -> str:
     iso_w = (width + depth) * A
     iso_h = (width + depth) * B + tallest * C
     header = 64
-    total_w = MARGIN * 3 + top_w + iso_w + MARGIN
+    gap = 48  # between the views: room for the isometric view's "(0, 0)" label
+    colours = view["colours"]
+    score = "   ".join(f"{c['colour'].lower()}: {_num(c['visible_score'])}" for c in colours)
+    pack = view.get("pack", {})
+    note = "" if pack.get("publisher_data", False) else "   (generated piece set, not the publisher's)"
+    title = f"BLOCK.BLOCK   {_status(view)}"
+    subtitle = f"seen from above: {score}{note}"
+    # text is measured roughly (0.62 em a character, bold): wide enough that the header never clips
+    text_w = MARGIN * 2 + max(len(title) * 15, len(subtitle) * 12) * 0.62
+    total_w = round(max(MARGIN * 2 + gap + top_w + iso_w + MARGIN, text_w))
     total_h = header + max(top_h + 24, iso_h) + MARGIN + 20
 
     out = [
@@ -69,12 +78,8 @@ def render_svg(view: dict[str, Any]) -> str:
         "</linearGradient></defs>",
         f'<rect x="0" y="0" width="{total_w}" height="{total_h}" fill="#ffffff"/>',
     ]
-    colours = view["colours"]
-    score = "   ".join(f"{c['colour'].lower()}: {_num(c['visible_score'])}" for c in colours)
-    out.append(_text(MARGIN, 24, f"BLOCK.BLOCK   {_status(view)}", 15, anchor="start", weight="bold"))
-    pack = view.get("pack", {})
-    note = "" if pack.get("publisher_data", False) else "   (generated piece set, not the publisher's)"
-    out.append(_text(MARGIN, 44, f"seen from above: {score}{note}", 12, anchor="start"))
+    out.append(_text(MARGIN, 24, title, 15, anchor="start", weight="bold"))
+    out.append(_text(MARGIN, 44, subtitle, 12, anchor="start"))
 
     # -- top view -----------------------------------------------------------------------------------
     ox, oy = MARGIN * 2, header
@@ -96,7 +101,7 @@ def render_svg(view: dict[str, Any]) -> str:
     out.append("</g>")
 
     # -- isometric view -----------------------------------------------------------------------------
-    base_x = MARGIN * 3 + top_w + depth * A
+    base_x = MARGIN * 2 + gap + top_w + depth * A
     base_y = header + tallest * C
 
     def p(x: float, v: float, z: float) -> tuple[float, float]:

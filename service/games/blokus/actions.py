@@ -1,6 +1,6 @@
 """The shape of a Blokus action (spec 6.1); whether it is legal is the engine's business."""
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.games.blokus.geometry import PIECE_NAMES
 
@@ -22,3 +22,8 @@ class BlokusAction(Schema):
 
     class Meta:
         ordered = True
+
+    @validates_schema
+    def place_needs_cells(self, data, **kwargs):
+        if data.get("type") == "place" and "cells" not in data:
+            raise ValidationError("a place action lists the squares it covers", field_name="cells")
