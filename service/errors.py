@@ -77,7 +77,8 @@ def register(app: Flask) -> None:
     domain = {
         IllegalAction: lambda e: ApiError(422, "illegal_action", e.message, reason=e.reason),
         VersionConflict: lambda e: ApiError(409, "version_conflict",
-                                            f"the match has moved on to version {e.current_version}",
+                                            f"the match is at version {e.current_version}: read it again "
+                                            "and choose an action at that version",
                                             current_version=e.current_version),
         InvalidOptions: lambda e: invalid({e.field: [e.message]}, f"{e.field}: {e.message}"),
         MatchNotFound: lambda e: ApiError(404, "match_not_found", "no such match"),

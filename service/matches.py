@@ -92,6 +92,15 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+# JSON Schema counts 4.0 as an integer; an engine slicing or indexing with it would fail at play
+# time, long after the match was accepted. Options that are integers must be sent as integers.
+_OptionsValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)),
+)
+
+
 def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[str, Any]:
     """The resolved options of a new match, or InvalidOptions naming the field at fault."""
     game = GAMES.get(game_id)
@@ -105,7 +114,7 @@ def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[s
             raise InvalidOptions(f"options.{key}", f"unknown option; {game.info.name} has {sorted(known)}")
     # best_match looks inside anyOf/oneOf for the error that says what is wrong ("0 is less than the
     # minimum of 1"), rather than "0 is not valid under any of the given schemas"
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(game.options_schema).iter_errors(options))
+    error = jsonschema.exceptions.best_match(_OptionsValidator(game.options_schema).iter_errors(options))
     if error is not None:  # the field is the option; the message says where inside it, if deeper
         path = [str(p) for p in error.absolute_path]
         inside = f"at {'.'.join(path[1:])}: " if len(path) > 1 else ""

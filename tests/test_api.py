@@ -77,6 +77,9 @@ def test_creation_errors_name_the_field(client):
         ({"game": "blokus"}, "players"),
         ({"game": "blokus", "players": [{"name": ""}] * 4}, "players.0.name"),
         ({"game": "blokus", "players": PLAYERS, "surprise": 1}, "surprise"),
+        ({"game": "chock-a-block", "players": PLAYERS[:2], "options": {"market_size": 4.0}}, "options.market_size"),
+        ({"game": "chock-a-block", "players": PLAYERS[:2], "options": {"start_seat": 0.0}}, "options.start_seat"),
+        ({"game": "block-block", "players": PLAYERS[:2], "options": {"board_size": [4.0, 4]}}, "options.board_size"),
     ]
     for body, field in cases:
         response = client.post("/v1/matches", json=body)
