@@ -8,7 +8,7 @@ import random
 from service.games.block_block import GAME
 from service.games.protocol import fold
 
-from tests.bench.common import Figure, timed_passes
+from tests.bench.common import Figure, legal_actions_per_s, timed_passes
 
 PLAYERS = 2
 OPTIONS = GAME.resolve_options({"first_player": 0}, PLAYERS)  # every default; seat 0 plays brown
@@ -54,16 +54,7 @@ def engine(seconds: float, games: int = 40, seed: int = 20240601) -> list[Figure
     generations, elapsed = timed_passes(movegen_pass, 2.5 * seconds)
     movegen = generations / elapsed
 
-    seats = [GAME.to_act(s)[0] for s in positions]
-
-    def legal_actions_pass() -> int:
-        legal_actions = GAME.legal_actions
-        for state, seat in zip(positions, seats):
-            legal_actions(state, seat)
-        return len(positions)
-
-    calls, elapsed = timed_passes(legal_actions_pass, 2.5 * seconds)
-    legal = calls / elapsed
+    legal = legal_actions_per_s(GAME, positions, 2.5 * seconds)
 
     game_rng = random.Random(seed + 1)
 

@@ -8,7 +8,7 @@ import random
 from service.games.chock_a_block import GAME
 from service.games.protocol import fold
 
-from tests.bench.common import Figure, timed_passes
+from tests.bench.common import Figure, legal_actions_per_s, timed_passes
 
 MODES = {
     # label: (players, options)
@@ -53,15 +53,7 @@ def engine(seconds: float, seed: int = 20240601) -> list[Figure]:
     for i in range(10):
         random_game(rng, 5, {}, seed=f"mid{i}", positions=positions)
     seats = [GAME.to_act(s)[0] for s in positions]
-
-    def legal_pass() -> int:
-        legal_actions = GAME.legal_actions
-        for state, seat in zip(positions, seats):
-            legal_actions(state, seat)
-        return len(positions)
-
-    calls, elapsed = timed_passes(legal_pass, 2.5 * seconds)
-    per_call = elapsed / calls
+    per_call = 1 / legal_actions_per_s(GAME, positions, 2.5 * seconds)
     actions = sum(len(GAME.legal_actions(s, seat)) for s, seat in zip(positions, seats)) / len(positions)
     figures += [
         Figure("chock_a_block.mid5p_positions", "chock-a-block mid-game 5p positions (rounds 5-8)", len(positions),
@@ -70,7 +62,7 @@ def engine(seconds: float, seed: int = 20240601) -> list[Figure]:
                "actions (mean)"),
         Figure("chock_a_block.legal_actions_us", "chock-a-block one legal_actions call, mid-game 5p",
                per_call * 1e6, "µs/call"),
-        Figure("chock_a_block.legal_actions_per_s", "chock-a-block legal_actions, mid-game 5p", calls / elapsed,
+        Figure("chock_a_block.legal_actions_per_s", "chock-a-block legal_actions, mid-game 5p", 1 / per_call,
                "calls/s"),
     ]
     return figures

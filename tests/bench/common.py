@@ -29,6 +29,20 @@ def timed_passes(one_pass: Callable[[], int], seconds: float) -> tuple[int, floa
             return units, elapsed
 
 
+def legal_actions_per_s(game, positions: list, seconds: float) -> float:
+    """``game.legal_actions`` calls per second, for the seat to act in each of ``positions``."""
+    seats = [game.to_act(state)[0] for state in positions]
+
+    def one_pass() -> int:
+        legal_actions = game.legal_actions
+        for state, seat in zip(positions, seats):
+            legal_actions(state, seat)
+        return len(positions)
+
+    calls, elapsed = timed_passes(one_pass, seconds)
+    return calls / elapsed
+
+
 def machine() -> list[Figure]:
     model = "unknown"
     try:
