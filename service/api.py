@@ -4,10 +4,11 @@ shape, calls one application method and shapes the answer; rules and storage liv
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Callable
 
 from flask import Response, current_app, request
 from flask_smorest import Blueprint as _Blueprint
+from flask_smorest.utils import deepupdate
 from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
@@ -17,8 +18,6 @@ from service.errors import ApiError, flatten, invalid
 from service.games import GAMES
 from service.games.protocol import Game
 from service.matches import Matches
-from service.replay import SHELL_EVENTS
-from workers import jobs
 
 
 class _Parser(FlaskParser):
@@ -26,7 +25,29 @@ class _Parser(FlaskParser):
 
 
 class Blueprint(_Blueprint):
+    """flask-smorest's blueprint, with documentation that depends on the games: it is built when
+    the app is, from the games registered then (``games_doc``), not when this module is imported."""
+
     ARGUMENTS_PARSER = _Parser()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._prepare_doc_cbks.append(self._prepare_games_doc)
+
+    @staticmethod
+    def _prepare_games_doc(doc, doc_info, **kwargs):
+        build = doc_info.get("games_doc")
+        return deepupdate(doc, build(list(GAMES.values()))) if build else doc
+
+    @staticmethod
+    def games_doc(build: Callable[[list[Game]], dict]):
+        """Document an operation with ``build(games)``, an OpenAPI operation fragment."""
+
+        def decorate(view):
+            view._apidoc = {**getattr(view, "_apidoc", {}), "games_doc": build}
+            return view
+
+        return decorate
 
 
 SVG = "image/svg+xml"
@@ -69,7 +90,15 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
         "player_counts": info.counts(), "hidden_information": info.hidden_information, "chance": info.chance,
         "description": info.description, "options_schema": game.options_schema,
         "packs": packs.installed(game, matches().settings.packs_dir),
+        "pictures": [SVG] if game.svg is not None else [],
+        "record_type": game.record.mime if game.record is not None else None,
     }
+
+
+def _record_bodies(games: list[Game]) -> dict[str, Any]:
+    return {game.record.mime: {"schema": {"type": "string", "description": game.record.description},
+                               "example": game.record.example}
+            for game in games if game.record is not None}
 
 
 @v1.route("/games", methods=["GET"])
@@ -81,25 +110,19 @@ def list_games():
 
 @v1.route("/matches", methods=["POST"])
 @v1.response(201, schemas.CreatedMatchSchema)
-@v1.doc(requestBody={"required": True, "content": {
-    "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}},
-    **{game.record_type: {"schema": {"type": "string"},
-                          "example": "(;GM[Blokus]CA[UTF-8];1[a20,b20];2[t20])"}
-       for game in GAMES.values() if hasattr(game, "record_type")},
-}})
+@v1.games_doc(lambda games: {"requestBody": {"required": True, "content": {
+    "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}}, **_record_bodies(games)}}})
 @_errors(400, 413, 415, 422)
 def create_match():
     """Create a match. The answer holds one secret token per seat: it is shown only this once.
 
-    A body in a game's record format (``Content-Type: application/x-blokus-sgf`` for Blokus)
-    creates the match by replaying the record through the rules: the result is an ordinary match
-    with an ordinary log. A record with an illegal move is refused (422, with ``move``, its number,
-    and ``reason``, the rule) and nothing is stored."""
-    record_games = {game.record_type: game for game in GAMES.values() if hasattr(game, "record_type")}
+    A body in a game's record format (its ``record_type`` in the catalogue, such as
+    ``application/x-blokus-sgf``) creates the match by replaying the record through the rules: the
+    result is an ordinary match with an ordinary log. A record with an illegal move is refused (422,
+    with ``move``, its number, and ``reason``, the rule) and nothing is stored."""
+    record_games = matches().record_games()
     if request.mimetype in record_games:
-        game = record_games[request.mimetype]
-        options, names, actions = game.import_record(request.get_data(as_text=True))
-        match_id, state, tokens = matches().create(game.info.id, names, options, actions=actions)
+        match_id, state, tokens = matches().create_from_record(request.mimetype, request.get_data(as_text=True))
     elif request.mimetype == "application/json":
         try:
             body = schemas.CreateMatchSchema().load(request.get_json(silent=True))
@@ -140,9 +163,9 @@ def get_state(query, match_id: str):
     state = matches().load(match_id, query.get("version"))
     view = state.engine.view(state.game, seat)
     if _wants(SVG, ["application/json", SVG]):
-        if not hasattr(state.engine, "render_svg"):
+        if state.engine.svg is None:
             raise ApiError(406, "not_acceptable", f"{state.engine.info.name} has no picture; ask for application/json")
-        return Response(state.engine.render_svg(view), mimetype=SVG,
+        return Response(state.engine.svg(view), mimetype=SVG,
                         headers={"Vary": "Accept", "X-Match-Version": str(state.version)})
     return {"version": state.version, "state": view}
 
@@ -189,22 +212,14 @@ def _action_schema(game_id: str):
 
 
 @v1.route("/matches/<match_id>/record", methods=["GET"])
-@v1.doc(responses={"200": {"description": "The match as a game record (Blokus: Pentobi's SGF dialect).",
-                           "content": {game.record_type: {"schema": {"type": "string"}}
-                                       for game in GAMES.values() if hasattr(game, "record_type")}}})
+@v1.games_doc(lambda games: {"responses": {"200": {
+    "description": "The match as a game record, in its game's format.",
+    "content": {mime: {"schema": body["schema"]} for mime, body in _record_bodies(games).items()}}}})
 @_errors(404, 406)
 def get_record(match_id: str):
     """The match, finished or not, in its game's record format (ask with that type in ``Accept``)."""
-    app = matches()
-    engine = app.engine_of(match_id)
-    if not hasattr(engine, "export_record"):
-        raise ApiError(406, "not_acceptable", f"{engine.info.name} has no game record format")
-    if not _wants(engine.record_type, [engine.record_type]):
-        raise ApiError(406, "not_acceptable", f"a {engine.info.name} record is {engine.record_type}")
-    state = app.load(match_id)
-    events = [app.entry_view(engine, e, None) for e in app.store.read(match_id, until=state.version)
-              if e.type not in SHELL_EVENTS]
-    return Response(engine.export_record(state.options, list(state.players), events), mimetype=engine.record_type)
+    mime, text = matches().export_record(match_id, accepts=lambda mime: _wants(mime, [mime]))
+    return Response(text, mimetype=mime)
 
 
 @v1.route("/matches/<match_id>/events", methods=["GET"])
@@ -226,9 +241,7 @@ def get_events(query, match_id: str):
 @_errors(404)
 def score_match(match_id: str):
     """Score the match in the background; the result is recorded in the log once the game is over."""
-    app = matches()
-    app.engine_of(match_id)  # 404 for an unknown match
-    return {"job_id": jobs.enqueue_scoring(app.redis, app.settings.namespace, match_id)}
+    return {"job_id": matches().request_scoring(match_id)}
 
 
 @v1.route("/jobs/<job_id>", methods=["GET"])
@@ -236,8 +249,7 @@ def score_match(match_id: str):
 @_errors(404)
 def get_job(job_id: str):
     """A background job's status, and its result or error once done."""
-    app = matches()
-    status = jobs.job_status(app.redis, app.settings.namespace, job_id)
+    status = matches().job_status(job_id)
     if status is None:
         raise ApiError(404, "job_not_found", f"no job {job_id!r}")
     return status

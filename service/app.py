@@ -9,7 +9,7 @@ from flask_smorest import Api
 from service import errors, schemas
 from service.api import v1
 from service.config import Settings
-from service.games import GAMES
+from service.games import GAMES, action_component
 from service.matches import Matches
 from service.redis_client import connect
 
@@ -55,7 +55,10 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand
     for game in GAMES.values():  # each game's action shape, so that clients can generate code for it
-        api.spec.components.schema(game.action_schema.__name__, schema=game.action_schema)
+        api.spec.components.schema(action_component(game), schema=game.action_schema)
+    api.spec.components.schema("Action", {
+        "description": "An action of one of the games; which one is the match's game.",
+        "anyOf": [{"$ref": f"#/components/schemas/{action_component(game)}"} for game in GAMES.values()]})
     api.register_blueprint(v1)
     errors.register(app)  # after Api(), whose own HTTP error handler it replaces
     return app

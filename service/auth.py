@@ -1,37 +1,14 @@
-"""Seat tokens: the one place where a request is tied to a seat.
+"""The one place where a request is tied to a seat: ``Authorization: Bearer <seat token>``.
 
-Each seat of a match gets a random token, shown once when the match is created. Only its SHA-256
-is stored: tokens carry 192 random bits, so a plain hash is enough (slow password hashes exist for
-guessable secrets) and a leaked Redis dump does not let anyone act. A token acts for its own seat only.
-Clients send it as ``Authorization: Bearer <token>``.
+Tokens themselves (how they are made and checked) are ``service.tokens``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
-
 from flask import request
 
 from service.errors import ApiError
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(24)
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def seat_for(token: str, seat_hashes: list[str]) -> int | None:
-    digest = token_hash(token)
-    found = None
-    for seat, stored in enumerate(seat_hashes):
-        if hmac.compare_digest(digest, stored):  # no early exit: the timing says nothing
-            found = seat
-    return found
+from service.tokens import seat_for
 
 
 def request_seat(matches, match_id: str, required: bool) -> int | None:

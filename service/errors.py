@@ -17,6 +17,12 @@ import redis
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
+from service.events import VersionConflict
+from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
+from service.lifecycle import IllegalRecordMove
+from service.matches import IdempotencyKeyReused, NoRecordFormat
+from service.repository import MatchNotFound, VersionNotFound
+
 log = logging.getLogger("matchlog")
 
 
@@ -64,11 +70,6 @@ def http_error(error: HTTPException):
 
 
 def register(app: Flask) -> None:
-    # Imported here because the application modules import this one (for ApiError).
-    from service.events import VersionConflict
-    from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
-    from service.matches import IdempotencyKeyReused, IllegalRecordMove, MatchNotFound, VersionNotFound
-
     @app.errorhandler(ApiError)
     def api_error(error: ApiError):
         return jsonify(error.body), error.status
@@ -85,6 +86,7 @@ def register(app: Flask) -> None:
         VersionNotFound: lambda e: ApiError(404, "version_not_found", str(e), current_version=e.current_version),
         IllegalRecordMove: lambda e: ApiError(422, "illegal_action", str(e), reason=e.refusal.reason, move=e.number),
         InvalidRecord: lambda e: ApiError(400, "invalid_record", f"the game record cannot be read: {e}"),
+        NoRecordFormat: lambda e: ApiError(406, "not_acceptable", str(e)),
         IdempotencyKeyReused: lambda e: ApiError(
             422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"),
     }

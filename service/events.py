@@ -21,6 +21,8 @@ from typing import Any
 
 import redis
 
+from service.keys import Keys
+
 APPEND = """
 -- KEYS: log, feed, idempotency key
 -- ARGV: expected version, match id, at, remember (0/1), answer to remember, ttl, n, n x (type, seat, data)
@@ -89,15 +91,11 @@ class FeedNotice:
 
 
 class EventStore:
-    def __init__(self, redis_client: redis.Redis, namespace: str = "matchlog"):
+    def __init__(self, redis_client: redis.Redis, keys: Keys):
         self.redis = redis_client
-        self.namespace = namespace
-        self.feed_key = f"{namespace}:feed"
+        self.keys = keys
+        self.feed_key = keys.feed
         self._append = redis_client.register_script(APPEND)
-
-    def key(self, match_id: str, part: str) -> str:
-        """The Redis key of one part of a match (``log``, ``meta``, ``snapshots``, ...)."""
-        return f"{self.namespace}:match:{match_id}:{part}"
 
     def append(self, match_id: str, expected_version: int, events: list[dict[str, Any]], at: str,
                remember: Remember | None = None) -> tuple[int, str | None]:
@@ -110,7 +108,7 @@ class EventStore:
         for event in events:
             seat = event.get("seat")
             args += [event["type"], "" if seat is None else seat, json.dumps(event["data"], separators=(",", ":"))]
-        keys = [self.key(match_id, "log"), self.feed_key, remember.key if remember else self.key(match_id, "none")]
+        keys = [self.keys.log(match_id), self.feed_key, remember.key if remember else self.keys.unused(match_id)]
         outcome, value = self._append(keys=keys, args=args)
         if outcome == b"replayed":
             return -1, value.decode()
@@ -120,7 +118,7 @@ class EventStore:
 
     def version(self, match_id: str) -> int:
         """The match's current version; 0 when there is no such match."""
-        return self.redis.xlen(self.key(match_id, "log"))
+        return self.redis.xlen(self.keys.log(match_id))
 
     def read(self, match_id: str, after: int = 0, until: int | None = None,
              limit: int | None = None) -> list[Recorded]:
@@ -128,7 +126,7 @@ class EventStore:
         end = "+" if until is None else f"{until}-0"
         if until is not None and until <= after:
             return []
-        entries = self.redis.xrange(self.key(match_id, "log"), f"{after + 1}-0", end, count=limit)
+        entries = self.redis.xrange(self.keys.log(match_id), f"{after + 1}-0", end, count=limit)
         return [decode(entry_id, fields) for entry_id, fields in entries]
 
     # -- the feed the workers follow --------------------------------------------------

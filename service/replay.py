@@ -60,7 +60,7 @@ def seed_commitment(seed: str) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()
 
 
-def created_event(game_id: str, options: dict[str, Any], players: list[str], seed: str,
+def match_created(game_id: str, options: dict[str, Any], players: list[str], seed: str,
                   content: Any = None) -> dict[str, Any]:
     data = {
         "game": game_id,
@@ -71,6 +71,19 @@ def created_event(game_id: str, options: dict[str, Any], players: list[str], see
     if content is not None:
         data["content"] = content  # the whole content pack: the log must replay without the server
     return {"type": "match_created", "seat": None, "data": data}
+
+
+def seed_revealed(seed: str) -> dict[str, Any]:
+    return {"type": "seed_revealed", "seat": None, "data": {"seed": seed}}
+
+
+def match_scored(result: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "match_scored", "seat": None, "data": result}
+
+
+def result(state: "MatchState") -> dict[str, Any]:
+    """The result as the log records it: whether it is final, and the game's scores and ranks."""
+    return {"final": state.finished, **state.engine.scores(state.game)}
 
 
 def start(created: Recorded, seed: str) -> MatchState:
@@ -90,16 +103,20 @@ def start(created: Recorded, seed: str) -> MatchState:
     )
 
 
+_SHELL_FOLDS = {
+    "seed_revealed": lambda state, entry: replace(state, version=entry.version, seed=entry.data["seed"]),
+    "match_scored": lambda state, entry: replace(state, version=entry.version, result=entry.data),
+}
+
+
 def advance(state: MatchState, entry: Recorded) -> MatchState:
     """Fold one more log entry into the match."""
     if entry.version != state.version + 1:
         raise ValueError(f"log entry {entry.version} does not follow version {state.version}")
-    if entry.type == "seed_revealed":
-        return replace(state, version=entry.version, seed=entry.data["seed"])
-    if entry.type == "match_scored":
-        return replace(state, version=entry.version, result=entry.data)
-    event = {"type": entry.type, "seat": entry.seat, "data": entry.data}
-    return replace(state, version=entry.version, game=state.engine.apply(state.game, event))
+    shell_fold = _SHELL_FOLDS.get(entry.type)
+    if shell_fold is not None:
+        return shell_fold(state, entry)
+    return replace(state, version=entry.version, game=state.engine.apply(state.game, entry.event()))
 
 
 def fold(state: MatchState, entries: list[Recorded]) -> MatchState:

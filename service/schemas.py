@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.games import GAMES
-
 # Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
 # as an invalid ID.
 MAX_VERSION = 2**53
@@ -36,6 +34,12 @@ class GameSchema(Schema):
     options_schema = fields.Dict(required=True, metadata={"description": "JSON Schema of the match options."})
     packs = fields.List(fields.String(), required=True,
                         metadata={"description": "Content packs installed for the game (the `pack` option)."})
+    pictures = fields.List(fields.String(), required=True,
+                           metadata={"description": "Picture types GET .../state answers besides JSON "
+                                                    "(image/svg+xml), by the Accept header."})
+    record_type = fields.String(required=True, allow_none=True,
+                                metadata={"description": "The game's record format (a MIME type), for "
+                                                         "GET .../record and POST /v1/matches; null if none."})
 
 
 class PlayerSchema(Schema):
@@ -103,9 +107,9 @@ class SubmitActionSchema(Schema):
                                       validate=validate.Range(min=1, max=MAX_VERSION),
                                       metadata={"description": "The version the action was chosen at."})
     action = fields.Dict(required=True, metadata={
-        "description": "The action, in the shape of the match's game (BlokusAction, BlockBlockAction, "
-                       "ChockABlockAction, ...); legal-actions lists them ready to post.",
-        "anyOf": [{"$ref": f"#/components/schemas/{game.action_schema.__name__}"} for game in GAMES.values()],
+        "description": "The action, in the shape of the match's game (one of Action's shapes, named after "
+                       "the game: BlokusAction, ...); legal-actions lists them ready to post.",
+        "allOf": [{"$ref": "#/components/schemas/Action"}],
     })
 
 

@@ -7,20 +7,27 @@ snapshot can be thrown away: the log rebuilds it. They live in one hash per matc
 from __future__ import annotations
 
 import json
+from typing import Iterable
 
 import redis
 
+from service.keys import Keys
 from service.replay import MatchState
 
 
 class Snapshots:
-    def __init__(self, redis_client: redis.Redis, key, every: int):
+    def __init__(self, redis_client: redis.Redis, keys: Keys, every: int):
         self.redis = redis_client
-        self.key = key  # match id -> Redis key of its snapshot hash
+        self.keys = keys
         self.every = every
 
-    def due(self, version: int) -> bool:
-        return version % self.every == 0
+    def due(self, states: Iterable[MatchState]) -> list[MatchState]:
+        """The states among ``states`` that are kept as snapshots."""
+        return [s for s in states if s.version % self.every == 0]
+
+    def versions(self, pipe, match_id: str) -> None:
+        """Queue the read of which versions have a snapshot on ``pipe`` (it answers with a list)."""
+        pipe.hkeys(self.keys.snapshots(match_id))
 
     @staticmethod
     def best(versions, target: int) -> int | None:
@@ -29,11 +36,11 @@ class Snapshots:
         return max(below) if below else None
 
     def get(self, match_id: str, version: int) -> MatchState | None:
-        raw = self.redis.hget(self.key(match_id), str(version))
+        raw = self.redis.hget(self.keys.snapshots(match_id), str(version))
         return MatchState.from_json(json.loads(raw)) if raw else None
 
     def save(self, match_id: str, states: list[MatchState]) -> None:
         if states:
-            self.redis.hset(self.key(match_id), mapping={
+            self.redis.hset(self.keys.snapshots(match_id), mapping={
                 str(s.version): json.dumps(s.to_json(), separators=(",", ":")) for s in states
             })

@@ -23,16 +23,34 @@ def act(client, match_id, token, expected_version, action, **headers):
                        json={"expected_version": expected_version, "action": action})
 
 
-def play_random_game(client, match_id, tokens, rng: random.Random, on_action=None):
-    """Play to the end through the API only: read who acts, list their legal actions, post one."""
-    while True:
+def play_random_game(client, match_id, tokens, rng: random.Random, on_action=None, on_listing=None,
+                     max_actions: int | None = None):
+    """Play through the API only: read who acts, list their legal actions, post one; to the end, or
+    ``max_actions``. ``on_listing(seat, listing)`` sees each list, ``on_action(answer)`` each answer."""
+    played = 0
+    while max_actions is None or played < max_actions:
         match = client.get(f"/v1/matches/{match_id}").json
         if match["status"] == "finished":
             return match
         seat = match["to_act"][0]
         legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
         assert legal["actions"], "the seat to act always has a legal action"
+        if on_listing:
+            on_listing(seat, legal)
         response = act(client, match_id, tokens[seat], legal["version"], rng.choice(legal["actions"]))
         assert response.status_code == 201, response.json
+        played += 1
         if on_action:
             on_action(response.json)
+    return client.get(f"/v1/matches/{match_id}").json
+
+
+def run_jobs(redis_client, settings) -> None:
+    """Run every queued background job (scoring...) here and now, as a worker would."""
+    from rq import SimpleWorker
+
+    from service.jobqueue import JobQueue
+    from service.keys import Keys
+
+    queue = JobQueue(redis_client, Keys(settings.namespace)).queue()
+    SimpleWorker([queue], connection=redis_client).work(burst=True)

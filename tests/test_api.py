@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from rq import SimpleWorker
 
-from tests.helpers import PLAYERS, act, bearer, create
-from workers.jobs import queue
+from tests.helpers import PLAYERS, act, bearer, create, run_jobs
 
 CORNERS = [(0, 0), (19, 0), (19, 19), (0, 19)]
 
@@ -257,7 +255,7 @@ def test_scoring_job_runs_and_reports(client, fake_redis, settings):
     assert job_id.status_code == 202
     job_id = job_id.json["job_id"]
     assert client.get(f"/v1/jobs/{job_id}").json["status"] == "queued"
-    SimpleWorker([queue(fake_redis, settings.namespace)], connection=fake_redis).work(burst=True)
+    run_jobs(fake_redis, settings)
     job = client.get(f"/v1/jobs/{job_id}").json
     assert job["status"] == "finished"
     assert job["result"]["final"] is False and job["result"]["scores"] == [88, 88, 88, 88]

@@ -7,11 +7,9 @@ import random
 import xml.etree.ElementTree as ElementTree
 
 import pytest
-from rq import SimpleWorker
 
 from service.games.blokus.engine import VARIANTS
-from tests.helpers import act, bearer, create, play_random_game
-from workers.jobs import queue
+from tests.helpers import act, bearer, create, play_random_game, run_jobs
 
 SGF = "application/x-blokus-sgf"
 
@@ -22,7 +20,7 @@ def names(n):
 
 def score(client, fake_redis, settings, match_id):
     client.post(f"/v1/matches/{match_id}/score")
-    SimpleWorker([queue(fake_redis, settings.namespace)], connection=fake_redis).work(burst=True)
+    run_jobs(fake_redis, settings)
     return client.get(f"/v1/matches/{match_id}").json
 
 

@@ -6,11 +6,9 @@ import json
 import random
 
 import pytest
-from rq import SimpleWorker
 
 from service.cli import main
-from tests.helpers import create, play_random_game
-from workers.jobs import queue
+from tests.helpers import create, play_random_game, run_jobs
 
 
 @pytest.fixture
@@ -18,7 +16,7 @@ def finished_log(client, fake_redis, settings, tmp_path):
     match_id, tokens = create(client)
     play_random_game(client, match_id, tokens, random.Random(4))
     client.post(f"/v1/matches/{match_id}/score")
-    SimpleWorker([queue(fake_redis, settings.namespace)], connection=fake_redis).work(burst=True)
+    run_jobs(fake_redis, settings)
     return client.get(f"/v1/matches/{match_id}/events?limit=1000").json
 
 

@@ -22,8 +22,8 @@ import time
 import redis
 
 from service.events import FeedNotice
-from service.matches import MatchNotFound, Matches
-from workers.jobs import enqueue_scoring
+from service.matches import Matches
+from service.repository import MatchNotFound
 
 GROUP = "projector"
 log = logging.getLogger("matchlog.projector")
@@ -46,7 +46,7 @@ class Projector:
             log.warning("feed names unknown match %s", notice.match_id)
             return True
         if state.finished and state.result is None and self.matches.load(notice.match_id).result is None:
-            enqueue_scoring(self.matches.redis, self.matches.settings.namespace, notice.match_id)
+            self.matches.jobs.enqueue_scoring(notice.match_id)
             return False
         return True
 

@@ -17,7 +17,7 @@ from rq import SimpleWorker
 from service.config import Settings
 from service.matches import Matches
 from service.redis_client import connect
-from workers.jobs import queue
+from service.jobqueue import JobQueue
 from workers.projector import Projector
 
 log = logging.getLogger("matchlog.worker")
@@ -42,7 +42,7 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
     jobs_connection = connect(redis_url)  # RQ changes its socket timeout: keep it to itself
     try:
         while not stop.is_set():
-            worker = _JobWorker([queue(jobs_connection, settings.namespace)], connection=jobs_connection,
+            worker = _JobWorker([JobQueue(jobs_connection, matches.keys).queue()], connection=jobs_connection,
                                 name=f"matchlog-{uuid.uuid4().hex[:8]}", worker_ttl=30)
             worker.stop = stop
             try:

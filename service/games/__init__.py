@@ -1,9 +1,45 @@
-"""The games matchlog hosts. Each is one package exposing ``GAME``, an object that keeps the
-protocol written down in ``service.games.protocol``; adding a game means adding it here."""
+"""The games matchlog hosts, found by scanning this package: every subpackage whose ``__init__``
+exposes ``GAME`` (an engine keeping ``service.games.protocol``, usually built on
+``service.games.kit``) is a game. Adding a game is adding its package; nothing else names it.
 
-from service.games.block_block import GAME as BLOCK_BLOCK
-from service.games.blokus import GAME as BLOKUS
-from service.games.chock_a_block import GAME as CHOCK_A_BLOCK
+``register`` adds a game that lives elsewhere (a test's toy game, a plugin) before the app is built.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
 from service.games.protocol import Game
 
-GAMES: dict[str, Game] = {game.info.id: game for game in (BLOKUS, BLOCK_BLOCK, CHOCK_A_BLOCK)}
+GAMES: dict[str, Game] = {}
+
+
+def register(game: Game) -> Game:
+    if game.info.id in GAMES and GAMES[game.info.id] is not game:
+        raise ValueError(f"two games claim the id {game.info.id!r}")
+    GAMES[game.info.id] = game
+    return game
+
+
+def unregister(game_id: str) -> None:
+    GAMES.pop(game_id, None)
+
+
+def _discover() -> None:
+    found = []
+    for module in pkgutil.iter_modules(__path__):
+        if module.ispkg:
+            package = importlib.import_module(f"{__name__}.{module.name}")
+            if hasattr(package, "GAME"):  # a package without GAME is a helper, not a game
+                found.append(package.GAME)
+    for game in sorted(found, key=lambda g: g.info.id):
+        register(game)
+
+
+def action_component(game: Game) -> str:
+    """The name of a game's action shape in the OpenAPI document, from its id: ``BlockBlockAction``."""
+    return "".join(part.capitalize() for part in game.info.id.replace("_", "-").split("-")) + "Action"
+
+
+_discover()

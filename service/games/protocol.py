@@ -43,32 +43,34 @@ Hidden information has exactly one gate per game: ``view`` for states and
 ``event_view`` for log entries. The server passes everything it shows through
 them, legal actions included (they are computed for the asking seat only).
 
-Optional parts, which the server uses when a game has them:
+Optional parts are declared, not probed: each is an attribute that is either ``None`` or a
+value of its own type, so the server reads what a game can do from the game itself.
 
-``load_pack(data, options) -> pack`` and ``default_pack``
-    The game's rules refer to a content pack (cards, tiles, piece sets): data,
-    not code. ``load_pack`` checks a parsed JSON document against the pack's
-    JSON Schema and its semantic checks (some of which the resolved match
-    options may relax), raising InvalidPack naming the item and field at
-    fault, and returns what ``setup`` gets as ``content``. The
-    server finds packs by name (the ``pack`` option, ``default_pack`` when
-    omitted) in ``service/games/<game>/packs/<name>.json`` and in
-    ``$MATCHLOG_PACKS/<game id>/<name>.json``, and records the loaded pack in
-    ``match_created``, so that the log alone is enough to replay the match.
-``render_svg(view) -> str``
+``packs: Packs | None``
+    The game's rules refer to a content pack (cards, tiles, piece sets): data, not code.
+    ``Packs.load(document, options)`` checks a parsed JSON document against the pack's JSON Schema
+    and its semantic checks (some of which the resolved match options may relax), raising
+    InvalidPack naming the item and field at fault, and returns what ``setup`` gets as
+    ``content``. The server finds packs by name (the option ``Packs.option``, ``Packs.default``
+    when omitted) in ``Packs.folder`` and in ``$MATCHLOG_PACKS/<game id>/<name>.json``, and records
+    the loaded pack in ``match_created``, so that the log alone is enough to replay the match.
+``svg: Callable[[view], str] | None``
     An SVG drawing of what ``view`` returned, served for ``Accept: image/svg+xml``.
-``record_type``, ``export_record(options, players, events) -> str`` and
-``import_record(text) -> (options, players, actions)``
-    A game record format (MIME type ``record_type``), such as Blokus SGF. The
-    server plays imported actions through ``play`` in order, each by the seat
-    to act, so a record becomes an ordinary match with an ordinary log; reading
-    errors are InvalidRecord.
+``record: RecordFormat | None``
+    A game record format (MIME type ``RecordFormat.mime``), such as Blokus SGF. The server plays
+    imported actions through ``play`` in order, each by the seat to act, so a record becomes an
+    ordinary match with an ordinary log; reading errors are InvalidRecord.
+
+``play`` returns a ``Played``: the events, in order, as a list that also carries the state after
+each of them, so that the server keeps those states instead of folding the events a second time.
+The engine kit (``service.games.kit``) builds it; an engine written without the kit must too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Callable, Protocol
 
 import marshmallow
 
@@ -126,12 +128,55 @@ class GameInfo:
         return list(self.player_counts or range(self.min_players, self.max_players + 1))
 
 
+@dataclass(frozen=True)
+class Packs:
+    """The game reads content packs: how to load one, which one is the default, where they ship."""
+
+    load: Callable[[Any, dict[str, Any]], Any]
+    """``(parsed JSON document, resolved options) -> content`` for ``setup``; raises InvalidPack."""
+    default: str
+    """The pack a match gets when its options name none."""
+    folder: Path
+    """Where the game ships its packs, as ``<name>.json``."""
+    option: str = "pack"
+    """The match option that names the pack (its default in ``options_schema`` is ``default``)."""
+
+
+@dataclass(frozen=True)
+class RecordFormat:
+    """A game record format (e.g. Blokus SGF): a match can be exported to it and created from it."""
+
+    mime: str
+    export: Callable[[dict[str, Any], list[str], list["Event"]], str]
+    """``(options, player names, the game's events as a spectator sees them) -> text``."""
+    parse: Callable[[str], tuple[dict[str, Any], list[str], list["Action"]]]
+    """``text -> (options, player names, actions)``; raises InvalidRecord."""
+    description: str
+    example: str
+    """A short record, shown in the OpenAPI document."""
+
+
+class Played(list):
+    """The events of one action, in order, with ``states``: the state after each event.
+
+    It is an ordinary list of events to whoever does not need the states."""
+
+    def __init__(self, events: list["Event"] = (), states: list["State"] = ()):
+        super().__init__(events)
+        self.states = list(states)
+        if len(self.states) != len(self):
+            raise ValueError("Played needs one state per event")
+
+
 class Game(Protocol):
     info: GameInfo
     options_schema: dict[str, Any]
     """JSON Schema of the match options, shown in the catalogue and checked at creation."""
     action_schema: type[marshmallow.Schema]
     """The shape of an action; legality is ``play``'s business."""
+    packs: Packs | None
+    svg: Callable[[dict[str, Any]], str] | None
+    record: RecordFormat | None
 
     def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
         """Options with every default filled in; raises InvalidOptions.
@@ -146,7 +191,7 @@ class Game(Protocol):
 
     def legal_actions(self, state: State, seat: int) -> list[Action]: ...
 
-    def play(self, state: State, seat: int, action: Action) -> list[Event]: ...
+    def play(self, state: State, seat: int, action: Action) -> Played: ...
 
     def apply(self, state: State, event: Event) -> State: ...
 

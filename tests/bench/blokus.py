@@ -110,14 +110,3 @@ def engine(seconds: float, games: int = 20, seed: int = 20240601) -> list[Figure
         ]
     return figures
 
-
-def scripted_match(rng: random.Random) -> tuple[dict, list[tuple[int, dict, int]]]:
-    """A POST /v1/matches body and a random legal game for it: (seat, action, version after)."""
-    body = {"game": "blokus", "players": [{"name": f"p{i}"} for i in range(PLAYERS)]}
-    version = 1  # match_created
-    script = []
-    moves = random_game(rng)
-    for i, (seat, action, appended) in enumerate(moves):
-        version += appended + (1 if i == len(moves) - 1 else 0)  # the last action also reveals the seed
-        script.append((seat, action, version))
-    return body, script

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import platform
 import time
 from dataclasses import dataclass
@@ -94,3 +95,43 @@ def json_figures(figures: list[Figure]) -> dict:
             value = round(value, 3)
         out[f.key] = value
     return out
+
+
+def scripted_match(game, rng, players: int, options: dict | None = None) -> tuple[dict, list[tuple[int, dict, int]]]:
+    """A POST /v1/matches body (with its seed, so the server deals the same cards) and a random
+    legal game for it, played by the match lifecycle with no server: (seat, action, version after)."""
+    from service import lifecycle, packs
+
+    options = options or {}
+    seed = f"bench-{rng.getrandbits(48):012x}"
+    names = [f"p{i}" for i in range(players)]
+    resolved = lifecycle.check_options(game.info.id, options, players)
+    content = packs.content_for(game, resolved)
+    state = lifecycle.begin(game.info.id, resolved, names, seed, "", content).state
+    script = []
+    while not state.finished:
+        seat = game.to_act(state.game)[0]
+        action = rng.choice(game.legal_actions(state.game, seat))
+        state = lifecycle.act(state, seat, action, seed, "").state
+        script.append((seat, action, state.version))
+    body = {"game": game.info.id, "players": [{"name": n} for n in names], "options": options, "seed": seed}
+    return body, script
+
+
+def random_games_per_s(game, players: int, seconds: float, seed: int = 20240601) -> float:
+    """Random complete games per second, with the engine alone (setup, legal actions, play)."""
+    from service import lifecycle, packs
+
+    resolved = lifecycle.check_options(game.info.id, {}, players)
+    content = packs.content_for(game, resolved)
+    rng = random.Random(seed)
+
+    def one_game() -> int:
+        state = game.setup(resolved, players, str(rng.random()), content)
+        while not game.is_over(state):
+            seat = game.to_act(state)[0]
+            state = game.play(state, seat, rng.choice(game.legal_actions(state, seat))).states[-1]
+        return 1
+
+    played, elapsed = timed_passes(one_game, seconds)
+    return played / elapsed

@@ -10,13 +10,11 @@ import random
 import xml.etree.ElementTree as ET
 
 import pytest
-from rq import SimpleWorker
 
 from service.app import create_app
 from service.cli import main
 from tests.games.test_block_block_rules import GOLDEN, GOLDEN_BOARD
-from tests.helpers import act, bearer, create
-from workers.jobs import queue
+from tests.helpers import act, bearer, create, play_random_game, run_jobs
 
 GAME_ID = "block-block"
 PLAYERS = [{"name": "ann"}, {"name": "bob"}]
@@ -35,7 +33,7 @@ def legal(client, match_id, token):
 
 def score(client, fake_redis, settings, match_id):
     assert client.post(f"/v1/matches/{match_id}/score").status_code == 202
-    SimpleWorker([queue(fake_redis, settings.namespace)], connection=fake_redis).work(burst=True)
+    run_jobs(fake_redis, settings)
     return client.get(f"/v1/matches/{match_id}").json["result"]
 
 
@@ -78,19 +76,14 @@ def test_random_game_to_the_end_with_listed_actions_and_offline_replay(client, f
     """A random game through the API only: legal actions as listed, posted back unchanged at the
     version they were listed at; then the exported log replays offline to the same result."""
     match_id, tokens = new_match(client, first_player="random")
-    rng = random.Random(3)
-    moves = 0
-    while True:
-        match = client.get(f"/v1/matches/{match_id}").json
-        if match["status"] == "finished":
-            break
-        seat = match["to_act"][0]
-        listing = legal(client, match_id, tokens[seat])
-        assert listing["actions"] and legal(client, match_id, tokens[1 - seat])["actions"] == []
-        response = act(client, match_id, tokens[seat], listing["version"], rng.choice(listing["actions"]))
-        assert response.status_code == 201, response.json
-        moves += 1
-    assert moves >= 2
+    listings = []
+
+    def only_the_seat_to_act_may_place(seat, listing):
+        assert legal(client, match_id, tokens[1 - seat])["actions"] == []
+        listings.append(listing)
+
+    play_random_game(client, match_id, tokens, random.Random(3), on_listing=only_the_seat_to_act_may_place)
+    assert len(listings) >= 2
     result = score(client, fake_redis, settings, match_id)
     log = client.get(f"/v1/matches/{match_id}/events?limit=1000").json
     over = next(e for e in log["events"] if e["type"] == "game_over")
@@ -289,6 +282,6 @@ def test_a_game_lost_before_the_first_move_still_reveals_its_seed_and_is_scored(
 
     projector = Projector(Matches(fake_redis, configured), consumer="test", block_ms=1)
     projector.step()
-    SimpleWorker([queue(fake_redis, settings.namespace)], connection=fake_redis).work(burst=True)
+    run_jobs(fake_redis, settings)
     result = client.get(f"/v1/matches/{match_id}").json["result"]
     assert result["final"] is True and result["winner"] == "WHITE"

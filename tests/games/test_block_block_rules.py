@@ -278,7 +278,7 @@ def test_mirror_images_with_allow_reflection():
 def test_default_pack_is_generated_not_the_publishers():
     """1.8.3, K-10: the shipped pack says it is generated; the view tells the UI."""
     assert DEFAULT_PACK["provenance"] == "GENERATED"
-    assert GAME.default_pack == "bb-default-generated"
+    assert GAME.packs.default == "bb-default-generated"
     view = GAME.view(new_game(), None)
     assert view["pack"]["id"] == "bb-default-generated" and view["pack"]["publisher_data"] is False
 
@@ -326,10 +326,10 @@ def test_pack_schema_errors_name_the_item_and_field():
     pack = json.loads(json.dumps({k: v for k, v in DEFAULT_PACK.items() if k != "checks"}))
     pack["shapes"][2]["faceColours"][0]["face"] = "+W"
     with pytest.raises(InvalidPack) as caught:
-        GAME.load_pack(pack)
+        GAME.packs.load(pack)
     assert caught.value.path == "shapes[2] (I3).faceColours[0].face"
     with pytest.raises(InvalidPack) as caught:
-        GAME.load_pack({"packId": "x"})
+        GAME.packs.load({"packId": "x"})
     assert caught.value.path == "pack"
 
 
@@ -358,7 +358,7 @@ def test_pack_semantic_checks_name_the_item_and_field(change, path, rule):
     pack = raw_pack()
     change(pack)
     with pytest.raises(InvalidPack) as caught:
-        GAME.load_pack(pack)
+        GAME.packs.load(pack)
     assert caught.value.path == path and rule in caught.value.message
 
 
@@ -367,7 +367,7 @@ def test_strict_counts_refuse_other_sets_and_colourings():
     pack = raw_pack()
     pack["sets"]["WHITE"][0]["count"] = 3  # 11 white pieces
     pack["shapes"][1]["faceColours"] = [{"cube": 0, "face": "-X", "colour": "OPPONENT"}]  # I2 with a coloured end
-    loaded = GAME.load_pack(pack)
+    loaded = GAME.packs.load(pack)
     assert any("K-7" in f and f.startswith("sets.WHITE") for f in loaded["checks"]["strict"])
     assert any("K-7" in f and f.startswith("sets.BROWN") for f in loaded["checks"]["strict"])
     assert any("K-8" in f and f.startswith("shapes[1] (I2).faceColours") for f in loaded["checks"]["strict"])
@@ -709,7 +709,7 @@ def test_a_first_player_who_cannot_place_at_all_has_lost_at_setup():
             "shapes": [{"shapeId": "I1", "cubes": [[0, 0, 0]]}, {"shapeId": "O4", "cubes": [[0, 0, 0], [1, 0, 0],
                                                                                            [0, 1, 0], [1, 1, 0]]}],
             "sets": {"BROWN": [{"shapeId": "O4", "count": 1}], "WHITE": [{"shapeId": "I1", "count": 1}]}}
-    loaded = GAME.load_pack(pack)
+    loaded = GAME.packs.load(pack)
     assert any("(O4)" in w and "K-9" in w for w in loaded["checks"]["warnings"])
     state = GAME.setup(GAME.resolve_options({"pack_strict_counts": False, "first_player": 0}, 2), 2, "s", loaded)
     assert GAME.is_over(state) and GAME.to_act(state) == []
@@ -915,7 +915,7 @@ def test_svg_draws_the_top_view_and_an_isometric_view():
     """The picture: valid standalone SVG with one top-view cell per board cell and one isometric
     top face per placed cube."""
     state = golden_game()
-    text = GAME.render_svg(GAME.view(state, None))
+    text = GAME.svg(GAME.view(state, None))
     root = ET.fromstring(text)
     ns = "{http://www.w3.org/2000/svg}"
     assert root.tag == f"{ns}svg"
@@ -924,4 +924,4 @@ def test_svg_draws_the_top_view_and_an_isometric_view():
     iso = root.find(f"{ns}g[@id='isometric-view']")
     assert len(iso.findall(f"{ns}polygon")) == 1 + 3 * 55  # the floor, then three faces per cube
     assert "brown wins" in text
-    ET.fromstring(GAME.render_svg(GAME.view(new_game(board_size=[1, 1]), None)))  # an empty board too
+    ET.fromstring(GAME.svg(GAME.view(new_game(board_size=[1, 1]), None)))  # an empty board too

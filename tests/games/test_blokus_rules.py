@@ -10,23 +10,14 @@ import pytest
 from service.games.blokus import GAME
 from service.games.blokus.geometry import ORIENTATIONS, PIECES, board
 from service.games.protocol import IllegalAction, InvalidOptions, fold
+from tests.games import blokus_moves
+from tests.games.blokus_moves import place, play
 
 BLUE, YELLOW, RED, GREEN = range(4)
 
 
 def new_game(**options):
-    return GAME.setup(GAME.resolve_options(options, 4), 4, seed="test")
-
-
-def play(state, seat, action):
-    return fold(GAME, state, GAME.play(state, seat, action))
-
-
-def place(state, seat, cells, piece=None):
-    action = {"type": "place", "cells": [list(c) for c in cells]}
-    if piece:
-        action["piece"] = piece
-    return play(state, seat, action)
+    return blokus_moves.new_game(4, **options)
 
 
 def rejected(state, seat, cells, piece=None) -> str:

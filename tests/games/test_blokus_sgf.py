@@ -9,6 +9,7 @@ import pytest
 from service.games.blokus import GAME, sgf
 from service.games.blokus.engine import VARIANTS
 from service.games.protocol import InvalidRecord, fold
+from tests import engines
 
 PENTOBI_STYLE = """(;GM[Blokus]CA[UTF-8]AP[Pentobi:22.1]DT[2026-01-02]P1[Ann]P2[Bob]P3[Cat]P4[Dan]
 ;1[a20,b20]
@@ -20,7 +21,7 @@ PENTOBI_STYLE = """(;GM[Blokus]CA[UTF-8]AP[Pentobi:22.1]DT[2026-01-02]P1[Ann]P2[
 
 def test_squares_count_rows_from_the_bottom():
     """5.2: column letters from a at the left, row numbers from 1 at the BOTTOM."""
-    options, players, actions = GAME.import_record("(;GM[Blokus];1[c18,a19,b19,c19,a20])")
+    options, players, actions = GAME.record.parse("(;GM[Blokus];1[c18,a19,b19,c19,a20])")
     assert options == {"variant": "four_player"}
     assert actions[0]["cells"] == [[2, 2], [0, 1], [1, 1], [2, 1], [0, 0]]
     assert actions[0]["colour"] == "blue"
@@ -28,7 +29,7 @@ def test_squares_count_rows_from_the_bottom():
 
 def test_reads_what_pentobi_writes():
     """A game-information node first, one node per move, whitespace between nodes."""
-    options, players, actions = GAME.import_record(PENTOBI_STYLE)
+    options, players, actions = GAME.record.parse(PENTOBI_STYLE)
     assert players == ["Ann", "Bob", "Cat", "Dan"]
     assert [a["colour"] for a in actions] == ["blue", "yellow", "red", "green"]
     assert actions[1]["cells"] == [[19, 0], [18, 0], [17, 0]]
@@ -38,22 +39,22 @@ def test_reads_what_pentobi_writes():
 def test_game_names_choose_the_variant():
     for name, variant in [("Blokus", "four_player"), ("Blokus Two-Player", "two_player"),
                           ("Blokus Three-Player", "three_player"), ("Blokus Duo", "duo")]:
-        assert GAME.import_record(f"(;GM[{name}])")[0] == {"variant": variant}
+        assert GAME.record.parse(f"(;GM[{name}])")[0] == {"variant": variant}
 
 
 def test_two_colour_games_use_b_and_w_and_pb_pw():
-    options, players, actions = GAME.import_record("(;GM[Blokus Duo]PB[Pia]PW[Olu];B[e10];W[j5,j6])")
+    options, players, actions = GAME.record.parse("(;GM[Blokus Duo]PB[Pia]PW[Olu];B[e10];W[j5,j6])")
     assert players == ["Pia", "Olu"]
     assert [(a["colour"], a["cells"]) for a in actions] == [("purple", [[4, 4]]), ("orange", [[9, 9], [9, 8]])]
 
 
 def test_only_the_main_line_is_read():
-    _, _, actions = GAME.import_record("(;GM[Blokus];1[a20](;2[t20];3[t1])(;2[s20,t20]))")
+    _, _, actions = GAME.record.parse("(;GM[Blokus];1[a20](;2[t20];3[t1])(;2[s20,t20]))")
     assert [a["cells"] for a in actions] == [[[0, 0]], [[19, 0]], [[19, 19]]]
 
 
 def test_escaped_brackets_in_text_values():
-    _, players, _ = GAME.import_record(r"(;GM[Blokus]P1[A \] B]C[a comment with \] inside];1[a20])")
+    _, players, _ = GAME.record.parse(r"(;GM[Blokus]P1[A \] B]C[a comment with \] inside];1[a20])")
     assert players[0] == "A ] B"
 
 
@@ -73,22 +74,19 @@ def test_escaped_brackets_in_text_values():
 ])
 def test_unreadable_records_say_why(record, complaint):
     with pytest.raises(InvalidRecord, match=complaint):
-        GAME.import_record(record)
+        GAME.record.parse(record)
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_export_then_import_gives_the_same_moves_and_scores(variant):
     players = VARIANTS[variant].players
-    state = GAME.setup(GAME.resolve_options({"variant": variant}, players), players, "r")
-    start, log, rng = state, [], random.Random(variant)
-    while not GAME.is_over(state):
-        seat = GAME.to_act(state)[0]
-        events = GAME.play(state, seat, rng.choice(GAME.legal_actions(state, seat)))
-        log += events
-        state = fold(GAME, state, events)
+    start = engines.new_state(GAME, players, "r", variant=variant)
+    log = []
+    state = engines.random_playout(GAME, start, random.Random(variant),
+                                   on_move=lambda state, seat, action, events: log.extend(events))
     names = [f"p{i}" for i in range(players)]
-    text = GAME.export_record({"variant": variant}, names, log)
-    options, read_names, actions = GAME.import_record(text)
+    text = GAME.record.export({"variant": variant}, names, log)
+    options, read_names, actions = GAME.record.parse(text)
     assert options == {"variant": variant} and read_names == names
     replayed = start
     for action in actions:

@@ -9,23 +9,14 @@ from service.games.blokus import GAME
 from service.games.blokus.engine import VARIANTS
 from service.games.blokus.geometry import PIECE_BY_NAME
 from service.games.protocol import IllegalAction, InvalidOptions, fold
+from tests.games import blokus_moves
+from tests.games.blokus_moves import new_game, play
 
 BLUE, YELLOW, RED, GREEN = range(4)
 
 
-def new_game(players, **options):
-    return GAME.setup(GAME.resolve_options(options, players), players, seed="test")
-
-
-def play(state, seat, action):
-    return fold(GAME, state, GAME.play(state, seat, action))
-
-
 def place(state, seat, cells, colour=None):
-    action = {"type": "place", "cells": [list(c) for c in cells]}
-    if colour:
-        action["colour"] = colour
-    return play(state, seat, action)
+    return blokus_moves.place(state, seat, cells, colour=colour)
 
 
 def to_move(state):

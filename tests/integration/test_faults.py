@@ -20,10 +20,11 @@ from service.app import create_app
 from service.embedded_redis import EmbeddedRedis
 from service.events import EventStore
 from service.games.blokus import GAME
+from service.keys import Keys
 from service.redis_client import connect
 from service.replay import MatchState
-from tests.helpers import act, bearer, create, play_random_game
 from service.matches import Matches
+from tests.helpers import act, bearer, create, play_random_game
 from workers.projector import GROUP, Projector
 
 pytestmark = pytest.mark.slow
@@ -45,14 +46,14 @@ def start_worker(redis_url, settings):
 
 
 def test_a_worker_killed_mid_work_loses_and_duplicates_nothing(real_client, real_redis, redis_url, settings):
-    store = EventStore(real_redis, settings.namespace)
+    store = EventStore(real_redis, Keys(settings.namespace))
     match_ids = []
     for seed in range(5):
         match_id, tokens = create(real_client)
         play_random_game(real_client, match_id, tokens, random.Random(seed))
         match_ids.append(match_id)
     for match_id in match_ids:  # snapshots are a cache: drop them so the worker has them all to make
-        real_redis.delete(store.key(match_id, "snapshots"))
+        real_redis.delete(store.keys.snapshots(match_id))
 
     first = start_worker(redis_url, settings)
 
@@ -84,7 +85,7 @@ def test_a_worker_killed_mid_work_loses_and_duplicates_nothing(real_client, real
         assert [e.type for e in log].count("match_scored") == 1
         assert [e.version for e in log] == list(range(1, len(log) + 1))
         seed = next(e.data["seed"] for e in log if e.type == "seed_revealed")
-        snapshots = real_redis.hgetall(store.key(match_id, "snapshots"))
+        snapshots = real_redis.hgetall(store.keys.snapshots(match_id))
         assert snapshots, "the worker rebuilt the snapshots"
         for version, raw in snapshots.items():
             snapshot = MatchState.from_json(json.loads(raw))
@@ -104,15 +105,10 @@ def own_redis():
 def test_redis_killed_and_restarted_loses_no_acknowledged_action(own_redis, settings):
     client = create_app(settings, connect(own_redis.url)).test_client()
     match_id, tokens = create(client)
-    rng = random.Random(3)
     acknowledged = []
-    for _ in range(30):
-        match = client.get(f"/v1/matches/{match_id}").json
-        seat = match["to_act"][0]
-        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
-        answer = act(client, match_id, tokens[seat], legal["version"], rng.choice(legal["actions"]))
-        assert answer.status_code == 201
-        acknowledged += answer.json["events"]
+    play_random_game(client, match_id, tokens, random.Random(3), max_actions=30,
+                     on_action=lambda answer: acknowledged.extend(answer["events"]))
+    assert len({e["version"] for e in acknowledged}) >= 30
 
     own_redis.kill()  # SIGKILL right after the last acknowledgement: no chance to flush anything
 
@@ -142,7 +138,7 @@ def test_a_game_end_is_scored_even_if_the_scoring_job_is_lost(real_client, real_
     real_redis.delete(jobs)  # ... which is lost, as if its worker had died with it
 
     worker = start_worker(redis_url, settings)
-    store = EventStore(real_redis, settings.namespace)
+    store = EventStore(real_redis, Keys(settings.namespace))
     try:
         wait_for(lambda: real_client.get(f"/v1/matches/{match_id}").json.get("result"), timeout=60)
     finally:

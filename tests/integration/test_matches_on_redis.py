@@ -6,15 +6,14 @@ from __future__ import annotations
 import random
 import threading
 
-from rq import SimpleWorker
 
 from service import replay
 from service.app import create_app
 from service.events import EventStore, Recorded
 from service.games.blokus import GAME
+from service.keys import Keys
 from service.redis_client import connect
-from tests.helpers import act, bearer, create, play_random_game
-from workers.jobs import queue
+from tests.helpers import act, bearer, create, play_random_game, run_jobs
 from workers.projector import GROUP, Projector
 
 
@@ -28,7 +27,7 @@ def drain(app, settings, redis_client):
     projector = Projector(matches, consumer="test-worker", block_ms=10)
     for _ in range(20):
         busy = projector.step()
-        SimpleWorker([queue(redis_client, settings.namespace)], connection=redis_client).work(burst=True)
+        run_jobs(redis_client, settings)
         if not busy and not redis_client.xpending(matches.store.feed_key, GROUP)["pending"]:
             return
     raise AssertionError("the worker did not settle")
@@ -55,7 +54,7 @@ def test_random_games_play_to_the_end_and_get_scored(real_client, real_app, real
         assert scored["result"]["final"] is True
 
     # the worker trims the feed it follows once every notice is done; the logs are never trimmed
-    store = EventStore(real_redis, settings.namespace)
+    store = EventStore(real_redis, Keys(settings.namespace))
     assert real_redis.xlen(store.feed_key) == 0
     assert store.version(match_id) == len(log)
 

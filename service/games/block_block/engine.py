@@ -14,7 +14,8 @@ The piece set is data (spec 1.8): a pack, loaded and checked by ``pack.load_pack
 
 State (plain data; see ``setup``): the board as per-cell lists (height, top colour, which piece is
 on top), every placed piece, each colour's remaining pieces and last shape class, who moves, and
-the result. Events: ``piece_placed``, ``no_legal_placement``, ``resigned`` and ``game_over``.
+the result. Events: ``piece_placed``, ``no_legal_placement``, ``resigned`` and ``game_over``;
+nothing is hidden (spec 8.3), so every event is public.
 
 Error codes (``IllegalAction.reason``) are the spec's codes of 8.2 in the API's lower case, checked
 in the spec's order: ``not_your_turn``, ``no_such_piece`` (R-2.2), ``half_piece_not_last`` (R-2.3),
@@ -38,15 +39,8 @@ from service.games.block_block.actions import BlockBlockAction
 from service.games.block_block.geometry import Anchor, Orientation
 from service.games.block_block.pack import fit_warnings, load_pack, shape_spec
 from service.games.block_block.svg import render_svg
-from service.games.protocol import (
-    Action,
-    Event,
-    GameInfo,
-    IllegalAction,
-    InvalidOptions,
-    State,
-    ranks,
-)
+from service.games.kit import Engine, Turn, applies, enum_option
+from service.games.protocol import Action, Event, GameInfo, IllegalAction, InvalidOptions, Packs, State, ranks
 
 BROWN, WHITE = 0, 1
 COLOURS = ("BROWN", "WHITE")
@@ -55,10 +49,6 @@ DEFAULT_PACK_NAME = "bb-default-generated"
 DEFAULT_PACK: dict[str, Any] = load_pack(json.loads(
     (Path(__file__).parent / "packs" / f"{DEFAULT_PACK_NAME}.json").read_text(encoding="utf-8")))
 """The shipped default pack, loaded once at import (spec 1.8.3)."""
-
-
-def _enum(values, default, description):
-    return {"enum": list(values), "default": default, "description": description}
 
 
 OPTIONS_SCHEMA: dict[str, Any] = {
@@ -86,33 +76,33 @@ OPTIONS_SCHEMA: dict[str, Any] = {
                            "the pack's maxHeight (none in the default pack) (A-03, D-4)."},
         "use_half_piece": {"type": "boolean", "default": True,
                            "description": "Brown's extra 1x1x1 half piece is used (S-4, A-06)."},
-        "half_piece_scoring": _enum(["BROWN_HALF", "SPLIT"], "BROWN_HALF",
+        "half_piece_scoring": enum_option(["BROWN_HALF", "SPLIT"], "BROWN_HALF",
                                     "A visible half-piece face scores 0.5 for brown (BROWN_HALF) or 0.5 for "
                                     "each player (SPLIT) (E-2, A-05)."),
-        "half_piece_shape_class": _enum(["GEOMETRIC", "OWN"], "GEOMETRIC",
+        "half_piece_shape_class": enum_option(["GEOMETRIC", "OWN"], "GEOMETRIC",
                                         "The half piece's shape class for R-2.7/R-2.8: that of the regular "
                                         "shape with the same cubes (I1) (GEOMETRIC), or its own (OWN) (A-04)."),
-        "orientation_equivalence": _enum(["GEOMETRY", "GEOMETRY_AND_COLOURS"], "GEOMETRY",
+        "orientation_equivalence": enum_option(["GEOMETRY", "GEOMETRY_AND_COLOURS"], "GEOMETRY",
                                          "\"Same orientation\" in R-2.7 compares the cubes only, or the cubes "
                                          "and the face colour labels (A-07)."),
         "allow_reflection": {"type": "boolean", "default": False,
                              "description": "Also allow mirror images (rotation ids 24..47 = mirror x, then "
                                             "rotation id - 24); only proper rotations by default (1.4.1, A-09)."},
-        "same_shape_stack_rule": _enum(["EXACT_COVER", "ANY_CONTACT"], "EXACT_COVER",
+        "same_shape_stack_rule": enum_option(["EXACT_COVER", "ANY_CONTACT"], "EXACT_COVER",
                                        "R-2.7: a piece may not sit exactly on a piece of the same class and "
                                        "orientation (EXACT_COVER), or not rest on one at all (ANY_CONTACT) (A-10)."),
-        "same_shape_stack_owner_scope": _enum(["ANY", "OPPONENT_ONLY"], "ANY",
+        "same_shape_stack_owner_scope": enum_option(["ANY", "OPPONENT_ONLY"], "ANY",
                                               "R-2.7 applies to pieces of both colours (ANY) or only to the "
                                               "opponent's (OPPONENT_ONLY) (A-11)."),
         "same_shape_ban": {"type": "boolean", "default": True,
                            "description": "R-2.8: not the shape class the opponent has just placed, unless "
                                           "nothing else fits (A-12)."},
-        "tie_break": _enum(["DRAW", "FIRST_PLAYER", "SECOND_PLAYER"], "DRAW",
+        "tie_break": enum_option(["DRAW", "FIRST_PLAYER", "SECOND_PLAYER"], "DRAW",
                            "Equal scores: a draw, or brown (FIRST_PLAYER) or white (SECOND_PLAYER) wins (E-5, A-14)."),
         "require_adjacency": {"type": "boolean", "default": False,
                               "description": "From the second placement on, a piece must share a face with an "
                                              "earlier piece (R-2.6, A-13)."},
-        "loss_check_timing": _enum(["START_OF_TURN", "ON_REQUEST"], "START_OF_TURN",
+        "loss_check_timing": enum_option(["START_OF_TURN", "ON_REQUEST"], "START_OF_TURN",
                                    "When a player with no legal placement loses (R-1.1, A-16): as their turn "
                                    "starts, or (ON_REQUEST) when they next submit a placement; their legal "
                                    "actions are then empty, and any placement ends the game."),
@@ -171,7 +161,7 @@ def _halves(n: int) -> int | float:
     return n // 2 if n % 2 == 0 else n / 2
 
 
-class BlockBlock:
+class BlockBlock(Engine):
     info = GameInfo(
         id="block-block",
         name="BLOCK.BLOCK",
@@ -184,20 +174,19 @@ class BlockBlock:
     )
     options_schema = OPTIONS_SCHEMA
     action_schema = BlockBlockAction
-    default_pack = DEFAULT_PACK_NAME
+    # Spec 1.8: schema and checks K-1..K-6 (InvalidPack), K-7/K-8 findings and K-9 warnings kept; the
+    # option-dependent checks run in ``setup``, which has the options and the pack.
+    packs = Packs(load=lambda document, options=None: load_pack(document), default=DEFAULT_PACK_NAME,
+                  folder=Path(__file__).parent / "packs")
+    svg = staticmethod(render_svg)  # the top view and an isometric view
+    turn_rule = "R-0.1"
+    out_of_turn = frozenset({"resign"})  # E-7: outside the rules; either player, at any time
 
     # -- content and options -------------------------------------------------------------------------
 
-    def load_pack(self, data: Any, options: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Spec 1.8: schema and checks K-1..K-6 (InvalidPack), K-7/K-8 findings and K-9 warnings kept;
-        the option-dependent checks run in ``setup``, which has the options and the pack."""
-        return load_pack(data)
-
-    def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
+    def complete_options(self, resolved: dict[str, Any], players: int, given: dict[str, Any]) -> dict[str, Any]:
         if players != 2:
             raise InvalidOptions("players", f"BLOCK.BLOCK is for exactly 2 players, not {players} (S-1)")
-        resolved = {key: spec["default"] for key, spec in OPTIONS_SCHEMA["properties"].items()}
-        resolved.update(options)
         size = resolved["board_size"]
         if size != "pack" and (not isinstance(size, list) or len(size) != 2
                                or not all(isinstance(v, int) and 1 <= v <= 32 for v in size)):
@@ -536,12 +525,10 @@ class BlockBlock:
 
     # -- actions to events -------------------------------------------------------------------------------
 
-    def legal_actions(self, state: State, seat: int) -> list[Action]:
+    def _legal_actions(self, state: State, seat: int) -> list[Action]:
         """Every legal placement (AE-4), each with the cubes it occupies, the resting height z and the
         colours its cubes show on top (spec 8.1). Posting one back unchanged is accepted. Resigning
         is always possible but is outside the rules (E-7) and is not listed."""
-        if seat not in self.to_act(state):
-            return []
         colour = state["to_move"]
         move_no = state["move_no"] + 1
         actions = []
@@ -551,43 +538,39 @@ class BlockBlock:
                             "cubes": data["cubes"], "top_colours": data["top_colours"]})
         return actions
 
-    def play(self, state: State, seat: int, action: Action) -> list[Event]:
-        if self.is_over(state):
-            raise IllegalAction("game_over", "the game is over (R-1.1, R-3.4)")
-        if action["type"] == "resign":  # E-7: outside the rules; either player, at any time
-            if seat not in state["seats"]:
-                raise IllegalAction("not_your_turn", "only a player of this match may resign (E-7)")
+    def _play(self, turn: Turn, seat: int, action: Action) -> None:
+        state = turn.state
+        if action["type"] == "resign":
             colour = state["seats"].index(seat)
-            resigned = {"type": "resigned", "seat": seat, "data": {"colour": COLOURS[colour]}}
-            return [resigned, self._game_over(state, 1 - colour, "RESIGNED")]
-        if seat not in self.to_act(state):
-            raise IllegalAction("not_your_turn",
-                                "it is not this seat's turn: the players alternate, brown first (R-0.1)")
+            turn.emit("resigned", seat, colour=COLOURS[colour])
+            turn.add(self._game_over(turn.state, 1 - colour, "RESIGNED"))
+            return
         colour = state["to_move"]
         if state["rules"]["loss_check_timing"] == "ON_REQUEST" and not self.has_placement(state, colour):
-            return self._loss(state, colour)  # A-16: the deferred loss check (R-1.1)
-        data = self.check_placement(state, colour, action)
-        placed = {"type": "piece_placed", "seat": seat, "data": data}
-        return [placed] + self._consequences(self.apply(state, placed))
+            self._loss(turn, colour)  # A-16: the deferred loss check (R-1.1)
+            return
+        turn.emit("piece_placed", seat, **self.check_placement(state, colour, action))
+        self._consequences(turn)
 
-    def _consequences(self, state: State) -> list[Event]:
+    def _consequences(self, turn: Turn) -> None:
         """After a placement: the end and scoring when no pieces are left (R-3.4, AE-6), else the
         next player's loss check (R-1.1, AE-5)."""
+        state = turn.state
         if not any(state["remaining"][BROWN].values()) and not any(state["remaining"][WHITE].values()):
-            return [self._game_over(state, None, "SCORE")]
+            turn.add(self._game_over(state, None, "SCORE"))
+            return
         colour = state["to_move"]
         # A player with no piece left while the opponent still has some has no legal placement
         # either: the spec's state machine (3.4) sends every turn through the loss check. Only a
         # custom pack with unequal sets can get there.
         if state["rules"]["loss_check_timing"] == "START_OF_TURN" and not self.has_placement(state, colour):
-            return self._loss(state, colour)
-        return []
+            self._loss(turn, colour)
 
-    def _loss(self, state: State, colour: int) -> list[Event]:
+    def _loss(self, turn: Turn, colour: int) -> None:
         """R-1.1, E-6: the colour to move has no legal placement and loses at once."""
-        event = {"type": "no_legal_placement", "seat": state["seats"][colour],
-                 "data": {"colour": COLOURS[colour], "move_no": state["move_no"] + 1}}
-        return [event, self._game_over(state, 1 - colour, "NO_LEGAL_PLACEMENT")]
+        state = turn.state
+        turn.emit("no_legal_placement", state["seats"][colour], colour=COLOURS[colour], move_no=state["move_no"] + 1)
+        turn.add(self._game_over(turn.state, 1 - colour, "NO_LEGAL_PLACEMENT"))
 
     def _game_over(self, state: State, winner: int | None, reason: str) -> Event:
         return {"type": "game_over", "seat": None, "data": self._result(state, winner, reason)}
@@ -615,37 +598,35 @@ class BlockBlock:
 
     # -- the fold --------------------------------------------------------------------------------------
 
-    def apply(self, state: State, event: Event) -> State:
-        kind = event["type"]
-        data = event["data"]
-        new = dict(state)
-        if kind == "piece_placed":
-            colour = COLOURS.index(data["colour"])
-            width = state["width"]
-            index = len(state["placed"])
-            heights, tops, top_piece = list(state["heights"]), list(state["tops"]), list(state["top_piece"])
-            for (x, y, z), top in zip(data["cubes"], data["top_colours"]):
-                i = x + y * width
-                if z + 1 >= heights[i]:
-                    heights[i], tops[i], top_piece[i] = z + 1, top, index
-            remaining = list(state["remaining"])
-            hand = dict(remaining[colour])
-            hand[data["shape"]] -= 1
-            if not hand[data["shape"]]:
-                del hand[data["shape"]]
-            remaining[colour] = hand
-            last_class = list(state["last_class"])
-            last_class[colour] = data["shape_class"]
-            new.update(heights=heights, tops=tops, top_piece=top_piece, remaining=remaining,
-                       last_class=last_class, placed=state["placed"] + [data],
-                       move_no=state["move_no"] + 1, to_move=1 - colour)
-        elif kind in ("no_legal_placement", "resigned"):
-            pass  # the game_over that follows carries the result
-        elif kind == "game_over":
-            new.update(result=data, to_move=None)
-        else:
-            raise ValueError(f"block-block: unknown event type {kind!r}")
-        return new
+    @applies("piece_placed")
+    def _piece_placed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        colour = COLOURS.index(data["colour"])
+        width = state["width"]
+        index = len(state["placed"])
+        heights, tops, top_piece = list(state["heights"]), list(state["tops"]), list(state["top_piece"])
+        for (x, y, z), top in zip(data["cubes"], data["top_colours"]):
+            i = x + y * width
+            if z + 1 >= heights[i]:
+                heights[i], tops[i], top_piece[i] = z + 1, top, index
+        remaining = list(state["remaining"])
+        hand = dict(remaining[colour])
+        hand[data["shape"]] -= 1
+        if not hand[data["shape"]]:
+            del hand[data["shape"]]
+        remaining[colour] = hand
+        last_class = list(state["last_class"])
+        last_class[colour] = data["shape_class"]
+        state.update(heights=heights, tops=tops, top_piece=top_piece, remaining=remaining,
+                     last_class=last_class, placed=state["placed"] + [data],
+                     move_no=state["move_no"] + 1, to_move=1 - colour)
+
+    @applies("no_legal_placement", "resigned")
+    def _announced(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        pass  # the game_over that follows carries the result
+
+    @applies("game_over")
+    def _over(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        state.update(result=data, to_move=None)
 
     # -- what players see, and the end -----------------------------------------------------------------
 
@@ -704,13 +685,6 @@ class BlockBlock:
             "result": state["result"],
             "warnings": list(state["warnings"]),
         }
-
-    def event_view(self, event: Event, seat: int | None) -> Event:
-        return event  # spec 8.3: nothing is hidden
-
-    def render_svg(self, view: dict[str, Any]) -> str:
-        """The top view and an isometric view of ``view`` (see ``svg``)."""
-        return render_svg(view)
 
     def scores(self, state: State) -> dict[str, Any]:
         """``scores``: the visible score per seat (E-2), always reported; ``ranks``: from the result

@@ -25,28 +25,13 @@ from typing import Any
 import jsonschema
 
 from service.games.block_block import geometry
+from service.games.kit import pack_path
 from service.games.protocol import InvalidPack
 
 SCHEMA: dict[str, Any] = json.loads(Path(__file__).with_name("packs_schema.json").read_text(encoding="utf-8"))
 _VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 COLOURS = ("BROWN", "WHITE")
-
-
-def _path(data: Any, parts) -> str:
-    """``shapes[2] (I3).faceColours[0].face`` from a JSON path, naming list items by shapeId."""
-    out = ""
-    node = data
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-            node = node[part] if isinstance(node, list) and 0 <= part < len(node) else None
-            if isinstance(node, dict) and isinstance(node.get("shapeId"), str):
-                out += f" ({node['shapeId']})"
-        else:
-            out += f".{part}" if out else str(part)
-            node = node.get(part) if isinstance(node, dict) else None
-    return out or "pack"
 
 
 def _sort_key(error) -> list:
@@ -89,7 +74,7 @@ def load_pack(data: Any) -> dict[str, Any]:
     """The loaded pack, or InvalidPack naming the item and field at fault (spec 1.8.1, 1.8.2)."""
     errors = sorted(_VALIDATOR.iter_errors(data), key=_sort_key)
     if errors:
-        raise InvalidPack(_path(data, errors[0].absolute_path), f"{errors[0].message} (spec 1.8.1)")
+        raise InvalidPack(pack_path(data, errors[0].absolute_path), f"{errors[0].message} (spec 1.8.1)")
     pack = copy.deepcopy(data)
     pack.setdefault("provenanceNote", "")
     pack.setdefault("maxHeight", None)
@@ -113,7 +98,7 @@ def load_pack(data: Any) -> dict[str, Any]:
 def _check_shapes(data: Any, pack: dict[str, Any]) -> None:
     seen: dict[str, int] = {}
     for i, shape in enumerate(pack["shapes"]):
-        here = _path(data, ["shapes", i])
+        here = pack_path(data, ["shapes", i])
         # K-1: unique ids
         if shape["shapeId"] in seen:
             raise InvalidPack(f"{here}.shapeId",
@@ -151,7 +136,7 @@ def _check_sets(data: Any, pack: dict[str, Any]) -> None:
         seen: set[str] = set()
         last = 0
         for k, entry in enumerate(pack["sets"][colour]):
-            where = _path(data, ["sets", colour, k])
+            where = pack_path(data, ["sets", colour, k])
             # K-4: known shapes, once per set
             if entry["shapeId"] not in ids:
                 raise InvalidPack(f"{where}.shapeId", f"no shape {entry['shapeId']!r} in shapes (K-4)")
@@ -170,7 +155,7 @@ def _check_sets(data: Any, pack: dict[str, Any]) -> None:
     for i, shape in enumerate(pack["shapes"]):
         if shape["shapeId"] in last_shapes:
             continue
-        here = _path(data, ["shapes", i])
+        here = pack_path(data, ["shapes", i])
         if shape["defaultFaceColour"] == "HALF":
             raise InvalidPack(f"{here}.defaultFaceColour",
                               "HALF faces are allowed only on a mustBeLast (half) piece (K-6)")
@@ -196,7 +181,7 @@ def _strict_findings(data: Any, pack: dict[str, Any]) -> list[str]:
         found.append(f"sets.WHITE: {len(classes)} distinct shape classes, 7 expected (K-7)")
     for k, entry in enumerate(white):
         if entry["mustBeLast"]:
-            found.append(f"{_path(data, ['sets', 'WHITE', k])}.mustBeLast: white has no half piece (K-7)")
+            found.append(f"{pack_path(data, ['sets', 'WHITE', k])}.mustBeLast: white has no half piece (K-7)")
     regular = lambda entries: sorted((e["shapeId"], e["count"]) for e in entries if not e["mustBeLast"])  # noqa: E731
     if regular(brown) != regular(white):
         found.append("sets.BROWN: the regular entries differ from WHITE's (K-7)")
@@ -223,7 +208,7 @@ def _strict_findings(data: Any, pack: dict[str, Any]) -> list[str]:
             if wrong:
                 rule = ("a straight line of 3 or 4 cubes has OPPONENT on both end faces and OWNER elsewhere"
                         if line is not None else "only straight lines of 3 or 4 cubes have coloured ends")
-                found.append(f"{_path(data, ['shapes', index[shape_id]])}.faceColours: cube {cube} face "
+                found.append(f"{pack_path(data, ['shapes', index[shape_id]])}.faceColours: cube {cube} face "
                              f"{wrong[0]}: {rule} (K-8)")
                 break
     return found

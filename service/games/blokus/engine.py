@@ -13,7 +13,7 @@ players with two colours each (3.2), three players with a shared fourth colour
 State (plain data, see ``setup``): one bitboard per colour (``cells``, see
 ``geometry``), the pieces each colour still holds, which colours are out, which
 colour moves and whether the game is over. Events: ``placed``, ``colour_out``
-and ``game_over``.
+and ``game_over``. Nothing in Blokus is hidden (spec 6.2): every event is public.
 """
 
 from __future__ import annotations
@@ -25,17 +25,8 @@ from service.games.blokus import geometry, sgf
 from service.games.blokus.actions import BlokusAction
 from service.games.blokus.geometry import PIECE_BY_NAME, PIECE_NAMES, PIECES, Board, Cell
 from service.games.blokus.svg import render_svg
-from service.games.protocol import (
-    Action,
-    Event,
-    GameInfo,
-    IllegalAction,
-    InvalidOptions,
-    State,
-    check_turn,
-    fold,
-    ranks,
-)
+from service.games.kit import Engine, Turn, applies
+from service.games.protocol import Action, Event, GameInfo, IllegalAction, InvalidOptions, RecordFormat, State, ranks
 
 FOUR_COLOURS = ("blue", "yellow", "red", "green")  # play order, spec 1.2
 CORNERS_20 = ((0, 0), (19, 0), (19, 19), (0, 19))  # spec 1.5
@@ -104,7 +95,15 @@ OPTIONS_SCHEMA: dict[str, Any] = {
 }
 
 
-class Blokus:
+def _export_record(options: dict[str, Any], players: list[str], events: list[Event]) -> str:
+    return sgf.export(VARIANTS[options["variant"]], players, events)
+
+
+def _import_record(text: str) -> tuple[dict[str, Any], list[str], list[Action]]:
+    return sgf.parse(text, VARIANTS)
+
+
+class Blokus(Engine):
     info = GameInfo(
         id="blokus",
         name="Blokus",
@@ -117,24 +116,24 @@ class Blokus:
     )
     options_schema = OPTIONS_SCHEMA
     action_schema = BlokusAction
-    record_type = sgf.MIME
-    render_svg = staticmethod(render_svg)
+    svg = staticmethod(render_svg)
+    record = RecordFormat(mime=sgf.MIME, export=_export_record, parse=_import_record,
+                          description="Pentobi's SGF dialect of Blokus (spec 5.2); solo variants carry MLV[...].",
+                          example="(;GM[Blokus]CA[UTF-8];1[a20,b20];2[t20])")
 
     # -- setup -----------------------------------------------------------------
 
-    def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
-        name = options.get("variant", VARIANT_FOR_PLAYERS.get(players, "four_player"))
+    def complete_options(self, resolved: dict[str, Any], players: int, given: dict[str, Any]) -> dict[str, Any]:
+        name = given.get("variant", VARIANT_FOR_PLAYERS.get(players, "four_player"))
         variant = VARIANTS[name]
         if players != variant.players:
             raise InvalidOptions("players", f"the {name} variant is for {variant.players} "
                                             f"player{'s' * (variant.players > 1)}, not {players}")
-        if variant.puzzle and options.get("scoring") == "advanced":
+        if variant.puzzle and given.get("scoring") == "advanced":
             raise InvalidOptions("options.scoring", "the solo puzzles are scored by the squares left (spec 3.4, 3.5)")
-        if "puzzle_corner_contact" in options and not variant.free_order:
+        if "puzzle_corner_contact" in given and not variant.free_order:
             raise InvalidOptions("options.puzzle_corner_contact", "only the solo_rectangle variant has this option")
-        resolved = {key: spec["default"] for key, spec in OPTIONS_SCHEMA["properties"].items() if "default" in spec}
-        resolved.update(options, variant=name)
-        return resolved
+        return {**resolved, "variant": name}
 
     def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
         variant = VARIANTS[options["variant"]]
@@ -271,9 +270,7 @@ class Blokus:
 
     # -- actions to events ---------------------------------------------------------------
 
-    def legal_actions(self, state: State, seat: int) -> list[Action]:
-        if seat not in self.to_act(state):
-            return []
+    def _legal_actions(self, state: State, seat: int) -> list[Action]:
         variant = VARIANTS[state["variant"]]
         board = variant.board
         actions: list[Action] = [
@@ -306,44 +303,36 @@ class Blokus:
             raise IllegalAction("wrong_colour", f"it is {variant.colours[colour]}'s turn, not {named}'s")
         return colour
 
-    def play(self, state: State, seat: int, action: Action) -> list[Event]:
-        check_turn(self, state, seat)
+    def _play(self, turn: Turn, seat: int, action: Action) -> None:
+        state = turn.state
         variant = VARIANTS[state["variant"]]
         if action["type"] == "pass":
             if not state["allow_voluntary_pass"] or variant.free_order:
                 raise IllegalAction("pass_not_allowed", "there is no voluntary pass in this match (spec 2.7)")
-            events = [self._out(state, self._colour_of(state, action), "passed")]
+            turn.add(self._out(state, self._colour_of(state, action), "passed"))
         else:
             colour = self._colour_of(state, action)
             name, mask = self.check_placement(state, colour, action.get("piece"), action["cells"])
             cells = sorted(variant.board.cells(mask), key=lambda c: (c[1], c[0]))
-            events = [{
-                "type": "placed",
-                "seat": seat,
-                "data": {"colour": variant.colours[colour], "piece": name, "cells": [list(c) for c in cells]},
-            }]
-        return events + self._consequences(fold(self, state, events))
+            turn.emit("placed", seat, colour=variant.colours[colour], piece=name, cells=[list(c) for c in cells])
+        self._consequences(turn)
 
-    def _consequences(self, state: State) -> list[Event]:
+    def _consequences(self, turn: Turn) -> None:
         """Colours that can no longer place go out, skipped automatically (spec 2.7); then the end (2.8)."""
-        events: list[Event] = []
 
         def out(colour):
-            nonlocal state
-            reason = "all_pieces_placed" if not state["pieces_left"][colour] else "no_legal_move"
-            events.append(self._out(state, colour, reason))
-            state = self.apply(state, events[-1])
+            reason = "all_pieces_placed" if not turn.state["pieces_left"][colour] else "no_legal_move"
+            turn.add(self._out(turn.state, colour, reason))
 
-        if state["to_move"] is None:  # free order: every colour may move, so check them all now
-            for colour in [c for c, gone in enumerate(state["out"]) if not gone]:
-                if not self.has_placement(state, colour):
+        if turn.state["to_move"] is None:  # free order: every colour may move, so check them all now
+            for colour in [c for c, gone in enumerate(turn.state["out"]) if not gone]:
+                if not self.has_placement(turn.state, colour):
                     out(colour)
         else:
-            while state["to_move"] is not None and not self.has_placement(state, state["to_move"]):
-                out(state["to_move"])
-        if all(state["out"]):
-            events.append({"type": "game_over", "seat": None, "data": {"reason": "no_colour_can_place"}})
-        return events
+            while turn.state["to_move"] is not None and not self.has_placement(turn.state, turn.state["to_move"]):
+                out(turn.state["to_move"])
+        if all(turn.state["out"]):
+            turn.emit("game_over", None, reason="no_colour_can_place")
 
     def _out(self, state: State, colour: int, reason: str) -> Event:
         variant = VARIANTS[state["variant"]]
@@ -355,33 +344,32 @@ class Blokus:
 
     # -- the fold --------------------------------------------------------------------------
 
-    def apply(self, state: State, event: Event) -> State:
+    @applies("game_over")
+    def _game_over(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        state.update(over=True, to_move=None)
+
+    @applies("placed")
+    def _placed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
         variant = VARIANTS[state["variant"]]
-        kind = event["type"]
-        data = event["data"]
-        new = dict(state)
-        if kind == "game_over":
-            new.update(over=True, to_move=None)
-            return new
         colour = variant.colours.index(data["colour"])
-        if kind == "placed":
-            cells = list(state["cells"])
-            cells[colour] |= variant.board.mask(tuple(c) for c in data["cells"])
-            pieces_left = list(state["pieces_left"])
-            pieces_left[colour] = [p for p in pieces_left[colour] if p != data["piece"]]
-            last_piece = list(state["last_piece"])
-            last_piece[colour] = data["piece"]
-            new.update(cells=cells, pieces_left=pieces_left, last_piece=last_piece,
-                       placements=state["placements"] + 1)
-        elif kind == "colour_out":
-            out = list(state["out"])
-            out[colour] = True
-            new["out"] = out
-        else:
-            raise ValueError(f"blokus: unknown event type {kind!r}")
-        if state["to_move"] is not None and (kind == "placed" or state["to_move"] == colour):
-            new["to_move"] = self._next_colour(new, colour)
-        return new
+        cells = list(state["cells"])
+        cells[colour] |= variant.board.mask(tuple(c) for c in data["cells"])
+        pieces_left = list(state["pieces_left"])
+        pieces_left[colour] = [p for p in pieces_left[colour] if p != data["piece"]]
+        last_piece = list(state["last_piece"])
+        last_piece[colour] = data["piece"]
+        state.update(cells=cells, pieces_left=pieces_left, last_piece=last_piece, placements=state["placements"] + 1)
+        if state["to_move"] is not None:
+            state["to_move"] = self._next_colour(state, colour)
+
+    @applies("colour_out")
+    def _colour_out(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        colour = VARIANTS[state["variant"]].colours.index(data["colour"])
+        out = list(state["out"])
+        out[colour] = True
+        state["out"] = out
+        if state["to_move"] == colour:  # the colour to move went out: the turn passes on
+            state["to_move"] = self._next_colour(state, colour)
 
     @staticmethod
     def _next_colour(state: State, after: int) -> int | None:
@@ -431,9 +419,6 @@ class Blokus:
                                      "next_seat": self.seat_for(state, shared[0])}
         return view
 
-    def event_view(self, event: Event, seat: int | None) -> Event:
-        return event  # spec 6.2: nothing in Blokus is hidden
-
     def scores(self, state: State) -> dict[str, Any]:
         """Spec section 4 (simple: squares left, fewest wins; advanced: highest wins); the solo
         puzzles report the squares left and whether the puzzle is solved (3.4, 3.5)."""
@@ -465,14 +450,6 @@ class Blokus:
         if variant.puzzle:
             result["solved"] = scores[0] == 0
         return result
-
-    # -- game records (spec 5.2) --------------------------------------------------------------
-
-    def export_record(self, options: dict[str, Any], players: list[str], events: list[Event]) -> str:
-        return sgf.export(VARIANTS[options["variant"]], players, events)
-
-    def import_record(self, text: str) -> tuple[dict[str, Any], list[str], list[Action]]:
-        return sgf.parse(text, VARIANTS)
 
 
 def _squares(piece_names) -> int:

@@ -1,0 +1,196 @@
+"""The engine kit: what every game gets for free, so that an engine is only its rules.
+
+An engine subclasses ``Engine`` and writes the parts that are its own (``setup``, ``to_act``,
+``_legal_actions``, ``_play``, ``view``, ``is_over``, ``scores`` and one small method per event
+type, marked with ``@applies``). The kit supplies the rest of the protocol of
+``service.games.protocol``:
+
+- ``resolve_options``: every default of ``options_schema`` filled in, then the engine's own
+  ``complete_options`` for what a JSON Schema cannot say;
+- the turn guard: ``legal_actions`` is empty for a seat that may not act, and ``play`` refuses
+  ``game_over`` and ``not_your_turn`` before the engine's ``_play`` sees the action;
+- ``play`` returns a ``Played`` (events and the state after each), built by a ``Turn`` that folds
+  each event once, as it is emitted, so neither the engine nor the server folds it again;
+- ``apply``: dispatch by event type through the table of ``@applies`` methods;
+- ``event_view``: every event public, for games without hidden information;
+- ``pack_path`` for pack errors and ``enum_option`` for options, written once.
+
+A game is one package under ``service/games/`` whose ``__init__`` exposes ``GAME``; the registry
+(``service.games``) finds it, and the server builds the catalogue, the OpenAPI document, the pack
+lookup, pictures, records and the benchmarks from what the engine declares.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from service.games.protocol import (
+    Action,
+    Event,
+    GameInfo,
+    IllegalAction,
+    Packs,
+    Played,
+    RecordFormat,
+    State,
+    check_turn,
+)
+
+
+def applies(*event_types: str) -> Callable:
+    """Mark a method as the fold of these event types: ``method(self, state, data, seat)`` updates
+    ``state``, a shallow copy of the state before the event (copy nested parts before changing them)."""
+
+    def mark(method: Callable) -> Callable:
+        method.applies = tuple(getattr(method, "applies", ())) + event_types
+        return method
+
+    return mark
+
+
+def event(kind: str, seat: int | None = None, **data: Any) -> Event:
+    return {"type": kind, "seat": seat, "data": data}
+
+
+class Turn:
+    """One action being judged: the events emitted so far and the state after each.
+
+    ``state`` is always the state after the last event, so the rules that follow an event (a colour
+    that can no longer place, a market to refill) look at the state as it now is."""
+
+    def __init__(self, engine: "Engine", state: State):
+        self.engine = engine
+        self.state = state
+        self.events: list[Event] = []
+        self.states: list[State] = []
+
+    def add(self, new_event: Event) -> State:
+        self.state = self.engine.apply(self.state, new_event)
+        self.events.append(new_event)
+        self.states.append(self.state)
+        return self.state
+
+    def emit(self, kind: str, seat: int | None = None, **data: Any) -> State:
+        return self.add(event(kind, seat, **data))
+
+    def played(self) -> Played:
+        return Played(self.events, self.states)
+
+
+class Engine:
+    """The base of every engine: subclass it, declare, and write the rules."""
+
+    info: GameInfo
+    options_schema: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": {}}
+    action_schema: type
+    packs: Packs | None = None
+    svg: Callable[[dict[str, Any]], str] | None = None
+    record: RecordFormat | None = None
+    turn_rule: str = ""
+    """Where the rules say whose turn it is (``"R-0.4"``), quoted when a seat acts out of turn."""
+    out_of_turn: frozenset[str] = frozenset()
+    """Action types any seat may take while the game runs (a resignation)."""
+
+    _appliers: dict[str, Callable] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        table: dict[str, Callable] = {}
+        for klass in reversed(cls.__mro__):
+            for member in vars(klass).values():
+                for kind in getattr(member, "applies", ()):
+                    table[kind] = member
+        cls._appliers = table
+
+    # -- options ---------------------------------------------------------------------------------
+
+    def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
+        return self.complete_options({**option_defaults(self.options_schema), **options}, players, options)
+
+    def complete_options(self, resolved: dict[str, Any], players: int, given: dict[str, Any]) -> dict[str, Any]:
+        """What a JSON Schema cannot check (options that go together, counts per variant), and defaults
+        that depend on the player count. ``given`` is what the client sent; raise InvalidOptions."""
+        return resolved
+
+    # -- turns -----------------------------------------------------------------------------------
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        if self.is_over(state) or seat not in self.to_act(state):
+            return []
+        return self._legal_actions(state, seat)
+
+    def play(self, state: State, seat: int, action: Action) -> Played:
+        if action.get("type") in self.out_of_turn:
+            if self.is_over(state):
+                raise IllegalAction("game_over", "the game is over")
+        else:
+            check_turn(self, state, seat, self.turn_rule)
+        turn = Turn(self, state)
+        self._play(turn, seat, action)
+        return turn.played()
+
+    def _legal_actions(self, state: State, seat: int) -> list[Action]:
+        raise NotImplementedError
+
+    def _play(self, turn: Turn, seat: int, action: Action) -> None:
+        """Emit the action's events on ``turn``, automatic consequences included, or raise IllegalAction."""
+        raise NotImplementedError
+
+    # -- the fold --------------------------------------------------------------------------------
+
+    def apply(self, state: State, event: Event) -> State:
+        fold_one = self._appliers.get(event["type"])
+        if fold_one is None:
+            raise ValueError(f"{self.info.id}: unknown event type {event['type']!r}")
+        new = dict(state)
+        fold_one(self, new, event["data"], event["seat"])
+        return new
+
+    # -- what a seat may see -----------------------------------------------------------------------
+
+    def event_view(self, event: Event, seat: int | None) -> Event:
+        return event
+
+    # the rest of the protocol is the game's own
+    def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
+        raise NotImplementedError
+
+    def to_act(self, state: State) -> list[int]:
+        raise NotImplementedError
+
+    def is_over(self, state: State) -> bool:
+        raise NotImplementedError
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def scores(self, state: State) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+def option_defaults(schema: dict[str, Any]) -> dict[str, Any]:
+    """Every option of a JSON Schema that has a ``default``, with it."""
+    return {key: spec["default"] for key, spec in schema.get("properties", {}).items() if "default" in spec}
+
+
+def enum_option(values, default: Any, description: str) -> dict[str, Any]:
+    """The JSON Schema of an option that takes one of ``values``."""
+    return {"enum": list(values), "default": default, "description": description}
+
+
+def pack_path(document: Any, parts, names: tuple[str, ...] = ("id", "shapeId")) -> str:
+    """A JSON path in a pack, readable: ``['cards', 12, 'front', 'TL']`` -> ``cards[12] (C13).front.TL``,
+    list items named by the first of ``names`` they carry."""
+    out = ""
+    node = document
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+            node = node[part] if isinstance(node, list) and 0 <= part < len(node) else None
+            name = next((node[n] for n in names if isinstance(node, dict) and isinstance(node.get(n), str)), None)
+            if name is not None:
+                out += f" ({name})"
+        else:
+            out += f".{part}" if out else str(part)
+            node = node.get(part) if isinstance(node, dict) else None
+    return out or "pack"  # the path of the whole document

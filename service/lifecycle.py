@@ -1,0 +1,138 @@
+"""The life of a match, as pure decisions: which options it gets, what its log starts with, which
+entries an action adds, when the seed is revealed and when the result is recorded.
+
+Nothing here touches Redis, a clock or the network: ``at`` (the time stamped on entries) and the
+seed are given. The application (``service.matches``) stores what these functions decide; the
+benchmarks and tests call them directly to play matches with no server. Each returns a ``Step``:
+the new log entries and the match after each of them, folded once, so that storing a step never
+folds its events again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+import jsonschema
+
+from service import replay
+from service.events import Recorded
+from service.games import GAMES
+from service.games.protocol import Action, Game, IllegalAction, InvalidOptions
+from service.replay import MatchState
+
+
+class IllegalRecordMove(Exception):
+    """Move ``number`` (1-based) of an imported game record breaks a rule."""
+
+    def __init__(self, number: int, refusal: IllegalAction):
+        super().__init__(f"move {number}: {refusal.message}")
+        self.number = number
+        self.refusal = refusal
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one command adds to a match: log entries, and the match after each (``states``)."""
+
+    base: MatchState | None
+    entries: tuple[Recorded, ...] = ()
+    states: tuple[MatchState, ...] = ()
+
+    @property
+    def state(self) -> MatchState:
+        return self.states[-1] if self.states else self.base
+
+    def then(self, other: "Step") -> "Step":
+        return Step(self.base, self.entries + other.entries, self.states + other.states)
+
+    def events(self) -> list[dict[str, Any]]:
+        return [entry.event() for entry in self.entries]
+
+
+# JSON Schema counts 4.0 as an integer; an engine slicing or indexing with it would fail at play
+# time, long after the match was accepted. Options that are integers must be sent as integers.
+_OptionsValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)),
+)
+
+
+def game_named(game_id: str) -> Game:
+    game = GAMES.get(game_id)
+    if game is None:
+        raise InvalidOptions("game", f"unknown game {game_id!r}; GET /v1/games lists them")
+    return game
+
+
+def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[str, Any]:
+    """The resolved options of a new match, or InvalidOptions naming the field at fault."""
+    game = game_named(game_id)
+    if players not in game.info.counts():
+        raise InvalidOptions("players", f"{game.info.name} is for {game.info.counts()} players, not {players}")
+    known = game.options_schema.get("properties", {})
+    for key in options:
+        if key not in known:
+            raise InvalidOptions(f"options.{key}", f"unknown option; {game.info.name} has {sorted(known)}")
+    # best_match looks inside anyOf/oneOf for the error that says what is wrong ("0 is less than the
+    # minimum of 1"), rather than "0 is not valid under any of the given schemas"
+    error = jsonschema.exceptions.best_match(_OptionsValidator(game.options_schema).iter_errors(options))
+    if error is not None:  # the field is the option; the message says where inside it, if deeper
+        path = [str(p) for p in error.absolute_path]
+        inside = f"at {'.'.join(path[1:])}: " if len(path) > 1 else ""
+        message = inside + error.message
+        if error.validator in ("anyOf", "oneOf") and path:  # "not valid under any of..." says too little
+            message += f"; expected: {known[path[0]].get('description', known[path[0]])}"
+        raise InvalidOptions(f"options.{path[0]}" if path else "options", message)
+    return game.resolve_options(options, players)
+
+
+def begin(game_id: str, options: dict[str, Any], players: Sequence[str], seed: str, at: str,
+          content: Any = None, record: Sequence[Action] = ()) -> Step:
+    """A new match's log: ``match_created`` and, for an imported game record, its moves played
+    through the rules in order, each by the seat to act (IllegalRecordMove at the first illegal one)."""
+    created = replay.match_created(game_id, options, list(players), seed, content)
+    entry = Recorded(1, created["type"], None, created["data"], at)
+    step = Step(None, (entry,), (replay.start(entry, seed),))
+    step = step.then(_ending(step.state, seed, at))  # a game can be over before anyone acts
+    for number, action in enumerate(record, start=1):
+        to_act = step.state.engine.to_act(step.state.game)
+        try:
+            if not to_act:
+                raise IllegalAction("game_over", "the game is already over")
+            step = step.then(act(step.state, to_act[0], action, seed, at))
+        except IllegalAction as error:
+            raise IllegalRecordMove(number, error) from error
+    return step
+
+
+def act(state: MatchState, seat: int, action: Action, seed: str, at: str) -> Step:
+    """The entries ``action`` of ``seat`` adds (IllegalAction if the rules refuse it). When they end
+    the game, the seed is revealed in the same step, so anyone can re-run the match from the log."""
+    played = state.engine.play(state.game, seat, action)
+    entries, states = [], []
+    for event, game_state in zip(played, played.states):
+        version = state.version + len(entries) + 1
+        entries.append(Recorded(version, event["type"], event.get("seat"), event["data"], at))
+        states.append(replace(state, version=version, game=game_state))
+    step = Step(state, tuple(entries), tuple(states))
+    return step.then(_ending(step.state, seed, at))
+
+
+def _ending(state: MatchState, seed: str, at: str) -> Step:
+    if not state.finished or state.seed is not None:
+        return Step(state)
+    return _append(state, replay.seed_revealed(seed), at)
+
+
+def score(state: MatchState, at: str) -> Step:
+    """``match_scored`` for a finished match not yet scored; an empty step otherwise."""
+    if not state.finished or state.result is not None:
+        return Step(state)
+    return _append(state, replay.match_scored(replay.result(state)), at)
+
+
+def _append(state: MatchState, shell_event: dict[str, Any], at: str) -> Step:
+    entry = Recorded(state.version + 1, shell_event["type"], None, shell_event["data"], at)
+    return Step(state, (entry,), (replay.advance(state, entry),))

@@ -1,0 +1,186 @@
+"""The match repository: matches as they are kept in Redis, and loaded back at any version.
+
+A match is its log (in the event store), a meta hash beside it (the seed and the seat token hashes,
+which must never be in the log) and snapshots (a cache of the fold). Loading never replays a match
+from the start once it has a snapshot: ``load`` starts from the newest state this process already
+holds or from the nearest snapshot, reads only the entries after it, and leaves behind the snapshots
+that fall due. Storing a ``Step`` keeps the states it already holds: nothing is folded twice.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from service import replay
+from service.events import EventStore, Recorded, Remember
+from service.keys import Keys
+from service.lifecycle import Step
+from service.replay import MatchState
+from service.snapshots import Snapshots
+
+
+class MatchNotFound(Exception):
+    pass
+
+
+class VersionNotFound(Exception):
+    def __init__(self, current_version: int):
+        super().__init__(f"the match has versions 1 to {current_version}")
+        self.current_version = current_version
+
+
+@dataclass(frozen=True)
+class Meta:
+    """What is fixed at creation and kept out of the log: the secret seed and the token hashes."""
+
+    game_id: str
+    seed: str
+    seat_hashes: tuple[str, ...]
+
+    def fields(self) -> dict[str, str]:
+        return {"game": self.game_id, "seed": self.seed,
+                **{f"seat:{i}": digest for i, digest in enumerate(self.seat_hashes)}}
+
+    @classmethod
+    def from_fields(cls, raw: dict[bytes, bytes]) -> "Meta":
+        fields = {k.decode(): v.decode() for k, v in raw.items()}
+        seats = sorted((int(k.split(":")[1]), v) for k, v in fields.items() if k.startswith("seat:"))
+        return cls(fields["game"], fields["seed"], tuple(digest for _, digest in seats))
+
+
+class _Lru:
+    """A small thread-safe LRU map; values are immutable, so sharing them is safe."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str):
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: str, value) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+class MatchRepository:
+    def __init__(self, redis_client: redis.Redis, keys: Keys, snapshot_every: int, cache_size: int = 2048):
+        self.redis = redis_client
+        self.keys = keys
+        self.store = EventStore(redis_client, keys)
+        self.snapshots = Snapshots(redis_client, keys, snapshot_every)
+        self._heads = _Lru(cache_size)  # match id -> newest MatchState this process has seen
+        self._metas = _Lru(cache_size)
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def add(self, match_id: str, meta: Meta, step: Step) -> None:
+        """Store a new match: its meta, then the first entries of its log."""
+        # The meta hash goes first: a log without its meta would be a match nobody can play, while
+        # meta without a log (a crash in between) is invisible and harmless.
+        self.redis.hset(self.keys.meta(match_id), mapping=meta.fields())
+        self.store.append(match_id, 0, step.events(), step.entries[0].at)
+        self._keep(match_id, step.states)
+
+    def save(self, match_id: str, step: Step, remember: Remember | None = None) -> str | None:
+        """Append a step's entries if the log is still at the version the step starts from.
+
+        Returns None, or the answer remembered under ``remember.key`` by an earlier request (nothing
+        is appended then); raises VersionConflict when the log has moved on."""
+        at = step.entries[0].at if step.entries else ""
+        _, prior = self.store.append(match_id, step.base.version, step.events(), at, remember)
+        if prior is None:  # only now that the entries are in the log may they reach cache and snapshots
+            self._keep(match_id, step.states)
+        return prior
+
+    def remembered(self, key: str) -> str | None:
+        prior = self.redis.get(key)
+        return prior.decode() if prior is not None else None
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def meta(self, match_id: str) -> Meta:
+        meta = self._metas.get(match_id)
+        if meta is None:
+            raw = self.redis.hgetall(self.keys.meta(match_id))
+            if not raw:
+                raise MatchNotFound(match_id)
+            meta = Meta.from_fields(raw)
+            self._metas.put(match_id, meta)
+        return meta
+
+    def head(self, match_id: str) -> MatchState | None:
+        """The newest state of the match this process holds, without asking Redis (may be stale)."""
+        return self._heads.get(match_id)
+
+    def load(self, match_id: str, version: int | None = None) -> MatchState:
+        """The match at ``version`` (the latest when None)."""
+        head = self._heads.get(match_id)
+        if head is not None and (version is None or version >= head.version):
+            if version == head.version:
+                return head
+            tail = self.store.read(match_id, after=head.version, until=version)
+            if version is not None and head.version + len(tail) < version:
+                raise VersionNotFound(head.version + len(tail))
+            return self._fold(match_id, head, tail, remember=True)
+
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.xlen(self.keys.log(match_id))
+            self.snapshots.versions(pipe, match_id)
+            current, snapshot_versions = pipe.execute()
+        if current == 0:
+            raise MatchNotFound(match_id)
+        target = current if version is None else version
+        if not 1 <= target <= current:
+            raise VersionNotFound(current)
+        base_version = self.snapshots.best(snapshot_versions, target)
+        base = self.snapshots.get(match_id, base_version) if base_version else None
+        if base is None:
+            entries = self.store.read(match_id, after=0, until=target)
+            base = replay.start(entries[0], self.meta(match_id).seed)
+            entries = entries[1:]
+        else:
+            entries = self.store.read(match_id, after=base.version, until=target)
+        return self._fold(match_id, base, entries, remember=version is None or version == current)
+
+    def read(self, match_id: str, after: int = 0, until: int | None = None,
+             limit: int | None = None) -> tuple[int, list[Recorded]]:
+        """The match's current version and its entries with ``after < version <= until``."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.xlen(self.keys.log(match_id))
+            pipe.exists(self.keys.meta(match_id))
+            current, exists = pipe.execute()
+        if current == 0 or not exists:
+            raise MatchNotFound(match_id)
+        return current, self.store.read(match_id, after=after, until=until, limit=limit)
+
+    # -- the cache ------------------------------------------------------------------------------------
+
+    def _fold(self, match_id: str, state: MatchState, entries: list[Recorded], remember: bool) -> MatchState:
+        """Fold ``entries`` (already in the log) into ``state``, keeping what falls due."""
+        states = []
+        for entry in entries:
+            state = replay.advance(state, entry)
+            states.append(state)
+        self._keep(match_id, states, remember)
+        return state
+
+    def _keep(self, match_id: str, states, remember: bool = True) -> None:
+        self.snapshots.save(match_id, self.snapshots.due(states))
+        if remember and states:
+            head = self._heads.get(match_id)
+            if head is None or head.version < states[-1].version:
+                self._heads.put(match_id, states[-1])

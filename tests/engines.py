@@ -1,0 +1,35 @@
+"""Engine-level helpers shared by the game tests and benchmarks: a game with no server."""
+
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+from service import packs
+
+
+def new_state(game, players: int, seed: str = "test", **options):
+    """The state at version 1 of a match of ``game`` with these options (its default pack, if any)."""
+    resolved = game.resolve_options(options, players)
+    return game.setup(resolved, players, seed, packs.content_for(game, resolved))
+
+
+def play(game, state, seat: int, action: dict):
+    """The state after ``seat`` plays ``action`` (IllegalAction if the rules refuse it)."""
+    played = game.play(state, seat, action)
+    return played.states[-1] if played else state
+
+
+def random_playout(game, state, rng: random.Random, on_move: Callable | None = None, max_moves: int | None = None):
+    """Random legal moves by the seat to act until the game is over (or ``max_moves``); returns the
+    last state. ``on_move(state, seat, action, played)`` sees each move before the state moves on."""
+    moves = 0
+    while not game.is_over(state) and (max_moves is None or moves < max_moves):
+        seat = game.to_act(state)[0]
+        action = rng.choice(game.legal_actions(state, seat))
+        played = game.play(state, seat, action)
+        if on_move:
+            on_move(state, seat, action, played)
+        state = played.states[-1] if played else state
+        moves += 1
+    return state

@@ -1,0 +1,101 @@
+"""A game is one package: a toy game that lives only under ``tests/`` is registered, listed,
+documented, played to the end over HTTP, scored and replayed, and no file of ``service/`` names it."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import fakeredis
+import pytest
+
+from service import games
+from service.app import create_app, spec
+from service.cli import main
+from tests import toy_nim
+from tests.helpers import bearer, create, play_random_game, run_jobs
+
+SERVICE = Path(__file__).resolve().parents[1] / "service"
+PLAYERS = [{"name": "ann"}, {"name": "bob"}]
+
+
+@pytest.fixture
+def toy_client(settings):
+    games.register(toy_nim.GAME)
+    redis = fakeredis.FakeRedis()
+    try:
+        yield create_app(settings, redis).test_client(), redis
+    finally:
+        games.unregister(toy_nim.GAME.info.id)
+
+
+def test_no_file_of_the_service_names_the_toy_game():
+    for path in SERVICE.rglob("*"):
+        if path.is_file() and path.suffix in (".py", ".json", ".yaml"):
+            text = path.read_text(encoding="utf-8").lower()
+            assert "toy-nim" not in text and "toynim" not in text and "toy_nim" not in text, path
+
+
+def test_the_catalogue_lists_what_the_toy_game_declares(toy_client):
+    client, _ = toy_client
+    entry = next(g for g in client.get("/v1/games").json if g["id"] == "toy-nim")
+    assert entry["packs"] == ["classic", "tiny"]
+    assert entry["pictures"] == ["image/svg+xml"]
+    assert entry["record_type"] == "text/x-nim"
+    assert entry["options_schema"]["properties"]["max_take"]["default"] == 3
+
+
+def test_the_served_openapi_documents_the_toy_game(toy_client):
+    client, _ = toy_client
+    document = client.get("/openapi.json").json
+    schemas = document["components"]["schemas"]
+    assert schemas["ToyNimAction"]["properties"]["heap"]["type"] == "integer"
+    assert {"$ref": "#/components/schemas/ToyNimAction"} in schemas["Action"]["anyOf"]
+    create_bodies = document["paths"]["/v1/matches"]["post"]["requestBody"]["content"]
+    assert create_bodies["text/x-nim"]["example"] == "nim 3 ann,bob 0:2 1:1"
+    record = document["paths"]["/v1/matches/{match_id}/record"]["get"]["responses"]["200"]["content"]
+    assert "text/x-nim" in record
+
+
+def test_the_toy_game_is_played_scored_and_replayed_over_http(toy_client, settings, tmp_path, capsys):
+    client, redis = toy_client
+    match_id, tokens = create(client, "toy-nim", PLAYERS, options={"pack": "tiny", "max_take": 2})
+    final = play_random_game(client, match_id, tokens, random.Random(7))
+    assert final["status"] == "finished"
+    assert client.post(f"/v1/matches/{match_id}/score").status_code == 202
+    run_jobs(redis, settings)
+    result = client.get(f"/v1/matches/{match_id}").json["result"]
+    assert sorted(result["scores"]) == [0, 1]
+
+    log = client.get(f"/v1/matches/{match_id}/events?limit=1000").json
+    assert log["events"][0]["data"]["content"] == {"heaps": [1, 2]}  # the pack is in the log
+    path = tmp_path / "events.json"
+    path.write_text(json.dumps(log))
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(path)])
+    assert exit_.value.code == 0
+    assert json.loads(capsys.readouterr().out)["recorded_result_matches"] is True
+
+
+def test_the_toy_game_draws_itself_and_round_trips_its_record(toy_client):
+    client, _ = toy_client
+    match_id, tokens = create(client, "toy-nim", PLAYERS)
+    picture = client.get(f"/v1/matches/{match_id}/state", headers={"Accept": "image/svg+xml"})
+    assert picture.status_code == 200 and picture.mimetype == "image/svg+xml" and b"<title>Nim" in picture.data
+
+    record = "nim 3 ann,bob 0:3 1:4 2:2"
+    created = client.post("/v1/matches", data=record, content_type="text/x-nim")
+    assert created.status_code == 201, created.json
+    exported = client.get(f"/v1/matches/{created.json['id']}/record", headers={"Accept": "text/x-nim"})
+    assert exported.status_code == 200 and exported.get_data(as_text=True) == record
+
+    illegal = client.post("/v1/matches", data="nim 3 ann,bob 0:4", content_type="text/x-nim")
+    assert illegal.status_code == 422 and illegal.json["move"] == 1 and illegal.json["reason"] == "too_many"
+
+
+def test_an_unregistered_game_leaves_the_openapi_document(settings):
+    games.register(toy_nim.GAME)
+    games.unregister(toy_nim.GAME.info.id)
+    document = spec(create_app(settings, fakeredis.FakeRedis()))
+    assert "ToyNimAction" not in document["components"]["schemas"]
