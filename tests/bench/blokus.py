@@ -1,4 +1,4 @@
-"""Blokus benchmarks: the engine alone, and random legal games for the API benchmark."""
+"""Blokus benchmarks: the engine alone (the API script is the generic one of ``tests.bench.common``)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,8 @@ import random
 from service.games.blokus import GAME
 from service.games.blokus.engine import VARIANTS
 from service.games.blokus.geometry import ORIENTATIONS, PIECES
-from service.games.protocol import fold
 
 from tests.bench.common import Figure, legal_actions_per_s, timed_passes
-
-PLAYERS = 4
-OPTIONS = GAME.resolve_options({}, PLAYERS)  # the four-player game with every default
 
 
 def _action(state, move: tuple[int, int, int]) -> dict:
@@ -41,9 +37,9 @@ def random_game(rng: random.Random, positions: list | None = None, variant: str 
             positions.append(state)
         seat = GAME.to_act(state)[0]
         action = _action(state, rng.choice(GAME.all_placements(state)))
-        events = GAME.play(state, seat, action)
-        state = fold(GAME, state, events)
-        moves.append((seat, action, len(events)))
+        played = GAME.play(state, seat, action)
+        state = played.states[-1]  # play has folded its events already
+        moves.append((seat, action, len(played)))
     return moves
 
 

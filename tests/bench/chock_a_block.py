@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 
 from service.games.chock_a_block import GAME
-from service.games.protocol import fold
-
 from tests.bench.common import Figure, legal_actions_per_s, timed_passes
+
+API_PLAYERS = 4  # the API benchmark's matches: four players, as figures before quote
 
 MODES = {
     # label: (players, options)
@@ -30,7 +30,7 @@ def random_game(rng: random.Random, players: int, options: dict, seed: str = "be
             positions.append(state)
         action = rng.choice(GAME.legal_actions(state, seat))
         events = GAME.play(state, seat, action)
-        state = fold(GAME, state, events)
+        state = events.states[-1]
         moves.append((seat, action, len(events)))
     return moves
 
@@ -67,17 +67,3 @@ def engine(seconds: float, seed: int = 20240601) -> list[Figure]:
     ]
     return figures
 
-
-def scripted_match(rng: random.Random) -> tuple[dict, list[tuple[int, dict, int]]]:
-    """A POST /v1/matches body (with its seed, so the server deals the same cards) and a random legal
-    4-player game for it: (seat, action, version after)."""
-    players = 4
-    seed = f"bench-{rng.getrandbits(48):012x}"
-    body = {"game": GAME.info.id, "players": [{"name": f"p{i}"} for i in range(players)], "seed": seed}
-    version = 1  # match_created
-    script = []
-    moves = random_game(rng, players, {}, seed=seed)
-    for i, (seat, action, appended) in enumerate(moves):
-        version += appended + (1 if i == len(moves) - 1 else 0)  # the last action also reveals the seed
-        script.append((seat, action, version))
-    return body, script

@@ -10,15 +10,13 @@ import random
 import xml.dom.minidom
 
 import pytest
-from rq import SimpleWorker
 
 from service import replay
 from service.app import create_app
 from service.events import Recorded
 from service.games.chock_a_block import GAME
 from service.games.chock_a_block.content import DEFAULT_PACK, PACKS_DIR
-from tests.helpers import act, bearer, create, play_random_game
-from workers.jobs import queue
+from tests.helpers import act, bearer, create, play_random_game, run_jobs
 
 GAME_ID = "chock-a-block"
 
@@ -44,7 +42,7 @@ def log_of(client, match_id, token=None):
 
 def score(client, fake_redis, settings, match_id):
     job_id = client.post(f"/v1/matches/{match_id}/score").json["job_id"]
-    SimpleWorker([queue(fake_redis, settings.namespace)], connection=fake_redis).work(burst=True)
+    run_jobs(fake_redis, settings)
     job = client.get(f"/v1/jobs/{job_id}").json
     assert job["status"] == "finished", job
     return job["result"]

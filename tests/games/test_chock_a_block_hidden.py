@@ -151,10 +151,10 @@ def test_the_picture_is_drawn_from_the_view_and_shows_no_hidden_card():
     final, _, _ = random_game(3, "h5")
     state = new_game(3, seed="h5")
     for viewer in (0, 1, None):
-        svg = GAME.render_svg(GAME.view(state, viewer))
+        svg = GAME.svg(GAME.view(state, viewer))
         others = [c for s, p in enumerate(state["seats"]) if s != viewer for c in p["hand"]]
         assert not [c for c in others + state["deck"] if f">{c}<" in svg or f" {c}<" in svg or f">{c} " in svg]
-    assert "Chock-a-Block" in GAME.render_svg(GAME.view(final, None))
+    assert "Chock-a-Block" in GAME.svg(GAME.view(final, None))
 
 
 def test_play_of_another_seat_reveals_nothing_in_its_refusal():

@@ -67,7 +67,7 @@ def test_the_default_pack_passes_every_check_with_strict_counts_and_no_warning()
     """1.9.3.2: every error check of 1.9.2 with pack_strict_counts; no warning either."""
     content = load_pack(document(), {"pack_strict_counts": True})
     assert content["warnings"] == []
-    assert GAME.default_pack == DEFAULT_PACK
+    assert GAME.packs.default == DEFAULT_PACK
 
 
 def test_the_default_pack_follows_the_recipe():
@@ -236,7 +236,7 @@ def test_a_loaded_pack_is_plain_json_and_replays_the_same():
     """The loaded pack is recorded in match_created: it survives JSON and sets up the same game; a pack
     document given to setup directly is loaded on the way."""
     options = GAME.resolve_options({}, 3)
-    content = GAME.load_pack(document())
+    content = GAME.packs.load(document())
     recorded = json.loads(json.dumps(content))
     assert GAME.setup(options, 3, "s", recorded) == GAME.setup(options, 3, "s", content)
     assert GAME.setup(options, 3, "s", document()) == GAME.setup(options, 3, "s", content)

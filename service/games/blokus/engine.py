@@ -13,7 +13,7 @@ players with two colours each (3.2), three players with a shared fourth colour
 State (plain data, see ``setup``): one bitboard per colour (``cells``, see
 ``geometry``), the pieces each colour still holds, which colours are out, which
 colour moves and whether the game is over. Events: ``placed``, ``colour_out``
-and ``game_over``. Nothing in Blokus is hidden (spec 6.2): every event is public.
+and ``game_over``.
 """
 
 from __future__ import annotations
@@ -95,15 +95,18 @@ OPTIONS_SCHEMA: dict[str, Any] = {
 }
 
 
-def _export_record(options: dict[str, Any], players: list[str], events: list[Event]) -> str:
+def _export_sgf(options: dict[str, Any], players: list[str], events: list[Event]) -> str:
     return sgf.export(VARIANTS[options["variant"]], players, events)
 
 
-def _import_record(text: str) -> tuple[dict[str, Any], list[str], list[Action]]:
+def _parse_sgf(text: str) -> tuple[dict[str, Any], list[str], list[Action]]:
     return sgf.parse(text, VARIANTS)
 
 
 class Blokus(Engine):
+    """The rules above on the engine kit. Nothing in Blokus is hidden (spec 6.2), so the kit's
+    ``event_view``, which shows every event to every seat, is the game's."""
+
     info = GameInfo(
         id="blokus",
         name="Blokus",
@@ -117,7 +120,7 @@ class Blokus(Engine):
     options_schema = OPTIONS_SCHEMA
     action_schema = BlokusAction
     svg = staticmethod(render_svg)
-    record = RecordFormat(mime=sgf.MIME, export=_export_record, parse=_import_record,
+    record = RecordFormat(mime=sgf.MIME, export=_export_sgf, parse=_parse_sgf,
                           description="Pentobi's SGF dialect of Blokus (spec 5.2); solo variants carry MLV[...].",
                           example="(;GM[Blokus]CA[UTF-8];1[a20,b20];2[t20])")
 

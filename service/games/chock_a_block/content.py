@@ -33,6 +33,7 @@ from typing import Any
 
 import jsonschema
 
+from service.games.kit import pack_path
 from service.games.protocol import InvalidOptions, InvalidPack
 
 HERE = Path(__file__).resolve().parent
@@ -65,23 +66,6 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema())
 
 
-def _item_path(data: Any, parts: list) -> str:
-    """``['cards', 12, 'front', 'TL', 'colour']`` -> ``cards[12] (C13).front.TL.colour``."""
-    out = ""
-    container = data
-    for i, part in enumerate(parts):
-        if isinstance(part, int):
-            out += f"[{part}]"
-            item = container[part] if isinstance(container, list) and part < len(container) else None
-            if i == 1 and isinstance(item, dict) and isinstance(item.get("id"), str):
-                out += f" ({item['id']})"
-            container = item
-        else:
-            out += f".{part}" if out else str(part)
-            container = container.get(part) if isinstance(container, dict) else None
-    return out or "pack"
-
-
 def mirror(face: dict[str, Any]) -> dict[str, Any]:
     return {corner: face[MIRROR[corner]] for corner in CORNERS}
 
@@ -100,7 +84,7 @@ def load_pack(data: Any, options: dict[str, Any] | None = None) -> dict[str, Any
     errors = sorted(_validator().iter_errors(data), key=lambda e: ([str(p) for p in e.absolute_path], e.message))
     if errors:
         error = errors[0]
-        raise InvalidPack(_item_path(data, list(error.absolute_path)), error.message)
+        raise InvalidPack(pack_path(data, list(error.absolute_path)), error.message)
 
     warnings: list[str] = []
     # P-1: unique ids

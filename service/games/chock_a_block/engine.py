@@ -44,18 +44,16 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from service.games.chock_a_block import autoblock, building, content as packs, markets, options as opts, scoring
+from service.games.chock_a_block import autoblock, building, content as pack_data, markets, options as opts, scoring
 from service.games.chock_a_block.actions import ChockABlockAction
-from service.games.protocol import Action, Event, GameInfo, IllegalAction, InvalidOptions, State, check_turn, fold
+from service.games.chock_a_block.svg import render_svg
+from service.games.kit import Engine, Turn, applies, event as _event
+from service.games.protocol import Action, Event, GameInfo, IllegalAction, InvalidOptions, Packs, State
 
 HUMAN_STEPS = ("place", "neighbours", "tokens")
 
 
-def _event(kind: str, seat: int | None, **data) -> Event:
-    return {"type": kind, "seat": seat, "data": data}
-
-
-class ChockABlock:
+class ChockABlock(Engine):
     info = GameInfo(
         id="chock-a-block",
         name="Chock-a-Block",
@@ -69,24 +67,23 @@ class ChockABlock:
     )
     options_schema = opts.OPTIONS_SCHEMA
     action_schema = ChockABlockAction
-    default_pack = packs.DEFAULT_PACK
+    packs = Packs(load=pack_data.load_pack, default=pack_data.DEFAULT_PACK, folder=pack_data.PACKS_DIR)
+    svg = staticmethod(render_svg)
+    turn_rule = "R-0.4"
 
-    # -- content packs and options -------------------------------------------------------------
+    # -- options -------------------------------------------------------------------------------
 
-    def load_pack(self, data: Any, options: dict[str, Any] | None = None) -> dict[str, Any]:
-        return packs.load_pack(data, options)
-
-    def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
-        return opts.resolve(options, players)
+    def complete_options(self, resolved: dict[str, Any], players: int, given: dict[str, Any]) -> dict[str, Any]:
+        return opts.complete(resolved, players, given)
 
     # -- setup (section 2) ---------------------------------------------------------------------
 
     def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
         if content is None:
-            content = packs.default_content()
-        elif not packs.is_content(content):
-            content = packs.load_pack(content, options)
-        packs.check_for_options(content, options)
+            content = pack_data.default_content()
+        elif not pack_data.is_content(content):
+            content = pack_data.load_pack(content, options)
+        pack_data.check_for_options(content, options)
         mode = options["mode"]
         with_autoblock = opts.MODES[mode][1]
         if len(content["card_ids"]) < 2 * players + 1:
@@ -241,9 +238,7 @@ class ChockABlock:
 
     # -- legal actions (section 8.2) ----------------------------------------------------------------
 
-    def legal_actions(self, state: State, seat: int) -> list[Action]:
-        if seat not in self.to_act(state):
-            return []
+    def _legal_actions(self, state: State, seat: int) -> list[Action]:
         step = state["step"]
         if step == "choose_feature":
             return [{"type": "choose_excluded_feature", "feature": f} for f in state["content"]["features"]]
@@ -275,8 +270,7 @@ class ChockABlock:
 
     # -- play: actions to events ------------------------------------------------------------------------
 
-    def play(self, state: State, seat: int, action: Action) -> list[Event]:
-        check_turn(self, state, seat, "R-0.4")
+    def _play(self, turn: Turn, seat: int, action: Action) -> None:
         handler = {
             "choose_excluded_feature": self._play_choose,
             "place_card": self._play_place,
@@ -288,8 +282,10 @@ class ChockABlock:
         }.get(action.get("type"))
         if handler is None:
             raise IllegalAction("unknown_action", f"no action type {action.get('type')!r}")
-        events = handler(state, seat, action)
-        return events + self._automatic(fold(self, state, events))
+        # a handler's events are decided on the state before the action, then folded one by one
+        for event in handler(turn.state, seat, action):
+            turn.add(event)
+        self._automatic(turn)
 
     @staticmethod
     def _step(state: State, *steps: str) -> None:
@@ -445,15 +441,17 @@ class ChockABlock:
 
     # -- automatic steps -------------------------------------------------------------------------------
 
-    def _automatic(self, state: State) -> list[Event]:
+    def _automatic(self, turn: Turn) -> None:
         """Every consequence that needs no decision, up to the next decision or the end."""
-        out: list[Event] = []
         while True:
-            events = self._next_automatic(state)
+            if turn.state["step"] == "autoblock":
+                self._autoblock_turn(turn)
+                continue
+            events = self._next_automatic(turn.state)
             if not events:
-                return out
-            out += events
-            state = fold(self, state, events)
+                return
+            for event in events:
+                turn.add(event)
 
     def _next_automatic(self, state: State) -> list[Event]:
         step = state["step"]
@@ -481,8 +479,6 @@ class ChockABlock:
                 return []
             return [_event("turn_ended", seat, placement=len(state["seats"][seat]["cards"]), drew=False,
                            draw_skipped=reason)]
-        if step == "autoblock":
-            return self._autoblock_turn(state)
         if step == "scoring":
             result = scoring.result(state)
             return [_event("final_scoring", None, **result),
@@ -490,157 +486,171 @@ class ChockABlock:
                            ranks=result["ranks"], outcome=result["outcome"])]
         return []
 
-    def _autoblock_turn(self, state: State) -> list[Event]:
+    def _autoblock_turn(self, turn: Turn) -> None:
         """AE-7: discard the bottom card, take the bottom tile, slide and refill, then AE-8."""
-        events: list[Event] = []
-
-        def emit(event: Event) -> None:
-            nonlocal state
-            events.append(event)
-            state = self.apply(state, event)
-
         discarded = None
-        slot = markets.bottom_slot(state["block_market"])
+        slot = markets.bottom_slot(turn.state["block_market"])
         if slot is not None:
-            discarded = state["block_market"][slot]
-            emit(_event("autoblock_discarded", None, slot=slot, card=discarded))
+            discarded = turn.state["block_market"][slot]
+            turn.emit("autoblock_discarded", None, slot=slot, card=discarded)
         took = None
-        tile_slot = markets.bottom_slot(state["neighbour_market"])
+        tile_slot = markets.bottom_slot(turn.state["neighbour_market"])
         if tile_slot is not None:
-            took = state["neighbour_market"][tile_slot]
-            emit(_event("autoblock_took_tile", None, slot=tile_slot, tile=took,
-                        features=list(state["content"]["tiles"][took])))
+            took = turn.state["neighbour_market"][tile_slot]
+            turn.emit("autoblock_took_tile", None, slot=tile_slot, tile=took,
+                      features=list(turn.state["content"]["tiles"][took]))
         if slot is not None:
-            emit(self._refill_event(state, "block", slot, None))
+            turn.add(self._refill_event(turn.state, "block", slot, None))
         if tile_slot is not None:
-            emit(self._refill_event(state, "neighbour", tile_slot, None))
-        o = state["options"]
+            turn.add(self._refill_event(turn.state, "neighbour", tile_slot, None))
+        state, o = turn.state, turn.state["options"]
         returned, taken = autoblock.token_plan(state["autoblock"], state["token_supply"], state["content"],
                                                o["autoblock_token_rule"], o["autoblock_points_per_icon"])
         for token in returned:
-            emit(_event("autoblock_token_returned", None, token=token))
+            turn.emit("autoblock_token_returned", None, token=token)
         for token in taken:
-            emit(_event("autoblock_token_taken", None, token=token))
-        ab = state["autoblock"]
-        emit(_event("autoblock_turn", None, turn=ab["turns"] + 1, discarded=discarded, took=took,
-                    icons=autoblock.icon_counts(ab["tiles"], state["content"]), tokens=list(ab["tokens"])))
-        return events
+            turn.emit("autoblock_token_taken", None, token=token)
+        ab = turn.state["autoblock"]
+        turn.emit("autoblock_turn", None, turn=ab["turns"] + 1, discarded=discarded, took=took,
+                  icons=autoblock.icon_counts(ab["tiles"], turn.state["content"]), tokens=list(ab["tokens"]))
 
     # -- apply: the fold ---------------------------------------------------------------------------------
 
-    def apply(self, state: State, event: Event) -> State:
-        kind = event["type"]
-        data = event["data"]
-        seat = event["seat"]
-        new = dict(state)
-        if kind == "excluded_feature_chosen":
-            new["autoblock"] = {**state["autoblock"], "excluded": data["feature"]}
-            new["step"] = "place"
-        elif kind == "card_placed":
-            player = self._player(new, seat)
-            player["hand"] = [c for c in player["hand"] if c != data["card"]]
-            face = state["content"]["cards"][data["card"]][data["face"]]
-            if "column" in data:
-                x0, y0 = 2 * data["column"], 2 * data["row"]
-                placed = {"card": data["card"], "face": data["face"], "column": data["column"], "row": data["row"]}
-            else:
-                x0, y0 = data["room_x"], data["room_y"]
-                placed = {"card": data["card"], "face": data["face"], "room_x": x0, "room_y": y0}
-            player["cards"] = player["cards"] + [{**placed, "placement": data["placement"]}]
-            rooms = dict(player["rooms"])
-            fresh = []
-            for (x, y), corner, room in building.card_rooms(face, x0, y0):
-                k = building.key(x, y)
-                rooms[k] = {"card": data["card"], "corner": corner, "colour": room["colour"],
-                            "vacant": room["vacant"], "features": list(room["features"]), "tile": None, "closed": []}
-                fresh.append(k)
-            player["rooms"] = rooms
-            player["fresh"] = fresh
-            new["step"] = "neighbours"
-        elif kind == "neighbour_tile_placed":
-            player = self._player(new, seat)
-            k = building.key(data["x"], data["y"])
-            rooms = dict(player["rooms"])
-            counts = state["options"]["tiles_count_for_chains"]
-            rooms[k] = {**rooms[k], "colour": None, "vacant": False, "tile": data["tile"],
-                        "features": list(data["features"]) if counts else []}  # 1.4.3
-            player["rooms"] = rooms
-            player["neighbours"] += 1
-            player["fresh"] = player["fresh"] + [k]
-            if data["source"] == "PILE":
-                new["tile_pile"] = state["tile_pile"][1:]
-            else:
-                market = list(state["neighbour_market"])
-                market[data["slot"]] = None
-                new["neighbour_market"] = market
-        elif kind == "market_refilled":
-            name, source = ("block_market", "deck") if data["market"] == "block" else ("neighbour_market", "tile_pile")
-            new[name], new[source], item = markets.refill(state[name], state[source], data["slot"], data["slide"])
-            if data.get("item", item) != item:
-                raise ValueError(f"chock-a-block: market_refilled says {data['item']!r}, the state has {item!r}")
-        elif kind in ("neighbour_step_ended", "neighbour_obligation_lapsed"):
-            new["step"] = "tokens"
-        elif kind == "token_claimed":
-            player = self._player(new, seat)
-            new["token_supply"] = [t for t in state["token_supply"] if t != data["token"]]
-            player["tokens"] = player["tokens"] + [{
-                "token": data["token"], "feature": data["feature"], "value": data["value"], "chain": data["chain"],
-                "placement": len(player["cards"])}]
-            rooms = dict(player["rooms"])
-            for x, y in data["chain"]:  # R-3.5: every icon of the chain closes
-                k = building.key(x, y)
-                rooms[k] = {**rooms[k], "closed": rooms[k]["closed"] + [data["feature"]]}
-            player["rooms"] = rooms
-        elif kind == "card_drawn":
-            player = self._player(new, seat)
-            if data["source"] == "MARKET":
-                card = state["block_market"][data["slot"]]
-                market = list(state["block_market"])
-                market[data["slot"]] = None
-                new["block_market"] = market
-            else:
-                # The deck order is in the state (it comes from the seed), so a log whose deck draws were
-                # filtered for another viewer still replays once the seed is revealed.
-                card = state["deck"][0]
-                new["deck"] = state["deck"][1:]
-            if data.get("card", card) != card:
-                raise ValueError(f"chock-a-block: card_drawn says {data['card']!r}, the state has {card!r}")
-            player["hand"] = player["hand"] + [card]
-        elif kind == "turn_ended":
-            self._advance(new, seat)
-        elif kind == "player_finished":
-            player = self._player(new, seat)
-            player["finished"] = True
-            self._advance(new, seat)
-        elif kind == "autoblock_discarded":
-            market = list(state["block_market"])
-            market[data["slot"]] = None
-            new["block_market"] = market
-            new["discard"] = state["discard"] + [data["card"]]
-        elif kind == "autoblock_took_tile":
+    @applies("excluded_feature_chosen")
+    def _excluded_feature_chosen(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        state["autoblock"] = {**state["autoblock"], "excluded": data["feature"]}
+        state["step"] = "place"
+
+    @applies("card_placed")
+    def _card_placed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        player = self._player(state, seat)
+        player["hand"] = [c for c in player["hand"] if c != data["card"]]
+        face = state["content"]["cards"][data["card"]][data["face"]]
+        if "column" in data:
+            x0, y0 = 2 * data["column"], 2 * data["row"]
+            placed = {"card": data["card"], "face": data["face"], "column": data["column"], "row": data["row"]}
+        else:
+            x0, y0 = data["room_x"], data["room_y"]
+            placed = {"card": data["card"], "face": data["face"], "room_x": x0, "room_y": y0}
+        player["cards"] = player["cards"] + [{**placed, "placement": data["placement"]}]
+        rooms = dict(player["rooms"])
+        fresh = []
+        for (x, y), corner, room in building.card_rooms(face, x0, y0):
+            k = building.key(x, y)
+            rooms[k] = {"card": data["card"], "corner": corner, "colour": room["colour"],
+                        "vacant": room["vacant"], "features": list(room["features"]), "tile": None, "closed": []}
+            fresh.append(k)
+        player["rooms"] = rooms
+        player["fresh"] = fresh
+        state["step"] = "neighbours"
+
+    @applies("neighbour_tile_placed")
+    def _neighbour_tile_placed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        player = self._player(state, seat)
+        k = building.key(data["x"], data["y"])
+        rooms = dict(player["rooms"])
+        counts = state["options"]["tiles_count_for_chains"]
+        rooms[k] = {**rooms[k], "colour": None, "vacant": False, "tile": data["tile"],
+                    "features": list(data["features"]) if counts else []}  # 1.4.3
+        player["rooms"] = rooms
+        player["neighbours"] += 1
+        player["fresh"] = player["fresh"] + [k]
+        if data["source"] == "PILE":
+            state["tile_pile"] = state["tile_pile"][1:]
+        else:
             market = list(state["neighbour_market"])
             market[data["slot"]] = None
-            new["neighbour_market"] = market
-            new["autoblock"] = {**state["autoblock"], "tiles": state["autoblock"]["tiles"] + [data["tile"]]}
-        elif kind == "autoblock_token_returned":
-            new["autoblock"] = {**state["autoblock"],
-                                "tokens": [t for t in state["autoblock"]["tokens"] if t != data["token"]]}
-            new["token_supply"] = [t for t in state["content"]["token_ids"]
-                                   if t in state["token_supply"] or t == data["token"]]
-        elif kind == "autoblock_token_taken":
-            new["autoblock"] = {**state["autoblock"], "tokens": state["autoblock"]["tokens"] + [data["token"]]}
-            new["token_supply"] = [t for t in state["token_supply"] if t != data["token"]]
-        elif kind == "autoblock_turn":
-            new["autoblock"] = {**state["autoblock"], "turns": state["autoblock"]["turns"] + 1}
-            self._advance(new, None)
-        elif kind == "final_scoring":
-            pass
-        elif kind == "game_over":
-            new["step"] = "over"
-            new["active"] = None
+            state["neighbour_market"] = market
+
+    @applies("market_refilled")
+    def _market_refilled(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        name, source = ("block_market", "deck") if data["market"] == "block" else ("neighbour_market", "tile_pile")
+        state[name], state[source], item = markets.refill(state[name], state[source], data["slot"], data["slide"])
+        if data.get("item", item) != item:
+            raise ValueError(f"chock-a-block: market_refilled says {data['item']!r}, the state has {item!r}")
+
+    @applies("neighbour_step_ended", "neighbour_obligation_lapsed")
+    def _neighbour_step_over(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        state["step"] = "tokens"
+
+    @applies("token_claimed")
+    def _token_claimed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        player = self._player(state, seat)
+        state["token_supply"] = [t for t in state["token_supply"] if t != data["token"]]
+        player["tokens"] = player["tokens"] + [{
+            "token": data["token"], "feature": data["feature"], "value": data["value"], "chain": data["chain"],
+            "placement": len(player["cards"])}]
+        rooms = dict(player["rooms"])
+        for x, y in data["chain"]:  # R-3.5: every icon of the chain closes
+            k = building.key(x, y)
+            rooms[k] = {**rooms[k], "closed": rooms[k]["closed"] + [data["feature"]]}
+        player["rooms"] = rooms
+
+    @applies("card_drawn")
+    def _card_drawn(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        player = self._player(state, seat)
+        if data["source"] == "MARKET":
+            card = state["block_market"][data["slot"]]
+            market = list(state["block_market"])
+            market[data["slot"]] = None
+            state["block_market"] = market
         else:
-            raise ValueError(f"chock-a-block: unknown event type {kind!r}")
-        return new
+            # The deck order is in the state (it comes from the seed), so a log whose deck draws were
+            # filtered for another viewer still replays once the seed is revealed.
+            card = state["deck"][0]
+            state["deck"] = state["deck"][1:]
+        if data.get("card", card) != card:
+            raise ValueError(f"chock-a-block: card_drawn says {data['card']!r}, the state has {card!r}")
+        player["hand"] = player["hand"] + [card]
+
+    @applies("turn_ended")
+    def _turn_ended(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        self._advance(state, seat)
+
+    @applies("player_finished")
+    def _player_finished(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        self._player(state, seat)["finished"] = True
+        self._advance(state, seat)
+
+    @applies("autoblock_discarded")
+    def _autoblock_discarded(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        market = list(state["block_market"])
+        market[data["slot"]] = None
+        state["block_market"] = market
+        state["discard"] = state["discard"] + [data["card"]]
+
+    @applies("autoblock_took_tile")
+    def _autoblock_took_tile(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        market = list(state["neighbour_market"])
+        market[data["slot"]] = None
+        state["neighbour_market"] = market
+        state["autoblock"] = {**state["autoblock"], "tiles": state["autoblock"]["tiles"] + [data["tile"]]}
+
+    @applies("autoblock_token_returned")
+    def _autoblock_token_returned(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        state["autoblock"] = {**state["autoblock"],
+                              "tokens": [t for t in state["autoblock"]["tokens"] if t != data["token"]]}
+        state["token_supply"] = [t for t in state["content"]["token_ids"]
+                                 if t in state["token_supply"] or t == data["token"]]
+
+    @applies("autoblock_token_taken")
+    def _autoblock_token_taken(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        state["autoblock"] = {**state["autoblock"], "tokens": state["autoblock"]["tokens"] + [data["token"]]}
+        state["token_supply"] = [t for t in state["token_supply"] if t != data["token"]]
+
+    @applies("autoblock_turn")
+    def _autoblock_turn_done(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        state["autoblock"] = {**state["autoblock"], "turns": state["autoblock"]["turns"] + 1}
+        self._advance(state, None)
+
+    @applies("final_scoring")
+    def _final_scoring(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        pass  # the result is announced; game_over ends the game
+
+    @applies("game_over")
+    def _game_over(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+        state["step"] = "over"
+        state["active"] = None
 
     @staticmethod
     def _player(new: State, seat: int) -> dict[str, Any]:
@@ -768,8 +778,3 @@ class ChockABlock:
     def scores(self, state: State) -> dict[str, Any]:
         """Section 5 (see ``scoring``): ``scores`` and ``ranks`` per seat, ``outcome`` and ``breakdown``."""
         return scoring.result(state)
-
-    def render_svg(self, view: dict[str, Any]) -> str:
-        from service.games.chock_a_block.svg import render_svg
-
-        return render_svg(view)

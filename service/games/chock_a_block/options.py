@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.chock_a_block.content import DEFAULT_PACK, FEATURES
+from service.games.kit import enum_option
 from service.games.protocol import InvalidOptions
 
 MODES = {
@@ -25,10 +26,6 @@ MODES = {
     "AUTOBLOCK_EXTRA": ((2, 3, 4), True),
     "COOP": ((2, 3, 4), True),
 }
-
-
-def _enum(values, default, description):
-    return {"enum": list(values), "default": default, "description": description}
 
 
 def _bool(default, description):
@@ -49,7 +46,7 @@ PROPERTIES: dict[str, Any] = {
                        "an extra competitor (6.4); COOP: 2-4 players together against Autoblock (6.5). "
                        "Default: SOLO for 1 player, STANDARD otherwise.",
     },
-    "building_rules": _enum(["GRID", "BUILDING_BLOCK"], "GRID",
+    "building_rules": enum_option(["GRID", "BUILDING_BLOCK"], "GRID",
                             "S-2. GRID: the 4-high, 3-wide building; BUILDING_BLOCK: the variant of 6.2 "
                             "(cards dropped at a room column, one shared room edge is enough)."),
     "pack": {"type": "string", "minLength": 1, "maxLength": 100, "default": DEFAULT_PACK,
@@ -61,29 +58,29 @@ PROPERTIES: dict[str, Any] = {
                          "description": "S-10: the feature normal Autoblock never scores, fixed at creation. "
                                         "If omitted (choice PLAYER), the start player chooses it with "
                                         "choose_excluded_feature before the first turn."},
-    "autoblock_excluded_feature_choice": _enum(["PLAYER", "RANDOM"], "PLAYER",
+    "autoblock_excluded_feature_choice": enum_option(["PLAYER", "RANDOM"], "PLAYER",
                                                "A-36: who fixes Autoblock's excluded feature: the players "
                                                "(excluded_feature, or the start player's first action) or the "
                                                "seeded random generator."),
     "start_seat": _int(None, 0, 4, "S-9, A-09: the start player's seat; drawn from the seed if omitted.",
                        nullable=True),
     # scoring (7.8)
-    "open_chain_scope": _enum(["PER_CHAIN", "PER_FEATURE"], "PER_CHAIN",
+    "open_chain_scope": enum_option(["PER_CHAIN", "PER_FEATURE"], "PER_CHAIN",
                               "A-32 (E-3): PER_CHAIN, every open chain of open_chain_min_size or more icons "
                               "scores open_chain_points (KO text, and the 36-point example); PER_FEATURE, each "
                               "feature with such a chain scores once (JA text)."),
     "open_chain_points": _int(4, 0, 100, "A-32: points for an open chain (KO: 4; JA text: 2)."),
     "open_chain_min_size": _int(4, 1, 48, "A-32: the smallest open chain that scores."),
-    "tie_break": _enum(["NEIGHBOURS_THEN_SHARED", "SHARED"], "NEIGHBOURS_THEN_SHARED",
+    "tie_break": enum_option(["NEIGHBOURS_THEN_SHARED", "SHARED"], "NEIGHBOURS_THEN_SHARED",
                        "A-33, E-7: ties go to the most neighbour tiles, then are shared; or are simply shared."),
     "leftover_card_points": _int(0, -10, 10, "A-34: points per card left in hand at the end."),
     # Autoblock (7.9)
-    "autoblock_token_rule": _enum(["GREEDY_DESCENDING", "MAX_SUM"], "GREEDY_DESCENDING",
+    "autoblock_token_rule": enum_option(["GREEDY_DESCENDING", "MAX_SUM"], "GREEDY_DESCENDING",
                                   "A-35, AE-8: how Autoblock picks tokens worth at most 2 points per icon."),
-    "autoblock_tie_rule": _enum(["HUMAN_MUST_EXCEED", "NEIGHBOUR_TIEBREAK"], "HUMAN_MUST_EXCEED",
+    "autoblock_tie_rule": enum_option(["HUMAN_MUST_EXCEED", "NEIGHBOUR_TIEBREAK"], "HUMAN_MUST_EXCEED",
                                 "A-38, E-8: a human tied with Autoblock loses to it; or ties are broken by "
                                 "neighbours, Autoblock counting the tiles it took (SOLO and AUTOBLOCK_EXTRA)."),
-    "coop_win_condition": _enum(["ALL_EXCEED", "ANY_EXCEEDS", "SUM_EXCEEDS"], "ALL_EXCEED",
+    "coop_win_condition": enum_option(["ALL_EXCEED", "ANY_EXCEEDS", "SUM_EXCEEDS"], "ALL_EXCEED",
                                 "A-39, V-20: in COOP the players win if every one / any one / their sum "
                                 "scores strictly more than Autoblock."),
     "five_player_rule_counts_autoblock": _bool(False, "A-40: with 4 players and Autoblock, apply the 5-player "
@@ -96,7 +93,7 @@ PROPERTIES: dict[str, Any] = {
     # setup and drawing (7.3, 7.7)
     "market_size": _int(4, 1, 8, "A-08, S-6: cards in the block market (KO also says 5 once)."),
     "neighbour_market_size": _int(5, 1, 8, "S-7: tiles in the neighbour market."),
-    "draw_sources": _enum(["MARKET_OR_DECK", "MARKET_ONLY"], "MARKET_OR_DECK",
+    "draw_sources": enum_option(["MARKET_OR_DECK", "MARKET_ONLY"], "MARKET_OR_DECK",
                           "A-27, R-4.2: where a player may draw from."),
     "last_draw_placement": _int(None, 0, 30, "A-28, R-4.1: the last placement after which a player of a 1-4 "
                                              "player game draws. Default: cards per player - 1 (11).",
@@ -118,15 +115,15 @@ PROPERTIES: dict[str, Any] = {
     "neighbour_mandatory": _bool(True, "A-15, R-2.3: a neighbour must move in while a group qualifies "
                                        "(false: the player may stop with end_neighbours)."),
     "neighbour_group_min": _int(4, 1, 48, "A-18, 1.6.5: the smallest colour group that calls for a neighbour."),
-    "neighbour_tile_source": _enum(["MARKET", "MARKET_OR_PILE_TOP"], "MARKET",
+    "neighbour_tile_source": enum_option(["MARKET", "MARKET_OR_PILE_TOP"], "MARKET",
                                    "A-19: where a neighbour tile comes from (the pile top is placed unseen)."),
     "tiles_count_for_chains": _bool(True, "A-20, 1.4.3: the icons of a placed tile join feature chains."),
-    "group_connectivity": _enum(["N4", "N8"], "N4", "A-21: colour groups connect through edges [RB]."),
-    "chain_connectivity": _enum(["N8", "N4"], "N8", "A-21: chains connect through edges and corners [RB]."),
+    "group_connectivity": enum_option(["N4", "N8"], "N4", "A-21: colour groups connect through edges [RB]."),
+    "chain_connectivity": enum_option(["N8", "N4"], "N8", "A-21: chains connect through edges and corners [RB]."),
     # tokens (7.6)
     "closed_chain_absorbs_new_icons": _bool(False, "A-23, R-3.7: open icons connected to a closed chain are "
                                                    "absorbed by it and can never score."),
-    "token_claim_window": _enum(["AFTER_NEIGHBOURS", "ANY_TIME_IN_TURN"], "AFTER_NEIGHBOURS",
+    "token_claim_window": enum_option(["AFTER_NEIGHBOURS", "ANY_TIME_IN_TURN"], "AFTER_NEIGHBOURS",
                                 "A-24, R-3.11: tokens are claimed after the neighbours, or at any time in one's "
                                 "turn after the placement."),
     "token_claim_requires_growth": _bool(False, "A-25, R-3.4: a claimed chain must contain a room placed or "
@@ -138,7 +135,7 @@ PROPERTIES: dict[str, Any] = {
     "pack_strict_counts": _bool(True, "P-6, P-7: the pack must hold exactly 64 cards, 40 tiles and 12 tokens."),
     "pack_require_features_on_occupied": _bool(True, "A-06, P-4: an occupied room shows a feature."),
     "pack_tile_min_features": _int(1, 0, 4, "A-04, P-12: the fewest icons a tile may show."),
-    "card_back_mode": _enum(["MIRROR", "PACK_BACK"], "MIRROR",
+    "card_back_mode": enum_option(["MIRROR", "PACK_BACK"], "MIRROR",
                             "A-07, 1.3.3: card backs are the mirror of the fronts, or given by the pack."),
 }
 
@@ -149,13 +146,13 @@ OPTIONS_SCHEMA: dict[str, Any] = {
 }
 
 
-def resolve(options: dict[str, Any], players: int) -> dict[str, Any]:
-    """Every option with its default, or InvalidOptions naming the field."""
+def complete(resolved: dict[str, Any], players: int, options: dict[str, Any]) -> dict[str, Any]:
+    """``resolved`` (the schema's defaults and the client's ``options``) checked for what a JSON
+    Schema cannot say, with the defaults that depend on others; or InvalidOptions naming the field."""
     unknown = sorted(set(options) - set(PROPERTIES))
     if unknown:
         raise InvalidOptions(f"options.{unknown[0]}", f"unknown option; Chock-a-Block has {sorted(PROPERTIES)}")
-    resolved = {k: spec.get("default") for k, spec in PROPERTIES.items()}
-    resolved.update(options)
+    resolved = {**{k: None for k in PROPERTIES}, **resolved}  # options whose default depends on others
     if resolved["mode"] is None:
         resolved["mode"] = "SOLO" if players == 1 else "STANDARD"
     mode = resolved["mode"]
