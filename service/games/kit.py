@@ -97,9 +97,13 @@ class Engine:
         super().__init_subclass__(**kwargs)
         table: dict[str, Callable] = {}
         for klass in reversed(cls.__mro__):
+            own: dict[str, Callable] = {}
             for member in vars(klass).values():
                 for kind in getattr(member, "applies", ()):
-                    table[kind] = member
+                    if kind in own:
+                        raise TypeError(f"{cls.__name__}: two methods fold {kind!r}")
+                    own[kind] = member
+            table.update(own)  # a subclass may fold an event type its base folds
         cls._appliers = table
 
     # -- options ---------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ from typing import Any
 from service.games.chock_a_block import autoblock, building, content as pack_data, markets, options as opts, scoring
 from service.games.chock_a_block.actions import ChockABlockAction
 from service.games.chock_a_block.svg import render_svg
-from service.games.kit import Engine, Turn, applies, event as _event
+from service.games.kit import Engine, Turn, applies
 from service.games.protocol import Action, Event, GameInfo, IllegalAction, InvalidOptions, Packs, State
 
 HUMAN_STEPS = ("place", "neighbours", "tokens")
@@ -282,9 +282,7 @@ class ChockABlock(Engine):
         }.get(action.get("type"))
         if handler is None:
             raise IllegalAction("unknown_action", f"no action type {action.get('type')!r}")
-        # a handler's events are decided on the state before the action, then folded one by one
-        for event in handler(turn.state, seat, action):
-            turn.add(event)
+        handler(turn, seat, action)  # every check first, then the action's events, each folded once
         self._automatic(turn)
 
     @staticmethod
@@ -300,14 +298,16 @@ class ChockABlock(Engine):
             raise IllegalAction("missing_parameter", f"{action.get('type')} needs an integer {name!r}")
         return value
 
-    def _play_choose(self, state: State, seat: int, action: Action) -> list[Event]:
+    def _play_choose(self, turn: Turn, seat: int, action: Action) -> None:
+        state = turn.state
         self._step(state, "choose_feature")
         feature = action.get("feature")
         if feature not in state["content"]["features"]:
             raise IllegalAction("unknown_feature", f"{feature!r} is not a feature")
-        return [_event("excluded_feature_chosen", seat, feature=feature)]
+        turn.emit("excluded_feature_chosen", seat, feature=feature)
 
-    def _play_place(self, state: State, seat: int, action: Action) -> list[Event]:
+    def _play_place(self, turn: Turn, seat: int, action: Action) -> None:
+        state = turn.state
         self._step(state, "place")
         player = state["seats"][seat]
         o = state["options"]
@@ -327,7 +327,8 @@ class ChockABlock(Engine):
             if action.get("row") is not None and o["strict_row_check"] and action["row"] != row:
                 raise IllegalAction("no_floor_below", f"a card in column {column} lands in row {row}, the lowest "
                                                       f"free level, not row {action['row']} (R-1.2)")
-            return [_event("card_placed", seat, card=card, face=face, column=column, row=row, placement=placement)]
+            turn.emit("card_placed", seat, card=card, face=face, column=column, row=row, placement=placement)
+            return
         if action.get("column") is not None or action.get("row") is not None:
             raise IllegalAction("misaligned", "BUILDING_BLOCK buildings take a room_x, not a card column (V-5)")
         room_x = self._int(action, "room_x")
@@ -336,9 +337,10 @@ class ChockABlock(Engine):
         if action.get("room_y") is not None and o["strict_row_check"] and action["room_y"] != y0:
             raise IllegalAction("no_floor_below", f"a card at room_x {room_x} drops to room_y {y0}, not "
                                                   f"{action['room_y']} (R-1.2, V-5)")
-        return [_event("card_placed", seat, card=card, face=face, room_x=room_x, room_y=y0, placement=placement)]
+        turn.emit("card_placed", seat, card=card, face=face, room_x=room_x, room_y=y0, placement=placement)
 
-    def _play_neighbour(self, state: State, seat: int, action: Action) -> list[Event]:
+    def _play_neighbour(self, turn: Turn, seat: int, action: Action) -> None:
+        state = turn.state
         self._step(state, "neighbours")
         source = action.get("source") or "MARKET"
         if source == "PILE":
@@ -364,24 +366,27 @@ class ChockABlock(Engine):
             raise IllegalAction("group_not_qualifying",
                                 f"room ({x}, {y}) is not in a same-colour group of {state['options']['neighbour_group_min']}"
                                 " or more rooms (R-2.3)")
-        events = [_event("neighbour_tile_placed", seat, tile=tile, features=list(state["content"]["tiles"][tile]),
-                         source=source, slot=slot, x=x, y=y, colour=room["colour"])]
+        turn.emit("neighbour_tile_placed", seat, tile=tile, features=list(state["content"]["tiles"][tile]),
+                  source=source, slot=slot, x=x, y=y, colour=room["colour"])
         if source == "MARKET":  # R-2.5: refilled at once
-            events.append(self._refill_event(state, "neighbour", slot, seat))
-        return events
+            self._refill(turn, "neighbour", slot, seat)
 
-    def _refill_event(self, state: State, market: str, slot: int, seat: int | None) -> Event:
+    @staticmethod
+    def _refill(turn: Turn, market: str, slot: int, seat: int | None) -> None:
+        """The emptied ``slot`` of a market refilled from the deck or the tile pile, as they now are."""
+        state = turn.state
         source = state["deck"] if market == "block" else state["tile_pile"]
-        return _event("market_refilled", seat, market=market, slot=slot, item=source[0] if source else None,
-                      layout=state["layout"], slide=state["slide"])
+        turn.emit("market_refilled", seat, market=market, slot=slot, item=source[0] if source else None,
+                  layout=state["layout"], slide=state["slide"])
 
-    def _play_end_neighbours(self, state: State, seat: int, action: Action) -> list[Event]:
-        self._step(state, "neighbours")
-        if state["options"]["neighbour_mandatory"]:
+    def _play_end_neighbours(self, turn: Turn, seat: int, action: Action) -> None:
+        self._step(turn.state, "neighbours")
+        if turn.state["options"]["neighbour_mandatory"]:
             raise IllegalAction("neighbour_mandatory", "a neighbour must move in while a group qualifies (R-2.3)")
-        return [_event("neighbour_step_ended", seat, reason="declined")]
+        turn.emit("neighbour_step_ended", seat, reason="declined")
 
-    def _play_claim(self, state: State, seat: int, action: Action) -> list[Event]:
+    def _play_claim(self, turn: Turn, seat: int, action: Action) -> None:
+        state = turn.state
         if state["options"]["token_claim_window"] == "ANY_TIME_IN_TURN":
             self._step(state, "neighbours", "tokens")
         else:
@@ -401,10 +406,11 @@ class ChockABlock(Engine):
             fresh = set(state["seats"][seat]["fresh"])
             if not any(building.key(*c) in fresh for c in chain):
                 raise IllegalAction("chain_not_grown", "the chain did not grow this turn (A-25)")
-        return [_event("token_claimed", seat, token=token, feature=feature, value=value, x=x, y=y,
-                       chain=[list(c) for c in chain])]
+        turn.emit("token_claimed", seat, token=token, feature=feature, value=value, x=x, y=y,
+                  chain=[list(c) for c in chain])
 
-    def _play_draw(self, state: State, seat: int, action: Action) -> list[Event]:
+    def _play_draw(self, turn: Turn, seat: int, action: Action) -> None:
+        state = turn.state
         self._step(state, "tokens")
         reason = self.draw_skip_reason(state, seat)
         if reason is not None:
@@ -419,72 +425,78 @@ class ChockABlock(Engine):
             if not 0 <= slot < len(state["block_market"]) or state["block_market"][slot] is None:
                 raise IllegalAction("slot_empty", f"market slot {slot} holds no card (R-4.2)")
             card = state["block_market"][slot]
-            return [_event("card_drawn", seat, source="MARKET", slot=slot, card=card, private=False),
-                    self._refill_event(state, "block", slot, seat),  # R-4.3
-                    _event("turn_ended", seat, placement=placement, drew=True, draw_skipped=None)]
+            turn.emit("card_drawn", seat, source="MARKET", slot=slot, card=card, private=False)
+            self._refill(turn, "block", slot, seat)  # R-4.3
+            turn.emit("turn_ended", seat, placement=placement, drew=True, draw_skipped=None)
+            return
         if source == "DECK":
             if not self._deck_draw_allowed(state):
                 raise IllegalAction("deck_draw_not_allowed", "this match allows market draws only (A-27, A-41)")
             if not state["deck"]:
                 raise IllegalAction("deck_empty", "the deck is empty")
-            return [_event("card_drawn", seat, source="DECK", card=state["deck"][0], private=private),
-                    _event("turn_ended", seat, placement=placement, drew=True, draw_skipped=None)]
+            turn.emit("card_drawn", seat, source="DECK", card=state["deck"][0], private=private)
+            turn.emit("turn_ended", seat, placement=placement, drew=True, draw_skipped=None)
+            return
         raise IllegalAction("unknown_source", "source is MARKET or DECK")
 
-    def _play_end_turn(self, state: State, seat: int, action: Action) -> list[Event]:
+    def _play_end_turn(self, turn: Turn, seat: int, action: Action) -> None:
+        state = turn.state
         self._step(state, "tokens")
         reason = self.draw_skip_reason(state, seat)
         if reason is None:
             raise IllegalAction("must_draw", "the draw applies: end the turn by drawing a card (R-4.4)")
-        return [_event("turn_ended", seat, placement=len(state["seats"][seat]["cards"]), drew=False,
-                       draw_skipped=reason)]
+        turn.emit("turn_ended", seat, placement=len(state["seats"][seat]["cards"]), drew=False, draw_skipped=reason)
 
     # -- automatic steps -------------------------------------------------------------------------------
 
     def _automatic(self, turn: Turn) -> None:
         """Every consequence that needs no decision, up to the next decision or the end."""
-        while True:
-            if turn.state["step"] == "autoblock":
-                self._autoblock_turn(turn)
-                continue
-            events = self._next_automatic(turn.state)
-            if not events:
-                return
-            for event in events:
-                turn.add(event)
+        while self._next_automatic(turn):
+            pass
 
-    def _next_automatic(self, state: State) -> list[Event]:
+    def _next_automatic(self, turn: Turn) -> bool:
+        """Emit the next automatic step of ``turn.state``, if there is one; whether there was."""
+        state = turn.state
         step = state["step"]
         seat = state["active"]
         if step == "place":
             player = state["seats"][seat]
             if not player["hand"]:
-                return [_event("player_finished", seat, reason="no_card_in_hand")]
-            if not self._placements(state, seat):
-                return [_event("player_finished", seat, reason="no_legal_placement")]  # V-8, A-14
-            return []
+                turn.emit("player_finished", seat, reason="no_card_in_hand")
+            elif not self._placements(state, seat):
+                turn.emit("player_finished", seat, reason="no_legal_placement")  # V-8, A-14
+            else:
+                return False
+            return True
         if step == "neighbours":
             groups = self._qualifying(state, seat)
             if not groups:
-                return [_event("neighbour_step_ended", seat, reason="no_qualifying_group")]  # R-2.2
-            if not self._tile_available(state):
-                return [_event("neighbour_obligation_lapsed", seat,  # R-2.7
-                               groups=[[list(c) for c in g["rooms"]] for g in groups])]
-            return []
+                turn.emit("neighbour_step_ended", seat, reason="no_qualifying_group")  # R-2.2
+            elif not self._tile_available(state):
+                turn.emit("neighbour_obligation_lapsed", seat,  # R-2.7
+                          groups=[[list(c) for c in g["rooms"]] for g in groups])
+            else:
+                return False
+            return True
         if step == "tokens":
             if not state["options"]["auto_advance"] or self._claims(state, seat):
-                return []
+                return False
             reason = self.draw_skip_reason(state, seat)
             if reason is None:
-                return []
-            return [_event("turn_ended", seat, placement=len(state["seats"][seat]["cards"]), drew=False,
-                           draw_skipped=reason)]
+                return False
+            turn.emit("turn_ended", seat, placement=len(state["seats"][seat]["cards"]), drew=False,
+                      draw_skipped=reason)
+            return True
+        if step == "autoblock":
+            self._autoblock_turn(turn)
+            return True
         if step == "scoring":
             result = scoring.result(state)
-            return [_event("final_scoring", None, **result),
-                    _event("game_over", None, reason="all_turns_played", scores=result["scores"],
-                           ranks=result["ranks"], outcome=result["outcome"])]
-        return []
+            turn.emit("final_scoring", None, **result)
+            turn.emit("game_over", None, reason="all_turns_played", scores=result["scores"],
+                      ranks=result["ranks"], outcome=result["outcome"])
+            return True
+        return False
 
     def _autoblock_turn(self, turn: Turn) -> None:
         """AE-7: discard the bottom card, take the bottom tile, slide and refill, then AE-8."""
@@ -500,9 +512,9 @@ class ChockABlock(Engine):
             turn.emit("autoblock_took_tile", None, slot=tile_slot, tile=took,
                       features=list(turn.state["content"]["tiles"][took]))
         if slot is not None:
-            turn.add(self._refill_event(turn.state, "block", slot, None))
+            self._refill(turn, "block", slot, None)
         if tile_slot is not None:
-            turn.add(self._refill_event(turn.state, "neighbour", tile_slot, None))
+            self._refill(turn, "neighbour", tile_slot, None)
         state, o = turn.state, turn.state["options"]
         returned, taken = autoblock.token_plan(state["autoblock"], state["token_supply"], state["content"],
                                                o["autoblock_token_rule"], o["autoblock_points_per_icon"])
