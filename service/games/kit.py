@@ -88,6 +88,8 @@ class Engine:
     record: RecordFormat | None = None
     turn_rule: str = ""
     """Where the rules say whose turn it is (``"R-0.4"``), quoted when a seat acts out of turn."""
+    over_rule: str = ""
+    """Where the rules say the game has ended, quoted when an action comes after the end."""
     out_of_turn: frozenset[str] = frozenset()
     """Action types any seat may take while the game runs (a resignation)."""
 
@@ -126,9 +128,9 @@ class Engine:
     def play(self, state: State, seat: int, action: Action) -> Played:
         if action.get("type") in self.out_of_turn:
             if self.is_over(state):
-                raise IllegalAction("game_over", "the game is over")
+                raise IllegalAction("game_over", "the game is over" + (f" ({self.over_rule})" if self.over_rule else ""))
         else:
-            check_turn(self, state, seat, self.turn_rule)
+            check_turn(self, state, seat, self.turn_rule, self.over_rule)
         turn = Turn(self, state)
         self._play(turn, seat, action)
         return turn.played()

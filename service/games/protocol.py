@@ -205,14 +205,13 @@ class Game(Protocol):
         """The result: at least ``scores`` and ``ranks`` (1 = best, ties share), one per seat."""
 
 
-def check_turn(game: Game, state: State, seat: int, rule: str = "") -> None:
+def check_turn(game: Game, state: State, seat: int, rule: str = "", over_rule: str = "") -> None:
     """The two refusals every game starts ``play`` with: the game is over, or it is not this seat's
-    turn. ``rule`` names where the game's rules say so, e.g. ``"R-0.4"``."""
-    where = f" ({rule})" if rule else ""
+    turn. ``rule`` and ``over_rule`` name where the game's rules say so, e.g. ``"R-0.4"``."""
     if game.is_over(state):
-        raise IllegalAction("game_over", "the game is over")
+        raise IllegalAction("game_over", "the game is over" + (f" ({over_rule})" if over_rule else ""))
     if seat not in game.to_act(state):
-        raise IllegalAction("not_your_turn", f"it is not this seat's turn{where}")
+        raise IllegalAction("not_your_turn", "it is not this seat's turn" + (f" ({rule})" if rule else ""))
 
 
 def fold(game: Game, state: State, events: list[Event]) -> State:

@@ -1,12 +1,11 @@
 """BLOCK.BLOCK benchmarks: the engine alone (full legal-move generations and random complete games
-per second), and random legal games for the API benchmark."""
+per second); the API script is the generic one of ``tests.bench.common``."""
 
 from __future__ import annotations
 
 import random
 
 from service.games.block_block import GAME
-from service.games.protocol import fold
 
 from tests.bench.common import Figure, legal_actions_per_s, timed_passes
 
@@ -21,7 +20,7 @@ def _action(move) -> dict:
 
 
 def random_game(rng: random.Random, positions: list | None = None) -> list[tuple[int, dict, int]]:
-    """One random complete game: placements -> random choice -> play -> apply until over.
+    """One random complete game: placements -> random choice -> play until over.
 
     Returns its moves as (seat, action, events appended); ``positions`` collects every state in
     which a player is to move."""
@@ -32,9 +31,9 @@ def random_game(rng: random.Random, positions: list | None = None) -> list[tuple
             positions.append(state)
         seat = GAME.to_act(state)[0]
         action = _action(rng.choice(GAME.placements(state, state["to_move"])))
-        events = GAME.play(state, seat, action)
-        state = fold(GAME, state, events)
-        moves.append((seat, action, len(events)))
+        played = GAME.play(state, seat, action)
+        state = played.states[-1]  # play has folded its events already
+        moves.append((seat, action, len(played)))
     return moves
 
 

@@ -179,7 +179,8 @@ class BlockBlock(Engine):
     packs = Packs(load=lambda document, options=None: load_pack(document), default=DEFAULT_PACK_NAME,
                   folder=Path(__file__).parent / "packs")
     svg = staticmethod(render_svg)  # the top view and an isometric view
-    turn_rule = "R-0.1"
+    turn_rule = "R-0.1: the players alternate, brown first"
+    over_rule = "R-1.1, R-3.4"
     out_of_turn = frozenset({"resign"})  # E-7: outside the rules; either player, at any time
 
     # -- content and options -------------------------------------------------------------------------
@@ -539,18 +540,25 @@ class BlockBlock(Engine):
         return actions
 
     def _play(self, turn: Turn, seat: int, action: Action) -> None:
-        state = turn.state
         if action["type"] == "resign":
-            colour = state["seats"].index(seat)
-            turn.emit("resigned", seat, colour=COLOURS[colour])
-            turn.add(self._game_over(turn.state, 1 - colour, "RESIGNED"))
+            self._resign(turn, seat)
             return
+        state = turn.state
         colour = state["to_move"]
         if state["rules"]["loss_check_timing"] == "ON_REQUEST" and not self.has_placement(state, colour):
             self._loss(turn, colour)  # A-16: the deferred loss check (R-1.1)
             return
         turn.emit("piece_placed", seat, **self.check_placement(state, colour, action))
         self._consequences(turn)
+
+    def _resign(self, turn: Turn, seat: int) -> None:
+        """E-7: outside the rules, either player at any time; the opponent wins."""
+        seats = turn.state["seats"]
+        if seat not in seats:  # resign is out_of_turn, so the kit's turn check never saw this seat
+            raise IllegalAction("not_your_turn", "only a player of this match may resign (E-7)")
+        colour = seats.index(seat)
+        turn.emit("resigned", seat, colour=COLOURS[colour])
+        turn.add(self._game_over(turn.state, 1 - colour, "RESIGNED"))
 
     def _consequences(self, turn: Turn) -> None:
         """After a placement: the end and scoring when no pieces are left (R-3.4, AE-6), else the

@@ -32,6 +32,9 @@ SCHEMA: dict[str, Any] = json.loads(Path(__file__).with_name("packs_schema.json"
 _VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 COLOURS = ("BROWN", "WHITE")
+NAMED_BY = ("shapeId",)
+"""What names a list item in a pack error path: shapes and set entries by their shapeId, and
+nothing else (an item's stray ``id`` is itself the error, not its name)."""
 
 
 def _sort_key(error) -> list:
@@ -74,7 +77,7 @@ def load_pack(data: Any) -> dict[str, Any]:
     """The loaded pack, or InvalidPack naming the item and field at fault (spec 1.8.1, 1.8.2)."""
     errors = sorted(_VALIDATOR.iter_errors(data), key=_sort_key)
     if errors:
-        raise InvalidPack(pack_path(data, errors[0].absolute_path), f"{errors[0].message} (spec 1.8.1)")
+        raise InvalidPack(pack_path(data, errors[0].absolute_path, NAMED_BY), f"{errors[0].message} (spec 1.8.1)")
     pack = copy.deepcopy(data)
     pack.setdefault("provenanceNote", "")
     pack.setdefault("maxHeight", None)
@@ -98,7 +101,7 @@ def load_pack(data: Any) -> dict[str, Any]:
 def _check_shapes(data: Any, pack: dict[str, Any]) -> None:
     seen: dict[str, int] = {}
     for i, shape in enumerate(pack["shapes"]):
-        here = pack_path(data, ["shapes", i])
+        here = pack_path(data, ["shapes", i], NAMED_BY)
         # K-1: unique ids
         if shape["shapeId"] in seen:
             raise InvalidPack(f"{here}.shapeId",
@@ -136,7 +139,7 @@ def _check_sets(data: Any, pack: dict[str, Any]) -> None:
         seen: set[str] = set()
         last = 0
         for k, entry in enumerate(pack["sets"][colour]):
-            where = pack_path(data, ["sets", colour, k])
+            where = pack_path(data, ["sets", colour, k], NAMED_BY)
             # K-4: known shapes, once per set
             if entry["shapeId"] not in ids:
                 raise InvalidPack(f"{where}.shapeId", f"no shape {entry['shapeId']!r} in shapes (K-4)")
@@ -155,7 +158,7 @@ def _check_sets(data: Any, pack: dict[str, Any]) -> None:
     for i, shape in enumerate(pack["shapes"]):
         if shape["shapeId"] in last_shapes:
             continue
-        here = pack_path(data, ["shapes", i])
+        here = pack_path(data, ["shapes", i], NAMED_BY)
         if shape["defaultFaceColour"] == "HALF":
             raise InvalidPack(f"{here}.defaultFaceColour",
                               "HALF faces are allowed only on a mustBeLast (half) piece (K-6)")
@@ -181,7 +184,7 @@ def _strict_findings(data: Any, pack: dict[str, Any]) -> list[str]:
         found.append(f"sets.WHITE: {len(classes)} distinct shape classes, 7 expected (K-7)")
     for k, entry in enumerate(white):
         if entry["mustBeLast"]:
-            found.append(f"{pack_path(data, ['sets', 'WHITE', k])}.mustBeLast: white has no half piece (K-7)")
+            found.append(f"{pack_path(data, ['sets', 'WHITE', k], NAMED_BY)}.mustBeLast: white has no half piece (K-7)")
     regular = lambda entries: sorted((e["shapeId"], e["count"]) for e in entries if not e["mustBeLast"])  # noqa: E731
     if regular(brown) != regular(white):
         found.append("sets.BROWN: the regular entries differ from WHITE's (K-7)")
@@ -208,7 +211,7 @@ def _strict_findings(data: Any, pack: dict[str, Any]) -> list[str]:
             if wrong:
                 rule = ("a straight line of 3 or 4 cubes has OPPONENT on both end faces and OWNER elsewhere"
                         if line is not None else "only straight lines of 3 or 4 cubes have coloured ends")
-                found.append(f"{pack_path(data, ['shapes', index[shape_id]])}.faceColours: cube {cube} face "
+                found.append(f"{pack_path(data, ['shapes', index[shape_id]], NAMED_BY)}.faceColours: cube {cube} face "
                              f"{wrong[0]}: {rule} (K-8)")
                 break
     return found
