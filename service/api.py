@@ -23,6 +23,10 @@ from service.matches import Matches
 class _Parser(FlaskParser):
     DEFAULT_VALIDATION_STATUS = 400  # a body that fails its schema is a bad request, not 422
 
+    def _raw_load_json(self, req):
+        # through Flask's (guarded) JSON, so that every body is read by the same rules
+        return req.get_json() if req.is_json else super()._raw_load_json(req)
+
 
 class Blueprint(_Blueprint):
     """flask-smorest's blueprint, with documentation that depends on the games: it is built when
@@ -51,6 +55,7 @@ class Blueprint(_Blueprint):
 
 
 SVG = "image/svg+xml"
+JSON = "application/json"
 SEAT = [{"seatToken": []}]
 SEAT_OR_SPECTATOR = [{}, {"seatToken": []}]
 
@@ -120,19 +125,18 @@ def create_match():
     ``application/x-blokus-sgf``) creates the match by replaying the record through the rules: the
     result is an ordinary match with an ordinary log. A record with an illegal move is refused (422,
     with ``move``, its number, and ``reason``, the rule) and nothing is stored."""
-    record_games = matches().record_games()
-    if request.mimetype in record_games:
+    if request.mimetype in matches().record_games():
         match_id, state, tokens = matches().create_from_record(request.mimetype, request.get_data(as_text=True))
     elif request.mimetype == "application/json":
         try:
-            body = schemas.CreateMatchSchema().load(request.get_json(silent=True))
+            body = schemas.CreateMatchSchema().load(request.get_json())
         except ValidationError as error:
             raise invalid(flatten(error.messages))
         names = [p["name"] for p in body["players"]]
         match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"))
     else:
         raise ApiError(415, "unsupported_media_type",
-                       f"send application/json or one of the game record types {sorted(record_games)}")
+                       f"send application/json or one of the game record types {sorted(matches().record_games())}")
     return {
         "id": match_id, "game": state.game_id, "version": state.version,
         "seats": [{"seat": i, "name": name, "token": tokens[i]} for i, name in enumerate(state.players)],
@@ -168,6 +172,22 @@ def get_state(query, match_id: str):
         return Response(state.engine.svg(view), mimetype=SVG,
                         headers={"Vary": "Accept", "X-Match-Version": str(state.version)})
     return {"version": state.version, "state": view}
+
+
+def body_types(endpoint: str | None) -> set[str]:
+    """The body types an endpoint reads (for the request guards)."""
+    if endpoint == "v1.create_match":
+        return {JSON, *matches().record_games()}
+    return {JSON}
+
+
+def answers(endpoint: str | None) -> list[str] | None:
+    """The types an endpoint answers in (for the request guards); None: the view negotiates."""
+    if endpoint == "v1.get_state":
+        return [JSON, SVG]
+    if endpoint == "v1.get_record":
+        return None
+    return [JSON]
 
 
 def _wants(mimetype: str, offered: list[str]) -> bool:

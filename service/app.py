@@ -6,8 +6,8 @@ import redis
 from flask import Flask
 from flask_smorest import Api
 
-from service import errors, schemas
-from service.api import v1
+from service import errors, guards, schemas
+from service.api import answers, body_types, v1
 from service.config import Settings
 from service.games import GAMES, action_component
 from service.matches import Matches
@@ -19,7 +19,8 @@ reads the state and the legal actions, and posts actions; each accepted action i
 match's log, which can be read back, replayed and audited. Errors share one shape:
 `{"error": code, "message": text, ...}`.
 
-Limits: request bodies over 64 KiB get 413.
+Limits: request bodies over 64 KiB get 413, URLs over 8 KiB 414, headers over 16 KiB 431, JSON nested
+deeper than 32 levels 400. Match ids are 32 lower-case hex digits.
 """
 
 
@@ -61,6 +62,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
         "anyOf": [{"$ref": f"#/components/schemas/{action_component(game)}"} for game in GAMES.values()]})
     api.register_blueprint(v1)
     errors.register(app)  # after Api(), whose own HTTP error handler it replaces
+    guards.install(app, body_types, answers)
     return app
 
 

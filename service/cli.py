@@ -52,6 +52,9 @@ def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
             self.cfg.set("keepalive", 5)
             self.cfg.set("accesslog", None)
             self.cfg.set("control_socket_disable", True)  # several APIs on one host would fight over it
+            # no limits of gunicorn's own: the app answers 414 and 431 itself, in the API's error shape
+            self.cfg.set("limit_request_line", 0)
+            self.cfg.set("limit_request_field_size", 0)
 
         def load(self):
             from service.app import create_app

@@ -72,7 +72,10 @@ class Matches:
         game = self.record_games().get(mime)
         if game is None:
             raise InvalidRecord(f"no game reads {mime}")
-        options, names, actions = game.record.parse(text)
+        try:
+            options, names, actions = game.record.parse(text)
+        except RecursionError:  # a parser that recurses per nesting level, given thousands of levels
+            raise InvalidRecord("the record is nested too deeply") from None
         return self.create(game.info.id, names, options, record=actions)
 
     @staticmethod

@@ -1,0 +1,129 @@
+"""What every request must be before a view sees it, checked once for the whole API.
+
+Each refusal is an ``ApiError`` in the one error shape: a URL or headers too large (414, 431; the
+WSGI server's own limits are lifted so that these answers are ours, not its HTML), a body that is not
+JSON where JSON is expected (415), JSON nested too deep to parse safely or holding a lone surrogate,
+which no UTF-8 log can store (400), an ``Accept`` header the endpoint cannot satisfy (406), and a
+match id that is not one (404).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from flask import Flask, Request, request
+from flask.json.provider import DefaultJSONProvider
+
+from service.errors import ApiError, invalid
+
+MAX_URL_BYTES = 8 * 1024
+MAX_HEADER_BYTES = 16 * 1024
+MAX_JSON_DEPTH = 32
+MATCH_ID = re.compile(r"[0-9a-f]{32}")
+JSON = "application/json"
+
+
+class InvalidJSON(ValueError):
+    """A body that is JSON by its type but that the API refuses to read."""
+
+
+def check_depth(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> None:
+    """Refuse nesting deeper than ``limit`` before parsing: the parser recurses once per level."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                raise InvalidJSON(f"JSON nested deeper than {limit} levels")
+        elif char in "]}":
+            depth -= 1
+
+
+def check_strings(value: Any, path: str = "body") -> None:
+    """Refuse strings that are not Unicode text (a lone surrogate such as "\\ud800")."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidJSON(f"{path}: a lone surrogate is not text") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_strings(key, path)
+            check_strings(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            check_strings(item, f"{path}.{i}")
+
+
+class GuardedJSON(DefaultJSONProvider):
+    """Flask's JSON, reading only what the log can hold."""
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        check_depth(s)
+        value = json.loads(s, **kwargs)
+        check_strings(value)
+        return value
+
+
+class GuardedRequest(Request):
+    def on_json_loading_failed(self, e: ValueError | None):
+        message = str(e) if isinstance(e, InvalidJSON) else f"the body is not valid JSON ({e})"
+        raise invalid({"body": [message]}, message)
+
+
+def _check_sizes() -> None:
+    url = len(request.full_path.encode("utf-8", errors="replace"))
+    if url > MAX_URL_BYTES:
+        raise ApiError(414, "uri_too_long", f"the URL is {url} bytes; at most {MAX_URL_BYTES}")
+    headers = sum(len(k) + len(v) + 4 for k, v in request.headers.items())
+    if headers > MAX_HEADER_BYTES:
+        raise ApiError(431, "request_header_fields_too_large",
+                       f"the headers are {headers} bytes; at most {MAX_HEADER_BYTES}")
+
+
+def _check_body_type(body_types) -> None:
+    if request.method in ("POST", "PUT", "PATCH") and (request.content_length or request.data):
+        accepted = body_types(request.endpoint)
+        if request.mimetype not in accepted:
+            raise ApiError(415, "unsupported_media_type",
+                           f"send the body as {' or '.join(sorted(accepted))}, not {request.mimetype or 'untyped'}")
+
+
+def _check_match_id() -> None:
+    match_id = (request.view_args or {}).get("match_id")
+    if match_id is not None and not MATCH_ID.fullmatch(match_id):
+        raise ApiError(404, "match_not_found", "no such match: a match id is 32 lower-case hex digits")
+
+
+def _check_accept(answers) -> None:
+    offered = answers(request.endpoint)
+    if request.accept_mimetypes and offered and request.accept_mimetypes.best_match(offered) is None:
+        raise ApiError(406, "not_acceptable", f"this answers {' or '.join(offered)}")
+
+
+def install(app: Flask, body_types, answers) -> None:
+    """Guard every request of ``app``. ``body_types(endpoint)`` and ``answers(endpoint)`` say which
+    body types an endpoint reads and which it can answer in."""
+    app.json = GuardedJSON(app)
+    app.request_class = GuardedRequest
+
+    @app.before_request
+    def guard() -> None:
+        _check_sizes()
+        _check_match_id()
+        _check_body_type(body_types)
+        _check_accept(answers)
