@@ -20,11 +20,13 @@ def play(game, state, seat: int, action: dict):
     return played.states[-1] if played else state
 
 
-def random_playout(game, state, rng: random.Random, on_move: Callable | None = None, max_moves: int | None = None):
-    """Random legal moves by the seat to act until the game is over (or ``max_moves``); returns the
-    last state. ``on_move(state, seat, action, played)`` sees each move before the state moves on."""
+def random_playout(game, state, rng: random.Random, on_move: Callable | None = None, max_moves: int | None = None,
+                   until: Callable | None = None):
+    """Random legal moves by the seat to act until the game is over, ``max_moves`` are played or
+    ``until(state)`` holds; returns the last state. ``on_move(state, seat, action, played)`` sees
+    each move before the state moves on."""
     moves = 0
-    while not game.is_over(state) and (max_moves is None or moves < max_moves):
+    while not game.is_over(state) and (max_moves is None or moves < max_moves) and not (until and until(state)):
         seat = game.to_act(state)[0]
         action = rng.choice(game.legal_actions(state, seat))
         played = game.play(state, seat, action)

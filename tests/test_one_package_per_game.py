@@ -14,7 +14,7 @@ from service import games
 from service.app import create_app, spec
 from service.cli import main
 from tests import toy_nim
-from tests.helpers import bearer, create, play_random_game, run_jobs
+from tests.helpers import create, play_random_game, run_jobs
 
 SERVICE = Path(__file__).resolve().parents[1] / "service"
 PLAYERS = [{"name": "ann"}, {"name": "bob"}]

@@ -10,7 +10,7 @@ from service.games.blokus.engine import VARIANTS
 from service.games.blokus.geometry import PIECE_BY_NAME
 from service.games.protocol import IllegalAction, InvalidOptions, fold
 from tests.games import blokus_moves
-from tests.games.blokus_moves import new_game, play
+from tests.games.blokus_moves import new_game
 
 BLUE, YELLOW, RED, GREEN = range(4)
 

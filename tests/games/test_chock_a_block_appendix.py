@@ -12,6 +12,7 @@ import random
 from service.games.chock_a_block import GAME, autoblock, building, scoring
 from service.games.protocol import fold
 
+from tests.engines import random_playout
 from tests.games.test_chock_a_block_support import (
     A,
     B,
@@ -51,18 +52,15 @@ def test_T01_three_player_setup_counts():
 def test_T02_five_players_draw_after_placements_1_to_10_only():
     """T-2 (V-1, V-2): with 5 players nobody draws after the 11th or 12th placement; hands hold 1 card
     at the start of turn 12 and none at the end; 4 cards are left in deck + market; no draw fails."""
-    state = new_game(5, seed="t2")
-    rng = random.Random(2)
-    while not GAME.is_over(state):
-        seat = GAME.to_act(state)[0]
+    def no_draw_after_the_tenth_placement(state, seat, action, evs):
         if state["step"] == "place" and len(state["seats"][seat]["cards"]) == 11:
             assert len(state["seats"][seat]["hand"]) == 1
-        evs = GAME.play(state, seat, rng.choice(GAME.legal_actions(state, seat)))
         for e in evs:
             if e["type"] == "turn_ended":
                 assert e["data"]["drew"] == (e["data"]["placement"] <= 10)
                 assert e["data"]["draw_skipped"] in (None, "last_turns")
-        state = fold(GAME, state, evs)
+
+    state = random_playout(GAME, new_game(5, seed="t2"), random.Random(2), no_draw_after_the_tenth_placement)
     assert all(p["hand"] == [] and len(p["cards"]) == 12 for p in state["seats"])
     assert len(state["deck"]) + len([c for c in state["block_market"] if c]) == 4
 
@@ -80,13 +78,9 @@ def test_T03_a_draw_after_the_11th_placement_would_run_out_with_5_players():
 
 def test_T04_no_draw_on_a_players_12th_turn():
     """T-4 (R-4.1, R-4.5): 2 players, 12th turn: draw_card is refused, end_turn accepted, 1 card stays."""
-    state = new_game(2, seed="t4", auto_advance=False)
-    rng = random.Random(4)
-    while True:
-        seat = GAME.to_act(state)[0]
-        if state["step"] == "tokens" and len(state["seats"][seat]["cards"]) == 12:
-            break
-        state = play(state, seat, rng.choice(GAME.legal_actions(state, seat)))
+    state = random_playout(GAME, new_game(2, seed="t4", auto_advance=False), random.Random(4),
+                           until=lambda s: s["step"] == "tokens" and len(s["seats"][s["active"]]["cards"]) == 12)
+    seat = GAME.to_act(state)[0]
     assert rejected(state, seat, {"type": "draw_card", "source": "DECK"}) == "no_draw"
     assert rejected(state, seat, {"type": "draw_card", "source": "MARKET", "slot": 0}) == "no_draw"
     state = play(state, seat, {"type": "end_turn"})

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from service.games.chock_a_block import GAME, building
 from service.games.protocol import IllegalAction, fold
 
+from tests.engines import random_playout
 from tests.games.test_chock_a_block_support import new_game
 
 CONFIGS = [
@@ -171,10 +172,7 @@ def test_the_legal_list_is_complete_and_every_listed_action_is_accepted(players,
 
 def test_the_five_player_legal_list_in_mid_game_is_small():
     """Mid-game of 5 players: the place step offers 2 cards x 2 faces x at most 5 columns."""
-    state = new_game(5, seed="mid")
-    rng = random.Random(5)
-    while len(state["seats"][state["active"]]["cards"]) < 6 or state["step"] != "place":
-        seat = GAME.to_act(state)[0]
-        state = fold(GAME, state, GAME.play(state, seat, rng.choice(GAME.legal_actions(state, seat))))
+    state = random_playout(GAME, new_game(5, seed="mid"), random.Random(5),
+                           until=lambda s: len(s["seats"][s["active"]]["cards"]) >= 6 and s["step"] == "place")
     legal = GAME.legal_actions(state, state["active"])
     assert 0 < len(legal) <= 2 * 2 * 5

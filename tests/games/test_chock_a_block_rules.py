@@ -25,6 +25,7 @@ from service.games.chock_a_block.content import default_content
 from service.games.chock_a_block.scoring import judge
 from service.games.protocol import InvalidOptions, fold
 
+from tests.engines import random_playout
 from tests.games.test_chock_a_block_support import (
     A,
     B,
@@ -470,13 +471,11 @@ def test_R4_5_auto_advance_ends_a_turn_with_nothing_left_to_do():
 
 def test_R4_6_one_card_is_left_in_hand_with_1_to_4_players():
     """R-4.6: 2 cards at the start of every turn; one unplayed card at the end."""
-    state = new_game(3, seed="r46")
-    rng = random.Random(46)
-    while not GAME.is_over(state):
-        seat = GAME.to_act(state)[0]
+    def two_cards_to_place_from(state, seat, action, played):
         if state["step"] == "place":
             assert len(state["seats"][seat]["hand"]) == 2
-        state = play(state, seat, rng.choice(GAME.legal_actions(state, seat)))
+
+    state = random_playout(GAME, new_game(3, seed="r46"), random.Random(46), two_cards_to_place_from)
     assert [len(p["hand"]) for p in state["seats"]] == [1, 1, 1]
 
 

@@ -20,6 +20,7 @@ import pytest
 from service.games.chock_a_block import GAME
 from service.games.chock_a_block.content import FEATURES, load_pack
 from service.games.protocol import IllegalAction, fold
+from tests import engines
 
 
 def room(colour: str, vacant: bool = False, features=()) -> dict[str, Any]:
@@ -68,7 +69,7 @@ def new_game(players: int = 2, content=None, seed: str = "test", **options) -> d
 
 
 def play(state, seat, action):
-    return fold(GAME, state, GAME.play(state, seat, action))
+    return engines.play(GAME, state, seat, action)
 
 
 def events(state, seat, action):
@@ -137,15 +138,9 @@ def icons_of(feature: str, coords) -> dict:
 def random_game(players: int, seed: str, rng: random.Random | None = None, content=None, **options):
     """A random complete game: (final state, [(seat, action, events)...], initial state)."""
     rng = rng or random.Random(seed)
-    state = new_game(players, content, seed, **options)
-    start = state
+    start = new_game(players, content, seed, **options)
     moves = []
-    while not GAME.is_over(state):
-        seat = GAME.to_act(state)[0]
-        action = rng.choice(GAME.legal_actions(state, seat))
-        evs = GAME.play(state, seat, action)
-        moves.append((seat, action, evs))
-        state = fold(GAME, state, evs)
+    state = engines.random_playout(GAME, start, rng, lambda _, seat, action, evs: moves.append((seat, action, evs)))
     return state, moves, start
 
 

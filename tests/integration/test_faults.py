@@ -24,7 +24,7 @@ from service.keys import Keys
 from service.redis_client import connect
 from service.replay import MatchState
 from service.matches import Matches
-from tests.helpers import act, bearer, create, play_random_game
+from tests.helpers import act, create, play_random_game
 from workers.projector import GROUP, Projector
 
 pytestmark = pytest.mark.slow
