@@ -33,6 +33,8 @@ def check_depth(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> None:
     """Refuse nesting deeper than ``limit`` before parsing: the parser recurses once per level."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
+    if text.count("[") + text.count("{") <= limit:  # the common case, counted in C
+        return
     depth = 0
     in_string = escaped = False
     for char in text:
@@ -75,7 +77,8 @@ class GuardedJSON(DefaultJSONProvider):
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         check_depth(s)
         value = json.loads(s, **kwargs)
-        check_strings(value)
+        if (b"\\u" if isinstance(s, bytes) else "\\u") in s:  # a surrogate can only come from an escape
+            check_strings(value)
         return value
 
 
