@@ -4,9 +4,10 @@ shape, calls one application method and shapes the answer; rules and storage liv
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any, Callable
 
-from flask import Response, current_app, request
+from flask import Response, current_app, request, stream_with_context
 from flask_smorest import Blueprint as _Blueprint
 from flask_smorest.utils import deepupdate
 from marshmallow import ValidationError
@@ -56,6 +57,7 @@ class Blueprint(_Blueprint):
 
 SVG = "image/svg+xml"
 JSON = "application/json"
+JSONL = "application/jsonl"
 SEAT = [{"seatToken": []}]
 SEAT_OR_SPECTATOR = [{}, {"seatToken": []}]
 
@@ -133,7 +135,8 @@ def create_match():
         except ValidationError as error:
             raise invalid(flatten(error.messages))
         names = [p["name"] for p in body["players"]]
-        match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"))
+        match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"),
+                                                   seed_known_to_creator=body["seed_known_to_creator"])
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")
@@ -187,6 +190,8 @@ def answers(endpoint: str | None) -> list[str] | None:
         return [JSON, SVG]
     if endpoint == "v1.get_record":
         return None
+    if endpoint == "v1.get_log":
+        return [JSONL, JSON]
     return [JSON]
 
 
@@ -249,18 +254,52 @@ def get_record(match_id: str):
 @_errors(400, 401, 403, 404)
 def get_events(query, match_id: str):
     """The log, oldest first, as the caller may see it: entries with a version above ``after``."""
+    seat = request_seat(matches(), match_id, required=False)
+    current, events = matches().events(match_id, seat, query["after"], query["limit"])
+    return {"version": current, "events": events}
+
+
+@v1.route("/matches/<match_id>/log", methods=["GET"])
+@v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
+    "description": "The whole log, one entry per line, oldest first (as /events shows them).",
+    "content": {JSONL: {"schema": {"type": "string"}}}}})
+@_errors(401, 403, 404)
+def get_log(match_id: str):
+    """The whole log as JSON Lines, as the caller may see it, streamed: no page limit. This is what
+    ``matchlog replay`` audits."""
+    seat = request_seat(matches(), match_id, required=False)
     app = matches()
-    seat = request_seat(app, match_id, required=False)
-    engine = app.engine_of(match_id)
-    current, entries = app.events(match_id, query["after"], query["limit"])
-    return {"version": current, "events": [app.entry_view(engine, e, seat) for e in entries]}
+    app.events(match_id, seat, limit=1)  # 404 before the stream starts
+
+    def lines():
+        after = 0
+        while True:
+            _, page = app.events(match_id, seat, after=after, limit=500)
+            if not page:
+                return
+            yield "".join(json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n" for entry in page)
+            after = page[-1]["version"]
+
+    return Response(stream_with_context(lines()), mimetype=JSONL)
+
+
+@v1.route("/matches/<match_id>/checkpoint", methods=["GET"])
+@v1.response(200, schemas.CheckpointSchema)
+@_errors(404)
+def get_checkpoint(match_id: str):
+    """The match's version and the hash of its last entry, signed by the server: keep it beside an
+    exported log, and ``matchlog replay --checkpoint`` proves the log is the one the server held."""
+    return matches().checkpoint(match_id)
 
 
 @v1.route("/matches/<match_id>/score", methods=["POST"])
 @v1.response(202, schemas.JobAcceptedSchema)
-@_errors(404)
+@v1.doc(security=SEAT)
+@_errors(401, 403, 404)
 def score_match(match_id: str):
-    """Score the match in the background; the result is recorded in the log once the game is over."""
+    """Score the match in the background (a seat of the match asks); the result is recorded in the
+    log once the game is over. Asking again at the same version gets the same job."""
+    request_seat(matches(), match_id, required=True)
     return {"job_id": matches().request_scoring(match_id)}
 
 

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import yaml
 
@@ -70,11 +71,25 @@ def run_worker(settings: Settings) -> None:
     run(settings, redis_url(settings))
 
 
+def port_refusal(host: str, port: int) -> str | None:
+    """Why the API could not listen on ``host:port`` (in use, not allowed...), or None."""
+    import socket
+
+    try:
+        with socket.create_server((host, port)):
+            return None
+    except OSError as error:
+        return error.strerror or str(error)
+
+
 def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     """Start the embedded Redis if needed, then the API and a worker as child processes, restarting
     either if it dies, until interrupted."""
+    refusal = port_refusal(host, port)
+    if refusal:
+        sys.exit(f"matchlog: cannot serve on {host}:{port}: {refusal}")
     embedded = None
-    env = dict(os.environ)
+    env = dict(os.environ, MATCHLOG_SECRET_KEY=settings.secret_key)  # the children share the server's key
     if not settings.redis_url:
         embedded = EmbeddedRedis(settings.data_dir).start()
         env["REDIS_URL"] = embedded.url
@@ -125,18 +140,83 @@ def print_openapi() -> None:
     sys.stdout.write(yaml.dump(spec(app), Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100))
 
 
-def replay_log(path: str, seed: str | None) -> int:
-    """Fold an exported log (the body of GET /v1/matches/{id}/events) with the game's rules, check
-    the seed against its commitment, and compare the recomputed result with the recorded one."""
+class AuditError(Exception):
+    """Why an exported log cannot be audited, in one line."""
+
+
+def read_export(path: str) -> tuple[list, int | None]:
+    """The entries of an exported log and, for a page of ``/events``, the match's version then.
+    Reads the answer of ``GET .../events``, a JSON list of entries, or the JSON Lines of ``GET .../log``."""
     from service.events import Recorded
+
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise AuditError(f"cannot read {path}: {error}") from None
+    try:
+        body = json.loads(text)
+    except ValueError:
+        try:
+            body = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except ValueError:
+            raise AuditError(f"{path} is neither JSON nor JSON Lines") from None
+    current = body.get("version") if isinstance(body, dict) else None
+    raw = body.get("events") if isinstance(body, dict) else body
+    if not isinstance(raw, list) or not raw:
+        raise AuditError(f"{path} holds no log entries")
+    try:
+        return [Recorded.from_dict(e) for e in raw], current
+    except (KeyError, TypeError, AttributeError) as error:
+        raise AuditError(f"{path}: an entry is not a log entry ({error!r})") from None
+
+
+def check_whole(entries: list, current: int | None) -> None:
+    versions = [e.version for e in entries]
+    if versions != list(range(1, len(entries) + 1)):
+        raise AuditError(f"a partial log: entries {versions[0]}..{versions[-1]} with gaps or without the "
+                         "start; export the whole log with GET /v1/matches/{id}/log")
+    if current is not None and current > versions[-1]:
+        raise AuditError(f"a partial log: entries 1..{versions[-1]} of {current}; export the whole log with "
+                         "GET /v1/matches/{id}/log")
+
+
+def check_checkpoint(path: str, entries: list, public_key: str | None) -> dict:
+    from service.serverkey import verify
+
+    try:
+        checkpoint = json.loads(Path(path).read_text(encoding="utf-8"))
+        signed = {k: checkpoint[k] for k in ("hash", "match", "version")}
+        key, signature = checkpoint["public_key"], checkpoint["signature"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise AuditError(f"cannot read the checkpoint {path}: {error!r}") from None
+    if public_key is not None and public_key != key:
+        raise AuditError("the checkpoint is signed by another key than the one given")
+    message = json.dumps(signed, sort_keys=True, separators=(",", ":")).encode()
+    if not verify(key, message, signature):
+        raise AuditError("the checkpoint's signature is not valid")
+    version = signed["version"]
+    if version > len(entries) or entries[version - 1].hash != signed["hash"]:
+        raise AuditError(f"the log is not the one the server signed: entry {version} differs from the checkpoint")
+    return {"version": version, "public_key": key}
+
+
+def replay_log(path: str, seed: str | None, salt: str | None = None, checkpoint: str | None = None,
+               public_key: str | None = None) -> int:
+    """Check an exported log's hash chain, fold it with the game's rules, check the seed against its
+    commitment, and compare the recomputed result with the recorded one. Exit 0 when all holds, 1
+    when the log or its result was changed, 2 when it cannot be audited (unreadable, partial...)."""
+    from service.events import BrokenChain
     from service.replay import replay
 
-    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    body = json.loads(text)
-    entries = [Recorded.from_dict(e) for e in (body["events"] if isinstance(body, dict) else body)]
     try:
-        state = replay(entries, seed)
-    except ValueError as error:  # no seed, or one that does not match the commitment
+        entries, current = read_export(path)
+        check_whole(entries, current)
+        state = replay(entries, seed, salt)
+        signed = check_checkpoint(checkpoint, entries, public_key) if checkpoint else None
+    except BrokenChain as error:
+        print(f"matchlog replay: {error}", file=sys.stderr)
+        return 1
+    except (AuditError, ValueError) as error:  # ValueError: no seed, or one the commitment refutes
         print(f"matchlog replay: {error}", file=sys.stderr)
         return 2
     engine = state.engine
@@ -145,8 +225,11 @@ def replay_log(path: str, seed: str | None) -> int:
         "status": "finished" if state.finished else "active",
         "to_act": engine.to_act(state.game),
         "seed_verified": True,
+        "chain_verified": any(e.hash for e in entries),
         "scores": engine.scores(state.game),
     }
+    if signed:
+        report["checkpoint_verified"] = signed
     if state.result is not None:
         recomputed = {"final": state.finished, **report["scores"]}
         report["recorded_result_matches"] = recomputed == state.result
@@ -168,24 +251,30 @@ def main(argv: list[str] | None = None) -> None:
     worker.add_argument("--data", help="folder of the embedded Redis to join when REDIS_URL is unset")
     commands.add_parser("openapi")
     audit = commands.add_parser("replay", help="re-run an exported log: matchlog replay events.json")
-    audit.add_argument("log", help="a file holding GET /v1/matches/{id}/events?limit=1000, or - for stdin")
+    audit.add_argument("log", help="a file holding GET /v1/matches/{id}/log (or a whole /events page), - for stdin")
     audit.add_argument("--seed", help="the seed, for a match still running (a finished log reveals it)")
+    audit.add_argument("--salt", help="the seed's salt, with --seed")
+    audit.add_argument("--checkpoint", help="a file holding GET /v1/matches/{id}/checkpoint: prove the log is the "
+                                            "one the server signed")
+    audit.add_argument("--public-key", help="the server's public key the checkpoint must be signed with")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
-    settings = Settings.from_env()
+    if args.command == "replay":
+        sys.exit(replay_log(args.log, args.seed, args.salt, args.checkpoint, args.public_key))
+    if args.command == "openapi":
+        print_openapi()
+        return
+    env = dict(os.environ)
     if getattr(args, "data", None):
-        settings = dataclasses.replace(settings, data_dir=type(settings.data_dir)(args.data))
+        env["MATCHLOG_DATA"] = args.data
+    settings = Settings.from_env(env)
     if args.command == "serve":
         serve(settings, args.host, args.port, args.workers)
     elif args.command == "api":
         run_api(settings, args.host, args.port, args.workers)
-    elif args.command == "worker":
-        run_worker(settings)
-    elif args.command == "replay":
-        sys.exit(replay_log(args.log, args.seed))
     else:
-        print_openapi()
+        run_worker(settings)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from service.serverkey import new_secret, secret_from_file
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,10 @@ class Settings:
     """``MATCHLOG_PACKS``: extra content packs, as ``<dir>/<game id>/<name>.json``."""
     idempotency_ttl_s: int = 24 * 3600
     """How long a retried request with the same ``Idempotency-Key`` gets the first answer back."""
+    secret_key: str = field(default_factory=new_secret, repr=False)
+    """``MATCHLOG_SECRET_KEY`` (base64url, 32 bytes), else ``<data dir>/server.key``: seals the
+    seeds kept beside the logs and signs checkpoints (``service.serverkey``). Settings made in code
+    get a fresh one, which only suits a single process."""
 
     @classmethod
     def from_env(cls, env=None) -> "Settings":
@@ -40,4 +46,6 @@ class Settings:
             max_body_bytes=int(env.get("MATCHLOG_MAX_BODY_BYTES", 64 * 1024)),
             claim_idle_ms=int(env.get("MATCHLOG_CLAIM_IDLE_MS", 30_000)),
             packs_dir=Path(env["MATCHLOG_PACKS"]) if env.get("MATCHLOG_PACKS") else None,
+            secret_key=env.get("MATCHLOG_SECRET_KEY")
+            or secret_from_file(Path(env.get("MATCHLOG_DATA", "matchlog-data")) / "server.key"),
         )

@@ -17,7 +17,7 @@ import redis
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
-from service.events import VersionConflict
+from service.events import BrokenChain, VersionConflict
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
 from service.lifecycle import IllegalRecordMove
 from service.matches import IdempotencyKeyReused, NoRecordFormat
@@ -87,6 +87,7 @@ def register(app: Flask) -> None:
         IllegalRecordMove: lambda e: ApiError(422, "illegal_action", str(e), reason=e.refusal.reason, move=e.number),
         InvalidRecord: lambda e: ApiError(400, "invalid_record", f"the game record cannot be read: {e}"),
         NoRecordFormat: lambda e: ApiError(406, "not_acceptable", str(e)),
+        BrokenChain: lambda e: ApiError(500, "broken_chain", f"the stored log fails its hash chain: {e}"),
         IdempotencyKeyReused: lambda e: ApiError(
             422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"),
     }

@@ -15,8 +15,9 @@ only source of truth; the feed only says where to look.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import redis
@@ -25,18 +26,27 @@ from service.keys import Keys
 
 APPEND = """
 -- KEYS: log, feed, idempotency key
--- ARGV: expected version, match id, at, remember (0/1), answer to remember, ttl, n, n x (type, seat, data)
+-- ARGV: expected version, match id, hash of the entry at the expected version ('' for none),
+--       remember (0/1), answer to remember, ttl, n, n x (type, seat, data, at, hash)
 if ARGV[4] == '1' then
   local prior = redis.call('GET', KEYS[3])
   if prior then return {'replayed', prior} end
 end
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', tostring(version)} end
+if version > 0 then
+  -- the writer's state must be the log's: same version is not enough after a restore
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1][2]
+  local head = ''
+  for i = 1, #last, 2 do if last[i] == 'hash' then head = last[i + 1] end end
+  if head ~= ARGV[3] then return {'conflict', tostring(version)} end
+end
 local types = {}
 for i = 0, tonumber(ARGV[7]) - 1 do
-  local at = 8 + i * 3
+  local at = 8 + i * 5
   version = version + 1
-  redis.call('XADD', KEYS[1], version .. '-0', 'type', ARGV[at], 'seat', ARGV[at + 1], 'data', ARGV[at + 2], 'at', ARGV[3])
+  redis.call('XADD', KEYS[1], version .. '-0', 'type', ARGV[at], 'seat', ARGV[at + 1], 'data', ARGV[at + 2],
+             'at', ARGV[at + 3], 'hash', ARGV[at + 4])
   types[#types + 1] = ARGV[at]
 end
 redis.call('XADD', KEYS[2], '*', 'match', ARGV[2], 'version', version, 'types', table.concat(types, ','))
@@ -47,16 +57,29 @@ return {'appended', tostring(version)}
 
 @dataclass(frozen=True)
 class Recorded:
-    """One log entry: an event as stored, with its version and the time it was appended."""
+    """One log entry: an event as stored, with its version, the time it was appended and its place
+    in the hash chain (``hash``; None in logs written before the chain)."""
 
     version: int
     type: str
     seat: int | None
     data: dict[str, Any]
     at: str
+    hash: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"version": self.version, "type": self.type, "seat": self.seat, "data": self.data, "at": self.at}
+        return {"version": self.version, "type": self.type, "seat": self.seat, "data": self.data, "at": self.at,
+                "hash": self.hash}
+
+    def canonical(self) -> bytes:
+        """The bytes the chain hashes: the entry without its hash, as sorted, compact UTF-8 JSON."""
+        return json.dumps([self.version, self.type, self.seat, self.data, self.at], sort_keys=True,
+                          separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+    def chained(self, prev_hash: str | None) -> "Recorded":
+        """This entry with its hash: SHA-256 of the previous entry's hash and this entry's bytes."""
+        digest = hashlib.sha256((prev_hash or "").encode("ascii") + b"\n" + self.canonical()).hexdigest()
+        return replace(self, hash=digest)
 
     def event(self) -> dict[str, Any]:
         """The event as an engine (and the append) sees it: without version and time."""
@@ -64,7 +87,25 @@ class Recorded:
 
     @classmethod
     def from_dict(cls, entry: dict[str, Any]) -> "Recorded":
-        return cls(entry["version"], entry["type"], entry["seat"], entry["data"], entry["at"])
+        return cls(entry["version"], entry["type"], entry["seat"], entry["data"], entry["at"], entry.get("hash"))
+
+
+class BrokenChain(ValueError):
+    """A log entry whose hash does not follow from the entries before it: the log was changed."""
+
+    def __init__(self, version: int):
+        super().__init__(f"entry {version} breaks the hash chain: the log was changed at or before it")
+        self.version = version
+
+
+def verify_chain(entries, prev_hash: str | None = None) -> None:
+    """Check each chained entry against the one before (``prev_hash``: the hash of the entry before
+    the first). Entries of logs written before the chain have no hash and are not checked; the chain
+    starts at the first entry that has one. Raises BrokenChain naming the first entry that breaks it."""
+    for entry in entries:
+        if entry.hash is not None and entry.chained(prev_hash).hash != entry.hash:
+            raise BrokenChain(entry.version)
+        prev_hash = entry.hash
 
 
 class VersionConflict(Exception):
@@ -97,17 +138,18 @@ class EventStore:
         self.feed_key = keys.feed
         self._append = redis_client.register_script(APPEND)
 
-    def append(self, match_id: str, expected_version: int, events: list[dict[str, Any]], at: str,
+    def append(self, match_id: str, expected_version: int, expected_hash: str | None, entries: list[Recorded],
                remember: Remember | None = None) -> tuple[int, str | None]:
-        """Append ``events`` if the log is at ``expected_version``.
+        """Append ``entries`` (chained) if the log is at ``expected_version`` and its last entry has
+        ``expected_hash``.
 
         Returns ``(new_version, None)``, or ``(-1, earlier_answer)`` when ``remember.key`` already held
         an answer (a retried request); raises VersionConflict otherwise."""
-        args: list[Any] = [expected_version, match_id, at, 1 if remember else 0,
-                           remember.answer if remember else "", remember.ttl_s if remember else 0, len(events)]
-        for event in events:
-            seat = event.get("seat")
-            args += [event["type"], "" if seat is None else seat, json.dumps(event["data"], separators=(",", ":"))]
+        args: list[Any] = [expected_version, match_id, expected_hash or "", 1 if remember else 0,
+                           remember.answer if remember else "", remember.ttl_s if remember else 0, len(entries)]
+        for entry in entries:
+            args += [entry.type, "" if entry.seat is None else entry.seat,
+                     json.dumps(entry.data, separators=(",", ":"), ensure_ascii=False), entry.at, entry.hash or ""]
         keys = [self.keys.log(match_id), self.feed_key, remember.key if remember else self.keys.unused(match_id)]
         outcome, value = self._append(keys=keys, args=args)
         if outcome == b"replayed":
@@ -175,12 +217,14 @@ class EventStore:
 
 def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
     seat = fields[b"seat"]
+    digest = fields.get(b"hash")
     return Recorded(
         version=int(entry_id.split(b"-")[0]),
         type=fields[b"type"].decode(),
         seat=int(seat) if seat else None,
         data=json.loads(fields[b"data"]),
         at=fields[b"at"].decode(),
+        hash=digest.decode() if digest else None,
     )
 
 

@@ -16,7 +16,8 @@ from rq.job import Job
 
 from service.keys import Keys
 
-RESULT_TTL_S = 24 * 3600
+RESULT_TTL_S = 3600
+"""How long a finished or failed job's status stays readable; the result itself is in the log."""
 SCORE_MATCH = "workers.jobs.score_match"
 
 
@@ -28,11 +29,23 @@ class JobQueue:
     def queue(self) -> Queue:
         return Queue(self.keys.queue, connection=self.connection)
 
-    def enqueue_scoring(self, match_id: str) -> str:
-        """Enqueue ``score_match``; returns the job id. Enqueueing twice is harmless (the job is idempotent)."""
-        job = self.queue().enqueue(
-            SCORE_MATCH, match_id, self.keys.namespace, job_id=f"score-{match_id}-{uuid.uuid4().hex[:12]}",
-            result_ttl=RESULT_TTL_S, failure_ttl=RESULT_TTL_S, retry=Retry(max=3))
+    def enqueue_scoring(self, match_id: str, version: int, reuse: bool = True) -> str:
+        """Enqueue ``score_match`` for the match at ``version``; returns the job id. A job for that
+        version that is queued, running or kept is reused, so asking again costs no storage. The
+        projector asks again only when a game's end stayed unscored for a while, so it trusts no
+        earlier job (its worker, or its place in the queue, may be lost): scoring twice is harmless."""
+        job_id = f"score-{match_id}-v{version}"
+        try:
+            status = Job.fetch(job_id, connection=self.connection).get_status(refresh=False)
+            if reuse and str(getattr(status, "value", status)) in ("queued", "deferred", "scheduled", "started",
+                                                                   "finished"):
+                return job_id
+            job_id = f"{job_id}-{uuid.uuid4().hex[:8]}"
+        except NoSuchJobError:
+            pass
+        job = self.queue().enqueue(SCORE_MATCH, match_id, self.keys.namespace, job_id=job_id,
+                                   result_ttl=RESULT_TTL_S, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S,
+                                   retry=Retry(max=3))
         return job.id
 
     def status(self, job_id: str) -> dict[str, Any] | None:

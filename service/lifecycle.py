@@ -10,6 +10,8 @@ folds its events again.
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
@@ -29,6 +31,29 @@ class IllegalRecordMove(Exception):
         super().__init__(f"move {number}: {refusal.message}")
         self.number = number
         self.refusal = refusal
+
+
+@dataclass(frozen=True)
+class SeedSecret:
+    """What a match keeps secret until it ends: the seed all its chance comes from, and the salt of
+    the commitment to it in ``match_created``."""
+
+    seed: str
+    salt: str
+
+    @classmethod
+    def new(cls, client_seed: str | None = None, known_to_creator: bool = False) -> "SeedSecret":
+        """At least 128 bits of the server's own entropy; a client's seed is only mixed in, unless the
+        creator asks for a match whose seed they know (a deterministic test match)."""
+        salt = secrets.token_hex(16)
+        if known_to_creator:
+            if client_seed is None:
+                raise InvalidOptions("seed", "a match whose seed is known to its creator needs a seed")
+            return cls(client_seed, salt)
+        entropy = secrets.token_hex(16)
+        if client_seed is None:
+            return cls(entropy, salt)
+        return cls(hashlib.sha256(f"{entropy}:{client_seed}".encode("utf-8")).hexdigest(), salt)
 
 
 @dataclass(frozen=True)
@@ -88,42 +113,46 @@ def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[s
     return game.resolve_options(options, players)
 
 
-def begin(game_id: str, options: dict[str, Any], players: Sequence[str], seed: str, at: str,
-          content: Any = None, record: Sequence[Action] = ()) -> Step:
+def begin(game_id: str, options: dict[str, Any], players: Sequence[str], secret: SeedSecret, at: str,
+          content: Any = None, record: Sequence[Action] = (), seed_known_to_creator: bool = False) -> Step:
     """A new match's log: ``match_created`` and, for an imported game record, its moves played
     through the rules in order, each by the seat to act (IllegalRecordMove at the first illegal one)."""
-    created = replay.match_created(game_id, options, list(players), seed, content)
-    entry = Recorded(1, created["type"], None, created["data"], at)
-    step = Step(None, (entry,), (replay.start(entry, seed),))
-    step = step.then(_ending(step.state, seed, at))  # a game can be over before anyone acts
+    created = replay.match_created(game_id, options, list(players), secret.seed, secret.salt, content,
+                                   seed_known_to_creator)
+    entry = Recorded(1, created["type"], None, created["data"], at).chained(None)
+    step = Step(None, (entry,), (replay.start(entry, secret.seed, secret.salt),))
+    step = step.then(_ending(step.state, secret, at))  # a game can be over before anyone acts
     for number, action in enumerate(record, start=1):
         to_act = step.state.engine.to_act(step.state.game)
         try:
             if not to_act:
                 raise IllegalAction("game_over", "the game is already over")
-            step = step.then(act(step.state, to_act[0], action, seed, at))
+            step = step.then(act(step.state, to_act[0], action, secret, at))
         except IllegalAction as error:
             raise IllegalRecordMove(number, error) from error
     return step
 
 
-def act(state: MatchState, seat: int, action: Action, seed: str, at: str) -> Step:
+def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: str) -> Step:
     """The entries ``action`` of ``seat`` adds (IllegalAction if the rules refuse it). When they end
     the game, the seed is revealed in the same step, so anyone can re-run the match from the log."""
     played = state.engine.play(state.game, seat, action)
     entries, states = [], []
+    head_hash = state.head_hash
     for event, game_state in zip(played, played.states):
         version = state.version + len(entries) + 1
-        entries.append(Recorded(version, event["type"], event.get("seat"), event["data"], at))
-        states.append(replace(state, version=version, game=game_state))
+        entry = Recorded(version, event["type"], event.get("seat"), event["data"], at).chained(head_hash)
+        head_hash = entry.hash
+        entries.append(entry)
+        states.append(replace(state, version=version, game=game_state, head_hash=head_hash))
     step = Step(state, tuple(entries), tuple(states))
-    return step.then(_ending(step.state, seed, at))
+    return step.then(_ending(step.state, secret, at))
 
 
-def _ending(state: MatchState, seed: str, at: str) -> Step:
+def _ending(state: MatchState, secret: SeedSecret, at: str) -> Step:
     if not state.finished or state.seed is not None:
         return Step(state)
-    return _append(state, replay.seed_revealed(seed), at)
+    return _append(state, replay.seed_revealed(secret.seed, secret.salt), at)
 
 
 def score(state: MatchState, at: str) -> Step:
@@ -134,5 +163,5 @@ def score(state: MatchState, at: str) -> Step:
 
 
 def _append(state: MatchState, shell_event: dict[str, Any], at: str) -> Step:
-    entry = Recorded(state.version + 1, shell_event["type"], None, shell_event["data"], at)
+    entry = Recorded(state.version + 1, shell_event["type"], None, shell_event["data"], at).chained(state.head_hash)
     return Step(state, (entry,), (replay.advance(state, entry),))

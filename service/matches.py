@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import secrets
 import uuid
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -25,6 +24,7 @@ from service.jobqueue import JobQueue
 from service.keys import Keys
 from service.replay import SHELL_EVENTS, MatchState
 from service.repository import MatchRepository, Meta
+from service.serverkey import ServerKey
 from service.tokens import new_token, token_hash
 
 
@@ -45,26 +45,31 @@ class Matches:
         self.settings = settings or Settings()
         self.redis = redis_client
         self.keys = Keys(self.settings.namespace)
-        self.repository = MatchRepository(redis_client, self.keys, self.settings.snapshot_every, cache_size)
+        self.server_key = ServerKey(self.settings.secret_key)
+        self.repository = MatchRepository(redis_client, self.keys, self.settings.snapshot_every, self.server_key,
+                                          cache_size)
         self.store = self.repository.store
         self.jobs = JobQueue(redis_client, self.keys)
 
     # -- creation ---------------------------------------------------------------------------
 
     def create(self, game_id: str, players: list[str], options: dict[str, Any] | None = None,
-               seed: str | None = None, record: list[dict[str, Any]] = ()) -> tuple[str, MatchState, list[str]]:
+               seed: str | None = None, record: list[dict[str, Any]] = (),
+               seed_known_to_creator: bool = False) -> tuple[str, MatchState, list[str]]:
         """A new match: its id, its latest state and one token per seat (shown only now).
 
-        ``record`` (an imported game record's actions) is played through the rules in order; the
-        first illegal move raises IllegalRecordMove and nothing is stored."""
+        ``seed`` is mixed into the server's own entropy, or, with ``seed_known_to_creator``, is the
+        match's seed (a deterministic match, which the log says). ``record`` (an imported game
+        record's actions) is played through the rules in order; the first illegal move raises
+        IllegalRecordMove and nothing is stored."""
         resolved = lifecycle.check_options(game_id, options or {}, len(players))
         game = GAMES[game_id]
         content = packs.content_for(game, resolved, self.settings.packs_dir)
-        seed = seed if seed is not None else secrets.token_hex(16)
-        step = lifecycle.begin(game_id, resolved, players, seed, now(), content, record)
+        secret = lifecycle.SeedSecret.new(seed, seed_known_to_creator)
+        step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator)
         match_id = uuid.uuid4().hex
         tokens = [new_token() for _ in players]
-        self.repository.add(match_id, Meta(game_id, seed, tuple(token_hash(t) for t in tokens)), step)
+        self.repository.add(match_id, Meta(game_id, secret, tuple(token_hash(t) for t in tokens)), step)
         return match_id, step.state, tokens
 
     def create_from_record(self, mime: str, text: str) -> tuple[str, MatchState, list[str]]:
@@ -94,8 +99,13 @@ class Matches:
     def load(self, match_id: str, version: int | None = None) -> MatchState:
         return self.repository.load(match_id, version)
 
-    def events(self, match_id: str, after: int, limit: int) -> tuple[int, list[Recorded]]:
-        return self.repository.read(match_id, after=after, limit=limit)
+    def events(self, match_id: str, seat: int | None, after: int = 0, limit: int | None = None,
+               ) -> tuple[int, list[dict[str, Any]]]:
+        """The current version, and the log entries after ``after`` as ``seat`` may see them."""
+        current, entries = self.repository.read(match_id, after=after, limit=limit)
+        revealed = self.load(match_id).seed is not None
+        engine = self.engine_of(match_id)
+        return current, [self.entry_view(engine, e, seat, revealed) for e in entries]
 
     def export_record(self, match_id: str, accepts: Callable[[str], bool] = lambda mime: True) -> tuple[str, str]:
         """The match as a game record: ``(mime, text)``; NoRecordFormat when the game has no record
@@ -107,7 +117,8 @@ class Matches:
             raise NoRecordFormat(f"a {engine.info.name} record is {engine.record.mime}")
         state = self.load(match_id)
         _, entries = self.repository.read(match_id, until=state.version)
-        events = [self.entry_view(engine, e, None) for e in entries if e.type not in SHELL_EVENTS]
+        events = [self.entry_view(engine, e, None, state.seed is not None) for e in entries
+                  if e.type not in SHELL_EVENTS]
         return engine.record.mime, engine.record.export(state.options, list(state.players), events)
 
     # -- acting -----------------------------------------------------------------------------------
@@ -145,9 +156,9 @@ class Matches:
             state = self.load(match_id)
             if expected_version != state.version:
                 raise VersionConflict(state.version)
-        step = lifecycle.act(state, seat, action, self.repository.meta(match_id).seed, now())
+        step = lifecycle.act(state, seat, action, self.repository.meta(match_id).secret, now())
         answer = {"version": step.state.version,
-                  "events": [self.entry_view(state.engine, e, seat) for e in step.entries]}
+                  "events": [self.entry_view(state.engine, e, seat, False) for e in step.entries]}
         remember = None
         if idem_key:
             remember = Remember(idem_key, json.dumps({"fingerprint": fingerprint, "answer": answer}),
@@ -171,9 +182,18 @@ class Matches:
             return step.state.result
         raise RuntimeError(f"could not record the result of {match_id}: the log kept moving")
 
+    def checkpoint(self, match_id: str) -> dict[str, Any]:
+        """The match's version and head hash, signed with the server's key: an auditor holding an
+        exported log proves with it that the log is the one this server holds."""
+        state = self.load(match_id)
+        signed = {"match": match_id, "version": state.version, "hash": state.head_hash}
+        message = json.dumps(signed, sort_keys=True, separators=(",", ":")).encode()
+        return {**signed, "signed_at": now(), "algorithm": "Ed25519",
+                "public_key": self.server_key.public_key, "signature": self.server_key.sign(message)}
+
     def request_scoring(self, match_id: str) -> str:
-        self.repository.meta(match_id)  # MatchNotFound for an unknown match
-        return self.jobs.enqueue_scoring(match_id)
+        """The job that scores the match at its current version: one per version, however often asked."""
+        return self.jobs.enqueue_scoring(match_id, self.load(match_id).version)
 
     def job_status(self, job_id: str) -> dict[str, Any] | None:
         return self.jobs.status(job_id)
@@ -181,10 +201,12 @@ class Matches:
     # -- what a seat may see ---------------------------------------------------------------------
 
     @staticmethod
-    def entry_view(engine: Game, entry: Recorded, seat: int | None) -> dict[str, Any]:
-        """A log entry as ``seat`` may see it: the game's ``event_view`` is the only gate."""
+    def entry_view(engine: Game, entry: Recorded, seat: int | None, revealed: bool) -> dict[str, Any]:
+        """A log entry as ``seat`` may see it: the game's ``event_view`` is the only gate while the
+        match runs. Once the seed is ``revealed`` anyone can rebuild every hidden card from the log, so
+        entries are shown whole, and with them the hash chain can be checked by anyone."""
         body = entry.as_dict()
-        if entry.type not in SHELL_EVENTS:
+        if entry.type not in SHELL_EVENTS and not revealed:
             seen = engine.event_view(entry.event(), seat)
             body.update(type=seen["type"], seat=seen["seat"], data=seen["data"])
         return body
@@ -199,6 +221,7 @@ class Matches:
             "players": [{"seat": i, "name": name} for i, name in enumerate(state.players)],
             "options": state.options,
             "to_act": state.engine.to_act(state.game),
+            "seed_known_to_creator": state.seed_known_to_creator,
         }
         if state.result is not None:
             body["result"] = state.result

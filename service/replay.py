@@ -4,15 +4,18 @@ holding an exported log all rebuild state with these same functions.
 The log holds the game's own events plus three that belong to matchlog itself:
 
 ``match_created`` (version 1)
-    game, resolved options, players and the SHA-256 of the seed: a commitment, so that the seed can
-    stay secret while the match runs and still be checked once revealed; and, for games with content
-    packs, the pack itself.
+    game, resolved options, players and ``seed_commitment``, SHA-256 of ``<salt>:<seed>`` with a
+    128-bit random salt: a commitment that cannot be brute-forced, so that the seed stays secret while
+    the match runs and can be checked once revealed; and, for games with content packs, the pack.
+    ``seed_known_to_creator`` says the creator chose the seed (a deterministic test match).
+    Logs written before salted commitments carry ``seed_sha256`` (SHA-256 of the seed) instead.
 ``seed_revealed``
-    appended with the events that end the game. Anyone can then check it against the commitment and
-    replay the whole match from the log alone.
+    appended with the events that end the game: the seed and its salt. Anyone can then check them
+    against the commitment and replay the whole match from the log alone.
 ``match_scored``
     the result, appended by the asynchronous scoring job once the game is over.
 
+Every entry also carries ``hash``, its link in the hash chain (``service.events.verify_chain``).
 Game engines must not use these three type names.
 """
 
@@ -22,7 +25,7 @@ import hashlib
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from service.events import Recorded
+from service.events import Recorded, verify_chain
 from service.games import GAMES
 from service.games.protocol import Game
 
@@ -35,10 +38,12 @@ class MatchState:
     game_id: str
     options: dict[str, Any]
     players: tuple[str, ...]
-    seed_sha256: str
+    commitment: str
     game: dict[str, Any]
+    head_hash: str | None = None  # the hash of the entry at ``version``: where the state sits in the chain
     seed: str | None = None  # known to everyone once revealed
     result: dict[str, Any] | None = None
+    seed_known_to_creator: bool = False
 
     @property
     def engine(self) -> Game:
@@ -56,25 +61,29 @@ class MatchState:
         return cls(**{**data, "players": tuple(data["players"])})
 
 
-def seed_commitment(seed: str) -> str:
-    return hashlib.sha256(seed.encode()).hexdigest()
+def seed_commitment(seed: str, salt: str | None) -> str:
+    """SHA-256 of ``<salt>:<seed>``; of the seed alone for logs from before salted commitments."""
+    text = seed if salt is None else f"{salt}:{seed}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def match_created(game_id: str, options: dict[str, Any], players: list[str], seed: str,
-                  content: Any = None) -> dict[str, Any]:
+def match_created(game_id: str, options: dict[str, Any], players: list[str], seed: str, salt: str,
+                  content: Any = None, seed_known_to_creator: bool = False) -> dict[str, Any]:
     data = {
         "game": game_id,
         "options": options,
         "players": [{"seat": i, "name": name} for i, name in enumerate(players)],
-        "seed_sha256": seed_commitment(seed),
+        "seed_commitment": seed_commitment(seed, salt),
     }
+    if seed_known_to_creator:
+        data["seed_known_to_creator"] = True
     if content is not None:
         data["content"] = content  # the whole content pack: the log must replay without the server
     return {"type": "match_created", "seat": None, "data": data}
 
 
-def seed_revealed(seed: str) -> dict[str, Any]:
-    return {"type": "seed_revealed", "seat": None, "data": {"seed": seed}}
+def seed_revealed(seed: str, salt: str) -> dict[str, Any]:
+    return {"type": "seed_revealed", "seat": None, "data": {"seed": seed, "salt": salt}}
 
 
 def match_scored(result: dict[str, Any]) -> dict[str, Any]:
@@ -86,10 +95,11 @@ def result(state: "MatchState") -> dict[str, Any]:
     return {"final": state.finished, **state.engine.scores(state.game)}
 
 
-def start(created: Recorded, seed: str) -> MatchState:
-    """The state at version 1, from the ``match_created`` entry and the seed it commits to."""
+def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
+    """The state at version 1, from the ``match_created`` entry and the seed (and salt) it commits to."""
     data = created.data
-    if seed_commitment(seed) != data["seed_sha256"]:
+    commitment = data.get("seed_commitment") or data["seed_sha256"]  # the second: logs from before salts
+    if seed_commitment(seed, salt if "seed_commitment" in data else None) != commitment:
         raise ValueError("the seed does not match the commitment in match_created")
     game = GAMES[data["game"]]
     players = tuple(p["name"] for p in data["players"])
@@ -98,14 +108,16 @@ def start(created: Recorded, seed: str) -> MatchState:
         game_id=data["game"],
         options=data["options"],
         players=players,
-        seed_sha256=data["seed_sha256"],
+        commitment=commitment,
         game=game.setup(data["options"], len(players), seed, data.get("content")),
+        head_hash=created.hash,
+        seed_known_to_creator=bool(data.get("seed_known_to_creator")),
     )
 
 
 _SHELL_FOLDS = {
-    "seed_revealed": lambda state, entry: replace(state, version=entry.version, seed=entry.data["seed"]),
-    "match_scored": lambda state, entry: replace(state, version=entry.version, result=entry.data),
+    "seed_revealed": lambda state, entry: replace(state, seed=entry.data["seed"]),
+    "match_scored": lambda state, entry: replace(state, result=entry.data),
 }
 
 
@@ -113,10 +125,11 @@ def advance(state: MatchState, entry: Recorded) -> MatchState:
     """Fold one more log entry into the match."""
     if entry.version != state.version + 1:
         raise ValueError(f"log entry {entry.version} does not follow version {state.version}")
+    state = replace(state, version=entry.version, head_hash=entry.hash)
     shell_fold = _SHELL_FOLDS.get(entry.type)
     if shell_fold is not None:
         return shell_fold(state, entry)
-    return replace(state, version=entry.version, game=state.engine.apply(state.game, entry.event()))
+    return replace(state, game=state.engine.apply(state.game, entry.event()))
 
 
 def fold(state: MatchState, entries: list[Recorded]) -> MatchState:
@@ -125,11 +138,13 @@ def fold(state: MatchState, entries: list[Recorded]) -> MatchState:
     return state
 
 
-def replay(entries: list[Recorded], seed: str | None = None) -> MatchState:
-    """Rebuild a match from its whole log; the seed comes from ``seed_revealed`` when not given."""
+def replay(entries: list[Recorded], seed: str | None = None, salt: str | None = None) -> MatchState:
+    """Rebuild a match from its whole log, checking its hash chain first (BrokenChain names the first
+    entry that breaks it); the seed and salt come from ``seed_revealed`` when not given."""
+    verify_chain(entries)
     if seed is None:
         revealed = [e for e in entries if e.type == "seed_revealed"]
         if not revealed:
             raise ValueError("the log reveals no seed (the match is still running); pass the seed")
-        seed = revealed[0].data["seed"]
-    return fold(start(entries[0], seed), entries[1:])
+        seed, salt = revealed[0].data["seed"], revealed[0].data.get("salt")
+    return fold(start(entries[0], seed, salt), entries[1:])

@@ -1,14 +1,22 @@
 """The match repository: matches as they are kept in Redis, and loaded back at any version.
 
-A match is its log (in the event store), a meta hash beside it (the seed and the seat token hashes,
-which must never be in the log) and snapshots (a cache of the fold). Loading never replays a match
-from the start once it has a snapshot: ``load`` starts from the newest state this process already
-holds or from the nearest snapshot, reads only the entries after it, and leaves behind the snapshots
-that fall due. Storing a ``Step`` keeps the states it already holds: nothing is folded twice.
+A match is its log (in the event store), a meta hash beside it (the sealed seed and the seat token
+hashes, which must never be in the log) and snapshots (a cache of the fold). Loading never replays a
+match from the start once it has a snapshot: ``load`` starts from the newest state this process
+already holds or from the nearest snapshot, reads only the entries after it, and leaves behind the
+snapshots that fall due. Storing a ``Step`` keeps the states it already holds: nothing is folded twice.
+
+The cache is trusted only as far as the log agrees with it. A cached head or a snapshot is used only
+when the log's entry at its version has the hash it was folded from, checked in the same read as the
+tail; otherwise it is dropped and the state rebuilt from the log (the log is the truth: after a
+restore or a failover that lost writes, every process converges on it). An append names the hash of
+the entry it follows, so a stale state can never be appended to, and only states folded from the log
+as it is reach the cache.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -17,10 +25,11 @@ from typing import Any
 import redis
 
 from service import replay
-from service.events import EventStore, Recorded, Remember
+from service.events import EventStore, Recorded, Remember, VersionConflict, verify_chain
 from service.keys import Keys
-from service.lifecycle import Step
+from service.lifecycle import SeedSecret, Step
 from service.replay import MatchState
+from service.serverkey import ServerKey
 from service.snapshots import Snapshots
 
 
@@ -36,21 +45,26 @@ class VersionNotFound(Exception):
 
 @dataclass(frozen=True)
 class Meta:
-    """What is fixed at creation and kept out of the log: the secret seed and the token hashes."""
+    """What is fixed at creation and kept out of the log: the seed secret and the token hashes."""
 
     game_id: str
-    seed: str
+    secret: SeedSecret
     seat_hashes: tuple[str, ...]
 
-    def fields(self) -> dict[str, str]:
-        return {"game": self.game_id, "seed": self.seed,
+    def fields(self, key: ServerKey, match_id: str) -> dict[str, str]:
+        sealed = key.seal(json.dumps([self.secret.seed, self.secret.salt]).encode(), match_id.encode())
+        return {"game": self.game_id, "secret": sealed,
                 **{f"seat:{i}": digest for i, digest in enumerate(self.seat_hashes)}}
 
     @classmethod
-    def from_fields(cls, raw: dict[bytes, bytes]) -> "Meta":
+    def from_fields(cls, raw: dict[bytes, bytes], key: ServerKey, match_id: str) -> "Meta":
         fields = {k.decode(): v.decode() for k, v in raw.items()}
         seats = sorted((int(k.split(":")[1]), v) for k, v in fields.items() if k.startswith("seat:"))
-        return cls(fields["game"], fields["seed"], tuple(digest for _, digest in seats))
+        if "secret" in fields:
+            seed, salt = json.loads(key.open(fields["secret"], match_id.encode()))
+        else:  # a match created before seeds were sealed: the seed in clear, no salt
+            seed, salt = fields["seed"], None
+        return cls(fields["game"], SeedSecret(seed, salt), tuple(digest for _, digest in seats))
 
 
 class _Lru:
@@ -75,11 +89,17 @@ class _Lru:
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
 
+    def drop(self, key: str) -> None:
+        with self._lock:
+            self._items.pop(key, None)
+
 
 class MatchRepository:
-    def __init__(self, redis_client: redis.Redis, keys: Keys, snapshot_every: int, cache_size: int = 2048):
+    def __init__(self, redis_client: redis.Redis, keys: Keys, snapshot_every: int, server_key: ServerKey,
+                 cache_size: int = 2048):
         self.redis = redis_client
         self.keys = keys
+        self.server_key = server_key
         self.store = EventStore(redis_client, keys)
         self.snapshots = Snapshots(redis_client, keys, snapshot_every)
         self._heads = _Lru(cache_size)  # match id -> newest MatchState this process has seen
@@ -91,17 +111,22 @@ class MatchRepository:
         """Store a new match: its meta, then the first entries of its log."""
         # The meta hash goes first: a log without its meta would be a match nobody can play, while
         # meta without a log (a crash in between) is invisible and harmless.
-        self.redis.hset(self.keys.meta(match_id), mapping=meta.fields())
-        self.store.append(match_id, 0, step.events(), step.entries[0].at)
+        self.redis.hset(self.keys.meta(match_id), mapping=meta.fields(self.server_key, match_id))
+        self.store.append(match_id, 0, None, list(step.entries))
         self._keep(match_id, step.states)
 
     def save(self, match_id: str, step: Step, remember: Remember | None = None) -> str | None:
         """Append a step's entries if the log is still at the version the step starts from.
 
         Returns None, or the answer remembered under ``remember.key`` by an earlier request (nothing
-        is appended then); raises VersionConflict when the log has moved on."""
-        at = step.entries[0].at if step.entries else ""
-        _, prior = self.store.append(match_id, step.base.version, step.events(), at, remember)
+        is appended then); raises VersionConflict when the log has moved on or is not the one the
+        step's state was folded from (the cached head is then dropped)."""
+        try:
+            _, prior = self.store.append(match_id, step.base.version, step.base.head_hash, list(step.entries),
+                                         remember)
+        except VersionConflict:
+            self._heads.drop(match_id)
+            raise
         if prior is None:  # only now that the entries are in the log may they reach cache and snapshots
             self._keep(match_id, step.states)
         return prior
@@ -118,7 +143,7 @@ class MatchRepository:
             raw = self.redis.hgetall(self.keys.meta(match_id))
             if not raw:
                 raise MatchNotFound(match_id)
-            meta = Meta.from_fields(raw)
+            meta = Meta.from_fields(raw, self.server_key, match_id)
             self._metas.put(match_id, meta)
         return meta
 
@@ -130,12 +155,13 @@ class MatchRepository:
         """The match at ``version`` (the latest when None)."""
         head = self._heads.get(match_id)
         if head is not None and (version is None or version >= head.version):
-            if version == head.version:
-                return head
-            tail = self.store.read(match_id, after=head.version, until=version)
-            if version is not None and head.version + len(tail) < version:
-                raise VersionNotFound(head.version + len(tail))
-            return self._fold(match_id, head, tail, remember=True)
+            # the head's own entry comes with the tail: the head is used only if the log agrees
+            entries = self.store.read(match_id, after=head.version - 1, until=version)
+            if entries and _agrees(head, entries[0]):
+                if version is not None and head.version + len(entries) - 1 < version:
+                    raise VersionNotFound(head.version + len(entries) - 1)
+                return self._fold(match_id, head, entries[1:], remember=True)
+            self._heads.drop(match_id)
 
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.xlen(self.keys.log(match_id))
@@ -146,15 +172,18 @@ class MatchRepository:
         target = current if version is None else version
         if not 1 <= target <= current:
             raise VersionNotFound(current)
+        remember = version is None or version == current
         base_version = self.snapshots.best(snapshot_versions, target)
         base = self.snapshots.get(match_id, base_version) if base_version else None
-        if base is None:
-            entries = self.store.read(match_id, after=0, until=target)
-            base = replay.start(entries[0], self.meta(match_id).seed)
-            entries = entries[1:]
-        else:
-            entries = self.store.read(match_id, after=base.version, until=target)
-        return self._fold(match_id, base, entries, remember=version is None or version == current)
+        if base is not None:
+            entries = self.store.read(match_id, after=base.version - 1, until=target)
+            if entries and _agrees(base, entries[0]):
+                return self._fold(match_id, base, entries[1:], remember)
+            self.snapshots.drop(match_id, base.version)  # folded from another log: rebuild below
+        entries = self.store.read(match_id, after=0, until=target)
+        verify_chain(entries[:1])
+        secret = self.meta(match_id).secret
+        return self._fold(match_id, replay.start(entries[0], secret.seed, secret.salt), entries[1:], remember)
 
     def read(self, match_id: str, after: int = 0, until: int | None = None,
              limit: int | None = None) -> tuple[int, list[Recorded]]:
@@ -170,7 +199,8 @@ class MatchRepository:
     # -- the cache ------------------------------------------------------------------------------------
 
     def _fold(self, match_id: str, state: MatchState, entries: list[Recorded], remember: bool) -> MatchState:
-        """Fold ``entries`` (already in the log) into ``state``, keeping what falls due."""
+        """Fold ``entries`` (already in the log, following ``state``) into it, keeping what falls due."""
+        verify_chain(entries, state.head_hash)
         states = []
         for entry in entries:
             state = replay.advance(state, entry)
@@ -184,3 +214,8 @@ class MatchRepository:
             head = self._heads.get(match_id)
             if head is None or head.version < states[-1].version:
                 self._heads.put(match_id, states[-1])
+
+
+def _agrees(state: MatchState, entry: Recorded) -> bool:
+    """Whether ``entry`` is the log's entry that ``state`` was folded up to."""
+    return entry.version == state.version and entry.hash == state.head_hash

@@ -54,8 +54,13 @@ class CreateMatchSchema(Schema):
     options = fields.Dict(keys=fields.String(), load_default=dict,
                           metadata={"description": "Checked against the game's options_schema."})
     seed = fields.String(validate=validate.Length(min=1, max=256),
-                         metadata={"description": "All chance in the match comes from it. Secret until the "
-                                                  "match ends (only its SHA-256 is logged); random if omitted."})
+                         metadata={"description": "Extra entropy, mixed into the server's own (at least 128 "
+                                                  "bits): all chance in the match comes from the result, secret "
+                                                  "until the match ends (only a salted commitment is logged). "
+                                                  "With seed_known_to_creator, the match's seed itself."})
+    seed_known_to_creator = fields.Boolean(
+        load_default=False, metadata={"description": "A deterministic match: ``seed`` is its seed, so its creator "
+                                                     "knows every hidden card. The log and the match say so."})
 
 
 class SeatSchema(Schema):
@@ -82,6 +87,8 @@ class MatchSchema(Schema):
     players = fields.List(fields.Nested(SeatSchema), required=True)
     options = fields.Dict(required=True)
     to_act = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that may act now."})
+    seed_known_to_creator = fields.Boolean(required=True, metadata={
+        "description": "The creator chose the seed: hidden information is known to them."})
     result = fields.Dict(metadata={"description": "Present once the scoring job has recorded the result."})
 
 
@@ -125,6 +132,10 @@ class EventSchema(Schema):
     seat = fields.Integer(required=True, allow_none=True)
     data = fields.Dict(required=True)
     at = fields.String(required=True, metadata={"description": "When it was appended (UTC, ISO 8601)."})
+    hash = fields.String(required=True, allow_none=True, metadata={
+        "description": "SHA-256 of the previous entry's hash, a newline and this entry's canonical JSON "
+                       "[version, type, seat, data, at] (sorted keys, no spaces, UTF-8): the hash chain. "
+                       "null in logs written before the chain."})
 
 
 class AcceptedSchema(Schema):
@@ -141,6 +152,17 @@ class EventsQuerySchema(Schema):
 class EventsSchema(Schema):
     version = fields.Integer(required=True, metadata={"description": "The match's current version."})
     events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class CheckpointSchema(Schema):
+    match = fields.String(required=True)
+    version = fields.Integer(required=True)
+    hash = fields.String(required=True, allow_none=True, metadata={"description": "The hash of entry `version`."})
+    signed_at = fields.String(required=True)
+    algorithm = fields.String(required=True, metadata={"description": "Ed25519"})
+    public_key = fields.String(required=True, metadata={"description": "The server's key, raw, base64url."})
+    signature = fields.String(required=True, metadata={
+        "description": "Ed25519 signature (base64url) of the JSON {hash, match, version}, sorted keys, no spaces."})
 
 
 class JobAcceptedSchema(Schema):

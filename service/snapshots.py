@@ -2,6 +2,8 @@
 
 A snapshot is only ever the state at its version, so any writer writes the same bytes and any
 snapshot can be thrown away: the log rebuilds it. They live in one hash per match, field = version.
+Each records the rules that folded it (``<game>@<rules_version>``); one made by other rules, or in
+a format this code cannot read, is ignored.
 """
 
 from __future__ import annotations
@@ -37,10 +39,26 @@ class Snapshots:
 
     def get(self, match_id: str, version: int) -> MatchState | None:
         raw = self.redis.hget(self.keys.snapshots(match_id), str(version))
-        return MatchState.from_json(json.loads(raw)) if raw else None
+        if not raw:
+            return None
+        stored = json.loads(raw)
+        try:
+            state = MatchState.from_json(stored["state"])
+        except (KeyError, TypeError):  # a snapshot in an older format
+            return None
+        return state if stored["rules"] == rules_of(state) else None
 
     def save(self, match_id: str, states: list[MatchState]) -> None:
         if states:
             self.redis.hset(self.keys.snapshots(match_id), mapping={
-                str(s.version): json.dumps(s.to_json(), separators=(",", ":")) for s in states
+                str(s.version): json.dumps({"rules": rules_of(s), "state": s.to_json()}, separators=(",", ":"))
+                for s in states
             })
+
+    def drop(self, match_id: str, version: int) -> None:
+        self.redis.hdel(self.keys.snapshots(match_id), str(version))
+
+
+def rules_of(state: MatchState) -> str:
+    """Which rules folded a state: the game and its rules version."""
+    return f"{state.game_id}@{state.engine.info.rules_version}"

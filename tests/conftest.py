@@ -8,7 +8,6 @@ so a shared REDIS_URL is never disturbed.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import tempfile
@@ -23,9 +22,15 @@ from service.embedded_redis import EmbeddedRedis
 from service.redis_client import connect
 
 
+# Every process of a deployment shares the server's secret (it seals seeds and signs checkpoints):
+# the tests' apps, the jobs they run in-process and the workers they start all get this one.
+TEST_SECRET = "dGVzdC1zZWNyZXQtb2YtbWF0Y2hsb2ctdGVzdHMtMzJieXRlcw"
+os.environ["MATCHLOG_SECRET_KEY"] = TEST_SECRET
+
+
 @pytest.fixture
 def settings() -> Settings:
-    return dataclasses.replace(Settings(), namespace=f"test-{uuid.uuid4().hex[:12]}")
+    return Settings(namespace=f"test-{uuid.uuid4().hex[:12]}", secret_key=TEST_SECRET)
 
 
 @pytest.fixture

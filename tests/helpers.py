@@ -54,3 +54,13 @@ def run_jobs(redis_client, settings) -> None:
 
     queue = JobQueue(redis_client, Keys(settings.namespace)).queue()
     SimpleWorker([queue], connection=redis_client).work(burst=True)
+
+
+def score(client, redis_client, settings, match_id, token) -> dict:
+    """Ask for scoring as a seat, run the job, and return the result the job reports."""
+    answer = client.post(f"/v1/matches/{match_id}/score", headers=bearer(token))
+    assert answer.status_code == 202, answer.json
+    run_jobs(redis_client, settings)
+    job = client.get(f"/v1/jobs/{answer.json['job_id']}").json
+    assert job["status"] == "finished", job
+    return job["result"]

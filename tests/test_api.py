@@ -94,7 +94,7 @@ def test_unknown_match_is_404(client):
     assert_error(client.get("/v1/matches/nope"), 404, "match_not_found")
     assert_error(client.get("/v1/matches/nope/state"), 404, "match_not_found")
     assert_error(client.get("/v1/matches/nope/events"), 404, "match_not_found")
-    assert_error(client.post("/v1/matches/nope/score"), 404, "match_not_found")
+    assert_error(client.post(f"/v1/matches/{'0' * 32}/score", headers=bearer("x")), 404, "match_not_found")
 
 
 # -- tokens --------------------------------------------------------------------------------------------
@@ -242,7 +242,7 @@ def test_events_page_through_the_log(client):
     assert page["version"] == 5
     assert [e["version"] for e in page["events"]] == [1, 2, 3, 4, 5]
     created = page["events"][0]
-    assert created["type"] == "match_created" and len(created["data"]["seed_sha256"]) == 64
+    assert created["type"] == "match_created" and len(created["data"]["seed_commitment"]) == 64
     assert "seed" not in created["data"]
     tail = client.get(f"/v1/matches/{match_id}/events?after=2&limit=2").json
     assert [e["version"] for e in tail["events"]] == [3, 4]
@@ -250,8 +250,9 @@ def test_events_page_through_the_log(client):
 
 
 def test_scoring_job_runs_and_reports(client, fake_redis, settings):
-    match_id, _ = opened(client)
-    job_id = client.post(f"/v1/matches/{match_id}/score")
+    match_id, tokens = opened(client)
+    assert_error(client.post(f"/v1/matches/{match_id}/score"), 401, "missing_token")
+    job_id = client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0]))
     assert job_id.status_code == 202
     job_id = job_id.json["job_id"]
     assert client.get(f"/v1/jobs/{job_id}").json["status"] == "queued"
@@ -261,3 +262,21 @@ def test_scoring_job_runs_and_reports(client, fake_redis, settings):
     assert job["result"]["final"] is False and job["result"]["scores"] == [88, 88, 88, 88]
     assert "result" not in client.get(f"/v1/matches/{match_id}").json  # provisional: nothing recorded
     assert_error(client.get("/v1/jobs/no-such-job"), 404, "job_not_found")
+
+
+def test_scoring_needs_a_seat_and_is_one_job_per_version(client, fake_redis, settings):
+    """Nothing anonymous costs storage: scoring asks for a seat token; asking again at the same
+    version gets the same job; the job's status is kept for an hour, not a day."""
+    match_id, tokens = opened(client)
+    assert_error(client.post(f"/v1/matches/{match_id}/score"), 401, "missing_token")
+    other, other_tokens = create(client)
+    assert_error(client.post(f"/v1/matches/{match_id}/score", headers=bearer(other_tokens[0])), 403, "wrong_token")
+    jobs = {client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[i % 4])).json["job_id"]
+            for i in range(20)}
+    assert jobs == {f"score-{match_id}-v5"}
+    assert act(client, match_id, tokens[0], 5, place([(1, 1), (2, 1)])).status_code == 201
+    again = client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])).json["job_id"]
+    assert again == f"score-{match_id}-v6"
+    run_jobs(fake_redis, settings)
+    ttl = fake_redis.ttl(f"rq:job:{again}")
+    assert 0 < ttl <= 3600

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 
 from service.games.blokus.engine import VARIANTS
-from tests.helpers import act, bearer, create, play_random_game, run_jobs
+from tests.helpers import act, bearer, create, play_random_game, score
 
 SGF = "application/x-blokus-sgf"
 
@@ -18,9 +18,8 @@ def names(n):
     return [{"name": f"p{i}"} for i in range(n)]
 
 
-def score(client, fake_redis, settings, match_id):
-    client.post(f"/v1/matches/{match_id}/score")
-    run_jobs(fake_redis, settings)
+def scored(client, fake_redis, settings, match_id, token):
+    score(client, fake_redis, settings, match_id, token)
     return client.get(f"/v1/matches/{match_id}").json
 
 
@@ -29,7 +28,7 @@ def test_each_variant_plays_to_the_end_over_http(client, fake_redis, settings, v
     players = VARIANTS[variant].players
     match_id, tokens = create(client, players=names(players), options={"variant": variant})
     play_random_game(client, match_id, tokens, random.Random(variant))
-    match = score(client, fake_redis, settings, match_id)
+    match = scored(client, fake_redis, settings, match_id, tokens[0])
     assert match["status"] == "finished" and match["to_act"] == []
     assert match["result"]["final"] is True and len(match["result"]["scores"]) == players
     if VARIANTS[variant].puzzle:
@@ -126,10 +125,10 @@ def test_other_body_types_are_refused(client):
 def test_export_then_import_round_trip_over_http(client, fake_redis, settings):
     match_id, tokens = create(client, players=names(3))
     play_random_game(client, match_id, tokens, random.Random(9))
-    original = score(client, fake_redis, settings, match_id)
+    original = scored(client, fake_redis, settings, match_id, tokens[0])
     text = client.get(f"/v1/matches/{match_id}/record", headers={"Accept": SGF}).get_data(as_text=True)
     copy = client.post("/v1/matches", data=text, content_type=SGF).json
-    copied = score(client, fake_redis, settings, copy["id"])
+    copied = scored(client, fake_redis, settings, copy["id"], copy["seats"][0]["token"])
     assert copied["status"] == "finished"
     assert copied["result"] == original["result"]
     moves = lambda m: [e["data"] for e in client.get(f"/v1/matches/{m}/events?limit=1000").json["events"]

@@ -14,7 +14,7 @@ from service import games
 from service.app import create_app, spec
 from service.cli import main
 from tests import toy_nim
-from tests.helpers import create, play_random_game, run_jobs
+from tests.helpers import create, play_random_game, score
 
 SERVICE = Path(__file__).resolve().parents[1] / "service"
 PLAYERS = [{"name": "ann"}, {"name": "bob"}]
@@ -63,8 +63,7 @@ def test_the_toy_game_is_played_scored_and_replayed_over_http(toy_client, settin
     match_id, tokens = create(client, "toy-nim", PLAYERS, options={"pack": "tiny", "max_take": 2})
     final = play_random_game(client, match_id, tokens, random.Random(7))
     assert final["status"] == "finished"
-    assert client.post(f"/v1/matches/{match_id}/score").status_code == 202
-    run_jobs(redis, settings)
+    score(client, redis, settings, match_id, tokens[0])
     result = client.get(f"/v1/matches/{match_id}").json["result"]
     assert sorted(result["scores"]) == [0, 1]
 

@@ -8,16 +8,16 @@ import random
 import pytest
 
 from service.cli import main
-from tests.helpers import create, play_random_game, run_jobs
+from service.events import Recorded
+from tests.helpers import create, play_random_game, score
 
 
 @pytest.fixture
 def finished_log(client, fake_redis, settings, tmp_path):
     match_id, tokens = create(client)
     play_random_game(client, match_id, tokens, random.Random(4))
-    client.post(f"/v1/matches/{match_id}/score")
-    run_jobs(fake_redis, settings)
-    return client.get(f"/v1/matches/{match_id}/events?limit=1000").json
+    score(client, fake_redis, settings, match_id, tokens[0])
+    return {**client.get(f"/v1/matches/{match_id}/events?limit=1000").json, "match_id": match_id}
 
 
 def run(capsys, tmp_path, log, *extra):
@@ -38,10 +38,86 @@ def test_replay_confirms_seed_and_recorded_result(finished_log, capsys, tmp_path
     assert report["scores"]["scores"] == finished_log["events"][-1]["data"]["scores"]
 
 
-def test_replay_flags_a_tampered_result(finished_log, capsys, tmp_path):
+def rechained(log):
+    """The log with every hash recomputed, as a forger who changed an entry would do."""
+    entries = [Recorded.from_dict(e) for e in log["events"]]
+    prev = None
+    for i, entry in enumerate(entries):
+        entries[i] = entry.chained(prev)
+        prev = entries[i].hash
+    return {**log, "events": [e.as_dict() for e in entries]}
+
+
+def test_replay_names_the_first_entry_that_breaks_the_chain(finished_log, capsys, tmp_path):
+    finished_log["events"][5]["data"]["cells"] = [[0, 0]]
+    code, out, err = run(capsys, tmp_path, finished_log)
+    assert code == 1 and out == "" and "entry 6 breaks the hash chain" in err
+
+
+def test_replay_flags_a_tampered_result_even_with_a_rebuilt_chain(finished_log, capsys, tmp_path):
     finished_log["events"][-1]["data"]["scores"][0] += 1
-    code, out, _ = run(capsys, tmp_path, finished_log)
+    code, out, err = run(capsys, tmp_path, finished_log)
+    assert code == 1 and f"entry {len(finished_log['events'])} breaks" in err
+    code, out, _ = run(capsys, tmp_path, rechained(finished_log))
     assert code == 1 and json.loads(out)["recorded_result_matches"] is False
+
+
+def test_a_signed_checkpoint_proves_the_log_is_the_servers(client, finished_log, capsys, tmp_path):
+    match_id = finished_log["match_id"]
+    checkpoint = client.get(f"/v1/matches/{match_id}/checkpoint").json
+    assert checkpoint["version"] == len(finished_log["events"]) and checkpoint["algorithm"] == "Ed25519"
+    path = tmp_path / "checkpoint.json"
+    path.write_text(json.dumps(checkpoint))
+    code, out, _ = run(capsys, tmp_path, finished_log, "--checkpoint", str(path),
+                       "--public-key", checkpoint["public_key"])
+    assert code == 0 and json.loads(out)["checkpoint_verified"]["version"] == checkpoint["version"]
+
+    # a forger who rebuilds the chain after changing an entry cannot match the signed head
+    forged = dict(finished_log)
+    forged["events"] = [dict(e) for e in finished_log["events"]]
+    forged["events"][3] = {**forged["events"][3], "at": "2020-01-01T00:00:00.000Z"}
+    code, _, err = run(capsys, tmp_path, rechained(forged), "--checkpoint", str(path))
+    assert code == 2 and "not the one the server signed" in err
+
+    # nor can anyone sign a checkpoint without the server's key
+    path.write_text(json.dumps({**checkpoint, "version": checkpoint["version"] - 1}))
+    code, _, err = run(capsys, tmp_path, finished_log, "--checkpoint", str(path))
+    assert code == 2 and "signature is not valid" in err
+
+
+def test_the_whole_log_as_json_lines_replays(client, finished_log, capsys, tmp_path):
+    match_id = finished_log["match_id"]
+    lines = client.get(f"/v1/matches/{match_id}/log")
+    assert lines.status_code == 200 and lines.mimetype == "application/jsonl"
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(lines.data)
+    assert len(lines.data.splitlines()) == len(finished_log["events"])
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(path)])
+    assert exit_.value.code == 0 and json.loads(capsys.readouterr().out)["chain_verified"] is True
+
+
+def test_a_partial_export_is_called_partial_not_running(client, finished_log, capsys, tmp_path):
+    page = client.get(f"/v1/matches/{finished_log['match_id']}/events?limit=10").json
+    code, _, err = run(capsys, tmp_path, page)
+    assert code == 2 and "a partial log: entries 1..10 of" in err and "/log" in err
+
+
+@pytest.mark.parametrize("content", ["", "not json at all {", "[]", '{"events": [{"version": 1}]}'])
+def test_unreadable_input_gets_one_line(capsys, tmp_path, content):
+    path = tmp_path / "events.json"
+    path.write_text(content)
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(path)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("matchlog replay: ") and len(err.strip().splitlines()) == 1
+
+
+def test_a_missing_file_gets_one_line(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(tmp_path / "nothing.json")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "cannot read" in err and len(err.strip().splitlines()) == 1
 
 
 def test_replay_refuses_a_seed_that_breaks_the_commitment(finished_log, capsys, tmp_path):

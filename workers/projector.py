@@ -46,7 +46,7 @@ class Projector:
             log.warning("feed names unknown match %s", notice.match_id)
             return True
         if state.finished and state.result is None and self.matches.load(notice.match_id).result is None:
-            self.matches.jobs.enqueue_scoring(notice.match_id)
+            self.matches.jobs.enqueue_scoring(notice.match_id, notice.version, reuse=False)
             return False
         return True
 

@@ -123,6 +123,9 @@ class GameInfo:
     chance: bool
     description: str = ""
     player_counts: tuple[int, ...] = field(default=())
+    rules_version: str = "1"
+    """Raise it when a change of the engine changes the state it folds: snapshots of other versions
+    are then ignored and rebuilt from the log."""
 
     def counts(self) -> list[int]:
         return list(self.player_counts or range(self.min_players, self.max_players + 1))

@@ -114,7 +114,8 @@ def scripted_match(game, rng, players: int, options: dict | None = None) -> tupl
         action = rng.choice(game.legal_actions(state.game, seat))
         state = lifecycle.act(state, seat, action, seed, "").state
         script.append((seat, action, state.version))
-    body = {"game": game.info.id, "players": [{"name": n} for n in names], "options": options, "seed": seed}
+    body = {"game": game.info.id, "players": [{"name": n} for n in names], "options": options, "seed": seed,
+            "seed_known_to_creator": True}  # the server must deal what the script was played with
     return body, script
 
 

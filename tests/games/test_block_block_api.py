@@ -14,7 +14,7 @@ import pytest
 from service.app import create_app
 from service.cli import main
 from tests.games.test_block_block_rules import GOLDEN, GOLDEN_BOARD
-from tests.helpers import act, bearer, create, play_random_game, run_jobs
+from tests.helpers import act, bearer, create, play_random_game, run_jobs, score
 
 GAME_ID = "block-block"
 PLAYERS = [{"name": "ann"}, {"name": "bob"}]
@@ -29,12 +29,6 @@ def legal(client, match_id, token):
     response = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token))
     assert response.status_code == 200, response.json
     return response.json
-
-
-def score(client, fake_redis, settings, match_id):
-    assert client.post(f"/v1/matches/{match_id}/score").status_code == 202
-    run_jobs(fake_redis, settings)
-    return client.get(f"/v1/matches/{match_id}").json["result"]
 
 
 def test_catalogue_lists_block_block_with_its_options_and_pack(client):
@@ -66,7 +60,7 @@ def test_golden_game_through_the_api(client, fake_redis, settings):
     state = client.get(f"/v1/matches/{match_id}/state").json["state"]
     for row, y in zip(GOLDEN_BOARD, (3, 2, 1, 0)):
         assert [(state["tops"][y][x], state["heights"][y][x]) for x in range(4)] == row
-    result = score(client, fake_redis, settings, match_id)
+    result = score(client, fake_redis, settings, match_id, tokens[0])
     assert result["final"] is True and result["scores"] == [8.5, 7] and result["ranks"] == [1, 2]
     assert result["winner"] == "BROWN" and result["reason"] == "SCORE"
 
@@ -84,7 +78,7 @@ def test_random_game_to_the_end_with_listed_actions_and_offline_replay(client, f
 
     play_random_game(client, match_id, tokens, random.Random(3), on_listing=only_the_seat_to_act_may_place)
     assert len(listings) >= 2
-    result = score(client, fake_redis, settings, match_id)
+    result = score(client, fake_redis, settings, match_id, tokens[0])
     log = client.get(f"/v1/matches/{match_id}/events?limit=1000").json
     over = next(e for e in log["events"] if e["type"] == "game_over")
     assert result["winner"] == over["data"]["winner"] and result["reason"] == over["data"]["reason"]
@@ -112,7 +106,7 @@ def test_a_game_ending_with_a_player_who_cannot_place(client, fake_redis, settin
     refused = act(client, match_id, tokens[1], response.json["version"],
                   {"type": "place", "shape": "I1", "rotation": 0, "x": 0, "y": 0})
     assert refused.status_code == 422 and refused.json["reason"] == "game_over"
-    result = score(client, fake_redis, settings, match_id)
+    result = score(client, fake_redis, settings, match_id, tokens[0])
     assert result["ranks"] == [1, 2] and result["reason"] == "NO_LEGAL_PLACEMENT"
 
 

@@ -16,7 +16,7 @@ from service.app import create_app
 from service.events import Recorded
 from service.games.chock_a_block import GAME
 from service.games.chock_a_block.content import DEFAULT_PACK, PACKS_DIR
-from tests.helpers import act, bearer, create, play_random_game, run_jobs
+from tests.helpers import act, bearer, create, play_random_game, score
 
 GAME_ID = "chock-a-block"
 
@@ -38,14 +38,6 @@ def log_of(client, match_id, token=None):
             return entries
         entries += page
         after = page[-1]["version"]
-
-
-def score(client, fake_redis, settings, match_id):
-    job_id = client.post(f"/v1/matches/{match_id}/score").json["job_id"]
-    run_jobs(fake_redis, settings)
-    job = client.get(f"/v1/jobs/{job_id}").json
-    assert job["status"] == "finished", job
-    return job["result"]
 
 
 MODES = [
@@ -70,7 +62,7 @@ def test_every_mode_plays_to_the_end_and_gets_scored(client, fake_redis, setting
     if options.get("mode") == "COOP":
         assert log[1]["type"] == "excluded_feature_chosen"
 
-    result = score(client, fake_redis, settings, match_id)
+    result = score(client, fake_redis, settings, match_id, tokens[0])
     assert result["final"] is True and len(result["scores"]) == n and len(result["ranks"]) == n
     assert client.get(f"/v1/matches/{match_id}").json["result"] == result
     # the result is the engine's scoring of the state replayed from the log alone: the public log
@@ -220,8 +212,8 @@ def test_a_match_can_name_another_pack_installed_on_the_server(settings, fake_re
 
 
 def test_scoring_an_unfinished_match_is_provisional(client, fake_redis, settings):
-    match_id, _ = new_match(client, 3)
-    result = score(client, fake_redis, settings, match_id)
+    match_id, tokens = new_match(client, 3)
+    result = score(client, fake_redis, settings, match_id, tokens[0])
     assert result["final"] is False and result["scores"] == [0, 0, 0]
     assert "result" not in client.get(f"/v1/matches/{match_id}").json
 

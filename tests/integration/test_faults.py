@@ -40,6 +40,7 @@ def wait_for(condition, timeout=60.0, every=0.05):
 
 def start_worker(redis_url, settings):
     env = {**os.environ, "REDIS_URL": redis_url, "MATCHLOG_NAMESPACE": settings.namespace,
+           "MATCHLOG_SECRET_KEY": settings.secret_key,
            "MATCHLOG_CLAIM_IDLE_MS": "500", "MATCHLOG_SNAPSHOT_EVERY": "4"}
     return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -84,12 +85,12 @@ def test_a_worker_killed_mid_work_loses_and_duplicates_nothing(real_client, real
         log = store.read(match_id)
         assert [e.type for e in log].count("match_scored") == 1
         assert [e.version for e in log] == list(range(1, len(log) + 1))
-        seed = next(e.data["seed"] for e in log if e.type == "seed_revealed")
+        revealed = next(e.data for e in log if e.type == "seed_revealed")
         snapshots = real_redis.hgetall(store.keys.snapshots(match_id))
         assert snapshots, "the worker rebuilt the snapshots"
         for version, raw in snapshots.items():
-            snapshot = MatchState.from_json(json.loads(raw))
-            assert snapshot == replay.replay(log[: int(version)], seed=seed)
+            snapshot = MatchState.from_json(json.loads(raw)["state"])
+            assert snapshot == replay.replay(log[: int(version)], revealed["seed"], revealed["salt"])
 
 
 @pytest.fixture

@@ -40,7 +40,8 @@ def test_random_games_play_to_the_end_and_get_scored(real_client, real_app, real
         assert final["status"] == "finished" and final["to_act"] == []
         log = real_client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"]
         assert log[-2]["type"] == "game_over" and log[-1]["type"] == "seed_revealed"
-        assert replay.seed_commitment(log[-1]["data"]["seed"]) == log[0]["data"]["seed_sha256"]
+        revealed = log[-1]["data"]
+        assert replay.seed_commitment(revealed["seed"], revealed["salt"]) == log[0]["data"]["seed_commitment"]
         assert "result" not in final  # scoring is asynchronous
 
         drain(real_app, settings, real_redis)
@@ -71,11 +72,11 @@ def test_replay_at_every_version_equals_the_state_reached_live(real_client, real
 
     # a fresh app has nothing cached: every read goes through the snapshots and the log
     fresh = create_app(settings, connect_like(real_redis)).test_client()
-    seed = log[-1].data["seed"]
+    seed, salt = log[-1].data["seed"], log[-1].data["salt"]
     for version in range(1, len(log) + 1):
         served = fresh.get(f"/v1/matches/{match_id}/state?version={version}").json
         assert served["version"] == version
-        folded = replay.replay(log[:version], seed=seed)
+        folded = replay.replay(log[:version], seed, salt)
         assert served["state"] == GAME.view(folded.game, None)
         if version in live:
             assert served["state"] == live[version]

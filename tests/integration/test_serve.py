@@ -49,7 +49,8 @@ class Http:
 
 
 def start_serve(folder, port):
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE")}
+    # as a newcomer runs it: no Redis, no namespace and no secret key given (it is made in the folder)
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE", "MATCHLOG_SECRET_KEY")}
     process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--port", str(port),
                                 "--data", folder], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     http = Http(port)
@@ -104,7 +105,27 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
     try:
         status, again = http("GET", f"/v1/matches/{match_id}")
         assert status == 200 and again == match
+        assert os.stat(os.path.join(folder, "server.key")).st_mode & 0o077 == 0, "the key is its owner's only"
+        # gunicorn's own limits are lifted: an over-long URL gets the API's 414, in its error shape
+        status, body = http("GET", "/v1/games?x=" + "a" * 9000)
+        assert status == 414 and body["error"] == "uri_too_long"
     finally:
         stop_serve(process)
         shutil.rmtree(folder, ignore_errors=True)
 
+
+
+def test_serve_on_a_busy_port_exits_at_once_with_one_line():
+    folder = tempfile.mkdtemp(prefix="mls-", dir="/tmp")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data", folder],
+                              capture_output=True, text=True, timeout=60)
+    shutil.rmtree(folder, ignore_errors=True)
+    assert done.returncode != 0 and time.monotonic() - started < 30
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"cannot serve on 127.0.0.1:{port}" in lines[0] and "in use" in lines[0]
+    assert not EmbeddedRedis(folder).answers(), "nothing was started"

@@ -1,0 +1,88 @@
+"""The server's key: one 32-byte secret from the config, from which two keys are derived.
+
+- a sealing key (AES-GCM) for what must stay secret while a match runs but cannot be in the log:
+  the seed and its salt, kept in the match's meta hash. A dump of Redis alone reveals no hand;
+- an Ed25519 signing key for checkpoints: a signed (match, version, head hash) lets an auditor prove
+  that an exported log is the one the server holds.
+
+The secret comes from ``MATCHLOG_SECRET_KEY`` (base64url), else from ``<data dir>/server.key``,
+created on first use (``matchlog serve`` and workers on the same data folder share it). Every
+process of a deployment must use the same secret: a process with another one cannot read the seeds
+of existing matches.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import secrets
+from pathlib import Path
+
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+
+def new_secret() -> str:
+    return base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
+
+
+def secret_from_file(path: Path) -> str:
+    """The secret kept in ``path``, made (readable by its owner only) if there is none yet."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another process made it first: use theirs
+            return path.read_text().strip()
+        with os.fdopen(descriptor, "w") as file:
+            file.write(new_secret() + "\n")
+    return path.read_text().strip()
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class ServerKey:
+    def __init__(self, secret: str):
+        master = _unb64(secret)
+        if len(master) < 32:
+            raise ValueError("the server secret must hold at least 32 bytes (base64url)")
+        self._sealing = AESGCM(self._derive(master, b"matchlog seal v1"))
+        self._signing = Ed25519PrivateKey.from_private_bytes(self._derive(master, b"matchlog sign v1"))
+
+    @staticmethod
+    def _derive(master: bytes, purpose: bytes) -> bytes:
+        return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=purpose).derive(master)
+
+    def seal(self, plain: bytes, context: bytes) -> str:
+        """``plain`` encrypted and bound to ``context`` (a match id: a sealed value moved to another
+        match does not open)."""
+        nonce = secrets.token_bytes(12)
+        return _b64(nonce + self._sealing.encrypt(nonce, plain, context))
+
+    def open(self, sealed: str, context: bytes) -> bytes:
+        raw = _unb64(sealed)
+        return self._sealing.decrypt(raw[:12], raw[12:], context)
+
+    def sign(self, message: bytes) -> str:
+        return _b64(self._signing.sign(message))
+
+    @property
+    def public_key(self) -> str:
+        """The Ed25519 public key, raw bytes in base64url: what an auditor checks signatures with."""
+        return _b64(self._signing.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+
+
+def verify(public_key: str, message: bytes, signature: str) -> bool:
+    try:
+        Ed25519PublicKey.from_public_bytes(_unb64(public_key)).verify(_unb64(signature), message)
+        return True
+    except Exception:  # cryptography raises InvalidSignature, or ValueError for a malformed key
+        return False

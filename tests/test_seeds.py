@@ -1,0 +1,85 @@
+"""Seeds nobody can guess and nobody can read from Redis (issue: Hardening)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from service import replay
+from tests.helpers import PLAYERS, bearer, create
+
+
+def created_entry(client, match_id):
+    return client.get(f"/v1/matches/{match_id}/events").json["events"][0]
+
+
+def test_a_client_seed_is_only_extra_entropy(client):
+    """The same one-character seed twice gives two different matches: the server mixes in its own."""
+    deals = []
+    for _ in range(2):
+        match_id, tokens = create(client, "chock-a-block", PLAYERS[:2], seed="7")
+        deals.append(client.get(f"/v1/matches/{match_id}/state", headers=bearer(tokens[0])).json["state"]["players"][0]["hand"])
+        data = created_entry(client, match_id)["data"]
+        assert data["seed_commitment"] != hashlib.sha256(b"7").hexdigest()
+        assert "seed_known_to_creator" not in data
+        assert client.get(f"/v1/matches/{match_id}").json["seed_known_to_creator"] is False
+    # 2 cards of 64 each time: equal hands twice would be a 1 in ~2,000 coincidence
+    assert deals[0] != deals[1]
+
+
+def test_a_deterministic_match_is_recorded_as_known_to_its_creator(client):
+    hands = []
+    for _ in range(2):
+        match_id, tokens = create(client, "chock-a-block", PLAYERS[:2], seed="fixture", seed_known_to_creator=True)
+        hands.append(client.get(f"/v1/matches/{match_id}/state", headers=bearer(tokens[0])).json["state"]["players"][0]["hand"])
+        assert created_entry(client, match_id)["data"]["seed_known_to_creator"] is True
+        assert client.get(f"/v1/matches/{match_id}").json["seed_known_to_creator"] is True
+    assert hands[0] == hands[1]
+
+
+def test_a_known_seed_needs_a_seed(client):
+    response = client.post("/v1/matches", json={"game": "blokus", "players": PLAYERS, "seed_known_to_creator": True})
+    assert response.status_code == 400 and "seed" in response.json["fields"]
+
+
+def test_the_commitment_is_salted_and_the_reveal_checks_it(client):
+    """The commitment cannot be brute-forced from a guessable seed: it hashes a 128-bit salt too."""
+    match_id, tokens = create(client, "block-block", PLAYERS[:2], seed="20261123", seed_known_to_creator=True)
+    commitment = created_entry(client, match_id)["data"]["seed_commitment"]
+    assert commitment != hashlib.sha256(b"20261123").hexdigest()
+    assert client.post(f"/v1/matches/{match_id}/actions", headers=bearer(tokens[0]),
+                       json={"expected_version": 1, "action": {"type": "resign"}}).status_code == 201
+    revealed = client.get(f"/v1/matches/{match_id}/events").json["events"][-1]
+    assert revealed["type"] == "seed_revealed" and revealed["data"]["seed"] == "20261123"
+    assert len(revealed["data"]["salt"]) == 32
+    assert replay.seed_commitment("20261123", revealed["data"]["salt"]) == commitment
+
+
+def test_no_seed_or_salt_in_clear_in_redis(client, fake_redis, settings):
+    match_id, _ = create(client, "chock-a-block", PLAYERS[:2], seed="a-very-findable-seed", seed_known_to_creator=True)
+    everything = b""
+    for key in fake_redis.scan_iter(match=f"{settings.namespace}:*"):
+        kind = fake_redis.type(key)
+        if kind == b"hash":
+            everything += b"".join(k + v for k, v in fake_redis.hgetall(key).items())
+        elif kind == b"stream":
+            everything += b"".join(b"".join(k + v for k, v in f.items()) for _, f in fake_redis.xrange(key))
+        elif kind == b"string":
+            everything += fake_redis.get(key)
+    assert everything and b"a-very-findable-seed" not in everything
+    assert b'"seed"' not in everything
+
+
+def test_a_sealed_seed_opens_only_with_the_servers_key_and_for_its_match():
+    from cryptography.exceptions import InvalidTag
+
+    from service.serverkey import ServerKey, new_secret
+
+    key, other = ServerKey(new_secret()), ServerKey(new_secret())
+    sealed = key.seal(b"seed", b"match-a")
+    assert key.open(sealed, b"match-a") == b"seed"
+    for opener, context in ((other, b"match-a"), (key, b"match-b")):
+        try:
+            opener.open(sealed, context)
+        except InvalidTag:
+            continue
+        raise AssertionError("a sealed seed opened with the wrong key or for the wrong match")
