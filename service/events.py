@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from typing import Any
 
 import redis
@@ -72,9 +73,19 @@ class Recorded:
                 "hash": self.hash}
 
     def canonical(self) -> bytes:
-        """The bytes the chain hashes: the entry without its hash, as sorted, compact UTF-8 JSON."""
-        return json.dumps([self.version, self.type, self.seat, self.data, self.at], sort_keys=True,
-                          separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        """The bytes the chain hashes: the entry without its hash, as sorted, compact UTF-8 JSON. A
+        content pack referenced by ``content_sha256`` is covered by that digest, not by its bytes:
+        the pack is stored once for every match that plays with it."""
+        data = self.data
+        if "content_sha256" in data:
+            data = {k: v for k, v in data.items() if k != "content"}
+        return canonical_json([self.version, self.type, self.seat, data, self.at])
+
+    def without_content(self) -> "Recorded":
+        """The entry as stored: a pack it references by digest is kept apart, once."""
+        if "content_sha256" not in self.data or "content" not in self.data:
+            return self
+        return replace(self, data={k: v for k, v in self.data.items() if k != "content"})
 
     def chained(self, prev_hash: str | None) -> "Recorded":
         """This entry with its hash: SHA-256 of the previous entry's hash and this entry's bytes."""
@@ -88,6 +99,10 @@ class Recorded:
     @classmethod
     def from_dict(cls, entry: dict[str, Any]) -> "Recorded":
         return cls(entry["version"], entry["type"], entry["seat"], entry["data"], entry["at"], entry.get("hash"))
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 class BrokenChain(ValueError):
@@ -145,11 +160,12 @@ class EventStore:
 
         Returns ``(new_version, None)``, or ``(-1, earlier_answer)`` when ``remember.key`` already held
         an answer (a retried request); raises VersionConflict otherwise."""
-        args: list[Any] = [expected_version, match_id, expected_hash or "", 1 if remember else 0,
+        args: list[Any] = [expected_version, match_id, _packed_hash(expected_hash), 1 if remember else 0,
                            remember.answer if remember else "", remember.ttl_s if remember else 0, len(entries)]
         for entry in entries:
             args += [entry.type, "" if entry.seat is None else entry.seat,
-                     json.dumps(entry.data, separators=(",", ":"), ensure_ascii=False), entry.at, entry.hash or ""]
+                     json.dumps(entry.data, separators=(",", ":"), ensure_ascii=False), _packed_time(entry.at),
+                     _packed_hash(entry.hash)]
         keys = [self.keys.log(match_id), self.feed_key, remember.key if remember else self.keys.unused(match_id)]
         outcome, value = self._append(keys=keys, args=args)
         if outcome == b"replayed":
@@ -195,6 +211,12 @@ class EventStore:
             if start in (b"0-0", "0-0") or not entries:
                 return notices
 
+    def drop_idle_consumers(self, group: str, idle_ms: int) -> None:
+        """Forget consumers (workers that are gone) with nothing pending that have been idle ``idle_ms``."""
+        for consumer in self.redis.xinfo_consumers(self.feed_key, group):
+            if consumer["pending"] == 0 and consumer["idle"] >= idle_ms:
+                self.redis.xgroup_delconsumer(self.feed_key, group, consumer["name"])
+
     def ack(self, group: str, entry_id: str) -> None:
         self.redis.xack(self.feed_key, group, entry_id)
 
@@ -223,11 +245,42 @@ def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
         type=fields[b"type"].decode(),
         seat=int(seat) if seat else None,
         data=json.loads(fields[b"data"]),
-        at=fields[b"at"].decode(),
-        hash=digest.decode() if digest else None,
+        at=_unpacked_time(fields[b"at"]),
+        hash=digest.hex() if digest else None,
     )
 
 
+# Stored compactly, shown readably: a hash as its 32 raw bytes (not 64 hex digits), a time as
+# milliseconds since the epoch in base 36 (8 characters, not 24). Entries written before this keep
+# their ISO text, which always holds a "-".
+
+def _packed_hash(digest: str | None) -> bytes:
+    return bytes.fromhex(digest) if digest else b""
+
+
+def _packed_time(at: str) -> str:
+    try:
+        moment = datetime.strptime(at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return at
+    packed = _base36(round(moment.timestamp() * 1000))
+    return packed if _unpacked_time(packed.encode()) == at else at  # only what comes back the same
+
+
+def _unpacked_time(raw: bytes) -> str:
+    if b"-" in raw or not raw:
+        return raw.decode()
+    moment = datetime.fromtimestamp(int(raw, 36) / 1000, tz=timezone.utc)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _base36(n: int) -> str:
+    digits = ""
+    while True:
+        n, digit = divmod(n, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
+        if not n:
+            return digits
 def _stream_id(raw) -> tuple[int, int]:
     ms, seq = (raw.decode() if isinstance(raw, bytes) else raw).split("-")
     return int(ms), int(seq)

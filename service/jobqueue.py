@@ -11,6 +11,7 @@ from typing import Any
 
 import redis
 from rq import Queue, Retry
+from rq.registry import FailedJobRegistry, StartedJobRegistry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
@@ -43,10 +44,18 @@ class JobQueue:
             job_id = f"{job_id}-{uuid.uuid4().hex[:8]}"
         except NoSuchJobError:
             pass
+        # a job nobody asked for (the projector's) leaves nothing behind once it has succeeded: its
+        # result is in the log
         job = self.queue().enqueue(SCORE_MATCH, match_id, self.keys.namespace, job_id=job_id,
-                                   result_ttl=RESULT_TTL_S, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S,
-                                   retry=Retry(max=3))
+                                   result_ttl=RESULT_TTL_S if reuse else 0, failure_ttl=RESULT_TTL_S,
+                                   ttl=RESULT_TTL_S, retry=Retry(max=3))
         return job.id
+
+    def clean_registries(self) -> None:
+        """Move jobs whose worker died mid-job out of RQ's started registry (into failed, which expires)."""
+        queue = self.queue()
+        StartedJobRegistry(queue=queue).cleanup()
+        FailedJobRegistry(queue=queue).cleanup()
 
     def status(self, job_id: str) -> dict[str, Any] | None:
         """What a client may know about a job of this deployment; None when there is no such job."""

@@ -37,6 +37,10 @@ class Keys:
         """A key no one writes, standing in for an absent optional key of a script."""
         return self._match(match_id, "none")
 
+    def pack(self, digest: str) -> str:
+        """A content pack, by the SHA-256 of its canonical JSON: stored once for all its matches."""
+        return f"{self.namespace}:pack:{digest}"
+
     @property
     def feed(self) -> str:
         """The notices of appends that the rule workers follow."""

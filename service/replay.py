@@ -25,7 +25,7 @@ import hashlib
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from service.events import Recorded, verify_chain
+from service.events import Recorded, canonical_json, verify_chain
 from service.games import GAMES
 from service.games.protocol import Game
 
@@ -77,8 +77,9 @@ def match_created(game_id: str, options: dict[str, Any], players: list[str], see
     }
     if seed_known_to_creator:
         data["seed_known_to_creator"] = True
-    if content is not None:
-        data["content"] = content  # the whole content pack: the log must replay without the server
+    if content is not None:  # the pack, and its digest: the log must replay without the server
+        data["content_sha256"] = hashlib.sha256(canonical_json(content)).hexdigest()
+        data["content"] = content
     return {"type": "match_created", "seat": None, "data": data}
 
 
@@ -101,6 +102,8 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
     commitment = data.get("seed_commitment") or data["seed_sha256"]  # the second: logs from before salts
     if seed_commitment(seed, salt if "seed_commitment" in data else None) != commitment:
         raise ValueError("the seed does not match the commitment in match_created")
+    if "content_sha256" in data and hashlib.sha256(canonical_json(data["content"])).hexdigest() != data["content_sha256"]:
+        raise ValueError("the content pack in match_created does not match its content_sha256")
     game = GAMES[data["game"]]
     players = tuple(p["name"] for p in data["players"])
     return MatchState(

@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import redis
 
 from service import replay
-from service.events import EventStore, Recorded, Remember, VersionConflict, verify_chain
+from service.events import EventStore, Recorded, Remember, VersionConflict, canonical_json, verify_chain
 from service.keys import Keys
 from service.lifecycle import SeedSecret, Step
 from service.replay import MatchState
@@ -51,20 +51,23 @@ class Meta:
     secret: SeedSecret
     seat_hashes: tuple[str, ...]
 
-    def fields(self, key: ServerKey, match_id: str) -> dict[str, str]:
+    def fields(self, key: ServerKey, match_id: str) -> dict[str, bytes | str]:
+        # raw bytes, not text: a finished match's whole footprint is counted in kilobytes
         sealed = key.seal(json.dumps([self.secret.seed, self.secret.salt]).encode(), match_id.encode())
-        return {"game": self.game_id, "secret": sealed,
-                **{f"seat:{i}": digest for i, digest in enumerate(self.seat_hashes)}}
+        return {"game": self.game_id, "sealed": sealed,
+                **{f"seat:{i}": bytes.fromhex(digest) for i, digest in enumerate(self.seat_hashes)}}
 
     @classmethod
     def from_fields(cls, raw: dict[bytes, bytes], key: ServerKey, match_id: str) -> "Meta":
-        fields = {k.decode(): v.decode() for k, v in raw.items()}
+        fields = {k.decode(): v for k, v in raw.items()}
         seats = sorted((int(k.split(":")[1]), v) for k, v in fields.items() if k.startswith("seat:"))
-        if "secret" in fields:
-            seed, salt = json.loads(key.open(fields["secret"], match_id.encode()))
+        # hashes: 32 raw bytes, or 64 hex digits in matches created before
+        hashes = tuple(v.hex() if len(v) == 32 else v.decode() for _, v in seats)
+        if "sealed" in fields:
+            seed, salt = json.loads(key.open(fields["sealed"], match_id.encode()))
         else:  # a match created before seeds were sealed: the seed in clear, no salt
-            seed, salt = fields["seed"], None
-        return cls(fields["game"], SeedSecret(seed, salt), tuple(digest for _, digest in seats))
+            seed, salt = fields["seed"].decode(), None
+        return cls(fields["game"].decode(), SeedSecret(seed, salt), hashes)
 
 
 class _Lru:
@@ -111,8 +114,11 @@ class MatchRepository:
         """Store a new match: its meta, then the first entries of its log."""
         # The meta hash goes first: a log without its meta would be a match nobody can play, while
         # meta without a log (a crash in between) is invisible and harmless.
+        created = step.entries[0]
+        if "content_sha256" in created.data:
+            self.redis.set(self.keys.pack(created.data["content_sha256"]), canonical_json(created.data["content"]), nx=True)
         self.redis.hset(self.keys.meta(match_id), mapping=meta.fields(self.server_key, match_id))
-        self.store.append(match_id, 0, None, list(step.entries))
+        self.store.append(match_id, 0, None, [e.without_content() for e in step.entries])
         self._keep(match_id, step.states)
 
     def save(self, match_id: str, step: Step, remember: Remember | None = None) -> str | None:
@@ -156,7 +162,7 @@ class MatchRepository:
         head = self._heads.get(match_id)
         if head is not None and (version is None or version >= head.version):
             # the head's own entry comes with the tail: the head is used only if the log agrees
-            entries = self.store.read(match_id, after=head.version - 1, until=version)
+            entries = self._read(match_id, after=head.version - 1, until=version)
             if entries and _agrees(head, entries[0]):
                 if version is not None and head.version + len(entries) - 1 < version:
                     raise VersionNotFound(head.version + len(entries) - 1)
@@ -176,11 +182,11 @@ class MatchRepository:
         base_version = self.snapshots.best(snapshot_versions, target)
         base = self.snapshots.get(match_id, base_version) if base_version else None
         if base is not None:
-            entries = self.store.read(match_id, after=base.version - 1, until=target)
+            entries = self._read(match_id, after=base.version - 1, until=target)
             if entries and _agrees(base, entries[0]):
                 return self._fold(match_id, base, entries[1:], remember)
             self.snapshots.drop(match_id, base.version)  # folded from another log: rebuild below
-        entries = self.store.read(match_id, after=0, until=target)
+        entries = self._read(match_id, after=0, until=target)
         verify_chain(entries[:1])
         secret = self.meta(match_id).secret
         return self._fold(match_id, replay.start(entries[0], secret.seed, secret.salt), entries[1:], remember)
@@ -194,7 +200,26 @@ class MatchRepository:
             current, exists = pipe.execute()
         if current == 0 or not exists:
             raise MatchNotFound(match_id)
-        return current, self.store.read(match_id, after=after, until=until, limit=limit)
+        return current, self._read(match_id, after=after, until=until, limit=limit)
+
+    def _read(self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None):
+        """Log entries, ``match_created`` with its content pack put back in place."""
+        entries = self.store.read(match_id, after=after, until=until, limit=limit)
+        if entries and entries[0].version == 1 and "content_sha256" in entries[0].data:
+            created = entries[0]
+            pack = self.redis.get(self.keys.pack(created.data["content_sha256"]))
+            if pack is None:
+                raise RuntimeError(f"content pack {created.data['content_sha256']} of {match_id} is missing")
+            entries[0] = replace(created, data={**created.data, "content": json.loads(pack)})
+        return entries
+
+    def compact(self, match_id: str) -> None:
+        """A finished, scored match keeps one snapshot, its final state: it will not change again."""
+        final = self.load(match_id)
+        self.snapshots.save(match_id, [final])
+        stale = [v for v in self.redis.hkeys(self.keys.snapshots(match_id)) if int(v) != final.version]
+        if stale:
+            self.redis.hdel(self.keys.snapshots(match_id), *stale)
 
     # -- the cache ------------------------------------------------------------------------------------
 

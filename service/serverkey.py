@@ -61,15 +61,14 @@ class ServerKey:
     def _derive(master: bytes, purpose: bytes) -> bytes:
         return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=purpose).derive(master)
 
-    def seal(self, plain: bytes, context: bytes) -> str:
+    def seal(self, plain: bytes, context: bytes) -> bytes:
         """``plain`` encrypted and bound to ``context`` (a match id: a sealed value moved to another
         match does not open)."""
         nonce = secrets.token_bytes(12)
-        return _b64(nonce + self._sealing.encrypt(nonce, plain, context))
+        return nonce + self._sealing.encrypt(nonce, plain, context)
 
-    def open(self, sealed: str, context: bytes) -> bytes:
-        raw = _unb64(sealed)
-        return self._sealing.decrypt(raw[:12], raw[12:], context)
+    def open(self, sealed: bytes, context: bytes) -> bytes:
+        return self._sealing.decrypt(sealed[:12], sealed[12:], context)
 
     def sign(self, message: bytes) -> str:
         return _b64(self._signing.sign(message))

@@ -9,6 +9,7 @@ a format this code cannot read, is ignored.
 from __future__ import annotations
 
 import json
+import zlib
 from typing import Iterable
 
 import redis
@@ -41,7 +42,10 @@ class Snapshots:
         raw = self.redis.hget(self.keys.snapshots(match_id), str(version))
         if not raw:
             return None
-        stored = json.loads(raw)
+        try:
+            stored = decode(raw)
+        except zlib.error:  # written before snapshots were compressed
+            return None
         try:
             state = MatchState.from_json(stored["state"])
         except (KeyError, TypeError):  # a snapshot in an older format
@@ -51,12 +55,20 @@ class Snapshots:
     def save(self, match_id: str, states: list[MatchState]) -> None:
         if states:
             self.redis.hset(self.keys.snapshots(match_id), mapping={
-                str(s.version): json.dumps({"rules": rules_of(s), "state": s.to_json()}, separators=(",", ":"))
-                for s in states
+                str(s.version): encode({"rules": rules_of(s), "state": s.to_json()}) for s in states
             })
 
     def drop(self, match_id: str, version: int) -> None:
         self.redis.hdel(self.keys.snapshots(match_id), str(version))
+
+
+def encode(snapshot: dict) -> bytes:
+    """Compressed JSON: a state repeats itself (a pack's cards, a board's rows), and is read rarely."""
+    return zlib.compress(json.dumps(snapshot, separators=(",", ":")).encode(), 6)
+
+
+def decode(raw: bytes) -> dict:
+    return json.loads(zlib.decompress(raw))
 
 
 def rules_of(state: MatchState) -> str:

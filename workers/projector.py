@@ -48,6 +48,8 @@ class Projector:
         if state.finished and state.result is None and self.matches.load(notice.match_id).result is None:
             self.matches.jobs.enqueue_scoring(notice.match_id, notice.version, reuse=False)
             return False
+        if "match_scored" in notice.types:  # the match will not change again: one snapshot is enough
+            self.matches.repository.compact(notice.match_id)
         return True
 
     def step(self) -> int:
@@ -58,6 +60,8 @@ class Projector:
             self._last_claim = time.monotonic()
             notices = self.store.claim_stale(GROUP, self.consumer, self.claim_idle_ms)
             self.store.trim_feed()
+            self.store.drop_idle_consumers(GROUP, 10 * self.claim_idle_ms)
+            self.matches.jobs.clean_registries()
         if not notices:
             notices = self.store.read_feed(GROUP, self.consumer, count=100, block_ms=self.block_ms)
         for notice in notices:

@@ -60,7 +60,7 @@ class Servers:
             self.port = free_port()
             self.log_path = Path(self.folder) / "api.log"
             self._log = open(self.log_path, "wb")
-            env = dict(os.environ, REDIS_URL=self.url, MATCHLOG_NAMESPACE=self.namespace)
+            env = dict(os.environ, REDIS_URL=self.url, MATCHLOG_NAMESPACE=self.namespace, MATCHLOG_DATA=self.folder)
             self.api = subprocess.Popen(
                 [sys.executable, "-m", "service.cli", "api", "--host", HOST, "--port", str(self.port),
                  "--workers", str(api_workers)],

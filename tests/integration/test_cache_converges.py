@@ -4,7 +4,6 @@ restore, a failover to a lagging replica), every process converges on the log (i
 from __future__ import annotations
 
 import dataclasses
-import json
 import random
 
 import pytest
@@ -13,6 +12,7 @@ from service.app import create_app
 from service.events import EventStore
 from service.keys import Keys
 from service.replay import MatchState
+from service import snapshots as snapshots_format
 from service.snapshots import rules_of
 from tests.helpers import act, create, play_random_game
 
@@ -64,7 +64,7 @@ def test_every_process_converges_on_a_log_restored_to_an_earlier_point(real_redi
     assert snapshots
     fresh = create_app(settings, real_redis).test_client()
     for version, raw in snapshots.items():
-        stored = json.loads(raw)
+        stored = snapshots_format.decode(raw)
         state = MatchState.from_json(stored["state"])
         assert stored["rules"] == rules_of(state)
         entry = log[int(version) - 1]

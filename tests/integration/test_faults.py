@@ -3,7 +3,6 @@ Redis away while the API runs."""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import shutil
@@ -16,6 +15,7 @@ import time
 import pytest
 
 from service import replay
+from service import snapshots as snapshots_format
 from service.app import create_app
 from service.embedded_redis import EmbeddedRedis
 from service.events import EventStore
@@ -89,7 +89,7 @@ def test_a_worker_killed_mid_work_loses_and_duplicates_nothing(real_client, real
         snapshots = real_redis.hgetall(store.keys.snapshots(match_id))
         assert snapshots, "the worker rebuilt the snapshots"
         for version, raw in snapshots.items():
-            snapshot = MatchState.from_json(json.loads(raw)["state"])
+            snapshot = MatchState.from_json(snapshots_format.decode(raw)["state"])
             assert snapshot == replay.replay(log[: int(version)], revealed["seed"], revealed["salt"])
 
 

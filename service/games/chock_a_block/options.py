@@ -1,8 +1,9 @@
 """Match options: the mode, the pack, Grand Autoblock and the spec's [DEF] config keys (7.11).
 
 ``OPTIONS_SCHEMA`` is what the server shows in the catalogue and checks at creation (unknown keys
-are refused). ``resolve`` fills in every default, checks what a JSON Schema cannot say (the player
-counts of each mode, options that only make sense together) and returns the options the log records.
+are refused). The engine kit fills in the schema's defaults; ``complete`` then checks what a JSON
+Schema cannot say (the player counts of each mode, options that only make sense together), fills in
+the defaults that depend on them and returns the options the log records.
 
 Keys of 7.11 with a single implemented reading are not options (they would have one allowed value):
 ``content_pack_id`` is ``pack``; ``room_feature_multiplicity`` SET, ``neighbour_scope`` ANY_GROUP,
@@ -149,10 +150,14 @@ OPTIONS_SCHEMA: dict[str, Any] = {
 def complete(resolved: dict[str, Any], players: int, options: dict[str, Any]) -> dict[str, Any]:
     """``resolved`` (the schema's defaults and the client's ``options``) checked for what a JSON
     Schema cannot say, with the defaults that depend on others; or InvalidOptions naming the field."""
+    # The server and the schema (additionalProperties) refuse these already; direct engine callers
+    # (tests, benchmarks) get the same refusal here.
     unknown = sorted(set(options) - set(PROPERTIES))
     if unknown:
         raise InvalidOptions(f"options.{unknown[0]}", f"unknown option; Chock-a-Block has {sorted(PROPERTIES)}")
-    resolved = {**{k: None for k in PROPERTIES}, **resolved}  # options whose default depends on others
+    # In the schema's order, as logs have always recorded them; ``mode`` has no schema default (it
+    # depends on the player count), so it starts as None like the other unset options.
+    resolved = {**{k: None for k in PROPERTIES}, **resolved}
     if resolved["mode"] is None:
         resolved["mode"] = "SOLO" if players == 1 else "STANDARD"
     mode = resolved["mode"]
