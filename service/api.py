@@ -115,8 +115,23 @@ def list_games():
     return [catalogue_entry(game) for game in GAMES.values()]
 
 
+def _match_links() -> dict[str, Any]:
+    """OpenAPI links from a created match to what can be done with it (clients and stateful test
+    tools follow them)."""
+    operations = {"GetMatch": ("/v1/matches/{match_id}", "get"), "GetState": ("/v1/matches/{match_id}/state", "get"),
+                  "GetLegalActions": ("/v1/matches/{match_id}/legal-actions", "get"),
+                  "SubmitAction": ("/v1/matches/{match_id}/actions", "post"),
+                  "GetEvents": ("/v1/matches/{match_id}/events", "get"), "GetLog": ("/v1/matches/{match_id}/log", "get"),
+                  "GetCheckpoint": ("/v1/matches/{match_id}/checkpoint", "get"),
+                  "ScoreMatch": ("/v1/matches/{match_id}/score", "post")}
+    return {name: {"operationRef": "#/paths/" + path.replace("/", "~1") + "/" + method,
+                   "parameters": {"match_id": "$response.body#/id"}}
+            for name, (path, method) in operations.items()}
+
+
 @v1.route("/matches", methods=["POST"])
 @v1.response(201, schemas.CreatedMatchSchema)
+@v1.doc(responses={"201": {"links": _match_links()}})
 @v1.games_doc(lambda games: {"requestBody": {"required": True, "content": {
     "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}}, **_record_bodies(games)}}})
 @_errors(400, 413, 415, 422)

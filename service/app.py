@@ -55,6 +55,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     app.extensions["matchlog"] = Matches(redis_client, settings)
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand
+    api.spec.components.schemas["CreateMatch"]["properties"]["game"]["enum"] = list(GAMES)
     for game in GAMES.values():  # each game's action shape, so that clients can generate code for it
         api.spec.components.schema(action_component(game), schema=game.action_schema)
     api.spec.components.schema("Action", {

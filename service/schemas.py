@@ -12,6 +12,15 @@ MAX_VERSION = 2**53
 Version = fields.Integer(strict=True, validate=validate.Range(min=1, max=MAX_VERSION))
 
 
+class StrictBoolean(fields.Boolean):
+    """true or false, nothing else: marshmallow would also take 1, "yes" or "on"."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
 class ErrorSchema(Schema):
     error = fields.String(required=True, metadata={"description": "A stable, machine-readable code."})
     message = fields.String(required=True, metadata={"description": "What went wrong, for people."})
@@ -58,7 +67,7 @@ class CreateMatchSchema(Schema):
                                                   "bits): all chance in the match comes from the result, secret "
                                                   "until the match ends (only a salted commitment is logged). "
                                                   "With seed_known_to_creator, the match's seed itself."})
-    seed_known_to_creator = fields.Boolean(
+    seed_known_to_creator = StrictBoolean(
         load_default=False, metadata={"description": "A deterministic match: ``seed`` is its seed, so its creator "
                                                      "knows every hidden card. The log and the match say so."})
 

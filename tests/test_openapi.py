@@ -9,7 +9,7 @@ from pathlib import Path
 import fakeredis
 import schemathesis
 import yaml
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import ignored_auth, positive_data_acceptance
 from hypothesis import HealthCheck, settings
 
 from service.app import create_app, spec
@@ -61,3 +61,34 @@ def test_api_honours_its_contract(case):
     # count of a game, a move the rules forbid): those get their documented 400 or 422, so the
     # "schema-valid data is accepted" check does not apply. Every other check does.
     case.call_and_validate(headers=headers, excluded_checks=[positive_data_acceptance])
+
+
+class MatchWorkflows(schema.as_state_machine()):
+    """Stateful: create a match, then follow the document's links (state, legal actions, actions,
+    events, log, checkpoint, score) with its id, acting with the first seat's token from the answer,
+    so that generated sequences reach deep into live matches instead of stopping at 404."""
+
+    tokens: dict
+
+    def setup(self):
+        self.tokens = {}
+
+    def after_call(self, response, case):
+        super().after_call(response, case)
+        if case.path == "/v1/matches" and case.method == "POST" and response.status_code == 201:
+            body = response.json()
+            self.tokens[body["id"]] = body["seats"][0]["token"]
+
+    def get_call_kwargs(self, case):
+        token = self.tokens.get((case.path_parameters or {}).get("match_id"))
+        return {"headers": {"Authorization": f"Bearer {token}"}} if token else {}
+
+    def validate_response(self, response, case, additional_checks=None, **kwargs):
+        # as in the stateless test: a schema-valid request may still break a rule (400/422); and the
+        # seat token is this test's own, not a generated one (the stateless test checks bad tokens)
+        case.validate_response(response, excluded_checks=[positive_data_acceptance, ignored_auth])
+
+
+TestMatchWorkflows = MatchWorkflows.TestCase
+TestMatchWorkflows.settings = settings(max_examples=25, stateful_step_count=8, deadline=None,
+                                       suppress_health_check=list(HealthCheck))

@@ -70,3 +70,34 @@ def test_bent_actions_are_played_or_refused_never_crash(game_id, plies, data):
         assert refusal.reason and refusal.message
         return
     assert len(events.states) == len(events) >= 1  # an accepted action's events were folded, each once
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_json_action_that_passes_the_schema_is_played_or_refused(game_id, data):
+    """Arbitrary JSON-like actions (any keys, any values, any nesting) through the action schema and
+    into ``play``: the schema refuses it, or the rules do, or it is played; nothing else happens."""
+    game, state = position(game_id, data.draw(st.sampled_from([0, 5, 17])))
+    if game.is_over(state):
+        return
+    keys = sorted({k for a in game.legal_actions(state, game.to_act(state)[0]) for k in a}) + ["type"]
+    action = data.draw(st.dictionaries(st.sampled_from(keys) | st.text(max_size=6), JSON_VALUES, max_size=6))
+    if data.draw(st.booleans()):
+        action["type"] = data.draw(st.sampled_from(sorted({a["type"] for a in game.legal_actions(
+            state, game.to_act(state)[0])})))
+    try:
+        action = game.action_schema().load(action)
+    except ValidationError:
+        return
+    for seat in range(2 if 2 in game.info.counts() else game.info.counts()[0]):  # as position() seats them
+        try:
+            game.play(state, seat, action)
+        except IllegalAction as refusal:
+            assert refusal.reason and refusal.message
