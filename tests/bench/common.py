@@ -107,12 +107,13 @@ def scripted_match(game, rng, players: int, options: dict | None = None) -> tupl
     names = [f"p{i}" for i in range(players)]
     resolved = lifecycle.check_options(game.info.id, options, players)
     content = packs.content_for(game, resolved)
-    state = lifecycle.begin(game.info.id, resolved, names, seed, "", content).state
+    secret = lifecycle.SeedSecret(seed, "bench")  # the server deals from this seed: seed_known_to_creator
+    state = lifecycle.begin(game.info.id, resolved, names, secret, "", content).state
     script = []
     while not state.finished:
         seat = game.to_act(state.game)[0]
         action = rng.choice(game.legal_actions(state.game, seat))
-        state = lifecycle.act(state, seat, action, seed, "").state
+        state = lifecycle.act(state, seat, action, secret, "").state
         script.append((seat, action, state.version))
     body = {"game": game.info.id, "players": [{"name": n} for n in names], "options": options, "seed": seed,
             "seed_known_to_creator": True}  # the server must deal what the script was played with
