@@ -13,9 +13,9 @@ The life of a match, as the server drives it::
     state = game.setup(options, players, seed)          # version 1: the initial state
     game.to_act(state)                                  # -> [seat, ...] who may act now
     game.legal_actions(state, seat)                     # -> [action, ...], each postable as is
-    events = game.play(state, seat, action)             # -> [event, ...] or IllegalAction
-    for event in events:
-        state = game.apply(state, event)                # the fold: the only way state changes
+    played = game.play(state, seat, action)             # -> Played [event, ...] or IllegalAction
+    state = played.states[-1]                           # each event folded once, by the engine's Turn
+    game.apply(state, event)                            # the fold: how a log is replayed
     game.is_over(state); game.scores(state)             # the end, and the result
 
 Terms:
