@@ -1,4 +1,5 @@
 # matchlog: the API by default; `matchlog worker` for a rule worker (see compose.yaml).
+# Every container of a deployment needs the same MATCHLOG_SECRET_KEY (it seals seeds, signs checkpoints).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

@@ -268,7 +268,10 @@ def main(argv: list[str] | None = None) -> None:
     env = dict(os.environ)
     if getattr(args, "data", None):
         env["MATCHLOG_DATA"] = args.data
-    settings = Settings.from_env(env)
+    try:
+        settings = Settings.from_env(env)
+    except RuntimeError as error:  # no secret, and nowhere to keep one
+        sys.exit(f"matchlog: {error}")
     if args.command == "serve":
         serve(settings, args.host, args.port, args.workers)
     elif args.command == "api":

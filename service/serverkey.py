@@ -30,6 +30,14 @@ def new_secret() -> str:
 
 def secret_from_file(path: Path) -> str:
     """The secret kept in ``path``, made (readable by its owner only) if there is none yet."""
+    try:
+        return _secret_in(path)
+    except OSError as error:
+        raise RuntimeError(f"no server secret: set MATCHLOG_SECRET_KEY, or let this process write {path} "
+                           f"({error.strerror or error})") from None
+
+
+def _secret_in(path: Path) -> str:
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
