@@ -144,6 +144,10 @@ class AuditError(Exception):
     """Why an exported log cannot be audited, in one line."""
 
 
+class ForgedLog(Exception):
+    """The log was audited and is not the server's: changed, or cut short."""
+
+
 def read_export(path: str) -> tuple[list, int | None]:
     """The entries of an exported log and, for a page of ``/events``, the match's version then.
     Reads the answer of ``GET .../events``, a JSON list of entries, or the JSON Lines of ``GET .../log``."""
@@ -195,8 +199,11 @@ def check_checkpoint(path: str, entries: list, public_key: str | None) -> dict:
     if not verify(key, message, signature):
         raise AuditError("the checkpoint's signature is not valid")
     version = signed["version"]
-    if version > len(entries) or entries[version - 1].hash != signed["hash"]:
-        raise AuditError(f"the log is not the one the server signed: entry {version} differs from the checkpoint")
+    if version > len(entries):
+        raise ForgedLog(f"the log is not the one the server signed: it ends at entry {len(entries)}, "
+                        f"the checkpoint is at {version}")
+    if entries[version - 1].hash != signed["hash"]:
+        raise ForgedLog(f"the log is not the one the server signed: entry {version} differs from the checkpoint")
     return {"version": version, "public_key": key}
 
 
@@ -213,7 +220,7 @@ def replay_log(path: str, seed: str | None, salt: str | None = None, checkpoint:
         check_whole(entries, current)
         state = replay(entries, seed, salt)
         signed = check_checkpoint(checkpoint, entries, public_key) if checkpoint else None
-    except BrokenChain as error:
+    except (BrokenChain, ForgedLog) as error:
         print(f"matchlog replay: {error}", file=sys.stderr)
         return 1
     except (AuditError, ValueError) as error:  # ValueError: no seed, or one the commitment refutes

@@ -77,7 +77,12 @@ def test_a_signed_checkpoint_proves_the_log_is_the_servers(client, finished_log,
     forged["events"] = [dict(e) for e in finished_log["events"]]
     forged["events"][3] = {**forged["events"][3], "at": "2020-01-01T00:00:00.000Z"}
     code, _, err = run(capsys, tmp_path, rechained(forged), "--checkpoint", str(path))
-    assert code == 2 and "not the one the server signed" in err
+    assert code == 1 and "not the one the server signed" in err
+
+    # nor can a log cut short pass for the one that was signed
+    cut = {"events": finished_log["events"][:-1]}  # as a /log export cut short: nothing says how long
+    code, _, err = run(capsys, tmp_path, cut, "--checkpoint", str(path))
+    assert code == 1 and f"it ends at entry {len(cut['events'])}" in err
 
     # nor can anyone sign a checkpoint without the server's key
     path.write_text(json.dumps({**checkpoint, "version": checkpoint["version"] - 1}))
