@@ -129,6 +129,14 @@ def _match_links() -> dict[str, Any]:
             for name, (path, method) in operations.items()}
 
 
+@v1.route("/signing-key", methods=["GET"])
+@v1.response(200, schemas.SigningKeySchema)
+def get_signing_key():
+    """The public key this server signs checkpoints with: fetch it once and keep it, then check
+    every checkpoint against it (``matchlog replay --public-key``)."""
+    return {"algorithm": "Ed25519", "public_key": matches().server_key.public_key}
+
+
 @v1.route("/matches", methods=["POST"])
 @v1.response(201, schemas.CreatedMatchSchema)
 @v1.doc(responses={"201": {"links": _match_links()}})

@@ -163,6 +163,11 @@ class EventsSchema(Schema):
     events = fields.List(fields.Nested(EventSchema), required=True)
 
 
+class SigningKeySchema(Schema):
+    algorithm = fields.String(required=True, metadata={"description": "Ed25519"})
+    public_key = fields.String(required=True, metadata={"description": "Raw public key, base64url."})
+
+
 class CheckpointSchema(Schema):
     match = fields.String(required=True)
     version = fields.Integer(required=True)

@@ -68,8 +68,9 @@ def test_a_signed_checkpoint_proves_the_log_is_the_servers(client, finished_log,
     assert checkpoint["version"] == len(finished_log["events"]) and checkpoint["algorithm"] == "Ed25519"
     path = tmp_path / "checkpoint.json"
     path.write_text(json.dumps(checkpoint))
-    code, out, _ = run(capsys, tmp_path, finished_log, "--checkpoint", str(path),
-                       "--public-key", checkpoint["public_key"])
+    pinned = client.get("/v1/signing-key").json
+    assert pinned == {"algorithm": "Ed25519", "public_key": checkpoint["public_key"]}
+    code, out, _ = run(capsys, tmp_path, finished_log, "--checkpoint", str(path), "--public-key", pinned["public_key"])
     assert code == 0 and json.loads(out)["checkpoint_verified"]["version"] == checkpoint["version"]
 
     # a forger who rebuilds the chain after changing an entry cannot match the signed head
