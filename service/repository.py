@@ -48,7 +48,7 @@ class Meta:
     """What is fixed at creation and kept out of the log: the seed secret and the token hashes."""
 
     game_id: str
-    secret: SeedSecret
+    secret: SeedSecret | None  # None once the log has revealed it (see ``compact``)
     seat_hashes: tuple[str, ...]
 
     def fields(self, key: ServerKey, match_id: str) -> dict[str, bytes | str]:
@@ -64,10 +64,12 @@ class Meta:
         # hashes: 32 raw bytes, or 64 hex digits in matches created before
         hashes = tuple(v.hex() if len(v) == 32 else v.decode() for _, v in seats)
         if "sealed" in fields:
-            seed, salt = json.loads(key.open(fields["sealed"], match_id.encode()))
-        else:  # a match created before seeds were sealed: the seed in clear, no salt
-            seed, salt = fields["seed"].decode(), None
-        return cls(fields["game"].decode(), SeedSecret(seed, salt), hashes)
+            secret = SeedSecret(*json.loads(key.open(fields["sealed"], match_id.encode())))
+        elif "seed" in fields:  # a match created before seeds were sealed: the seed in clear, no salt
+            secret = SeedSecret(fields["seed"].decode(), None)
+        else:  # a finished match: its log reveals the seed
+            secret = None
+        return cls(fields["game"].decode(), secret, hashes)
 
 
 class _Lru:
@@ -188,7 +190,7 @@ class MatchRepository:
             self.snapshots.drop(match_id, base.version)  # folded from another log: rebuild below
         entries = self._read(match_id, after=0, until=target)
         verify_chain(entries[:1])
-        secret = self.meta(match_id).secret
+        secret = self.meta(match_id).secret or self._revealed(match_id)
         return self._fold(match_id, replay.start(entries[0], secret.seed, secret.salt), entries[1:], remember)
 
     def read(self, match_id: str, after: int = 0, until: int | None = None,
@@ -214,12 +216,22 @@ class MatchRepository:
         return entries
 
     def compact(self, match_id: str) -> None:
-        """A finished, scored match keeps one snapshot, its final state: it will not change again."""
+        """A finished, scored match keeps one snapshot, its final state: it will not change again. Its
+        sealed seed goes too: the log has revealed it."""
         final = self.load(match_id)
         self.snapshots.save(match_id, [final])
         stale = [v for v in self.redis.hkeys(self.keys.snapshots(match_id)) if int(v) != final.version]
         if stale:
             self.redis.hdel(self.keys.snapshots(match_id), *stale)
+        if final.seed is not None:
+            self.redis.hdel(self.keys.meta(match_id), "sealed")
+
+    def _revealed(self, match_id: str) -> SeedSecret:
+        """The seed and salt of a finished match, from its ``seed_revealed`` entry near the end."""
+        for entry in reversed(self.store.read(match_id, after=max(0, self.store.version(match_id) - 4))):
+            if entry.type == "seed_revealed":
+                return SeedSecret(entry.data["seed"], entry.data.get("salt"))
+        raise RuntimeError(f"match {match_id} has neither a sealed seed nor a revealed one")
 
     # -- the cache ------------------------------------------------------------------------------------
 

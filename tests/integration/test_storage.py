@@ -60,6 +60,11 @@ def test_a_finished_scored_match_keeps_only_its_final_snapshot(real_client, real
     assert final.result is not None
     versions = [int(v) for v in real_redis.hkeys(Keys(settings.namespace).snapshots(match_id))]
     assert versions == [final.version]
+    # the sealed seed went with them (the log reveals it), and any version still rebuilds from the log
+    assert b"sealed" not in real_redis.hkeys(Keys(settings.namespace).meta(match_id))
+    fresh = Matches(real_redis, settings)
+    assert fresh.load(match_id, 3).version == 3
+    assert fresh.load(match_id) == final
 
 
 def test_workers_forget_dead_consumers_of_the_feed(real_client, real_redis, settings):
