@@ -292,7 +292,7 @@ def get_log(match_id: str):
     ``matchlog replay`` audits."""
     seat = request_seat(matches(), match_id, required=False)
     app = matches()
-    app.events(match_id, seat, limit=1)  # 404 before the stream starts
+    app.engine_of(match_id)  # 404 before the stream starts
 
     def lines():
         after = 0

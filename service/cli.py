@@ -185,6 +185,7 @@ def check_whole(entries: list, current: int | None) -> None:
 
 
 def check_checkpoint(path: str, entries: list, public_key: str | None) -> dict:
+    from service.events import canonical_json
     from service.serverkey import verify
 
     try:
@@ -195,8 +196,7 @@ def check_checkpoint(path: str, entries: list, public_key: str | None) -> dict:
         raise AuditError(f"cannot read the checkpoint {path}: {error!r}") from None
     if public_key is not None and public_key != key:
         raise AuditError("the checkpoint is signed by another key than the one given")
-    message = json.dumps(signed, sort_keys=True, separators=(",", ":")).encode()
-    if not verify(key, message, signature):
+    if not verify(key, canonical_json(signed), signature):
         raise AuditError("the checkpoint's signature is not valid")
     version = signed["version"]
     if version > len(entries):

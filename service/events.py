@@ -76,10 +76,7 @@ class Recorded:
         """The bytes the chain hashes: the entry without its hash, as sorted, compact UTF-8 JSON. A
         content pack referenced by ``content_sha256`` is covered by that digest, not by its bytes:
         the pack is stored once for every match that plays with it."""
-        data = self.data
-        if "content_sha256" in data:
-            data = {k: v for k, v in data.items() if k != "content"}
-        return canonical_json([self.version, self.type, self.seat, data, self.at])
+        return canonical_json([self.version, self.type, self.seat, self.without_content().data, self.at])
 
     def without_content(self) -> "Recorded":
         """The entry as stored: a pack it references by digest is kept apart, once."""

@@ -71,9 +71,6 @@ class Step:
     def then(self, other: "Step") -> "Step":
         return Step(self.base, self.entries + other.entries, self.states + other.states)
 
-    def events(self) -> list[dict[str, Any]]:
-        return [entry.event() for entry in self.entries]
-
 
 # JSON Schema counts 4.0 as an integer; an engine slicing or indexing with it would fail at play
 # time, long after the match was accepted. Options that are integers must be sent as integers.

@@ -17,7 +17,7 @@ import redis
 
 from service import lifecycle, packs, replay
 from service.config import Settings
-from service.events import Recorded, Remember, VersionConflict
+from service.events import Recorded, Remember, VersionConflict, canonical_json
 from service.games import GAMES
 from service.games.protocol import Game, InvalidRecord
 from service.jobqueue import JobQueue
@@ -187,9 +187,8 @@ class Matches:
         exported log proves with it that the log is the one this server holds."""
         state = self.load(match_id)
         signed = {"match": match_id, "version": state.version, "hash": state.head_hash}
-        message = json.dumps(signed, sort_keys=True, separators=(",", ":")).encode()
         return {**signed, "signed_at": now(), "algorithm": "Ed25519",
-                "public_key": self.server_key.public_key, "signature": self.server_key.sign(message)}
+                "public_key": self.server_key.public_key, "signature": self.server_key.sign(canonical_json(signed))}
 
     def request_scoring(self, match_id: str) -> str:
         """The job that scores the match at its current version: one per version, however often asked."""

@@ -28,11 +28,11 @@ from service.games.protocol import (
     Action,
     Event,
     GameInfo,
-    IllegalAction,
     Packs,
     Played,
     RecordFormat,
     State,
+    check_not_over,
     check_turn,
 )
 
@@ -127,8 +127,7 @@ class Engine:
 
     def play(self, state: State, seat: int, action: Action) -> Played:
         if action.get("type") in self.out_of_turn:
-            if self.is_over(state):
-                raise IllegalAction("game_over", "the game is over" + (f" ({self.over_rule})" if self.over_rule else ""))
+            check_not_over(self, state, self.over_rule)
         else:
             check_turn(self, state, seat, self.turn_rule, self.over_rule)
         turn = Turn(self, state)

@@ -208,11 +208,16 @@ class Game(Protocol):
         """The result: at least ``scores`` and ``ranks`` (1 = best, ties share), one per seat."""
 
 
+def check_not_over(game: Game, state: State, rule: str = "") -> None:
+    """The refusal of any action after the end; ``rule`` names where the rules say the game ends."""
+    if game.is_over(state):
+        raise IllegalAction("game_over", "the game is over" + (f" ({rule})" if rule else ""))
+
+
 def check_turn(game: Game, state: State, seat: int, rule: str = "", over_rule: str = "") -> None:
     """The two refusals every game starts ``play`` with: the game is over, or it is not this seat's
     turn. ``rule`` and ``over_rule`` name where the game's rules say so, e.g. ``"R-0.4"``."""
-    if game.is_over(state):
-        raise IllegalAction("game_over", "the game is over" + (f" ({over_rule})" if over_rule else ""))
+    check_not_over(game, state, over_rule)
     if seat not in game.to_act(state):
         raise IllegalAction("not_your_turn", "it is not this seat's turn" + (f" ({rule})" if rule else ""))
 
