@@ -369,20 +369,25 @@ class BlackoutHongKong(Listing, Folds):
         board = board_of(s["content"])
         own = set(p["cubes"])
         free = [loc for loc in board.locations if loc not in own]
-        if colour != "ANY":
-            coloured = [loc for loc in free if board.locations[loc]["colour"] == colour]
-            if coloured or any(board.locations[loc]["colour"] == colour for loc in own):
-                free = coloured if coloured else free  # only when every such location is held
+        if colour != "ANY":  # the colour is ignored once the seat holds every location of it
+            free = [loc for loc in free if board.locations[loc]["colour"] == colour] or free
         blocked = colour if s["options"]["SKIP_RULE"] == "OTHER_COLOUR_ONLY" and colour != "ANY" else None
         table = board.distances(blocked)
+        affordable = p["transport"] + self._transport_pool(s)  # R-3.12(4): the shortfall is bought, pool allowing
         out = {}
         for target in free:
-            reach = [table[o].get(target) for o in own]
-            reach = [d for d in reach if d is not None]
+            reach = [table[o][target] for o in own if target in table[o]]
             if own and not reach:
                 continue
-            out[target] = max(0, min(reach) - 1) if reach else 0
+            cost = max(0, min(reach) - 1) if reach else 0
+            if cost <= affordable:
+                out[target] = cost
         return out
+
+    def _transport_pool(self, s: State) -> int:
+        if not s["options"]["TRANSPORT_POOL_LIMITED"]:
+            return 10 ** 6
+        return 24 - sum(q["transport"] for q in s["players"])
 
     def _leader_checks(self, s: State, seat: int) -> list[str]:
         return self.unlocked_checks(s, seat)
@@ -1020,7 +1025,7 @@ class BlackoutHongKong(Listing, Folds):
 
     def _buy_transport_tokens(self, turn: Turn, seat: int, n: int) -> None:
         s = turn.state
-        if s["options"]["TRANSPORT_POOL_LIMITED"] and 24 - sum(p["transport"] for p in s["players"]) < n:
+        if self._transport_pool(s) < n:
             raise refuse("pool_empty", "R-0.4(a), A-37: the transport pool is empty")
         turn.emit("transport_bought", seat, n=n)
 

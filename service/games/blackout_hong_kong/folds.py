@@ -93,6 +93,7 @@ class Folds(Engine):
         districts = _copy(state, "districts")
         for d in districts.values():
             d["chosen_by"] = None
+        state["leader_checks"] = {}  # A-34 counts within a round
 
     @applies("turn_ended")
     def _turn_ended(self, state, data, seat):

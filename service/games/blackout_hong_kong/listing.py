@@ -49,9 +49,9 @@ class Listing:
     def _free_entries(self, s: State, seat: int) -> list[Action]:
         p = s["players"][seat]
         out = []
-        pool = 24 - sum(q["transport"] for q in s["players"]) if s["options"]["TRANSPORT_POOL_LIMITED"] else 25
+        pool = min(25, self._transport_pool(s))
         if pool >= 1:
-            out.append({"type": "BUY_TRANSPORT", "count": 1, "choices": {"count": [1, min(25, pool)]}})
+            out.append({"type": "BUY_TRANSPORT", "count": 1, "choices": {"count": [1, pool]}})
         batteries = min(p["hkd"] // 5, p["supply"] if s["options"]["CUBES_LIMITED"] else 25, 25)
         if batteries >= 1:
             out.append({"type": "BUY_BATTERY", "count": 1, "choices": {"count": [1, batteries]}})
@@ -80,6 +80,8 @@ class Listing:
                     if not s["options"]["SHIFT_ONTO_OTHER_DIE"] and target != base and target in s["dice"].values():
                         continue
                     buy = max(0, board.ring_distance(base, target) - p["transport"])
+                    if buy > self._transport_pool(s):
+                        continue
                     out.append({"type": "GATHER", "cardId": card_id, "targetResource": target, "buyTransport": buy})
             if card["kind"] == "SPECIALIST":
                 for row, action in enumerate(card["actions"]):
@@ -225,13 +227,14 @@ class Listing:
                        "due": s["collect"].get("due", {}),
                        "submitted": {k: v for k, v in s["collect"]["submitted"].items()
                                      if open_choices or k == str(seat)}}
-        return {
+        shown = {
             "mode": s["mode"], "round": s["round"], "phase": {"start_cubes": 0, "plan": 1}.get(s["step"], None)
             if s["step"] in ("start_cubes", "plan") else (9 if s["step"] == "over" else int(s["step"][1])),
             "step": s["step"], "start_seat": s["start_seat"], "order": s["order"], "active": s["active"],
             "to_act": self.to_act(s), "dice": s["dice"], "rondel_order": board.ring,
             "market": s["market"], "market_prices": [self._price(r) if any(r) else None for r in s["market"]],
             "objective_deck": len(s["deck"]), "reserve_deck": len(s["reserve"]), "discard": s["discard"],
+            "map": s["content"]["map"], "scoring_table": s["options"]["SCORING_TABLE"] or s["content"]["scoringTable"],
             "districts": districts, "shared_plans": s["shared_plans"],
             "end_triggered_round": s["end_round"], "final_round": s["final_round"], "pass_streak": s["pass_streak"],
             "queue": s["queue"], "turn": {k: v for k, v in s["turn"].items() if k != "patrol"} | (
@@ -242,6 +245,8 @@ class Listing:
             "players": [self._player_view(s, p, seat) for p in s["players"]],
             "result": s["result"],
         }
+        shown["cards"] = {c: _card_summary(board.cards[c]) for c in sorted(_strings(shown) & board.cards.keys())}
+        return shown
 
     def _player_view(self, s: State, p: dict, seat: int | None) -> dict[str, Any]:
         own = p["seat"] == seat
@@ -274,3 +279,20 @@ class Listing:
         if kind in PRIVATE_WHILE_COLLECTING and event["data"].get("hidden"):
             return {**event, "data": {}}
         return event
+
+
+def _strings(node: Any) -> set[str]:
+    """Every string in a JSON value: the card ids a view shows, to describe them beside it."""
+    if isinstance(node, str):
+        return {node}
+    if isinstance(node, dict):
+        return set().union(*map(_strings, node.values())) if node else set()
+    if isinstance(node, list):
+        return set().union(*map(_strings, node)) if node else set()
+    return set()
+
+
+def _card_summary(card: dict) -> dict[str, Any]:
+    keys = ("kind", "colour", "name", "role", "points", "searchIcons", "gatherCount", "letter", "destination")
+    return {k: card[k] for k in keys if card.get(k) is not None} | (
+        {"objectives": len(card["objectives"])} if card.get("objectives") else {})
