@@ -71,7 +71,7 @@ class Payment(fields.Field):
         return {"resources": dict(resources), "hkd": hkd}
 
 
-class ObjectiveSource(Schema):
+class BlackoutObjectiveSource(Schema):
     area = fields.String(required=True, validate=validate.OneOf(
         ["OBJECTIVE_SPACE", "EMERGENCY_PLAN", "POWER_RESTORATION", "SHARED_PLAN"]))
     index = fields.Integer(strict=True, validate=validate.Range(min=0, max=2),
@@ -94,8 +94,14 @@ class BlackoutHongKongAction(Schema):
     buyTransport = fields.Integer(strict=True, validate=validate.Range(min=0, max=3))
     rowIndex = fields.Integer(strict=True, validate=validate.Range(min=0, max=20))
     alternativeIndex = fields.Integer(strict=True, validate=validate.Range(min=0, max=20))
-    payment = Payment(metadata={"description": '"AUTO" or {"resources": {"TOOLS": 1, "BATTERY": 1}, "hkd": 4}'})
-    source = fields.Nested(ObjectiveSource)
+    payment = Payment(metadata={
+        "description": '"AUTO" or {"resources": {"TOOLS": 1, "BATTERY": 1}, "hkd": 4}',
+        "oneOf": [{"type": "string", "enum": ["AUTO"]},
+                  {"type": "object", "additionalProperties": False, "properties": {
+                      "resources": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0,
+                                                                                 "maximum": 100}},
+                      "hkd": {"type": "integer", "minimum": 0, "maximum": 1000}}}]})
+    source = fields.Nested(BlackoutObjectiveSource)
     objectiveIndex = fields.Integer(strict=True, validate=validate.Range(min=0, max=20))
     closeOut = fields.Boolean()
     districtId = fields.String(validate=ID)

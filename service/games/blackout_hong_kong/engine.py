@@ -210,7 +210,8 @@ class BlackoutHongKong(Listing, Folds):
             if head and action["type"] != wanted:
                 raise refuse("decision_pending", f"§3.9: first resolve the pending {head['effect']['type']} "
                                                  f"with {wanted}")
-            if not head and action["type"] in DECISIONS.values():
+            if not head and action["type"] in DECISIONS.values() and not (
+                    action["type"] == "RESOLVE_CLOSE_OUT" and self.closable(state, seat)):
                 raise refuse("not_pending", f"§3.9: no {action['type']} decision is pending")
         handler(turn, seat, action)
         self._proceed(turn)
@@ -626,10 +627,13 @@ class BlackoutHongKong(Listing, Folds):
                                                    "not hold")
         p = s["players"][seat]
         held = plan_at(p, source)
-        if held and not s["options"]["VIRTUAL_MARKERS"] and p["supply"] == 0:
-            card = self._card(s, held["card"])
-            if card["kind"] not in ("VOLUNTEER", "SPECIALIST") and len(held["done"]) + 1 < len(card["objectives"]):
-                return refuse("no_marker_cube", "R-3.7, A-38: no cube in supply to mark the objective "
+        returned = payments.units_due(payments.costs_of(objective["requirements"]))  # paid cubes come back first
+        if not s["options"]["VIRTUAL_MARKERS"] and p["supply"] + returned == 0:
+            card = self._card(s, held["card"]) if held else None
+            marked = source["area"] == "SHARED_PLAN" or (
+                card and card["kind"] not in ("VOLUNTEER", "SPECIALIST") and len(held["done"]) + 1 < len(card["objectives"]))
+            if marked:
+                return refuse("no_marker_cube", "R-3.7, C-6, A-38: no cube in supply to mark the objective "
                                                 "(VIRTUAL_MARKERS is off)")
         return None
 
@@ -652,7 +656,7 @@ class BlackoutHongKong(Listing, Folds):
             data["consumed_tiles"] = [t for r in found["requirements"] if r["type"] == "PATROL_TILES"
                                       for t in self.requirement_check(s, seat, r)[1]]
         if source["area"] == "SHARED_PLAN":  # C-6: the seat's own cube marks it (A-38 when none is left)
-            data["cube"] = p["supply"] - paid_cubes(paid) > 0 or not s["options"]["CUBES_LIMITED"]
+            data["cube"] = p["supply"] + paid_cubes(paid) > 0  # paying returns cubes first
             plan = next(x for x in s["shared_plans"] if x["card"] == source["cardId"])
             card = self._card(s, plan["card"])
             done = {int(k) for k, seats in plan["done"].items() if seat in seats} | {index}
@@ -661,8 +665,29 @@ class BlackoutHongKong(Listing, Folds):
             data["card"] = plan_at(p, source)["card"]
         turn.emit("objective_completed", seat, **data)
 
+    def closable(self, s: State, seat: int) -> list[dict]:
+        """A-20 ANY_TIME_IN_TURN: the seat's partly completed plans, with their source, in its Phase 3 turn."""
+        if s["options"]["CLOSE_OUT_TIMING"] != "ANY_TIME_IN_TURN" or s["step"] != "p3" or s["queue"]:
+            return []
+        p = s["players"][seat]
+        sources = [{"area": "OBJECTIVE_SPACE", "index": i} for i in range(3)] + [{"area": "EMERGENCY_PLAN"}]
+        out = []
+        for source in sources:
+            held = plan_at(p, source)
+            if held and held["done"] and self._card(s, held["card"])["kind"] in ("CRISIS_PLAN", "EMERGENCY_PLAN"):
+                out.append({**source, "card": held["card"]})
+        return out
+
     def _close_out(self, turn: Turn, seat: int, action: Action) -> None:
         s = turn.state
+        if not s["queue"]:  # A-20: a close out on the player's own initiative
+            self._phase(s, "p3", "R-3.7, A-20")
+            source = next((c for c in self.closable(s, seat) if c["card"] == action["cardId"]), None)
+            if source is None or not action["closeOut"]:
+                raise refuse("no_close_out", "R-3.7, A-20: no partly completed plan of yours to close out")
+            held = plan_at(s["players"][seat], source)
+            turn.emit("plan_closed_out", seat, source=source, card=held["card"], markers=held["markers"])
+            return
         head = s["queue"][0]
         source = head["source"]
         if action["cardId"] != source.get("card"):

@@ -108,6 +108,7 @@ class Listing:
                                  payments.costs_of(objective["requirements"]), p)
             if entry:
                 out.append(entry)
+        out += [{"type": "RESOLVE_CLOSE_OUT", "cardId": c["card"], "closeOut": True} for c in self.closable(s, seat)]
         return out + [{"type": "END_TURN"}]
 
     # -- phase 4 -------------------------------------------------------------------------------------
