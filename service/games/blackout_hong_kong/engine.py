@@ -33,13 +33,12 @@ Reasons an action is refused (stable codes; the message names the rule): ``game_
 from __future__ import annotations
 
 import hashlib
-import itertools
 import random
 from typing import Any
 
 from service.games.blackout_hong_kong import content as pack_data, options as opts, payments
 from service.games.blackout_hong_kong.actions import BlackoutHongKongAction
-from service.games.blackout_hong_kong.board import DICE, RESOURCES, Board, board_of, table_value
+from service.games.blackout_hong_kong.board import DICE, RESOURCES, board_of, table_value
 from service.games.blackout_hong_kong.folds import Folds, plan_at
 from service.games.blackout_hong_kong.listing import Listing
 from service.games.kit import Turn, event

@@ -1,0 +1,7 @@
+"""Blackout: Hong Kong (spec: ``shared/rules/blackout-hong-kong.md``): rounds of eight phases for 1-4 players,
+single game, campaign chapter 1 and solo. Cards, tiles, the map and the dice come from a content pack
+(``packs/``, made by ``packgen``: generated, not the publisher's data)."""
+
+from service.games.blackout_hong_kong.engine import BlackoutHongKong
+
+GAME = BlackoutHongKong()
