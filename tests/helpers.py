@@ -64,3 +64,15 @@ def score(client, redis_client, settings, match_id, token) -> dict:
     job = client.get(f"/v1/jobs/{answer.json['job_id']}").json
     assert job["status"] == "finished", job
     return job["result"]
+
+
+def full_log(client, match_id, token=None) -> list[dict]:
+    """Every log entry of a match as ``token``'s seat (or a spectator) sees it, page after page."""
+    headers = bearer(token) if token else {}
+    entries, after = [], 0
+    while True:
+        page = client.get(f"/v1/matches/{match_id}/events?after={after}&limit=1000", headers=headers).json["events"]
+        if not page:
+            return entries
+        entries += page
+        after = page[-1]["version"]

@@ -22,6 +22,11 @@ lookup, pictures, records and the benchmarks from what the engine declares.
 
 from __future__ import annotations
 
+import argparse
+import functools
+import json
+import sys
+from pathlib import Path
 from typing import Any, Callable
 
 from service.games.protocol import (
@@ -199,3 +204,31 @@ def pack_path(document: Any, parts, names: tuple[str, ...] = ("id", "shapeId")) 
             out += f".{part}" if out else str(part)
             node = node.get(part) if isinstance(node, dict) else None
     return out or "pack"  # the path of the whole document
+
+
+@functools.cache
+def shipped_pack(load: Callable[[Any], Any], folder: Path, name: str) -> Any:
+    """A game's shipped pack ``<folder>/<name>.json``, loaded once, for engine use without a server
+    (tests, benchmarks). Shared between callers: like every pack in a state, it is never mutated."""
+    return load(json.loads((folder / f"{name}.json").read_text(encoding="utf-8")))
+
+
+def packgen_main(module: str, doc: str | None, target: Path, text: Callable[[], str],
+                 argv: list[str] | None = None) -> int:
+    """The command line of a pack generator: the pack on stdout, to a path, or ``--check`` against the
+    committed file (exit 1 when it differs)."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}", description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("path", nargs="?", default="-", help="where to write the pack (default: stdout)")
+    parser.add_argument("--check", action="store_true", help=f"compare with the committed {target.name}")
+    args = parser.parse_args(argv)
+    generated = text()
+    if args.check:
+        same = target.is_file() and target.read_text(encoding="utf-8") == generated
+        print(f"{target}: {'up to date' if same else 'DIFFERS from the generator output'}")
+        return 0 if same else 1
+    if args.path == "-":
+        sys.stdout.write(generated)
+    else:
+        Path(args.path).write_text(generated, encoding="utf-8")
+    return 0

@@ -16,7 +16,7 @@ from service.app import create_app
 from service.events import Recorded
 from service.games.chock_a_block import GAME
 from service.games.chock_a_block.content import DEFAULT_PACK, PACKS_DIR
-from tests.helpers import act, bearer, create, play_random_game, score
+from tests.helpers import act, bearer, create, full_log, play_random_game, score
 
 GAME_ID = "chock-a-block"
 
@@ -27,17 +27,6 @@ def players(n):
 
 def new_match(client, n, options=None, seed="api"):
     return create(client, game=GAME_ID, players=players(n), options=options or {}, seed=seed)
-
-
-def log_of(client, match_id, token=None):
-    headers = bearer(token) if token else {}
-    entries, after = [], 0
-    while True:
-        page = client.get(f"/v1/matches/{match_id}/events?after={after}&limit=1000", headers=headers).json["events"]
-        if not page:
-            return entries
-        entries += page
-        after = page[-1]["version"]
 
 
 MODES = [
@@ -56,7 +45,7 @@ def test_every_mode_plays_to_the_end_and_gets_scored(client, fake_redis, setting
     match_id, tokens = new_match(client, n, options, seed=label)
     final = play_random_game(client, match_id, tokens, random.Random(label))
     assert final["status"] == "finished" and final["to_act"] == []
-    log = log_of(client, match_id)
+    log = full_log(client, match_id)
     assert log[0]["type"] == "match_created" and log[0]["data"]["content"]["pack_id"] == DEFAULT_PACK
     assert [e["type"] for e in log[-3:]] == ["final_scoring", "game_over", "seed_revealed"]
     if options.get("mode") == "COOP":
@@ -68,7 +57,7 @@ def test_every_mode_plays_to_the_end_and_gets_scored(client, fake_redis, setting
     # the result is the engine's scoring of the state replayed from the log alone: the public log
     # (deck draws hidden) and a seat's log both replay, with the seed revealed at the end
     for token in (None, tokens[0]):
-        entries = [Recorded.from_dict(e) for e in log_of(client, match_id, token)]
+        entries = [Recorded.from_dict(e) for e in full_log(client, match_id, token)]
         state = replay.replay(entries).game
         assert result["scores"] == GAME.scores(state)["scores"] == log[-3]["data"]["scores"]
     # a breakdown a person can check
@@ -126,11 +115,11 @@ def test_a_seat_sees_its_hand_others_see_counts_and_the_log_hides_deck_draws(cli
     mine = next(e for e in response.json["events"] if e["type"] == "card_drawn")
     card = mine["data"]["card"]
     for viewer in (tokens[1], tokens[2], None):
-        log = log_of(client, match_id, viewer)
+        log = full_log(client, match_id, viewer)
         drawn = next(e for e in log if e["type"] == "card_drawn")
         assert drawn["data"] == {"source": "DECK", "private": True}
         assert json.dumps(card) not in json.dumps(log[1:])
-    assert next(e for e in log_of(client, match_id, tokens[0]) if e["type"] == "card_drawn")["data"]["card"] == card
+    assert next(e for e in full_log(client, match_id, tokens[0]) if e["type"] == "card_drawn")["data"]["card"] == card
 
 
 def test_illegal_actions_get_their_reason(client):
@@ -201,7 +190,7 @@ def test_a_match_can_name_another_pack_installed_on_the_server(settings, fake_re
     assert entry["packs"] == ["broken", DEFAULT_PACK, "house-colours"]
 
     match_id, tokens = create(http, game=GAME_ID, players=players(2), options={"pack": "house-colours"})
-    created = log_of(http, match_id)[0]
+    created = full_log(http, match_id)[0]
     assert created["data"]["content"]["pack_id"] == "house-colours"
     view = http.get(f"/v1/matches/{match_id}/state", headers=bearer(tokens[0])).json["state"]
     assert view["pack"]["id"] == "house-colours" and view["colours"][0]["rgb"] == "#FF00AA"

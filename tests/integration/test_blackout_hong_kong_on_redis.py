@@ -13,7 +13,7 @@ import pytest
 
 from service.cli import main
 from service.games.blackout_hong_kong import GAME
-from tests.helpers import act, bearer, create, play_random_game, score
+from tests.helpers import act, bearer, create, full_log, play_random_game, score
 
 GAME_ID = "blackout-hong-kong"
 MODES = [
@@ -28,17 +28,6 @@ MODES = [
 def new_match(client, n, options=None, seed="api"):
     return create(client, game=GAME_ID, players=[{"name": f"p{i}"} for i in range(n)], options=options or {},
                   seed=seed)
-
-
-def full_log(client, match_id, token=None):
-    headers = bearer(token) if token else {}
-    entries, after = [], 0
-    while True:
-        page = client.get(f"/v1/matches/{match_id}/events?after={after}&limit=1000", headers=headers).json["events"]
-        if not page:
-            return entries
-        entries += page
-        after = page[-1]["version"]
 
 
 @pytest.mark.parametrize("label, n, options", MODES, ids=[m[0] for m in MODES])

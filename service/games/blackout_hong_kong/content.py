@@ -27,7 +27,7 @@ from typing import Any, Iterator
 
 import jsonschema
 
-from service.games.kit import pack_path
+from service.games.kit import pack_path, shipped_pack
 from service.games.protocol import InvalidPack
 
 HERE = Path(__file__).resolve().parent
@@ -478,13 +478,6 @@ CHECKS = (
 )
 
 
-@functools.cache
-def _default_document() -> str:
-    return (PACKS_DIR / f"{DEFAULT_PACK}.json").read_text(encoding="utf-8")
-
-
-@functools.cache
 def default_content() -> dict[str, Any]:
-    """The shipped default pack, loaded (for engine use without a server, e.g. tests and benchmarks).
-    Cached and shared: like every pack in a state, it is never mutated."""
-    return load_pack(json.loads(_default_document()))
+    """The shipped default pack, loaded once (engine use without a server: tests, benchmarks)."""
+    return shipped_pack(load_pack, PACKS_DIR, DEFAULT_PACK)

@@ -33,7 +33,7 @@ from typing import Any
 
 import jsonschema
 
-from service.games.kit import pack_path
+from service.games.kit import pack_path, shipped_pack
 from service.games.protocol import InvalidOptions, InvalidPack
 
 HERE = Path(__file__).resolve().parent
@@ -224,13 +224,6 @@ def check_for_options(content: dict[str, Any], options: dict[str, Any]) -> None:
                 fail(section, f"has {counts[section]} items, a full pack has {count} (P-6)")
 
 
-@functools.cache
-def _default_document() -> str:
-    return (PACKS_DIR / f"{DEFAULT_PACK}.json").read_text(encoding="utf-8")
-
-
-@functools.cache
 def default_content() -> dict[str, Any]:
-    """The shipped default pack, loaded (for engine use without a server, e.g. tests and benchmarks).
-    Cached and shared: like every pack in a state, it is never mutated."""
-    return load_pack(json.loads(_default_document()))
+    """The shipped default pack, loaded once (engine use without a server: tests, benchmarks)."""
+    return shipped_pack(load_pack, PACKS_DIR, DEFAULT_PACK)

@@ -34,12 +34,13 @@ per line, keys in a fixed order, UTF-8, a final newline.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import random
 import sys
 from pathlib import Path
+
+from service.games.kit import packgen_main
 
 PACK_ID = "cab-default-generated"
 VERSION = "1.0.0"
@@ -135,21 +136,7 @@ def dumps(pack: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m service.games.chock_a_block.packgen",
-                                     description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("path", nargs="?", default="-", help="where to write the pack (default: stdout)")
-    parser.add_argument("--check", action="store_true", help=f"compare with the committed {TARGET.name}")
-    args = parser.parse_args(argv)
-    text = dumps(generate())
-    if args.check:
-        same = TARGET.is_file() and TARGET.read_text(encoding="utf-8") == text
-        print(f"{TARGET}: {'up to date' if same else 'DIFFERS from the generator output'}")
-        return 0 if same else 1
-    if args.path == "-":
-        sys.stdout.write(text)
-    else:
-        Path(args.path).write_text(text, encoding="utf-8")
-    return 0
+    return packgen_main("service.games.chock_a_block.packgen", __doc__, TARGET, lambda: dumps(generate()), argv)
 
 
 if __name__ == "__main__":
