@@ -31,6 +31,7 @@ CASES = {
     "blokus_4p": ("blokus", 4, {}),
     "chock_a_block_5p": ("chock-a-block", 5, {}),
     "block_block_2p": ("block-block", 2, {}),
+    "blackout_hong_kong_4p": ("blackout-hong-kong", 4, {}),
 }
 
 
