@@ -62,6 +62,7 @@ SEAT = [{"seatToken": []}]
 SEAT_OR_SPECTATOR = [{}, {"seatToken": []}]
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Games, matches, their logs and jobs.")
+probes = Blueprint("probes", __name__, description="Health probes for load balancers and orchestrators.")
 
 
 def matches() -> Matches:
@@ -335,3 +336,22 @@ def get_job(job_id: str):
     if status is None:
         raise ApiError(404, "job_not_found", f"no job {job_id!r}")
     return status
+
+
+@probes.route("/healthz", methods=["GET"])
+@probes.response(200, schemas.HealthSchema)
+def healthz():
+    """The process is alive (it answers; nothing else is checked)."""
+    return {"status": "ok"}
+
+
+@probes.route("/readyz", methods=["GET"])
+@probes.response(200, schemas.HealthSchema)
+@probes.alt_response(503, schema=schemas.ErrorSchema, description="not_ready: Redis unreachable or no worker")
+def readyz():
+    """Ready to serve: Redis answers, and at least one worker's heartbeat is fresh."""
+    state = matches().readiness()
+    if not state["redis"] or not state["workers"]:
+        raise ApiError(503, "not_ready", "Redis is unreachable" if not state["redis"] else
+                       "no worker has sent a heartbeat lately (start one: matchlog worker)", **state)
+    return {"status": "ok", **state}

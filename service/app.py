@@ -6,8 +6,8 @@ import redis
 from flask import Flask
 from flask_smorest import Api
 
-from service import errors, guards, schemas
-from service.api import answers, body_types, v1
+from service import errors, guards, manners, schemas
+from service.api import answers, body_types, probes, v1
 from service.config import Settings
 from service.games import GAMES, action_component
 from service.matches import Matches
@@ -62,7 +62,9 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
         "description": "An action of one of the games; which one is the match's game.",
         "anyOf": [{"$ref": f"#/components/schemas/{action_component(game)}"} for game in GAMES.values()]})
     api.register_blueprint(v1)
+    api.register_blueprint(probes)
     errors.register(app)  # after Api(), whose own HTTP error handler it replaces
+    manners.install(app, settings.cors_origins)  # before the guards: a preflight meets no body check
     guards.install(app, body_types, answers)
     return app
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -26,6 +25,7 @@ import yaml
 
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis
+from service.manners import configure_logging
 
 
 def redis_url(settings: Settings) -> str:
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
                                             "one the server signed")
     audit.add_argument("--public-key", help="the server's public key the checkpoint must be signed with")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    configure_logging()
 
     if args.command == "replay":
         sys.exit(replay_log(args.log, args.seed, args.salt, args.checkpoint, args.public_key))

@@ -30,6 +30,10 @@ class Settings:
     """``MATCHLOG_PACKS``: extra content packs, as ``<dir>/<game id>/<name>.json``."""
     idempotency_ttl_s: int = 24 * 3600
     """How long a retried request with the same ``Idempotency-Key`` gets the first answer back."""
+    cors_origins: tuple[str, ...] = ("*",)
+    """``MATCHLOG_CORS_ORIGINS``: comma-separated origins browsers may call the API from (``*``: any)."""
+    worker_heartbeat_s: float = 90.0
+    """``/readyz`` wants a worker heartbeat at most this old (workers beat about every 10 s)."""
     secret_key: str = field(default_factory=new_secret, repr=False)
     """``MATCHLOG_SECRET_KEY`` (base64url, 32 bytes), else ``<data dir>/server.key``: seals the
     seeds kept beside the logs and signs checkpoints (``service.serverkey``). Settings made in code
@@ -46,6 +50,7 @@ class Settings:
             max_body_bytes=int(env.get("MATCHLOG_MAX_BODY_BYTES", 64 * 1024)),
             claim_idle_ms=int(env.get("MATCHLOG_CLAIM_IDLE_MS", 30_000)),
             packs_dir=Path(env["MATCHLOG_PACKS"]) if env.get("MATCHLOG_PACKS") else None,
+            cors_origins=tuple(o.strip() for o in env.get("MATCHLOG_CORS_ORIGINS", "*").split(",") if o.strip()),
             secret_key=env.get("MATCHLOG_SECRET_KEY")
             or secret_from_file(Path(env.get("MATCHLOG_DATA", "matchlog-data")) / "server.key"),
         )

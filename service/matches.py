@@ -197,6 +197,15 @@ class Matches:
     def job_status(self, job_id: str) -> dict[str, Any] | None:
         return self.jobs.status(job_id)
 
+    def readiness(self) -> dict[str, Any]:
+        """Whether this process can serve: Redis answers, and some worker's heartbeat is fresh (else
+        nothing would score matches or follow the feed)."""
+        try:
+            self.redis.ping()
+        except redis.exceptions.RedisError:
+            return {"redis": False, "workers": 0}
+        return {"redis": True, "workers": self.jobs.fresh_workers(self.settings.worker_heartbeat_s)}
+
     # -- what a seat may see ---------------------------------------------------------------------
 
     @staticmethod

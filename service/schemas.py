@@ -31,6 +31,12 @@ class ErrorSchema(Schema):
                          metadata={"description": "Which request fields are wrong (with invalid_request)."})
 
 
+class HealthSchema(Schema):
+    status = fields.String(required=True, metadata={"description": "ok (alive, or ready)"})
+    redis = fields.Boolean(metadata={"description": "/readyz: Redis answered a PING"})
+    workers = fields.Integer(metadata={"description": "/readyz: workers with a fresh heartbeat"})
+
+
 class GameSchema(Schema):
     id = fields.String(required=True)
     name = fields.String(required=True)

@@ -76,3 +76,17 @@ def full_log(client, match_id, token=None) -> list[dict]:
             return entries
         entries += page
         after = page[-1]["version"]
+
+
+def beating_worker(redis_client, settings):
+    """An RQ worker registered for the match queue, with a fresh heartbeat, as a live worker leaves
+    (``/readyz`` wants one); it runs nothing."""
+    from rq import Worker
+
+    from service.jobqueue import JobQueue
+    from service.keys import Keys
+
+    worker = Worker([JobQueue(redis_client, Keys(settings.namespace)).queue()], connection=redis_client)
+    worker.register_birth()
+    worker.heartbeat()
+    return worker

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, settings
 from service.app import create_app, spec
 from service.config import Settings
 from service.games import GAMES
-from tests.helpers import create
+from tests.helpers import beating_worker, create
 
 CONTRACT = Path(__file__).resolve().parent.parent / "openapi.yaml"
 
@@ -32,7 +32,9 @@ schemathesis.serializer.alias("application/x-blokus-sgf", "text/plain")
 
 # One app for all generated cases (schemathesis's lazy-fixture loader does not work with pytest 9),
 # on its own fakeredis, with a real match of every game in it.
-CONTRACT_APP = create_app(Settings(namespace="contract"), fakeredis.FakeRedis())
+CONTRACT_REDIS = fakeredis.FakeRedis()
+CONTRACT_APP = create_app(Settings(namespace="contract"), CONTRACT_REDIS)
+beating_worker(CONTRACT_REDIS, Settings(namespace="contract"))  # so /readyz answers 200, as in service
 LIVE_MATCHES = [create(CONTRACT_APP.test_client(), game=game_id, players=[{"name": "a"}, {"name": "b"}])
                 for game_id in GAMES]
 schema = schemathesis.openapi.from_path(CONTRACT)

@@ -109,6 +109,12 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
         # gunicorn's own limits are lifted: an over-long URL gets the API's 414, in its error shape
         status, body = http("GET", "/v1/games?x=" + "a" * 9000)
         assert status == 414 and body["error"] == "uri_too_long"
+        assert http("GET", "/healthz") == (200, {"status": "ok"})
+        deadline = time.monotonic() + 60
+        while (answer := http("GET", "/readyz"))[0] != 200:  # ready once serve's worker has beaten
+            assert time.monotonic() < deadline, answer
+            time.sleep(0.2)
+        assert answer[1]["redis"] is True and answer[1]["workers"] >= 1
     finally:
         stop_serve(process)
         shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,110 @@
+"""The manners of a public HTTP API, installed once for every route: a request id, CORS, ``Location`` on
+every 201, structured access logs, and the health probes ``/healthz`` and ``/readyz``.
+
+- ``X-Request-Id``: a client's id (up to 128 characters of ``[A-Za-z0-9._:-]``) is kept, otherwise one
+  is made; it is echoed on the answer and carried by every log line of the request.
+- CORS: for the configured origins (``MATCHLOG_CORS_ORIGINS``, default ``*``), reads and writes with
+  ``Authorization``; a preflight (``OPTIONS`` with ``Access-Control-Request-Method``) is answered here,
+  before any other check, with 204.
+- Access log: one JSON line per request on the ``matchlog.access`` logger: method, the route's path
+  template (never a token-bearing URL), status, latency, match id, request id.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+from datetime import datetime, timezone
+
+from flask import Flask, Response, g, has_request_context, request
+
+ACCESS = logging.getLogger("matchlog.access")
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+ALLOWED_HEADERS = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id"
+EXPOSED_HEADERS = "Location, Retry-After, X-Match-Version, X-Request-Id"
+METHODS = "GET, POST, OPTIONS"
+
+
+def request_id() -> str | None:
+    return g.get("request_id") if has_request_context() else None
+
+
+class RequestIdFilter(logging.Filter):
+    """Puts the current request's id on every log record made while it is handled."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id()
+        return True
+
+
+class JsonLines(logging.Formatter):
+    """Every log line one JSON object: time, level, logger, message, request id, and an access record's
+    fields, so that logs can be searched by request id or match id without parsing prose."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = {"time": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+                "level": record.levelname, "logger": record.name, "message": record.getMessage(),
+                "request_id": getattr(record, "request_id", None), **getattr(record, "access", {})}
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str)
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonLines())
+    handler.addFilter(RequestIdFilter())
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+
+
+def install(app: Flask, cors_origins: tuple[str, ...]) -> None:
+    """Register before the request guards: a preflight must not meet a body or ``Accept`` check."""
+
+    @app.before_request
+    def _start():
+        given = request.headers.get("X-Request-Id", "")
+        g.request_id = given if REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+        g.started = time.perf_counter()
+        if request.method == "OPTIONS" and request.headers.get("Access-Control-Request-Method"):
+            return Response(status=204)
+        return None
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        response.headers["X-Request-Id"] = g.get("request_id") or uuid.uuid4().hex
+        origin = request.headers.get("Origin")
+        if origin and ("*" in cors_origins or origin in cors_origins):
+            response.headers["Access-Control-Allow-Origin"] = "*" if "*" in cors_origins else origin
+            response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
+            response.vary.add("Origin")
+            if request.method == "OPTIONS":
+                response.headers["Access-Control-Allow-Methods"] = METHODS
+                response.headers["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
+                response.headers["Access-Control-Max-Age"] = "600"
+        if response.status_code == 201 and "Location" not in response.headers:
+            location = created_at(response)
+            if location:
+                response.headers["Location"] = location
+        ACCESS.info("request", extra={"access": {
+            "method": request.method,
+            "route": request.url_rule.rule if request.url_rule else None,
+            "status": response.status_code,
+            "latency_ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
+            "match_id": (request.view_args or {}).get("match_id"),
+        }})
+        return response
+
+
+def created_at(response: Response) -> str | None:
+    """Where a 201 answer's new resource is: the match, or the first entry an action appended."""
+    body = response.get_json(silent=True) or {}
+    match_id = (request.view_args or {}).get("match_id") or body.get("id")
+    if not match_id:
+        return None
+    events = body.get("events")
+    if events:
+        return f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}"
+    return f"/v1/matches/{match_id}"

@@ -1,0 +1,81 @@
+"""The manners of a public HTTP API (``service.manners``): request ids, CORS for browsers, ``Location`` on
+every 201, structured access logs that never hold a token, and the health probes."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from service.manners import JsonLines, RequestIdFilter
+from tests.helpers import act, beating_worker, bearer, create
+
+
+def test_a_request_id_is_echoed_or_made(client):
+    given = client.get("/v1/games", headers={"X-Request-Id": "trace-42.a"})
+    assert given.headers["X-Request-Id"] == "trace-42.a"
+    made = client.get("/v1/games")
+    assert len(made.headers["X-Request-Id"]) == 32
+    unsafe = client.get("/v1/games", headers={"X-Request-Id": "a b\u00e9" * 3})
+    assert unsafe.headers["X-Request-Id"] != "a b\u00e9" * 3 and len(unsafe.headers["X-Request-Id"]) == 32
+
+
+def test_browsers_may_call_the_api_from_any_origin_by_default(client):
+    preflight = client.options("/v1/matches", headers={
+        "Origin": "https://play.example", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization, content-type"})
+    assert preflight.status_code == 204
+    assert preflight.headers["Access-Control-Allow-Origin"] == "*"
+    assert "Authorization" in preflight.headers["Access-Control-Allow-Headers"]
+    assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
+    read = client.get("/v1/games", headers={"Origin": "https://play.example"})
+    assert read.headers["Access-Control-Allow-Origin"] == "*"
+    assert "X-Request-Id" in read.headers["Access-Control-Expose-Headers"]
+    assert "Access-Control-Allow-Origin" not in client.get("/v1/games").headers  # not a browser: no CORS
+
+
+def test_only_configured_origins_when_the_config_names_them(settings, fake_redis):
+    import dataclasses
+
+    from service.app import create_app
+
+    app = create_app(dataclasses.replace(settings, cors_origins=("https://play.example",)), fake_redis)
+    client = app.test_client()
+    allowed = client.get("/v1/games", headers={"Origin": "https://play.example"})
+    assert allowed.headers["Access-Control-Allow-Origin"] == "https://play.example"
+    assert "Origin" in allowed.headers["Vary"]
+    assert "Access-Control-Allow-Origin" not in client.get("/v1/games", headers={"Origin": "https://evil.example"}).headers
+
+
+def test_every_201_says_where_its_resource_is(client):
+    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
+    match_id = created.json["id"]
+    assert created.status_code == 201 and created.headers["Location"] == f"/v1/matches/{match_id}"
+    token = created.json["seats"][0]["token"]
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json
+    answer = act(client, match_id, token, 1, legal["actions"][0])
+    assert answer.status_code == 201 and answer.headers["Location"] == f"/v1/matches/{match_id}/events?after=1"
+    assert client.get(answer.headers["Location"]).json["events"][0]["version"] == 2
+
+
+def test_access_log_lines_are_json_with_the_route_and_never_a_token(client, caplog):
+    match_id, tokens = create(client)
+    with caplog.at_level(logging.INFO, logger="matchlog.access"):
+        client.get(f"/v1/matches/{match_id}/state", headers={**bearer(tokens[0]), "X-Request-Id": "r-1"})
+    record = next(r for r in caplog.records if r.name == "matchlog.access")
+    RequestIdFilter().filter(record)
+    line = json.loads(JsonLines().format(record))
+    assert line["route"] == "/v1/matches/<match_id>/state" and line["status"] == 200
+    assert line["match_id"] == match_id and line["method"] == "GET" and line["latency_ms"] >= 0
+    assert tokens[0] not in json.dumps(line)
+
+
+def test_healthz_answers_while_the_process_lives(client):
+    assert client.get("/healthz").json == {"status": "ok"}
+
+
+def test_readyz_wants_redis_and_a_fresh_worker(client, fake_redis, settings):
+    not_ready = client.get("/readyz")
+    assert not_ready.status_code == 503 and not_ready.json["error"] == "not_ready" and not_ready.json["workers"] == 0
+    beating_worker(fake_redis, settings)
+    ready = client.get("/readyz")
+    assert ready.status_code == 200 and ready.json == {"status": "ok", "redis": True, "workers": 1}
