@@ -41,6 +41,7 @@ from service.games.blackout_hong_kong.actions import BlackoutHongKongAction
 from service.games.blackout_hong_kong.board import DICE, RESOURCES, board_of, table_value
 from service.games.blackout_hong_kong.folds import Folds, plan_at
 from service.games.blackout_hong_kong.listing import Listing
+from service.games.blackout_hong_kong.svg import render_svg
 from service.games.kit import Turn, event
 from service.games.protocol import Action, Event, GameInfo, IllegalAction, InvalidOptions, Packs, State, ranks
 
@@ -79,6 +80,7 @@ class BlackoutHongKong(Listing, Folds):
     action_schema = BlackoutHongKongAction
     packs = Packs(load=pack_data.load_pack, default=pack_data.DEFAULT_PACK, folder=pack_data.PACKS_DIR,
                   option="CONTENT_PACK_ID")
+    svg = staticmethod(render_svg)
     turn_rule = "R-0.3"
     over_rule = "E-3"
     out_of_turn = frozenset({"SUBMIT_PLAN"})  # a submitted plan may be revised: checked in _submit_plan
