@@ -84,27 +84,29 @@ def install(app: Flask, cors_origins: tuple[str, ...]) -> None:
                 response.headers["Access-Control-Allow-Methods"] = METHODS
                 response.headers["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
                 response.headers["Access-Control-Max-Age"] = "600"
-        if response.status_code == 201 and "Location" not in response.headers:
-            location = created_at(response)
-            if location:
+        match_id = (request.view_args or {}).get("match_id")
+        if response.status_code == 201:
+            match_id, location = created_at(response, match_id)
+            if location and "Location" not in response.headers:
                 response.headers["Location"] = location
         ACCESS.info("request", extra={"access": {
             "method": request.method,
             "route": request.url_rule.rule if request.url_rule else None,
             "status": response.status_code,
             "latency_ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
-            "match_id": (request.view_args or {}).get("match_id"),
+            "match_id": match_id,
         }})
         return response
 
 
-def created_at(response: Response) -> str | None:
-    """Where a 201 answer's new resource is: the match, or the first entry an action appended."""
+def created_at(response: Response, match_id: str | None) -> tuple[str | None, str | None]:
+    """The match a 201 answer is about, and where its new resource is: the match, or the first entry
+    an action appended."""
     body = response.get_json(silent=True) or {}
-    match_id = (request.view_args or {}).get("match_id") or body.get("id")
+    match_id = match_id or body.get("id")
     if not match_id:
-        return None
+        return None, None
     events = body.get("events")
     if events:
-        return f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}"
-    return f"/v1/matches/{match_id}"
+        return match_id, f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}"
+    return match_id, f"/v1/matches/{match_id}"
