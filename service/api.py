@@ -13,7 +13,7 @@ from flask_smorest.utils import deepupdate
 from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
-from service import packs, schemas
+from service import metrics, packs, schemas
 from service.auth import request_seat
 from service.errors import ApiError, flatten, invalid
 from service.games import GAMES
@@ -216,6 +216,8 @@ def answers(endpoint: str | None) -> list[str] | None:
         return None
     if endpoint == "v1.get_log":
         return [JSONL, JSON]
+    if endpoint == "probes.get_metrics":
+        return ["text/plain", JSON]
     return [JSON]
 
 
@@ -252,7 +254,9 @@ def submit_action(body, headers, match_id: str):
         action = _action_schema(app.engine_of(match_id).info.id).load(body["action"])
     except ValidationError as error:
         raise invalid(flatten(error.messages, "action"), "the action does not fit the game's action schema")
-    return app.submit(match_id, seat, body["expected_version"], action, headers.get("idempotency_key"))
+    answer = app.submit(match_id, seat, body["expected_version"], action, headers.get("idempotency_key"))
+    metrics.APPENDS.labels(app.engine_of(match_id).info.id).inc(len(answer["events"]))
+    return answer
 
 
 @functools.cache
@@ -355,3 +359,13 @@ def readyz():
         raise ApiError(503, "not_ready", "Redis is unreachable" if not state["redis"] else
                        "no worker has sent a heartbeat lately (start one: matchlog worker)", **state)
     return {"status": "ok", **state}
+
+
+@probes.route("/metrics", methods=["GET"])
+@probes.doc(responses={"200": {"description": "Prometheus text exposition of every process of this server",
+                               "content": {"text/plain": {"schema": {"type": "string"}}}}})
+def get_metrics():
+    """Prometheus metrics: requests by route and status with latency, appends, version conflicts,
+    illegal actions by reason, job outcomes, the feed's lag."""
+    body, mimetype = metrics.exposition()
+    return Response(body, content_type=mimetype)

@@ -6,7 +6,7 @@ import redis
 from flask import Flask
 from flask_smorest import Api
 
-from service import errors, guards, manners, schemas
+from service import errors, guards, manners, metrics, schemas
 from service.api import answers, body_types, probes, v1
 from service.config import Settings
 from service.games import GAMES, action_component
@@ -64,7 +64,8 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     api.register_blueprint(v1)
     api.register_blueprint(probes)
     errors.register(app)  # after Api(), whose own HTTP error handler it replaces
-    manners.install(app, settings.cors_origins)  # before the guards: a preflight meets no body check
+    manners.install(app, settings.cors_origins, metrics.observe_request)  # before the guards: a preflight
+    # meets no body check
     guards.install(app, body_types, answers)
     return app
 

@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -39,10 +40,30 @@ def redis_url(settings: Settings) -> str:
              f"(no embedded Redis is running in {settings.data_dir})")
 
 
+def metrics_dir(settings: Settings) -> str:
+    """Where the processes of this server keep their Prometheus values (multiprocess mode): the
+    ``PROMETHEUS_MULTIPROC_DIR`` given, else a fresh folder in the data folder. Set before any
+    process imports prometheus_client."""
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not folder:
+        folder = str(settings.data_dir / "metrics")
+        shutil.rmtree(folder, ignore_errors=True)  # values of processes that are gone
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
+def _worker_exited(server, worker) -> None:
+    from service.metrics import process_gone
+
+    process_gone(worker.pid)
+
+
 def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     from gunicorn.app.base import BaseApplication
 
     url = redis_url(settings)
+    metrics_dir(settings)
 
     class Gunicorn(BaseApplication):
         def load_config(self):
@@ -56,6 +77,7 @@ def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
             # no limits of gunicorn's own: the app answers 414 and 431 itself, in the API's error shape
             self.cfg.set("limit_request_line", 0)
             self.cfg.set("limit_request_field_size", 0)
+            self.cfg.set("child_exit", _worker_exited)
 
         def load(self):
             from service.app import create_app
@@ -89,7 +111,8 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     if refusal:
         sys.exit(f"matchlog: cannot serve on {host}:{port}: {refusal}")
     embedded = None
-    env = dict(os.environ, MATCHLOG_SECRET_KEY=settings.secret_key)  # the children share the server's key
+    env = dict(os.environ, MATCHLOG_SECRET_KEY=settings.secret_key,  # the children share the server's key
+               PROMETHEUS_MULTIPROC_DIR=metrics_dir(settings))  # and their metrics: /metrics adds them up
     if not settings.redis_url:
         embedded = EmbeddedRedis(settings.data_dir).start()
         env["REDIS_URL"] = embedded.url

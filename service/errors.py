@@ -17,6 +17,7 @@ import redis
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
+from service import metrics
 from service.events import BrokenChain, VersionConflict
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
 from service.lifecycle import IllegalRecordMove
@@ -72,6 +73,10 @@ def http_error(error: HTTPException):
 def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(error: ApiError):
+        if error.body["error"] == "illegal_action":
+            metrics.ILLEGAL.labels(error.body.get("reason", "")).inc()
+        elif error.body["error"] == "version_conflict":
+            metrics.CONFLICTS.inc()
         return jsonify(error.body), error.status
 
     # the HTTP face of the application's exceptions

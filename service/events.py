@@ -214,6 +214,14 @@ class EventStore:
             if consumer["pending"] == 0 and consumer["idle"] >= idle_ms:
                 self.redis.xgroup_delconsumer(self.feed_key, group, consumer["name"])
 
+    def feed_lag(self, group: str) -> int:
+        """Notices of the feed ``group`` has not finished: never delivered, or delivered and not acknowledged."""
+        for info in self.redis.xinfo_groups(self.feed_key):
+            name = info["name"].decode() if isinstance(info["name"], bytes) else info["name"]
+            if name == group:
+                return int(info.get("lag") or 0) + int(info.get("pending") or 0)
+        return 0
+
     def ack(self, group: str, entry_id: str) -> None:
         self.redis.xack(self.feed_key, group, entry_id)
 

@@ -18,6 +18,7 @@ import re
 import time
 import uuid
 from datetime import datetime, timezone
+from typing import Callable
 
 from flask import Flask, Response, g, has_request_context, request
 
@@ -60,8 +61,10 @@ def configure_logging(level: int = logging.INFO) -> None:
     logging.basicConfig(level=level, handlers=[handler], force=True)
 
 
-def install(app: Flask, cors_origins: tuple[str, ...]) -> None:
-    """Register before the request guards: a preflight must not meet a body or ``Accept`` check."""
+def install(app: Flask, cors_origins: tuple[str, ...],
+            observe: Callable[[str | None, str, int, float], None] = lambda *_: None) -> None:
+    """Register before the request guards: a preflight must not meet a body or ``Accept`` check.
+    ``observe(route, method, status, seconds)`` sees every answer (the metrics)."""
 
     @app.before_request
     def _start():
@@ -89,11 +92,14 @@ def install(app: Flask, cors_origins: tuple[str, ...]) -> None:
             match_id, location = created_at(response, match_id)
             if location and "Location" not in response.headers:
                 response.headers["Location"] = location
+        route = request.url_rule.rule if request.url_rule else None
+        seconds = time.perf_counter() - g.get("started", time.perf_counter())
+        observe(route, request.method, response.status_code, seconds)
         ACCESS.info("request", extra={"access": {
             "method": request.method,
-            "route": request.url_rule.rule if request.url_rule else None,
+            "route": route,
             "status": response.status_code,
-            "latency_ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
+            "latency_ms": round(seconds * 1000, 2),
             "match_id": match_id,
         }})
         return response

@@ -14,6 +14,7 @@ from typing import Any
 
 from rq import get_current_job
 
+from service import metrics
 from service.config import Settings
 from service.matches import Matches
 
@@ -30,4 +31,10 @@ def _matches(namespace: str) -> Matches:
 
 def score_match(match_id: str, namespace: str) -> dict[str, Any]:
     """The match's scores; once it is over, also recorded in its log as ``match_scored``."""
-    return _matches(namespace).record_result(match_id)
+    try:
+        result = _matches(namespace).record_result(match_id)
+    except Exception:
+        metrics.JOBS.labels("score_match", "failed").inc()
+        raise
+    metrics.JOBS.labels("score_match", "finished").inc()
+    return result

@@ -21,6 +21,7 @@ import time
 
 import redis
 
+from service import metrics
 from service.events import FeedNotice
 from service.matches import Matches
 from service.repository import MatchNotFound
@@ -62,6 +63,7 @@ class Projector:
             self.store.trim_feed()
             self.store.drop_idle_consumers(GROUP, 10 * self.claim_idle_ms)
             self.matches.jobs.clean_registries()
+            metrics.FEED_LAG.set(self.store.feed_lag(GROUP))
         if not notices:
             notices = self.store.read_feed(GROUP, self.consumer, count=100, block_ms=self.block_ms)
         for notice in notices:

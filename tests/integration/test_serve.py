@@ -19,6 +19,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from service.embedded_redis import EmbeddedRedis
 
@@ -115,6 +116,14 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
             assert time.monotonic() < deadline, answer
             time.sleep(0.2)
         assert answer[1]["redis"] is True and answer[1]["workers"] >= 1
+        # two gunicorn workers count on their own; a scrape adds them up (prometheus multiprocess mode)
+        for _ in range(40):
+            assert http("GET", "/v1/signing-key")[0] == 200
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as scraped:
+            families = text_string_to_metric_families(scraped.read().decode())
+            counts = {tuple(sorted(s.labels.items())): s.value for f in families for s in f.samples
+                      if s.name == "matchlog_requests_total"}
+        assert counts[(("method", "GET"), ("route", "/v1/signing-key"), ("status", "200"))] == 40
     finally:
         stop_serve(process)
         shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,46 @@
+"""Prometheus metrics, exposed at ``/metrics``: requests by route and status with latency, appends,
+version conflicts, illegal actions by reason, job outcomes and the feed's lag.
+
+Several gunicorn workers (and, under ``matchlog serve``, the rule worker) each count on their own; with
+``PROMETHEUS_MULTIPROC_DIR`` set, prometheus_client's multiprocess mode keeps their values in files
+there and ``/metrics`` adds them up, so a scrape sees the whole server whichever process answers it.
+The variable must be set before this module is first imported (the ``matchlog`` command does that).
+"""
+
+from __future__ import annotations
+
+import os
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import REGISTRY, multiprocess
+
+REQUESTS = Counter("matchlog_requests", "HTTP requests answered", ["route", "method", "status"])
+LATENCY = Histogram("matchlog_request_seconds", "Time to answer a request", ["route"],
+                    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
+APPENDS = Counter("matchlog_appended_entries", "Log entries appended by accepted actions", ["game"])
+CONFLICTS = Counter("matchlog_version_conflicts", "Actions refused because the match had moved on")
+ILLEGAL = Counter("matchlog_illegal_actions", "Actions the rules refused", ["reason"])
+JOBS = Counter("matchlog_jobs", "Background jobs run", ["job", "outcome"])
+FEED_LAG = Gauge("matchlog_feed_lag_entries", "Feed entries not yet read by the rule workers",
+                 multiprocess_mode="max")
+
+
+def exposition() -> tuple[bytes, str]:
+    """The metrics of every process of this server, in Prometheus' text format."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+def observe_request(route: str | None, method: str, status: int, seconds: float) -> None:
+    route = route or "unmatched"  # a URL no route knows: not a label per URL, which would grow for ever
+    REQUESTS.labels(route, method, str(status)).inc()
+    LATENCY.labels(route).observe(seconds)
+
+
+def process_gone(pid: int) -> None:
+    """A gunicorn worker exited: its live gauges no longer count."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        multiprocess.mark_process_dead(pid)
