@@ -81,6 +81,7 @@ def _errors(*codes: int):
         413: "The body is larger than the server accepts (64 KiB by default).",
         415: "The body's Content-Type is neither JSON nor a game record type.",
         422: "illegal_action (with reason; with move for a game record) or idempotency_key_reused.",
+        429: "too_many_requests: over the server's write limit per token or address; Retry-After says when.",
     }
 
     def decorate(view):
@@ -143,7 +144,7 @@ def get_signing_key():
 @v1.doc(responses={"201": {"links": _match_links()}})
 @v1.games_doc(lambda games: {"requestBody": {"required": True, "content": {
     "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}}, **_record_bodies(games)}}})
-@_errors(400, 413, 415, 422)
+@_errors(400, 413, 415, 422, 429)
 def create_match():
     """Create a match. The answer holds one secret token per seat: it is shown only this once.
 
@@ -245,7 +246,7 @@ def get_legal_actions(match_id: str):
 @v1.arguments(schemas.IdempotencyHeaderSchema, location="headers")
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
-@_errors(400, 401, 403, 404, 409, 422)
+@_errors(400, 401, 403, 404, 409, 422, 429)
 def submit_action(body, headers, match_id: str):
     """Play an action for the token's seat, if the match is still at ``expected_version``."""
     app = matches()
@@ -323,7 +324,7 @@ def get_checkpoint(match_id: str):
 @v1.route("/matches/<match_id>/score", methods=["POST"])
 @v1.response(202, schemas.JobAcceptedSchema)
 @v1.doc(security=SEAT)
-@_errors(401, 403, 404)
+@_errors(401, 403, 404, 429)
 def score_match(match_id: str):
     """Score the match in the background (a seat of the match asks); the result is recorded in the
     log once the game is over. Asking again at the same version gets the same job."""

@@ -6,7 +6,7 @@ import redis
 from flask import Flask
 from flask_smorest import Api
 
-from service import errors, guards, manners, metrics, schemas
+from service import errors, guards, manners, metrics, ratelimits, schemas
 from service.api import answers, body_types, probes, v1
 from service.config import Settings
 from service.games import GAMES, action_component
@@ -67,6 +67,8 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     manners.install(app, settings.cors_origins, metrics.observe_request)  # before the guards: a preflight
     # meets no body check
     guards.install(app, body_types, answers)
+    ratelimits.install(app, redis_client, settings.namespace, settings.rate_limit_per_token,
+                       settings.rate_limit_per_address)
     return app
 
 

@@ -32,6 +32,12 @@ class Settings:
     """How long a retried request with the same ``Idempotency-Key`` gets the first answer back."""
     cors_origins: tuple[str, ...] = ("*",)
     """``MATCHLOG_CORS_ORIGINS``: comma-separated origins browsers may call the API from (``*``: any)."""
+    rate_limit_per_token: str | None = None
+    """``MATCHLOG_RATE_LIMIT_PER_TOKEN`` (server default ``50/second;1500/minute``; ``off``): writes per
+    seat token. Settings made in code have none."""
+    rate_limit_per_address: str | None = None
+    """``MATCHLOG_RATE_LIMIT_PER_ADDRESS`` (server default ``500/second``; ``off``): writes per client
+    address (a platform's server sends many players' writes from one address: keep it generous)."""
     worker_heartbeat_s: float = 90.0
     """``/readyz`` wants a worker heartbeat at most this old (workers beat about every 10 s)."""
     secret_key: str = field(default_factory=new_secret, repr=False)
@@ -50,7 +56,13 @@ class Settings:
             max_body_bytes=int(env.get("MATCHLOG_MAX_BODY_BYTES", 64 * 1024)),
             claim_idle_ms=int(env.get("MATCHLOG_CLAIM_IDLE_MS", 30_000)),
             packs_dir=Path(env["MATCHLOG_PACKS"]) if env.get("MATCHLOG_PACKS") else None,
+            rate_limit_per_token=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_TOKEN", "50/second;1500/minute")),
+            rate_limit_per_address=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_ADDRESS", "500/second")),
             cors_origins=tuple(o.strip() for o in env.get("MATCHLOG_CORS_ORIGINS", "*").split(",") if o.strip()),
             secret_key=env.get("MATCHLOG_SECRET_KEY")
             or secret_from_file(Path(env.get("MATCHLOG_DATA", "matchlog-data")) / "server.key"),
         )
+
+
+def _limit(text: str) -> str | None:
+    return None if text.strip().lower() in ("", "off", "none") else text.strip()

@@ -1,0 +1,42 @@
+"""Rate limits on writes (every ``POST``), per seat token and per client address, kept in the match store's
+Redis by flask-limiter (so every API process counts against the same windows).
+
+A breach is a 429 in the API's error shape (``too_many_requests``) with ``Retry-After``. The limits are
+``MATCHLOG_RATE_LIMIT_PER_TOKEN`` and ``MATCHLOG_RATE_LIMIT_PER_ADDRESS`` (flask-limiter's notation, such
+as ``50/second;1000/minute``; ``off`` for none). A token is counted by a digest, never by itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import redis
+from flask import Flask, request
+from flask_limiter import Limit, Limiter
+from flask_limiter.util import get_remote_address
+
+
+def _writing() -> bool:
+    return request.method == "POST"
+
+
+def _token_key() -> str:
+    header = request.headers.get("Authorization", "")
+    token = header[7:].strip() if header[:7].lower() == "bearer " else ""
+    return "token:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:24] if token else ""
+
+
+def install(app: Flask, redis_client: redis.Redis, namespace: str, per_token: str | None,
+            per_address: str | None) -> Limiter | None:
+    limits = []
+    if per_address:
+        limits.append(Limit(per_address, key_function=lambda: "address:" + (get_remote_address() or "?"),
+                            exempt_when=lambda: not _writing()))
+    if per_token:
+        limits.append(Limit(per_token, key_function=_token_key,
+                            exempt_when=lambda: not _writing() or not _token_key()))
+    if not limits:
+        return None
+    return Limiter(key_func=get_remote_address, app=app, application_limits=limits, headers_enabled=True,
+                   storage_uri="redis://", storage_options={"connection_pool": redis_client.connection_pool},
+                   strategy="fixed-window", key_prefix=f"{namespace}:ratelimit")

@@ -1,0 +1,54 @@
+"""Rate limits on writes, per seat token and per address, in the match store's Redis: a 429 in the error
+shape with ``Retry-After``; reads are never limited."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from service.app import create_app
+from service.config import Settings
+from tests.helpers import act, bearer, create
+
+
+def limited_client(settings, fake_redis, per_token=None, per_address=None):
+    app = create_app(dataclasses.replace(settings, rate_limit_per_token=per_token,
+                                         rate_limit_per_address=per_address), fake_redis)
+    return app.test_client()
+
+
+def test_writes_per_token_beyond_the_limit_get_429_with_retry_after(settings, fake_redis):
+    client = limited_client(settings, fake_redis, per_token="3/minute")
+    match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])
+    answers = [client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])) for _ in range(4)]
+    assert [a.status_code for a in answers] == [202, 202, 202, 429]
+    assert answers[-1].json["error"] == "too_many_requests" and int(answers[-1].headers["Retry-After"]) > 0
+    assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[1])).status_code == 202  # own window
+    assert all(client.get(f"/v1/matches/{match_id}", headers=bearer(tokens[0])).status_code == 200
+               for _ in range(5))  # reads are not limited
+    assert not any(tokens[0].encode() in key for key in fake_redis.keys("*ratelimit*"))  # a digest, not the token
+
+
+def test_writes_per_address(settings, fake_redis):
+    client = limited_client(settings, fake_redis, per_address="2/minute")
+    created = [client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
+               for _ in range(3)]
+    assert [c.status_code for c in created] == [201, 201, 429]
+    other = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]},
+                        environ_base={"REMOTE_ADDR": "10.1.2.3"})
+    assert other.status_code == 201
+
+
+def test_the_server_limits_by_default_and_off_turns_them_off():
+    assert Settings.from_env({"MATCHLOG_SECRET_KEY": "x" * 43}).rate_limit_per_token == "50/second;1500/minute"
+    off = Settings.from_env({"MATCHLOG_SECRET_KEY": "x" * 43, "MATCHLOG_RATE_LIMIT_PER_TOKEN": "off"})
+    assert off.rate_limit_per_token is None and Settings().rate_limit_per_address is None
+
+
+def test_an_action_over_the_limit_is_not_appended(settings, fake_redis):
+    client = limited_client(settings, fake_redis, per_token="1/minute")
+    match_id, tokens = create(client)
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
+    assert act(client, match_id, tokens[0], 1, {"type": "pass"}).status_code == 422  # counts as a write
+    answer = act(client, match_id, tokens[0], 1, legal["actions"][0])
+    assert answer.status_code == 429
+    assert client.get(f"/v1/matches/{match_id}").json["version"] == 1
