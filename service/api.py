@@ -58,6 +58,7 @@ class Blueprint(_Blueprint):
 SVG = "image/svg+xml"
 JSON = "application/json"
 JSONL = "application/jsonl"
+EVENT_STREAM = "text/event-stream"
 SEAT = [{"seatToken": []}]
 SEAT_OR_SPECTATOR = [{}, {"seatToken": []}]
 
@@ -217,6 +218,8 @@ def answers(endpoint: str | None) -> list[str] | None:
         return None
     if endpoint == "v1.get_log":
         return [JSONL, JSON]
+    if endpoint == "v1.stream_events":
+        return [EVENT_STREAM]
     if endpoint == "probes.get_metrics":
         return ["text/plain", JSON]
     return [JSON]
@@ -286,6 +289,57 @@ def get_events(query, match_id: str):
     seat = request_seat(matches(), match_id, required=False)
     current, events = matches().events(match_id, seat, query["after"], query["limit"])
     return {"version": current, "events": events}
+
+
+@v1.route("/matches/<match_id>/events/stream", methods=["GET"])
+@v1.arguments(schemas.StreamQuerySchema, location="query")
+@v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
+    "description": "Server-Sent Events: each log entry as the caller may see it (the same gate as /events), "
+                   "``id:`` its version, ``data:`` the entry as JSON; a ``: ping`` comment every 15 s; an "
+                   "``end`` event after ``match_scored``. Resume with ``Last-Event-ID`` or ``?after=``.",
+    "content": {EVENT_STREAM: {"schema": {"type": "string"}}}}})
+@_errors(400, 401, 403, 404)
+def stream_events(query, match_id: str):
+    """The log as it grows, pushed: the entries after ``after`` (or ``Last-Event-ID``), then each new
+    one as it is appended, until the match is scored."""
+    app = matches()
+    seat = request_seat(app, match_id, required=False)
+    resume = request.headers.get("Last-Event-ID", "")
+    after = query.get("after", int(resume) if resume.isdigit() else 0)
+    engine = app.engine_of(match_id)
+    feed = current_app.extensions["matchlog-livefeed"]
+    subscription = feed.subscribe(match_id)
+    heartbeat = app.settings.sse_heartbeat_s
+
+    def entries():
+        sent = after
+        revealed = app.load(match_id).seed is not None
+        _, backlog = app.repository.read(match_id, after=after)
+        batch = backlog
+        yield "retry: 2000\n\n"
+        while True:
+            for entry in batch:
+                if entry.version <= sent:
+                    continue
+                revealed = revealed or entry.type == "seed_revealed"
+                sent = entry.version
+                body = json.dumps(app.entry_view(engine, entry, seat, revealed), separators=(",", ":"))
+                yield f"id: {entry.version}\ndata: {body}\n\n"
+                if entry.type == "match_scored":
+                    yield f"event: end\nid: {entry.version}\ndata: {{}}\n\n"
+                    return
+            batch = subscription.next(heartbeat)
+            if not batch:
+                yield ": ping\n\n"
+
+    def closing():
+        try:
+            yield from entries()
+        finally:
+            feed.unsubscribe(subscription)
+
+    return Response(stream_with_context(closing()), mimetype=EVENT_STREAM,
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 @v1.route("/matches/<match_id>/log", methods=["GET"])

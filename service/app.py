@@ -10,6 +10,7 @@ from service import errors, guards, manners, metrics, ratelimits, schemas
 from service.api import answers, body_types, probes, v1
 from service.config import Settings
 from service.games import GAMES, action_component
+from service.livefeed import LiveFeed
 from service.matches import Matches
 from service.redis_client import connect
 
@@ -53,6 +54,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     )
     app.json.sort_keys = False
     app.extensions["matchlog"] = Matches(redis_client, settings)
+    app.extensions["matchlog-livefeed"] = LiveFeed(app.extensions["matchlog"])
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand
     api.spec.components.schemas["CreateMatch"]["properties"]["game"]["enum"] = list(GAMES)

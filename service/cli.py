@@ -10,6 +10,13 @@
 
 from __future__ import annotations
 
+import sys
+
+if sys.argv[1:2] == ["api"]:  # gunicorn's gevent workers: patch before anything imports ssl, socket or threading
+    from gevent import monkey
+
+    monkey.patch_all()
+
 import argparse
 import dataclasses
 import json
@@ -17,7 +24,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -69,8 +75,9 @@ def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
         def load_config(self):
             self.cfg.set("bind", f"{host}:{port}")
             self.cfg.set("workers", workers)
-            self.cfg.set("worker_class", "gthread")
-            self.cfg.set("threads", 4)
+            # gevent: a held live-feed connection (SSE) is a greenlet waiting on a queue, not a thread
+            self.cfg.set("worker_class", "gevent")
+            self.cfg.set("worker_connections", 4000)
             self.cfg.set("keepalive", 5)
             self.cfg.set("accesslog", None)
             self.cfg.set("control_socket_disable", True)  # several APIs on one host would fight over it

@@ -38,6 +38,8 @@ class Settings:
     rate_limit_per_address: str | None = None
     """``MATCHLOG_RATE_LIMIT_PER_ADDRESS`` (server default ``500/second``; ``off``): writes per client
     address (a platform's server sends many players' writes from one address: keep it generous)."""
+    sse_heartbeat_s: float = 15.0
+    """``MATCHLOG_SSE_HEARTBEAT_S``: a live-feed connection with nothing to say gets a comment this often."""
     worker_heartbeat_s: float = 90.0
     """``/readyz`` wants a worker heartbeat at most this old (workers beat about every 10 s)."""
     secret_key: str = field(default_factory=new_secret, repr=False)
@@ -58,6 +60,7 @@ class Settings:
             packs_dir=Path(env["MATCHLOG_PACKS"]) if env.get("MATCHLOG_PACKS") else None,
             rate_limit_per_token=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_TOKEN", "50/second;1500/minute")),
             rate_limit_per_address=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_ADDRESS", "500/second")),
+            sse_heartbeat_s=float(env.get("MATCHLOG_SSE_HEARTBEAT_S", 15)),
             cors_origins=tuple(o.strip() for o in env.get("MATCHLOG_CORS_ORIGINS", "*").split(",") if o.strip()),
             secret_key=env.get("MATCHLOG_SECRET_KEY")
             or secret_from_file(Path(env.get("MATCHLOG_DATA", "matchlog-data")) / "server.key"),

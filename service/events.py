@@ -197,6 +197,23 @@ class EventStore:
         reply = self.redis.xreadgroup(group, consumer, {self.feed_key: ">"}, count=count, block=block_ms)
         return [_notice(i, f) for _, entries in (reply or []) for i, f in entries]
 
+    def tail_feed(self, after_id: str, block_ms: int, count: int = 1000) -> tuple[str, dict[str, int]]:
+        """Follow the feed without a consumer group (every reader sees every notice): the notices after
+        ``after_id`` (``"$"``: from now), waiting up to ``block_ms``; returns the last id seen and, per
+        match that moved, its highest version."""
+        if after_id == "$":  # pin "now" to an id: a later "$" would skip what came in between two reads
+            newest = self.redis.xrevrange(self.feed_key, count=1)
+            after_id = newest[0][0].decode() if newest else "0-0"
+        reply = self.redis.xread({self.feed_key: after_id}, count=count, block=block_ms)
+        moved: dict[str, int] = {}
+        last = after_id
+        for _, entries in reply or []:
+            for entry_id, fields in entries:
+                notice = _notice(entry_id, fields)
+                last = notice.entry_id
+                moved[notice.match_id] = max(moved.get(notice.match_id, 0), notice.version)
+        return last, moved
+
     def claim_stale(self, group: str, consumer: str, idle_ms: int, count: int = 100) -> list[FeedNotice]:
         """Take over notices other consumers read but did not acknowledge within ``idle_ms``."""
         notices: list[FeedNotice] = []

@@ -164,6 +164,11 @@ class EventsQuerySchema(Schema):
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
 
 
+class StreamQuerySchema(Schema):
+    after = fields.Integer(validate=validate.Range(min=0, max=MAX_VERSION),
+                           metadata={"description": "Start after this version (else Last-Event-ID, else 0)."})
+
+
 class EventsSchema(Schema):
     version = fields.Integer(required=True, metadata={"description": "The match's current version."})
     events = fields.List(fields.Nested(EventSchema), required=True)

@@ -321,9 +321,11 @@ class BlackoutHongKong(Listing, Folds):
         seat, effect = head["seat"], head["effect"]
         p = s["players"][seat]
         kind = effect["type"]
-        simple = {"POINTS": "vp_gained", "HKD": "hkd_gained", "GAIN_TRANSPORT": "transport_gained"}
+        simple = {"POINTS": "vp_gained", "HKD": "hkd_gained"}
         if kind in simple:
             turn.add(resolving(simple[kind], seat, n=effect["n"]))
+        elif kind == "GAIN_TRANSPORT":  # a limited pool gives what it has
+            turn.add(resolving("transport_gained", seat, n=min(effect["n"], self._transport_pool(s))))
         elif kind == "GAIN_RESOURCE" and effect["resource"] != "CHOICE":
             turn.add(resolving("resource_gained", seat, resource=effect["resource"],
                                n=self._gainable(s, p, effect["n"])))

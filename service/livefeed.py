@@ -1,0 +1,104 @@
+"""Live log entries for Server-Sent Events subscribers, with one reader per process.
+
+A subscriber costs no Redis connection of its own. One thread per API process (a greenlet under
+gunicorn's gevent workers) follows the feed stream with a blocking ``XREAD``. When a match with
+subscribers moves on, the thread reads its new log entries once and hands them to each subscriber's
+queue. A subscriber that connects reads its backlog once, then waits on its queue, so a quiet
+connection holds neither a worker nor a socket to Redis. Entries are handed over as stored; each
+subscriber shows them through the game's ``event_view`` for its own seat.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+
+import redis
+
+from service.events import Recorded
+from service.matches import Matches
+
+log = logging.getLogger("matchlog.livefeed")
+
+
+class Subscription:
+    def __init__(self, match_id: str):
+        self.match_id = match_id
+        self.entries: queue.Queue[list[Recorded]] = queue.Queue()
+
+    def next(self, timeout: float) -> list[Recorded]:
+        """The entries that arrived since the last call, waiting up to ``timeout`` seconds for some."""
+        try:
+            batch = self.entries.get(timeout=timeout)
+        except queue.Empty:
+            return []
+        while True:  # everything already waiting, at once
+            try:
+                batch += self.entries.get_nowait()
+            except queue.Empty:
+                return batch
+
+
+class LiveFeed:
+    def __init__(self, matches: Matches, block_ms: int = 1000):
+        self.matches = matches
+        self.block_ms = block_ms
+        self._lock = threading.Lock()
+        self._subscribers: dict[str, set[Subscription]] = {}
+        self._dispatched: dict[str, int] = {}  # per followed match: the last version handed out
+        self._reader: threading.Thread | None = None
+
+    def subscribe(self, match_id: str) -> Subscription:
+        """Follow a match from now on (read the backlog after subscribing, so nothing falls between)."""
+        subscription = Subscription(match_id)
+        version = self.matches.store.version(match_id)
+        with self._lock:
+            if match_id not in self._subscribers:
+                self._subscribers[match_id] = set()
+                self._dispatched[match_id] = version
+            self._subscribers[match_id].add(subscription)
+            if self._reader is None or not self._reader.is_alive():  # started lazily: after gunicorn forks
+                self._reader = threading.Thread(target=self._follow, name="livefeed", daemon=True)
+                self._reader.start()
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        with self._lock:
+            followers = self._subscribers.get(subscription.match_id, set())
+            followers.discard(subscription)
+            if not followers:
+                self._subscribers.pop(subscription.match_id, None)
+                self._dispatched.pop(subscription.match_id, None)
+
+    def count(self) -> int:
+        with self._lock:
+            return sum(len(s) for s in self._subscribers.values())
+
+    def _follow(self) -> None:
+        last = "$"
+        while True:
+            try:
+                last, moved = self.matches.store.tail_feed(last, self.block_ms)
+                for match_id, version in moved.items():
+                    self._hand_out(match_id, version)
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+                log.warning("redis unavailable (%s); the live feed retries", error)
+                threading.Event().wait(1.0)
+            except Exception:  # a reader that dies silently would leave every subscriber waiting
+                log.exception("live feed reader failed; it carries on")
+                threading.Event().wait(1.0)
+
+    def _hand_out(self, match_id: str, version: int) -> None:
+        with self._lock:
+            after = self._dispatched.get(match_id)
+            followers = list(self._subscribers.get(match_id, ()))
+        if after is None or version <= after or not followers:
+            return
+        _, entries = self.matches.repository.read(match_id, after=after, until=version)
+        with self._lock:
+            if match_id in self._dispatched:
+                self._dispatched[match_id] = max(self._dispatched[match_id], version)
+            followers = list(self._subscribers.get(match_id, ()))
+        for subscription in followers:
+            subscription.entries.put(list(entries))

@@ -1,0 +1,71 @@
+"""The live feed, ``GET /v1/matches/{id}/events/stream`` (Server-Sent Events), on the app in-process: the
+backlog then each new entry, resumable with ``Last-Event-ID`` or ``?after=``, heartbeats, the same
+``event_view`` gate as ``/events`` for seats and spectators, and an ``end`` event once scored."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from service.app import create_app
+from tests.helpers import act, bearer, create, full_log, play_random_game, run_jobs
+from tests.sse import Listener
+
+
+def live_client(settings, fake_redis):
+    return create_app(dataclasses.replace(settings, sse_heartbeat_s=0.2), fake_redis).test_client()
+
+
+def stream(client, match_id, token=None, **headers):
+    headers = {**headers, **(bearer(token) if token else {})}
+    query = headers.pop("query", "")
+    answer = client.get(f"/v1/matches/{match_id}/events/stream{query}", headers=headers, buffered=False)
+    assert answer.status_code == 200 and answer.mimetype == "text/event-stream"
+    return Listener(answer.response)
+
+
+def test_the_backlog_then_each_new_entry_with_its_version_as_id(settings, fake_redis):
+    client = live_client(settings, fake_redis)
+    match_id, tokens = create(client)
+    listener = stream(client, match_id)
+    first = listener.until(lambda e: e.get("id") == "1")
+    assert first[-1]["data"]["type"] == "match_created"
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
+    assert act(client, match_id, tokens[0], 1, legal["actions"][0]).status_code == 201
+    pushed = listener.until(lambda e: e.get("id") == "2")[-1]
+    assert pushed["data"] == client.get(f"/v1/matches/{match_id}/events?after=1").json["events"][0]
+    assert listener.until(lambda e: e.get("comment") == "ping")  # heartbeats while nothing happens
+
+
+def test_resume_with_last_event_id_or_after(settings, fake_redis):
+    client = live_client(settings, fake_redis)
+    match_id, tokens = create(client)
+    play_random_game(client, match_id, tokens, random.Random(1), max_actions=5)
+    resumed = stream(client, match_id, **{"Last-Event-ID": "4"}).until(lambda e: e.get("id") == "6")
+    assert [e["id"] for e in resumed if "id" in e] == ["5", "6"]
+    after = stream(client, match_id, query="?after=5").until(lambda e: e.get("id") == "6")
+    assert [e["id"] for e in after if "id" in e] == ["6"]
+
+
+def test_each_seat_and_a_spectator_see_what_events_shows_them(settings, fake_redis):
+    client = live_client(settings, fake_redis)
+    match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}, {"name": "c"}])
+    listeners = {None: stream(client, match_id), 0: stream(client, match_id, tokens[0]),
+                 1: stream(client, match_id, tokens[1])}
+    play_random_game(client, match_id, tokens, random.Random(2), max_actions=25)
+    version = client.get(f"/v1/matches/{match_id}").json["version"]
+    for seat, listener in listeners.items():
+        got = [e["data"] for e in listener.until(lambda e: e.get("id") == str(version)) if "data" in e]
+        assert got == full_log(client, match_id, tokens[seat] if seat is not None else None)
+
+
+def test_the_stream_ends_once_the_match_is_scored(settings, fake_redis):
+    client = live_client(settings, fake_redis)
+    match_id, tokens = create(client)
+    listener = stream(client, match_id, tokens[0])
+    play_random_game(client, match_id, tokens, random.Random(3))
+    client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0]))
+    run_jobs(fake_redis, settings)
+    events = listener.until(lambda e: e.get("event") == "end", timeout=20)
+    assert events[-2]["data"]["type"] == "match_scored"
+    assert listener.until(lambda e: "closed" in e)
