@@ -295,13 +295,13 @@ def main(argv: list[str] | None = None) -> None:
                                             "one the server signed")
     audit.add_argument("--public-key", help="the server's public key the checkpoint must be signed with")
     args = parser.parse_args(argv)
-    configure_logging()
 
     if args.command == "replay":
         sys.exit(replay_log(args.log, args.seed, args.salt, args.checkpoint, args.public_key))
     if args.command == "openapi":
         print_openapi()
         return
+    configure_logging()  # the long-running commands: one JSON object per log line
     env = dict(os.environ)
     if getattr(args, "data", None):
         env["MATCHLOG_DATA"] = args.data
