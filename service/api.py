@@ -306,7 +306,7 @@ def stream_events(query, match_id: str):
     seat = request_seat(app, match_id, required=False)
     resume = request.headers.get("Last-Event-ID", "")
     after = query.get("after", int(resume) if resume.isdigit() else 0)
-    engine = app.engine_of(match_id)
+    app.engine_of(match_id)  # 404 for no such match, before the stream starts
     feed = current_app.extensions["matchlog-livefeed"]
     subscription = feed.subscribe(match_id)
     heartbeat = app.settings.sse_heartbeat_s
@@ -323,8 +323,7 @@ def stream_events(query, match_id: str):
                     continue
                 revealed = revealed or entry.type == "seed_revealed"
                 sent = entry.version
-                body = json.dumps(app.entry_view(engine, entry, seat, revealed), separators=(",", ":"))
-                yield f"id: {entry.version}\ndata: {body}\n\n"
+                yield feed.render(match_id, entry, seat, revealed)
                 if entry.type == "match_scored":
                     yield f"event: end\nid: {entry.version}\ndata: {{}}\n\n"
                     return

@@ -10,9 +10,11 @@ subscriber shows them through the game's ``event_view`` for its own seat.
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
+from collections import OrderedDict
 
 import redis
 
@@ -48,6 +50,23 @@ class LiveFeed:
         self._subscribers: dict[str, set[Subscription]] = {}
         self._dispatched: dict[str, int] = {}  # per followed match: the last version handed out
         self._reader: threading.Thread | None = None
+        self._rendered: OrderedDict[tuple, str] = OrderedDict()
+
+    def render(self, match_id: str, entry: Recorded, seat: int | None, revealed: bool) -> str:
+        """An entry as an SSE event for ``seat``: made once per seat and entry, however many subscribers
+        share that view (a thousand spectators cost one JSON encoding)."""
+        key = (match_id, entry.version, seat, revealed)
+        with self._lock:
+            text = self._rendered.get(key)
+        if text is None:
+            engine = self.matches.engine_of(match_id)
+            body = json.dumps(self.matches.entry_view(engine, entry, seat, revealed), separators=(",", ":"))
+            text = f"id: {entry.version}\ndata: {body}\n\n"
+            with self._lock:
+                self._rendered[key] = text
+                while len(self._rendered) > 4096:
+                    self._rendered.popitem(last=False)
+        return text
 
     def subscribe(self, match_id: str) -> Subscription:
         """Follow a match from now on (read the backlog after subscribing, so nothing falls between)."""
