@@ -16,7 +16,7 @@ from webargs.flaskparser import FlaskParser
 from service import metrics, packs, schemas
 from service.auth import request_seat
 from service.errors import ApiError, flatten, invalid
-from service.games import GAMES
+from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game
 from service.matches import Matches
 
@@ -59,6 +59,7 @@ SVG = "image/svg+xml"
 JSON = "application/json"
 JSONL = "application/jsonl"
 EVENT_STREAM = "text/event-stream"
+TEXT = "text/plain"
 SEAT = [{"seatToken": []}]
 SEAT_OR_SPECTATOR = [{}, {"seatToken": []}]
 
@@ -142,7 +143,7 @@ def get_signing_key():
 
 @v1.route("/matches", methods=["POST"])
 @v1.response(201, schemas.CreatedMatchSchema)
-@v1.doc(responses={"201": {"links": _match_links()}})
+@v1.doc(responses={201: {"links": _match_links()}})
 @v1.games_doc(lambda games: {"requestBody": {"required": True, "content": {
     "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}}, **_record_bodies(games)}}})
 @_errors(400, 413, 415, 422, 429)
@@ -233,15 +234,25 @@ def _wants(mimetype: str, offered: list[str]) -> bool:
     return request.accept_mimetypes.best_match(offered) == mimetype
 
 
+def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
+    """The listing typed per game, told apart by its ``game`` (a discriminator), so that a generated
+    client parses a BLOCK.BLOCK action as one, not as the first action shape that happens to fit."""
+    refs = {game.info.id: f"#/components/schemas/{legal_actions_component(game)}" for game in games}
+    return {"responses": {"200": {"description": "OK", "content": {JSON: {"schema": {
+        "oneOf": [{"$ref": ref} for ref in refs.values()],
+        "discriminator": {"propertyName": "game", "mapping": refs}}}}}}}
+
+
 @v1.route("/matches/<match_id>/legal-actions", methods=["GET"])
-@v1.response(200, schemas.LegalActionsSchema)
+@v1.games_doc(_legal_actions_doc)
 @v1.doc(security=SEAT)
 @_errors(401, 403, 404)
 def get_legal_actions(match_id: str):
     """Every action the seat may take now (empty when it is not its turn)."""
     seat = request_seat(matches(), match_id, required=True)
     state = matches().load(match_id)
-    return {"version": state.version, "seat": seat, "actions": state.engine.legal_actions(state.game, seat)}
+    return schemas.LegalActionsSchema().dump({"game": state.engine.info.id, "version": state.version, "seat": seat,
+                                              "actions": state.engine.legal_actions(state.game, seat)})
 
 
 @v1.route("/matches/<match_id>/actions", methods=["POST"])
@@ -270,13 +281,17 @@ def _action_schema(game_id: str):
 
 @v1.route("/matches/<match_id>/record", methods=["GET"])
 @v1.games_doc(lambda games: {"responses": {"200": {
-    "description": "The match as a game record, in its game's format.",
-    "content": {mime: {"schema": body["schema"]} for mime, body in _record_bodies(games).items()}}}})
+    "description": "The match as a game record, in its game's format (or the same text as text/plain, the "
+                   "type code generators know).",
+    "content": {**{mime: {"schema": body["schema"]} for mime, body in _record_bodies(games).items()},
+                TEXT: {"schema": {"type": "string"}}}}}})
 @_errors(404, 406)
 def get_record(match_id: str):
-    """The match, finished or not, in its game's record format (ask with that type in ``Accept``)."""
-    mime, text = matches().export_record(match_id, accepts=lambda mime: _wants(mime, [mime]))
-    return Response(text, mimetype=mime)
+    """The match, finished or not, in its game's record format (ask with that type, or text/plain, in
+    ``Accept``)."""
+    mime, text = matches().export_record(
+        match_id, accepts=lambda mime: _wants(mime, [mime, TEXT]) or _wants(TEXT, [mime, TEXT]))
+    return Response(text, mimetype=mime if _wants(mime, [mime, TEXT]) else TEXT)
 
 
 @v1.route("/matches/<match_id>/events", methods=["GET"])

@@ -9,7 +9,7 @@ from flask_smorest import Api
 from service import errors, guards, manners, metrics, ratelimits, schemas
 from service.api import answers, body_types, probes, v1
 from service.config import Settings
-from service.games import GAMES, action_component
+from service.games import GAMES, action_component, legal_actions_component
 from service.livefeed import LiveFeed
 from service.matches import Matches
 from service.redis_client import connect
@@ -60,6 +60,13 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     api.spec.components.schemas["CreateMatch"]["properties"]["game"]["enum"] = list(GAMES)
     for game in GAMES.values():  # each game's action shape, so that clients can generate code for it
         api.spec.components.schema(action_component(game), schema=game.action_schema)
+        api.spec.components.schema(legal_actions_component(game), {
+            "type": "object", "required": ["game", "version", "seat", "actions"],
+            "properties": {"game": {"type": "string", "enum": [game.info.id]}, "version": {"type": "integer"},
+                           "seat": {"type": "integer"},
+                           "actions": {"type": "array", "description": "Every legal action; each can be posted "
+                                                                       "back unchanged.",
+                                       "items": {"$ref": f"#/components/schemas/{action_component(game)}"}}}})
     api.spec.components.schema("Action", {
         "description": "An action of one of the games; which one is the match's game.",
         "anyOf": [{"$ref": f"#/components/schemas/{action_component(game)}"} for game in GAMES.values()]})

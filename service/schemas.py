@@ -118,6 +118,7 @@ class StateSchema(Schema):
 
 
 class LegalActionsSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game: which action shape these are."})
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
     actions = fields.List(fields.Dict(), required=True,

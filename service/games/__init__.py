@@ -42,4 +42,9 @@ def action_component(game: Game) -> str:
     return "".join(part.capitalize() for part in game.info.id.replace("_", "-").split("-")) + "Action"
 
 
+def legal_actions_component(game: Game) -> str:
+    """The name of a game's legal-actions answer in the OpenAPI document: ``BlockBlockLegalActions``."""
+    return action_component(game).removesuffix("Action") + "LegalActions"
+
+
 _discover()
