@@ -27,6 +27,8 @@ class ErrorSchema(Schema):
     reason = fields.String(metadata={"description": "Why the rules refused an action (with illegal_action)."})
     current_version = fields.Integer(metadata={"description": "The match's version (with version_conflict)."})
     move = fields.Integer(metadata={"description": "Which move of a game record is illegal (1 = the first)."})
+    redis = fields.Boolean(metadata={"description": "With not_ready: whether Redis answered."})
+    workers = fields.Integer(metadata={"description": "With not_ready: workers with a fresh heartbeat."})
     fields_ = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), data_key="fields",
                          metadata={"description": "Which request fields are wrong (with invalid_request)."})
 

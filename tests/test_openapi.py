@@ -34,7 +34,7 @@ schemathesis.serializer.alias("application/x-blokus-sgf", "text/plain")
 # on its own fakeredis, with a real match of every game in it.
 CONTRACT_REDIS = fakeredis.FakeRedis()
 CONTRACT_APP = create_app(Settings(namespace="contract"), CONTRACT_REDIS)
-beating_worker(CONTRACT_REDIS, Settings(namespace="contract"))  # so /readyz answers 200, as in service
+CONTRACT_WORKER = beating_worker(CONTRACT_REDIS, Settings(namespace="contract"))  # /readyz: 200, as in service
 LIVE_MATCHES = [create(CONTRACT_APP.test_client(), game=game_id, players=[{"name": "a"}, {"name": "b"}])
                 for game_id in GAMES]
 # The live feed never ends while a match runs: tests/test_livefeed.py and the integration suite read it.
@@ -46,6 +46,7 @@ schema.config.update(base_url="http://localhost")
 @schema.parametrize()
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_honours_its_contract(case):
+    CONTRACT_WORKER.heartbeat()  # a live worker beats every few seconds; this one only when asked
     headers = {}
     # Most positive cases address a real match (of each game in turn) with the token of the seat to
     # act, so that generated bodies and queries reach the rules engines instead of stopping at 404.
