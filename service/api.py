@@ -78,7 +78,7 @@ def _errors(*codes: int):
         401: "No seat token, or a malformed Authorization header.",
         403: "The token is not a seat of this match.",
         404: "No such match, version or job.",
-        409: "version_conflict: the match moved on; current_version says where it is.",
+        409: "version_conflict: the match moved on (current_version says where it is); seat_taken for a join.",
         406: "The game cannot answer in the asked content type.",
         413: "The body is larger than the server accepts (64 KiB by default).",
         415: "The body's Content-Type is neither JSON nor a game record type.",
@@ -161,7 +161,7 @@ def create_match():
             body = schemas.CreateMatchSchema().load(request.get_json())
         except ValidationError as error:
             raise invalid(flatten(error.messages))
-        names = [p["name"] for p in body["players"]]
+        names = [None if p.get("open") else p["name"] for p in body["players"]]
         match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"),
                                                    seed_known_to_creator=body["seed_known_to_creator"])
     else:
@@ -169,8 +169,32 @@ def create_match():
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")
     return {
         "id": match_id, "game": state.game_id, "version": state.version,
-        "seats": [{"seat": i, "name": name, "token": tokens[i]} for i, name in enumerate(state.players)],
+        "seats": [{"seat": i, "name": name, "token": tokens[i]} if name is not None else {"seat": i, "open": True}
+                  for i, name in enumerate(state.players)],
     }
+
+
+@v1.route("/matches", methods=["GET"])
+@v1.arguments(schemas.LobbyQuerySchema, location="query")
+@v1.response(200, schemas.LobbySchema)
+@_errors(400)
+def list_matches(query):
+    """The lobby: matches with a seat still open (``status=open``), oldest first, optionally of one
+    ``game``; ``cursor`` pages on."""
+    found, next_cursor = matches().open_matches(query.get("game"), query.get("cursor"), query["limit"])
+    return {"matches": found, "next_cursor": next_cursor}
+
+
+@v1.route("/matches/<match_id>/seats/<int:seat>/join", methods=["POST"])
+@v1.arguments(schemas.JoinSchema)
+@v1.response(201, schemas.JoinedSchema)
+@_errors(400, 404, 409, 429)
+def join_seat(body, match_id: str, seat: int):
+    """Take an open seat: its token is in the answer, shown only this once. Of two joins for one seat,
+    one gets it and the other 409 ``seat_taken``. The join that fills the last seat starts the match
+    (``match_started``): nobody can act before."""
+    state, token = matches().join(match_id, seat, body["name"])
+    return {"seat": seat, "name": body["name"], "token": token, "version": state.version, "started": state.started}
 
 
 @v1.route("/matches/<match_id>", methods=["GET"])

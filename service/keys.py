@@ -42,6 +42,11 @@ class Keys:
         return f"{self.namespace}:pack:{digest}"
 
     @property
+    def open_matches(self) -> str:
+        """The lobby: matches with a seat still open, scored by creation time (ms)."""
+        return f"{self.namespace}:open"
+
+    @property
     def feed(self) -> str:
         """The notices of appends that the rule workers follow."""
         return f"{self.namespace}:feed"

@@ -110,7 +110,7 @@ def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[s
     return game.resolve_options(options, players)
 
 
-def begin(game_id: str, options: dict[str, Any], players: Sequence[str], secret: SeedSecret, at: str,
+def begin(game_id: str, options: dict[str, Any], players: Sequence[str | None], secret: SeedSecret, at: str,
           content: Any = None, record: Sequence[Action] = (), seed_known_to_creator: bool = False) -> Step:
     """A new match's log: ``match_created`` and, for an imported game record, its moves played
     through the rules in order, each by the seat to act (IllegalRecordMove at the first illegal one)."""
@@ -130,9 +130,20 @@ def begin(game_id: str, options: dict[str, Any], players: Sequence[str], secret:
     return step
 
 
+def join(state: MatchState, seat: int, name: str, at: str) -> Step:
+    """``seat_joined`` for an open seat, and ``match_started`` with it when it was the last one open."""
+    step = _append(state, replay.seat_joined(seat, name), at)
+    if step.state.started:
+        step = step.then(_append(step.state, replay.match_started(), at))
+    return step
+
+
 def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: str) -> Step:
     """The entries ``action`` of ``seat`` adds (IllegalAction if the rules refuse it). When they end
     the game, the seed is revealed in the same step, so anyone can re-run the match from the log."""
+    if not state.started:
+        raise IllegalAction("match_not_started", f"seats {state.open_seats} are still open: play starts when every "
+                                                 "seat is filled")
     played = state.engine.play(state.game, seat, action)
     entries, states = [], []
     head_hash = state.head_hash
@@ -160,5 +171,6 @@ def score(state: MatchState, at: str) -> Step:
 
 
 def _append(state: MatchState, shell_event: dict[str, Any], at: str) -> Step:
-    entry = Recorded(state.version + 1, shell_event["type"], None, shell_event["data"], at).chained(state.head_hash)
+    entry = Recorded(state.version + 1, shell_event["type"], shell_event["seat"], shell_event["data"],
+                     at).chained(state.head_hash)
     return Step(state, (entry,), (replay.advance(state, entry),))

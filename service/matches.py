@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import uuid
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -23,13 +24,21 @@ from service.games.protocol import Game, InvalidRecord
 from service.jobqueue import JobQueue
 from service.keys import Keys
 from service.replay import SHELL_EVENTS, MatchState
-from service.repository import MatchRepository, Meta
+from service.repository import MatchNotFound, MatchRepository, Meta
 from service.serverkey import ServerKey
 from service.tokens import new_token, token_hash
 
 
 class IdempotencyKeyReused(Exception):
     pass
+
+
+class SeatTaken(Exception):
+    """A join for a seat that is not open (any more)."""
+
+
+class NoSuchSeat(Exception):
+    """A join for a seat number the match does not have."""
 
 
 class NoRecordFormat(Exception):
@@ -53,7 +62,7 @@ class Matches:
 
     # -- creation ---------------------------------------------------------------------------
 
-    def create(self, game_id: str, players: list[str], options: dict[str, Any] | None = None,
+    def create(self, game_id: str, players: list[str | None], options: dict[str, Any] | None = None,
                seed: str | None = None, record: list[dict[str, Any]] = (),
                seed_known_to_creator: bool = False) -> tuple[str, MatchState, list[str]]:
         """A new match: its id, its latest state and one token per seat (shown only now).
@@ -68,9 +77,55 @@ class Matches:
         secret = lifecycle.SeedSecret.new(seed, seed_known_to_creator)
         step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator)
         match_id = uuid.uuid4().hex
-        tokens = [new_token() for _ in players]
-        self.repository.add(match_id, Meta(game_id, secret, tuple(token_hash(t) for t in tokens)), step)
+        tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
+        self.repository.add(match_id, Meta(game_id, secret, tuple(token_hash(t) if t else "" for t in tokens)), step)
+        if not step.state.started:
+            self.redis.zadd(self.keys.open_matches, {match_id: time.time() * 1000})
         return match_id, step.state, tokens
+
+    def join(self, match_id: str, seat: int, name: str) -> tuple[MatchState, str]:
+        """Take an open seat: its token, shown only now. SeatTaken if someone else has it (of two racing
+        joins exactly one gets the seat); the join that fills the last seat starts the match."""
+        state = self.load(match_id)
+        if not 0 <= seat < len(state.players):
+            raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
+        token = new_token()
+        if state.players[seat] is not None or not self.repository.claim_seat(match_id, seat, token_hash(token)):
+            raise SeatTaken(f"seat {seat} is taken")
+        for _ in range(50):  # the claim is ours; the log says so as soon as it is our turn to append
+            state = self.load(match_id)
+            try:
+                step = lifecycle.join(state, seat, name, now())
+                self.repository.save(match_id, step)
+            except VersionConflict:
+                continue
+            if step.state.started:
+                self.redis.zrem(self.keys.open_matches, match_id)
+            return step.state, token
+        raise RuntimeError(f"could not record the join of {match_id}: the log kept moving")
+
+    def open_matches(self, game_id: str | None, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
+        """The lobby, oldest first: matches with an open seat; the cursor of the next page, if any."""
+        low = f"({cursor}" if cursor else "-inf"
+        found, next_cursor = [], None
+        while len(found) < limit:
+            batch = self.redis.zrangebyscore(self.keys.open_matches, low, "+inf", start=0, num=limit, withscores=True)
+            if not batch:
+                break
+            for member, score in batch:
+                low = f"({score!r}"
+                match_id = member.decode()
+                try:
+                    state = self.load(match_id)
+                except MatchNotFound:
+                    continue
+                if state.started or (game_id and state.game_id != game_id):
+                    continue
+                found.append(self.summary(match_id, state))
+                if len(found) == limit:
+                    next_cursor = repr(score)
+                    break
+        return found, next_cursor
 
     def create_from_record(self, mime: str, text: str) -> tuple[str, MatchState, list[str]]:
         """A match replayed from a game record in the format ``mime``."""
@@ -224,11 +279,12 @@ class Matches:
         body = {
             "id": match_id,
             "game": state.game_id,
-            "status": "finished" if state.finished else "active",
+            "status": "finished" if state.finished else "active" if state.started else "open",
             "version": state.version,
-            "players": [{"seat": i, "name": name} for i, name in enumerate(state.players)],
+            "players": [{"seat": i, "name": name} if name is not None else {"seat": i, "open": True}
+                        for i, name in enumerate(state.players)],
             "options": state.options,
-            "to_act": state.engine.to_act(state.game),
+            "to_act": state.engine.to_act(state.game) if state.started else [],
             "seed_known_to_creator": state.seed_known_to_creator,
         }
         if state.result is not None:

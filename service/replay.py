@@ -29,7 +29,7 @@ from service.events import Recorded, canonical_json, verify_chain
 from service.games import GAMES
 from service.games.protocol import Game
 
-SHELL_EVENTS = ("match_created", "seed_revealed", "match_scored")
+SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "seed_revealed", "match_scored")
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class MatchState:
     version: int
     game_id: str
     options: dict[str, Any]
-    players: tuple[str, ...]
+    players: tuple[str | None, ...]  # None: a seat left open for someone to join (the lobby)
     commitment: str
     game: dict[str, Any]
     head_hash: str | None = None  # the hash of the entry at ``version``: where the state sits in the chain
@@ -53,6 +53,15 @@ class MatchState:
     def finished(self) -> bool:
         return self.engine.is_over(self.game)
 
+    @property
+    def started(self) -> bool:
+        """Every seat is filled: nobody acts before (``match_started`` marks the moment in the log)."""
+        return all(name is not None for name in self.players)
+
+    @property
+    def open_seats(self) -> list[int]:
+        return [seat for seat, name in enumerate(self.players) if name is None]
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -67,12 +76,13 @@ def seed_commitment(seed: str, salt: str | None) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def match_created(game_id: str, options: dict[str, Any], players: list[str], seed: str, salt: str,
+def match_created(game_id: str, options: dict[str, Any], players: list[str | None], seed: str, salt: str,
                   content: Any = None, seed_known_to_creator: bool = False) -> dict[str, Any]:
     data = {
         "game": game_id,
         "options": options,
-        "players": [{"seat": i, "name": name} for i, name in enumerate(players)],
+        "players": [{"seat": i, "name": name} if name is not None else {"seat": i, "open": True}
+                    for i, name in enumerate(players)],
         "seed_commitment": seed_commitment(seed, salt),
     }
     if seed_known_to_creator:
@@ -85,6 +95,14 @@ def match_created(game_id: str, options: dict[str, Any], players: list[str], see
 
 def seed_revealed(seed: str, salt: str) -> dict[str, Any]:
     return {"type": "seed_revealed", "seat": None, "data": {"seed": seed, "salt": salt}}
+
+
+def seat_joined(seat: int, name: str) -> dict[str, Any]:
+    return {"type": "seat_joined", "seat": seat, "data": {"seat": seat, "name": name}}
+
+
+def match_started() -> dict[str, Any]:
+    return {"type": "match_started", "seat": None, "data": {}}
 
 
 def match_scored(result: dict[str, Any]) -> dict[str, Any]:
@@ -105,7 +123,7 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
     if "content_sha256" in data and hashlib.sha256(canonical_json(data["content"])).hexdigest() != data["content_sha256"]:
         raise ValueError("the content pack in match_created does not match its content_sha256")
     game = GAMES[data["game"]]
-    players = tuple(p["name"] for p in data["players"])
+    players = tuple(p.get("name") for p in data["players"])
     return MatchState(
         version=created.version,
         game_id=data["game"],
@@ -119,6 +137,9 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
 
 
 _SHELL_FOLDS = {
+    "seat_joined": lambda state, entry: replace(state, players=tuple(
+        entry.data["name"] if seat == entry.data["seat"] else name for seat, name in enumerate(state.players))),
+    "match_started": lambda state, entry: state,
     "seed_revealed": lambda state, entry: replace(state, seed=entry.data["seed"]),
     "match_scored": lambda state, entry: replace(state, result=entry.data),
 }

@@ -54,15 +54,19 @@ class Meta:
     def fields(self, key: ServerKey, match_id: str) -> dict[str, bytes | str]:
         # raw bytes, not text: a finished match's whole footprint is counted in kilobytes
         sealed = key.seal(json.dumps([self.secret.seed, self.secret.salt]).encode(), match_id.encode())
-        return {"game": self.game_id, "sealed": sealed,
-                **{f"seat:{i}": bytes.fromhex(digest) for i, digest in enumerate(self.seat_hashes)}}
+        opened = {"seats": str(len(self.seat_hashes))} if "" in self.seat_hashes else {}  # a lobby's open seats
+        return {"game": self.game_id, "sealed": sealed, **opened,
+                **{f"seat:{i}": bytes.fromhex(digest) for i, digest in enumerate(self.seat_hashes) if digest}}
 
     @classmethod
     def from_fields(cls, raw: dict[bytes, bytes], key: ServerKey, match_id: str) -> "Meta":
         fields = {k.decode(): v for k, v in raw.items()}
         seats = sorted((int(k.split(":")[1]), v) for k, v in fields.items() if k.startswith("seat:"))
         # hashes: 32 raw bytes, or 64 hex digits in matches created before
-        hashes = tuple(v.hex() if len(v) == 32 else v.decode() for _, v in seats)
+        hashes = ["" for _ in range(int(fields.get("seats", len(seats))))]  # "": a seat still open
+        for seat, v in seats:
+            hashes[seat] = v.hex() if len(v) == 32 else v.decode()
+        hashes = tuple(hashes)
         if "sealed" in fields:
             secret = SeedSecret(*json.loads(key.open(fields["sealed"], match_id.encode())))
         elif "seed" in fields:  # a match created before seeds were sealed: the seed in clear, no salt
@@ -152,8 +156,13 @@ class MatchRepository:
             if not raw:
                 raise MatchNotFound(match_id)
             meta = Meta.from_fields(raw, self.server_key, match_id)
-            self._metas.put(match_id, meta)
+            if "" not in meta.seat_hashes:  # a seat may still be joined, from any process: read it again
+                self._metas.put(match_id, meta)
         return meta
+
+    def claim_seat(self, match_id: str, seat: int, digest: str) -> bool:
+        """Give an open seat its token, once: of two racing joins exactly one gets it."""
+        return bool(self.redis.hsetnx(self.keys.meta(match_id), f"seat:{seat}", bytes.fromhex(digest)))
 
     def head(self, match_id: str) -> MatchState | None:
         """The newest state of the match this process holds, without asking Redis (may be stale)."""

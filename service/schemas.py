@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 # Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
 # as an invalid ID.
@@ -60,7 +60,35 @@ class GameSchema(Schema):
 
 
 class PlayerSchema(Schema):
+    name = fields.String(validate=validate.Length(min=1, max=64))
+    open = StrictBoolean(
+                          metadata={"description": "true: leave this seat open for someone to join (the lobby)."})
+
+    @validates_schema
+    def _name_or_open(self, data, **kwargs):
+        if bool(data.get("name")) == bool(data.get("open")):
+            raise ValidationError('give a seat a "name", or "open": true to leave it for someone to join')
+
+
+class JoinSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
+class JoinedSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    token = fields.String(required=True, metadata={"description": "Acts for this seat. Shown only once."})
+    version = fields.Integer(required=True)
+    started = fields.Boolean(required=True, metadata={"description": "This join filled the last open seat."})
+
+
+class LobbyQuerySchema(Schema):
+    status = fields.String(required=True, validate=validate.OneOf(["open"]),
+                           metadata={"description": "open: matches with a seat someone may still join."})
+    game = fields.String(validate=validate.Length(min=1, max=64))
+    cursor = fields.String(validate=validate.Regexp(r"^[0-9]{1,16}(\.[0-9]{1,6})?$"),
+                           metadata={"description": "next_cursor of the previous page."})
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
 
 
 class CreateMatchSchema(Schema):
@@ -82,11 +110,13 @@ class CreateMatchSchema(Schema):
 
 class SeatSchema(Schema):
     seat = fields.Integer(required=True)
-    name = fields.String(required=True)
+    name = fields.String(metadata={"description": "Absent while the seat is open."})
+    open = fields.Boolean(metadata={"description": "true: nobody has joined this seat yet."})
 
 
 class SeatTokenSchema(SeatSchema):
-    token = fields.String(required=True, metadata={"description": "Acts for this seat. Shown only once."})
+    token = fields.String(metadata={"description": "Acts for this seat. Shown only once (an open seat's comes "
+                                                   "with its join)."})
 
 
 class CreatedMatchSchema(Schema):
@@ -99,7 +129,8 @@ class CreatedMatchSchema(Schema):
 class MatchSchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(required=True, validate=validate.OneOf(["open", "active", "finished"]),
+                           metadata={"description": "open: a seat is still open, nobody acts yet."})
     version = fields.Integer(required=True)
     players = fields.List(fields.Nested(SeatSchema), required=True)
     options = fields.Dict(required=True)
@@ -107,6 +138,11 @@ class MatchSchema(Schema):
     seed_known_to_creator = fields.Boolean(required=True, metadata={
         "description": "The creator chose the seed: hidden information is known to them."})
     result = fields.Dict(metadata={"description": "Present once the scoring job has recorded the result."})
+
+
+class LobbySchema(Schema):
+    matches = fields.List(fields.Nested(MatchSchema), required=True)
+    next_cursor = fields.String(allow_none=True, required=True, metadata={"description": "null on the last page"})
 
 
 class StateQuerySchema(Schema):
