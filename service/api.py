@@ -14,7 +14,7 @@ from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
 from service import metrics, packs, schemas
-from service.auth import request_seat
+from service.auth import request_platform, request_seat
 from service.errors import ApiError, flatten, invalid
 from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game
@@ -62,6 +62,7 @@ EVENT_STREAM = "text/event-stream"
 TEXT = "text/plain"
 SEAT = [{"seatToken": []}]
 SEAT_OR_SPECTATOR = [{}, {"seatToken": []}]
+PLATFORM = [{"seatToken": []}]  # the platform key goes in the same Authorization header
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Games, matches, their logs and jobs.")
 probes = Blueprint("probes", __name__, description="Health probes for load balancers and orchestrators.")
@@ -154,8 +155,14 @@ def create_match():
     ``application/x-blokus-sgf``) creates the match by replaying the record through the rules: the
     result is an ordinary match with an ordinary log. A record with an illegal move is refused (422,
     with ``move``, its number, and ``reason``, the rule) and nothing is stored."""
+    platform = request_platform(matches())
+    if platform is None and not matches().settings.anonymous_matches:
+        raise ApiError(401, "platform_key_required", "this server creates matches for platforms only: "
+                                                     "Authorization: Bearer <platform key>")
+    owner = platform["id"] if platform else None
     if request.mimetype in matches().record_games():
-        match_id, state, tokens = matches().create_from_record(request.mimetype, request.get_data(as_text=True))
+        match_id, state, tokens = matches().create_from_record(request.mimetype, request.get_data(as_text=True),
+                                                               owner)
     elif request.mimetype == "application/json":
         try:
             body = schemas.CreateMatchSchema().load(request.get_json())
@@ -163,7 +170,7 @@ def create_match():
             raise invalid(flatten(error.messages))
         names = [None if p.get("open") else p["name"] for p in body["players"]]
         match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"),
-                                                   seed_known_to_creator=body["seed_known_to_creator"])
+                                                   seed_known_to_creator=body["seed_known_to_creator"], platform=owner)
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")
@@ -177,12 +184,36 @@ def create_match():
 @v1.route("/matches", methods=["GET"])
 @v1.arguments(schemas.LobbyQuerySchema, location="query")
 @v1.response(200, schemas.LobbySchema)
-@_errors(400)
+@v1.doc(security=[{}, {"seatToken": []}])
+@_errors(400, 401)
 def list_matches(query):
-    """The lobby: matches with a seat still open (``status=open``), oldest first, optionally of one
-    ``game``; ``cursor`` pages on."""
-    found, next_cursor = matches().open_matches(query.get("game"), query.get("cursor"), query["limit"])
+    """Matches, oldest first, optionally of one ``game``; ``cursor`` pages on. With a platform key: the
+    platform's own matches, of any ``status``. Without: the lobby, matches with a seat still open
+    (``status=open``)."""
+    platform = request_platform(matches())
+    if platform is not None:
+        found, next_cursor = matches().platform_matches(platform["id"], query.get("game"), query.get("status"),
+                                                        query.get("cursor"), query["limit"])
+    elif query.get("status") == "open":
+        found, next_cursor = matches().open_matches(query.get("game"), query.get("cursor"), query["limit"])
+    else:
+        raise ApiError(401, "platform_key_required", "without a platform key only the lobby is listed: status=open")
     return {"matches": found, "next_cursor": next_cursor}
+
+
+@v1.route("/matches/<match_id>/abort", methods=["POST"])
+@v1.arguments(schemas.AbortSchema)
+@v1.response(200, schemas.MatchSchema)
+@v1.doc(security=PLATFORM)
+@_errors(400, 401, 403, 404, 409, 429)
+def abort_match(body, match_id: str):
+    """End the match where it stands (its platform asks): ``match_aborted``, with the seed revealed so
+    the log stays auditable; nobody acts after. 409 ``match_over`` when it has ended."""
+    request_seat(matches(), match_id, required=True, platform="own")
+    if request_platform(matches()) is None:
+        raise ApiError(403, "platform_only", "only the match's platform aborts it")
+    state = matches().abort(match_id, body.get("reason", "aborted by its platform"))
+    return matches().summary(match_id, state)
 
 
 @v1.route("/matches/<match_id>/seats/<int:seat>/join", methods=["POST"])
@@ -217,7 +248,7 @@ def get_state(query, match_id: str):
     """The state as the caller may see it (a seat with its token, else a spectator), now or at ``version``.
 
     With ``Accept: image/svg+xml``, games that can draw themselves answer with a picture of that view."""
-    seat = request_seat(matches(), match_id, required=False)
+    seat = request_seat(matches(), match_id, required=False, platform="view")
     state = matches().load(match_id, query.get("version"))
     view = state.engine.view(state.game, seat)
     if _wants(SVG, ["application/json", SVG]):
@@ -268,15 +299,16 @@ def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
 
 
 @v1.route("/matches/<match_id>/legal-actions", methods=["GET"])
+@v1.arguments(schemas.SeatQuerySchema, location="query")
 @v1.games_doc(_legal_actions_doc)
 @v1.doc(security=SEAT)
-@_errors(401, 403, 404)
-def get_legal_actions(match_id: str):
+@_errors(400, 401, 403, 404)
+def get_legal_actions(query, match_id: str):
     """Every action the seat may take now (empty when it is not its turn)."""
-    seat = request_seat(matches(), match_id, required=True)
+    seat = request_seat(matches(), match_id, required=True, platform="view")
     state = matches().load(match_id)
     return schemas.LegalActionsSchema().dump({"game": state.engine.info.id, "version": state.version, "seat": seat,
-                                              "actions": state.engine.legal_actions(state.game, seat)})
+                                              "actions": state.legal_actions(seat)})
 
 
 @v1.route("/matches/<match_id>/actions", methods=["POST"])
@@ -325,7 +357,7 @@ def get_record(match_id: str):
 @_errors(400, 401, 403, 404)
 def get_events(query, match_id: str):
     """The log, oldest first, as the caller may see it: entries with a version above ``after``."""
-    seat = request_seat(matches(), match_id, required=False)
+    seat = request_seat(matches(), match_id, required=False, platform="view")
     current, events = matches().events(match_id, seat, query["after"], query["limit"])
     return {"version": current, "events": events}
 
@@ -342,7 +374,7 @@ def stream_events(query, match_id: str):
     """The log as it grows, pushed: the entries after ``after`` (or ``Last-Event-ID``), then each new
     one as it is appended, until the match is scored."""
     app = matches()
-    seat = request_seat(app, match_id, required=False)
+    seat = request_seat(app, match_id, required=False, platform="view")
     resume = request.headers.get("Last-Event-ID", "")
     after = query.get("after", int(resume) if resume.isdigit() else 0)
     app.engine_of(match_id)  # 404 for no such match, before the stream starts
@@ -388,7 +420,7 @@ def stream_events(query, match_id: str):
 def get_log(match_id: str):
     """The whole log as JSON Lines, as the caller may see it, streamed: no page limit. This is what
     ``matchlog replay`` audits."""
-    seat = request_seat(matches(), match_id, required=False)
+    seat = request_seat(matches(), match_id, required=False, platform="view")
     app = matches()
     app.engine_of(match_id)  # 404 before the stream starts
 
@@ -420,7 +452,7 @@ def get_checkpoint(match_id: str):
 def score_match(match_id: str):
     """Score the match in the background (a seat of the match asks); the result is recorded in the
     log once the game is over. Asking again at the same version gets the same job."""
-    request_seat(matches(), match_id, required=True)
+    request_seat(matches(), match_id, required=True, platform="own")
     return {"job_id": matches().request_scoring(match_id)}
 
 

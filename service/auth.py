@@ -1,6 +1,9 @@
-"""The one place where a request is tied to a seat: ``Authorization: Bearer <seat token>``.
+"""The one place where a request is tied to who makes it: ``Authorization: Bearer <seat token>`` acts for
+that seat; ``Authorization: Bearer <platform key>`` (``mlk_...``) is the platform that created the match.
 
-Tokens themselves (how they are made and checked) are ``service.tokens``.
+A platform never acts for a seat. It may read any seat's view of its own matches (``?seat=N``, for
+moderation) where ``platform="view"``, and do what only owners do (abort, ask for scoring) where
+``platform="own"``. Tokens and keys themselves are ``service.tokens``.
 """
 
 from __future__ import annotations
@@ -8,23 +11,65 @@ from __future__ import annotations
 from flask import request
 
 from service.errors import ApiError
-from service.tokens import seat_for
+from service.tokens import is_platform_key, seat_for
 
 
-def request_seat(matches, match_id: str, required: bool) -> int | None:
-    """The seat the request's bearer token acts for; None for a spectator when not ``required``.
-
-    401 when a required token is missing or the header is malformed, 403 when the token is not one
-    of this match's seats."""
+def bearer() -> str | None:
+    """The bearer credential of the request; None without one; 401 when the header is malformed."""
     header = request.headers.get("Authorization")
     if not header:
-        if required:
-            raise ApiError(401, "missing_token", "this needs a seat token: Authorization: Bearer <token>")
         return None
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "malformed_token", "the Authorization header must be 'Bearer <token>'")
-    seat = seat_for(token.strip(), matches.seat_hashes(match_id))
+    return token.strip()
+
+
+def request_platform(matches) -> dict | None:
+    """The platform of the request's key; None without a platform key; 401 for a key nobody issued."""
+    token = bearer()
+    if token is None or not is_platform_key(token):
+        return None
+    platform = matches.platforms.of_key(token)
+    if platform is None:
+        raise ApiError(401, "unknown_platform_key", "this platform key is not one this server issued")
+    return platform
+
+
+def request_seat(matches, match_id: str, required: bool, platform: str | None = None) -> int | None:
+    """The seat the request acts or reads for; None for a spectator when not ``required``.
+
+    With a platform key: ``platform="view"`` reads as ``?seat=N`` (or a spectator), ``"own"`` only checks
+    that the match is the platform's; otherwise a platform key is refused (403), platforms do not act.
+    401 when a required credential is missing or malformed, 403 when it is not of this match."""
+    token = bearer()
+    if token is None:
+        if required:
+            raise ApiError(401, "missing_token", "this needs a seat token: Authorization: Bearer <token>")
+        return None
+    if is_platform_key(token):
+        owner = request_platform(matches)
+        if matches.platform_of(match_id) != owner["id"]:
+            raise ApiError(403, "not_your_match", "this match belongs to another platform, or to none")
+        if platform == "own":
+            return None
+        if platform != "view":
+            raise ApiError(403, "platform_cannot_act", "a platform reads and moderates; seats act with their tokens")
+        return _seat_asked(matches, match_id, required)
+    seat = seat_for(token, matches.seat_hashes(match_id))
     if seat is None:
         raise ApiError(403, "wrong_token", "this token is not a seat of this match")
     return seat
+
+
+def _seat_asked(matches, match_id: str, required: bool) -> int | None:
+    asked = request.args.get("seat")
+    if asked is None:
+        if required:
+            raise ApiError(400, "invalid_request", "a platform reads a seat's view with ?seat=N",
+                           fields={"seat": ["required with a platform key"]})
+        return None
+    seats = len(matches.seat_hashes(match_id))
+    if not asked.isdigit() or int(asked) >= seats:
+        raise ApiError(400, "invalid_request", f"seat must be 0 to {seats - 1}", fields={"seat": ["no such seat"]})
+    return int(asked)

@@ -94,6 +94,17 @@ def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     Gunicorn().run()
 
 
+def create_key(settings: Settings, name: str) -> None:
+    """A new platform key, printed once: only its digest is stored."""
+    from service.keys import Keys
+    from service.platforms import Platforms
+    from service.redis_client import connect
+
+    platform_id, key = Platforms(connect(redis_url(settings)), Keys(settings.namespace)).create(name)
+    print(json.dumps({"platform": platform_id, "name": name, "key": key,
+                      "note": "shown only now: keep it secret, send it as Authorization: Bearer <key>"}))
+
+
 def run_worker(settings: Settings) -> None:
     from workers.worker import run
 
@@ -287,6 +298,10 @@ def main(argv: list[str] | None = None) -> None:
     worker = commands.add_parser("worker")
     worker.add_argument("--data", help="folder of the embedded Redis to join when REDIS_URL is unset")
     commands.add_parser("openapi")
+    keys = commands.add_parser("keys", help="platform keys: matchlog keys create NAME")
+    keys.add_argument("action", choices=["create"])
+    keys.add_argument("name", help="the platform's name, e.g. its site")
+    keys.add_argument("--data", help="folder of the embedded Redis to use when REDIS_URL is unset")
     audit = commands.add_parser("replay", help="re-run an exported log: matchlog replay events.json")
     audit.add_argument("log", help="a file holding GET /v1/matches/{id}/log (or a whole /events page), - for stdin")
     audit.add_argument("--seed", help="the seed, for a match still running (a finished log reveals it)")
@@ -309,7 +324,9 @@ def main(argv: list[str] | None = None) -> None:
         settings = Settings.from_env(env)
     except RuntimeError as error:  # no secret, and nowhere to keep one
         sys.exit(f"matchlog: {error}")
-    if args.command == "serve":
+    if args.command == "keys":
+        create_key(settings, args.name)
+    elif args.command == "serve":
         serve(settings, args.host, args.port, args.workers)
     elif args.command == "api":
         run_api(settings, args.host, args.port, args.workers)

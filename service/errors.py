@@ -21,7 +21,7 @@ from service import metrics
 from service.events import BrokenChain, VersionConflict
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
 from service.lifecycle import IllegalRecordMove
-from service.matches import IdempotencyKeyReused, NoRecordFormat, NoSuchSeat, SeatTaken
+from service.matches import IdempotencyKeyReused, MatchOver, NoRecordFormat, NoSuchSeat, SeatTaken
 from service.repository import MatchNotFound, VersionNotFound
 
 log = logging.getLogger("matchlog")
@@ -94,6 +94,7 @@ def register(app: Flask) -> None:
         NoRecordFormat: lambda e: ApiError(406, "not_acceptable", str(e)),
         BrokenChain: lambda e: ApiError(500, "broken_chain", f"the stored log fails its hash chain: {e}"),
         SeatTaken: lambda e: ApiError(409, "seat_taken", str(e)),
+        MatchOver: lambda e: ApiError(409, "match_over", str(e)),
         NoSuchSeat: lambda e: ApiError(404, "seat_not_found", str(e)),
         IdempotencyKeyReused: lambda e: ApiError(
             422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"),

@@ -42,6 +42,15 @@ class Keys:
         return f"{self.namespace}:pack:{digest}"
 
     @property
+    def platforms(self) -> str:
+        """Platform keys: SHA-256 of the key -> the platform (id, name)."""
+        return f"{self.namespace}:platforms"
+
+    def platform_matches(self, platform_id: str) -> str:
+        """The matches a platform created, scored by creation time (ms)."""
+        return f"{self.namespace}:platform:{platform_id}:matches"
+
+    @property
     def open_matches(self) -> str:
         """The lobby: matches with a seat still open, scored by creation time (ms)."""
         return f"{self.namespace}:open"

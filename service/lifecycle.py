@@ -141,6 +141,8 @@ def join(state: MatchState, seat: int, name: str, at: str) -> Step:
 def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: str) -> Step:
     """The entries ``action`` of ``seat`` adds (IllegalAction if the rules refuse it). When they end
     the game, the seed is revealed in the same step, so anyone can re-run the match from the log."""
+    if state.aborted:
+        raise IllegalAction("match_aborted", "the match was aborted by its platform")
     if not state.started:
         raise IllegalAction("match_not_started", f"seats {state.open_seats} are still open: play starts when every "
                                                  "seat is filled")
@@ -154,6 +156,12 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
         entries.append(entry)
         states.append(replace(state, version=version, game=game_state, head_hash=head_hash))
     step = Step(state, tuple(entries), tuple(states))
+    return step.then(_ending(step.state, secret, at))
+
+
+def abort(state: MatchState, reason: str, secret: SeedSecret, at: str) -> Step:
+    """``match_aborted`` (by the match's platform), and the seed revealed with it so the log stays auditable."""
+    step = _append(state, replay.match_aborted(reason), at)
     return step.then(_ending(step.state, secret, at))
 
 

@@ -25,6 +25,7 @@ from service.jobqueue import JobQueue
 from service.keys import Keys
 from service.replay import SHELL_EVENTS, MatchState
 from service.repository import MatchNotFound, MatchRepository, Meta
+from service.platforms import Platforms
 from service.serverkey import ServerKey
 from service.tokens import new_token, token_hash
 
@@ -35,6 +36,10 @@ class IdempotencyKeyReused(Exception):
 
 class SeatTaken(Exception):
     """A join for a seat that is not open (any more)."""
+
+
+class MatchOver(Exception):
+    """An abort of a match that has ended."""
 
 
 class NoSuchSeat(Exception):
@@ -59,12 +64,13 @@ class Matches:
                                           cache_size)
         self.store = self.repository.store
         self.jobs = JobQueue(redis_client, self.keys)
+        self.platforms = Platforms(redis_client, self.keys)
 
     # -- creation ---------------------------------------------------------------------------
 
     def create(self, game_id: str, players: list[str | None], options: dict[str, Any] | None = None,
                seed: str | None = None, record: list[dict[str, Any]] = (),
-               seed_known_to_creator: bool = False) -> tuple[str, MatchState, list[str]]:
+               seed_known_to_creator: bool = False, platform: str | None = None) -> tuple[str, MatchState, list[str]]:
         """A new match: its id, its latest state and one token per seat (shown only now).
 
         ``seed`` is mixed into the server's own entropy, or, with ``seed_known_to_creator``, is the
@@ -78,7 +84,10 @@ class Matches:
         step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator)
         match_id = uuid.uuid4().hex
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
-        self.repository.add(match_id, Meta(game_id, secret, tuple(token_hash(t) if t else "" for t in tokens)), step)
+        hashes = tuple(token_hash(t) if t else "" for t in tokens)
+        self.repository.add(match_id, Meta(game_id, secret, hashes, platform), step)
+        if platform:
+            self.platforms.add_match(platform, match_id)
         if not step.state.started:
             self.redis.zadd(self.keys.open_matches, {match_id: time.time() * 1000})
         return match_id, step.state, tokens
@@ -104,12 +113,40 @@ class Matches:
             return step.state, token
         raise RuntimeError(f"could not record the join of {match_id}: the log kept moving")
 
+    def platform_of(self, match_id: str) -> str | None:
+        return self.repository.meta(match_id).platform
+
+    def abort(self, match_id: str, reason: str) -> MatchState:
+        """End the match where it stands (its platform asks): ``match_aborted``, and the seed revealed.
+        MatchOver if it has ended already."""
+        for _ in range(50):
+            state = self.load(match_id)
+            if state.finished:
+                raise MatchOver("the match is over already")
+            try:
+                step = lifecycle.abort(state, reason, self.repository.meta(match_id).secret, now())
+                self.repository.save(match_id, step)
+            except VersionConflict:
+                continue
+            self.redis.zrem(self.keys.open_matches, match_id)
+            return step.state
+        raise RuntimeError(f"could not abort {match_id}: the log kept moving")
+
     def open_matches(self, game_id: str | None, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
         """The lobby, oldest first: matches with an open seat; the cursor of the next page, if any."""
+        return self._listed(self.keys.open_matches, game_id, "open", cursor, limit)
+
+    def platform_matches(self, platform: str, game_id: str | None, status: str | None, cursor: str | None,
+                         limit: int) -> tuple[list[dict[str, Any]], str | None]:
+        """A platform's own matches, oldest first, by game and status."""
+        return self._listed(self.keys.platform_matches(platform), game_id, status, cursor, limit)
+
+    def _listed(self, index: str, game_id: str | None, status: str | None, cursor: str | None,
+                limit: int) -> tuple[list[dict[str, Any]], str | None]:
         low = f"({cursor}" if cursor else "-inf"
         found, next_cursor = [], None
         while len(found) < limit:
-            batch = self.redis.zrangebyscore(self.keys.open_matches, low, "+inf", start=0, num=limit, withscores=True)
+            batch = self.redis.zrangebyscore(index, low, "+inf", start=0, num=limit, withscores=True)
             if not batch:
                 break
             for member, score in batch:
@@ -119,15 +156,16 @@ class Matches:
                     state = self.load(match_id)
                 except MatchNotFound:
                     continue
-                if state.started or (game_id and state.game_id != game_id):
+                summary = self.summary(match_id, state)
+                if (status and summary["status"] != status) or (game_id and state.game_id != game_id):
                     continue
-                found.append(self.summary(match_id, state))
+                found.append(summary)
                 if len(found) == limit:
                     next_cursor = repr(score)
                     break
         return found, next_cursor
 
-    def create_from_record(self, mime: str, text: str) -> tuple[str, MatchState, list[str]]:
+    def create_from_record(self, mime: str, text: str, platform: str | None = None) -> tuple[str, MatchState, list[str]]:
         """A match replayed from a game record in the format ``mime``."""
         game = self.record_games().get(mime)
         if game is None:
@@ -136,7 +174,7 @@ class Matches:
             options, names, actions = game.record.parse(text)
         except RecursionError:  # a parser that recurses per nesting level, given thousands of levels
             raise InvalidRecord("the record is nested too deeply") from None
-        return self.create(game.info.id, names, options, record=actions)
+        return self.create(game.info.id, names, options, record=actions, platform=platform)
 
     @staticmethod
     def record_games() -> dict[str, Game]:
@@ -279,12 +317,13 @@ class Matches:
         body = {
             "id": match_id,
             "game": state.game_id,
-            "status": "finished" if state.finished else "active" if state.started else "open",
+            "status": "aborted" if state.aborted else "finished" if state.finished else "active" if state.started
+            else "open",
             "version": state.version,
             "players": [{"seat": i, "name": name} if name is not None else {"seat": i, "open": True}
                         for i, name in enumerate(state.players)],
             "options": state.options,
-            "to_act": state.engine.to_act(state.game) if state.started else [],
+            "to_act": state.to_act(),
             "seed_known_to_creator": state.seed_known_to_creator,
         }
         if state.result is not None:

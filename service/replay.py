@@ -29,7 +29,7 @@ from service.events import Recorded, canonical_json, verify_chain
 from service.games import GAMES
 from service.games.protocol import Game
 
-SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "seed_revealed", "match_scored")
+SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "match_aborted", "seed_revealed", "match_scored")
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,7 @@ class MatchState:
     seed: str | None = None  # known to everyone once revealed
     result: dict[str, Any] | None = None
     seed_known_to_creator: bool = False
+    aborted: bool = False  # stopped by its platform: over, whatever the rules would say
 
     @property
     def engine(self) -> Game:
@@ -51,12 +52,23 @@ class MatchState:
 
     @property
     def finished(self) -> bool:
-        return self.engine.is_over(self.game)
+        return self.aborted or self.engine.is_over(self.game)
 
     @property
     def started(self) -> bool:
         """Every seat is filled: nobody acts before (``match_started`` marks the moment in the log)."""
         return all(name is not None for name in self.players)
+
+    @property
+    def in_play(self) -> bool:
+        """Seats may act: every seat is filled and nobody stopped the match."""
+        return self.started and not self.aborted
+
+    def to_act(self) -> list[int]:
+        return self.engine.to_act(self.game) if self.in_play else []
+
+    def legal_actions(self, seat: int) -> list[dict[str, Any]]:
+        return self.engine.legal_actions(self.game, seat) if self.in_play else []
 
     @property
     def open_seats(self) -> list[int]:
@@ -105,13 +117,18 @@ def match_started() -> dict[str, Any]:
     return {"type": "match_started", "seat": None, "data": {}}
 
 
+def match_aborted(reason: str) -> dict[str, Any]:
+    return {"type": "match_aborted", "seat": None, "data": {"reason": reason}}
+
+
 def match_scored(result: dict[str, Any]) -> dict[str, Any]:
     return {"type": "match_scored", "seat": None, "data": result}
 
 
 def result(state: "MatchState") -> dict[str, Any]:
     """The result as the log records it: whether it is final, and the game's scores and ranks."""
-    return {"final": state.finished, **state.engine.scores(state.game)}
+    aborted = {"aborted": True} if state.aborted else {}
+    return {"final": state.finished, **aborted, **state.engine.scores(state.game)}
 
 
 def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
@@ -140,6 +157,7 @@ _SHELL_FOLDS = {
     "seat_joined": lambda state, entry: replace(state, players=tuple(
         entry.data["name"] if seat == entry.data["seat"] else name for seat, name in enumerate(state.players))),
     "match_started": lambda state, entry: state,
+    "match_aborted": lambda state, entry: replace(state, aborted=True),
     "seed_revealed": lambda state, entry: replace(state, seed=entry.data["seed"]),
     "match_scored": lambda state, entry: replace(state, result=entry.data),
 }

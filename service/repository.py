@@ -50,12 +50,14 @@ class Meta:
     game_id: str
     secret: SeedSecret | None  # None once the log has revealed it (see ``compact``)
     seat_hashes: tuple[str, ...]
+    platform: str | None = None  # the platform whose key created the match
 
     def fields(self, key: ServerKey, match_id: str) -> dict[str, bytes | str]:
         # raw bytes, not text: a finished match's whole footprint is counted in kilobytes
         sealed = key.seal(json.dumps([self.secret.seed, self.secret.salt]).encode(), match_id.encode())
         opened = {"seats": str(len(self.seat_hashes))} if "" in self.seat_hashes else {}  # a lobby's open seats
-        return {"game": self.game_id, "sealed": sealed, **opened,
+        owner = {"platform": self.platform} if self.platform else {}
+        return {"game": self.game_id, "sealed": sealed, **opened, **owner,
                 **{f"seat:{i}": bytes.fromhex(digest) for i, digest in enumerate(self.seat_hashes) if digest}}
 
     @classmethod
@@ -73,7 +75,8 @@ class Meta:
             secret = SeedSecret(fields["seed"].decode(), None)
         else:  # a finished match: its log reveals the seed
             secret = None
-        return cls(fields["game"].decode(), secret, hashes)
+        platform = fields["platform"].decode() if "platform" in fields else None
+        return cls(fields["game"].decode(), secret, hashes, platform)
 
 
 class _Lru:

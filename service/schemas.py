@@ -70,6 +70,10 @@ class PlayerSchema(Schema):
             raise ValidationError('give a seat a "name", or "open": true to leave it for someone to join')
 
 
+class AbortSchema(Schema):
+    reason = fields.String(validate=validate.Length(min=1, max=200), metadata={"description": "Kept in the log."})
+
+
 class JoinSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=64))
 
@@ -83,8 +87,9 @@ class JoinedSchema(Schema):
 
 
 class LobbyQuerySchema(Schema):
-    status = fields.String(required=True, validate=validate.OneOf(["open"]),
-                           metadata={"description": "open: matches with a seat someone may still join."})
+    status = fields.String(validate=validate.OneOf(["open", "active", "finished", "aborted"]),
+                           metadata={"description": "open: matches with a seat someone may still join (the "
+                                                    "only one without a platform key)."})
     game = fields.String(validate=validate.Length(min=1, max=64))
     cursor = fields.String(validate=validate.Regexp(r"^[0-9]{1,16}(\.[0-9]{1,6})?$"),
                            metadata={"description": "next_cursor of the previous page."})
@@ -129,7 +134,7 @@ class CreatedMatchSchema(Schema):
 class MatchSchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["open", "active", "finished"]),
+    status = fields.String(required=True, validate=validate.OneOf(["open", "active", "finished", "aborted"]),
                            metadata={"description": "open: a seat is still open, nobody acts yet."})
     version = fields.Integer(required=True)
     players = fields.List(fields.Nested(SeatSchema), required=True)
@@ -146,6 +151,8 @@ class LobbySchema(Schema):
 
 
 class StateQuerySchema(Schema):
+    seat = fields.Integer(validate=validate.Range(min=0, max=63),
+                          metadata={"description": "With a platform key: whose view to read (moderation)."})
     version = fields.Integer(validate=validate.Range(min=1, max=MAX_VERSION),
                              metadata={"description": "An earlier version; the latest when omitted."})
 
@@ -153,6 +160,11 @@ class StateQuerySchema(Schema):
 class StateSchema(Schema):
     version = fields.Integer(required=True)
     state = fields.Dict(required=True, metadata={"description": "The game state as the caller may see it."})
+
+
+class SeatQuerySchema(Schema):
+    seat = fields.Integer(validate=validate.Range(min=0, max=63),
+                          metadata={"description": "With a platform key: whose view to read (moderation)."})
 
 
 class LegalActionsSchema(Schema):
@@ -198,12 +210,16 @@ class AcceptedSchema(Schema):
 
 
 class EventsQuerySchema(Schema):
+    seat = fields.Integer(validate=validate.Range(min=0, max=63),
+                          metadata={"description": "With a platform key: whose view to read (moderation)."})
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_VERSION),
                            metadata={"description": "Entries with a version above this."})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
 
 
 class StreamQuerySchema(Schema):
+    seat = fields.Integer(validate=validate.Range(min=0, max=63),
+                          metadata={"description": "With a platform key: whose view to read (moderation)."})
     after = fields.Integer(validate=validate.Range(min=0, max=MAX_VERSION),
                            metadata={"description": "Start after this version (else Last-Event-ID, else 0)."})
 

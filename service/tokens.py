@@ -27,3 +27,15 @@ def seat_for(token: str, seat_hashes) -> int | None:
         if hmac.compare_digest(digest, stored):  # no early exit: the timing says nothing
             found = seat
     return found
+
+
+PLATFORM_PREFIX = "mlk_"
+"""Platform keys start with this, so one Authorization header tells a platform from a seat."""
+
+
+def new_platform_key() -> str:
+    return PLATFORM_PREFIX + secrets.token_urlsafe(32)
+
+
+def is_platform_key(token: str) -> bool:
+    return token.startswith(PLATFORM_PREFIX)

@@ -1,0 +1,105 @@
+"""Platform keys: matches created with a key belong to its platform, which lists them (by game and
+status, with a cursor), aborts one (an event; the seed revealed; nobody acts after), asks for scoring and
+reads any seat's view for moderation, and can touch none of another platform's. Seats still act with
+their own tokens; a platform never acts. Anonymous creation is a setting. ``matchlog keys create``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+from service.app import create_app
+from service.keys import Keys
+from service.platforms import Platforms
+from tests.helpers import act, bearer, full_log
+
+
+def platform(fake_redis, settings, name="arena"):
+    return Platforms(fake_redis, Keys(settings.namespace)).create(name)
+
+
+def create_as(client, key, game="chock-a-block", players=3):
+    answer = client.post("/v1/matches", json={"game": game, "players": [{"name": f"p{i}"} for i in range(players)]},
+                         headers=bearer(key))
+    assert answer.status_code == 201, answer.json
+    return answer.json
+
+
+def test_a_platform_lists_its_own_matches_by_status_and_game(client, fake_redis, settings):
+    _, key = platform(fake_redis, settings)
+    _, other = platform(fake_redis, settings, "rival")
+    mine = [create_as(client, key)["id"] for _ in range(3)] + [create_as(client, key, "blokus", 2)["id"]]
+    create_as(client, other)
+    listed = client.get("/v1/matches?limit=2", headers=bearer(key)).json
+    assert [m["id"] for m in listed["matches"]] == mine[:2]
+    rest = client.get(f"/v1/matches?limit=10&cursor={listed['next_cursor']}", headers=bearer(key)).json
+    assert [m["id"] for m in rest["matches"]] == mine[2:] and rest["next_cursor"] is None
+    assert [m["id"] for m in client.get("/v1/matches?game=blokus", headers=bearer(key)).json["matches"]] == mine[3:]
+    assert len(client.get("/v1/matches?status=active", headers=bearer(key)).json["matches"]) == 4
+    assert client.get("/v1/matches?status=finished", headers=bearer(key)).json["matches"] == []
+    assert client.get("/v1/matches", headers=bearer("mlk_nobody")).json["error"] == "unknown_platform_key"
+
+
+def test_a_platform_reads_any_seats_view_of_its_matches_and_nothing_of_another(client, fake_redis, settings):
+    _, key = platform(fake_redis, settings)
+    _, other = platform(fake_redis, settings, "rival")
+    created = create_as(client, key)
+    match_id = created["id"]
+    seat_view = client.get(f"/v1/matches/{match_id}/state?seat=1", headers=bearer(key)).json["state"]
+    own_view = client.get(f"/v1/matches/{match_id}/state", headers=bearer(created["seats"][1]["token"])).json["state"]
+    assert seat_view == own_view and seat_view["players"][1]["hand"] is not None
+    spectator = client.get(f"/v1/matches/{match_id}/state", headers=bearer(key)).json["state"]
+    assert spectator["players"][1]["hand"] is None
+    to_act = client.get(f"/v1/matches/{match_id}").json["to_act"][0]
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions?seat={to_act}", headers=bearer(key)).json
+    assert legal["seat"] == to_act and legal["actions"]
+    assert client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(key)).status_code == 400
+    assert client.get(f"/v1/matches/{match_id}/events?seat=9", headers=bearer(key)).status_code == 400
+    assert client.get(f"/v1/matches/{match_id}/state?seat=1", headers=bearer(other)).json["error"] == "not_your_match"
+    assert client.post(f"/v1/matches/{match_id}/abort", json={}, headers=bearer(other)).status_code == 403
+    refused = act(client, match_id, key, 1, legal["actions"][0])
+    assert refused.status_code == 403 and refused.json["error"] == "platform_cannot_act"
+    assert act(client, match_id, created["seats"][to_act]["token"], 1, legal["actions"][0]).status_code == 201
+
+
+def test_a_platform_aborts_its_match_and_asks_for_scoring(client, fake_redis, settings):
+    _, key = platform(fake_redis, settings)
+    created = create_as(client, key, "blokus", 2)
+    match_id, token = created["id"], created["seats"][0]["token"]
+    aborted = client.post(f"/v1/matches/{match_id}/abort", json={"reason": "a player left"}, headers=bearer(key))
+    assert aborted.status_code == 200 and aborted.json["status"] == "aborted" and aborted.json["to_act"] == []
+    log = full_log(client, match_id)
+    assert [e["type"] for e in log[-2:]] == ["match_aborted", "seed_revealed"]
+    assert log[-2]["data"] == {"reason": "a player left"}
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json
+    blocked = act(client, match_id, token, aborted.json["version"], {"type": "pass"})
+    assert blocked.status_code == 422 and blocked.json["reason"] == "match_aborted" and legal["actions"] == []
+    assert client.post(f"/v1/matches/{match_id}/abort", json={}, headers=bearer(key)).json["error"] == "match_over"
+    assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(key)).status_code == 202
+    assert client.post(f"/v1/matches/{match_id}/abort", json={}, headers=bearer(token)).status_code == 403
+    listed = client.get("/v1/matches?status=aborted", headers=bearer(key)).json["matches"]
+    assert [m["id"] for m in listed] == [match_id]
+
+
+def test_anonymous_creation_is_a_setting(settings, fake_redis):
+    closed = create_app(dataclasses.replace(settings, anonymous_matches=False), fake_redis).test_client()
+    body = {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
+    assert closed.post("/v1/matches", json=body).json["error"] == "platform_key_required"
+    _, key = platform(fake_redis, settings)
+    assert closed.post("/v1/matches", json=body, headers=bearer(key)).status_code == 201
+
+
+def test_keys_create_prints_a_key_once_and_stores_only_its_digest(real_redis, redis_url, settings):
+    env = {**os.environ, "REDIS_URL": redis_url, "MATCHLOG_NAMESPACE": settings.namespace,
+           "MATCHLOG_SECRET_KEY": settings.secret_key}
+    done = subprocess.run([sys.executable, "-m", "service.cli", "keys", "create", "discord-bot"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    printed = json.loads(done.stdout)
+    assert printed["key"].startswith("mlk_") and printed["name"] == "discord-bot"
+    stored = real_redis.hgetall(Keys(settings.namespace).platforms)
+    assert len(stored) == 1 and printed["key"].encode() not in b"".join(list(stored) + list(stored.values()))
+    assert Platforms(real_redis, Keys(settings.namespace)).of_key(printed["key"])["id"] == printed["platform"]
