@@ -5,6 +5,7 @@
     matchlog api      the HTTP API under gunicorn (production: run as many as needed)
     matchlog worker   a rule worker: projector + RQ jobs (production: run as many as needed)
     matchlog openapi  print the OpenAPI document the API serves (this is how openapi.yaml is made)
+    matchlog keys create NAME   a platform key, printed once (only its digest is kept)
     matchlog replay   re-run a match from its exported log, offline, and check its recorded result
 """
 
