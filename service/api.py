@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from typing import Any, Callable
 
 from flask import Response, current_app, request, stream_with_context
@@ -19,6 +20,7 @@ from service.errors import ApiError, flatten, invalid
 from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game
 from service.matches import Matches
+from service.webhooks import BadWebhookUrl, check_url
 
 
 class _Parser(FlaskParser):
@@ -494,3 +496,40 @@ def get_metrics():
     illegal actions by reason, job outcomes, the feed's lag."""
     body, mimetype = metrics.exposition()
     return Response(body, content_type=mimetype)
+
+
+@v1.route("/webhooks", methods=["POST"])
+@v1.arguments(schemas.WebhookSchema)
+@v1.response(201, schemas.WebhookCreatedSchema)
+@v1.doc(security=PLATFORM)
+@_errors(400, 401, 429)
+def create_webhook(body):
+    """Deliver the entries of these ``events`` types, for every match of the key's platform, to ``url``:
+    signed (``Matchlog-Signature``), retried with backoff, each with a ``Matchlog-Delivery`` id. The
+    ``secret`` (made when not given) is shown only now."""
+    platform = request_platform(matches())
+    if platform is None:
+        raise ApiError(401, "platform_key_required", "webhooks belong to a platform: Authorization: Bearer <key>")
+    try:
+        check_url(body["url"], matches().settings.webhooks_private)
+    except BadWebhookUrl as error:
+        raise invalid({"url": [str(error)]})
+    return matches().webhooks.register(platform["id"], body["url"], body["events"], body.get("secret"))
+
+
+@v1.route("/webhooks/<hook_id>/deliveries", methods=["GET"])
+@v1.response(200, schemas.DeliveriesSchema)
+@v1.doc(security=PLATFORM)
+@_errors(401, 403, 404)
+def get_deliveries(hook_id: str):
+    """The latest delivery attempts (newest first, the last 100): delivery id, attempt, HTTP status or
+    error, time taken."""
+    platform = request_platform(matches())
+    if platform is None:
+        raise ApiError(401, "platform_key_required", "webhooks belong to a platform: Authorization: Bearer <key>")
+    hook = matches().webhooks.get(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
+    if hook is None:
+        raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")
+    if hook["platform"] != platform["id"]:
+        raise ApiError(403, "not_your_webhook", "this webhook belongs to another platform")
+    return {"deliveries": matches().webhooks.deliveries(hook_id)}

@@ -38,6 +38,9 @@ class Settings:
     rate_limit_per_address: str | None = None
     """``MATCHLOG_RATE_LIMIT_PER_ADDRESS`` (server default ``500/second``; ``off``): writes per client
     address (a platform's server sends many players' writes from one address: keep it generous)."""
+    webhooks_private: bool = False
+    """``MATCHLOG_WEBHOOKS_PRIVATE``: allow webhook URLs on private and loopback addresses (tests, or a
+    platform on the same network)."""
     anonymous_matches: bool = True
     """``MATCHLOG_ANONYMOUS_MATCHES`` (``true``/``false``): may a request without a platform key create a
     match? Allowed by default, for the two-command start."""
@@ -63,6 +66,7 @@ class Settings:
             packs_dir=Path(env["MATCHLOG_PACKS"]) if env.get("MATCHLOG_PACKS") else None,
             rate_limit_per_token=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_TOKEN", "50/second;1500/minute")),
             rate_limit_per_address=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_ADDRESS", "500/second")),
+            webhooks_private=env.get("MATCHLOG_WEBHOOKS_PRIVATE", "false").strip().lower() in ("true", "1", "yes"),
             anonymous_matches=env.get("MATCHLOG_ANONYMOUS_MATCHES", "true").strip().lower() not in ("false", "0", "no"),
             sse_heartbeat_s=float(env.get("MATCHLOG_SSE_HEARTBEAT_S", 15)),
             cors_origins=tuple(o.strip() for o in env.get("MATCHLOG_CORS_ORIGINS", "*").split(",") if o.strip()),

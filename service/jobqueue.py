@@ -21,6 +21,8 @@ from service.keys import Keys
 RESULT_TTL_S = 3600
 """How long a finished or failed job's status stays readable; the result itself is in the log."""
 SCORE_MATCH = "workers.jobs.score_match"
+DELIVER_WEBHOOK = "workers.jobs.deliver_webhook"
+DELIVERY_RETRIES = Retry(max=6, interval=[1, 2, 4, 8, 16, 32])  # exponential backoff, about a minute in all
 
 
 class JobQueue:
@@ -61,6 +63,15 @@ class JobQueue:
                                    result_ttl=RESULT_TTL_S if reuse else 0, failure_ttl=RESULT_TTL_S,
                                    ttl=RESULT_TTL_S, retry=Retry(max=3))
         return job.id
+
+    def enqueue_delivery(self, delivery_id: str, hook_id: str, body: str) -> None:
+        """A webhook delivery, once: a notice handled twice (a worker died before acknowledging it) finds
+        the job there and adds nothing. A job whose worker died is retried by RQ (``clean_registries``)."""
+        job_id = f"hook-{delivery_id}"
+        if Job.exists(job_id, connection=self.connection):
+            return
+        self.queue().enqueue(DELIVER_WEBHOOK, hook_id, delivery_id, body, self.keys.namespace, job_id=job_id,
+                             retry=DELIVERY_RETRIES, result_ttl=RESULT_TTL_S, failure_ttl=24 * 3600, ttl=24 * 3600)
 
     def clean_registries(self) -> None:
         """Move jobs whose worker died mid-job out of RQ's started registry (into failed, which expires)."""

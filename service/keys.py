@@ -50,6 +50,17 @@ class Keys:
         """The matches a platform created, scored by creation time (ms)."""
         return f"{self.namespace}:platform:{platform_id}:matches"
 
+    def webhook(self, hook_id: str) -> str:
+        """A webhook: its platform, URL, entry types and sealed secret."""
+        return f"{self.namespace}:webhook:{hook_id}"
+
+    def webhook_deliveries(self, hook_id: str) -> str:
+        """The latest delivery attempts of a webhook, newest first (the last 100)."""
+        return f"{self.namespace}:webhook:{hook_id}:deliveries"
+
+    def platform_webhooks(self, platform_id: str) -> str:
+        return f"{self.namespace}:platform:{platform_id}:webhooks"
+
     @property
     def open_matches(self) -> str:
         """The lobby: matches with a seat still open, scored by creation time (ms)."""

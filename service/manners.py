@@ -109,10 +109,12 @@ def created_at(response: Response, match_id: str | None) -> tuple[str | None, st
     """The match a 201 answer is about, and where its new resource is: the match, or the first entry
     an action appended."""
     body = response.get_json(silent=True) or {}
+    if request.endpoint == "v1.create_webhook":
+        return None, f"/v1/webhooks/{body.get('id')}/deliveries"
     match_id = match_id or body.get("id")
     if not match_id:
         return None, None
     events = body.get("events")
-    if events:
+    if events and isinstance(events[0], dict):
         return match_id, f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}"
     return match_id, f"/v1/matches/{match_id}"

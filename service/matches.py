@@ -27,6 +27,7 @@ from service.replay import SHELL_EVENTS, MatchState
 from service.repository import MatchNotFound, MatchRepository, Meta
 from service.platforms import Platforms
 from service.serverkey import ServerKey
+from service.webhooks import Webhooks
 from service.tokens import new_token, token_hash
 
 
@@ -65,6 +66,7 @@ class Matches:
         self.store = self.repository.store
         self.jobs = JobQueue(redis_client, self.keys)
         self.platforms = Platforms(redis_client, self.keys)
+        self.webhooks = Webhooks(redis_client, self.keys, self.server_key)
 
     # -- creation ---------------------------------------------------------------------------
 
@@ -115,6 +117,22 @@ class Matches:
 
     def platform_of(self, match_id: str) -> str | None:
         return self.repository.meta(match_id).platform
+
+    def deliver(self, match_id: str, version: int, types: tuple[str, ...]) -> None:
+        """Enqueue a delivery to each webhook of the match's platform that wants one of the entry types
+        one append brought (up to ``version``): the entries as a spectator sees them."""
+        platform = self.platform_of(match_id)
+        hooks = [h for h in self.webhooks.of_platform(platform) if set(h["events"]) & set(types)] if platform else []
+        if not hooks:
+            return
+        _, entries = self.repository.read(match_id, after=version - len(types), until=version)
+        revealed = self.load(match_id, version).seed is not None
+        engine = self.engine_of(match_id)
+        for hook in hooks:
+            delivery_id = f"{hook['id']}-{match_id}-v{version}"
+            body = {"delivery": delivery_id, "webhook": hook["id"], "match": match_id, "version": version,
+                    "entries": [self.entry_view(engine, e, None, revealed) for e in entries if e.type in hook["events"]]}
+            self.jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
 
     def abort(self, match_id: str, reason: str) -> MatchState:
         """End the match where it stands (its platform asks): ``match_aborted``, and the seed revealed.

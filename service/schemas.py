@@ -70,6 +70,26 @@ class PlayerSchema(Schema):
             raise ValidationError('give a seat a "name", or "open": true to leave it for someone to join')
 
 
+class WebhookSchema(Schema):
+    url = fields.String(required=True, validate=validate.Length(min=8, max=2000))
+    events = fields.List(fields.String(validate=validate.Length(min=1, max=64)), required=True,
+                         validate=validate.Length(min=1, max=50),
+                         metadata={"description": "Entry types to deliver, e.g. match_started, match_scored."})
+    secret = fields.String(validate=validate.Length(min=16, max=200),
+                           metadata={"description": "Signs the deliveries; made by the server when omitted."})
+
+
+class WebhookCreatedSchema(Schema):
+    id = fields.String(required=True)
+    url = fields.String(required=True)
+    events = fields.List(fields.String(), required=True)
+    secret = fields.String(required=True, metadata={"description": "Shown only now."})
+
+
+class DeliveriesSchema(Schema):
+    deliveries = fields.List(fields.Dict(), required=True)
+
+
 class AbortSchema(Schema):
     reason = fields.String(validate=validate.Length(min=1, max=200), metadata={"description": "Kept in the log."})
 

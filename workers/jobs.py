@@ -10,13 +10,18 @@ else.
 from __future__ import annotations
 
 import dataclasses
+import time
+import urllib.error
+import urllib.request
 from typing import Any
 
 from rq import get_current_job
 
 from service import metrics
 from service.config import Settings
+from service.jobqueue import DELIVERY_RETRIES
 from service.matches import Matches
+from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, signature
 
 _apps: dict[tuple[int, str], Matches] = {}
 
@@ -38,3 +43,33 @@ def score_match(match_id: str, namespace: str) -> dict[str, Any]:
         raise
     metrics.JOBS.labels("score_match", "finished").inc()
     return result
+
+
+def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -> dict[str, Any]:
+    """POST one delivery, signed; a failure or a timeout raises, and RQ retries with backoff."""
+    matches = _matches(namespace)
+    hook = matches.webhooks.get(hook_id)
+    if hook is None:
+        return {"delivered": False, "why": "the webhook is gone"}
+    job = get_current_job()
+    attempt = (DELIVERY_RETRIES.max - (job.retries_left if job and job.retries_left is not None else 0)) + 1
+    data = body.encode()
+    request = urllib.request.Request(hook["url"], data=data, method="POST", headers={
+        "Content-Type": "application/json", "User-Agent": "matchlog-webhooks",
+        SIGNATURE_HEADER: signature(hook["secret"], int(time.time()), data), DELIVERY_HEADER: delivery_id})
+    started = time.monotonic()
+    outcome: dict[str, Any] = {"delivery": delivery_id, "attempt": attempt, "at": int(time.time())}
+    try:
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            outcome["status"] = answer.status
+    except urllib.error.HTTPError as error:
+        outcome["status"] = error.code
+    except (urllib.error.URLError, OSError) as error:
+        outcome["error"] = str(getattr(error, "reason", error))
+    outcome["ms"] = round((time.monotonic() - started) * 1000, 1)
+    matches.webhooks.record(hook_id, outcome)
+    if not 200 <= outcome.get("status", 0) < 300:
+        metrics.JOBS.labels("deliver_webhook", "retried").inc()
+        raise RuntimeError(f"delivery {delivery_id} failed: {outcome.get('status') or outcome.get('error')}")
+    metrics.JOBS.labels("deliver_webhook", "finished").inc()
+    return {"delivered": True, **outcome}

@@ -46,6 +46,7 @@ class Projector:
         except MatchNotFound:
             log.warning("feed names unknown match %s", notice.match_id)
             return True
+        self.matches.deliver(notice.match_id, notice.version, notice.types)  # before the ack: none is lost
         if state.finished and state.result is None and self.matches.load(notice.match_id).result is None:
             self.matches.jobs.enqueue_scoring(notice.match_id, notice.version, reuse=False)
             return False

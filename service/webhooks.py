@@ -1,0 +1,102 @@
+"""Webhooks: a platform registers a URL and the entry types it wants (``match_started``, ``match_scored``...);
+each append to one of its matches with such entries is delivered once, as an RQ job, signed and retried.
+
+The signature: ``Matchlog-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the
+secret>``. A receiver recomputes it and refuses a ``t`` older than a few minutes (a replay). Each
+delivery has an id (``Matchlog-Delivery``), the same on every retry, for de-duplication. URLs on private,
+loopback or link-local addresses are refused unless the server allows them (``MATCHLOG_WEBHOOKS_PRIVATE``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import json
+import secrets
+import socket
+import time
+import uuid
+from typing import Any
+from urllib.parse import urlsplit
+
+import redis
+
+from service.keys import Keys
+from service.serverkey import ServerKey
+
+SIGNATURE_HEADER = "Matchlog-Signature"
+DELIVERY_HEADER = "Matchlog-Delivery"
+KEPT_DELIVERIES = 100
+
+
+class BadWebhookUrl(ValueError):
+    """A URL deliveries may not go to; the message says why."""
+
+
+def check_url(url: str, allow_private: bool) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BadWebhookUrl("an http or https URL with a host")
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, parts.port or 443)}
+    except (socket.gaierror, UnicodeError, ValueError):
+        raise BadWebhookUrl(f"the host {parts.hostname!r} does not resolve") from None
+    for address in addresses:
+        ip = ipaddress.ip_address(address.split("%")[0])
+        if not allow_private and (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved
+                                  or ip.is_multicast or ip.is_unspecified):
+            raise BadWebhookUrl(f"{parts.hostname} is a private address ({ip}); this server delivers to public "
+                                "ones only")
+
+
+def signature(secret: str, timestamp: int, body: bytes) -> str:
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={mac}"
+
+
+def verify(secret: str, header: str, body: bytes, tolerance_s: int = 300, now: float | None = None) -> bool:
+    """What a receiver does (and the tests): the signature matches and is recent."""
+    fields = dict(part.split("=", 1) for part in header.split(",") if "=" in part)
+    timestamp = int(fields.get("t", "0"))
+    expected = signature(secret, timestamp, body).split("v1=")[1]
+    fresh = abs((now or time.time()) - timestamp) <= tolerance_s
+    return fresh and hmac.compare_digest(expected, fields.get("v1", ""))
+
+
+class Webhooks:
+    def __init__(self, redis_client: redis.Redis, keys: Keys, server_key: ServerKey):
+        self.redis = redis_client
+        self.keys = keys
+        self.server_key = server_key
+
+    def register(self, platform: str, url: str, events: list[str], secret: str | None) -> dict[str, Any]:
+        hook_id = uuid.uuid4().hex[:16]
+        secret = secret or secrets.token_urlsafe(24)
+        sealed = self.server_key.seal(secret.encode(), hook_id.encode())  # the secret signs: kept sealed
+        self.redis.hset(self.keys.webhook(hook_id), mapping={
+            "platform": platform, "url": url, "events": json.dumps(sorted(set(events))), "secret": sealed})
+        self.redis.sadd(self.keys.platform_webhooks(platform), hook_id)
+        return {"id": hook_id, "url": url, "events": sorted(set(events)), "secret": secret}
+
+    def get(self, hook_id: str) -> dict[str, Any] | None:
+        raw = {k.decode(): v for k, v in self.redis.hgetall(self.keys.webhook(hook_id)).items()}
+        if not raw:
+            return None
+        return {"id": hook_id, "platform": raw["platform"].decode(), "url": raw["url"].decode(),
+                "events": json.loads(raw["events"]),
+                "secret": self.server_key.open(raw["secret"], hook_id.encode()).decode()}
+
+    def of_platform(self, platform: str) -> list[dict[str, Any]]:
+        hooks = [self.get(h.decode()) for h in sorted(self.redis.smembers(self.keys.platform_webhooks(platform)))]
+        return [h for h in hooks if h]
+
+    def record(self, hook_id: str, attempt: dict[str, Any]) -> None:
+        key = self.keys.webhook_deliveries(hook_id)
+        with self.redis.pipeline() as pipe:
+            pipe.lpush(key, json.dumps(attempt))
+            pipe.ltrim(key, 0, KEPT_DELIVERIES - 1)
+            pipe.execute()
+
+    def deliveries(self, hook_id: str) -> list[dict[str, Any]]:
+        return [json.loads(d) for d in self.redis.lrange(self.keys.webhook_deliveries(hook_id), 0, -1)]

@@ -1,0 +1,125 @@
+"""Webhooks against a real HTTP receiver on loopback and the real Redis: a platform registers a URL and
+entry types; the rule worker enqueues one delivery per append that brings such entries; the delivery
+job POSTs it signed (HMAC-SHA256 of the timestamp and body) with a delivery id, and a failing receiver
+gets it again with backoff; every attempt is listed. Private URLs are refused unless allowed."""
+
+from __future__ import annotations
+
+import dataclasses
+import http.server
+import json
+import threading
+import time
+
+import pytest
+from rq import SimpleWorker
+
+from service.app import create_app
+from service.jobqueue import JobQueue
+from service.keys import Keys
+from service.matches import Matches
+from service.platforms import Platforms
+from service.webhooks import verify
+from tests.helpers import act, bearer
+from workers.projector import Projector
+
+
+class Receiver:
+    """A loopback HTTP server that records each POST and answers with the next status of ``statuses``."""
+
+    def __init__(self, statuses):
+        self.statuses = list(statuses)
+        self.received = []
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.received.append((dict(self.headers), body))
+                status = receiver.statuses.pop(0) if receiver.statuses else 200
+                self.send_response(status)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+@pytest.fixture
+def hooked(settings, real_redis):
+    settings = dataclasses.replace(settings, webhooks_private=True, claim_idle_ms=0)
+    client = create_app(settings, real_redis).test_client()
+    _, key = Platforms(real_redis, Keys(settings.namespace)).create("arena")
+    return settings, client, key
+
+
+def work(settings, real_redis, until, seconds=60):
+    """Run the rule worker and the job worker (with its scheduler, for the retries) until ``until()``."""
+    projector = Projector(Matches(real_redis, settings), consumer="test", block_ms=10)
+    queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
+    deadline = time.monotonic() + seconds
+    while not until():
+        assert time.monotonic() < deadline, "the deliveries did not arrive"
+        projector.step()
+        SimpleWorker([queue], connection=real_redis).work(burst=True, with_scheduler=True)
+        time.sleep(0.3)
+
+
+def test_deliveries_are_signed_retried_and_listed(hooked, real_redis):
+    settings, client, key = hooked
+    receiver = Receiver([500, 500])  # the first two attempts fail
+    try:
+        hook = client.post("/v1/webhooks", json={"url": receiver.url, "events": ["match_started", "seat_joined"]},
+                           headers=bearer(key))
+        assert hook.status_code == 201, hook.json
+        secret = hook.json["secret"]
+        created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"open": True}]},
+                              headers=bearer(key)).json
+        assert client.post(f"/v1/matches/{created['id']}/seats/1/join", json={"name": "bob"}).status_code == 201
+        work(settings, real_redis, lambda: len(receiver.received) >= 3)
+        bodies = [json.loads(body) for _, body in receiver.received]
+        assert [b["delivery"] for b in bodies] == [bodies[0]["delivery"]] * 3  # one delivery, retried twice
+        assert [e["type"] for e in bodies[-1]["entries"]] == ["seat_joined", "match_started"]
+        for headers, body in receiver.received:
+            assert verify(secret, headers["Matchlog-Signature"], body)
+            assert headers["Matchlog-Delivery"] == bodies[0]["delivery"]
+        assert not verify("another secret", receiver.received[0][0]["Matchlog-Signature"], receiver.received[0][1])
+        attempts = client.get(f"/v1/webhooks/{hook.json['id']}/deliveries", headers=bearer(key)).json["deliveries"]
+        assert [a["status"] for a in attempts] == [200, 500, 500] and [a["attempt"] for a in attempts] == [3, 2, 1]
+    finally:
+        receiver.close()
+
+
+def test_only_wanted_types_and_own_matches_are_delivered_once(hooked, real_redis):
+    settings, client, key = hooked
+    receiver = Receiver([])
+    try:
+        client.post("/v1/webhooks", json={"url": receiver.url, "events": ["placed"]}, headers=bearer(key))
+        mine = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]},
+                           headers=bearer(key)).json
+        client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})  # anonymous
+        token = mine["seats"][0]["token"]
+        legal = client.get(f"/v1/matches/{mine['id']}/legal-actions", headers=bearer(token)).json
+        assert act(client, mine["id"], token, 1, legal["actions"][0]).status_code == 201
+        work(settings, real_redis, lambda: len(receiver.received) >= 1)
+        work(settings, real_redis, lambda: True)  # a second pass delivers nothing again
+        assert len(receiver.received) == 1
+        body = json.loads(receiver.received[0][1])
+        assert body["match"] == mine["id"] and [e["type"] for e in body["entries"]] == ["placed"]
+    finally:
+        receiver.close()
+
+
+def test_private_urls_are_refused_unless_allowed(settings, real_redis):
+    client = create_app(settings, real_redis).test_client()
+    _, key = Platforms(real_redis, Keys(settings.namespace)).create("arena")
+    for url in ("http://127.0.0.1:9/x", "http://10.1.2.3/x", "http://[::1]/x", "ftp://example.com/x"):
+        answer = client.post("/v1/webhooks", json={"url": url, "events": ["match_scored"]}, headers=bearer(key))
+        assert answer.status_code == 400 and "url" in answer.json["fields"], url
+    assert client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/x", "events": ["x"]}).status_code == 401
