@@ -81,7 +81,9 @@ class MatchWorkflows(schema.as_state_machine()):
         super().after_call(response, case)
         if case.path == "/v1/matches" and case.method == "POST" and response.status_code == 201:
             body = response.json()
-            self.tokens[body["id"]] = body["seats"][0]["token"]
+            tokens = [seat["token"] for seat in body["seats"] if "token" in seat]  # open seats have none yet
+            if tokens:
+                self.tokens[body["id"]] = tokens[0]
 
     def get_call_kwargs(self, case):
         token = self.tokens.get((case.path_parameters or {}).get("match_id"))
