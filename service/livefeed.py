@@ -18,6 +18,7 @@ from collections import OrderedDict
 
 import redis
 
+from service import metrics
 from service.events import Recorded
 from service.matches import Matches
 
@@ -77,6 +78,7 @@ class LiveFeed:
                 self._subscribers[match_id] = set()
                 self._dispatched[match_id] = version
             self._subscribers[match_id].add(subscription)
+            metrics.SUBSCRIBERS.inc()
             if self._reader is None or not self._reader.is_alive():  # started lazily: after gunicorn forks
                 self._reader = threading.Thread(target=self._follow, name="livefeed", daemon=True)
                 self._reader.start()
@@ -85,6 +87,8 @@ class LiveFeed:
     def unsubscribe(self, subscription: Subscription) -> None:
         with self._lock:
             followers = self._subscribers.get(subscription.match_id, set())
+            if subscription in followers:
+                metrics.SUBSCRIBERS.dec()
             followers.discard(subscription)
             if not followers:
                 self._subscribers.pop(subscription.match_id, None)

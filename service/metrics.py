@@ -1,5 +1,5 @@
 """Prometheus metrics, exposed at ``/metrics``: requests by route and status with latency, appends,
-version conflicts, illegal actions by reason, job outcomes and the feed's lag.
+version conflicts, illegal actions by reason, job outcomes, the feed's lag and live-feed subscribers.
 
 Several gunicorn workers (and, under ``matchlog serve``, the rule worker) each count on their own; with
 ``PROMETHEUS_MULTIPROC_DIR`` set, prometheus_client's multiprocess mode keeps their values in files
@@ -21,6 +21,7 @@ APPENDS = Counter("matchlog_appended_entries", "Log entries appended by accepted
 CONFLICTS = Counter("matchlog_version_conflicts", "Actions refused because the match had moved on")
 ILLEGAL = Counter("matchlog_illegal_actions", "Actions the rules refused", ["reason"])
 JOBS = Counter("matchlog_jobs", "Background jobs run", ["job", "outcome"])
+SUBSCRIBERS = Gauge("matchlog_live_subscribers", "Live-feed (SSE) connections open", multiprocess_mode="livesum")
 FEED_LAG = Gauge("matchlog_feed_lag_entries", "Feed entries not yet read by the rule workers",
                  multiprocess_mode="max")
 

@@ -35,6 +35,9 @@ def test_the_backlog_then_each_new_entry_with_its_version_as_id(settings, fake_r
     pushed = listener.until(lambda e: e.get("id") == "2")[-1]
     assert pushed["data"] == client.get(f"/v1/matches/{match_id}/events?after=1").json["events"][0]
     assert listener.until(lambda e: e.get("comment") == "ping")  # heartbeats while nothing happens
+    scraped = client.get("/metrics").get_data(as_text=True)
+    assert any(line.startswith("matchlog_live_subscribers ") and float(line.split()[1]) >= 1
+               for line in scraped.splitlines())
 
 
 def test_resume_with_last_event_id_or_after(settings, fake_redis):
