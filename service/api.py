@@ -297,7 +297,11 @@ def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
     refs = {game.info.id: f"#/components/schemas/{legal_actions_component(game)}" for game in games}
     return {"responses": {"200": {"description": "OK", "content": {JSON: {"schema": {
         "oneOf": [{"$ref": ref} for ref in refs.values()],
-        "discriminator": {"propertyName": "game", "mapping": refs}}}}}}}
+        "discriminator": {"propertyName": "game", "mapping": refs}}}},
+        "links": {"SubmitListedAction": {  # any listed action can be posted back unchanged
+            "operationRef": "#/paths/~1v1~1matches~1{match_id}~1actions/post",
+            "parameters": {"match_id": "$request.path.match_id"},
+            "requestBody": {"expected_version": "$response.body#/version", "action": "$response.body#/actions/0"}}}}}}
 
 
 @v1.route("/matches/<match_id>/legal-actions", methods=["GET"])
