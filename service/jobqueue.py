@@ -6,6 +6,7 @@ path, so the HTTP process never imports worker code.
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import datetime, timezone
 from typing import Any
@@ -23,6 +24,10 @@ RESULT_TTL_S = 3600
 SCORE_MATCH = "workers.jobs.score_match"
 DELIVER_WEBHOOK = "workers.jobs.deliver_webhook"
 DELIVERY_RETRIES = Retry(max=6, interval=[1, 2, 4, 8, 16, 32])  # exponential backoff, about a minute in all
+DELIVERY_TIMEOUT_S = 10
+"""A delivery's job timeout: its POST gives up after 5 s, so a delivery still started after this has no worker."""
+RQ_HEARTBEAT_GRACE_S = 60
+"""What RQ adds to a job's timeout before its started-registry entry expires."""
 
 
 class JobQueue:
@@ -71,12 +76,16 @@ class JobQueue:
         if Job.exists(job_id, connection=self.connection):
             return
         self.queue().enqueue(DELIVER_WEBHOOK, hook_id, delivery_id, body, self.keys.namespace, job_id=job_id,
-                             retry=DELIVERY_RETRIES, result_ttl=RESULT_TTL_S, failure_ttl=24 * 3600, ttl=24 * 3600)
+                             retry=DELIVERY_RETRIES, result_ttl=RESULT_TTL_S, failure_ttl=24 * 3600, ttl=24 * 3600,
+                             job_timeout=DELIVERY_TIMEOUT_S)
 
     def clean_registries(self) -> None:
-        """Move jobs whose worker died mid-job out of RQ's started registry (into failed, which expires)."""
+        """Jobs whose worker died mid-job leave RQ's started registry: retried while they have retries
+        left, else failed (which expires). Our workers run each job in their own main thread under
+        RQ's timeout (SimpleWorker), so a job started more than its timeout ago (plus a few seconds)
+        has no live worker: it is taken back then, not after RQ's extra minute of grace."""
         queue = self.queue()
-        StartedJobRegistry(queue=queue).cleanup()
+        StartedJobRegistry(queue=queue).cleanup(timestamp=time.time() + RQ_HEARTBEAT_GRACE_S - 5)
         FailedJobRegistry(queue=queue).cleanup()
 
     def status(self, job_id: str) -> dict[str, Any] | None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+import time
 
 PLAYERS = [{"name": n} for n in ("ann", "bob", "cat", "dan")]
 
@@ -90,3 +94,20 @@ def beating_worker(redis_client, settings):
     worker.register_birth()
     worker.heartbeat()
     return worker
+
+
+def wait_for(condition, timeout=60.0, every=0.05):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {condition.__doc__ or condition}")
+        time.sleep(every)
+
+
+def start_worker(redis_url, settings, **env) -> subprocess.Popen:
+    """``matchlog worker`` as its own process (so that a test may kill it), quick to claim a dead one's work."""
+    env = {**os.environ, "REDIS_URL": redis_url, "MATCHLOG_NAMESPACE": settings.namespace,
+           "MATCHLOG_SECRET_KEY": settings.secret_key,
+           "MATCHLOG_CLAIM_IDLE_MS": "500", "MATCHLOG_SNAPSHOT_EVERY": "4", **env}
+    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -3,14 +3,10 @@ Redis away while the API runs."""
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
-import time
 
 import pytest
 
@@ -24,26 +20,10 @@ from service.keys import Keys
 from service.redis_client import connect
 from service.replay import MatchState
 from service.matches import Matches
-from tests.helpers import act, create, play_random_game
+from tests.helpers import act, create, play_random_game, start_worker, wait_for
 from workers.projector import GROUP, Projector
 
 pytestmark = pytest.mark.slow
-
-
-def wait_for(condition, timeout=60.0, every=0.05):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {condition.__doc__ or condition}")
-        time.sleep(every)
-
-
-def start_worker(redis_url, settings):
-    env = {**os.environ, "REDIS_URL": redis_url, "MATCHLOG_NAMESPACE": settings.namespace,
-           "MATCHLOG_SECRET_KEY": settings.secret_key,
-           "MATCHLOG_CLAIM_IDLE_MS": "500", "MATCHLOG_SNAPSHOT_EVERY": "4"}
-    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def test_a_worker_killed_mid_work_loses_and_duplicates_nothing(real_client, real_redis, redis_url, settings):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import http.server
 import json
+import signal
 import threading
 import time
 
@@ -20,25 +21,31 @@ from service.keys import Keys
 from service.matches import Matches
 from service.platforms import Platforms
 from service.webhooks import verify
-from tests.helpers import act, bearer
+from tests.helpers import act, bearer, start_worker, wait_for
 from workers.projector import Projector
 
 
 class Receiver:
-    """A loopback HTTP server that records each POST and answers with the next status of ``statuses``."""
+    """A loopback HTTP server that records each POST and answers with the next status of ``statuses``
+    (after ``stall_first_s`` for the first one: a receiver that hangs while its caller dies)."""
 
-    def __init__(self, statuses):
+    def __init__(self, statuses, stall_first_s=0.0):
         self.statuses = list(statuses)
         self.received = []
+        self.answered = []  # the delivery ids of the answers sent, with their status
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.received.append((dict(self.headers), body))
+                if len(receiver.received) == 1 and stall_first_s:
+                    time.sleep(stall_first_s)
+                    return  # its caller is gone by now
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
                 self.send_response(status)
                 self.end_headers()
+                receiver.answered.append((self.headers["Matchlog-Delivery"], status))
 
             def log_message(self, *args):
                 pass
@@ -123,3 +130,38 @@ def test_private_urls_are_refused_unless_allowed(settings, real_redis):
         answer = client.post("/v1/webhooks", json={"url": url, "events": ["match_scored"]}, headers=bearer(key))
         assert answer.status_code == 400 and "url" in answer.json["fields"], url
     assert client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/x", "events": ["x"]}).status_code == 401
+
+
+def test_a_worker_killed_mid_delivery_loses_no_delivery(hooked, real_redis, redis_url):
+    """The worker dies while its POST hangs, with more deliveries queued behind it: another worker
+    delivers them all, the dead one's again once its job outlives the delivery timeout."""
+    settings, client, key = hooked
+    receiver = Receiver([], stall_first_s=8)
+    workers = []
+    try:
+        client.post("/v1/webhooks", json={"url": receiver.url, "events": ["placed"]}, headers=bearer(key))
+        match = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]},
+                            headers=bearer(key)).json
+        tokens = [seat["token"] for seat in match["seats"]]
+        for version in range(1, 4):  # three appends that bring a placement: three deliveries
+            seat = client.get(f"/v1/matches/{match['id']}").json["to_act"][0]
+            legal = client.get(f"/v1/matches/{match['id']}/legal-actions", headers=bearer(tokens[seat])).json
+            assert act(client, match["id"], tokens[seat], legal["version"], legal["actions"][0]).status_code == 201
+        workers.append(start_worker(redis_url, settings, MATCHLOG_WEBHOOKS_PRIVATE="true"))
+        wait_for(lambda: receiver.received, timeout=30)
+        workers[0].send_signal(signal.SIGKILL)
+        workers[0].wait()
+        workers.append(start_worker(redis_url, settings, MATCHLOG_WEBHOOKS_PRIVATE="true"))
+
+        def all_delivered():
+            """three deliveries, each answered 200"""
+            return len({delivery for delivery, status in receiver.answered if status == 200}) == 3
+
+        wait_for(all_delivered, timeout=90, every=0.2)
+        stalled = receiver.received[0][0]["Matchlog-Delivery"]
+        assert stalled in {delivery for delivery, _ in receiver.answered}, "the dead worker's delivery came again"
+    finally:
+        for worker in workers:
+            worker.kill()
+            worker.wait()
+        receiver.close()
