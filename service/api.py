@@ -172,7 +172,8 @@ def create_match():
             raise invalid(flatten(error.messages))
         names = [None if p.get("open") else p["name"] for p in body["players"]]
         match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"),
-                                                   seed_known_to_creator=body["seed_known_to_creator"], platform=owner)
+                                                   seed_known_to_creator=body["seed_known_to_creator"], platform=owner,
+                                                   public=body.get("public"))
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")
@@ -189,17 +190,13 @@ def create_match():
 @v1.doc(security=[{}, {"seatToken": []}])
 @_errors(400, 401)
 def list_matches(query):
-    """Matches, oldest first, optionally of one ``game``; ``cursor`` pages on. With a platform key: the
-    platform's own matches, of any ``status``. Without: the lobby, matches with a seat still open
-    (``status=open``)."""
+    """Matches by creation time (``order``: oldest first, or newest), optionally of one ``game`` and
+    ``status``; ``cursor`` pages on. With a platform key: the platform's own matches. Without: the
+    lobby with ``status=open`` (matches with a seat still open), else the public matches."""
     platform = request_platform(matches())
-    if platform is not None:
-        found, next_cursor = matches().platform_matches(platform["id"], query.get("game"), query.get("status"),
-                                                        query.get("cursor"), query["limit"])
-    elif query.get("status") == "open":
-        found, next_cursor = matches().open_matches(query.get("game"), query.get("cursor"), query["limit"])
-    else:
-        raise ApiError(401, "platform_key_required", "without a platform key only the lobby is listed: status=open")
+    found, next_cursor = matches().listed(platform["id"] if platform else None, query.get("game"),
+                                          query.get("status"), query.get("cursor"), query["limit"],
+                                          newest_first=query["order"] == "newest")
     return {"matches": found, "next_cursor": next_cursor}
 
 

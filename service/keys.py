@@ -62,6 +62,11 @@ class Keys:
         return f"{self.namespace}:platform:{platform_id}:webhooks"
 
     @property
+    def public_matches(self) -> str:
+        """Matches anyone may find (``public``), scored by creation time (ms): the newest 10,000."""
+        return f"{self.namespace}:public"
+
+    @property
     def open_matches(self) -> str:
         """The lobby: matches with a seat still open, scored by creation time (ms)."""
         return f"{self.namespace}:open"

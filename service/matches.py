@@ -55,6 +55,10 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+PUBLIC_LISTED = 10_000
+"""How many of the newest public matches are listed (older ones stay readable by their id)."""
+
+
 class Matches:
     def __init__(self, redis_client: redis.Redis, settings: Settings | None = None, cache_size: int = 2048):
         self.settings = settings or Settings()
@@ -72,8 +76,10 @@ class Matches:
 
     def create(self, game_id: str, players: list[str | None], options: dict[str, Any] | None = None,
                seed: str | None = None, record: list[dict[str, Any]] = (),
-               seed_known_to_creator: bool = False, platform: str | None = None) -> tuple[str, MatchState, list[str]]:
-        """A new match: its id, its latest state and one token per seat (shown only now).
+               seed_known_to_creator: bool = False, platform: str | None = None,
+               public: bool | None = None) -> tuple[str, MatchState, list[str]]:
+        """A new match: its id, its latest state and one token per seat (shown only now). A ``public``
+        match is listed for anyone (by default a match is public unless a platform created it).
 
         ``seed`` is mixed into the server's own entropy, or, with ``seed_known_to_creator``, is the
         match's seed (a deterministic match, which the log says). ``record`` (an imported game
@@ -92,6 +98,11 @@ class Matches:
             self.platforms.add_match(platform, match_id)
         if not step.state.started:
             self.redis.zadd(self.keys.open_matches, {match_id: time.time() * 1000})
+        if platform is None if public is None else public:
+            with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self.keys.public_matches, {match_id: time.time() * 1000})
+                pipe.zremrangebyrank(self.keys.public_matches, 0, -PUBLIC_LISTED - 1)
+                pipe.execute()
         return match_id, step.state, tokens
 
     def join(self, match_id: str, seat: int, name: str) -> tuple[MatchState, str]:
@@ -150,25 +161,28 @@ class Matches:
             return step.state
         raise RuntimeError(f"could not abort {match_id}: the log kept moving")
 
-    def open_matches(self, game_id: str | None, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
-        """The lobby, oldest first: matches with an open seat; the cursor of the next page, if any."""
-        return self._listed(self.keys.open_matches, game_id, "open", cursor, limit)
-
-    def platform_matches(self, platform: str, game_id: str | None, status: str | None, cursor: str | None,
-                         limit: int) -> tuple[list[dict[str, Any]], str | None]:
-        """A platform's own matches, oldest first, by game and status."""
-        return self._listed(self.keys.platform_matches(platform), game_id, status, cursor, limit)
+    def listed(self, platform: str | None, game_id: str | None, status: str | None, cursor: str | None,
+               limit: int, newest_first: bool = False) -> tuple[list[dict[str, Any]], str | None]:
+        """Matches by creation time, of one game and status if given, and the cursor of the next page
+        (None on the last): a platform's own; else the lobby (``status`` open: a seat to join); else
+        the public ones."""
+        index = (self.keys.platform_matches(platform) if platform else self.keys.open_matches
+                 if status == "open" else self.keys.public_matches)
+        return self._listed(index, game_id, status, cursor, limit, newest_first)
 
     def _listed(self, index: str, game_id: str | None, status: str | None, cursor: str | None,
-                limit: int) -> tuple[list[dict[str, Any]], str | None]:
-        low = f"({cursor}" if cursor else "-inf"
+                limit: int, newest_first: bool) -> tuple[list[dict[str, Any]], str | None]:
+        bound = f"({cursor}" if cursor else "+inf" if newest_first else "-inf"
         found, next_cursor = [], None
         while len(found) < limit:
-            batch = self.redis.zrangebyscore(index, low, "+inf", start=0, num=limit, withscores=True)
+            if newest_first:
+                batch = self.redis.zrevrangebyscore(index, bound, "-inf", start=0, num=limit, withscores=True)
+            else:
+                batch = self.redis.zrangebyscore(index, bound, "+inf", start=0, num=limit, withscores=True)
             if not batch:
                 break
             for member, score in batch:
-                low = f"({score!r}"
+                bound = f"({score!r}"
                 match_id = member.decode()
                 try:
                     state = self.load(match_id)
@@ -328,6 +342,7 @@ class Matches:
         if entry.type not in SHELL_EVENTS and not revealed:
             seen = engine.event_view(entry.event(), seat)
             body.update(type=seen["type"], seat=seen["seat"], data=seen["data"])
+        body["text"] = replay.describe(engine, body)
         return body
 
     @staticmethod

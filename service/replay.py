@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 from service.events import Recorded, canonical_json, verify_chain
 from service.games import GAMES
@@ -123,6 +123,29 @@ def match_aborted(reason: str) -> dict[str, Any]:
 
 def match_scored(result: dict[str, Any]) -> dict[str, Any]:
     return {"type": "match_scored", "seat": None, "data": result}
+
+
+def _scored_text(result: dict[str, Any]) -> str:
+    ranked = sorted(range(len(result.get("ranks", []))), key=lambda seat: result["ranks"][seat])
+    return "scored: " + ", ".join(f"seat {seat} ranked {result['ranks'][seat]} with {result['scores'][seat]}"
+                                  for seat in ranked)
+
+
+SHELL_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {
+    "match_created": lambda data: f"a {data['game']} match for " + ", ".join(
+        player.get("name") or f"an open seat {player['seat']}" for player in data["players"]),
+    "seat_joined": lambda data: f"{data['name']} took seat {data['seat']}",
+    "match_started": lambda data: "every seat is taken: the match starts",
+    "match_aborted": lambda data: f"aborted: {data['reason']}",
+    "seed_revealed": lambda data: "the seed is revealed: anyone can now check every hidden card in the log",
+    "match_scored": _scored_text,
+}
+
+
+def describe(engine: Game, event: dict[str, Any]) -> str:
+    """A log entry in plain words (as a seat sees it): the shell's own entries here, the game's by the game."""
+    shell = SHELL_TEXT.get(event["type"])
+    return shell(event["data"]) if shell else engine.describe(event)
 
 
 def result(state: "MatchState") -> dict[str, Any]:

@@ -108,12 +108,13 @@ class JoinedSchema(Schema):
 
 class LobbyQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(["open", "active", "finished", "aborted"]),
-                           metadata={"description": "open: matches with a seat someone may still join (the "
-                                                    "only one without a platform key)."})
+                           metadata={"description": "open: matches with a seat someone may still join (without "
+                                                    "a platform key: the lobby, public or not)."})
     game = fields.String(validate=validate.Length(min=1, max=64))
     cursor = fields.String(validate=validate.Regexp(r"^[0-9]{1,16}(\.[0-9]{1,6})?$"),
                            metadata={"description": "next_cursor of the previous page."})
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    order = fields.String(load_default="oldest", validate=validate.OneOf(["oldest", "newest"]))
 
 
 class CreateMatchSchema(Schema):
@@ -131,6 +132,8 @@ class CreateMatchSchema(Schema):
     seed_known_to_creator = StrictBoolean(
         load_default=False, metadata={"description": "A deterministic match: ``seed`` is its seed, so its creator "
                                                      "knows every hidden card. The log and the match say so."})
+    public = StrictBoolean(metadata={"description": "Listed for anyone (GET /v1/matches, the viewer's front page). "
+                                                  "Default: true, unless a platform key creates the match."})
 
 
 class SeatSchema(Schema):
@@ -222,6 +225,8 @@ class EventSchema(Schema):
         "description": "SHA-256 of the previous entry's hash, a newline and this entry's canonical JSON "
                        "[version, type, seat, data, at] (sorted keys, no spaces, UTF-8): the hash chain. "
                        "null in logs written before the chain."})
+    text = fields.String(metadata={"description": "The entry in plain words, as this view shows it (\"blue placed F5 "
+                                                  "at c3\"); not part of the hash chain."})
 
 
 class AcceptedSchema(Schema):

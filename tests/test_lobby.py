@@ -9,7 +9,10 @@ import threading
 
 from service import replay
 from service.events import Recorded
+from service.keys import Keys
+from service.platforms import Platforms
 from tests.helpers import act, bearer, full_log, play_random_game
+from tests.helpers import create as create_match
 
 
 def open_match(client, game="blokus", players=({"name": "ann"}, {"open": True}, {"open": True}, {"name": "dan"})):
@@ -67,7 +70,23 @@ def test_the_lobby_lists_open_matches_by_game_with_a_cursor(client):
     for seat in (1, 2):
         client.post(f"/v1/matches/{ids[0]}/seats/{seat}/join", json={"name": f"p{seat}"})
     assert ids[0] not in [m["id"] for m in client.get("/v1/matches?status=open").json["matches"]]
-    assert client.get("/v1/matches?status=active").json["error"] == "platform_key_required"
+    assert [m["id"] for m in client.get("/v1/matches?status=active").json["matches"]] == [ids[0]]  # public
+
+
+def test_public_matches_are_listed_newest_first_for_anyone(client, settings, fake_redis):
+    _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    two = {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
+    anonymous = [client.post("/v1/matches", json=two).json["id"] for _ in range(3)]
+    unlisted = client.post("/v1/matches", json={**two, "public": False}).json["id"]
+    private = client.post("/v1/matches", json=two, headers=bearer(key)).json["id"]
+    shown = client.post("/v1/matches", json={**two, "public": True}, headers=bearer(key)).json["id"]
+    newest = client.get("/v1/matches?order=newest&limit=2").json
+    assert [m["id"] for m in newest["matches"]] == [shown, anonymous[2]]
+    rest = client.get(f"/v1/matches?order=newest&cursor={newest['next_cursor']}").json
+    assert [m["id"] for m in rest["matches"]] == [anonymous[1], anonymous[0]] and rest["next_cursor"] is None
+    assert [m["id"] for m in client.get("/v1/matches").json["matches"]] == anonymous + [shown]  # oldest first
+    assert {unlisted, private}.isdisjoint(m["id"] for m in client.get("/v1/matches?limit=200").json["matches"])
+    assert client.get("/v1/matches?order=sideways").json["error"] == "invalid_request"
 
 
 def test_racing_joins_for_one_seat_one_wins(real_client):
@@ -89,3 +108,16 @@ def test_racing_joins_for_one_seat_one_wins(real_client):
     assert [e["type"] for e in log] == ["match_created", "seat_joined", "match_started"]
     winner = next(a for a in answers if a.status_code == 201)
     assert log[1]["data"]["name"] == winner.json["name"]
+
+
+def test_every_entry_has_its_plain_words(client):
+    match_id, tokens = create_match(client, "block-block", [{"name": "ann"}, {"name": "bob"}])
+    seat = client.get(f"/v1/matches/{match_id}").json["to_act"][0]
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
+    answer = act(client, match_id, tokens[seat], legal["version"], legal["actions"][0]).json
+    placed = answer["events"][0]
+    assert placed["text"] == (f"brown placed {placed['data']['shape']} at "
+                              f"({placed['data']['x']}, {placed['data']['y']}, {placed['data']['z']})")
+    log = full_log(client, match_id)
+    assert log[0]["text"] == "a block-block match for ann, bob"
+    assert log[1]["text"] == placed["text"]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -161,6 +162,14 @@ class Engine:
     def event_view(self, event: Event, seat: int | None) -> Event:
         return event
 
+    def describe(self, event: Event) -> str:
+        """The event in plain words (as a seat saw it, after ``event_view``): its type and its simple
+        values. Games override it where their own words say more ("blue placed F5 at c3")."""
+        who = f"seat {event['seat']} " if event["seat"] is not None else ""
+        simple = [f"{key.replace('_', ' ')} {_plain(value)}" for key, value in event["data"].items()
+                  if isinstance(value, (str, int, float)) and not isinstance(value, bool) and key != "queued"]
+        return f"{who}{event['type'].replace('_', ' ')}" + (f": {', '.join(simple)}" if simple else "")
+
     # the rest of the protocol is the game's own
     def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
         raise NotImplementedError
@@ -232,3 +241,10 @@ def packgen_main(module: str, doc: str | None, target: Path, text: Callable[[], 
     else:
         Path(args.path).write_text(generated, encoding="utf-8")
     return 0
+
+
+def _plain(value: str | int | float) -> str:
+    """An enum word (BACK, NO_LEGAL_MOVE) as a word; ids such as C61 or L09 as they are."""
+    if isinstance(value, str) and re.fullmatch(r"[A-Za-z]+(_[A-Za-z]+)*", value) and not re.fullmatch(r"[A-Z]\d*", value):
+        return value.replace("_", " ").lower()
+    return str(value)

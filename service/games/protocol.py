@@ -202,6 +202,10 @@ class Game(Protocol):
 
     def event_view(self, event: Event, seat: int | None) -> Event: ...
 
+    def describe(self, event: Event) -> str:
+        """The event in plain words for people, from what ``event_view`` let the seat see (the kit
+        gives a default from the event's type and values)."""
+
     def is_over(self, state: State) -> bool: ...
 
     def scores(self, state: State) -> dict[str, Any]:

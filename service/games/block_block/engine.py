@@ -653,6 +653,14 @@ class BlockBlock(Engine):
         return {"cells": {"BROWN": brown, "WHITE": white, "HALF": half}, "halves": halves,
                 "score": [_halves(halves[0]), _halves(halves[1])]}
 
+    def describe(self, event: Event) -> str:
+        data = event["data"]
+        if event["type"] == "piece_placed":
+            return f"{data['colour'].lower()} placed {data['shape']} at ({data['x']}, {data['y']}, {data['z']})"
+        if event["type"] == "game_over" and data.get("winner"):
+            return f"game over: {data['winner'].lower()} wins ({data['reason'].replace('_', ' ').lower()})"
+        return super().describe(event)
+
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         colour = state["to_move"]
         visible = self.visible(state)
