@@ -267,6 +267,8 @@ def body_types(endpoint: str | None) -> set[str]:
 
 def answers(endpoint: str | None) -> list[str] | None:
     """The types an endpoint answers in (for the request guards); None: the view negotiates."""
+    if endpoint is not None and endpoint.startswith("viewer."):
+        return None  # pages and their scripts, for browsers
     if endpoint == "v1.get_state":
         return [JSON, SVG]
     if endpoint == "v1.get_record":

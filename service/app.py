@@ -13,6 +13,7 @@ from service.games import GAMES, action_component, legal_actions_component
 from service.livefeed import LiveFeed
 from service.matches import Matches
 from service.redis_client import connect
+from service.viewer import viewer
 
 DESCRIPTION = """\
 Matchlog hosts tabletop games over HTTP. A client creates a match, gets one secret token per seat,
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
         "anyOf": [{"$ref": f"#/components/schemas/{action_component(game)}"} for game in GAMES.values()]})
     api.register_blueprint(v1)
     api.register_blueprint(probes)
+    app.register_blueprint(viewer)  # pages for people, outside the API's contract
     errors.register(app)  # after Api(), whose own HTTP error handler it replaces
     manners.install(app, settings.cors_origins, metrics.observe_request)  # before the guards: a preflight
     # meets no body check

@@ -49,9 +49,10 @@ class Http:
             return error.code, json.loads(error.read())
 
 
-def start_serve(folder, port):
+def start_serve(folder, port, **extra_env):
     # as a newcomer runs it: no Redis, no namespace and no secret key given (it is made in the folder)
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE", "MATCHLOG_SECRET_KEY")}
+    env.update(extra_env)
     process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--port", str(port),
                                 "--data", folder], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     http = Http(port)

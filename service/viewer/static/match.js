@@ -1,0 +1,170 @@
+import { element, followLog, getJson, getText, players, showProblem } from "./api.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const matchId = location.pathname.split("/").pop();
+// A seat's token comes in the URL fragment (#token=...), which the browser never sends to a server.
+const token = new URLSearchParams(location.hash.slice(1)).get("token");
+const auth = token ? { Authorization: `Bearer ${token}` } : {};
+
+const board = document.getElementById("board");
+const slider = document.getElementById("slider");
+const list = document.getElementById("events");
+const entries = [];  // entries[version - 1]
+const pictures = new Map();  // version -> SVG text
+let latest = 0;
+let shown = 0;
+let following = true;  // at the latest version: new entries move the board on
+let drawing = 0;
+let match = null;
+let gameName = "";
+
+function at(version) {
+  return entries[version - 1];
+}
+
+function addEntry(entry) {
+  if (at(entry.version)) return;
+  entries[entry.version - 1] = entry;
+  const item = element("li", { value: String(entry.version), "data-version": String(entry.version) }, entry.text);
+  item.addEventListener("click", () => show(entry.version));
+  const before = [...list.children].find((li) => Number(li.dataset.version) > entry.version);
+  list.insertBefore(item, before || null);
+  latest = Math.max(latest, entry.version);
+  slider.max = String(latest);
+  if (entry.type === "match_scored") showResult(entry.data);
+  if (following) show(latest);
+  else showPosition();
+}
+
+function showPosition() {
+  document.getElementById("position").textContent = `Version ${shown} of ${latest}`;
+}
+
+function show(version) {
+  if (latest === 0) return;
+  shown = Math.min(Math.max(1, version), latest);
+  following = shown === latest;
+  slider.value = String(shown);
+  showPosition();
+  const entry = at(shown);
+  document.getElementById("step-text").textContent = entry ? `${shown}. ${entry.text}` : "";
+  for (const item of list.querySelectorAll("[aria-current]")) item.removeAttribute("aria-current");
+  const current = list.querySelector(`[data-version="${shown}"]`);
+  if (current) {
+    current.setAttribute("aria-current", "step");
+    current.scrollIntoView({ block: "nearest" });
+  }
+  draw(shown).catch(showProblem);
+}
+
+async function draw(version) {
+  const mine = ++drawing;
+  let text = pictures.get(version);
+  if (text === undefined) {
+    text = await getText(`/v1/matches/${matchId}/state?version=${version}`, "image/svg+xml", auth);
+    pictures.set(version, text);
+  }
+  if (mine !== drawing) return;  // a later step was asked for meanwhile
+  const picture = document.importNode(new DOMParser().parseFromString(text, "image/svg+xml").documentElement, true);
+  labelled(picture, version);
+  board.replaceChildren(picture);
+  board.dataset.version = String(version);
+}
+
+// The board's title and description, where the game's drawing has none (marked, so that they can be
+// told apart from the game's own).
+function labelled(picture, version) {
+  const add = (tag, text, after) => {
+    if (picture.querySelector(`:scope > ${tag}`)) return;
+    const node = document.createElementNS(SVG_NS, tag);
+    node.setAttribute("data-viewer", "");
+    node.textContent = text;
+    after ? after.after(node) : picture.prepend(node);
+  };
+  add("title", `${gameName} board at version ${version}`);
+  add("desc", at(version) ? at(version).text : "", picture.querySelector(":scope > title"));
+}
+
+function showSummary() {
+  document.title = `matchlog: ${gameName}, ${players(match)}`;
+  document.getElementById("title").textContent = `${gameName}: ${players(match)}`;
+  const acting = match.to_act.length ? `; to act: ${match.to_act.map((s) => `seat ${s}`).join(", ")}` : "";
+  document.getElementById("summary").textContent =
+    `${match.status}, version ${match.version}${token ? ", seen by your seat" : ", seen as a spectator"}${acting}`;
+  if (match.result) showResult(match.result);
+}
+
+function showResult(result) {
+  const section = document.getElementById("result");
+  const rows = section.querySelector("tbody");
+  const seats = result.ranks.map((rank, seat) => ({ rank, seat })).sort((a, b) => a.rank - b.rank);
+  rows.replaceChildren(...seats.map(({ rank, seat }) => element("tr", {},
+    element("td", {}, String(rank)), element("td", {}, String(seat)),
+    element("td", {}, match && match.players[seat] ? match.players[seat].name || "" : ""),
+    element("td", {}, String(result.scores[seat])))));
+  section.querySelector("pre").textContent = JSON.stringify(result.breakdown ?? result, null, 2);
+  section.hidden = false;
+}
+
+async function readLog() {
+  for (;;) {
+    const page = await getJson(`/v1/matches/${matchId}/events?after=${latest}&limit=1000`, auth);
+    page.events.forEach(addEntry);
+    if (!page.events.length || latest >= page.version) return;
+  }
+}
+
+let summaryDue = null;
+function refreshSummary() {  // at most twice a second, however fast the entries come
+  if (summaryDue) return;
+  summaryDue = setTimeout(async () => {
+    summaryDue = null;
+    match = await getJson(`/v1/matches/${matchId}`, auth);
+    showSummary();
+  }, 500);
+}
+
+async function live() {
+  while (!(match.result && match.result.final) && match.status !== "aborted") {
+    try {
+      await followLog(`/v1/matches/${matchId}/events/stream?after=${latest}`, auth, (entry) => {
+        addEntry(entry);
+        refreshSummary();
+      });
+      match = await getJson(`/v1/matches/${matchId}`, auth);
+      showSummary();
+    } catch (error) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));  // the server restarts, the network drops
+    }
+  }
+}
+
+function keys(event) {
+  if (event.target === slider || event.altKey || event.ctrlKey || event.metaKey) return;
+  const to = { ArrowLeft: shown - 1, ArrowRight: shown + 1, Home: 1, End: latest }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  show(to);
+}
+
+async function nameOf(gameId) {
+  const game = (await getJson("/v1/games")).find((g) => g.id === gameId);
+  return game ? game.name : gameId;
+}
+
+async function main() {
+  match = await getJson(`/v1/matches/${matchId}`, auth);
+  gameName = await nameOf(match.game);
+  showSummary();
+  await readLog();
+  show(latest);
+  slider.addEventListener("input", () => show(Number(slider.value)));
+  document.getElementById("first").addEventListener("click", () => show(1));
+  document.getElementById("previous").addEventListener("click", () => show(shown - 1));
+  document.getElementById("next").addEventListener("click", () => show(shown + 1));
+  document.getElementById("last").addEventListener("click", () => show(latest));
+  document.addEventListener("keydown", keys);
+  await live();
+}
+
+main().catch(showProblem);

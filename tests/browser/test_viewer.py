@@ -1,0 +1,176 @@
+"""The match viewer in a real browser: headless Chromium (Debian's ``chromium``, driven by playwright)
+against ``matchlog serve``, reading only the public API. Screenshots go to ``test-artifacts/``."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from service.games import GAMES
+from tests.integration.test_serve import free_port, start_serve, stop_serve
+
+pytestmark = pytest.mark.slow
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM = os.environ.get("MATCHLOG_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+# As the machine's probe starts it: headless, and no background calls to a network that is not there.
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        if os.environ.get("MATCHLOG_BROWSER_REQUIRED"):  # .ci/run installs it: there, a missing one fails
+            pytest.fail("no Chromium: install Debian's chromium package (apt-get install chromium)")
+        pytest.skip("no Chromium on this machine: install Debian's chromium package (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    folder = tempfile.mkdtemp(prefix="mlv-", dir="/tmp")
+    process, http = start_serve(folder, free_port(), MATCHLOG_RATE_LIMIT_PER_TOKEN="off")
+    try:
+        yield http
+    finally:
+        stop_serve(process)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    opened = context.new_page()
+    problems = []
+    opened.on("pageerror", lambda error: problems.append(str(error)))
+    opened.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    yield opened
+    context.close()
+    assert not problems, problems
+
+
+def play(http, game: str, actions: int | None = None, seed: int = 3):
+    """A match of ``game`` through the API: to the end and scored, or ``actions`` moves in."""
+    status, created = http("POST", "/v1/matches", {"game": game, "players": [{"name": "ann"}, {"name": "bob"}]})
+    assert status == 201, created
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    rng = random.Random(seed)
+    played = 0
+    while actions is None or played < actions:
+        _, match = http("GET", f"/v1/matches/{match_id}")
+        if match["status"] == "finished":
+            break
+        seat = match["to_act"][0]
+        _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
+        status, answer = http("POST", f"/v1/matches/{match_id}/actions",
+                              {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
+                              token=tokens[seat])
+        assert status == 201, answer
+        played += 1
+    if actions is None:
+        while "result" not in match:  # serve's worker scores it
+            _, match = http("GET", f"/v1/matches/{match_id}")
+    return match_id, tokens
+
+
+def shown_equals_api(page, version: int) -> bool:
+    """The board on the page is the API's SVG of that version (less the page's own title/description)."""
+    page.wait_for_selector(f"#board[data-version='{version}'] svg")
+    return page.evaluate("""async (version) => {
+        const id = location.pathname.split("/").pop();
+        const answer = await fetch(`/v1/matches/${id}/state?version=${version}`, {headers: {Accept: "image/svg+xml"}});
+        const api = new DOMParser().parseFromString(await answer.text(), "image/svg+xml").documentElement;
+        const shown = document.querySelector("#board svg").cloneNode(true);
+        shown.querySelectorAll("[data-viewer]").forEach((node) => node.remove());
+        const text = (node) => new XMLSerializer().serializeToString(node);
+        return text(api) === text(shown);
+    }""", version)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_finished_match_steps_through_every_version(server, page, game):
+    match_id, _ = play(server, game)
+    _, match = server("GET", f"/v1/matches/{match_id}")
+    last = match["version"]
+    page.goto(f"{server.base}/matches/{match_id}")
+    assert shown_equals_api(page, last)
+    assert page.locator("#result").is_visible() and page.locator("#result-table tbody tr").count() == 2
+    assert page.locator("#events li").count() == last
+    assert page.locator(f"#events li[data-version='{last}']").inner_text() == "scored: " + ", ".join(
+        f"seat {s} ranked {match['result']['ranks'][s]} with {match['result']['scores'][s]}"
+        for s in sorted(range(2), key=lambda s: match["result"]["ranks"][s]))
+    page.keyboard.press("Home")
+    assert shown_equals_api(page, 1)
+    assert page.locator("#step-text").inner_text().startswith(f"1. a {game} match for ann, bob")
+    page.keyboard.press("ArrowRight")
+    assert shown_equals_api(page, 2)
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector("#board[data-version='1']")
+    page.keyboard.press("End")
+    page.wait_for_selector(f"#board[data-version='{last}']")
+    page.locator("#slider").fill(str(last // 2))
+    assert shown_equals_api(page, last // 2)
+    board = page.locator("#board svg")
+    assert board.locator(":scope > title").count() == 1 and board.locator(":scope > desc").count() == 1
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"viewer-{game}.png"), full_page=True)
+
+
+def test_a_running_match_shows_a_new_action_without_reloading(server, page):
+    match_id, tokens = play(server, "blokus", actions=2)
+    page.goto(f"{server.base}/matches/{match_id}")
+    page.wait_for_selector("#board[data-version='3'] svg")
+    page.evaluate("window.notReloaded = true")
+    _, match = server("GET", f"/v1/matches/{match_id}")
+    seat = match["to_act"][0]
+    _, legal = server("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
+    status, answer = server("POST", f"/v1/matches/{match_id}/actions",
+                            {"expected_version": 3, "action": legal["actions"][0]}, token=tokens[seat])
+    assert status == 201
+    page.wait_for_selector("#board[data-version='4'] svg")
+    assert page.locator("#events li[data-version='4']").inner_text() == answer["events"][0]["text"]
+    assert page.evaluate("window.notReloaded") is True
+    assert shown_equals_api(page, 4)
+
+
+def test_a_seat_sees_its_hand_and_a_spectator_does_not(server, page):
+    match_id, tokens = play(server, "chock-a-block", actions=1)
+    page.goto(f"{server.base}/matches/{match_id}")
+    page.wait_for_selector("#board svg")
+    assert "Your hand" not in page.locator("#board").inner_text()
+    page.goto(f"{server.base}/matches/{match_id}#token={tokens[0]}")
+    page.reload()  # a new fragment alone does not load the page again
+    page.wait_for_selector("#board svg")
+    assert "Your hand" in page.locator("#board").inner_text()
+    assert "seen by your seat" in page.locator("#summary").inner_text()
+
+
+def test_the_front_page_lists_recent_matches_and_fits_a_phone(server, browser):
+    newest, _ = play(server, "block-block", actions=1)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(server.base + "/")
+        row = page.locator(f"tr[data-match='{newest}']")
+        row.wait_for()
+        assert page.locator("#matches tbody tr").first.get_attribute("data-match") == newest
+        assert "BLOCK.BLOCK" in row.inner_text() and "ann, bob" in row.inner_text()
+        row.locator("a").click()
+        page.wait_for_selector("#board svg")
+        assert page.url.endswith(f"/matches/{newest}")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        for button in page.locator(".controls button").all():
+            assert button.get_attribute("aria-label")
+    finally:
+        context.close()
