@@ -385,6 +385,17 @@ class Blokus(Engine):
 
     # -- what players see, and the end ---------------------------------------------------------
 
+    def describe(self, event: Event) -> str:
+        data = event["data"]
+        if event["type"] == "placed":  # squares as the action gives them: (x, y) from the top-left corner
+            return f"{data['colour']} placed {data['piece']} on " + " ".join(f"({x}, {y})" for x, y in data["cells"])
+        if event["type"] == "colour_out":
+            return f"{data['colour']} is out: " + ("every piece placed" if data["reason"] == "all_pieces_placed"
+                                                   else "no legal move left")
+        if event["type"] == "game_over":
+            return "game over: no colour can place a piece"
+        return super().describe(event)
+
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         variant = VARIANTS[state["variant"]]
         board = variant.board
