@@ -170,17 +170,16 @@ def create_match():
             body = schemas.CreateMatchSchema().load(request.get_json())
         except ValidationError as error:
             raise invalid(flatten(error.messages))
-        names = [None if p.get("open") else p["name"] for p in body["players"]]
+        names = [None if p.get("open") else p.get("name") or f"{p['bot']} bot" for p in body["players"]]
         match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"),
                                                    seed_known_to_creator=body["seed_known_to_creator"], platform=owner,
-                                                   public=body.get("public"))
+                                                   public=body.get("public"), bots=[p.get("bot") for p in body["players"]])
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")
     return {
         "id": match_id, "game": state.game_id, "version": state.version,
-        "seats": [{"seat": i, "name": name, "token": tokens[i]} if name is not None else {"seat": i, "open": True}
-                  for i, name in enumerate(state.players)],
+        "seats": [_created_seat(state, i, tokens[i]) for i in range(len(state.players))],
     }
 
 
@@ -198,6 +197,15 @@ def list_matches(query):
                                           query.get("status"), query.get("cursor"), query["limit"],
                                           newest_first=query["order"] == "newest")
     return {"matches": found, "next_cursor": next_cursor}
+
+
+def _created_seat(state, seat: int, token: str | None) -> dict[str, Any]:
+    """A seat as its creator sees it: a person's with its token (shown only now), an open one, a bot."""
+    if state.players[seat] is None:
+        return {"seat": seat, "open": True}
+    if state.bot_of(seat):
+        return {"seat": seat, "name": state.players[seat], "bot": state.bot_of(seat)}
+    return {"seat": seat, "name": state.players[seat], "token": token}
 
 
 @v1.route("/matches/<match_id>/abort", methods=["POST"])

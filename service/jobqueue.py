@@ -23,6 +23,7 @@ RESULT_TTL_S = 3600
 """How long a finished or failed job's status stays readable; the result itself is in the log."""
 SCORE_MATCH = "workers.jobs.score_match"
 DELIVER_WEBHOOK = "workers.jobs.deliver_webhook"
+BOT_MOVE = "workers.jobs.bot_move"
 DELIVERY_RETRIES = Retry(max=6, interval=[1, 2, 4, 8, 16, 32])  # exponential backoff, about a minute in all
 DELIVERY_TIMEOUT_S = 10
 """A delivery's job timeout: its POST gives up after 5 s, so a delivery still started after this has no worker."""
@@ -78,6 +79,15 @@ class JobQueue:
         self.queue().enqueue(DELIVER_WEBHOOK, hook_id, delivery_id, body, self.keys.namespace, job_id=job_id,
                              retry=DELIVERY_RETRIES, result_ttl=RESULT_TTL_S, failure_ttl=24 * 3600, ttl=24 * 3600,
                              job_timeout=DELIVERY_TIMEOUT_S)
+
+    def enqueue_bot_move(self, match_id: str, seat: int, version: int) -> None:
+        """A bot's move at ``version``, once (a notice handled twice adds nothing); the job does nothing
+        if the match has moved on. Nothing is kept once it has run: the move is in the log."""
+        job_id = f"bot-{match_id}-{seat}-v{version}"
+        if Job.exists(job_id, connection=self.connection):
+            return
+        self.queue().enqueue(BOT_MOVE, match_id, seat, version, self.keys.namespace, job_id=job_id,
+                             retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S)
 
     def clean_registries(self) -> None:
         """Jobs whose worker died mid-job leave RQ's started registry: retried while they have retries

@@ -11,6 +11,8 @@ folds its events again.
 from __future__ import annotations
 
 import hashlib
+import hmac
+import random
 import secrets
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
@@ -20,6 +22,7 @@ import jsonschema
 from service import replay
 from service.events import Recorded
 from service.games import GAMES
+from service.games.bots import BOTS, SeatView
 from service.games.protocol import Action, Game, IllegalAction, InvalidOptions
 from service.replay import MatchState
 
@@ -111,11 +114,12 @@ def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[s
 
 
 def begin(game_id: str, options: dict[str, Any], players: Sequence[str | None], secret: SeedSecret, at: str,
-          content: Any = None, record: Sequence[Action] = (), seed_known_to_creator: bool = False) -> Step:
+          content: Any = None, record: Sequence[Action] = (), seed_known_to_creator: bool = False,
+          bots: Sequence[str | None] = ()) -> Step:
     """A new match's log: ``match_created`` and, for an imported game record, its moves played
     through the rules in order, each by the seat to act (IllegalRecordMove at the first illegal one)."""
     created = replay.match_created(game_id, options, list(players), secret.seed, secret.salt, content,
-                                   seed_known_to_creator)
+                                   seed_known_to_creator, bots)
     entry = Recorded(1, created["type"], None, created["data"], at).chained(None)
     step = Step(None, (entry,), (replay.start(entry, secret.seed, secret.salt),))
     step = step.then(_ending(step.state, secret, at))  # a game can be over before anyone acts
@@ -138,17 +142,19 @@ def join(state: MatchState, seat: int, name: str, at: str) -> Step:
     return step
 
 
-def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: str) -> Step:
-    """The entries ``action`` of ``seat`` adds (IllegalAction if the rules refuse it). When they end
-    the game, the seed is revealed in the same step, so anyone can re-run the match from the log."""
+def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: str, by: str | None = None) -> Step:
+    """The entries ``action`` of ``seat`` adds (IllegalAction if the rules refuse it), after an
+    ``acted_by`` entry when ``by`` (a bot) made it. When they end the game, the seed is revealed in
+    the same step, so anyone can re-run the match from the log."""
     if state.aborted:
         raise IllegalAction("match_aborted", "the match was aborted by its platform")
     if not state.started:
         raise IllegalAction("match_not_started", f"seats {state.open_seats} are still open: play starts when every "
                                                  "seat is filled")
     played = state.engine.play(state.game, seat, action)
-    entries, states = [], []
-    head_hash = state.head_hash
+    step = _append(state, replay.acted_by(seat, by), at) if by else Step(state, (), ())
+    entries, states = list(step.entries), list(step.states)
+    head_hash = step.state.head_hash
     for event, game_state in zip(played, played.states):
         version = state.version + len(entries) + 1
         entry = Recorded(version, event["type"], event.get("seat"), event["data"], at).chained(head_hash)
@@ -182,3 +188,19 @@ def _append(state: MatchState, shell_event: dict[str, Any], at: str) -> Step:
     entry = Recorded(state.version + 1, shell_event["type"], shell_event["seat"], shell_event["data"],
                      at).chained(state.head_hash)
     return Step(state, (entry,), (replay.advance(state, entry),))
+
+
+def bot_action(state: MatchState, seat: int, secret: SeedSecret) -> Action:
+    """The action the seat's bot chooses now. The bot gets what the seat may see, never the state,
+    and a generator seeded from the match's secret seed, the seat and the version: the same match
+    replays the same bot moves, and nothing outside the server can foresee them."""
+    engine = state.engine
+    legal = state.legal_actions(seat)
+
+    def standing_after(index: int) -> dict[str, Any]:
+        scores = engine.scores(engine.play(state.game, seat, legal[index]).states[-1])
+        return {"scores": scores["scores"], "ranks": scores["ranks"]}
+
+    view = SeatView(seat, engine.view(state.game, seat), legal, standing_after)
+    mixed = hmac.new(secret.seed.encode(), f"bot:{seat}:{state.version}".encode(), hashlib.sha256).digest()
+    return BOTS[state.bot_of(seat)].choose(view, random.Random(mixed))

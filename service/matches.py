@@ -77,7 +77,7 @@ class Matches:
     def create(self, game_id: str, players: list[str | None], options: dict[str, Any] | None = None,
                seed: str | None = None, record: list[dict[str, Any]] = (),
                seed_known_to_creator: bool = False, platform: str | None = None,
-               public: bool | None = None) -> tuple[str, MatchState, list[str]]:
+               public: bool | None = None, bots: list[str | None] | None = None) -> tuple[str, MatchState, list[str]]:
         """A new match: its id, its latest state and one token per seat (shown only now). A ``public``
         match is listed for anyone (by default a match is public unless a platform created it).
 
@@ -89,10 +89,13 @@ class Matches:
         game = GAMES[game_id]
         content = packs.content_for(game, resolved, self.settings.packs_dir)
         secret = lifecycle.SeedSecret.new(seed, seed_known_to_creator)
-        step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator)
+        bots = bots or [None] * len(players)
+        step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator,
+                               bots)
         match_id = uuid.uuid4().hex
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
-        hashes = tuple(token_hash(t) if t else "" for t in tokens)
+        hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
+        tokens = [None if bot else token for token, bot in zip(tokens, bots)]
         self.repository.add(match_id, Meta(game_id, secret, hashes, platform), step)
         if platform:
             self.platforms.add_match(platform, match_id)
@@ -144,6 +147,24 @@ class Matches:
             body = {"delivery": delivery_id, "webhook": hook["id"], "match": match_id, "version": version,
                     "entries": [self.entry_view(engine, e, None, revealed) for e in entries if e.type in hook["events"]]}
             self.jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
+
+    def bot_move(self, match_id: str, seat: int, version: int) -> dict[str, Any] | None:
+        """The seat's bot plays, if the match is still at ``version`` with the seat to act: through the
+        same version-checked append as a person. None when the match has moved on (nothing to do)."""
+        state = self.load(match_id)
+        if state.version != version or seat not in state.to_act() or not state.bot_of(seat):
+            return None
+        action = lifecycle.bot_action(state, seat, self.repository.meta(match_id).secret)
+        try:
+            return self.submit(match_id, seat, version, action, by=f"bot:{state.bot_of(seat)}")
+        except VersionConflict:
+            return None
+
+    def bots_to_move(self, match_id: str, state: MatchState) -> None:
+        """Enqueue a move for each bot seat to act at ``state`` (the match's latest state)."""
+        for seat in state.to_act():
+            if state.bot_of(seat):
+                self.jobs.enqueue_bot_move(match_id, seat, state.version)
 
     def abort(self, match_id: str, reason: str) -> MatchState:
         """End the match where it stands (its platform asks): ``match_aborted``, and the seed revealed.
@@ -249,7 +270,7 @@ class Matches:
     # -- acting -----------------------------------------------------------------------------------
 
     def submit(self, match_id: str, seat: int, expected_version: int, action: dict[str, Any],
-               idempotency_key: str | None = None) -> dict[str, Any]:
+               idempotency_key: str | None = None, by: str | None = None) -> dict[str, Any]:
         """Play ``action`` for ``seat`` if the match is still at ``expected_version``.
 
         Returns the answer body ``{version, events}`` (events as ``seat`` may see them). Raises
@@ -259,7 +280,7 @@ class Matches:
         ).hexdigest()
         idem_key = self.keys.idempotency(match_id, seat, idempotency_key) if idempotency_key else None
         try:
-            return self._submit(match_id, seat, expected_version, action, idem_key, fingerprint)
+            return self._submit(match_id, seat, expected_version, action, idem_key, fingerprint, by)
         except VersionConflict:
             # a retry that raced its own first attempt and lost gets the first attempt's answer
             prior = self.repository.remembered(idem_key) if idem_key else None
@@ -268,7 +289,7 @@ class Matches:
             return _replayed(prior, fingerprint)
 
     def _submit(self, match_id: str, seat: int, expected_version: int, action: dict[str, Any],
-                idem_key: str | None, fingerprint: str) -> dict[str, Any]:
+                idem_key: str | None, fingerprint: str, by: str | None = None) -> dict[str, Any]:
         if idem_key:
             prior = self.repository.remembered(idem_key)
             if prior is not None:
@@ -281,7 +302,7 @@ class Matches:
             state = self.load(match_id)
             if expected_version != state.version:
                 raise VersionConflict(state.version)
-        step = lifecycle.act(state, seat, action, self.repository.meta(match_id).secret, now())
+        step = lifecycle.act(state, seat, action, self.repository.meta(match_id).secret, now(), by)
         answer = {"version": step.state.version,
                   "events": [self.entry_view(state.engine, e, seat, False) for e in step.entries]}
         remember = None
@@ -353,8 +374,8 @@ class Matches:
             "status": "aborted" if state.aborted else "finished" if state.finished else "active" if state.started
             else "open",
             "version": state.version,
-            "players": [{"seat": i, "name": name} if name is not None else {"seat": i, "open": True}
-                        for i, name in enumerate(state.players)],
+            "players": [{"seat": i, "name": name, **({"bot": state.bot_of(i)} if state.bot_of(i) else {})}
+                        if name is not None else {"seat": i, "open": True} for i, name in enumerate(state.players)],
             "options": state.options,
             "to_act": state.to_act(),
             "seed_known_to_creator": state.seed_known_to_creator,

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from service.events import Recorded, canonical_json, verify_chain
 from service.games import GAMES
 from service.games.protocol import Game
 
-SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "match_aborted", "seed_revealed", "match_scored")
+SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "match_aborted", "seed_revealed", "match_scored",
+                "acted_by")
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class MatchState:
     result: dict[str, Any] | None = None
     seed_known_to_creator: bool = False
     aborted: bool = False  # stopped by its platform: over, whatever the rules would say
+    bots: tuple[str | None, ...] = ()  # per seat: the bot that plays it, if one does
 
     @property
     def engine(self) -> Game:
@@ -70,6 +72,10 @@ class MatchState:
     def legal_actions(self, seat: int) -> list[dict[str, Any]]:
         return self.engine.legal_actions(self.game, seat) if self.in_play else []
 
+    def bot_of(self, seat: int) -> str | None:
+        """The bot that plays ``seat``, if one does."""
+        return self.bots[seat] if seat < len(self.bots) else None
+
     @property
     def open_seats(self) -> list[int]:
         return [seat for seat, name in enumerate(self.players) if name is None]
@@ -79,7 +85,7 @@ class MatchState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "MatchState":
-        return cls(**{**data, "players": tuple(data["players"])})
+        return cls(**{**data, "players": tuple(data["players"]), "bots": tuple(data.get("bots", ()))})
 
 
 def seed_commitment(seed: str, salt: str | None) -> str:
@@ -89,12 +95,14 @@ def seed_commitment(seed: str, salt: str | None) -> str:
 
 
 def match_created(game_id: str, options: dict[str, Any], players: list[str | None], seed: str, salt: str,
-                  content: Any = None, seed_known_to_creator: bool = False) -> dict[str, Any]:
+                  content: Any = None, seed_known_to_creator: bool = False,
+                  bots: Sequence[str | None] = ()) -> dict[str, Any]:
+    bots = list(bots) or [None] * len(players)
     data = {
         "game": game_id,
         "options": options,
-        "players": [{"seat": i, "name": name} if name is not None else {"seat": i, "open": True}
-                    for i, name in enumerate(players)],
+        "players": [{"seat": i, "name": name, **({"bot": bots[i]} if bots[i] else {})} if name is not None
+                    else {"seat": i, "open": True} for i, name in enumerate(players)],
         "seed_commitment": seed_commitment(seed, salt),
     }
     if seed_known_to_creator:
@@ -107,6 +115,11 @@ def match_created(game_id: str, options: dict[str, Any], players: list[str | Non
 
 def seed_revealed(seed: str, salt: str) -> dict[str, Any]:
     return {"type": "seed_revealed", "seat": None, "data": {"seed": seed, "salt": salt}}
+
+
+def acted_by(seat: int, by: str) -> dict[str, Any]:
+    """Who made the move whose entries follow in the same append, when it was not the seat's person."""
+    return {"type": "acted_by", "seat": seat, "data": {"by": by}}
 
 
 def seat_joined(seat: int, name: str) -> dict[str, Any]:
@@ -136,6 +149,7 @@ SHELL_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {
         player.get("name") or f"an open seat {player['seat']}" for player in data["players"]),
     "seat_joined": lambda data: f"{data['name']} took seat {data['seat']}",
     "match_started": lambda data: "every seat is taken: the match starts",
+    "acted_by": lambda data: f"the {data['by'].removeprefix('bot:')} bot moves:",
     "match_aborted": lambda data: f"aborted: {data['reason']}",
     "seed_revealed": lambda data: "the seed is revealed: anyone can now check every hidden card in the log",
     "match_scored": _scored_text,
@@ -173,6 +187,7 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
         game=game.setup(data["options"], len(players), seed, data.get("content")),
         head_hash=created.hash,
         seed_known_to_creator=bool(data.get("seed_known_to_creator")),
+        bots=tuple(p.get("bot") for p in data["players"]),
     )
 
 
@@ -180,6 +195,7 @@ _SHELL_FOLDS = {
     "seat_joined": lambda state, entry: replace(state, players=tuple(
         entry.data["name"] if seat == entry.data["seat"] else name for seat, name in enumerate(state.players))),
     "match_started": lambda state, entry: state,
+    "acted_by": lambda state, entry: state,
     "match_aborted": lambda state, entry: replace(state, aborted=True),
     "seed_revealed": lambda state, entry: replace(state, seed=entry.data["seed"]),
     "match_scored": lambda state, entry: replace(state, result=entry.data),

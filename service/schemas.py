@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from service.games.bots import BOTS
+
 # Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
 # as an invalid ID.
 MAX_VERSION = 2**53
@@ -63,11 +65,15 @@ class PlayerSchema(Schema):
     name = fields.String(validate=validate.Length(min=1, max=64))
     open = StrictBoolean(
                           metadata={"description": "true: leave this seat open for someone to join (the lobby)."})
+    bot = fields.String(validate=validate.OneOf(sorted(BOTS)), metadata={
+        "description": "A bot plays this seat, on the server's workers: random (any legal action) or greedy "
+                       "(the best immediate standing). It sees only what the seat may see."})
 
     @validates_schema
     def _name_or_open(self, data, **kwargs):
-        if bool(data.get("name")) == bool(data.get("open")):
-            raise ValidationError('give a seat a "name", or "open": true to leave it for someone to join')
+        if data.get("open") and (data.get("name") or data.get("bot")) or not (data.get("name") or data.get("open")
+                                                                              or data.get("bot")):
+            raise ValidationError('give a seat a "name", a "bot", or "open": true to leave it for someone to join')
 
 
 class WebhookSchema(Schema):
@@ -140,6 +146,7 @@ class SeatSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(metadata={"description": "Absent while the seat is open."})
     open = fields.Boolean(metadata={"description": "true: nobody has joined this seat yet."})
+    bot = fields.String(metadata={"description": "The bot that plays this seat, if one does."})
 
 
 class SeatTokenSchema(SeatSchema):

@@ -45,6 +45,13 @@ def score_match(match_id: str, namespace: str) -> dict[str, Any]:
     return result
 
 
+def bot_move(match_id: str, seat: int, version: int, namespace: str) -> dict[str, Any]:
+    """A bot seat's move at ``version``; nothing if the match has moved on."""
+    answer = _matches(namespace).bot_move(match_id, seat, version)
+    metrics.JOBS.labels("bot_move", "finished" if answer else "stale").inc()
+    return {"moved": answer is not None}
+
+
 def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -> dict[str, Any]:
     """POST one delivery, signed; a failure or a timeout raises, and RQ retries with backoff."""
     matches = _matches(namespace)

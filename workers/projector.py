@@ -1,8 +1,8 @@
 """The projector: a rule worker that follows the feed in a consumer group.
 
 For every append it folds the match up to the announced version (which leaves snapshots behind, so
-that reading a long match never replays it from the start) and, when the game has just ended,
-enqueues the scoring job.
+that reading a long match never replays it from the start), enqueues the moves of bot seats to act
+at the match's latest version and, when the game has just ended, the scoring job.
 
 A notice is acknowledged only once its work is done, and the notice of a game's end only once the
 result is in the log. Until then it stays pending in the consumer group, and pending notices idle for
@@ -52,6 +52,8 @@ class Projector:
             return False
         if "match_scored" in notice.types:  # the match will not change again: one snapshot is enough
             self.matches.repository.compact(notice.match_id)
+        elif self.matches.store.version(notice.match_id) == notice.version:  # bots answer the latest only
+            self.matches.bots_to_move(notice.match_id, state)
         return True
 
     def step(self) -> int:

@@ -1,0 +1,60 @@
+"""Bots: players the server provides, for any game, from the protocol alone.
+
+A bot sees exactly what its seat may see: a ``SeatView`` holds the seat's ``view`` (the game's one
+gate for hidden information), its legal actions, and, for those that ask, the standing each legal
+action would give the seat at once (scores and ranks as the game counts them). It never holds the
+state. Bots are pure: the same ``SeatView`` and random generator give the same action, so a bot's play
+replays exactly when its generator is seeded from the match.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+
+@dataclass(frozen=True)
+class SeatView:
+    seat: int
+    view: dict[str, Any]
+    legal_actions: list[dict[str, Any]]
+    standing_after: Callable[[int], dict[str, Any]] = field(repr=False)
+    """``standing_after(i)``: ``{"scores", "ranks"}`` right after legal action ``i``."""
+
+
+class Bot(Protocol):
+    def choose(self, seat: SeatView, rng: random.Random) -> dict[str, Any]: ...
+
+
+class RandomBot:
+    """Any legal action, uniformly."""
+
+    def choose(self, seat: SeatView, rng: random.Random) -> dict[str, Any]:
+        return rng.choice(seat.legal_actions)
+
+
+class GreedyBot:
+    """The action with the best immediate standing: its rank first, then its score (counted the way
+    the game's ranks count it), ties broken at random."""
+
+    def choose(self, seat: SeatView, rng: random.Random) -> dict[str, Any]:
+        standings = [seat.standing_after(i) for i in range(len(seat.legal_actions))]
+        direction = next((d for d in map(_direction, standings) if d), 1)
+        keys = [(-s["ranks"][seat.seat], direction * s["scores"][seat.seat]) for s in standings]
+        best = max(keys)
+        return seat.legal_actions[rng.choice([i for i, key in enumerate(keys) if key == best])]
+
+
+def _direction(standing: dict[str, Any]) -> int:
+    """+1 when a higher score ranks better, -1 when a lower one does, 0 when the ranks do not say."""
+    pairs = list(zip(standing["scores"], standing["ranks"]))
+    for score, rank in pairs:
+        for other_score, other_rank in pairs:
+            if rank < other_rank and score != other_score:
+                return 1 if score > other_score else -1
+    return 0
+
+
+BOTS: dict[str, Bot] = {"random": RandomBot(), "greedy": GreedyBot()}
+"""The bots every game has, by the name a match's ``players`` give them."""

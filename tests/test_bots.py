@@ -1,0 +1,115 @@
+"""Bots as seats: created through the API, choosing from what their seat may see, deterministic."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+from service import lifecycle
+from service.games import GAMES
+from service.games.bots import BOTS, GreedyBot, SeatView
+from service.lifecycle import SeedSecret
+from service.replay import MatchState
+from tests.helpers import bearer
+
+
+def _mid_game(game_id: str, players: int, moves: int, seed: int = 7):
+    engine = GAMES[game_id]
+    state = engine.setup(engine.resolve_options({}, players), players, f"s{seed}")
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if engine.is_over(state):
+            break
+        seat = engine.to_act(state)[0]
+        state = engine.play(state, seat, rng.choice(engine.legal_actions(state, seat))).states[-1]
+    return state
+
+
+def _match_state(game_id: str, game: dict, players: int, bot: str) -> MatchState:
+    return MatchState(version=9, game_id=game_id, options={}, players=tuple(f"p{i}" for i in range(players)),
+                      commitment="", game=game, bots=tuple(bot for _ in range(players)))
+
+
+@pytest.mark.parametrize("bot", sorted(BOTS))
+def test_a_bot_never_reads_hidden_state(bot):
+    """Chock-a-Block hands and deck are hidden: scramble what the seat cannot see (the other hand, the
+    deck order) and the bot's choice stays the same, position after position."""
+    secret = SeedSecret("bot-test-seed", "salt")
+    for moves in range(0, 60, 3):
+        game = _mid_game("chock-a-block", 2, moves)
+        if GAMES["chock-a-block"].is_over(game):
+            break
+        seat = GAMES["chock-a-block"].to_act(game)[0]
+        other = 1 - seat
+        scrambled = copy.deepcopy(game)
+        pool = scrambled["seats"][other]["hand"] + scrambled["deck"]
+        random.Random(moves).shuffle(pool)
+        hand_size = len(scrambled["seats"][other]["hand"])
+        scrambled["seats"][other]["hand"], scrambled["deck"] = pool[:hand_size], pool[hand_size:]
+        chosen = lifecycle.bot_action(_match_state("chock-a-block", game, 2, bot), seat, secret)
+        assert lifecycle.bot_action(_match_state("chock-a-block", scrambled, 2, bot), seat, secret) == chosen
+
+
+def test_a_bot_is_given_the_seat_view_and_nothing_else():
+    seen = []
+
+    class Spy:
+        def choose(self, seat, rng):
+            seen.append(seat)
+            return seat.legal_actions[0]
+
+    BOTS["spy"] = Spy()
+    try:
+        game = _mid_game("chock-a-block", 2, 5)
+        seat = GAMES["chock-a-block"].to_act(game)[0]
+        lifecycle.bot_action(_match_state("chock-a-block", game, 2, "spy"), seat, SeedSecret("s", "t"))
+    finally:
+        del BOTS["spy"]
+    (given,) = seen
+    assert isinstance(given, SeatView) and given.view == GAMES["chock-a-block"].view(game, seat)
+    assert set(vars(given)) == {"seat", "view", "legal_actions", "standing_after"}
+    assert given.view["players"][1 - seat]["hand"] is None  # the other hand is not in it
+
+
+def test_a_bots_choice_is_seeded_from_the_match():
+    game = _mid_game("blokus", 2, 6)
+    state = _match_state("blokus", game, 2, "random")
+    seat = GAMES["blokus"].to_act(game)[0]
+    choices = {str(lifecycle.bot_action(state, seat, SeedSecret(seed, "salt"))) for seed in ("a", "b", "c", "d")}
+    assert len(choices) > 1  # another match, other moves
+    assert lifecycle.bot_action(state, seat, SeedSecret("a", "salt")) == lifecycle.bot_action(
+        state, seat, SeedSecret("a", "salt"))
+
+
+def test_greedy_takes_the_best_immediate_standing():
+    """Blokus, simple scoring (fewest squares left wins): greedy places one of its biggest pieces."""
+    game = _mid_game("blokus", 2, 0)
+    engine = GAMES["blokus"]
+    legal = engine.legal_actions(game, 0)
+
+    def standing_after(i):
+        scores = engine.scores(engine.play(game, 0, legal[i]).states[-1])
+        return {"scores": scores["scores"], "ranks": scores["ranks"]}
+
+    action = GreedyBot().choose(SeatView(0, engine.view(game, 0), legal, standing_after), random.Random(1))
+    assert len(action["cells"]) == 5
+
+
+def test_bot_seats_are_created_named_and_listed(client):
+    created = client.post("/v1/matches", json={"game": "blokus", "players": [
+        {"name": "ann"}, {"bot": "random"}, {"bot": "greedy", "name": "Greta"}, {"open": True}]})
+    assert created.status_code == 201, created.json
+    assert created.json["seats"][1] == {"seat": 1, "name": "random bot", "bot": "random"}  # no token: nobody acts for it
+    assert created.json["seats"][2] == {"seat": 2, "name": "Greta", "bot": "greedy"}
+    match = client.get(f"/v1/matches/{created.json['id']}").json
+    assert match["players"][1] == {"seat": 1, "name": "random bot", "bot": "random"}
+    assert match["players"][3] == {"seat": 3, "open": True}
+    assert client.post(f"/v1/matches/{created.json['id']}/seats/1/join", json={"name": "eve"}).status_code == 409
+    refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "clever"}]})
+    assert refused.status_code == 400 and "players.1.bot" in refused.json["fields"]
+    both = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "random", "open": True}]})
+    assert both.status_code == 400
+    token = created.json["seats"][0]["token"]
+    assert client.get(f"/v1/matches/{created.json['id']}/legal-actions", headers=bearer(token)).status_code == 200
