@@ -18,6 +18,7 @@ and ``game_over``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +47,7 @@ class Variant:
     free_order: bool = False  # any colour may be placed at any time, instead of colours taking turns
     puzzle: bool = False  # solo: the result is the squares left, not a ranking
 
-    @property
+    @functools.cached_property  # looked up twice per colour in every move generation
     def board(self) -> Board:
         return geometry.board(self.width, self.height)
 
@@ -210,8 +211,7 @@ class Blokus(Engine):
         board = VARIANTS[state["variant"]].board
         free = board.free_for(state["cells"][colour], occupied)
         attach = self._attach_squares(state, colour, free)
-        pieces = [PIECE_BY_NAME[name].index for name in state["pieces_left"][colour]]
-        return board, free, attach, pieces
+        return board, free, attach, _piece_indices(tuple(state["pieces_left"][colour]))
 
     def placements(self, state: State, colour: int) -> list[tuple[int, int, int]]:
         """Every legal (colour, orientation, anchor) of ``colour``: the engine's fast move list."""
@@ -220,11 +220,19 @@ class Blokus(Engine):
 
     def all_placements(self, state: State) -> list[tuple[int, int, int]]:
         """Every legal (colour, orientation, anchor) for the player to act: the full move list."""
+        return self._all_placements(state, Board.placements)
+
+    def all_placements_reference(self, state: State) -> list[tuple[int, int, int]]:
+        """``all_placements`` by ``Board.placements_reference``, the generator the compiled one
+        replaced: the tests check, and the benchmark times, the one against the other."""
+        return self._all_placements(state, Board.placements_reference)
+
+    def _all_placements(self, state: State, generate) -> list[tuple[int, int, int]]:
         occupied = self._occupied(state)
         moves: list[tuple[int, int, int]] = []
         for colour in self.colours_to_place(state):
             board, free, attach, pieces = self._move_tables(state, colour, occupied)
-            moves += board.placements(free, attach, pieces, colour)
+            moves += generate(board, free, attach, pieces, colour)
         return moves
 
     def has_placement(self, state: State, colour: int) -> bool:
@@ -464,6 +472,11 @@ class Blokus(Engine):
         if variant.puzzle:
             result["solved"] = scores[0] == 0
         return result
+
+
+@functools.lru_cache(maxsize=4096)
+def _piece_indices(names: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(PIECE_BY_NAME[name].index for name in names)
 
 
 def _squares(piece_names) -> int:

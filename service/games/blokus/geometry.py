@@ -8,19 +8,25 @@ piece sticking out on the right always covers the guard column. So "every square
 of the piece is free" is one AND of shifted free-square boards, with no bounds
 test per square.
 
-Legal-move generation (``Board.placements``) is table driven: for each of the
-few distinct square offsets used by any orientation it shifts the free-square
-board and the attach-square board once, and an orientation's legal anchors are
-then ``OR(attach shifts) & AND(free shifts)`` over its squares -- a handful of
+Legal-move generation is table driven: for each of the few distinct square
+offsets used by any orientation it shifts the free-square board and the
+attach-square board once, and an orientation's legal anchors are then
+``OR(attach shifts) & AND(free shifts)`` over its squares -- a handful of
 big-int operations per orientation, whatever the number of pieces on the board.
+``Board.placements_reference`` does this in loops; ``Board.placements`` derives
+each orientation's boards from a smaller shape's, in code ``movegen`` writes out
+and compiles per board size, and lists the same moves in the same order.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+from itertools import compress
 from dataclasses import dataclass
 from pathlib import Path
+
+from service.games.blokus import movegen
 
 Cell = tuple[int, int]
 
@@ -177,6 +183,56 @@ class Board:
     def placements(self, free: int, attach: int, pieces, colour: int = 0) -> list[tuple[int, int, int]]:
         """Every (colour, orientation, anchor) of ``pieces`` on ``free`` squares covering an ``attach`` square.
 
+        The list of ``placements_reference``, element for element, by the generator ``movegen``
+        compiles for this board. The common case -- pieces in ascending order, as the engine keeps
+        them, on a board too big for the byte memo -- is one call that writes out the moves too."""
+        if not attach:
+            return []
+        pieces = tuple(pieces)
+        need = movegen.need_mask(pieces)
+        if need is not None and not self._dense:
+            return self._generate_moves(free, attach, need, colour)
+        if need is None:  # any order, even repeats: follow it
+            anchors = dict(self._generate_pairs(free, attach, sum(1 << p for p in set(pieces))))
+            pairs = [(o, anchors[o]) for p in pieces for o, _ in self.by_piece[p] if o in anchors]
+        else:
+            pairs = self._generate_pairs(free, attach, need)
+        if not self._dense:
+            return [(colour, o, b) for o, hits in pairs for b in _bit_indices(hits)]
+        return self._byte_memo_moves(pairs, colour)
+
+    def _byte_memo_moves(self, pairs, colour: int) -> list[tuple[int, int, int]]:
+        """The moves of (orientation, anchors) ``pairs``, a byte of anchors at a time from the memo
+        ``placements_reference`` fills too; ``compress`` skips the empty bytes at C speed."""
+        found: list[tuple[int, int, int]] = []
+        memo, width = self._byte_moves, self._bytes
+        offsets = range(width)
+        for o, hits in pairs:
+            key = (colour * len(ORIENTATIONS) + o) * width * 256
+            row = hits.to_bytes(width, "little")
+            for i in compress(offsets, row):
+                moves = memo.get(key + i * 256 + row[i])
+                if moves is None:
+                    moves = memo[key + i * 256 + row[i]] = tuple((colour, o, 8 * i + bit) for bit in _BITS[row[i]])
+                found += moves
+        return found
+
+    @functools.cached_property
+    def _generate_moves(self):
+        return movegen.compile_source(self.movegen_source(moves=True), self.squares.bit_length())
+
+    @functools.cached_property
+    def _generate_pairs(self):
+        return movegen.compile_source(self.movegen_source(moves=False), self.squares.bit_length())
+
+    def movegen_source(self, moves: bool) -> str:
+        """The Python source of this board's compiled move generator (see ``movegen.source``)."""
+        return movegen.source(ORIENTATIONS, len(PIECES), self.stride, moves)
+
+    def placements_reference(self, free: int, attach: int, pieces, colour: int = 0) -> list[tuple[int, int, int]]:
+        """``placements`` as it was before ``movegen``: kept so tests and the benchmark can check and
+        time the compiled generator against it.
+
         The hot loop of every bot and of every legal-actions call, so ``_anchors`` is written out
         here rather than called. On small boards (the solo rectangle, where hundreds of anchors are
         legal at once) the moves come out a byte of anchors at a time, from a memo of the move tuples
@@ -222,6 +278,15 @@ class Board:
 
 
 _BITS = [tuple(bit for bit in range(8) if byte >> bit & 1) for byte in range(256)]
+
+
+def _bit_indices(bits: int) -> list[int]:
+    found = []
+    while bits:
+        low = bits & -bits
+        found.append(low.bit_length() - 1)
+        bits ^= low
+    return found
 
 
 @functools.cache
