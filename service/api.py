@@ -235,6 +235,23 @@ def join_seat(body, match_id: str, seat: int):
     return {"seat": seat, "name": body["name"], "token": token, "version": state.version, "started": state.started}
 
 
+@v1.route("/matches/<match_id>/seats/<int:seat>/replace", methods=["POST"])
+@v1.arguments(schemas.ReplaceSeatSchema)
+@v1.response(200, schemas.ReplacedSchema)
+@v1.doc(security=PLATFORM)
+@_errors(400, 401, 403, 404, 409, 429)
+def replace_seat(body, match_id: str, seat: int):
+    """Hand a seat to a bot (a player who left) or back to a person, by the match's platform:
+    ``seat_replaced`` in the log. The seat's old token stops working; a person's new one is in the
+    answer, shown only this once. 409 ``seat_taken`` for an open seat, ``match_over`` after the end."""
+    request_seat(matches(), match_id, required=True, platform="own")
+    if request_platform(matches()) is None:
+        raise ApiError(403, "platform_only", "only the match's platform hands its seats over")
+    state, token = matches().replace_seat(match_id, seat, body.get("name"), body.get("bot"))
+    answer = {"seat": seat, "name": state.players[seat], "version": state.version}
+    return {**answer, "bot": state.bot_of(seat)} if state.bot_of(seat) else {**answer, "token": token}
+
+
 @v1.route("/matches/<match_id>", methods=["GET"])
 @v1.response(200, schemas.MatchSchema)
 @_errors(404)

@@ -142,6 +142,11 @@ def join(state: MatchState, seat: int, name: str, at: str) -> Step:
     return step
 
 
+def replace_seat(state: MatchState, seat: int, name: str, bot: str | None, at: str) -> Step:
+    """``seat_replaced``: a bot (``bot``) or a person (``name``) plays the seat from now on."""
+    return _append(state, replay.seat_replaced(seat, name, bot), at)
+
+
 def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: str, by: str | None = None) -> Step:
     """The entries ``action`` of ``seat`` adds (IllegalAction if the rules refuse it), after an
     ``acted_by`` entry when ``by`` (a bot) made it. When they end the game, the seed is revealed in

@@ -129,6 +129,29 @@ class Matches:
             return step.state, token
         raise RuntimeError(f"could not record the join of {match_id}: the log kept moving")
 
+    def replace_seat(self, match_id: str, seat: int, name: str | None = None,
+                     bot: str | None = None) -> tuple[MatchState, str | None]:
+        """Hand a filled seat to a bot, or to a person (whose new token is returned, shown only now).
+        The seat's old token stops working at once, before the log says so."""
+        state = self.load(match_id)
+        if not 0 <= seat < len(state.players):
+            raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
+        if state.players[seat] is None:
+            raise SeatTaken(f"seat {seat} is open: a person joins it")
+        if state.finished:
+            raise MatchOver("the match is over")
+        token = new_token()
+        self.repository.set_seat(match_id, seat, token_hash(token))
+        for _ in range(50):
+            state = self.load(match_id)
+            try:
+                step = lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, now())
+                self.repository.save(match_id, step)
+            except VersionConflict:
+                continue
+            return step.state, None if bot else token
+        raise RuntimeError(f"could not record the replacement in {match_id}: the log kept moving")
+
     def platform_of(self, match_id: str) -> str | None:
         return self.repository.meta(match_id).platform
 

@@ -30,7 +30,7 @@ from service.games import GAMES
 from service.games.protocol import Game
 
 SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "match_aborted", "seed_revealed", "match_scored",
-                "acted_by")
+                "acted_by", "seat_replaced")
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,11 @@ def acted_by(seat: int, by: str) -> dict[str, Any]:
     return {"type": "acted_by", "seat": seat, "data": {"by": by}}
 
 
+def seat_replaced(seat: int, name: str, bot: str | None) -> dict[str, Any]:
+    """Someone else plays the seat from now on: a bot, or a person (with a new token)."""
+    return {"type": "seat_replaced", "seat": seat, "data": {"seat": seat, "name": name, **({"bot": bot} if bot else {})}}
+
+
 def seat_joined(seat: int, name: str) -> dict[str, Any]:
     return {"type": "seat_joined", "seat": seat, "data": {"seat": seat, "name": name}}
 
@@ -150,6 +155,8 @@ SHELL_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {
     "seat_joined": lambda data: f"{data['name']} took seat {data['seat']}",
     "match_started": lambda data: "every seat is taken: the match starts",
     "acted_by": lambda data: f"the {data['by'].removeprefix('bot:')} bot moves:",
+    "seat_replaced": lambda data: f"seat {data['seat']} is now played by "
+                                  + (f"the {data['bot']} bot" if data.get("bot") else data["name"]),
     "match_aborted": lambda data: f"aborted: {data['reason']}",
     "seed_revealed": lambda data: "the seed is revealed: anyone can now check every hidden card in the log",
     "match_scored": _scored_text,
@@ -191,11 +198,18 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
     )
 
 
+def _seat_set(values: tuple, seat: int, value: Any) -> tuple:
+    return tuple(value if i == seat else old for i, old in enumerate(values))
+
+
 _SHELL_FOLDS = {
     "seat_joined": lambda state, entry: replace(state, players=tuple(
         entry.data["name"] if seat == entry.data["seat"] else name for seat, name in enumerate(state.players))),
     "match_started": lambda state, entry: state,
     "acted_by": lambda state, entry: state,
+    "seat_replaced": lambda state, entry: replace(
+        state, players=_seat_set(state.players, entry.data["seat"], entry.data["name"]),
+        bots=_seat_set(state.bots or (None,) * len(state.players), entry.data["seat"], entry.data.get("bot"))),
     "match_aborted": lambda state, entry: replace(state, aborted=True),
     "seed_revealed": lambda state, entry: replace(state, seed=entry.data["seed"]),
     "match_scored": lambda state, entry: replace(state, result=entry.data),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any
@@ -77,6 +78,11 @@ class Meta:
             secret = None
         platform = fields["platform"].decode() if "platform" in fields else None
         return cls(fields["game"].decode(), secret, hashes, platform)
+
+
+META_FRESH_S = 2.0
+"""How long a process trusts its copy of a match's seat tokens: a seat handed to someone else (a
+bot, a person) refuses its old token everywhere within this time."""
 
 
 class _Lru:
@@ -153,19 +159,26 @@ class MatchRepository:
     # -- reading -----------------------------------------------------------------------------------
 
     def meta(self, match_id: str) -> Meta:
-        meta = self._metas.get(match_id)
-        if meta is None:
-            raw = self.redis.hgetall(self.keys.meta(match_id))
-            if not raw:
-                raise MatchNotFound(match_id)
-            meta = Meta.from_fields(raw, self.server_key, match_id)
-            if "" not in meta.seat_hashes:  # a seat may still be joined, from any process: read it again
-                self._metas.put(match_id, meta)
+        cached = self._metas.get(match_id)
+        if cached is not None and time.monotonic() - cached[1] < META_FRESH_S:
+            return cached[0]
+        raw = self.redis.hgetall(self.keys.meta(match_id))
+        if not raw:
+            raise MatchNotFound(match_id)
+        meta = Meta.from_fields(raw, self.server_key, match_id)
+        if "" not in meta.seat_hashes:  # a seat may still be joined, from any process: read it again
+            self._metas.put(match_id, (meta, time.monotonic()))
         return meta
 
     def claim_seat(self, match_id: str, seat: int, digest: str) -> bool:
         """Give an open seat its token, once: of two racing joins exactly one gets it."""
         return bool(self.redis.hsetnx(self.keys.meta(match_id), f"seat:{seat}", bytes.fromhex(digest)))
+
+    def set_seat(self, match_id: str, seat: int, digest: str) -> None:
+        """Give a filled seat a new token: the old one stops working here at once, and in other
+        processes within ``META_FRESH_S``."""
+        self.redis.hset(self.keys.meta(match_id), f"seat:{seat}", bytes.fromhex(digest))
+        self._metas.drop(match_id)
 
     def head(self, match_id: str) -> MatchState | None:
         """The newest state of the match this process holds, without asking Redis (may be stale)."""

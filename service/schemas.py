@@ -104,6 +104,25 @@ class JoinSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=64))
 
 
+class ReplaceSeatSchema(Schema):
+    name = fields.String(validate=validate.Length(min=1, max=64), metadata={
+        "description": "A person plays the seat from now on (a new token comes in the answer)."})
+    bot = fields.String(validate=validate.OneOf(sorted(BOTS)), metadata={"description": "A bot plays the seat."})
+
+    @validates_schema
+    def _one(self, data, **kwargs):
+        if bool(data.get("name")) == bool(data.get("bot")):
+            raise ValidationError('give the seat to a "bot" or to a person by "name"')
+
+
+class ReplacedSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    bot = fields.String(metadata={"description": "The bot that plays the seat now."})
+    token = fields.String(metadata={"description": "The person's token, shown only once; the old one stopped working."})
+    version = fields.Integer(required=True)
+
+
 class JoinedSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)

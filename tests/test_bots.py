@@ -10,9 +10,11 @@ import pytest
 from service import lifecycle
 from service.games import GAMES
 from service.games.bots import BOTS, GreedyBot, SeatView
+from service.keys import Keys
+from service.platforms import Platforms
 from service.lifecycle import SeedSecret
 from service.replay import MatchState
-from tests.helpers import bearer
+from tests.helpers import bearer, full_log
 
 
 def _mid_game(game_id: str, players: int, moves: int, seed: int = 7):
@@ -113,3 +115,32 @@ def test_bot_seats_are_created_named_and_listed(client):
     assert both.status_code == 400
     token = created.json["seats"][0]["token"]
     assert client.get(f"/v1/matches/{created.json['id']}/legal-actions", headers=bearer(token)).status_code == 200
+
+
+def test_a_platform_hands_a_seat_to_a_bot_and_back_to_a_person(client, settings, fake_redis):
+    _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}]},
+                          headers=bearer(key)).json
+    match_id, bob = created["id"], created["seats"][1]["token"]
+    to_bot = client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"bot": "greedy"}, headers=bearer(key))
+    assert to_bot.status_code == 200, to_bot.json
+    assert to_bot.json == {"seat": 1, "name": "greedy bot", "bot": "greedy", "version": 2}
+    assert client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(bob)).json["error"] == "wrong_token"
+    assert client.get(f"/v1/matches/{match_id}").json["players"][1] == {"seat": 1, "name": "greedy bot", "bot": "greedy"}
+    back = client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"name": "carl"}, headers=bearer(key)).json
+    assert back["name"] == "carl" and back["version"] == 3 and "bot" not in back
+    assert client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(back["token"])).status_code == 200
+    log = full_log(client, match_id)
+    assert [(e["type"], e["data"]) for e in log[1:]] == [
+        ("seat_replaced", {"seat": 1, "name": "greedy bot", "bot": "greedy"}),
+        ("seat_replaced", {"seat": 1, "name": "carl"})]
+    assert [e["text"] for e in log[1:]] == ["seat 1 is now played by the greedy bot", "seat 1 is now played by carl"]
+    assert client.get(f"/v1/matches/{match_id}").json["players"] == [{"seat": 0, "name": "ann"},
+                                                                      {"seat": 1, "name": "carl"}]
+    ann = created["seats"][0]["token"]
+    assert client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"bot": "random"},
+                       headers=bearer(ann)).json["error"] == "platform_only"
+    assert client.post(f"/v1/matches/{match_id}/seats/5/replace", json={"bot": "random"},
+                       headers=bearer(key)).json["error"] == "seat_not_found"
+    assert client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"bot": "random", "name": "x"},
+                       headers=bearer(key)).status_code == 400

@@ -10,6 +10,8 @@ import pytest
 
 from service import replay
 from service.events import Recorded
+from service.keys import Keys
+from service.platforms import Platforms
 from tests.helpers import act, bearer, full_log, start_worker, wait_for
 
 pytestmark = pytest.mark.slow
@@ -91,3 +93,22 @@ def test_a_person_plays_among_bots(real_client, redis_url, settings):
     ann_moves = [i for i, e in enumerate(log) if e["type"] == "placed" and e["seat"] == 0]
     assert all(log[i - 1]["type"] != "acted_by" for i in ann_moves)  # a person's move is not marked
     assert all(log[i - 1]["type"] == "acted_by" for i, e in enumerate(log) if e["type"] == "placed" and e["seat"])
+
+
+def test_a_seat_handed_to_a_bot_is_played_by_it(real_client, real_redis, redis_url, settings):
+    _, key = Platforms(real_redis, Keys(settings.namespace)).create("arena")
+    created = real_client.post("/v1/matches", json={"game": "block-block", "players": [{"name": "ann"}, {"name": "bob"}]},
+                               headers=bearer(key)).json
+    match_id = created["id"]
+    first = real_client.get(f"/v1/matches/{match_id}").json["to_act"][0]
+    handed = real_client.post(f"/v1/matches/{match_id}/seats/{first}/replace", json={"bot": "greedy"}, headers=bearer(key))
+    assert handed.status_code == 200, handed.json
+    worker = start_worker(redis_url, settings)
+    try:
+        wait_for(lambda: real_client.get(f"/v1/matches/{match_id}").json["to_act"] == [1 - first], timeout=60)
+    finally:
+        worker.kill()
+        worker.wait()
+    log = full_log(real_client, match_id)
+    assert [e["type"] for e in log[1:4]] == ["seat_replaced", "acted_by", "piece_placed"]
+    assert log[2]["data"] == {"by": "bot:greedy"} and log[3]["seat"] == first
