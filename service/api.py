@@ -173,7 +173,8 @@ def create_match():
         names = [None if p.get("open") else p.get("name") or f"{p['bot']} bot" for p in body["players"]]
         match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"),
                                                    seed_known_to_creator=body["seed_known_to_creator"], platform=owner,
-                                                   public=body.get("public"), bots=[p.get("bot") for p in body["players"]])
+                                                   public=body.get("public"), bots=[p.get("bot") for p in body["players"]],
+                                                   undo=body["undo"])
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")
@@ -233,6 +234,35 @@ def join_seat(body, match_id: str, seat: int):
     (``match_started``): nobody can act before."""
     state, token = matches().join(match_id, seat, body["name"])
     return {"seat": seat, "name": body["name"], "token": token, "version": state.version, "started": state.started}
+
+
+@v1.route("/matches/<match_id>/undo", methods=["POST"])
+@v1.response(201, schemas.AcceptedSchema)
+@v1.doc(security=SEAT)
+@_errors(401, 403, 404, 422, 429)
+def undo_move(match_id: str):
+    """Take back the seat's last move: ``undone`` at once (undo ``until_next_action``), or an
+    ``undo_requested`` the other seats answer (``with_consent``). The log keeps both the move and the
+    undo. 422 with a reason: ``undo_off``, ``nothing_to_undo``, ``hidden_information_revealed``..."""
+    return matches().undo(match_id, request_seat(matches(), match_id, required=True))
+
+
+@v1.route("/matches/<match_id>/undo/accept", methods=["POST"])
+@v1.response(201, schemas.AcceptedSchema)
+@v1.doc(security=SEAT)
+@_errors(401, 403, 404, 422, 429)
+def accept_undo(match_id: str):
+    """Accept the undo another seat asked for; the last acceptance undoes the move."""
+    return matches().answer_undo(match_id, request_seat(matches(), match_id, required=True), True)
+
+
+@v1.route("/matches/<match_id>/undo/refuse", methods=["POST"])
+@v1.response(201, schemas.AcceptedSchema)
+@v1.doc(security=SEAT)
+@_errors(401, 403, 404, 422, 429)
+def refuse_undo(match_id: str):
+    """Refuse the undo another seat asked for: the move stands."""
+    return matches().answer_undo(match_id, request_seat(matches(), match_id, required=True), False)
 
 
 @v1.route("/matches/<match_id>/seats/<int:seat>/replace", methods=["POST"])

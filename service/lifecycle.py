@@ -15,7 +15,7 @@ import hmac
 import random
 import secrets
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import jsonschema
 
@@ -115,11 +115,11 @@ def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[s
 
 def begin(game_id: str, options: dict[str, Any], players: Sequence[str | None], secret: SeedSecret, at: str,
           content: Any = None, record: Sequence[Action] = (), seed_known_to_creator: bool = False,
-          bots: Sequence[str | None] = ()) -> Step:
+          bots: Sequence[str | None] = (), undo: str = "none") -> Step:
     """A new match's log: ``match_created`` and, for an imported game record, its moves played
     through the rules in order, each by the seat to act (IllegalRecordMove at the first illegal one)."""
     created = replay.match_created(game_id, options, list(players), secret.seed, secret.salt, content,
-                                   seed_known_to_creator, bots)
+                                   seed_known_to_creator, bots, undo)
     entry = Recorded(1, created["type"], None, created["data"], at).chained(None)
     step = Step(None, (entry,), (replay.start(entry, secret.seed, secret.salt),))
     step = step.then(_ending(step.state, secret, at))  # a game can be over before anyone acts
@@ -157,15 +157,19 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
         raise IllegalAction("match_not_started", f"seats {state.open_seats} are still open: play starts when every "
                                                  "seat is filled")
     played = state.engine.play(state.game, seat, action)
-    step = _append(state, replay.acted_by(seat, by), at) if by else Step(state, (), ())
+    # who moved, when a bot did; where undo is on, every move is marked, so an undo knows where it began
+    marked = by or state.undo != "none"
+    step = _append(state, replay.acted_by(seat, by), at) if marked else Step(state, (), ())
     entries, states = list(step.entries), list(step.states)
-    head_hash = step.state.head_hash
+    base = step.state  # the events' states come from play: folded once, here only put in place
     for event, game_state in zip(played, played.states):
         version = state.version + len(entries) + 1
-        entry = Recorded(version, event["type"], event.get("seat"), event["data"], at).chained(head_hash)
-        head_hash = entry.hash
+        entry = Recorded(version, event["type"], event.get("seat"), event["data"], at).chained(base.head_hash)
+        if base.last_action is not None and entry.type in state.engine.irreversible:
+            base = replace(base, last_action={**base.last_action, "revealed": True})
+        base = replace(base, version=version, game=game_state, head_hash=entry.hash)
         entries.append(entry)
-        states.append(replace(state, version=version, game=game_state, head_hash=head_hash))
+        states.append(base)
     step = Step(state, tuple(entries), tuple(states))
     return step.then(_ending(step.state, secret, at))
 
@@ -193,6 +197,55 @@ def _append(state: MatchState, shell_event: dict[str, Any], at: str) -> Step:
     entry = Recorded(state.version + 1, shell_event["type"], shell_event["seat"], shell_event["data"],
                      at).chained(state.head_hash)
     return Step(state, (entry,), (replay.advance(state, entry),))
+
+
+def undo(state: MatchState, seat: int, at: str, earlier: Callable[[int], MatchState]) -> Step:
+    """``seat`` asks to take back its last move: ``undone`` at once (``until_next_action``), or a
+    request the other seats answer (``with_consent``; bots accept). IllegalAction says why not."""
+    last = _undoable(state, seat)
+    if state.undo == "until_next_action":
+        return _undo_to(state, seat, last["before"], at, earlier)
+    step = _append(state, replay.undo_requested(seat, last["before"]), at)
+    for other in range(len(state.players)):
+        if other != seat and state.bot_of(other):
+            step = step.then(answer_undo(step.state, other, True, at, earlier))
+    return step
+
+
+def answer_undo(state: MatchState, seat: int, accepted: bool, at: str, earlier: Callable[[int], MatchState]) -> Step:
+    """Another seat accepts or refuses the undo asked for; the last acceptance undoes."""
+    request = state.undo_request
+    if request is None:
+        raise IllegalAction("no_undo_request", "nobody has asked for an undo (or it lapsed: someone moved)")
+    if seat == request["seat"] or seat in request["accepted"]:
+        raise IllegalAction("undo_already_answered", "this seat has asked or answered already")
+    step = _append(state, replay.undo_answered(seat, accepted), at)
+    others = {s for s in range(len(state.players)) if s != request["seat"]}
+    if accepted and others <= set(step.state.undo_request["accepted"]):
+        step = step.then(_undo_to(step.state, request["seat"], request["to_version"], at, earlier))
+    return step
+
+
+def _undoable(state: MatchState, seat: int) -> dict[str, Any]:
+    if state.undo == "none":
+        raise IllegalAction("undo_off", "this match was created without undo (undo: none)")
+    if state.finished:
+        raise IllegalAction("game_over", "the game is over")
+    last = state.last_action
+    if last is None or last["seat"] != seat:
+        raise IllegalAction("nothing_to_undo", "only the last move can be taken back, by the seat that made it")
+    if last["revealed"]:
+        raise IllegalAction("hidden_information_revealed", "that move showed someone what was hidden (a card "
+                                                           "drawn, a die rolled, a private look): it stands")
+    if state.undo_request is not None:
+        raise IllegalAction("undo_pending", "an undo is already waiting for the other seats")
+    return last
+
+
+def _undo_to(state: MatchState, seat: int, to_version: int, at: str, earlier: Callable[[int], MatchState]) -> Step:
+    entry = Recorded(state.version + 1, "undone", seat, replay.undone(seat, to_version)["data"], at).chained(
+        state.head_hash)
+    return Step(state, (entry,), (replay.advance(state, entry, earlier),))
 
 
 def bot_action(state: MatchState, seat: int, secret: SeedSecret) -> Action:

@@ -77,7 +77,8 @@ class Matches:
     def create(self, game_id: str, players: list[str | None], options: dict[str, Any] | None = None,
                seed: str | None = None, record: list[dict[str, Any]] = (),
                seed_known_to_creator: bool = False, platform: str | None = None,
-               public: bool | None = None, bots: list[str | None] | None = None) -> tuple[str, MatchState, list[str]]:
+               public: bool | None = None, bots: list[str | None] | None = None,
+               undo: str = "none") -> tuple[str, MatchState, list[str]]:
         """A new match: its id, its latest state and one token per seat (shown only now). A ``public``
         match is listed for anyone (by default a match is public unless a platform created it).
 
@@ -91,7 +92,7 @@ class Matches:
         secret = lifecycle.SeedSecret.new(seed, seed_known_to_creator)
         bots = bots or [None] * len(players)
         step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator,
-                               bots)
+                               bots, undo)
         match_id = uuid.uuid4().hex
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
@@ -128,6 +129,28 @@ class Matches:
                 self.redis.zrem(self.keys.open_matches, match_id)
             return step.state, token
         raise RuntimeError(f"could not record the join of {match_id}: the log kept moving")
+
+    def undo(self, match_id: str, seat: int) -> dict[str, Any]:
+        """``seat`` takes back its last move, or asks the others to let it (the match's ``undo``)."""
+        return self._command(match_id, seat, lambda state, earlier: lifecycle.undo(state, seat, now(), earlier))
+
+    def answer_undo(self, match_id: str, seat: int, accepted: bool) -> dict[str, Any]:
+        return self._command(match_id, seat,
+                             lambda state, earlier: lifecycle.answer_undo(state, seat, accepted, now(), earlier))
+
+    def _command(self, match_id: str, seat: int, decide: Callable) -> dict[str, Any]:
+        """Append what ``decide(state, earlier)`` makes of the latest state, again if the log moved on;
+        the answer is shaped like an action's."""
+        for _ in range(50):
+            state = self.load(match_id)
+            step = decide(state, lambda version: self.load(match_id, version))
+            try:
+                self.repository.save(match_id, step)
+            except VersionConflict:
+                continue
+            return {"version": step.state.version,
+                    "events": [self.entry_view(state.engine, e, seat, False) for e in step.entries]}
+        raise RuntimeError(f"could not append to {match_id}: the log kept moving")
 
     def replace_seat(self, match_id: str, seat: int, name: str | None = None,
                      bot: str | None = None) -> tuple[MatchState, str | None]:
@@ -402,7 +425,10 @@ class Matches:
             "options": state.options,
             "to_act": state.to_act(),
             "seed_known_to_creator": state.seed_known_to_creator,
+            "undo": state.undo,
         }
+        if state.undo_request is not None:
+            body["undo_request"] = state.undo_request
         if state.result is not None:
             body["result"] = state.result
         return body

@@ -30,7 +30,7 @@ from service.games import GAMES
 from service.games.protocol import Game
 
 SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "match_aborted", "seed_revealed", "match_scored",
-                "acted_by", "seat_replaced")
+                "acted_by", "seat_replaced", "undone", "undo_requested", "undo_accepted", "undo_refused")
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,9 @@ class MatchState:
     seed_known_to_creator: bool = False
     aborted: bool = False  # stopped by its platform: over, whatever the rules would say
     bots: tuple[str | None, ...] = ()  # per seat: the bot that plays it, if one does
+    undo: str = "none"  # none, until_next_action or with_consent
+    last_action: dict[str, Any] | None = None  # {seat, before (its version), revealed}: what an undo goes back on
+    undo_request: dict[str, Any] | None = None  # {seat, to_version, accepted: [seats]}: waiting for consent
 
     @property
     def engine(self) -> Game:
@@ -96,7 +99,7 @@ def seed_commitment(seed: str, salt: str | None) -> str:
 
 def match_created(game_id: str, options: dict[str, Any], players: list[str | None], seed: str, salt: str,
                   content: Any = None, seed_known_to_creator: bool = False,
-                  bots: Sequence[str | None] = ()) -> dict[str, Any]:
+                  bots: Sequence[str | None] = (), undo: str = "none") -> dict[str, Any]:
     bots = list(bots) or [None] * len(players)
     data = {
         "game": game_id,
@@ -107,6 +110,8 @@ def match_created(game_id: str, options: dict[str, Any], players: list[str | Non
     }
     if seed_known_to_creator:
         data["seed_known_to_creator"] = True
+    if undo != "none":
+        data["undo"] = undo
     if content is not None:  # the pack, and its digest: the log must replay without the server
         data["content_sha256"] = hashlib.sha256(canonical_json(content)).hexdigest()
         data["content"] = content
@@ -120,6 +125,19 @@ def seed_revealed(seed: str, salt: str) -> dict[str, Any]:
 def acted_by(seat: int, by: str) -> dict[str, Any]:
     """Who made the move whose entries follow in the same append, when it was not the seat's person."""
     return {"type": "acted_by", "seat": seat, "data": {"by": by}}
+
+
+def undone(seat: int, to_version: int) -> dict[str, Any]:
+    """The match goes back to its state at ``to_version``: the entries in between stay in the log."""
+    return {"type": "undone", "seat": seat, "data": {"to_version": to_version}}
+
+
+def undo_requested(seat: int, to_version: int) -> dict[str, Any]:
+    return {"type": "undo_requested", "seat": seat, "data": {"to_version": to_version}}
+
+
+def undo_answered(seat: int, accepted: bool) -> dict[str, Any]:
+    return {"type": "undo_accepted" if accepted else "undo_refused", "seat": seat, "data": {}}
 
 
 def seat_replaced(seat: int, name: str, bot: str | None) -> dict[str, Any]:
@@ -154,7 +172,12 @@ SHELL_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {
         player.get("name") or f"an open seat {player['seat']}" for player in data["players"]),
     "seat_joined": lambda data: f"{data['name']} took seat {data['seat']}",
     "match_started": lambda data: "every seat is taken: the match starts",
-    "acted_by": lambda data: f"the {data['by'].removeprefix('bot:')} bot moves:",
+    "acted_by": lambda data: (f"the {data['by'].removeprefix('bot:')} bot moves:" if data.get("by")
+                              else "a move:"),
+    "undone": lambda data: f"undone: back to version {data['to_version']}",
+    "undo_requested": lambda data: f"an undo back to version {data['to_version']} is asked for",
+    "undo_accepted": lambda data: "the undo is accepted",
+    "undo_refused": lambda data: "the undo is refused",
     "seat_replaced": lambda data: f"seat {data['seat']} is now played by "
                                   + (f"the {data['bot']} bot" if data.get("bot") else data["name"]),
     "match_aborted": lambda data: f"aborted: {data['reason']}",
@@ -195,6 +218,7 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
         head_hash=created.hash,
         seed_known_to_creator=bool(data.get("seed_known_to_creator")),
         bots=tuple(p.get("bot") for p in data["players"]),
+        undo=data.get("undo", "none"),
     )
 
 
@@ -206,7 +230,13 @@ _SHELL_FOLDS = {
     "seat_joined": lambda state, entry: replace(state, players=tuple(
         entry.data["name"] if seat == entry.data["seat"] else name for seat, name in enumerate(state.players))),
     "match_started": lambda state, entry: state,
-    "acted_by": lambda state, entry: state,
+    "acted_by": lambda state, entry: replace(
+        state, last_action={"seat": entry.seat, "before": entry.version - 1, "revealed": False}, undo_request=None),
+    "undo_requested": lambda state, entry: replace(
+        state, undo_request={"seat": entry.seat, "to_version": entry.data["to_version"], "accepted": []}),
+    "undo_accepted": lambda state, entry: replace(state, undo_request={
+        **state.undo_request, "accepted": [*state.undo_request["accepted"], entry.seat]}),
+    "undo_refused": lambda state, entry: replace(state, undo_request=None),
     "seat_replaced": lambda state, entry: replace(
         state, players=_seat_set(state.players, entry.data["seat"], entry.data["name"]),
         bots=_seat_set(state.bots or (None,) * len(state.players), entry.data["seat"], entry.data.get("bot"))),
@@ -216,20 +246,31 @@ _SHELL_FOLDS = {
 }
 
 
-def advance(state: MatchState, entry: Recorded) -> MatchState:
-    """Fold one more log entry into the match."""
+def advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchState] | None = None) -> MatchState:
+    """Fold one more log entry into the match. ``earlier(version)`` gives the match at an earlier
+    version, which an ``undone`` entry goes back to."""
     if entry.version != state.version + 1:
         raise ValueError(f"log entry {entry.version} does not follow version {state.version}")
     state = replace(state, version=entry.version, head_hash=entry.hash)
+    if entry.type == "undone":
+        if earlier is None:
+            raise ValueError(f"entry {entry.version} undoes back to an earlier version: fold it with the log")
+        return replace(state, game=earlier(entry.data["to_version"]).game, last_action=None, undo_request=None)
     shell_fold = _SHELL_FOLDS.get(entry.type)
     if shell_fold is not None:
         return shell_fold(state, entry)
+    if state.last_action is not None and entry.type in state.engine.irreversible:
+        state = replace(state, last_action={**state.last_action, "revealed": True})
     return replace(state, game=state.engine.apply(state.game, entry.event()))
 
 
-def fold(state: MatchState, entries: list[Recorded]) -> MatchState:
+def fold(state: MatchState, entries: list[Recorded], earlier: Callable[[int], MatchState] | None = None
+         ) -> MatchState:
+    """Fold entries in order; an ``undone`` among them goes back to a state of this fold or ``earlier``."""
+    seen = {state.version: state}
     for entry in entries:
-        state = advance(state, entry)
+        state = advance(state, entry, lambda version: seen[version] if version in seen else earlier(version))
+        seen[state.version] = state
     return state
 
 

@@ -265,10 +265,14 @@ class MatchRepository:
         verify_chain(entries, state.head_hash)
         states = []
         for entry in entries:
-            state = replay.advance(state, entry)
+            state = replay.advance(state, entry, lambda version: self._earlier(match_id, version, states))
             states.append(state)
         self._keep(match_id, states, remember)
         return state
+
+    def _earlier(self, match_id: str, version: int, folded: list[MatchState]) -> MatchState:
+        """The match at ``version``: one this fold made, or one loaded (an ``undone`` goes back to it)."""
+        return next((s for s in folded if s.version == version), None) or self.load(match_id, version)
 
     def _keep(self, match_id: str, states, remember: bool = True) -> None:
         self.snapshots.save(match_id, self.snapshots.due(states))

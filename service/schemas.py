@@ -157,6 +157,10 @@ class CreateMatchSchema(Schema):
     seed_known_to_creator = StrictBoolean(
         load_default=False, metadata={"description": "A deterministic match: ``seed`` is its seed, so its creator "
                                                      "knows every hidden card. The log and the match say so."})
+    undo = fields.String(load_default="none", validate=validate.OneOf(["none", "until_next_action", "with_consent"]),
+                         metadata={"description": "Whether a seat may take back its last move (POST .../undo): "
+                                                  "never, at once until the next move, or when the other seats "
+                                                  "accept. Never past a move that revealed hidden information."})
     public = StrictBoolean(metadata={"description": "Listed for anyone (GET /v1/matches, the viewer's front page). "
                                                   "Default: true, unless a platform key creates the match."})
 
@@ -192,6 +196,9 @@ class MatchSchema(Schema):
     seed_known_to_creator = fields.Boolean(required=True, metadata={
         "description": "The creator chose the seed: hidden information is known to them."})
     result = fields.Dict(metadata={"description": "Present once the scoring job has recorded the result."})
+    undo = fields.String(required=True, metadata={"description": "none, until_next_action or with_consent."})
+    undo_request = fields.Dict(metadata={"description": "An undo waiting for the other seats: {seat, to_version, "
+                                                        "accepted}."})
 
 
 class LobbySchema(Schema):

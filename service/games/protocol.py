@@ -180,6 +180,9 @@ class Game(Protocol):
     packs: Packs | None
     svg: Callable[[dict[str, Any]], str] | None
     record: RecordFormat | None
+    irreversible: frozenset[str]
+    """Event types that reveal hidden information to someone (a card drawn, a die rolled, a private
+    look): an action that brought one cannot be undone."""
 
     def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
         """Options with every default filled in; raises InvalidOptions.

@@ -70,6 +70,8 @@ class ChockABlock(Engine):
     packs = Packs(load=pack_data.load_pack, default=pack_data.DEFAULT_PACK, folder=pack_data.PACKS_DIR)
     svg = staticmethod(render_svg)
     turn_rule = "R-0.4"
+    # a card or tile turned up from a face-down pile: someone has seen what was hidden
+    irreversible = frozenset({"card_drawn", "market_refilled", "autoblock_took_tile", "autoblock_turn"})
 
     # -- options -------------------------------------------------------------------------------
 

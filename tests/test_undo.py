@@ -1,0 +1,131 @@
+"""Undo never rewrites the log: ``undone`` returns the match to the state before the seat's last move,
+and the log keeps both; refused where the move revealed hidden information, or without the option."""
+
+from __future__ import annotations
+
+from service import replay
+from service.app import create_app
+from service.events import Recorded
+from tests.helpers import act, bearer, full_log
+
+
+def _match(client, game="blokus", undo="until_next_action", players=({"name": "ann"}, {"name": "bob"})):
+    created = client.post("/v1/matches", json={"game": game, "players": list(players), "undo": undo})
+    assert created.status_code == 201, created.json
+    return created.json["id"], [s.get("token") for s in created.json["seats"]]
+
+
+def _move(client, match_id, tokens, pick=0):
+    match = client.get(f"/v1/matches/{match_id}").json
+    seat = match["to_act"][0]
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
+    answer = act(client, match_id, tokens[seat], legal["version"], legal["actions"][pick])
+    assert answer.status_code == 201, answer.json
+    return seat, answer.json
+
+
+def _undo(client, match_id, token, verb=""):
+    return client.post(f"/v1/matches/{match_id}/undo{verb}", headers=bearer(token))
+
+
+def test_undo_until_next_action_takes_back_the_last_move_and_keeps_it_in_the_log(client):
+    match_id, tokens = _match(client)
+    before = client.get(f"/v1/matches/{match_id}/state").json["state"]
+    seat, moved = _move(client, match_id, tokens)
+    undone = _undo(client, match_id, tokens[seat])
+    assert undone.status_code == 201, undone.json
+    assert undone.json["events"][0]["type"] == "undone" and undone.json["events"][0]["data"] == {"to_version": 1}
+    state = client.get(f"/v1/matches/{match_id}/state").json
+    assert state["state"] == before and state["version"] == 4  # created, acted_by, placed, undone
+    assert client.get(f"/v1/matches/{match_id}").json["to_act"] == [seat]
+    log = full_log(client, match_id)
+    assert [e["type"] for e in log] == ["match_created", "acted_by", "placed", "undone"]
+    assert log[-1]["text"] == "undone: back to version 1"
+
+
+def test_a_match_with_undos_replays_to_its_live_state(client, settings, fake_redis):
+    """Every third move taken back, to the end: the log (moves and undos) replays to the same match."""
+    match_id, tokens = _match(client, game="block-block")
+    moves = 0
+    while client.get(f"/v1/matches/{match_id}").json["status"] != "finished":
+        seat, _ = _move(client, match_id, tokens, pick=moves % 3)
+        moves += 1
+        if moves % 3 == 0 and client.get(f"/v1/matches/{match_id}").json["status"] != "finished":
+            assert _undo(client, match_id, tokens[seat]).status_code == 201
+    entries = [Recorded.from_dict(e) for e in full_log(client, match_id)]
+    assert sum(e.type == "undone" for e in entries) >= 2
+    replayed = replay.replay(entries)
+    assert replayed.engine.view(replayed.game, None) == client.get(f"/v1/matches/{match_id}/state").json["state"]
+    assert replayed.version == entries[-1].version
+    fresh = create_app(settings, fake_redis).test_client()  # another process: folds the log, undos and all
+    for version in (entries[-1].version, next(e.version for e in entries if e.type == "undone")):
+        path = f"/v1/matches/{match_id}/state?version={version}"
+        assert fresh.get(path).json == client.get(path).json
+
+
+def test_only_the_last_move_and_only_by_its_seat(client):
+    match_id, tokens = _match(client)
+    first, _ = _move(client, match_id, tokens)
+    second, _ = _move(client, match_id, tokens)
+    assert _undo(client, match_id, tokens[first]).json["reason"] == "nothing_to_undo"  # bob moved since
+    assert _undo(client, match_id, tokens[second]).status_code == 201
+    assert _undo(client, match_id, tokens[second]).json["reason"] == "nothing_to_undo"  # once
+
+
+def test_undo_is_refused_without_the_option(client):
+    match_id, tokens = _match(client, undo="none")
+    seat, _ = _move(client, match_id, tokens)
+    refused = _undo(client, match_id, tokens[seat])
+    assert refused.status_code == 422 and refused.json["reason"] == "undo_off"
+    assert [e["type"] for e in full_log(client, match_id)] == ["match_created", "placed"]  # no marker without undo
+
+
+def test_undo_is_refused_after_hidden_information_was_revealed(client):
+    """Chock-a-Block: a turn that draws from the deck has shown a hidden card: it stands."""
+    match_id, tokens = _match(client, game="chock-a-block")
+    for _ in range(12):
+        match = client.get(f"/v1/matches/{match_id}").json
+        seat = match["to_act"][0]
+        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
+        draws = [a for a in legal["actions"] if a["type"] == "draw_card" and a.get("source") == "DECK"]
+        action = draws[0] if draws else legal["actions"][0]
+        answer = act(client, match_id, tokens[seat], legal["version"], action).json
+        if draws:
+            assert any(e["type"] == "card_drawn" for e in answer["events"])
+            refused = _undo(client, match_id, tokens[seat])
+            assert refused.status_code == 422 and refused.json["reason"] == "hidden_information_revealed"
+            return
+        assert _undo(client, match_id, tokens[seat]).status_code == 201  # nothing hidden shown: undoable
+        act(client, match_id, tokens[seat], client.get(f"/v1/matches/{match_id}").json["version"], action)
+    raise AssertionError("no draw from the deck came up")
+
+
+def test_undo_with_consent_waits_for_the_others_and_lapses_when_someone_moves(client):
+    match_id, tokens = _match(client, undo="with_consent", players=[{"name": n} for n in ("ann", "bob", "cat")])
+    seat, _ = _move(client, match_id, tokens)
+    asked = _undo(client, match_id, tokens[seat])
+    assert [e["type"] for e in asked.json["events"]] == ["undo_requested"]
+    others = [s for s in range(3) if s != seat]
+    assert client.get(f"/v1/matches/{match_id}").json["undo_request"] == {"seat": seat, "to_version": 1, "accepted": []}
+    assert [e["type"] for e in _undo(client, match_id, tokens[others[0]], "/accept").json["events"]] == ["undo_accepted"]
+    assert _undo(client, match_id, tokens[others[0]], "/accept").json["reason"] == "undo_already_answered"
+    last = _undo(client, match_id, tokens[others[1]], "/accept").json
+    assert [e["type"] for e in last["events"]] == ["undo_accepted", "undone"]
+    assert client.get(f"/v1/matches/{match_id}").json["to_act"] == [seat]
+    # refused
+    seat, _ = _move(client, match_id, tokens)
+    _undo(client, match_id, tokens[seat])
+    assert [e["type"] for e in _undo(client, match_id, tokens[(seat + 1) % 3], "/refuse").json["events"]] == [
+        "undo_refused"]
+    assert "undo_request" not in client.get(f"/v1/matches/{match_id}").json
+    # lapses when someone moves
+    _undo(client, match_id, tokens[seat])
+    _move(client, match_id, tokens)
+    assert _undo(client, match_id, tokens[(seat + 2) % 3], "/accept").json["reason"] == "no_undo_request"
+
+
+def test_a_consent_undo_among_bots_is_accepted_by_them(client):
+    match_id, tokens = _match(client, undo="with_consent", players=[{"name": "ann"}, {"bot": "random"}])
+    _, moved = _move(client, match_id, tokens)
+    answer = _undo(client, match_id, tokens[0]).json
+    assert [e["type"] for e in answer["events"]] == ["undo_requested", "undo_accepted", "undone"]
