@@ -16,11 +16,11 @@ from typing import Any, Callable
 
 import redis
 
-from service import lifecycle, packs, replay
+from service import clocks, lifecycle, packs, replay
 from service.config import Settings
 from service.events import Recorded, Remember, VersionConflict, canonical_json
 from service.games import GAMES
-from service.games.protocol import Game, InvalidRecord
+from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidRecord
 from service.jobqueue import JobQueue
 from service.keys import Keys
 from service.replay import SHELL_EVENTS, MatchState
@@ -78,7 +78,7 @@ class Matches:
                seed: str | None = None, record: list[dict[str, Any]] = (),
                seed_known_to_creator: bool = False, platform: str | None = None,
                public: bool | None = None, bots: list[str | None] | None = None,
-               undo: str = "none") -> tuple[str, MatchState, list[str]]:
+               undo: str = "none", clock: dict[str, Any] | None = None) -> tuple[str, MatchState, list[str]]:
         """A new match: its id, its latest state and one token per seat (shown only now). A ``public``
         match is listed for anyone (by default a match is public unless a platform created it).
 
@@ -91,8 +91,11 @@ class Matches:
         content = packs.content_for(game, resolved, self.settings.packs_dir)
         secret = lifecycle.SeedSecret.new(seed, seed_known_to_creator)
         bots = bots or [None] * len(players)
+        if clock and clock["on_timeout"] != "bot" and clock["on_timeout"] not in GAMES[game_id].timeout_actions:
+            raise InvalidOptions("on_timeout", f"{GAMES[game_id].info.name} has no {clock['on_timeout']} move: "
+                                               f"use bot, or one of {sorted(GAMES[game_id].timeout_actions)}")
         step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator,
-                               bots, undo)
+                               bots, undo, clock)
         match_id = uuid.uuid4().hex
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
@@ -129,6 +132,31 @@ class Matches:
                 self.redis.zrem(self.keys.open_matches, match_id)
             return step.state, token
         raise RuntimeError(f"could not record the join of {match_id}: the log kept moving")
+
+    def check_clock(self, match_id: str, version: int) -> str:
+        """At a deadline: ``timed_out`` (and what ``on_timeout`` does) if the match is still at ``version``
+        and a clock has run out; else nothing ("moved on"), or a later deadline ("not yet")."""
+        state = self.load(match_id)
+        if state.version != version:
+            return "moved on"
+        step = lifecycle.time_out(state, self.repository.meta(match_id).secret, now())
+        if step is None:
+            if state.clock is not None and not state.finished and clocks.deadline_ms(state.clock) is not None:
+                self.jobs.enqueue_deadline(match_id, version, clocks.deadline_ms(state.clock), again=int(time.time()))
+            return "not yet"
+        if step.state.clock["on_timeout"] == "bot":
+            self.repository.set_seat(match_id, step.entries[0].seat, token_hash(new_token()))  # nobody's token
+        try:
+            self.repository.save(match_id, step)
+        except VersionConflict:  # a move came in at the last moment: it stands, and the clock with it
+            return "moved on"
+        return "timed out"
+
+    def schedule_deadline(self, match_id: str, state: MatchState) -> None:
+        """A job at the moment the first running clock of ``state`` (the latest) would run out."""
+        deadline = clocks.deadline_ms(state.clock) if state.clock is not None and not state.finished else None
+        if deadline is not None:
+            self.jobs.enqueue_deadline(match_id, state.version, deadline)
 
     def undo(self, match_id: str, seat: int) -> dict[str, Any]:
         """``seat`` takes back its last move, or asks the others to let it (the match's ``undo``)."""
@@ -348,7 +376,13 @@ class Matches:
             state = self.load(match_id)
             if expected_version != state.version:
                 raise VersionConflict(state.version)
-        step = lifecycle.act(state, seat, action, self.repository.meta(match_id).secret, now(), by)
+        try:
+            step = lifecycle.act(state, seat, action, self.repository.meta(match_id).secret, now(), by)
+        except IllegalAction:
+            latest = self.repository.store.version(match_id)  # refused on a copy that may be behind the log:
+            if latest != expected_version:                   # then the client's version is what is wrong
+                raise VersionConflict(latest) from None
+            raise
         answer = {"version": step.state.version,
                   "events": [self.entry_view(state.engine, e, seat, False) for e in step.entries]}
         remember = None
@@ -427,6 +461,8 @@ class Matches:
             "seed_known_to_creator": state.seed_known_to_creator,
             "undo": state.undo,
         }
+        if state.clock is not None:
+            body["clock"] = clocks.shown(state.clock, now())
         if state.undo_request is not None:
             body["undo_request"] = state.undo_request
         if state.result is not None:

@@ -280,3 +280,19 @@ def test_scoring_needs_a_seat_and_is_one_job_per_version(client, fake_redis, set
     run_jobs(fake_redis, settings)
     ttl = fake_redis.ttl(f"rq:job:{again}")
     assert 0 < ttl <= 3600
+
+
+def test_a_move_chosen_at_an_old_version_is_a_conflict_even_where_this_process_is_behind(app, fake_redis, settings):
+    """Two API processes: the second appends; the first, whose copy is still at version 1, gets a move
+    for version 1 that its copy would refuse (not that seat's turn there): it is a 409, not a 422."""
+    from service.app import create_app
+
+    first, second = app.test_client(), create_app(settings, fake_redis).test_client()
+    created = first.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}).json
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    legal = first.get(f"/v1/matches/{match_id}/legal-actions", headers={"Authorization": f"Bearer {tokens[0]}"}).json
+    assert second.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {tokens[0]}"},
+                       json={"expected_version": 1, "action": legal["actions"][0]}).status_code == 201
+    stale = first.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {tokens[1]}"},
+                       json={"expected_version": 1, "action": {"type": "place", "cells": [[19, 0]]}})
+    assert stale.status_code == 409 and stale.json["error"] == "version_conflict" and stale.json["current_version"] == 2
