@@ -106,6 +106,7 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
         "packs": packs.installed(game, matches().settings.packs_dir),
         "pictures": [SVG] if game.svg is not None else [],
         "record_type": game.record.mime if game.record is not None else None,
+        "timeouts": ["bot", *sorted(game.timeout_actions)],
     }
 
 
@@ -174,7 +175,7 @@ def create_match():
         match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"),
                                                    seed_known_to_creator=body["seed_known_to_creator"], platform=owner,
                                                    public=body.get("public"), bots=[p.get("bot") for p in body["players"]],
-                                                   undo=body["undo"])
+                                                   undo=body["undo"], clock=_clock(body))
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")
@@ -198,6 +199,14 @@ def list_matches(query):
                                           query.get("status"), query.get("cursor"), query["limit"],
                                           newest_first=query["order"] == "newest")
     return {"matches": found, "next_cursor": next_cursor}
+
+
+def _clock(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The clock settings as the log keeps them (milliseconds), with the timeout policy."""
+    if "clock" not in body:
+        return None
+    return {f"{name[:-2]}_ms": round(seconds * 1000) for name, seconds in body["clock"].items()} | {
+        "on_timeout": body["on_timeout"]}
 
 
 def _created_seat(state, seat: int, token: str | None) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import redis
 from rq import Queue, Retry, Worker
-from rq.registry import FailedJobRegistry, StartedJobRegistry
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
@@ -24,6 +24,7 @@ RESULT_TTL_S = 3600
 SCORE_MATCH = "workers.jobs.score_match"
 DELIVER_WEBHOOK = "workers.jobs.deliver_webhook"
 BOT_MOVE = "workers.jobs.bot_move"
+CHECK_CLOCK = "workers.jobs.check_clock"
 DELIVERY_RETRIES = Retry(max=6, interval=[1, 2, 4, 8, 16, 32])  # exponential backoff, about a minute in all
 DELIVERY_TIMEOUT_S = 10
 """A delivery's job timeout: its POST gives up after 5 s, so a delivery still started after this has no worker."""
@@ -88,6 +89,34 @@ class JobQueue:
             return
         self.queue().enqueue(BOT_MOVE, match_id, seat, version, self.keys.namespace, job_id=job_id,
                              retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S)
+
+    def enqueue_deadline(self, match_id: str, version: int, deadline_ms: int, again: int = 0) -> None:
+        """A clock check at ``deadline_ms`` (RQ's scheduler keeps it in Redis: a dead worker loses none).
+        RQ schedules to the whole second, so the check is set for the second after the deadline."""
+        job_id = f"clock-{match_id}-v{version}-{deadline_ms}-{again}"
+        if Job.exists(job_id, connection=self.connection):
+            return
+        at = datetime.fromtimestamp(-(-deadline_ms // 1000), tz=timezone.utc)
+        self.queue().enqueue_at(at, CHECK_CLOCK, match_id, version, self.keys.namespace, job_id=job_id,
+                                retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S)
+
+    def enqueue_overdue(self) -> int:
+        """Move scheduled jobs that are due (clock deadlines, delayed retries) from RQ's scheduled
+        registry to the queue. Every worker's rule loop does it, about once a second, instead of RQ's
+        own scheduler: that one runs in a single worker at a time, in a process forked beside the
+        rule thread, and after its worker dies another takes over only when its lock expires. Each
+        job goes once: the ZREM that takes it out of the registry decides who enqueues it."""
+        queue = self.queue()
+        registry = ScheduledJobRegistry(queue=queue)
+        moved = 0
+        for job_id in registry.get_jobs_to_schedule(time.time()):
+            if self.connection.zrem(registry.key, job_id):
+                try:
+                    queue.enqueue_job(Job.fetch(job_id, connection=self.connection))
+                    moved += 1
+                except NoSuchJobError:
+                    continue
+        return moved
 
     def clean_registries(self) -> None:
         """Jobs whose worker died mid-job leave RQ's started registry: retried while they have retries

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 import jsonschema
 
-from service import replay
+from service import clocks, replay
 from service.events import Recorded
 from service.games import GAMES
 from service.games.bots import BOTS, SeatView
@@ -115,11 +115,11 @@ def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[s
 
 def begin(game_id: str, options: dict[str, Any], players: Sequence[str | None], secret: SeedSecret, at: str,
           content: Any = None, record: Sequence[Action] = (), seed_known_to_creator: bool = False,
-          bots: Sequence[str | None] = (), undo: str = "none") -> Step:
+          bots: Sequence[str | None] = (), undo: str = "none", clock: dict[str, Any] | None = None) -> Step:
     """A new match's log: ``match_created`` and, for an imported game record, its moves played
     through the rules in order, each by the seat to act (IllegalRecordMove at the first illegal one)."""
     created = replay.match_created(game_id, options, list(players), secret.seed, secret.salt, content,
-                                   seed_known_to_creator, bots, undo)
+                                   seed_known_to_creator, bots, undo, clock)
     entry = Recorded(1, created["type"], None, created["data"], at).chained(None)
     step = Step(None, (entry,), (replay.start(entry, secret.seed, secret.salt),))
     step = step.then(_ending(step.state, secret, at))  # a game can be over before anyone acts
@@ -167,7 +167,7 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
         entry = Recorded(version, event["type"], event.get("seat"), event["data"], at).chained(base.head_hash)
         if base.last_action is not None and entry.type in state.engine.irreversible:
             base = replace(base, last_action={**base.last_action, "revealed": True})
-        base = replace(base, version=version, game=game_state, head_hash=entry.hash)
+        base = replay.clocked(replace(base, version=version, game=game_state, head_hash=entry.hash), at)
         entries.append(entry)
         states.append(base)
     step = Step(state, tuple(entries), tuple(states))
@@ -197,6 +197,26 @@ def _append(state: MatchState, shell_event: dict[str, Any], at: str) -> Step:
     entry = Recorded(state.version + 1, shell_event["type"], shell_event["seat"], shell_event["data"],
                      at).chained(state.head_hash)
     return Step(state, (entry,), (replay.advance(state, entry),))
+
+
+def time_out(state: MatchState, secret: SeedSecret, at: str) -> Step | None:
+    """``timed_out`` for the first seat whose clock has run out at ``at``, and what the match's
+    ``on_timeout`` makes of it: a bot takes the seat over, or the seat passes or forfeits (the game's
+    own action for it; a random legal move when the game has none to offer now). None: no clock is out."""
+    if state.clock is None or state.finished:
+        return None
+    late = clocks.expired(state.clock, at)
+    if not late:
+        return None
+    seat, policy = late[0], state.clock["on_timeout"]
+    step = _append(state, replay.timed_out(seat, policy), at)
+    if policy == "bot":
+        return step.then(replace_seat(step.state, seat, "random bot", "random", at))
+    try:
+        return step.then(act(step.state, seat, state.engine.timeout_actions[policy], secret, at, by="timeout"))
+    except IllegalAction:  # not a move the rules allow at this point: any legal one instead
+        action = random.Random(f"{secret.seed}:timeout:{step.state.version}").choice(step.state.legal_actions(seat))
+        return step.then(act(step.state, seat, action, secret, at, by="timeout"))
 
 
 def undo(state: MatchState, seat: int, at: str, earlier: Callable[[int], MatchState]) -> Step:

@@ -25,12 +25,13 @@ import hashlib
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable, Sequence
 
+from service import clocks
 from service.events import Recorded, canonical_json, verify_chain
 from service.games import GAMES
 from service.games.protocol import Game
 
 SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "match_aborted", "seed_revealed", "match_scored",
-                "acted_by", "seat_replaced", "undone", "undo_requested", "undo_accepted", "undo_refused")
+                "acted_by", "seat_replaced", "undone", "undo_requested", "undo_accepted", "undo_refused", "timed_out")
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class MatchState:
     undo: str = "none"  # none, until_next_action or with_consent
     last_action: dict[str, Any] | None = None  # {seat, before (its version), revealed}: what an undo goes back on
     undo_request: dict[str, Any] | None = None  # {seat, to_version, accepted: [seats]}: waiting for consent
+    clock: dict[str, Any] | None = None  # the turn clocks (service.clocks), when the match has them
 
     @property
     def engine(self) -> Game:
@@ -99,7 +101,8 @@ def seed_commitment(seed: str, salt: str | None) -> str:
 
 def match_created(game_id: str, options: dict[str, Any], players: list[str | None], seed: str, salt: str,
                   content: Any = None, seed_known_to_creator: bool = False,
-                  bots: Sequence[str | None] = (), undo: str = "none") -> dict[str, Any]:
+                  bots: Sequence[str | None] = (), undo: str = "none",
+                  clock: dict[str, Any] | None = None) -> dict[str, Any]:
     bots = list(bots) or [None] * len(players)
     data = {
         "game": game_id,
@@ -112,6 +115,8 @@ def match_created(game_id: str, options: dict[str, Any], players: list[str | Non
         data["seed_known_to_creator"] = True
     if undo != "none":
         data["undo"] = undo
+    if clock:
+        data["clock"] = clock
     if content is not None:  # the pack, and its digest: the log must replay without the server
         data["content_sha256"] = hashlib.sha256(canonical_json(content)).hexdigest()
         data["content"] = content
@@ -125,6 +130,11 @@ def seed_revealed(seed: str, salt: str) -> dict[str, Any]:
 def acted_by(seat: int, by: str) -> dict[str, Any]:
     """Who made the move whose entries follow in the same append, when it was not the seat's person."""
     return {"type": "acted_by", "seat": seat, "data": {"by": by}}
+
+
+def timed_out(seat: int, policy: str) -> dict[str, Any]:
+    """The seat's clock ran out; what follows in the same append is ``policy``'s doing."""
+    return {"type": "timed_out", "seat": seat, "data": {"on_timeout": policy}}
 
 
 def undone(seat: int, to_version: int) -> dict[str, Any]:
@@ -172,9 +182,10 @@ SHELL_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {
         player.get("name") or f"an open seat {player['seat']}" for player in data["players"]),
     "seat_joined": lambda data: f"{data['name']} took seat {data['seat']}",
     "match_started": lambda data: "every seat is taken: the match starts",
-    "acted_by": lambda data: (f"the {data['by'].removeprefix('bot:')} bot moves:" if data.get("by")
-                              else "a move:"),
+    "acted_by": lambda data: {None: "a move:", "timeout": "on its timeout:"}.get(
+        data.get("by"), f"the {str(data.get('by')).removeprefix('bot:')} bot moves:"),
     "undone": lambda data: f"undone: back to version {data['to_version']}",
+    "timed_out": lambda data: f"out of time: {data['on_timeout']}",
     "undo_requested": lambda data: f"an undo back to version {data['to_version']} is asked for",
     "undo_accepted": lambda data: "the undo is accepted",
     "undo_refused": lambda data: "the undo is refused",
@@ -208,7 +219,7 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
         raise ValueError("the content pack in match_created does not match its content_sha256")
     game = GAMES[data["game"]]
     players = tuple(p.get("name") for p in data["players"])
-    return MatchState(
+    return clocked(MatchState(
         version=created.version,
         game_id=data["game"],
         options=data["options"],
@@ -219,7 +230,8 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
         seed_known_to_creator=bool(data.get("seed_known_to_creator")),
         bots=tuple(p.get("bot") for p in data["players"]),
         undo=data.get("undo", "none"),
-    )
+        clock=clocks.started(data["clock"], len(players), created.at) if "clock" in data else None,
+    ), created.at)
 
 
 def _seat_set(values: tuple, seat: int, value: Any) -> tuple:
@@ -237,6 +249,7 @@ _SHELL_FOLDS = {
     "undo_accepted": lambda state, entry: replace(state, undo_request={
         **state.undo_request, "accepted": [*state.undo_request["accepted"], entry.seat]}),
     "undo_refused": lambda state, entry: replace(state, undo_request=None),
+    "timed_out": lambda state, entry: state,
     "seat_replaced": lambda state, entry: replace(
         state, players=_seat_set(state.players, entry.data["seat"], entry.data["name"]),
         bots=_seat_set(state.bots or (None,) * len(state.players), entry.data["seat"], entry.data.get("bot"))),
@@ -246,9 +259,21 @@ _SHELL_FOLDS = {
 }
 
 
+def clocked(state: MatchState, at: str) -> MatchState:
+    """The match with its clocks moved on to an entry at ``at`` (nothing to do without clocks)."""
+    if state.clock is None:
+        return state
+    people = [seat for seat in state.to_act() if not state.bot_of(seat)]  # a bot plays at once: no clock
+    return replace(state, clock=clocks.advanced(state.clock, people, at))
+
+
 def advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchState] | None = None) -> MatchState:
-    """Fold one more log entry into the match. ``earlier(version)`` gives the match at an earlier
-    version, which an ``undone`` entry goes back to."""
+    """Fold one more log entry into the match (its clocks too). ``earlier(version)`` gives the match
+    at an earlier version, which an ``undone`` entry goes back to."""
+    return clocked(_advance(state, entry, earlier), entry.at)
+
+
+def _advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchState] | None) -> MatchState:
     if entry.version != state.version + 1:
         raise ValueError(f"log entry {entry.version} does not follow version {state.version}")
     state = replace(state, version=entry.version, head_hash=entry.hash)

@@ -59,6 +59,8 @@ class GameSchema(Schema):
     record_type = fields.String(required=True, allow_none=True,
                                 metadata={"description": "The game's record format (a MIME type), for "
                                                          "GET .../record and POST /v1/matches; null if none."})
+    timeouts = fields.List(fields.String(), required=True, metadata={
+        "description": "The on_timeout policies a clocked match of this game may use."})
 
 
 class PlayerSchema(Schema):
@@ -142,6 +144,20 @@ class LobbyQuerySchema(Schema):
     order = fields.String(load_default="oldest", validate=validate.OneOf(["oldest", "newest"]))
 
 
+class ClockSchema(Schema):
+    initial_s = fields.Float(validate=validate.Range(min=1, max=7 * 24 * 3600), metadata={
+        "description": "Fischer: each seat's time for the whole match..."})
+    increment_s = fields.Float(validate=validate.Range(min=0, max=24 * 3600), metadata={
+        "description": "... and what each of its moves adds back (default 0)."})
+    per_action_s = fields.Float(validate=validate.Range(min=1, max=7 * 24 * 3600), metadata={
+        "description": "Or: a fresh allowance each time the seat is to act."})
+
+    @validates_schema
+    def _one_kind(self, data, **kwargs):
+        if ("initial_s" in data) == ("per_action_s" in data) or ("increment_s" in data and "per_action_s" in data):
+            raise ValidationError('give "initial_s" (and "increment_s"), or "per_action_s"')
+
+
 class CreateMatchSchema(Schema):
     game = fields.String(required=True, validate=validate.Length(min=1, max=64),
                          metadata={"description": "A game id from GET /v1/games."})
@@ -157,6 +173,11 @@ class CreateMatchSchema(Schema):
     seed_known_to_creator = StrictBoolean(
         load_default=False, metadata={"description": "A deterministic match: ``seed`` is its seed, so its creator "
                                                      "knows every hidden card. The log and the match say so."})
+    clock = fields.Nested(ClockSchema, metadata={"description": "Turn clocks: the time left of each seat is in "
+                                                               "the match as every seat sees it."})
+    on_timeout = fields.String(load_default="bot", validate=validate.OneOf(["pass", "bot", "forfeit"]), metadata={
+        "description": "When a seat's clock runs out: a bot takes the seat over, or it passes or forfeits where "
+                       "the game has such a move (the catalogue's timeouts)."})
     undo = fields.String(load_default="none", validate=validate.OneOf(["none", "until_next_action", "with_consent"]),
                          metadata={"description": "Whether a seat may take back its last move (POST .../undo): "
                                                   "never, at once until the next move, or when the other seats "
@@ -197,6 +218,8 @@ class MatchSchema(Schema):
         "description": "The creator chose the seed: hidden information is known to them."})
     result = fields.Dict(metadata={"description": "Present once the scoring job has recorded the result."})
     undo = fields.String(required=True, metadata={"description": "none, until_next_action or with_consent."})
+    clock = fields.Dict(metadata={"description": "Turn clocks: settings, on_timeout, remaining_ms per seat (as of "
+                                                 "as_of), and the seats whose clocks run."})
     undo_request = fields.Dict(metadata={"description": "An undo waiting for the other seats: {seat, to_version, "
                                                         "accepted}."})
 

@@ -52,6 +52,13 @@ def bot_move(match_id: str, seat: int, version: int, namespace: str) -> dict[str
     return {"moved": answer is not None}
 
 
+def check_clock(match_id: str, version: int, namespace: str) -> dict[str, Any]:
+    """A deadline: the seat out of time gets its ``on_timeout``, unless a move beat it."""
+    outcome = _matches(namespace).check_clock(match_id, version)
+    metrics.JOBS.labels("check_clock", outcome.replace(" ", "_")).inc()
+    return {"outcome": outcome}
+
+
 def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -> dict[str, Any]:
     """POST one delivery, signed; a failure or a timeout raises, and RQ retries with backoff."""
     matches = _matches(namespace)

@@ -52,8 +52,9 @@ class Projector:
             return False
         if "match_scored" in notice.types:  # the match will not change again: one snapshot is enough
             self.matches.repository.compact(notice.match_id)
-        elif self.matches.store.version(notice.match_id) == notice.version:  # bots answer the latest only
+        elif self.matches.store.version(notice.match_id) == notice.version:  # bots and clocks: the latest only
             self.matches.bots_to_move(notice.match_id, state)
+            self.matches.schedule_deadline(notice.match_id, state)
         return True
 
     def step(self) -> int:
@@ -67,6 +68,7 @@ class Projector:
             self.store.drop_idle_consumers(GROUP, 10 * self.claim_idle_ms)
             self.matches.jobs.clean_registries()
             metrics.FEED_LAG.set(self.store.feed_lag(GROUP))
+        self.matches.jobs.enqueue_overdue()  # deadlines and delayed retries: every worker moves them when due
         if not notices:
             notices = self.store.read_feed(GROUP, self.consumer, count=100, block_ms=self.block_ms)
         for notice in notices:

@@ -46,7 +46,8 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
                                 name=f"matchlog-{uuid.uuid4().hex[:8]}", worker_ttl=30)
             worker.stop = stop
             try:
-                worker.work(burst=burst, logging_level="WARNING", with_scheduler=True)  # retries with a delay
+                # scheduled jobs (deadlines, delayed retries) are moved by the rule loop: JobQueue.enqueue_overdue
+                worker.work(burst=burst, logging_level="WARNING", with_scheduler=False)
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
                 log.warning("redis unavailable (%s); retrying", error)
             if burst:

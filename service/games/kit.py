@@ -98,6 +98,8 @@ class Engine:
     """Where the rules say the game has ended, quoted when an action comes after the end."""
     out_of_turn: frozenset[str] = frozenset()
     """Action types any seat may take while the game runs (a resignation)."""
+    timeout_actions: dict[str, dict[str, Any]] = {}
+    """For an ``on_timeout`` policy (``pass``, ``forfeit``): the action that carries it out."""
     irreversible: frozenset[str] = frozenset()
     """Event types that show someone what was hidden (a card drawn, a die rolled): no undo past them."""
 

@@ -180,6 +180,10 @@ class Game(Protocol):
     packs: Packs | None
     svg: Callable[[dict[str, Any]], str] | None
     record: RecordFormat | None
+    timeout_actions: dict[str, Action]
+    """The on_timeout policies the game supports beyond ``bot`` (``pass``, ``forfeit``), each with the
+    action that carries it out for a seat whose clock ran out (a random legal move where the rules
+    refuse it at that point)."""
     irreversible: frozenset[str]
     """Event types that reveal hidden information to someone (a card drawn, a die rolled, a private
     look): an action that brought one cannot be undone."""

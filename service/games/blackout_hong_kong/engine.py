@@ -84,6 +84,7 @@ class BlackoutHongKong(Listing, Folds):
     turn_rule = "R-0.3"
     over_rule = "E-3"
     out_of_turn = frozenset({"SUBMIT_PLAN"})  # a submitted plan may be revised: checked in _submit_plan
+    timeout_actions = {"pass": {"type": "PASS"}}
     # dice, draws, reveals and private looks: someone has learnt what was hidden or left to chance
     irreversible = frozenset({"dice_rolled", "card_revealed", "hand_refilled", "hand_revealed", "row_refilled",
                               "patrol_viewed", "patrol_taken", "injured", "plans_placed", "market_decayed"})

@@ -182,6 +182,7 @@ class BlockBlock(Engine):
     turn_rule = "R-0.1: the players alternate, brown first"
     over_rule = "R-1.1, R-3.4"
     out_of_turn = frozenset({"resign"})  # E-7: outside the rules; either player, at any time
+    timeout_actions = {"forfeit": {"type": "resign"}}
 
     # -- content and options -------------------------------------------------------------------------
 

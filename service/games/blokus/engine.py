@@ -391,6 +391,8 @@ class Blokus(Engine):
                 return colour
         return None
 
+    timeout_actions = {"pass": {"type": "pass"}}  # where allow_voluntary_pass lets a colour pass
+
     # -- what players see, and the end ---------------------------------------------------------
 
     def describe(self, event: Event) -> str:

@@ -1,0 +1,65 @@
+"""Turn clocks, computed from the log's own times: pure functions, so a replay needs no clock.
+
+A match's ``clock`` holds its settings (Fischer: ``initial_ms`` and ``increment_ms``; or
+``per_action_ms``), ``on_timeout``, and where the clocks stood at the last entry: ``remaining_ms`` per
+seat, ``since`` (that entry's time, ms since the epoch) and ``running`` (the seats to act then, each
+with its own clock: simultaneous phases run several). Each new entry charges the running seats for the
+time since the one before.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+
+def at_ms(at: str) -> int:
+    """An entry's ``at`` (ISO 8601, UTC) in milliseconds since the epoch."""
+    return int(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def started(settings: dict[str, Any], players: int, at: str) -> dict[str, Any]:
+    """The clocks at creation: nobody's runs until someone is to act."""
+    full = settings.get("initial_ms", settings.get("per_action_ms"))
+    return {**settings, "remaining_ms": [full] * players, "since": at_ms(at), "running": []}
+
+
+def advanced(clock: dict[str, Any], running: list[int], at: str) -> dict[str, Any]:
+    """The clocks after an entry at ``at`` that leaves ``running`` to act."""
+    now = at_ms(at)
+    elapsed = max(0, now - clock["since"])
+    remaining = list(clock["remaining_ms"])
+    for seat in clock["running"]:
+        remaining[seat] -= elapsed
+        if seat not in running:  # it has moved: Fischer's increment
+            remaining[seat] += clock.get("increment_ms", 0)
+    if "per_action_ms" in clock:
+        for seat in running:
+            if seat not in clock["running"]:  # its turn begins: a fresh allowance
+                remaining[seat] = clock["per_action_ms"]
+    return {**clock, "remaining_ms": remaining, "since": now, "running": list(running)}
+
+
+def remaining_now(clock: dict[str, Any], now: str) -> list[int]:
+    """Each seat's time left at ``now`` (the running ones charged up to it)."""
+    elapsed = max(0, at_ms(now) - clock["since"])
+    return [left - elapsed if seat in clock["running"] else left for seat, left in enumerate(clock["remaining_ms"])]
+
+
+def expired(clock: dict[str, Any], now: str) -> list[int]:
+    """The running seats whose time is up at ``now``."""
+    left = remaining_now(clock, now)
+    return [seat for seat in clock["running"] if left[seat] <= 0]
+
+
+def deadline_ms(clock: dict[str, Any]) -> int | None:
+    """When the first running clock runs out (ms since the epoch); None when none runs."""
+    if not clock["running"]:
+        return None
+    return clock["since"] + min(clock["remaining_ms"][seat] for seat in clock["running"])
+
+
+def shown(clock: dict[str, Any], now: str) -> dict[str, Any]:
+    """The clocks as every seat sees them: time left now, whose clocks run, and the settings."""
+    settings = {k: v for k, v in clock.items() if k not in ("remaining_ms", "since", "running")}
+    return {**settings, "remaining_ms": remaining_now(clock, now), "running": clock["running"], "as_of": now}

@@ -1,0 +1,95 @@
+"""Turn clocks from the log's own times: Fischer and per-action allowances, one clock per seat still
+to act, the time left shown to everyone, and ``on_timeout`` carried out through the ordinary append."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from service import clocks, lifecycle
+from service.lifecycle import SeedSecret
+from tests.helpers import act, bearer
+
+
+def _at(seconds: float) -> str:
+    return datetime.fromtimestamp(1_800_000_000 + seconds, tz=timezone.utc).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")
+
+
+def test_fischer_charges_the_running_seat_and_adds_its_increment():
+    clock = clocks.started({"initial_ms": 60_000, "increment_ms": 2_000, "on_timeout": "bot"}, 2, _at(0))
+    clock = clocks.advanced(clock, [0], _at(0))  # seat 0 to act
+    clock = clocks.advanced(clock, [1], _at(5))  # it moved after 5 s
+    assert clock["remaining_ms"] == [57_000, 60_000] and clock["running"] == [1]
+    clock = clocks.advanced(clock, [1], _at(8))  # seat 1 still to act (several actions in its turn)
+    assert clock["remaining_ms"] == [57_000, 57_000]
+    assert clocks.remaining_now(clock, _at(10)) == [57_000, 55_000]
+    assert clocks.expired(clock, _at(64.9)) == [] and clocks.expired(clock, _at(65)) == [1]
+    assert clocks.deadline_ms(clock) == clocks.at_ms(_at(65))
+
+
+def test_per_action_allowance_is_fresh_each_turn_and_simultaneous_seats_each_run():
+    clock = clocks.started({"per_action_ms": 10_000, "on_timeout": "bot"}, 3, _at(0))
+    clock = clocks.advanced(clock, [0, 1, 2], _at(0))  # a simultaneous phase: three clocks run
+    clock = clocks.advanced(clock, [1, 2], _at(4))  # seat 0 submitted
+    assert clock["remaining_ms"] == [6_000, 6_000, 6_000]
+    clock = clocks.advanced(clock, [0], _at(9))  # seats 1 and 2 submitted; seat 0 to act again, afresh
+    assert clock["remaining_ms"] == [10_000, 1_000, 1_000]
+
+
+def _clocked_match(client, game="blokus", players=({"name": "ann"}, {"name": "bob"}), **clock):
+    body = {"game": game, "players": list(players), "clock": clock or {"per_action_s": 30}}
+    if "on_timeout" in clock:
+        body["on_timeout"] = clock.pop("on_timeout")
+        body["clock"] = clock
+    created = client.post("/v1/matches", json=body)
+    assert created.status_code == 201, created.json
+    return created.json["id"], [s.get("token") for s in created.json["seats"]]
+
+
+def test_every_seat_sees_the_clocks(client):
+    match_id, tokens = _clocked_match(client, initial_s=300, increment_s=5)
+    match = client.get(f"/v1/matches/{match_id}").json
+    assert match["clock"]["initial_ms"] == 300_000 and match["clock"]["increment_ms"] == 5_000
+    assert match["clock"]["on_timeout"] == "bot" and match["clock"]["running"] == [0]
+    assert 290_000 < match["clock"]["remaining_ms"][0] <= 300_000 and match["clock"]["remaining_ms"][1] == 300_000
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
+    act(client, match_id, tokens[0], 1, legal["actions"][0])
+    assert client.get(f"/v1/matches/{match_id}").json["clock"]["running"] == [1]
+
+
+def test_a_clock_setting_the_game_cannot_carry_out_is_refused(client):
+    refused = client.post("/v1/matches", json={"game": "chock-a-block", "players": [{"name": "a"}, {"name": "b"}],
+                                               "clock": {"per_action_s": 30}, "on_timeout": "forfeit"})
+    assert refused.status_code == 400 and "on_timeout" in refused.json["fields"]
+    both = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}],
+                                            "clock": {"per_action_s": 30, "initial_s": 60}})
+    assert both.status_code == 400
+    assert client.get("/v1/games").json[0]["timeouts"][0] == "bot"
+
+
+def _iso(ms: float) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _out_of_time(matches, match_id):
+    """The match, a moment before its running clock runs out, and one after."""
+    state = matches.load(match_id)
+    deadline = clocks.deadline_ms(state.clock)
+    return state, _iso(deadline - 1000), _iso(deadline + 1000)
+
+
+def test_each_timeout_policy(app, client):
+    matches = app.extensions["matchlog"]
+    secret = SeedSecret("s", "t")
+    cases = [("blokus", {"per_action_s": 5, "on_timeout": "bot"}, ["timed_out", "seat_replaced"]),
+             ("block-block", {"per_action_s": 5, "on_timeout": "forfeit"}, ["timed_out", "acted_by", "resigned"]),
+             ("blackout-hong-kong", {"per_action_s": 5, "on_timeout": "pass"}, ["timed_out", "acted_by"])]
+    for game, clock, types in cases:
+        match_id, _ = _clocked_match(client, game, **clock)
+        state, early, late = _out_of_time(matches, match_id)
+        assert lifecycle.time_out(state, secret, early) is None  # not yet
+        step = lifecycle.time_out(state, secret, late)
+        assert [e.type for e in step.entries][:len(types)] == types, (game, [e.type for e in step.entries])
+        assert step.entries[0].data == {"on_timeout": clock["on_timeout"]}
+        if clock["on_timeout"] == "bot":
+            assert step.state.bot_of(step.entries[0].seat) == "random"
