@@ -17,6 +17,7 @@ from webargs.flaskparser import FlaskParser
 from service import metrics, packs, schemas
 from service.auth import request_platform, request_seat
 from service.errors import ApiError, flatten, invalid
+from service.games.bots import bots_of
 from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game
 from service.matches import Matches
@@ -107,6 +108,7 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
         "pictures": [SVG] if game.svg is not None else [],
         "record_type": game.record.mime if game.record is not None else None,
         "timeouts": ["bot", *sorted(game.timeout_actions)],
+        "bots": sorted(bots_of(game)),
     }
 
 
@@ -174,7 +176,7 @@ def create_match():
         names = [None if p.get("open") else p.get("name") or f"{p['bot']} bot" for p in body["players"]]
         match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"),
                                                    seed_known_to_creator=body["seed_known_to_creator"], platform=owner,
-                                                   public=body.get("public"), bots=[p.get("bot") for p in body["players"]],
+                                                   public=body.get("public"), bots=[_bot(p) for p in body["players"]],
                                                    undo=body["undo"], clock=_clock(body))
     else:
         raise ApiError(415, "unsupported_media_type",
@@ -199,6 +201,13 @@ def list_matches(query):
                                           query.get("status"), query.get("cursor"), query["limit"],
                                           newest_first=query["order"] == "newest")
     return {"matches": found, "next_cursor": next_cursor}
+
+
+def _bot(player: dict[str, Any]) -> str | None:
+    """A seat's bot as the log keeps it: its name, and its level when one is given."""
+    if not player.get("bot"):
+        return None
+    return f"{player['bot']}:{player['level']}" if "level" in player else player["bot"]
 
 
 def _clock(body: dict[str, Any]) -> dict[str, Any] | None:
@@ -286,7 +295,7 @@ def replace_seat(body, match_id: str, seat: int):
     request_seat(matches(), match_id, required=True, platform="own")
     if request_platform(matches()) is None:
         raise ApiError(403, "platform_only", "only the match's platform hands its seats over")
-    state, token = matches().replace_seat(match_id, seat, body.get("name"), body.get("bot"))
+    state, token = matches().replace_seat(match_id, seat, body.get("name"), _bot(body))
     answer = {"seat": seat, "name": state.players[seat], "version": state.version}
     return {**answer, "bot": state.bot_of(seat)} if state.bot_of(seat) else {**answer, "token": token}
 

@@ -22,7 +22,7 @@ import jsonschema
 from service import clocks, replay
 from service.events import Recorded
 from service.games import GAMES
-from service.games.bots import BOTS, SeatView
+from service.games.bots import SeatView, bot_name, bots_of
 from service.games.protocol import Action, Game, IllegalAction, InvalidOptions
 from service.replay import MatchState
 
@@ -279,6 +279,9 @@ def bot_action(state: MatchState, seat: int, secret: SeedSecret) -> Action:
         scores = engine.scores(engine.play(state.game, seat, legal[index]).states[-1])
         return {"scores": scores["scores"], "ranks": scores["ranks"]}
 
-    view = SeatView(seat, engine.view(state.game, seat), legal, standing_after)
+    name, level = bot_name(state.bot_of(seat))
+    open_game = not (engine.info.hidden_information or engine.info.chance)
+    view = SeatView(seat, engine.view(state.game, seat), legal, standing_after,
+                    state.game if open_game else None, level)
     mixed = hmac.new(secret.seed.encode(), f"bot:{seat}:{state.version}".encode(), hashlib.sha256).digest()
-    return BOTS[state.bot_of(seat)].choose(view, random.Random(mixed))
+    return bots_of(engine)[name].choose(view, random.Random(mixed))

@@ -20,6 +20,7 @@ from service import clocks, lifecycle, packs, replay
 from service.config import Settings
 from service.events import Recorded, Remember, VersionConflict, canonical_json
 from service.games import GAMES
+from service.games.bots import bot_name, bots_of
 from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidRecord
 from service.jobqueue import JobQueue
 from service.keys import Keys
@@ -91,6 +92,10 @@ class Matches:
         content = packs.content_for(game, resolved, self.settings.packs_dir)
         secret = lifecycle.SeedSecret.new(seed, seed_known_to_creator)
         bots = bots or [None] * len(players)
+        for seat, spec in enumerate(bots or []):
+            if spec and bot_name(spec)[0] not in bots_of(GAMES[game_id]):
+                raise InvalidOptions(f"players.{seat}.bot", f"no such bot for {GAMES[game_id].info.name}: the "
+                                                             f"catalogue lists {sorted(bots_of(GAMES[game_id]))}")
         if clock and clock["on_timeout"] != "bot" and clock["on_timeout"] not in GAMES[game_id].timeout_actions:
             raise InvalidOptions("on_timeout", f"{GAMES[game_id].info.name} has no {clock['on_timeout']} move: "
                                                f"use bot, or one of {sorted(GAMES[game_id].timeout_actions)}")
@@ -191,6 +196,9 @@ class Matches:
             raise SeatTaken(f"seat {seat} is open: a person joins it")
         if state.finished:
             raise MatchOver("the match is over")
+        if bot and bot_name(bot)[0] not in bots_of(state.engine):
+            raise InvalidOptions("bot", f"no such bot for {state.engine.info.name}: the catalogue lists "
+                                        f"{sorted(bots_of(state.engine))}")
         token = new_token()
         self.repository.set_seat(match_id, seat, token_hash(token))
         for _ in range(50):

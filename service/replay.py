@@ -183,14 +183,14 @@ SHELL_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {
     "seat_joined": lambda data: f"{data['name']} took seat {data['seat']}",
     "match_started": lambda data: "every seat is taken: the match starts",
     "acted_by": lambda data: {None: "a move:", "timeout": "on its timeout:"}.get(
-        data.get("by"), f"the {str(data.get('by')).removeprefix('bot:')} bot moves:"),
+        data.get("by"), f"the {str(data.get('by')).removeprefix('bot:').partition(':')[0]} bot moves:"),
     "undone": lambda data: f"undone: back to version {data['to_version']}",
     "timed_out": lambda data: f"out of time: {data['on_timeout']}",
     "undo_requested": lambda data: f"an undo back to version {data['to_version']} is asked for",
     "undo_accepted": lambda data: "the undo is accepted",
     "undo_refused": lambda data: "the undo is refused",
     "seat_replaced": lambda data: f"seat {data['seat']} is now played by "
-                                  + (f"the {data['bot']} bot" if data.get("bot") else data["name"]),
+                                  + (f"the {data['bot'].partition(':')[0]} bot" if data.get("bot") else data["name"]),
     "match_aborted": lambda data: f"aborted: {data['reason']}",
     "seed_revealed": lambda data: "the seed is revealed: anyone can now check every hidden card in the log",
     "match_scored": _scored_text,

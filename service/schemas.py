@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from service.games.bots import BOTS
-
 # Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
 # as an invalid ID.
 MAX_VERSION = 2**53
@@ -61,15 +59,19 @@ class GameSchema(Schema):
                                                          "GET .../record and POST /v1/matches; null if none."})
     timeouts = fields.List(fields.String(), required=True, metadata={
         "description": "The on_timeout policies a clocked match of this game may use."})
+    bots = fields.List(fields.String(), required=True, metadata={"description": "The bots that can play a seat."})
 
 
 class PlayerSchema(Schema):
     name = fields.String(validate=validate.Length(min=1, max=64))
     open = StrictBoolean(
                           metadata={"description": "true: leave this seat open for someone to join (the lobby)."})
-    bot = fields.String(validate=validate.OneOf(sorted(BOTS)), metadata={
-        "description": "A bot plays this seat, on the server's workers: random (any legal action) or greedy "
-                       "(the best immediate standing). It sees only what the seat may see."})
+    bot = fields.String(validate=validate.Length(min=1, max=64), metadata={
+        "description": "A bot plays this seat, on the server's workers: random (any legal action), greedy "
+                       "(the best immediate standing), or the game's own (the catalogue's bots). It sees only "
+                       "what the seat may see."})
+    level = fields.Integer(validate=validate.Range(min=1, max=3), metadata={
+        "description": "A search bot's strength, 1 to 3: how long it thinks per move."})
 
     @validates_schema
     def _name_or_open(self, data, **kwargs):
@@ -109,7 +111,9 @@ class JoinSchema(Schema):
 class ReplaceSeatSchema(Schema):
     name = fields.String(validate=validate.Length(min=1, max=64), metadata={
         "description": "A person plays the seat from now on (a new token comes in the answer)."})
-    bot = fields.String(validate=validate.OneOf(sorted(BOTS)), metadata={"description": "A bot plays the seat."})
+    bot = fields.String(validate=validate.Length(min=1, max=64), metadata={"description": "A bot plays the seat "
+                                                                                         "(the catalogue's bots)."})
+    level = fields.Integer(validate=validate.Range(min=1, max=3), metadata={"description": "A search bot's strength."})
 
     @validates_schema
     def _one(self, data, **kwargs):

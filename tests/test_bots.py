@@ -71,7 +71,8 @@ def test_a_bot_is_given_the_seat_view_and_nothing_else():
         del BOTS["spy"]
     (given,) = seen
     assert isinstance(given, SeatView) and given.view == GAMES["chock-a-block"].view(game, seat)
-    assert set(vars(given)) == {"seat", "view", "legal_actions", "standing_after"}
+    assert set(vars(given)) == {"seat", "view", "legal_actions", "standing_after", "state", "level"}
+    assert given.state is None  # a game with hidden cards: no state, only the view
     assert given.view["players"][1 - seat]["hand"] is None  # the other hand is not in it
 
 
@@ -111,6 +112,7 @@ def test_bot_seats_are_created_named_and_listed(client):
     assert client.post(f"/v1/matches/{created.json['id']}/seats/1/join", json={"name": "eve"}).status_code == 409
     refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "clever"}]})
     assert refused.status_code == 400 and "players.1.bot" in refused.json["fields"]
+    assert {"random", "greedy"} <= set(client.get("/v1/games").json[0]["bots"])
     both = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "random", "open": True}]})
     assert both.status_code == 400
     token = created.json["seats"][0]["token"]

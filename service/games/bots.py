@@ -21,6 +21,11 @@ class SeatView:
     legal_actions: list[dict[str, Any]]
     standing_after: Callable[[int], dict[str, Any]] = field(repr=False)
     """``standing_after(i)``: ``{"scores", "ranks"}`` right after legal action ``i``."""
+    state: dict[str, Any] | None = field(default=None, repr=False)
+    """The game state itself, given only in games with neither hidden information nor chance, where
+    the seat sees all of it anyway: what a search bot plays ahead from."""
+    level: int = 1
+    """1 to 3: how long a searching bot may think per move (the game's bot says what each means)."""
 
 
 class Bot(Protocol):
@@ -57,4 +62,16 @@ def _direction(standing: dict[str, Any]) -> int:
 
 
 BOTS: dict[str, Bot] = {"random": RandomBot(), "greedy": GreedyBot()}
-"""The bots every game has, by the name a match's ``players`` give them."""
+"""The bots every game has, by the name a match's ``players`` give them; a game adds its own
+(``Game.bots``, such as ``blokus-strong``)."""
+
+
+def bots_of(game: Any) -> dict[str, Bot]:
+    """Every bot that can play ``game``: the common ones and the game's own."""
+    return {**BOTS, **game.bots}
+
+
+def bot_name(spec: str) -> tuple[str, int]:
+    """A seat's bot as the log keeps it, ``name`` or ``name:level``, as (name, level)."""
+    name, _, level = spec.partition(":")
+    return name, int(level or 1)

@@ -98,6 +98,8 @@ class Engine:
     """Where the rules say the game has ended, quoted when an action comes after the end."""
     out_of_turn: frozenset[str] = frozenset()
     """Action types any seat may take while the game runs (a resignation)."""
+    bots: dict[str, Any] = {}
+    """The game's own bots beyond random and greedy, by name (``service.games.bots.Bot``)."""
     timeout_actions: dict[str, dict[str, Any]] = {}
     """For an ``on_timeout`` policy (``pass``, ``forfeit``): the action that carries it out."""
     irreversible: frozenset[str] = frozenset()

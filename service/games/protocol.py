@@ -180,6 +180,9 @@ class Game(Protocol):
     packs: Packs | None
     svg: Callable[[dict[str, Any]], str] | None
     record: RecordFormat | None
+    bots: dict[str, Any]
+    """The game's own bots (``service.games.bots.Bot``) beside the common random and greedy ones,
+    such as a search bot for a game without hidden information."""
     timeout_actions: dict[str, Action]
     """The on_timeout policies the game supports beyond ``bot`` (``pass``, ``forfeit``), each with the
     action that carries it out for a seat whose clock ran out (a random legal move where the rules
