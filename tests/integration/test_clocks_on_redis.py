@@ -11,6 +11,8 @@ import time
 import pytest
 from rq.registry import ScheduledJobRegistry
 
+from service import replay
+from service.events import Recorded
 from service.jobqueue import JobQueue
 from service.keys import Keys
 from service.matches import Matches
@@ -37,8 +39,11 @@ def test_an_abandoned_match_times_out_to_bots_and_finishes(real_client, redis_ur
     log = full_log(real_client, match_id)
     timed_out = [e for e in log if e["type"] == "timed_out"]
     assert sorted(e["seat"] for e in timed_out) == [0, 1] and all(e["data"] == {"on_timeout": "bot"} for e in timed_out)
-    assert real_client.get(f"/v1/matches/{match_id}").json["players"] == [
+    match = real_client.get(f"/v1/matches/{match_id}").json
+    assert match["players"] == [
         {"seat": 0, "name": "random bot", "bot": "random"}, {"seat": 1, "name": "random bot", "bot": "random"}]
+    replayed = replay.replay([Recorded.from_dict(e) for e in log])  # timeouts, bots and all: no clock needed
+    assert replayed.result == match["result"] and replayed.clock["running"] == []
 
 
 def test_a_deadline_racing_a_last_moment_move_resolves_to_exactly_one(real_client, real_redis, settings):
