@@ -20,7 +20,7 @@ from service import clocks, lifecycle, packs, replay
 from service.config import Settings
 from service.events import Recorded, Remember, VersionConflict, canonical_json
 from service.games import GAMES
-from service.games.bots import bot_name, bots_of
+from service.games.bots import BOTS, bot_name, bots_of
 from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidRecord
 from service.jobqueue import JobQueue
 from service.keys import Keys
@@ -93,12 +93,11 @@ class Matches:
         secret = lifecycle.SeedSecret.new(seed, seed_known_to_creator)
         bots = bots or [None] * len(players)
         for seat, spec in enumerate(bots or []):
-            if spec and bot_name(spec)[0] not in bots_of(GAMES[game_id]):
-                raise InvalidOptions(f"players.{seat}.bot", f"no such bot for {GAMES[game_id].info.name}: the "
-                                                             f"catalogue lists {sorted(bots_of(GAMES[game_id]))}")
+            if spec:
+                _check_bot(GAMES[game_id], spec, f"players.{seat}")
         if clock and clock["on_timeout"] != "bot" and clock["on_timeout"] not in GAMES[game_id].timeout_actions:
-            raise InvalidOptions("on_timeout", f"{GAMES[game_id].info.name} has no {clock['on_timeout']} move: "
-                                               f"use bot, or one of {sorted(GAMES[game_id].timeout_actions)}")
+            raise InvalidOptions("on_timeout", f"{GAMES[game_id].info.name} has no {clock['on_timeout']} move: use "
+                                               + " or ".join(["bot", *sorted(GAMES[game_id].timeout_actions)]))
         step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator,
                                bots, undo, clock)
         match_id = uuid.uuid4().hex
@@ -196,9 +195,8 @@ class Matches:
             raise SeatTaken(f"seat {seat} is open: a person joins it")
         if state.finished:
             raise MatchOver("the match is over")
-        if bot and bot_name(bot)[0] not in bots_of(state.engine):
-            raise InvalidOptions("bot", f"no such bot for {state.engine.info.name}: the catalogue lists "
-                                        f"{sorted(bots_of(state.engine))}")
+        if bot:
+            _check_bot(state.engine, bot, "")
         token = new_token()
         self.repository.set_seat(match_id, seat, token_hash(token))
         for _ in range(50):
@@ -476,6 +474,17 @@ class Matches:
         if state.result is not None:
             body["result"] = state.result
         return body
+
+
+def _check_bot(game: Game, spec: str, where: str) -> None:
+    """InvalidOptions unless ``spec`` names a bot of ``game``, with a level only for the game's own."""
+    name, _ = bot_name(spec)
+    prefix = f"{where}." if where else ""
+    if name not in bots_of(game):
+        raise InvalidOptions(f"{prefix}bot", f"no such bot for {game.info.name}: the catalogue lists "
+                                             f"{sorted(bots_of(game))}")
+    if ":" in spec and name in BOTS:
+        raise InvalidOptions(f"{prefix}level", f"the {name} bot has no levels: they are for a game's search bots")
 
 
 def _replayed(stored: str, fingerprint: str) -> dict[str, Any]:

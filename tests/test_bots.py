@@ -146,3 +146,8 @@ def test_a_platform_hands_a_seat_to_a_bot_and_back_to_a_person(client, settings,
                        headers=bearer(key)).json["error"] == "seat_not_found"
     assert client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"bot": "random", "name": "x"},
                        headers=bearer(key)).status_code == 400
+
+
+def test_a_level_is_only_for_a_games_own_search_bots(client):
+    refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "greedy", "level": 2}]})
+    assert refused.status_code == 400 and "players.1.level" in refused.json["fields"]
