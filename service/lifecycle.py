@@ -282,6 +282,6 @@ def bot_action(state: MatchState, seat: int, secret: SeedSecret) -> Action:
     name, level = bot_name(state.bot_of(seat))
     open_game = not (engine.info.hidden_information or engine.info.chance)
     view = SeatView(seat, engine.view(state.game, seat), legal, standing_after,
-                    state.game if open_game else None, level)
+                    state.game if open_game else None, engine if open_game else None, level)
     mixed = hmac.new(secret.seed.encode(), f"bot:{seat}:{state.version}".encode(), hashlib.sha256).digest()
     return bots_of(engine)[name].choose(view, random.Random(mixed))

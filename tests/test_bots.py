@@ -71,8 +71,8 @@ def test_a_bot_is_given_the_seat_view_and_nothing_else():
         del BOTS["spy"]
     (given,) = seen
     assert isinstance(given, SeatView) and given.view == GAMES["chock-a-block"].view(game, seat)
-    assert set(vars(given)) == {"seat", "view", "legal_actions", "standing_after", "state", "level"}
-    assert given.state is None  # a game with hidden cards: no state, only the view
+    assert set(vars(given)) == {"seat", "view", "legal_actions", "standing_after", "state", "rules", "level"}
+    assert given.state is None and given.rules is None  # hidden cards: no state, no engine, only the view
     assert given.view["players"][1 - seat]["hand"] is None  # the other hand is not in it
 
 

@@ -24,6 +24,8 @@ class SeatView:
     state: dict[str, Any] | None = field(default=None, repr=False)
     """The game state itself, given only in games with neither hidden information nor chance, where
     the seat sees all of it anyway: what a search bot plays ahead from."""
+    rules: Any = field(default=None, repr=False)
+    """The game's engine, given with ``state``: what a search bot plays ahead with."""
     level: int = 1
     """1 to 3: how long a searching bot may think per move (the game's bot says what each means)."""
 

@@ -49,7 +49,8 @@ def seat_view(engine, state: dict[str, Any], seat: int, level: int) -> SeatView:
         return {"scores": scores["scores"], "ranks": scores["ranks"]}
 
     open_game = not (engine.info.hidden_information or engine.info.chance)
-    return SeatView(seat, engine.view(state, seat), legal, standing_after, state if open_game else None, level)
+    return SeatView(seat, engine.view(state, seat), legal, standing_after, state if open_game else None,
+                    engine if open_game else None, level)
 
 
 def play_game(game_id: str, options: dict[str, Any], bots: tuple[str, str], seed: str, level: int = 1

@@ -1,6 +1,8 @@
 """BLOCK.BLOCK (spec: ``../shared/rules/block-block.md``): 3D stacking for two players, with its
 piece set as a content pack (``packs/bb-default-generated.json``, the spec's generated default)."""
 
+from service.games.block_block.bot import BOT as STRONG_BOT
 from service.games.block_block.engine import BlockBlock
 
 GAME = BlockBlock()
+GAME.bots = {"block-block-strong": STRONG_BOT}  # an alpha-beta search bot (``bot.py``)

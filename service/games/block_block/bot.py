@@ -40,9 +40,7 @@ class BlockBlockStrongBot:
         state = seat.state
         if state is None or len(actions) <= 1:
             return rng.choice(actions) if len(actions) > 1 else actions[0]
-        from service.games.block_block import GAME  # the engine module imports this one
-
-        search = _Search(GAME, self.nodes.get(seat.level, self.nodes[max(self.nodes)]),
+        search = _Search(seat.rules, self.nodes.get(seat.level, self.nodes[max(self.nodes)]),
                          state["rules"]["half_piece_scoring"] == "SPLIT")
         move = search.best(state, rng)
         sid, o, a = move[0], move[2], move[3]

@@ -36,7 +36,6 @@ from typing import Any
 
 from service.games.block_block import geometry
 from service.games.block_block.actions import BlockBlockAction
-from service.games.block_block.bot import BOT as STRONG_BOT
 from service.games.block_block.geometry import Anchor, Orientation
 from service.games.block_block.pack import fit_warnings, load_pack, shape_spec
 from service.games.block_block.svg import render_svg
@@ -184,7 +183,6 @@ class BlockBlock(Engine):
     over_rule = "R-1.1, R-3.4"
     out_of_turn = frozenset({"resign"})  # E-7: outside the rules; either player, at any time
     timeout_actions = {"forfeit": {"type": "resign"}}
-    bots = {"block-block-strong": STRONG_BOT}  # an alpha-beta search bot (``bot.py``)
 
     # -- content and options -------------------------------------------------------------------------
 

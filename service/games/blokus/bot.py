@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from service.games.blokus.engine import VARIANTS
 from service.games.blokus.geometry import ORIENTATIONS, PIECE_BY_NAME, PIECES
 
 WIDTH = {1: 6, 2: 12, 3: 24}
@@ -43,9 +44,7 @@ class BlokusStrongBot:
         actions = seat.legal_actions
         if state is None or len(actions) <= 1:
             return rng.choice(actions) if len(actions) > 1 else actions[0]
-        from service.games.blokus import GAME as engine  # the engine module imports this one
-        from service.games.blokus.engine import VARIANTS
-
+        engine = seat.rules
         moves = engine.all_placements(state)
         if not moves:  # only a voluntary pass is left
             return next((a for a in actions if a["type"] == "pass"), actions[0])

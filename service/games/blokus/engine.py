@@ -24,7 +24,6 @@ from typing import Any
 
 from service.games.blokus import geometry, sgf
 from service.games.blokus.actions import BlokusAction
-from service.games.blokus.bot import BOT as STRONG_BOT
 from service.games.blokus.geometry import PIECE_BY_NAME, PIECE_NAMES, PIECES, Board, Cell
 from service.games.blokus.svg import render_svg
 from service.games.kit import Engine, Turn, applies
@@ -393,7 +392,6 @@ class Blokus(Engine):
         return None
 
     timeout_actions = {"pass": {"type": "pass"}}  # where allow_voluntary_pass lets a colour pass
-    bots = {"blokus-strong": STRONG_BOT}  # a search bot (``bot.py``), beyond random and greedy
 
     # -- what players see, and the end ---------------------------------------------------------
 
