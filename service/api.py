@@ -17,10 +17,12 @@ from webargs.flaskparser import FlaskParser
 from service import metrics, packs, schemas
 from service.auth import request_platform, request_seat
 from service.errors import ApiError, flatten, invalid
+from service import clocks
 from service.games.bots import bots_of
 from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game
 from service.matches import Matches
+from service.matches import now as matches_now
 from service.webhooks import BadWebhookUrl, check_url
 
 
@@ -328,7 +330,10 @@ def get_state(query, match_id: str):
             raise ApiError(406, "not_acceptable", f"{state.engine.info.name} has no picture; ask for application/json")
         return Response(state.engine.svg(view), mimetype=SVG,
                         headers={"Vary": "Accept", "X-Match-Version": str(state.version)})
-    return {"version": state.version, "state": view}
+    # the latest version's clocks run on until now; an earlier version's stood still at its own entry
+    as_of = matches_now() if query.get("version") is None else None
+    clock = {"clock": clocks.shown(state.clock, as_of)} if state.clock is not None else {}
+    return {"version": state.version, "state": view, **clock}
 
 
 def body_types(endpoint: str | None) -> set[str]:

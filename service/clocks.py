@@ -9,7 +9,7 @@ time since the one before.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 
@@ -59,7 +59,10 @@ def deadline_ms(clock: dict[str, Any]) -> int | None:
     return clock["since"] + min(clock["remaining_ms"][seat] for seat in clock["running"])
 
 
-def shown(clock: dict[str, Any], now: str) -> dict[str, Any]:
-    """The clocks as every seat sees them: time left now, whose clocks run, and the settings."""
+def shown(clock: dict[str, Any], now: str | None = None) -> dict[str, Any]:
+    """The clocks as every seat sees them at ``now`` (at their last entry when None): time left, whose
+    clocks run, and the settings."""
+    now = now or datetime.fromtimestamp(clock["since"] / 1000, tz=timezone.utc).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")
     settings = {k: v for k, v in clock.items() if k not in ("remaining_ms", "since", "running")}
     return {**settings, "remaining_ms": remaining_now(clock, now), "running": clock["running"], "as_of": now}

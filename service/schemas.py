@@ -243,6 +243,9 @@ class StateQuerySchema(Schema):
 class StateSchema(Schema):
     version = fields.Integer(required=True)
     state = fields.Dict(required=True, metadata={"description": "The game state as the caller may see it."})
+    clock = fields.Dict(metadata={"description": "A clocked match's clocks at that version, as every seat sees "
+                                                 "them: remaining_ms per seat (the running ones charged up to "
+                                                 "now for the latest version), running seats, settings."})
 
 
 class SeatQuerySchema(Schema):

@@ -93,3 +93,13 @@ def test_each_timeout_policy(app, client):
         assert step.entries[0].data == {"on_timeout": clock["on_timeout"]}
         if clock["on_timeout"] == "bot":
             assert step.state.bot_of(step.entries[0].seat) == "random"
+
+
+def test_the_state_carries_the_clocks_at_each_version(client):
+    match_id, tokens = _clocked_match(client, initial_s=300, increment_s=5)
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
+    act(client, match_id, tokens[0], 1, legal["actions"][0])
+    latest = client.get(f"/v1/matches/{match_id}/state").json["clock"]
+    first = client.get(f"/v1/matches/{match_id}/state?version=1").json["clock"]
+    assert first["running"] == [0] and first["remaining_ms"] == [300_000, 300_000]  # as it stood at version 1
+    assert latest["running"] == [1] and 300_000 < latest["remaining_ms"][0] <= 305_000  # the increment

@@ -3,10 +3,25 @@ and the log keeps both; refused where the move revealed hidden information, or w
 
 from __future__ import annotations
 
+import pytest
+
 from service import replay
 from service.app import create_app
 from service.events import Recorded
 from tests.helpers import act, bearer, full_log
+
+
+@pytest.fixture(params=["fakeredis", "redis"])
+def store(request):
+    """Every undo test runs on fakeredis (with the real Lua append) and on the real Redis."""
+    if request.param == "redis":
+        return request.getfixturevalue("real_redis")
+    return request.getfixturevalue("fake_redis")
+
+
+@pytest.fixture
+def client(store, settings):
+    return create_app(settings, store).test_client()
 
 
 def _match(client, game="blokus", undo="until_next_action", players=({"name": "ann"}, {"name": "bob"})):
@@ -43,7 +58,7 @@ def test_undo_until_next_action_takes_back_the_last_move_and_keeps_it_in_the_log
     assert log[-1]["text"] == "undone: back to version 1"
 
 
-def test_a_match_with_undos_replays_to_its_live_state(client, settings, fake_redis):
+def test_a_match_with_undos_replays_to_its_live_state(client, settings, store):
     """Every third move taken back, to the end: the log (moves and undos) replays to the same match."""
     match_id, tokens = _match(client, game="block-block")
     moves = 0
@@ -57,7 +72,7 @@ def test_a_match_with_undos_replays_to_its_live_state(client, settings, fake_red
     replayed = replay.replay(entries)
     assert replayed.engine.view(replayed.game, None) == client.get(f"/v1/matches/{match_id}/state").json["state"]
     assert replayed.version == entries[-1].version
-    fresh = create_app(settings, fake_redis).test_client()  # another process: folds the log, undos and all
+    fresh = create_app(settings, store).test_client()  # another process: folds the log, undos and all
     for version in (entries[-1].version, next(e.version for e in entries if e.type == "undone")):
         path = f"/v1/matches/{match_id}/state?version={version}"
         assert fresh.get(path).json == client.get(path).json
