@@ -92,12 +92,12 @@ class Matches:
         content = packs.content_for(game, resolved, self.settings.packs_dir)
         secret = lifecycle.SeedSecret.new(seed, seed_known_to_creator)
         bots = bots or [None] * len(players)
-        for seat, spec in enumerate(bots or []):
+        for seat, spec in enumerate(bots):
             if spec:
-                _check_bot(GAMES[game_id], spec, f"players.{seat}")
-        if clock and clock["on_timeout"] != "bot" and clock["on_timeout"] not in GAMES[game_id].timeout_actions:
-            raise InvalidOptions("on_timeout", f"{GAMES[game_id].info.name} has no {clock['on_timeout']} move: use "
-                                               + " or ".join(["bot", *sorted(GAMES[game_id].timeout_actions)]))
+                _check_bot(game, spec, f"players.{seat}")
+        if clock and clock["on_timeout"] != "bot" and clock["on_timeout"] not in game.timeout_actions:
+            raise InvalidOptions("on_timeout", f"{game.info.name} has no {clock['on_timeout']} move: use "
+                                               + " or ".join(["bot", *sorted(game.timeout_actions)]))
         step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator,
                                bots, undo, clock)
         match_id = uuid.uuid4().hex
@@ -125,17 +125,11 @@ class Matches:
         token = new_token()
         if state.players[seat] is not None or not self.repository.claim_seat(match_id, seat, token_hash(token)):
             raise SeatTaken(f"seat {seat} is taken")
-        for _ in range(50):  # the claim is ours; the log says so as soon as it is our turn to append
-            state = self.load(match_id)
-            try:
-                step = lifecycle.join(state, seat, name, now())
-                self.repository.save(match_id, step)
-            except VersionConflict:
-                continue
-            if step.state.started:
-                self.redis.zrem(self.keys.open_matches, match_id)
-            return step.state, token
-        raise RuntimeError(f"could not record the join of {match_id}: the log kept moving")
+        # the claim is ours; the log says so as soon as it is our turn to append
+        step = self._append_retrying(match_id, lambda state: lifecycle.join(state, seat, name, now()))
+        if step.state.started:
+            self.redis.zrem(self.keys.open_matches, match_id)
+        return step.state, token
 
     def check_clock(self, match_id: str, version: int) -> str:
         """At a deadline: ``timed_out`` (and what ``on_timeout`` does) if the match is still at ``version``
@@ -145,8 +139,7 @@ class Matches:
             return "moved on"
         step = lifecycle.time_out(state, self.repository.meta(match_id).secret, now())
         if step is None:
-            if state.clock is not None and not state.finished and clocks.deadline_ms(state.clock) is not None:
-                self.jobs.enqueue_deadline(match_id, version, clocks.deadline_ms(state.clock), again=int(time.time()))
+            self.schedule_deadline(match_id, state, again=int(time.time()))
             return "not yet"
         if step.state.clock["on_timeout"] == "bot":
             self.repository.set_seat(match_id, step.entries[0].seat, token_hash(new_token()))  # nobody's token
@@ -156,11 +149,12 @@ class Matches:
             return "moved on"
         return "timed out"
 
-    def schedule_deadline(self, match_id: str, state: MatchState) -> None:
-        """A job at the moment the first running clock of ``state`` (the latest) would run out."""
+    def schedule_deadline(self, match_id: str, state: MatchState, again: int = 0) -> None:
+        """A job at the moment the first running clock of ``state`` (the latest) would run out
+        (``again``: a check that came early sets another)."""
         deadline = clocks.deadline_ms(state.clock) if state.clock is not None and not state.finished else None
         if deadline is not None:
-            self.jobs.enqueue_deadline(match_id, state.version, deadline)
+            self.jobs.enqueue_deadline(match_id, state.version, deadline, again)
 
     def undo(self, match_id: str, seat: int) -> dict[str, Any]:
         """``seat`` takes back its last move, or asks the others to let it (the match's ``undo``)."""
@@ -171,17 +165,22 @@ class Matches:
                              lambda state, earlier: lifecycle.answer_undo(state, seat, accepted, now(), earlier))
 
     def _command(self, match_id: str, seat: int, decide: Callable) -> dict[str, Any]:
-        """Append what ``decide(state, earlier)`` makes of the latest state, again if the log moved on;
-        the answer is shaped like an action's."""
+        """Append what ``decide(state, earlier)`` makes of the latest state; the answer is shaped like
+        an action's."""
+        step = self._append_retrying(match_id, lambda state: decide(state, lambda v: self.load(match_id, v)))
+        return {"version": step.state.version,
+                "events": [self.entry_view(step.state.engine, e, seat, False) for e in step.entries]}
+
+    def _append_retrying(self, match_id: str, decide: Callable[[MatchState], lifecycle.Step]) -> lifecycle.Step:
+        """Append what ``decide`` makes of the latest state, deciding again on the new latest state
+        whenever another append got in first (whatever ``decide`` raises is the answer)."""
         for _ in range(50):
-            state = self.load(match_id)
-            step = decide(state, lambda version: self.load(match_id, version))
+            step = decide(self.load(match_id))
             try:
                 self.repository.save(match_id, step)
             except VersionConflict:
                 continue
-            return {"version": step.state.version,
-                    "events": [self.entry_view(state.engine, e, seat, False) for e in step.entries]}
+            return step
         raise RuntimeError(f"could not append to {match_id}: the log kept moving")
 
     def replace_seat(self, match_id: str, seat: int, name: str | None = None,
@@ -199,15 +198,9 @@ class Matches:
             _check_bot(state.engine, bot, "")
         token = new_token()
         self.repository.set_seat(match_id, seat, token_hash(token))
-        for _ in range(50):
-            state = self.load(match_id)
-            try:
-                step = lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, now())
-                self.repository.save(match_id, step)
-            except VersionConflict:
-                continue
-            return step.state, None if bot else token
-        raise RuntimeError(f"could not record the replacement in {match_id}: the log kept moving")
+        step = self._append_retrying(
+            match_id, lambda state: lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, now()))
+        return step.state, None if bot else token
 
     def platform_of(self, match_id: str) -> str | None:
         return self.repository.meta(match_id).platform
@@ -249,18 +242,14 @@ class Matches:
     def abort(self, match_id: str, reason: str) -> MatchState:
         """End the match where it stands (its platform asks): ``match_aborted``, and the seed revealed.
         MatchOver if it has ended already."""
-        for _ in range(50):
-            state = self.load(match_id)
+        def decide(state: MatchState) -> lifecycle.Step:
             if state.finished:
                 raise MatchOver("the match is over already")
-            try:
-                step = lifecycle.abort(state, reason, self.repository.meta(match_id).secret, now())
-                self.repository.save(match_id, step)
-            except VersionConflict:
-                continue
-            self.redis.zrem(self.keys.open_matches, match_id)
-            return step.state
-        raise RuntimeError(f"could not abort {match_id}: the log kept moving")
+            return lifecycle.abort(state, reason, self.repository.meta(match_id).secret, now())
+
+        step = self._append_retrying(match_id, decide)
+        self.redis.zrem(self.keys.open_matches, match_id)
+        return step.state
 
     def listed(self, platform: str | None, game_id: str | None, status: str | None, cursor: str | None,
                limit: int, newest_first: bool = False) -> tuple[list[dict[str, Any]], str | None]:

@@ -52,7 +52,8 @@ class Projector:
             return False
         if "match_scored" in notice.types:  # the match will not change again: one snapshot is enough
             self.matches.repository.compact(notice.match_id)
-        elif self.matches.store.version(notice.match_id) == notice.version:  # bots and clocks: the latest only
+        elif (state.clock is not None or any(state.bots)) and self.matches.store.version(notice.match_id) == \
+                notice.version:  # bots and clocks answer the latest version only; other matches cost no read
             self.matches.bots_to_move(notice.match_id, state)
             self.matches.schedule_deadline(notice.match_id, state)
         return True
