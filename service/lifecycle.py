@@ -165,9 +165,8 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
     for event, game_state in zip(played, played.states):
         version = state.version + len(entries) + 1
         entry = Recorded(version, event["type"], event.get("seat"), event["data"], at).chained(base.head_hash)
-        if base.last_action is not None and entry.type in state.engine.irreversible:
-            base = replace(base, last_action={**base.last_action, "revealed": True})
-        base = replay.clocked(replace(base, version=version, game=game_state, head_hash=entry.hash), at)
+        base = replay.clocked(replace(replay.revealing(base, entry.type), version=version, game=game_state,
+                                      head_hash=entry.hash), at)
         entries.append(entry)
         states.append(base)
     step = Step(state, tuple(entries), tuple(states))

@@ -28,6 +28,7 @@ from typing import Any, Callable, Sequence
 from service import clocks
 from service.events import Recorded, canonical_json, verify_chain
 from service.games import GAMES
+from service.games.bots import bot_name
 from service.games.protocol import Game
 
 SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "match_aborted", "seed_revealed", "match_scored",
@@ -183,14 +184,14 @@ SHELL_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {
     "seat_joined": lambda data: f"{data['name']} took seat {data['seat']}",
     "match_started": lambda data: "every seat is taken: the match starts",
     "acted_by": lambda data: {None: "a move:", "timeout": "on its timeout:"}.get(
-        data.get("by"), f"the {str(data.get('by')).removeprefix('bot:').partition(':')[0]} bot moves:"),
+        data.get("by"), f"the {bot_name(str(data.get('by')).removeprefix('bot:'))[0]} bot moves:"),
     "undone": lambda data: f"undone: back to version {data['to_version']}",
     "timed_out": lambda data: f"out of time: {data['on_timeout']}",
     "undo_requested": lambda data: f"an undo back to version {data['to_version']} is asked for",
     "undo_accepted": lambda data: "the undo is accepted",
     "undo_refused": lambda data: "the undo is refused",
     "seat_replaced": lambda data: f"seat {data['seat']} is now played by "
-                                  + (f"the {data['bot'].partition(':')[0]} bot" if data.get("bot") else data["name"]),
+                                  + (f"the {bot_name(data['bot'])[0]} bot" if data.get("bot") else data["name"]),
     "match_aborted": lambda data: f"aborted: {data['reason']}",
     "seed_revealed": lambda data: "the seed is revealed: anyone can now check every hidden card in the log",
     "match_scored": _scored_text,
@@ -259,6 +260,14 @@ _SHELL_FOLDS = {
 }
 
 
+def revealing(state: MatchState, event_type: str) -> MatchState:
+    """The match noting that its last move showed someone hidden information, when ``event_type``
+    (one of that move's events) is one the game calls irreversible: an undo cannot go back on it."""
+    if state.last_action is None or event_type not in state.engine.irreversible:
+        return state
+    return replace(state, last_action={**state.last_action, "revealed": True})
+
+
 def clocked(state: MatchState, at: str) -> MatchState:
     """The match with its clocks moved on to an entry at ``at`` (nothing to do without clocks)."""
     if state.clock is None:
@@ -284,8 +293,7 @@ def _advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchS
     shell_fold = _SHELL_FOLDS.get(entry.type)
     if shell_fold is not None:
         return shell_fold(state, entry)
-    if state.last_action is not None and entry.type in state.engine.irreversible:
-        state = replace(state, last_action={**state.last_action, "revealed": True})
+    state = revealing(state, entry.type)
     return replace(state, game=state.engine.apply(state.game, entry.event()))
 
 
