@@ -74,31 +74,32 @@ class JobQueue:
     def enqueue_delivery(self, delivery_id: str, hook_id: str, body: str) -> None:
         """A webhook delivery, once: a notice handled twice (a worker died before acknowledging it) finds
         the job there and adds nothing. A job whose worker died is retried by RQ (``clean_registries``)."""
-        job_id = f"hook-{delivery_id}"
-        if Job.exists(job_id, connection=self.connection):
-            return
-        self.queue().enqueue(DELIVER_WEBHOOK, hook_id, delivery_id, body, self.keys.namespace, job_id=job_id,
-                             retry=DELIVERY_RETRIES, result_ttl=RESULT_TTL_S, failure_ttl=24 * 3600, ttl=24 * 3600,
-                             job_timeout=DELIVERY_TIMEOUT_S)
+        self._once(f"hook-{delivery_id}", None, DELIVER_WEBHOOK, hook_id, delivery_id, body, self.keys.namespace,
+                   retry=DELIVERY_RETRIES, result_ttl=RESULT_TTL_S, failure_ttl=24 * 3600, ttl=24 * 3600,
+                   job_timeout=DELIVERY_TIMEOUT_S)
 
     def enqueue_bot_move(self, match_id: str, seat: int, version: int) -> None:
         """A bot's move at ``version``, once (a notice handled twice adds nothing); the job does nothing
         if the match has moved on. Nothing is kept once it has run: the move is in the log."""
-        job_id = f"bot-{match_id}-{seat}-v{version}"
-        if Job.exists(job_id, connection=self.connection):
-            return
-        self.queue().enqueue(BOT_MOVE, match_id, seat, version, self.keys.namespace, job_id=job_id,
-                             retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S)
+        self._once(f"bot-{match_id}-{seat}-v{version}", None, BOT_MOVE, match_id, seat, version, self.keys.namespace,
+                   retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S)
 
     def enqueue_deadline(self, match_id: str, version: int, deadline_ms: int, again: int = 0) -> None:
         """A clock check at ``deadline_ms`` (RQ's scheduler keeps it in Redis: a dead worker loses none).
         RQ schedules to the whole second, so the check is set for the second after the deadline."""
-        job_id = f"clock-{match_id}-v{version}-{deadline_ms}-{again}"
+        at = datetime.fromtimestamp(-(-deadline_ms // 1000), tz=timezone.utc)
+        self._once(f"clock-{match_id}-v{version}-{deadline_ms}-{again}", at, CHECK_CLOCK, match_id, version,
+                   self.keys.namespace, retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S)
+
+    def _once(self, job_id: str, at: datetime | None, function: str, *args: Any, **options: Any) -> None:
+        """Enqueue ``function(*args)`` as ``job_id`` (at ``at``, when given) unless that job exists: the
+        work it stands for is asked for again whenever a notice is handled twice."""
         if Job.exists(job_id, connection=self.connection):
             return
-        at = datetime.fromtimestamp(-(-deadline_ms // 1000), tz=timezone.utc)
-        self.queue().enqueue_at(at, CHECK_CLOCK, match_id, version, self.keys.namespace, job_id=job_id,
-                                retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S)
+        if at is None:
+            self.queue().enqueue(function, *args, job_id=job_id, **options)
+        else:
+            self.queue().enqueue_at(at, function, *args, job_id=job_id, **options)
 
     def enqueue_overdue(self) -> int:
         """Move scheduled jobs that are due (clock deadlines, delayed retries) from RQ's scheduled
