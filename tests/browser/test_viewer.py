@@ -65,19 +65,7 @@ def play(http, game: str, actions: int | None = None, seed: int = 3):
     status, created = http("POST", "/v1/matches", {"game": game, "players": [{"name": "ann"}, {"name": "bob"}]})
     assert status == 201, created
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
-    rng = random.Random(seed)
-    played = 0
-    while actions is None or played < actions:
-        _, match = http("GET", f"/v1/matches/{match_id}")
-        if match["status"] == "finished":
-            break
-        seat = match["to_act"][0]
-        _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
-        status, answer = http("POST", f"/v1/matches/{match_id}/actions",
-                              {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
-                              token=tokens[seat])
-        assert status == 201, answer
-        played += 1
+    match = http.play(match_id, tokens, random.Random(seed), actions)
     if actions is None:
         while "result" not in match:  # serve's worker scores it
             _, match = http("GET", f"/v1/matches/{match_id}")

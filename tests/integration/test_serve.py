@@ -48,6 +48,22 @@ class Http:
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read())
 
+    def play(self, match_id, tokens, rng, actions=None) -> dict:
+        """Random legal moves, each by the seat to act, to the end or for ``actions`` moves; the match after."""
+        played = 0
+        while actions is None or played < actions:
+            _, match = self("GET", f"/v1/matches/{match_id}")
+            if match["status"] == "finished":
+                return match
+            seat = match["to_act"][0]
+            _, legal = self("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
+            status, answer = self("POST", f"/v1/matches/{match_id}/actions",
+                                  {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
+                                  token=tokens[seat])
+            assert status == 201, answer
+            played += 1
+        return self("GET", f"/v1/matches/{match_id}")[1]
+
 
 def start_serve(folder, port, **extra_env):
     # as a newcomer runs it: no Redis, no namespace and no secret key given (it is made in the folder)
@@ -82,17 +98,7 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
         status, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "abcd"]})
         assert status == 201
         match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
-        rng = random.Random(5)
-        while True:
-            status, match = http("GET", f"/v1/matches/{match_id}")
-            if match["status"] == "finished":
-                break
-            seat = match["to_act"][0]
-            _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
-            status, _ = http("POST", f"/v1/matches/{match_id}/actions",
-                             {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
-                             token=tokens[seat])
-            assert status == 201
+        match = http.play(match_id, tokens, random.Random(5))
         deadline = time.monotonic() + 60
         while "result" not in match:  # the worker scores the match by itself
             assert time.monotonic() < deadline, "the match was never scored"
