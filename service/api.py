@@ -90,6 +90,9 @@ def _errors(*codes: int):
         415: "The body's Content-Type is neither JSON nor a game record type.",
         422: "illegal_action (with reason; with move for a game record) or idempotency_key_reused.",
         429: "too_many_requests: over the server's write limit per token or address; Retry-After says when.",
+        503: "storage_unavailable (the match store is unreachable or failing over) or not_replicated (no replica "
+             "confirmed the write in time): the write may or may not have landed; send it again with the same "
+             "Idempotency-Key to learn which. Retry-After says when.",
     }
 
     def decorate(view):
@@ -154,7 +157,7 @@ def get_signing_key():
 @v1.doc(responses={201: {"links": _match_links()}})
 @v1.games_doc(lambda games: {"requestBody": {"required": True, "content": {
     "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}}, **_record_bodies(games)}}})
-@_errors(400, 413, 415, 422, 429)
+@_errors(400, 413, 415, 422, 429, 503)
 def create_match():
     """Create a match. The answer holds one secret token per seat: it is shown only this once.
 
@@ -233,7 +236,7 @@ def _created_seat(state, seat: int, token: str | None) -> dict[str, Any]:
 @v1.arguments(schemas.AbortSchema)
 @v1.response(200, schemas.MatchSchema)
 @v1.doc(security=PLATFORM)
-@_errors(400, 401, 403, 404, 409, 429)
+@_errors(400, 401, 403, 404, 409, 429, 503)
 def abort_match(body, match_id: str):
     """End the match where it stands (its platform asks): ``match_aborted``, with the seed revealed so
     the log stays auditable; nobody acts after. 409 ``match_over`` when it has ended."""
@@ -247,7 +250,7 @@ def abort_match(body, match_id: str):
 @v1.route("/matches/<match_id>/seats/<int:seat>/join", methods=["POST"])
 @v1.arguments(schemas.JoinSchema)
 @v1.response(201, schemas.JoinedSchema)
-@_errors(400, 404, 409, 429)
+@_errors(400, 404, 409, 429, 503)
 def join_seat(body, match_id: str, seat: int):
     """Take an open seat: its token is in the answer, shown only this once. Of two joins for one seat,
     one gets it and the other 409 ``seat_taken``. The join that fills the last seat starts the match
@@ -259,7 +262,7 @@ def join_seat(body, match_id: str, seat: int):
 @v1.route("/matches/<match_id>/undo", methods=["POST"])
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
-@_errors(401, 403, 404, 422, 429)
+@_errors(401, 403, 404, 422, 429, 503)
 def undo_move(match_id: str):
     """Take back the seat's last move: ``undone`` at once (undo ``until_next_action``), or an
     ``undo_requested`` the other seats answer (``with_consent``). The log keeps both the move and the
@@ -270,7 +273,7 @@ def undo_move(match_id: str):
 @v1.route("/matches/<match_id>/undo/accept", methods=["POST"])
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
-@_errors(401, 403, 404, 422, 429)
+@_errors(401, 403, 404, 422, 429, 503)
 def accept_undo(match_id: str):
     """Accept the undo another seat asked for; the last acceptance undoes the move."""
     return matches().answer_undo(match_id, request_seat(matches(), match_id, required=True), True)
@@ -279,7 +282,7 @@ def accept_undo(match_id: str):
 @v1.route("/matches/<match_id>/undo/refuse", methods=["POST"])
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
-@_errors(401, 403, 404, 422, 429)
+@_errors(401, 403, 404, 422, 429, 503)
 def refuse_undo(match_id: str):
     """Refuse the undo another seat asked for: the move stands."""
     return matches().answer_undo(match_id, request_seat(matches(), match_id, required=True), False)
@@ -289,7 +292,7 @@ def refuse_undo(match_id: str):
 @v1.arguments(schemas.ReplaceSeatSchema)
 @v1.response(200, schemas.ReplacedSchema)
 @v1.doc(security=PLATFORM)
-@_errors(400, 401, 403, 404, 409, 429)
+@_errors(400, 401, 403, 404, 409, 429, 503)
 def replace_seat(body, match_id: str, seat: int):
     """Hand a seat to a bot (a player who left) or back to a person, by the match's platform:
     ``seat_replaced`` in the log. The seat's old token stops working; a person's new one is in the
@@ -399,7 +402,7 @@ def get_legal_actions(query, match_id: str):
 @v1.arguments(schemas.IdempotencyHeaderSchema, location="headers")
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
-@_errors(400, 401, 403, 404, 409, 422, 429)
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
 def submit_action(body, headers, match_id: str):
     """Play an action for the token's seat, if the match is still at ``expected_version``."""
     app = matches()
@@ -531,7 +534,7 @@ def get_checkpoint(match_id: str):
 @v1.route("/matches/<match_id>/score", methods=["POST"])
 @v1.response(202, schemas.JobAcceptedSchema)
 @v1.doc(security=SEAT)
-@_errors(401, 403, 404, 429)
+@_errors(401, 403, 404, 429, 503)
 def score_match(match_id: str):
     """Score the match in the background (a seat of the match asks); the result is recorded in the
     log once the game is over. Asking again at the same version gets the same job."""
@@ -583,7 +586,7 @@ def get_metrics():
 @v1.arguments(schemas.WebhookSchema)
 @v1.response(201, schemas.WebhookCreatedSchema)
 @v1.doc(security=PLATFORM)
-@_errors(400, 401, 429)
+@_errors(400, 401, 429, 503)
 def create_webhook(body):
     """Deliver the entries of these ``events`` types, for every match of the key's platform, to ``url``:
     signed (``Matchlog-Signature``), retried with backoff, each with a ``Matchlog-Delivery`` id. The

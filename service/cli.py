@@ -34,6 +34,7 @@ import yaml
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis
 from service.manners import configure_logging
+from service.redis_client import is_cluster
 
 
 def redis_url(settings: Settings) -> str:
@@ -106,6 +107,24 @@ def create_key(settings: Settings, name: str) -> None:
                       "note": "shown only now: keep it secret, send it as Authorization: Bearer <key>"}))
 
 
+def migrate_keys(settings: Settings, source_url: str | None) -> None:
+    from service.keys import Keys
+    from service.migrate import migrate
+    from service.redis_client import connect
+
+    embedded = None  # the data folder's own Redis, started for the migration if nothing serves it
+    if not settings.redis_url and not EmbeddedRedis(settings.data_dir).answers():
+        embedded = EmbeddedRedis(settings.data_dir).start()
+    try:
+        target = connect(redis_url(settings))
+        source = connect(source_url) if source_url else target
+        done = migrate(source, target, Keys(settings.namespace, settings.feed_partitions), same_server=source is target)
+    finally:
+        if embedded:
+            embedded.stop()
+    print(json.dumps(done))
+
+
 def run_worker(settings: Settings) -> None:
     from workers.worker import run
 
@@ -124,8 +143,8 @@ def port_refusal(host: str, port: int) -> str | None:
 
 
 def serve(settings: Settings, host: str, port: int, workers: int) -> None:
-    """Start the embedded Redis if needed, then the API and a worker as child processes, restarting
-    either if it dies, until interrupted."""
+    """Start the embedded Redis if needed (for everything, or for the job queue beside a Redis Cluster),
+    then the API and a worker as child processes, restarting either if it dies, until interrupted."""
     refusal = port_refusal(host, port)
     if refusal:
         sys.exit(f"matchlog: cannot serve on {host}:{port}: {refusal}")
@@ -136,6 +155,11 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         embedded = EmbeddedRedis(settings.data_dir).start()
         env["REDIS_URL"] = embedded.url
         print(f"matchlog: embedded Redis on {embedded.url} (data in {embedded.data_dir})", flush=True)
+    elif is_cluster(settings.redis_url) and not settings.rq_redis_url:  # RQ cannot run on a cluster
+        embedded = EmbeddedRedis(settings.data_dir).start()
+        env["RQ_REDIS_URL"] = embedded.url
+        print(f"matchlog: matches on the Redis Cluster at {settings.redis_url}; job queue on an embedded Redis "
+              f"on {embedded.url} (set RQ_REDIS_URL to use another)", flush=True)
     commands = {
         "api": [sys.executable, "-m", "service.cli", "api", "--host", host, "--port", str(port),
                 "--workers", str(workers)],
@@ -303,6 +327,11 @@ def main(argv: list[str] | None = None) -> None:
     keys.add_argument("action", choices=["create"])
     keys.add_argument("name", help="the platform's name, e.g. its site")
     keys.add_argument("--data", help="folder of the embedded Redis to use when REDIS_URL is unset")
+    move = commands.add_parser("migrate", help="move keys to this version's layout: hash-tagged by feed "
+                                               "partition (stop the API and workers first)")
+    move.add_argument("--from", dest="source", help="copy from this Redis (e.g. the single Redis a cluster at "
+                                                    "REDIS_URL replaces); default: migrate REDIS_URL in place")
+    move.add_argument("--data", help="folder of the embedded Redis to use when REDIS_URL is unset")
     audit = commands.add_parser("replay", help="re-run an exported log: matchlog replay events.json")
     audit.add_argument("log", help="a file holding GET /v1/matches/{id}/log (or a whole /events page), - for stdin")
     audit.add_argument("--seed", help="the seed, for a match still running (a finished log reveals it)")
@@ -323,10 +352,16 @@ def main(argv: list[str] | None = None) -> None:
         env["MATCHLOG_DATA"] = args.data
     try:
         settings = Settings.from_env(env)
-    except RuntimeError as error:  # no secret, and nowhere to keep one
+    except (RuntimeError, ValueError) as error:  # no secret and nowhere to keep one; a setting out of range
         sys.exit(f"matchlog: {error}")
+    if args.command in ("api", "worker") and settings.redis_url and is_cluster(settings.redis_url) \
+            and not settings.rq_redis_url:
+        sys.exit("matchlog: RQ cannot run on a Redis Cluster: set RQ_REDIS_URL to a single Redis for the job queue "
+                 "(matchlog serve starts an embedded one)")
     if args.command == "keys":
         create_key(settings, args.name)
+    elif args.command == "migrate":
+        migrate_keys(settings, args.source)
     elif args.command == "serve":
         serve(settings, args.host, args.port, args.workers)
     elif args.command == "api":

@@ -48,10 +48,29 @@ class Settings:
     """``MATCHLOG_SSE_HEARTBEAT_S``: a live-feed connection with nothing to say gets a comment this often."""
     worker_heartbeat_s: float = 90.0
     """``/readyz`` wants a worker heartbeat at most this old (workers beat about every 10 s)."""
+    feed_partitions: int = 64
+    """``MATCHLOG_FEED_PARTITIONS``: how many streams the feed is split into (each with its matches in
+    one hash slot). The rule workers share them out; changing it moves every match's keys, so run
+    ``matchlog migrate`` after a change."""
+    partition_lease_ms: int = 10_000
+    """``MATCHLOG_PARTITION_LEASE_MS``: a rule worker silent this long loses its feed partitions (and
+    their pending notices) to the others."""
+    durability: str = "local"
+    """``MATCHLOG_DURABILITY``: ``local`` (an append is acknowledged once the match's Redis has it) or
+    ``replicated`` (once a replica has it too: ``WAIT``; otherwise the API answers 503)."""
+    replica_wait_ms: int = 1000
+    """``MATCHLOG_REPLICA_WAIT_MS``: with replicated durability, how long an append waits for a replica."""
+    rq_redis_url: str | None = None
+    """``RQ_REDIS_URL``: a single Redis for the job queue (RQ cannot run on a Redis Cluster); the match
+    store's Redis when unset."""
     secret_key: str = field(default_factory=new_secret, repr=False)
     """``MATCHLOG_SECRET_KEY`` (base64url, 32 bytes), else ``<data dir>/server.key``: seals the
     seeds kept beside the logs and signs checkpoints (``service.serverkey``). Settings made in code
     get a fresh one, which only suits a single process."""
+
+    def __post_init__(self):
+        if not 1 <= self.feed_partitions <= 16384:
+            raise ValueError(f"MATCHLOG_FEED_PARTITIONS is 1 to 16384 (a Redis Cluster's slots), not {self.feed_partitions}")
 
     @classmethod
     def from_env(cls, env=None) -> "Settings":
@@ -70,6 +89,11 @@ class Settings:
             anonymous_matches=env.get("MATCHLOG_ANONYMOUS_MATCHES", "true").strip().lower() not in ("false", "0", "no"),
             sse_heartbeat_s=float(env.get("MATCHLOG_SSE_HEARTBEAT_S", 15)),
             cors_origins=tuple(o.strip() for o in env.get("MATCHLOG_CORS_ORIGINS", "*").split(",") if o.strip()),
+            feed_partitions=int(env.get("MATCHLOG_FEED_PARTITIONS", 64)),
+            partition_lease_ms=int(env.get("MATCHLOG_PARTITION_LEASE_MS", 10_000)),
+            durability=_choice(env.get("MATCHLOG_DURABILITY", "local"), ("local", "replicated"), "MATCHLOG_DURABILITY"),
+            replica_wait_ms=int(env.get("MATCHLOG_REPLICA_WAIT_MS", 1000)),
+            rq_redis_url=env.get("RQ_REDIS_URL") or None,
             secret_key=env.get("MATCHLOG_SECRET_KEY")
             or secret_from_file(Path(env.get("MATCHLOG_DATA", "matchlog-data")) / "server.key"),
         )
@@ -77,3 +101,10 @@ class Settings:
 
 def _limit(text: str) -> str | None:
     return None if text.strip().lower() in ("", "off", "none") else text.strip()
+
+
+def _choice(text: str, choices: tuple[str, ...], name: str) -> str:
+    value = text.strip().lower()
+    if value not in choices:
+        raise ValueError(f"{name} is one of {', '.join(choices)}, not {text!r}")
+    return value

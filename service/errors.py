@@ -18,7 +18,7 @@ from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
 from service import metrics
-from service.events import BrokenChain, VersionConflict
+from service.events import BrokenChain, NotReplicated, VersionConflict
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
 from service.lifecycle import IllegalRecordMove
 from service.matches import IdempotencyKeyReused, MatchOver, NoRecordFormat, NoSuchSeat, SeatTaken
@@ -107,16 +107,37 @@ def register(app: Flask) -> None:
     @app.errorhandler(redis.exceptions.ConnectionError)
     @app.errorhandler(redis.exceptions.TimeoutError)
     @app.errorhandler(redis.exceptions.BusyLoadingError)
+    @app.errorhandler(redis.exceptions.ClusterDownError)  # a cluster failing over: answers again by itself
+    @app.errorhandler(redis.exceptions.TryAgainError)
+    @app.errorhandler(redis.exceptions.MasterDownError)
+    @app.errorhandler(redis.exceptions.SlotNotCoveredError)
+    @app.errorhandler(redis.exceptions.MovedError)
+    @app.errorhandler(redis.exceptions.ReadOnlyError)
     def storage_down(error):
         log.warning("redis unavailable: %s", error)
         return jsonify({"error": "storage_unavailable",
                         "message": "the match store is unreachable; retry shortly"}), 503, {"Retry-After": "1"}
+
+    @app.errorhandler(NotReplicated)
+    def not_replicated(error):
+        log.warning("append not replicated: %s", error)
+        return jsonify({"error": "not_replicated",
+                        "message": "no replica confirmed the write in time, so it may or may not survive a "
+                                   "failover: send the request again with the same Idempotency-Key to learn "
+                                   "whether it was appended (its first answer comes back) or to append it now"}), \
+            503, {"Retry-After": "1"}
 
     @app.errorhandler(redis.exceptions.OutOfMemoryError)
     def storage_full(error):
         log.error("redis refuses writes: %s", error)
         return jsonify({"error": "storage_full",
                         "message": "the match store is full and refuses new writes; nothing was lost"}), 503
+
+    @app.after_request  # runs after the rate limiter's, which rounds a Retry-After of 1 s down to 0
+    def unavailable_means_retry_in_a_second(response):
+        if response.status_code == 503:
+            response.headers["Retry-After"] = "1"
+        return response
 
     @app.errorhandler(Exception)
     def internal(error):

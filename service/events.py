@@ -7,21 +7,32 @@ and ``XRANGE`` seeks any version directly.
 Appends go through one Lua script, so that checking the expected version, writing the events,
 announcing them on the feed and remembering an idempotent answer is one indivisible step: two
 clients racing on a version can never both win, and a crash cannot leave half an action behind.
+Every key the script touches carries the match's hash tag (``service.keys``), so the script runs on
+one node of a Redis Cluster too.
 
-The feed is a single stream of ``{match, version, types}`` notices, one per append, which the rule
-workers follow in a consumer group (the eventsourcing "notification log"). The match streams stay the
-only source of truth; the feed only says where to look.
+The feed is split into partitions: streams of ``{match, version, types}`` notices, one per append,
+each match's in its own partition. The rule workers follow them in a consumer group (the
+eventsourcing "notification log"), each partition read by one worker at a time
+(``workers.partitions``). The match streams stay the only source of truth; the feed only says where
+to look.
+
+With ``replicated`` durability an append is acknowledged only once a replica has it: the script and a
+``WAIT`` go down one connection to the node that owns the match, and ``NotReplicated`` says the
+replica did not confirm in time (the entries may or may not survive a failover: the client finds out
+by retrying with its ``Idempotency-Key``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
 from service.keys import Keys
 
@@ -31,7 +42,11 @@ APPEND = """
 --       remember (0/1), answer to remember, ttl, n, n x (type, seat, data, at, hash)
 if ARGV[4] == '1' then
   local prior = redis.call('GET', KEYS[3])
-  if prior then return {'replayed', prior} end
+  if prior then
+    -- a write, so that a WAIT after a retry waits until replicas have the first attempt's entries too
+    redis.call('PEXPIRE', KEYS[3], math.max(redis.call('PTTL', KEYS[3]), 1))
+    return {'replayed', prior}
+  end
 end
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', tostring(version)} end
@@ -135,20 +150,44 @@ class Remember:
     ttl_s: int
 
 
+class NotReplicated(Exception):
+    """No replica confirmed an append in time (``replicated`` durability): it may or may not survive a
+    failover."""
+
+
+REMEMBERED = """
+-- KEYS: idempotency key. A read that writes (the same expiry again) when it finds an answer, so that
+-- a WAIT after it covers the entries that answer was appended with.
+local prior = redis.call('GET', KEYS[1])
+if prior then redis.call('PEXPIRE', KEYS[1], math.max(redis.call('PTTL', KEYS[1]), 1)) end
+return prior
+"""
+
+
 @dataclass(frozen=True)
 class FeedNotice:
     entry_id: str
     match_id: str
     version: int
     types: tuple[str, ...]
+    partition: int = 0
+
+
+CLUSTER_POLL_S = (0.02, 0.25)
+"""On a Redis Cluster a read cannot block on partitions in different slots: the feed is polled, every
+20 ms while notices come, backing off to every 250 ms while none do (an idle worker's cost)."""
 
 
 class EventStore:
-    def __init__(self, redis_client: redis.Redis, keys: Keys):
+    def __init__(self, redis_client: redis.Redis, keys: Keys, durability: str = "local", replica_wait_ms: int = 1000):
         self.redis = redis_client
         self.keys = keys
-        self.feed_key = keys.feed
+        self.cluster = isinstance(redis_client, RedisCluster)
+        self.replicated = durability == "replicated"
+        self.replica_wait_ms = replica_wait_ms
         self._append = redis_client.register_script(APPEND)
+        self._remembered = redis_client.register_script(REMEMBERED)
+        self._poll_s: dict[str, float] = {}  # per polling reader: its current interval
 
     def append(self, match_id: str, expected_version: int, expected_hash: str | None, entries: list[Recorded],
                remember: Remember | None = None) -> tuple[int, str | None]:
@@ -156,20 +195,53 @@ class EventStore:
         ``expected_hash``.
 
         Returns ``(new_version, None)``, or ``(-1, earlier_answer)`` when ``remember.key`` already held
-        an answer (a retried request); raises VersionConflict otherwise."""
+        an answer (a retried request); raises VersionConflict otherwise, and NotReplicated when
+        durability is ``replicated`` and no replica confirmed in time."""
         args: list[Any] = [expected_version, match_id, _packed_hash(expected_hash), 1 if remember else 0,
                            remember.answer if remember else "", remember.ttl_s if remember else 0, len(entries)]
         for entry in entries:
             args += [entry.type, "" if entry.seat is None else entry.seat,
                      json.dumps(entry.data, separators=(",", ":"), ensure_ascii=False), _packed_time(entry.at),
                      _packed_hash(entry.hash)]
-        keys = [self.keys.log(match_id), self.feed_key, remember.key if remember else self.keys.unused(match_id)]
-        outcome, value = self._append(keys=keys, args=args)
+        keys = [self.keys.log(match_id), self.keys.feed(self.keys.partition(match_id)),
+                remember.key if remember else self.keys.unused(match_id)]
+        outcome, value = self._durably(self._append, keys, args)
         if outcome == b"replayed":
             return -1, value.decode()
         if outcome == b"conflict":
             raise VersionConflict(int(value))
         return int(value), None
+
+    def remembered(self, key: str) -> str | None:
+        """The answer kept under an idempotency key (once replicated, with replicated durability)."""
+        prior = self._durably(self._remembered, [key], []) if self.replicated else self.redis.get(key)
+        return prior.decode() if prior is not None else None
+
+    def _durably(self, script, keys: list[str], args: list[Any]):
+        """Run ``script``; with replicated durability, followed by ``WAIT`` on the same connection of
+        the node that owns the keys (``WAIT`` counts the replicas that have this connection's writes)."""
+        if not self.replicated:
+            return script(keys=keys, args=args)
+        node = self.redis.get_redis_connection(self.redis.get_node_from_key(keys[0])) if self.cluster else self.redis
+        try:
+            with node.pipeline(transaction=False) as pipe:
+                script(keys=keys, args=args, client=pipe)
+                pipe.execute_command("WAIT", 1, self.replica_wait_ms)
+                reply, replicas = pipe.execute()
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, redis.exceptions.MovedError,
+                redis.exceptions.ReadOnlyError):
+            if self.cluster:  # a failover: learn the new master for the next request
+                self._refresh_slots()
+            raise
+        if replicas < 1:
+            raise NotReplicated(f"no replica confirmed within {self.replica_wait_ms} ms")
+        return reply
+
+    def _refresh_slots(self) -> None:
+        try:
+            self.redis.nodes_manager.initialize()
+        except redis.exceptions.RedisError:
+            pass  # the cluster is still electing: the next request tries again
 
     def version(self, match_id: str) -> int:
         """The match's current version; 0 when there is no such match."""
@@ -186,69 +258,135 @@ class EventStore:
 
     # -- the feed the workers follow --------------------------------------------------
 
-    def ensure_group(self, group: str) -> None:
-        try:
-            self.redis.xgroup_create(self.feed_key, group, id="0", mkstream=True)
-        except redis.exceptions.ResponseError as error:
-            if "BUSYGROUP" not in str(error):
-                raise
+    @property
+    def partitions(self) -> range:
+        return range(self.keys.partitions)
 
-    def read_feed(self, group: str, consumer: str, count: int, block_ms: int) -> list[FeedNotice]:
-        reply = self.redis.xreadgroup(group, consumer, {self.feed_key: ">"}, count=count, block=block_ms)
-        return [_notice(i, f) for _, entries in (reply or []) for i, f in entries]
+    def _each(self, partitions, command) -> list[Any]:
+        """``command(pipe, partition)`` for each partition, in one pipeline (split by node on a cluster);
+        the replies in order, an error as its exception."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for partition in partitions:
+                command(pipe, partition)
+            return pipe.execute(raise_on_error=False)
 
-    def tail_feed(self, after_id: str, block_ms: int, count: int = 1000) -> tuple[str, dict[str, int]]:
-        """Follow the feed without a consumer group (every reader sees every notice): the notices after
-        ``after_id`` (``"$"``: from now), waiting up to ``block_ms``; returns the last id seen and, per
-        match that moved, its highest version."""
-        if after_id == "$":  # pin "now" to an id: a later "$" would skip what came in between two reads
-            newest = self.redis.xrevrange(self.feed_key, count=1)
-            after_id = newest[0][0].decode() if newest else "0-0"
-        reply = self.redis.xread({self.feed_key: after_id}, count=count, block=block_ms)
+    def ensure_group(self, group: str, partitions) -> None:
+        replies = self._each(partitions, lambda pipe, p: pipe.xgroup_create(self.keys.feed(p), group, id="0",
+                                                                            mkstream=True))
+        for reply in replies:
+            if isinstance(reply, Exception) and "BUSYGROUP" not in str(reply):
+                raise reply
+
+    def read_feed(self, group: str, consumer: str, partitions, count: int, block_ms: int) -> list[FeedNotice]:
+        """New notices of ``partitions`` for ``consumer`` of ``group``, waiting up to ``block_ms`` for some."""
+        partitions = list(partitions)
+        if not partitions:
+            time.sleep(block_ms / 1000)
+            return []
+        if not self.cluster:  # one blocking read over every partition
+            reply = self.redis.xreadgroup(group, consumer, {self.keys.feed(p): ">" for p in partitions},
+                                          count=count, block=block_ms)
+            return self._notices(reply)
+        return self._polled("read_feed", block_ms, lambda: [
+            n for reply in self._each(partitions, lambda pipe, p: pipe.xreadgroup(
+                group, consumer, {self.keys.feed(p): ">"}, count=count))
+            if not isinstance(reply, Exception) for n in self._notices(reply)])
+
+    def _polled(self, reader: str, block_ms: int, poll):
+        """``poll()`` until it returns something or ``block_ms`` have gone by, backing off while idle."""
+        fast, slow = CLUSTER_POLL_S
+        deadline = time.monotonic() + block_ms / 1000
+        while True:
+            found = poll()
+            if found:
+                self._poll_s[reader] = fast
+                return found
+            if time.monotonic() >= deadline:
+                return found
+            interval = self._poll_s.get(reader, fast)
+            self._poll_s[reader] = min(slow, interval * 1.5)
+            time.sleep(interval)
+
+    def newest_feed_ids(self, partitions) -> dict[int, str]:
+        """Each partition's newest notice id ("0-0" when it has none): where to start following it now."""
+        partitions = list(partitions)
+        replies = self._each(partitions, lambda pipe, p: pipe.xrevrange(self.keys.feed(p), count=1))
+        return {p: reply[0][0].decode() if reply else "0-0" for p, reply in zip(partitions, replies)}
+
+    def tail_feed(self, cursors: dict[int, str], block_ms: int, count: int = 1000) -> tuple[dict[int, str], dict[str, int]]:
+        """Follow partitions without a consumer group (every reader sees every notice): the notices after
+        each partition's cursor, waiting up to ``block_ms``; returns the cursors moved past them and,
+        per match that moved, its highest version."""
+        if not cursors:
+            time.sleep(block_ms / 1000)
+            return cursors, {}
+        if self.cluster:
+            reply = self._polled("tail_feed", block_ms, lambda: [
+                r for entries in self._each(cursors, lambda pipe, p: pipe.xread({self.keys.feed(p): cursors[p]},
+                                                                                  count=count))
+                if entries and not isinstance(entries, Exception) for r in entries])
+        else:
+            reply = self.redis.xread({self.keys.feed(p): i for p, i in cursors.items()}, count=count, block=block_ms)
+        cursors = dict(cursors)
         moved: dict[str, int] = {}
-        last = after_id
-        for _, entries in reply or []:
-            for entry_id, fields in entries:
-                notice = _notice(entry_id, fields)
-                last = notice.entry_id
-                moved[notice.match_id] = max(moved.get(notice.match_id, 0), notice.version)
-        return last, moved
+        for notice in self._notices(reply):
+            cursors[notice.partition] = notice.entry_id
+            moved[notice.match_id] = max(moved.get(notice.match_id, 0), notice.version)
+        return cursors, moved
 
-    def claim_stale(self, group: str, consumer: str, idle_ms: int, count: int = 100) -> list[FeedNotice]:
-        """Take over notices other consumers read but did not acknowledge within ``idle_ms``."""
+    def claim_stale(self, group: str, consumer: str, partition: int, idle_ms: int, count: int = 100) -> list[FeedNotice]:
+        """Take over notices of a partition read but not acknowledged within ``idle_ms`` (0: every pending
+        notice, as a worker does that has just been given the partition)."""
+        feed = self.keys.feed(partition)
         notices: list[FeedNotice] = []
         start = "0-0"
         while True:
-            reply = self.redis.xautoclaim(self.feed_key, group, consumer, idle_ms, start_id=start, count=count)
+            reply = self.redis.xautoclaim(feed, group, consumer, idle_ms, start_id=start, count=count)
             start, entries = reply[0], reply[1]
-            notices += [_notice(i, f) for i, f in entries if f]
+            notices += [_notice(i, f, partition) for i, f in entries if f]
             if start in (b"0-0", "0-0") or not entries:
                 return notices
 
-    def drop_idle_consumers(self, group: str, idle_ms: int) -> None:
-        """Forget consumers (workers that are gone) with nothing pending that have been idle ``idle_ms``."""
-        for consumer in self.redis.xinfo_consumers(self.feed_key, group):
+    def drop_idle_consumers(self, group: str, partition: int, idle_ms: int) -> None:
+        """Forget consumers (workers that are gone) of a partition with nothing pending, idle ``idle_ms``."""
+        feed = self.keys.feed(partition)
+        for consumer in self.redis.xinfo_consumers(feed, group):
             if consumer["pending"] == 0 and consumer["idle"] >= idle_ms:
-                self.redis.xgroup_delconsumer(self.feed_key, group, consumer["name"])
+                self.redis.xgroup_delconsumer(feed, group, consumer["name"])
 
-    def feed_lag(self, group: str) -> int:
-        """Notices of the feed ``group`` has not finished: never delivered, or delivered and not acknowledged."""
-        for info in self.redis.xinfo_groups(self.feed_key):
-            name = info["name"].decode() if isinstance(info["name"], bytes) else info["name"]
-            if name == group:
-                return int(info.get("lag") or 0) + int(info.get("pending") or 0)
-        return 0
+    def feed_lag(self, group: str, partitions=None) -> int:
+        """Notices of the feed (of ``partitions``; all when None) that ``group`` has not finished: never
+        delivered, or delivered and not acknowledged."""
+        lag = 0
+        for reply in self._each(self.partitions if partitions is None else partitions,
+                                lambda pipe, p: pipe.xinfo_groups(self.keys.feed(p))):
+            for info in [] if isinstance(reply, Exception) else reply:
+                name = info["name"].decode() if isinstance(info["name"], bytes) else info["name"]
+                if name == group:
+                    lag += int(info.get("lag") or 0) + int(info.get("pending") or 0)
+        return lag
 
-    def ack(self, group: str, entry_id: str) -> None:
-        self.redis.xack(self.feed_key, group, entry_id)
+    def feed_pending(self, group: str) -> int:
+        """Notices of every partition delivered to ``group`` and not yet acknowledged."""
+        replies = self._each(self.partitions, lambda pipe, p: pipe.xpending(self.keys.feed(p), group))
+        return sum(r["pending"] for r in replies if not isinstance(r, Exception))
 
-    def trim_feed(self) -> None:
-        """Drop the notices every consumer group is done with: delivered and acknowledged.
+    def ack(self, group: str, notice: FeedNotice) -> None:
+        self.redis.xack(self.keys.feed(notice.partition), group, notice.entry_id)
+
+    def announce(self, match_id: str, version: int) -> None:
+        """A notice without an append: the workers look at the match again (after ``matchlog migrate``)."""
+        self.redis.xadd(self.keys.feed(self.keys.partition(match_id)),
+                        {"match": match_id, "version": version, "types": ""})
+
+    def trim_feed(self, partition: int) -> None:
+        """Drop the notices of a partition every consumer group is done with: delivered and acknowledged.
 
         Only the feed is trimmed; it merely points into the match logs, which are never trimmed."""
+        feed = self.keys.feed(partition)
         floors = []
-        for group in self.redis.xinfo_groups(self.feed_key):
-            pending = self.redis.xpending(self.feed_key, group["name"])
+        for group in self.redis.xinfo_groups(feed):
+            pending = self.redis.xpending(feed, group["name"])
             if pending["pending"]:
                 floors.append(_stream_id(pending["min"]))
             else:
@@ -256,7 +394,12 @@ class EventStore:
                 floors.append((ms, seq + 1))
         if floors:
             ms, seq = min(floors)
-            self.redis.xtrim(self.feed_key, minid=f"{ms}-{seq}", approximate=False)
+            self.redis.xtrim(feed, minid=f"{ms}-{seq}", approximate=False)
+
+    def _notices(self, reply) -> list[FeedNotice]:
+        """The notices of an ``XREAD``/``XREADGROUP`` reply, each with its partition."""
+        return [_notice(i, f, self.keys.partition_of_feed(_text(stream)))
+                for stream, entries in (reply or []) for i, f in entries if f]
 
 
 def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
@@ -305,12 +448,16 @@ def _base36(n: int) -> str:
         digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
         if not n:
             return digits
+def _text(raw) -> str:
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
 def _stream_id(raw) -> tuple[int, int]:
     ms, seq = (raw.decode() if isinstance(raw, bytes) else raw).split("-")
     return int(ms), int(seq)
 
 
-def _notice(entry_id: bytes, fields: dict[bytes, bytes]) -> FeedNotice:
+def _notice(entry_id: bytes, fields: dict[bytes, bytes], partition: int) -> FeedNotice:
     types = fields[b"types"].decode()
     return FeedNotice(entry_id.decode(), fields[b"match"].decode(), int(fields[b"version"]),
-                      tuple(types.split(",")) if types else ())
+                      tuple(types.split(",")) if types else (), partition)

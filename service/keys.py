@@ -1,41 +1,98 @@
 """Redis key names, in one place. Every structure asks here for its keys; nothing else spells one.
 
 All keys of a deployment start with its namespace (``MATCHLOG_NAMESPACE``), so several deployments
-or test runs share one Redis without seeing each other. A match's keys share the prefix
-``<namespace>:match:<id>:``.
+or test runs share one Redis without seeing each other.
+
+Every key of a match carries one hash tag, its feed partition's: ``<namespace>:{<tag>}:match:<id>:``.
+A match belongs to partition ``crc32(id) mod P`` (``MATCHLOG_FEED_PARTITIONS``), and the feed stream
+that announces its appends is ``<namespace>:{<tag>}:feed``, so on a Redis Cluster the log, meta,
+snapshots, idempotency answers and that feed stream share one hash slot and the append stays one
+atomic script. Each partition's tag is chosen so that its slot falls in the partition's own slice of
+the 16384 slots: partitions (and with them matches) spread evenly over masters that own equal slot
+ranges. On one Redis the tags change nothing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import zlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
+
+DEFAULT_PARTITIONS = 64
+
+
+@lru_cache(maxsize=8)
+def partition_tags(partitions: int) -> tuple[str, ...]:
+    """One hash tag per partition, the first of ``p0, p1, ...`` whose slot lands in the partition's
+    slice of the slot space (a few hundred CRC16s for 64 partitions)."""
+    if not 1 <= partitions <= REDIS_CLUSTER_HASH_SLOTS:
+        raise ValueError(f"the feed has 1 to {REDIS_CLUSTER_HASH_SLOTS} partitions, not {partitions}")
+    tags: list[str | None] = [None] * partitions
+    missing, n = partitions, 0
+    while missing:
+        candidate = f"p{n}"
+        part = key_slot(candidate.encode()) * partitions // REDIS_CLUSTER_HASH_SLOTS
+        if tags[part] is None:
+            tags[part] = candidate
+            missing -= 1
+        n += 1
+    return tuple(tags)
+
+
+@lru_cache(maxsize=8)
+def _by_tag(partitions: int) -> dict[str, int]:
+    return {tag: p for p, tag in enumerate(partition_tags(partitions))}
 
 
 @dataclass(frozen=True)
 class Keys:
     namespace: str = "matchlog"
+    partitions: int = DEFAULT_PARTITIONS
+    _tags: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
 
-    def _match(self, match_id: str, part: str) -> str:
-        return f"{self.namespace}:match:{match_id}:{part}"
+    def __post_init__(self):
+        object.__setattr__(self, "_tags", partition_tags(self.partitions))
+
+    def partition(self, match_id: str) -> int:
+        """The feed partition of a match: fixed by its id and the number of partitions."""
+        return zlib.crc32(match_id.encode()) % self.partitions
+
+    def match_key(self, match_id: str, part: str) -> str:
+        """Any key of a match, by its part (``log``, ``meta``...): under the match's partition tag."""
+        return f"{self.namespace}:{{{self._tags[self.partition(match_id)]}}}:match:{match_id}:{part}"
+
+    def match_id_of(self, key: str) -> tuple[str, str] | None:
+        """``(match id, part)`` of a match's key in either layout, else None."""
+        rest = key[len(self.namespace) + 1:] if key.startswith(self.namespace + ":") else ""
+        if rest.startswith("{"):
+            rest = rest.partition("}:")[2]
+        head, _, tail = rest.partition(":")
+        if head != "match" or ":" not in tail:
+            return None
+        match_id, _, part = tail.partition(":")
+        return match_id, part
 
     def log(self, match_id: str) -> str:
         """The match's event stream: the truth."""
-        return self._match(match_id, "log")
+        return self.match_key(match_id, "log")
 
     def meta(self, match_id: str) -> str:
         """What is fixed at creation and kept out of the log: the seed and the seat token hashes."""
-        return self._match(match_id, "meta")
+        return self.match_key(match_id, "meta")
 
     def snapshots(self, match_id: str) -> str:
         """A hash of derived states by version: a cache of the fold."""
-        return self._match(match_id, "snapshots")
+        return self.match_key(match_id, "snapshots")
 
     def idempotency(self, match_id: str, seat: int, key: str) -> str:
         """The first answer to a request sent with this ``Idempotency-Key``."""
-        return self._match(match_id, f"idempotency:{seat}:{key}")
+        return self.match_key(match_id, f"idempotency:{seat}:{key}")
 
     def unused(self, match_id: str) -> str:
         """A key no one writes, standing in for an absent optional key of a script."""
-        return self._match(match_id, "none")
+        return self.match_key(match_id, "none")
 
     def pack(self, digest: str) -> str:
         """A content pack, by the SHA-256 of its canonical JSON: stored once for all its matches."""
@@ -71,10 +128,31 @@ class Keys:
         """The lobby: matches with a seat still open, scored by creation time (ms)."""
         return f"{self.namespace}:open"
 
+    def feed(self, partition: int) -> str:
+        """A partition of the feed: the notices of appends to its matches, which the rule workers follow."""
+        return f"{self.namespace}:{{{self._tags[partition]}}}:feed"
+
+    def partition_of_feed(self, feed: str) -> int:
+        """The partition number of a feed stream's key."""
+        return self._partitions_by_tag()[feed.partition("{")[2].partition("}")[0]]
+
+    def _partitions_by_tag(self) -> dict[str, int]:
+        return _by_tag(self.partitions)
+
     @property
-    def feed(self) -> str:
-        """The notices of appends that the rule workers follow."""
+    def legacy_feed(self) -> str:
+        """The single feed stream of the layout before partitions."""
         return f"{self.namespace}:feed"
+
+    @property
+    def feed_members(self) -> str:
+        """The rule workers alive, scored by their last heartbeat (ms): who shares the partitions."""
+        return f"{self.namespace}:{{feed}}:members"
+
+    @property
+    def feed_owners(self) -> str:
+        """Partition -> ``<worker>|<lease expiry, ms>``: each partition read by one live worker at a time."""
+        return f"{self.namespace}:{{feed}}:owners"
 
     @property
     def queue(self) -> str:

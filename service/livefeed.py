@@ -1,7 +1,8 @@
 """Live log entries for Server-Sent Events subscribers, with one reader per process.
 
 A subscriber costs no Redis connection of its own. One thread per API process (a greenlet under
-gunicorn's gevent workers) follows the feed stream with a blocking ``XREAD``. When a match with
+gunicorn's gevent workers) follows the feed partitions of the matches with subscribers, with a blocking
+``XREAD`` (polled on a Redis Cluster, where one read cannot span partitions). When a match with
 subscribers moves on, the thread reads its new log entries once and hands them to each subscriber's
 queue. A subscriber that connects reads its backlog once, then waits on its queue, so a quiet
 connection holds neither a worker nor a socket to Redis. Entries are handed over as stored; each
@@ -44,12 +45,14 @@ class Subscription:
 
 
 class LiveFeed:
-    def __init__(self, matches: Matches, block_ms: int = 1000):
+    def __init__(self, matches: Matches, block_ms: int = 250):
         self.matches = matches
         self.block_ms = block_ms
         self._lock = threading.Lock()
         self._subscribers: dict[str, set[Subscription]] = {}
         self._dispatched: dict[str, int] = {}  # per followed match: the last version handed out
+        self._cursors: dict[int, str] = {}  # per followed partition: the last notice read
+        # (a new partition waits for the reader's current read to end: at most ``block_ms``)
         self._reader: threading.Thread | None = None
         self._rendered: OrderedDict[tuple, str] = OrderedDict()
 
@@ -72,6 +75,11 @@ class LiveFeed:
     def subscribe(self, match_id: str) -> Subscription:
         """Follow a match from now on (read the backlog after subscribing, so nothing falls between)."""
         subscription = Subscription(match_id)
+        partition = self.matches.keys.partition(match_id)
+        if partition not in self._cursors:  # pinned before the version is read: nothing falls between
+            pinned = self.matches.store.newest_feed_ids([partition])[partition]
+            with self._lock:
+                self._cursors.setdefault(partition, pinned)
         version = self.matches.store.version(match_id)
         with self._lock:
             if match_id not in self._subscribers:
@@ -93,19 +101,25 @@ class LiveFeed:
             if not followers:
                 self._subscribers.pop(subscription.match_id, None)
                 self._dispatched.pop(subscription.match_id, None)
+                partition = self.matches.keys.partition(subscription.match_id)
+                if not any(self.matches.keys.partition(m) == partition for m in self._subscribers):
+                    self._cursors.pop(partition, None)
 
     def count(self) -> int:
         with self._lock:
             return sum(len(s) for s in self._subscribers.values())
 
     def _follow(self) -> None:
-        last = "$"
         while True:
             try:
-                last, moved = self.matches.store.tail_feed(last, self.block_ms)
+                with self._lock:
+                    cursors = dict(self._cursors)
+                cursors, moved = self.matches.store.tail_feed(cursors, self.block_ms)
+                with self._lock:
+                    self._cursors.update({p: c for p, c in cursors.items() if p in self._cursors})
                 for match_id, version in moved.items():
                     self._hand_out(match_id, version)
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+            except redis.exceptions.RedisError as error:  # away, or a cluster failing over
                 log.warning("redis unavailable (%s); the live feed retries", error)
                 threading.Event().wait(1.0)
             except Exception:  # a reader that dies silently would leave every subscriber waiting

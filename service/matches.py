@@ -27,6 +27,7 @@ from service.keys import Keys
 from service.replay import SHELL_EVENTS, MatchState
 from service.repository import MatchNotFound, MatchRepository, Meta
 from service.platforms import Platforms
+from service.redis_client import for_jobs
 from service.serverkey import ServerKey
 from service.webhooks import Webhooks
 from service.tokens import new_token, token_hash
@@ -61,15 +62,17 @@ PUBLIC_LISTED = 10_000
 
 
 class Matches:
-    def __init__(self, redis_client: redis.Redis, settings: Settings | None = None, cache_size: int = 2048):
+    def __init__(self, redis_client: redis.Redis, settings: Settings | None = None, cache_size: int = 2048,
+                 jobs_redis: redis.Redis | None = None):
+        """``jobs_redis``: the job queue's Redis (by default ``RQ_REDIS_URL``'s, else the match store's)."""
         self.settings = settings or Settings()
         self.redis = redis_client
-        self.keys = Keys(self.settings.namespace)
+        self.keys = Keys(self.settings.namespace, self.settings.feed_partitions)
         self.server_key = ServerKey(self.settings.secret_key)
         self.repository = MatchRepository(redis_client, self.keys, self.settings.snapshot_every, self.server_key,
-                                          cache_size)
+                                          cache_size, self.settings.durability, self.settings.replica_wait_ms)
         self.store = self.repository.store
-        self.jobs = JobQueue(redis_client, self.keys)
+        self.jobs = JobQueue(jobs_redis or for_jobs(self.settings.rq_redis_url, redis_client), self.keys)
         self.platforms = Platforms(redis_client, self.keys)
         self.webhooks = Webhooks(redis_client, self.keys, self.server_key)
 

@@ -22,8 +22,8 @@ CONFLICTS = Counter("matchlog_version_conflicts", "Actions refused because the m
 ILLEGAL = Counter("matchlog_illegal_actions", "Actions the rules refused", ["reason"])
 JOBS = Counter("matchlog_jobs", "Background jobs run", ["job", "outcome"])
 SUBSCRIBERS = Gauge("matchlog_live_subscribers", "Live-feed (SSE) connections open", multiprocess_mode="livesum")
-FEED_LAG = Gauge("matchlog_feed_lag_entries", "Feed entries not yet read by the rule workers",
-                 multiprocess_mode="max")
+FEED_LAG = Gauge("matchlog_feed_lag_entries", "Feed entries not yet read by the rule workers (each counts its "
+                 "own partitions)", multiprocess_mode="livesum")
 
 
 def exposition() -> tuple[bytes, str]:

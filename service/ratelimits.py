@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 
 import redis
+from redis.cluster import RedisCluster
 from flask import Flask, request
 from flask_limiter import Limit, Limiter
 from flask_limiter.util import get_remote_address
@@ -37,6 +38,10 @@ def install(app: Flask, redis_client: redis.Redis, namespace: str, per_token: st
                             exempt_when=lambda: not _writing() or not _token_key()))
     if not limits:
         return None
+    if isinstance(redis_client, RedisCluster):  # limits makes its own cluster client, from the same nodes
+        nodes = ",".join(f"{n.host}:{n.port}" for n in redis_client.get_primaries())
+        storage = {"storage_uri": f"redis+cluster://{nodes}", "storage_options": {"protocol": 2}}
+    else:
+        storage = {"storage_uri": "redis://", "storage_options": {"connection_pool": redis_client.connection_pool}}
     return Limiter(key_func=get_remote_address, app=app, application_limits=limits, headers_enabled=True,
-                   storage_uri="redis://", storage_options={"connection_pool": redis_client.connection_pool},
-                   strategy="fixed-window", key_prefix=f"{namespace}:ratelimit")
+                   strategy="fixed-window", key_prefix=f"{namespace}:ratelimit", **storage)

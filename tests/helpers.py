@@ -56,8 +56,15 @@ def run_jobs(redis_client, settings) -> None:
     from service.jobqueue import JobQueue
     from service.keys import Keys
 
-    queue = JobQueue(redis_client, Keys(settings.namespace)).queue()
-    SimpleWorker([queue], connection=redis_client).work(burst=True)
+    from service.matches import Matches
+    from service.redis_client import for_jobs
+    from workers.jobs import run_here
+
+    jobs = for_jobs(settings.rq_redis_url, redis_client)  # RQ's own Redis beside a cluster
+    if jobs is not redis_client:
+        run_here(Matches(redis_client, settings, jobs_redis=jobs), jobs)
+    queue = JobQueue(jobs, Keys(settings.namespace)).queue()
+    SimpleWorker([queue], connection=jobs).work(burst=True)
 
 
 def score(client, redis_client, settings, match_id, token) -> dict:
@@ -105,9 +112,12 @@ def wait_for(condition, timeout=60.0, every=0.05):
 
 
 def start_worker(redis_url, settings, **env) -> subprocess.Popen:
-    """``matchlog worker`` as its own process (so that a test may kill it), quick to claim a dead one's work."""
+    """``matchlog worker`` as its own process (so that a test may kill it), quick to claim a dead one's work
+(and, within 2 s, the feed partitions of one that stopped renewing its leases)."""
     env = {**os.environ, "REDIS_URL": redis_url, "MATCHLOG_NAMESPACE": settings.namespace,
            "MATCHLOG_SECRET_KEY": settings.secret_key,
-           "MATCHLOG_CLAIM_IDLE_MS": "500", "MATCHLOG_SNAPSHOT_EVERY": "4", **env}
+           "MATCHLOG_CLAIM_IDLE_MS": "500", "MATCHLOG_SNAPSHOT_EVERY": "4",
+           "MATCHLOG_PARTITION_LEASE_MS": "2000", "MATCHLOG_DURABILITY": settings.durability,
+           **({"RQ_REDIS_URL": settings.rq_redis_url} if settings.rq_redis_url else {}), **env}
     return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

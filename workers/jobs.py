@@ -21,17 +21,26 @@ from service import metrics
 from service.config import Settings
 from service.jobqueue import DELIVERY_RETRIES
 from service.matches import Matches
+from service.redis_client import connect
 from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, signature
 
 _apps: dict[tuple[int, str], Matches] = {}
 
 
 def _matches(namespace: str) -> Matches:
-    connection = get_current_job().connection
-    key = (id(connection), namespace)
+    """The matches of ``namespace``: in the job queue's Redis, or (``RQ_REDIS_URL`` set) in ``REDIS_URL``'s."""
+    jobs = get_current_job().connection
+    key = (id(jobs), namespace)
     if key not in _apps:
-        _apps[key] = Matches(connection, dataclasses.replace(Settings.from_env(), namespace=namespace))
+        settings = dataclasses.replace(Settings.from_env(), namespace=namespace)
+        store = connect(settings.redis_url) if settings.rq_redis_url and settings.redis_url else jobs
+        _apps[key] = Matches(store, settings, jobs_redis=jobs)
     return _apps[key]
+
+
+def run_here(matches: Matches, jobs) -> None:
+    """Run this process's jobs of ``matches``'s namespace, taken from ``jobs``, on ``matches`` itself."""
+    _apps[(id(jobs), matches.keys.namespace)] = matches
 
 
 def score_match(match_id: str, namespace: str) -> dict[str, Any]:

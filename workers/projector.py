@@ -1,8 +1,11 @@
-"""The projector: a rule worker that follows the feed in a consumer group.
+"""The projector: a rule worker that follows its share of the feed's partitions in a consumer group
+(``workers.partitions`` decides the share; a partition it gains comes with the notices its last reader
+left pending).
 
-For every append it folds the match up to the announced version (which leaves snapshots behind, so
-that reading a long match never replays it from the start), enqueues the moves of bot seats to act
-at the match's latest version and, when the game has just ended, the scoring job.
+For every append it delivers the webhooks that want it; for an append that ended the game (it reveals
+the seed) it enqueues the scoring job, and in a match with bots or a clock, the moves of bot seats to
+act and the next deadline. Only those need the match's state: an ordinary move of a match without
+bots or clock costs no fold here (the API folded it, and left the snapshots behind).
 
 A notice is acknowledged only once its work is done, and the notice of a game's end only once the
 result is in the log. Until then it stays pending in the consumer group, and pending notices idle for
@@ -25,8 +28,13 @@ from service import metrics
 from service.events import FeedNotice
 from service.matches import Matches
 from service.repository import MatchNotFound
+from workers.partitions import PartitionLeases
 
 GROUP = "projector"
+STATEFUL = {"match_created", "seed_revealed", "match_scored", "seat_replaced", "seat_joined", "match_started"}
+"""Entry types whose notice always needs the match's state."""
+REBALANCE_S = 1.0
+"""How often a worker renews its partition leases and takes or gives up its share."""
 log = logging.getLogger("matchlog.projector")
 
 
@@ -38,9 +46,15 @@ class Projector:
         self.block_ms = block_ms
         self.claim_idle_ms = matches.settings.claim_idle_ms
         self._last_claim = 0.0
+        self._extras: dict[str, bool] = {}  # match id -> has bots or a clock
+        self._last_rebalance = -REBALANCE_S
+        self.leases = PartitionLeases(matches.redis, matches.keys, self.consumer, matches.settings.partition_lease_ms)
 
     def handle(self, notice: FeedNotice) -> bool:
         """Do a notice's work; False while it must stay pending (a finished game not yet scored)."""
+        if not self._needs_state(notice):
+            self.matches.deliver(notice.match_id, notice.version, notice.types)
+            return True
         try:
             state = self.matches.load(notice.match_id, notice.version)
         except MatchNotFound:
@@ -52,35 +66,76 @@ class Projector:
             return False
         if "match_scored" in notice.types:  # the match will not change again: one snapshot is enough
             self.matches.repository.compact(notice.match_id)
-        elif (state.clock is not None or any(state.bots)) and self.matches.store.version(notice.match_id) == \
-                notice.version:  # bots and clocks answer the latest version only; other matches cost no read
+        elif self._remember_extras(notice.match_id, state) and \
+                self.matches.store.version(notice.match_id) == notice.version:  # they answer the latest version only
             self.matches.bots_to_move(notice.match_id, state)
             self.matches.schedule_deadline(notice.match_id, state)
         return True
 
+    def _needs_state(self, notice: FeedNotice) -> bool:
+        """Whether the notice's work needs the match's state: a game's end (``seed_revealed``), a seat
+        handed over, anything of a match with bots or a clock, or of a match not seen yet."""
+        if STATEFUL & set(notice.types) or not notice.types:
+            return True
+        return self._extras.get(notice.match_id, True)
+
+    def _remember_extras(self, match_id: str, state) -> bool:
+        """Whether the match has bots or a clock (fixed but for ``seat_replaced``, which is looked at again)."""
+        if len(self._extras) > 100_000:
+            self._extras.clear()
+        self._extras[match_id] = extras = state.clock is not None or any(state.bots)
+        return extras
+
     def step(self) -> int:
-        """Handle one batch: stale notices of dead consumers first, then new ones. Returns how many."""
-        self.store.ensure_group(GROUP)
-        notices: list[FeedNotice] = []
-        if time.monotonic() - self._last_claim > self.claim_idle_ms / 2000:
-            self._last_claim = time.monotonic()
-            notices = self.store.claim_stale(GROUP, self.consumer, self.claim_idle_ms)
-            self.store.trim_feed()
-            self.store.drop_idle_consumers(GROUP, 10 * self.claim_idle_ms)
-            self.matches.jobs.clean_registries()
-            metrics.FEED_LAG.set(self.store.feed_lag(GROUP))
+        """Handle one batch: the pending notices of partitions just gained and stale ones first, then
+        new ones. Returns how many."""
+        notices = self._rebalance() + self._chores()
         self.matches.jobs.enqueue_overdue()  # deadlines and delayed retries: every worker moves them when due
         if not notices:
-            notices = self.store.read_feed(GROUP, self.consumer, count=100, block_ms=self.block_ms)
+            notices = self.store.read_feed(GROUP, self.consumer, self.leases.owned(), count=100,
+                                           block_ms=self.block_ms)
         for notice in notices:
             if self.handle(notice):
-                self.store.ack(GROUP, notice.entry_id)
+                self.store.ack(GROUP, notice)
         return len(notices)
+
+    def _rebalance(self) -> list[FeedNotice]:
+        if time.monotonic() - self._last_rebalance < REBALANCE_S:
+            return []
+        self._last_rebalance = time.monotonic()
+        gained = sorted(self.leases.rebalance().gained)
+        if not gained:
+            return []
+        self.store.ensure_group(GROUP, gained)
+        return [n for p in gained for n in self.store.claim_stale(GROUP, self.consumer, p, idle_ms=0)]
+
+    def _chores(self) -> list[FeedNotice]:
+        """Every half ``claim_idle_ms``: take back notices left unfinished (a game's end not scored yet),
+        trim what every group is done with, forget gone consumers and jobs, report the lag."""
+        if time.monotonic() - self._last_claim <= self.claim_idle_ms / 2000:
+            return []
+        self._last_claim = time.monotonic()
+        owned = sorted(self.leases.owned())
+        notices = []
+        for partition in owned:
+            notices += self.store.claim_stale(GROUP, self.consumer, partition, self.claim_idle_ms)
+            self.store.trim_feed(partition)
+            self.store.drop_idle_consumers(GROUP, partition, 10 * self.claim_idle_ms)
+        self.matches.jobs.clean_registries()
+        metrics.FEED_LAG.set(self.store.feed_lag(GROUP, owned))
+        return notices
 
     def run(self, stop: threading.Event) -> None:
         while not stop.is_set():
             try:
                 self.step()
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+            except redis.exceptions.RedisError as error:  # away, or a cluster failing over
                 log.warning("redis unavailable (%s); retrying", error)
                 stop.wait(1.0)
+                if "NOGROUP" in str(error):  # a feed partition deleted under us: make it again
+                    self._last_rebalance = -REBALANCE_S
+                    self.leases.start_over()
+        try:
+            self.leases.resign()  # the others take over at once rather than after a lease
+        except redis.exceptions.RedisError:
+            pass

@@ -16,8 +16,9 @@ from rq import SimpleWorker
 
 from service.config import Settings
 from service.matches import Matches
-from service.redis_client import connect
+from service.redis_client import connect, for_jobs
 from service.jobqueue import JobQueue
+from workers.jobs import run_here
 from workers.projector import Projector
 
 log = logging.getLogger("matchlog.worker")
@@ -35,11 +36,15 @@ class _JobWorker(SimpleWorker):
 
 def run(settings: Settings, redis_url: str, stop: threading.Event | None = None, burst: bool = False) -> None:
     stop = stop or threading.Event()
-    matches = Matches(connect(redis_url), settings)
+    store = connect(redis_url)
+    jobs_connection = for_jobs(settings.rq_redis_url, store)
+    if jobs_connection is store:
+        jobs_connection = connect(redis_url)  # RQ changes its socket timeout: keep it to itself
+    matches = Matches(store, settings)
+    run_here(matches, jobs_connection)  # jobs share the rule thread's cache: what one folded, the other reuses
     projector = Projector(matches)
     thread = threading.Thread(target=projector.run, args=(stop,), name="projector", daemon=True)
     thread.start()
-    jobs_connection = connect(redis_url)  # RQ changes its socket timeout: keep it to itself
     try:
         while not stop.is_set():
             worker = _JobWorker([JobQueue(jobs_connection, matches.keys).queue()], connection=jobs_connection,

@@ -46,7 +46,7 @@ def play_to_the_end(matches: Matches, game_id: str, players: int, options: dict,
 
 
 def keys_of(redis_client, settings: Settings, match_id: str) -> list[bytes]:
-    return (list(redis_client.scan_iter(match=f"{settings.namespace}:match:{match_id}:*"))
+    return (list(redis_client.scan_iter(match=f"{settings.namespace}:*match:{match_id}:*"))
             + list(redis_client.scan_iter(match=f"rq:*{match_id}*")))
 
 

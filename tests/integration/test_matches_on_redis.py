@@ -13,6 +13,7 @@ from service.events import EventStore, Recorded
 from service.games.blokus import GAME
 from service.keys import Keys
 from service.redis_client import connect
+from redis.cluster import RedisCluster
 from tests.helpers import act, bearer, create, play_random_game, run_jobs
 from workers.projector import GROUP, Projector
 
@@ -28,7 +29,7 @@ def drain(app, settings, redis_client):
     for _ in range(20):
         busy = projector.step()
         run_jobs(redis_client, settings)
-        if not busy and not redis_client.xpending(matches.store.feed_key, GROUP)["pending"]:
+        if not busy and not matches.store.feed_pending(GROUP):
             return
     raise AssertionError("the worker did not settle")
 
@@ -56,7 +57,7 @@ def test_random_games_play_to_the_end_and_get_scored(real_client, real_app, real
 
     # the worker trims the feed it follows once every notice is done; the logs are never trimmed
     store = EventStore(real_redis, Keys(settings.namespace))
-    assert real_redis.xlen(store.feed_key) == 0
+    assert sum(real_redis.xlen(store.keys.feed(p)) for p in store.partitions) == 0
     assert store.version(match_id) == len(log)
 
 
@@ -80,11 +81,15 @@ def test_replay_at_every_version_equals_the_state_reached_live(real_client, real
         assert served["state"] == GAME.view(folded.game, None)
         if version in live:
             assert served["state"] == live[version]
-    snapshots = real_redis.hkeys(f"{settings.namespace}:match:{match_id}:snapshots")
+    snapshots = real_redis.hkeys(Keys(settings.namespace).snapshots(match_id))
     assert sorted(int(v) for v in snapshots) == list(range(16, len(log) + 1, 16))
 
 
 def connect_like(redis_client):
+    """Another client of the same Redis: another API process, as far as caches go."""
+    if isinstance(redis_client, RedisCluster):
+        node = redis_client.get_default_node()
+        return connect(f"redis+cluster://{node.host}:{node.port}")
     kwargs = redis_client.connection_pool.connection_kwargs
     if "path" in kwargs:
         return connect(f"unix://{kwargs['path']}?db={kwargs.get('db', 0)}")

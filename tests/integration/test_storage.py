@@ -1,5 +1,5 @@
 """Storage that does not grow without need (issue: Hardening): packs stored once, snapshots of a
-finished match compacted to the final one, dead feed consumers forgotten, RQ registries cleaned."""
+finished match compacted to the final one, RQ registries cleaned."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from service.events import Recorded
 from service.keys import Keys
 from service.matches import Matches
 from tests.helpers import create, play_random_game, run_jobs
-from workers.projector import GROUP, Projector
+from workers.projector import Projector
 
 pytestmark = pytest.mark.redis
 
@@ -65,14 +65,3 @@ def test_a_finished_scored_match_keeps_only_its_final_snapshot(real_client, real
     fresh = Matches(real_redis, settings)
     assert fresh.load(match_id, 3).version == 3
     assert fresh.load(match_id) == final
-
-
-def test_workers_forget_dead_consumers_of_the_feed(real_client, real_redis, settings):
-    settings = dataclasses.replace(settings, claim_idle_ms=0)
-    matches = Matches(real_redis, settings)
-    create(real_client)
-    drain(Projector(matches, consumer="gone", block_ms=10))
-    create(real_client)
-    drain(Projector(matches, consumer="alive", block_ms=10))
-    names = {c["name"] for c in real_redis.xinfo_consumers(matches.store.feed_key, GROUP)}
-    assert b"gone" not in names and "gone" not in names

@@ -1,0 +1,77 @@
+"""The integration suite on a real Redis Cluster: 6 ``redis-server`` nodes, 3 masters and 3 replicas,
+on loopback ports (``tests.redis_cluster``), with ``REDIS_URL=redis+cluster://...`` and the job queue on
+its own single Redis (``RQ_REDIS_URL``: RQ cannot run on a cluster).
+
+The tests below are the single-Redis suite's own, collected here again with the fixtures of this
+module: random games of every game and mode played to the end by bots on two real worker processes,
+scored, each log replayed; replay at every version; racing writers; idempotent retries; then what only
+a cluster shows: matches spread over every master, and the workers' partitions on all of them.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import random
+
+import pytest
+
+from service.redis_client import connect
+from tests.helpers import create, play_random_game
+from tests.integration.test_bots_on_redis import test_bot_only_matches_of_every_game_and_mode_finish_by_themselves
+from tests.integration.test_matches_on_redis import (
+    drain, test_idempotent_retries_race_to_one_append, test_racing_clients_on_one_version_exactly_one_wins,
+    test_random_games_play_to_the_end_and_get_scored, test_replay_at_every_version_equals_the_state_reached_live)
+
+__all__ = [  # the single-Redis suite's tests, collected again here, on the cluster
+    "test_bot_only_matches_of_every_game_and_mode_finish_by_themselves", "test_idempotent_retries_race_to_one_append",
+    "test_racing_clients_on_one_version_exactly_one_wins", "test_random_games_play_to_the_end_and_get_scored",
+    "test_replay_at_every_version_equals_the_state_reached_live"]
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+
+@pytest.fixture
+def redis_url(redis_cluster):
+    """What a worker started by a test gets as REDIS_URL: the cluster."""
+    return redis_cluster.startup_url
+
+
+@pytest.fixture
+def settings(settings, single_redis_url):
+    return dataclasses.replace(settings, rq_redis_url=single_redis_url)
+
+
+@pytest.fixture
+def real_redis(redis_cluster, settings):
+    client = connect(redis_cluster.startup_url)
+    yield client
+    for key in client.scan_iter(match=f"{settings.namespace}:*", count=1000):
+        client.delete(key)
+    jobs = connect(settings.rq_redis_url)
+    for key in jobs.scan_iter(match=f"rq:*{settings.namespace}*", count=1000):
+        jobs.delete(key)
+
+
+def test_matches_spread_over_every_master(real_client, real_redis, redis_cluster, settings):
+    match_ids = [create(real_client)[0] for _ in range(60)]
+    keys = real_client.application.extensions["matchlog"].keys
+    by_master = collections.Counter(redis_cluster.master_of(keys.log(m)) for m in match_ids)
+    print(f"\n60 matches over the masters (port: matches): {dict(sorted(by_master.items()))}")
+    assert sorted(by_master) == sorted(redis_cluster.master_ports())
+    assert min(by_master.values()) >= 8  # 64 partitions in equal slices of the slot space: about 20 each
+    for match_id in match_ids:
+        log, meta, feed = keys.log(match_id), keys.meta(match_id), keys.feed(keys.partition(match_id))
+        assert redis_cluster.master_of(log) == redis_cluster.master_of(meta) == redis_cluster.master_of(feed)
+
+
+def test_a_worker_follows_partitions_on_every_master(real_client, real_app, real_redis, settings):
+    match_ids = []
+    for seed in range(6):
+        match_id, tokens = create(real_client)
+        play_random_game(real_client, match_id, tokens, random.Random(seed))
+        match_ids.append(match_id)
+    drain(real_app, settings, real_redis)  # one worker owns all 64 partitions, spread over 3 masters
+    for match_id in match_ids:
+        assert real_client.get(f"/v1/matches/{match_id}").json["result"]["final"] is True
+    assert real_app.extensions["matchlog"].store.feed_pending("projector") == 0
