@@ -4,8 +4,9 @@ its own single Redis (``RQ_REDIS_URL``: RQ cannot run on a cluster).
 
 The tests below are the single-Redis suite's own, collected here again with the fixtures of this
 module: random games of every game and mode played to the end by bots on two real worker processes,
-scored, each log replayed; replay at every version; racing writers; idempotent retries; then what only
-a cluster shows: matches spread over every master, and the workers' partitions on all of them.
+scored, each log replayed; replay at every version; racing writers; idempotent retries; the live feed
+(SSE) to the end of a match; then what only a cluster shows: matches spread over every master, and
+a worker's partitions on all of them.
 """
 
 from __future__ import annotations
@@ -22,11 +23,14 @@ from tests.integration.test_bots_on_redis import test_bot_only_matches_of_every_
 from tests.integration.test_matches_on_redis import (
     drain, test_idempotent_retries_race_to_one_append, test_racing_clients_on_one_version_exactly_one_wins,
     test_random_games_play_to_the_end_and_get_scored, test_replay_at_every_version_equals_the_state_reached_live)
+from tests.test_livefeed import (test_the_backlog_then_each_new_entry_with_its_version_as_id,
+                                 test_the_stream_ends_once_the_match_is_scored)
 
 __all__ = [  # the single-Redis suite's tests, collected again here, on the cluster
     "test_bot_only_matches_of_every_game_and_mode_finish_by_themselves", "test_idempotent_retries_race_to_one_append",
     "test_racing_clients_on_one_version_exactly_one_wins", "test_random_games_play_to_the_end_and_get_scored",
-    "test_replay_at_every_version_equals_the_state_reached_live"]
+    "test_replay_at_every_version_equals_the_state_reached_live",
+    "test_the_backlog_then_each_new_entry_with_its_version_as_id", "test_the_stream_ends_once_the_match_is_scored"]
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -51,6 +55,12 @@ def real_redis(redis_cluster, settings):
     jobs = connect(settings.rq_redis_url)
     for key in jobs.scan_iter(match=f"rq:*{settings.namespace}*", count=1000):
         jobs.delete(key)
+
+
+@pytest.fixture
+def fake_redis(real_redis):
+    """The live-feed tests' store, here the cluster: their reader polls partitions across slots."""
+    return real_redis
 
 
 def test_matches_spread_over_every_master(real_client, real_redis, redis_cluster, settings):
