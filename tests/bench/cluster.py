@@ -5,7 +5,8 @@ node against a 3-master Redis Cluster (3 replicas beside them), both started her
 ``redis-server`` with the same settings, on loopback. Each of N client processes appends one entry at
 a time to its own matches, in turn. Also the cluster with ``replicated`` durability (each append waits
 for its replica: ``WAIT 1``), and how the matches fell on the masters. Prints the machine, a table and,
-last, one JSON line.
+last, one JSON line. The CPU each append costs the Redis servers (all nodes, replicas included) and the
+clients is read from ``/proc``: the numbers of the scaling model in the README.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import collections
 import json
 import multiprocessing
+import os
 import shutil
 import subprocess
 import tempfile
@@ -61,6 +63,7 @@ def client(url: str, namespace: str, durability: str, seconds: float, start_at: 
     while time.time() < start_at:
         time.sleep(0.001)
     latencies = []
+    cpu_started = time.process_time()
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         for match_id, head in heads.items():
@@ -73,10 +76,21 @@ def client(url: str, namespace: str, durability: str, seconds: float, start_at: 
                 raise RuntimeError("a version conflict: every client appends to its own matches") from None
             latencies.append(time.perf_counter() - began)
             heads[match_id] = entry
-    out.put((len(latencies), latencies[:: max(1, len(latencies) // 5000)], list(heads)))
+    out.put((len(latencies), latencies[:: max(1, len(latencies) // 5000)], list(heads),
+             time.process_time() - cpu_started))
 
 
-def load(url: str, durability: str, clients: int, seconds: float) -> tuple[float, float, float, list[str]]:
+def cpu_seconds(pids) -> float:
+    """CPU time (user + system) the processes have used so far."""
+    ticks = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def load(url: str, durability: str, clients: int, seconds: float, servers) -> dict:
     namespace = f"bench-{uuid.uuid4().hex[:8]}"
     out = multiprocessing.Queue()
     start_at = time.time() + 1.5  # every client connected and its matches made before the clock starts
@@ -84,13 +98,17 @@ def load(url: str, durability: str, clients: int, seconds: float) -> tuple[float
                  for _ in range(clients)]
     for process in processes:
         process.start()
+    time.sleep(max(0.0, start_at - time.time()))
+    redis_cpu = cpu_seconds(servers)
     results = [out.get(timeout=seconds + 60) for _ in processes]
+    redis_cpu = cpu_seconds(servers) - redis_cpu
     for process in processes:
         process.join()
     appends = sum(r[0] for r in results)
     latencies = sorted(x for r in results for x in r[1])
-    match_ids = [m for r in results for m in r[2]]
-    return appends / seconds, latencies[len(latencies) // 2] * 1000, latencies[int(len(latencies) * 0.99)] * 1000, match_ids
+    return {"rate": appends / seconds, "p50": latencies[len(latencies) // 2] * 1000,
+            "p99": latencies[int(len(latencies) * 0.99)] * 1000, "match_ids": [m for r in results for m in r[2]],
+            "redis_us": redis_cpu / appends * 1e6, "client_us": sum(r[3] for r in results) / appends * 1e6}
 
 
 def main(argv=None) -> int:
@@ -111,18 +129,22 @@ def main(argv=None) -> int:
     node, url = single_node(binary, folder, args.appendfsync)
     try:
         with LocalCluster(binary, appendfsync=args.appendfsync) as cluster:
-            runs = [("one_node", "1 node", url, "local"),
-                    ("cluster", "3 masters", cluster.startup_url, "local"),
-                    ("cluster_replicated", "3 masters, WAIT 1", cluster.startup_url, "replicated")]
-            for key, label, where, durability in runs:
+            nodes = [n.process.pid for n in cluster.nodes.values()]
+            runs = [("one_node", "1 node", url, "local", [node.pid]),
+                    ("cluster", "3 masters", cluster.startup_url, "local", nodes),
+                    ("cluster_replicated", "3 masters, WAIT 1", cluster.startup_url, "replicated", nodes)]
+            for key, label, where, durability, servers in runs:
                 print(f"{label}: {args.clients} clients, {args.seconds:g} s ...", flush=True)
-                rate, p50, p99, match_ids = load(where, durability, args.clients, args.seconds)
-                figures += [Figure(f"{key}.appends_per_s", f"{label}: appends", rate, "/s"),
-                            Figure(f"{key}.p50_ms", f"{label}: p50", p50, "ms"),
-                            Figure(f"{key}.p99_ms", f"{label}: p99", p99, "ms")]
+                run = load(where, durability, args.clients, args.seconds, servers)
+                figures += [Figure(f"{key}.appends_per_s", f"{label}: appends", run["rate"], "/s"),
+                            Figure(f"{key}.p50_ms", f"{label}: p50", run["p50"], "ms"),
+                            Figure(f"{key}.p99_ms", f"{label}: p99", run["p99"], "ms"),
+                            Figure(f"{key}.redis_cpu_us", f"{label}: Redis CPU per append (all nodes)",
+                                   run["redis_us"], "µs"),
+                            Figure(f"{key}.client_cpu_us", f"{label}: client CPU per append", run["client_us"], "µs")]
                 if key == "cluster":
                     keys = Keys("any")
-                    spread = collections.Counter(cluster.master_of(keys.feed(keys.partition(m))) for m in match_ids)
+                    spread = collections.Counter(cluster.master_of(keys.feed(keys.partition(m))) for m in run["match_ids"])
                     figures.append(Figure("cluster.matches_per_master", "matches per master",
                                           " / ".join(str(n) for _, n in sorted(spread.items()))))
     finally:
