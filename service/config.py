@@ -69,6 +69,8 @@ class Settings:
     get a fresh one, which only suits a single process."""
 
     def __post_init__(self):
+        if not 0 < self.replica_wait_ms < 4000:  # inside the 5 s socket timeout, which would retry the append
+            raise ValueError(f"MATCHLOG_REPLICA_WAIT_MS is 1 to 3999, not {self.replica_wait_ms}")
         if not 1 <= self.feed_partitions <= 16384:
             raise ValueError(f"MATCHLOG_FEED_PARTITIONS is 1 to 16384 (a Redis Cluster's slots), not {self.feed_partitions}")
 

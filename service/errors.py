@@ -123,8 +123,9 @@ def register(app: Flask) -> None:
         log.warning("append not replicated: %s", error)
         return jsonify({"error": "not_replicated",
                         "message": "no replica confirmed the write in time, so it may or may not survive a "
-                                   "failover: send the request again with the same Idempotency-Key to learn "
-                                   "whether it was appended (its first answer comes back) or to append it now"}), \
+                                   "failover: send an action again with the same Idempotency-Key to learn "
+                                   "whether it was appended (its first answer comes back) or to append it now; "
+                                   "after any other write, read the match to see whether it happened"}), \
             503, {"Retry-After": "1"}
 
     @app.errorhandler(redis.exceptions.OutOfMemoryError)

@@ -205,7 +205,7 @@ class EventStore:
                      _packed_hash(entry.hash)]
         keys = [self.keys.log(match_id), self.keys.feed(self.keys.partition(match_id)),
                 remember.key if remember else self.keys.unused(match_id)]
-        outcome, value = self._durably(self._append, keys, args)
+        outcome, value = self.durably(keys[0], lambda client: self._append(keys=keys, args=args, client=client))
         if outcome == b"replayed":
             return -1, value.decode()
         if outcome == b"conflict":
@@ -214,22 +214,24 @@ class EventStore:
 
     def remembered(self, key: str) -> str | None:
         """The answer kept under an idempotency key (once replicated, with replicated durability)."""
-        prior = self._durably(self._remembered, [key], []) if self.replicated else self.redis.get(key)
+        prior = self.durably(key, lambda client: self._remembered(keys=[key], client=client)) if self.replicated \
+            else self.redis.get(key)
         return prior.decode() if prior is not None else None
 
-    def _durably(self, script, keys: list[str], args: list[Any]):
-        """Run ``script``; with replicated durability, followed by ``WAIT`` on the same connection of
-        the node that owns the keys (``WAIT`` counts the replicas that have this connection's writes)."""
+    def durably(self, key: str, write):
+        """``write(client)``, a write to ``key``'s slot; with replicated durability, followed by ``WAIT`` on
+        the same connection of the node that owns the key (``WAIT`` counts the replicas that have this
+        connection's writes) and NotReplicated unless one confirms."""
         if not self.replicated:
-            return script(keys=keys, args=args)
-        node = self.redis.get_redis_connection(self.redis.get_node_from_key(keys[0])) if self.cluster else self.redis
+            return write(self.redis)
+        node = self.redis.get_redis_connection(self.redis.get_node_from_key(key)) if self.cluster else self.redis
         try:
             with node.pipeline(transaction=False) as pipe:
-                script(keys=keys, args=args, client=pipe)
+                write(pipe)
                 pipe.execute_command("WAIT", 1, self.replica_wait_ms)
                 reply, replicas = pipe.execute()
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, redis.exceptions.MovedError,
-                redis.exceptions.ReadOnlyError):
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, redis.exceptions.AskError,
+                redis.exceptions.ReadOnlyError):  # AskError: and MovedError
             if self.cluster:  # a failover: learn the new master for the next request
                 self._refresh_slots()
             raise
@@ -288,9 +290,9 @@ class EventStore:
                                           count=count, block=block_ms)
             return self._notices(reply)
         return self._polled("read_feed", block_ms, lambda: [
-            n for reply in self._each(partitions, lambda pipe, p: pipe.xreadgroup(
-                group, consumer, {self.keys.feed(p): ">"}, count=count))
-            if not isinstance(reply, Exception) for n in self._notices(reply)])
+            n for reply in _raised(self._each(partitions, lambda pipe, p: pipe.xreadgroup(
+                group, consumer, {self.keys.feed(p): ">"}, count=count)))
+            for n in self._notices(reply)])
 
     def _polled(self, reader: str, block_ms: int, poll):
         """``poll()`` until it returns something or ``block_ms`` have gone by, backing off while idle."""
@@ -310,7 +312,7 @@ class EventStore:
     def newest_feed_ids(self, partitions) -> dict[int, str]:
         """Each partition's newest notice id ("0-0" when it has none): where to start following it now."""
         partitions = list(partitions)
-        replies = self._each(partitions, lambda pipe, p: pipe.xrevrange(self.keys.feed(p), count=1))
+        replies = _raised(self._each(partitions, lambda pipe, p: pipe.xrevrange(self.keys.feed(p), count=1)))
         return {p: reply[0][0].decode() if reply else "0-0" for p, reply in zip(partitions, replies)}
 
     def tail_feed(self, cursors: dict[int, str], block_ms: int, count: int = 1000) -> tuple[dict[int, str], dict[str, int]]:
@@ -322,9 +324,9 @@ class EventStore:
             return cursors, {}
         if self.cluster:
             reply = self._polled("tail_feed", block_ms, lambda: [
-                r for entries in self._each(cursors, lambda pipe, p: pipe.xread({self.keys.feed(p): cursors[p]},
-                                                                                  count=count))
-                if entries and not isinstance(entries, Exception) for r in entries])
+                r for entries in _raised(self._each(cursors, lambda pipe, p: pipe.xread({self.keys.feed(p): cursors[p]},
+                                                                                          count=count)))
+                if entries for r in entries])
         else:
             reply = self.redis.xread({self.keys.feed(p): i for p, i in cursors.items()}, count=count, block=block_ms)
         cursors = dict(cursors)
@@ -344,7 +346,7 @@ class EventStore:
             reply = self.redis.xautoclaim(feed, group, consumer, idle_ms, start_id=start, count=count)
             start, entries = reply[0], reply[1]
             notices += [_notice(i, f, partition) for i, f in entries if f]
-            if start in (b"0-0", "0-0") or not entries:
+            if start in (b"0-0", "0-0"):  # an empty page with a cursor: none idle among those it looked at
                 return notices
 
     def drop_idle_consumers(self, group: str, partition: int, idle_ms: int) -> None:
@@ -448,6 +450,14 @@ def _base36(n: int) -> str:
         digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
         if not n:
             return digits
+def _raised(replies: list) -> list:
+    """Pipeline replies, raising the first error among them (a missing group must not pass for "nothing new")."""
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    return replies
+
+
 def _text(raw) -> str:
     return raw.decode() if isinstance(raw, bytes) else raw
 

@@ -76,21 +76,32 @@ class LiveFeed:
         """Follow a match from now on (read the backlog after subscribing, so nothing falls between)."""
         subscription = Subscription(match_id)
         partition = self.matches.keys.partition(match_id)
-        if partition not in self._cursors:  # pinned before the version is read: nothing falls between
-            pinned = self.matches.store.newest_feed_ids([partition])[partition]
+        while True:
             with self._lock:
-                self._cursors.setdefault(partition, pinned)
-        version = self.matches.store.version(match_id)
-        with self._lock:
-            if match_id not in self._subscribers:
-                self._subscribers[match_id] = set()
-                self._dispatched[match_id] = version
-            self._subscribers[match_id].add(subscription)
-            metrics.SUBSCRIBERS.inc()
-            if self._reader is None or not self._reader.is_alive():  # started lazily: after gunicorn forks
-                self._reader = threading.Thread(target=self._follow, name="livefeed", daemon=True)
-                self._reader.start()
+                followed = partition in self._cursors
+            # the partition's cursor is pinned before the version is read, so nothing falls between
+            pinned = None if followed else self.matches.store.newest_feed_ids([partition])[partition]
+            version = self.matches.store.version(match_id)
+            with self._lock:
+                if pinned is None and partition not in self._cursors:
+                    continue  # its last follower left meanwhile: pin it again
+                if pinned is not None:
+                    self._cursors.setdefault(partition, pinned)
+                self._add(subscription, version)
+                break
         return subscription
+
+    def _add(self, subscription: Subscription, version: int) -> None:
+        """Count a subscriber in (under the lock), with the match's version when it was pinned."""
+        match_id = subscription.match_id
+        if match_id not in self._subscribers:
+            self._subscribers[match_id] = set()
+            self._dispatched[match_id] = version
+        self._subscribers[match_id].add(subscription)
+        metrics.SUBSCRIBERS.inc()
+        if self._reader is None or not self._reader.is_alive():  # started lazily: after gunicorn forks
+            self._reader = threading.Thread(target=self._follow, name="livefeed", daemon=True)
+            self._reader.start()
 
     def unsubscribe(self, subscription: Subscription) -> None:
         with self._lock:

@@ -3,8 +3,9 @@
 Matches written before keys were hash-tagged (``<ns>:match:<id>:...``, one ``<ns>:feed``), or under
 another number of feed partitions, are moved under their partition's tag; with a source Redis other
 than the target (say, one Redis into a new Redis Cluster) every key of the namespace is copied,
-the match keys to their new names. Each key moves with ``DUMP``/``RESTORE`` (its expiry kept), and is
-deleted from the source only once the target has it, so a migration cut off half-way can be run again.
+the match keys to their new names. Each key moves with ``DUMP``/``RESTORE`` (its expiry kept), never
+over a key the target already has, and is deleted from the source only once the target has it, so a
+migration cut off half-way can be run again.
 Feed streams are only pointers: the old ones are dropped, and every match is announced again on its
 partition so that the rule workers look at each once more (scoring a finished game, a bot's turn...).
 Stop the API and the workers while it runs. The job queue is not moved: its jobs are made again from
@@ -24,7 +25,7 @@ from service.keys import Keys
 
 def migrate(source: redis.Redis, target: redis.Redis, keys: Keys, same_server: bool) -> dict[str, Any]:
     """Move what is misplaced (and, from another server, copy the rest). Returns what was done."""
-    moved = copied = dropped = 0
+    moved = copied = 0
     for raw in source.scan_iter(match=f"{keys.namespace}:*", count=1000):
         name = raw.decode()
         if _transient(keys, name):
@@ -33,17 +34,21 @@ def migrate(source: redis.Redis, target: redis.Redis, keys: Keys, same_server: b
         wanted = keys.match_key(*found) if found else name
         if wanted == name and same_server:
             continue
-        _move(source, target, name, wanted)
+        if not _copy(source, target, name, wanted):
+            continue
         if wanted != name:
             moved += 1
             if same_server:
                 source.delete(name)
         else:
             copied += 1
-    if moved and same_server:
-        dropped = _drop_old_feeds(target, keys)
-    announced = _announce_all(target, keys) if moved or copied else 0
-    return {"moved_keys": moved, "copied_keys": copied, "dropped_feeds": dropped, "announced_matches": announced}
+    old_feeds = _old_feeds(target, keys) if same_server else []
+    # announce before the old feeds go: a run cut off in between announces again next time
+    announced = _announce_all(target, keys) if moved or copied or old_feeds else 0
+    for feed in old_feeds:
+        target.delete(feed)
+    return {"moved_keys": moved, "copied_keys": copied, "dropped_feeds": len(old_feeds),
+            "announced_matches": announced}
 
 
 def _transient(keys: Keys, name: str) -> bool:
@@ -53,21 +58,25 @@ def _transient(keys: Keys, name: str) -> bool:
             or rest.startswith("ratelimit"))
 
 
-def _move(source: redis.Redis, target: redis.Redis, name: str, wanted: str) -> None:
-    dump = source.dump(name)
-    if dump is None:  # expired meanwhile
-        return
+def _copy(source: redis.Redis, target: redis.Redis, name: str, wanted: str) -> bool:
+    """Put ``name``'s value and expiry at ``wanted`` unless a key is there already (an earlier run put it
+    there, or the target has moved on since: never rolled back). False if the key expired meanwhile."""
     ttl = source.pttl(name)
-    target.restore(wanted, ttl if ttl > 0 else 0, dump, replace=True)
+    dump = source.dump(name)
+    if ttl == -2 or dump is None:
+        return False
+    try:
+        target.restore(wanted, max(ttl, 0), dump)
+    except redis.exceptions.ResponseError as error:
+        if "BUSYKEY" not in str(error):
+            raise
+    return True
 
 
-def _drop_old_feeds(client: redis.Redis, keys: Keys) -> int:
+def _old_feeds(client: redis.Redis, keys: Keys) -> list[bytes]:
     current = {keys.feed(p) for p in range(keys.partitions)}
-    old = [raw for raw in client.scan_iter(match=f"{keys.namespace}:*feed", count=1000)
-           if raw.decode() not in current and _transient(keys, raw.decode())]
-    for raw in old:
-        client.delete(raw)
-    return len(old)
+    return [raw for raw in client.scan_iter(match=f"{keys.namespace}:*feed", count=1000)
+            if raw.decode() not in current and _transient(keys, raw.decode())]
 
 
 def _announce_all(target: redis.Redis, keys: Keys) -> int:

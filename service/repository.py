@@ -131,7 +131,8 @@ class MatchRepository:
         # meta without a log (a crash in between) is invisible and harmless.
         created = step.entries[0]
         if "content_sha256" in created.data:
-            self.redis.set(self.keys.pack(created.data["content_sha256"]), canonical_json(created.data["content"]), nx=True)
+            pack = self.keys.pack(created.data["content_sha256"])
+            self.store.durably(pack, lambda client: client.set(pack, canonical_json(created.data["content"]), nx=True))
         self.redis.hset(self.keys.meta(match_id), mapping=meta.fields(self.server_key, match_id))
         self.store.append(match_id, 0, None, [e.without_content() for e in step.entries])
         self._keep(match_id, step.states)

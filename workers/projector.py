@@ -33,6 +33,9 @@ from workers.partitions import PartitionLeases
 GROUP = "projector"
 STATEFUL = {"match_created", "seed_revealed", "match_scored", "seat_replaced", "seat_joined", "match_started"}
 """Entry types whose notice always needs the match's state."""
+BATCH = 100
+"""Notices a step reads (spread over the partitions it reads, at least 16 from each): a step stays well
+inside a lease."""
 REBALANCE_S = 1.0
 """How often a worker renews its partition leases and takes or gives up its share."""
 log = logging.getLogger("matchlog.projector")
@@ -92,9 +95,12 @@ class Projector:
         notices = self._rebalance() + self._chores()
         self.matches.jobs.enqueue_overdue()  # deadlines and delayed retries: every worker moves them when due
         if not notices:
-            notices = self.store.read_feed(GROUP, self.consumer, self.leases.owned(), count=100,
+            owned = self.leases.owned()  # COUNT is per stream: a few hundred notices a step at most
+            notices = self.store.read_feed(GROUP, self.consumer, owned, count=max(16, BATCH // max(1, len(owned))),
                                            block_ms=self.block_ms)
         for notice in notices:
+            if notice.partition not in self.leases.owned():  # the lease ran out mid-batch: the heir claims the rest
+                break
             if self.handle(notice):
                 self.store.ack(GROUP, notice)
         return len(notices)
@@ -106,6 +112,7 @@ class Projector:
         gained = sorted(self.leases.rebalance().gained)
         if not gained:
             return []
+        self._extras.clear()  # another worker may have seen a seat handed to a bot meanwhile
         self.store.ensure_group(GROUP, gained)
         return [n for p in gained for n in self.store.claim_stale(GROUP, self.consumer, p, idle_ms=0)]
 
