@@ -23,6 +23,7 @@ from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game
 from service.matches import Matches
 from service.matches import now as matches_now
+from service.repository import Lru
 from service.webhooks import BadWebhookUrl, check_url
 
 
@@ -193,7 +194,7 @@ def create_match():
 
 
 @v1.route("/matches", methods=["GET"])
-@v1.arguments(schemas.LobbyQuerySchema, location="query")
+@v1.arguments(schemas.LobbyQuerySchema(), location="query")
 @v1.response(200, schemas.LobbySchema)
 @v1.doc(security=[{}, {"seatToken": []}])
 @_errors(400, 401)
@@ -233,7 +234,7 @@ def _created_seat(state, seat: int, token: str | None) -> dict[str, Any]:
 
 
 @v1.route("/matches/<match_id>/abort", methods=["POST"])
-@v1.arguments(schemas.AbortSchema)
+@v1.arguments(schemas.AbortSchema())
 @v1.response(200, schemas.MatchSchema)
 @v1.doc(security=PLATFORM)
 @_errors(400, 401, 403, 404, 409, 429, 503)
@@ -248,7 +249,7 @@ def abort_match(body, match_id: str):
 
 
 @v1.route("/matches/<match_id>/seats/<int:seat>/join", methods=["POST"])
-@v1.arguments(schemas.JoinSchema)
+@v1.arguments(schemas.JoinSchema())
 @v1.response(201, schemas.JoinedSchema)
 @_errors(400, 404, 409, 429, 503)
 def join_seat(body, match_id: str, seat: int):
@@ -289,7 +290,7 @@ def refuse_undo(match_id: str):
 
 
 @v1.route("/matches/<match_id>/seats/<int:seat>/replace", methods=["POST"])
-@v1.arguments(schemas.ReplaceSeatSchema)
+@v1.arguments(schemas.ReplaceSeatSchema())
 @v1.response(200, schemas.ReplacedSchema)
 @v1.doc(security=PLATFORM)
 @_errors(400, 401, 403, 404, 409, 429, 503)
@@ -314,7 +315,7 @@ def get_match(match_id: str):
 
 
 @v1.route("/matches/<match_id>/state", methods=["GET"])
-@v1.arguments(schemas.StateQuerySchema, location="query")
+@v1.arguments(schemas.StateQuerySchema(), location="query")
 @v1.response(200, schemas.StateSchema)
 @v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {"description": "OK", "content": {
     "application/json": {"schema": {"$ref": "#/components/schemas/State"}},
@@ -385,7 +386,7 @@ def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
 
 
 @v1.route("/matches/<match_id>/legal-actions", methods=["GET"])
-@v1.arguments(schemas.SeatQuerySchema, location="query")
+@v1.arguments(schemas.SeatQuerySchema(), location="query")
 @v1.games_doc(_legal_actions_doc)
 @v1.doc(security=SEAT)
 @_errors(400, 401, 403, 404)
@@ -393,13 +394,33 @@ def get_legal_actions(query, match_id: str):
     """Every action the seat may take now (empty when it is not its turn)."""
     seat = request_seat(matches(), match_id, required=True, platform="view")
     state = matches().load(match_id)
-    return schemas.LegalActionsSchema().dump({"game": state.engine.info.id, "version": state.version, "seat": seat,
-                                              "actions": state.legal_actions(seat)})
+    return legal_actions_answer(match_id, state, seat)
+
+
+LISTED_CACHE_FROM = 64
+"""Lists of at least this many legal actions are kept, encoded, for the version they were made at."""
+_listed = Lru(256)
+
+
+def legal_actions_answer(match_id: str, state, seat: int) -> Response:
+    """The legal-actions answer of ``seat`` at ``state`` (the match's latest): long lists are encoded
+    once per version and seat, for every client that asks again before the match moves on (the key
+    holds the head hash, so a log rebuilt after a restore cannot get another log's list)."""
+    key = (match_id, state.version, state.head_hash, seat)
+    body = _listed.get(key)
+    if body is None:
+        actions = state.legal_actions(seat)
+        response = current_app.json.response(
+            {"game": state.engine.info.id, "version": state.version, "seat": seat, "actions": actions})
+        if len(actions) >= LISTED_CACHE_FROM:
+            _listed.put(key, response.get_data())
+        return response
+    return current_app.response_class(body, mimetype=current_app.json.mimetype)
 
 
 @v1.route("/matches/<match_id>/actions", methods=["POST"])
-@v1.arguments(schemas.SubmitActionSchema)
-@v1.arguments(schemas.IdempotencyHeaderSchema, location="headers")
+@v1.arguments(schemas.SubmitActionSchema())
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
 @_errors(400, 401, 403, 404, 409, 422, 429, 503)
@@ -413,7 +434,9 @@ def submit_action(body, headers, match_id: str):
         raise invalid(flatten(error.messages, "action"), "the action does not fit the game's action schema")
     answer = app.submit(match_id, seat, body["expected_version"], action, headers.get("idempotency_key"))
     metrics.APPENDS.labels(app.engine_of(match_id).info.id).inc(len(answer["events"]))
-    return answer
+    events = answer["events"]  # where the new entries are (said here: manners need not parse the answer back)
+    return answer, {"Location": f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}" if events
+                    else f"/v1/matches/{match_id}"}
 
 
 @functools.cache
@@ -437,7 +460,7 @@ def get_record(match_id: str):
 
 
 @v1.route("/matches/<match_id>/events", methods=["GET"])
-@v1.arguments(schemas.EventsQuerySchema, location="query")
+@v1.arguments(schemas.EventsQuerySchema(), location="query")
 @v1.response(200, schemas.EventsSchema)
 @v1.doc(security=SEAT_OR_SPECTATOR)
 @_errors(400, 401, 403, 404)
@@ -449,7 +472,7 @@ def get_events(query, match_id: str):
 
 
 @v1.route("/matches/<match_id>/events/stream", methods=["GET"])
-@v1.arguments(schemas.StreamQuerySchema, location="query")
+@v1.arguments(schemas.StreamQuerySchema(), location="query")
 @v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
     "description": "Server-Sent Events: each log entry as the caller may see it (the same gate as /events), "
                    "``id:`` its version, ``data:`` the entry as JSON; a ``: ping`` comment every 15 s; an "
@@ -583,7 +606,7 @@ def get_metrics():
 
 
 @v1.route("/webhooks", methods=["POST"])
-@v1.arguments(schemas.WebhookSchema)
+@v1.arguments(schemas.WebhookSchema())
 @v1.response(201, schemas.WebhookCreatedSchema)
 @v1.doc(security=PLATFORM)
 @_errors(400, 401, 429, 503)

@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+import orjson
 from flask import Flask, Request, request
 from flask.json.provider import DefaultJSONProvider
 
@@ -71,8 +72,24 @@ def check_strings(value: Any, path: str = "body") -> None:
             check_strings(item, f"{path}.{i}")
 
 
+_ORJSON = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+           | orjson.OPT_PASSTHROUGH_SUBCLASS)
+
+
 class GuardedJSON(DefaultJSONProvider):
-    """Flask's JSON, reading only what the log can hold."""
+    """Flask's JSON, reading only what the log can hold, and answering through orjson: the same JSON
+    (compact, keys in order, what the standard encoder cannot take handed to Flask's ``default``),
+    in a fraction of the time a long answer (a list of legal actions) took the standard encoder."""
+
+    def response(self, *args: Any, **kwargs: Any):
+        if (self.compact is None and self._app.debug) or self.compact is False:
+            return super().response(*args, **kwargs)  # indented for people
+        obj = self._prepare_response_obj(args, kwargs)
+        try:
+            body = orjson.dumps(obj, default=self.default, option=_ORJSON | orjson.OPT_APPEND_NEWLINE)
+        except TypeError:  # what orjson refuses (an integer over 64 bits...): the standard encoder decides
+            return super().response(*args, **kwargs)
+        return self._app.response_class(body, mimetype=self.mimetype)
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         check_depth(s)

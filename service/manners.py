@@ -88,9 +88,9 @@ def install(app: Flask, cors_origins: tuple[str, ...],
                 response.headers["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
                 response.headers["Access-Control-Max-Age"] = "600"
         match_id = (request.view_args or {}).get("match_id")
-        if response.status_code == 201:
+        if response.status_code == 201 and "Location" not in response.headers:  # unless the view said where
             match_id, location = created_at(response, match_id)
-            if location and "Location" not in response.headers:
+            if location:
                 response.headers["Location"] = location
         route = request.url_rule.rule if request.url_rule else None
         seconds = time.perf_counter() - g.get("started", time.perf_counter())

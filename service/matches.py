@@ -347,10 +347,10 @@ class Matches:
 
         Returns the answer body ``{version, events}`` (events as ``seat`` may see them). Raises
         VersionConflict, IllegalAction, or IdempotencyKeyReused (same key, different request)."""
-        fingerprint = hashlib.sha256(
-            json.dumps([expected_version, action], sort_keys=True, separators=(",", ":")).encode()
-        ).hexdigest()
         idem_key = self.keys.idempotency(match_id, seat, idempotency_key) if idempotency_key else None
+        fingerprint = hashlib.sha256(  # what a retry must repeat: needed only when there can be one
+            json.dumps([expected_version, action], sort_keys=True, separators=(",", ":")).encode()
+        ).hexdigest() if idem_key else ""
         try:
             return self._submit(match_id, seat, expected_version, action, idem_key, fingerprint, by)
         except VersionConflict:

@@ -26,7 +26,7 @@ from typing import Any
 import redis
 
 from service import replay
-from service.events import EventStore, Recorded, Remember, VersionConflict, canonical_json, verify_chain
+from service.events import EventStore, Recorded, Remember, VersionConflict, canonical_json, decode, verify_chain
 from service.keys import Keys
 from service.lifecycle import SeedSecret, Step
 from service.replay import MatchState
@@ -85,7 +85,7 @@ META_FRESH_S = 2.0
 bot, a person) refuses its old token everywhere within this time."""
 
 
-class _Lru:
+class Lru:
     """A small thread-safe LRU map; values are immutable, so sharing them is safe."""
 
     def __init__(self, size: int):
@@ -120,8 +120,8 @@ class MatchRepository:
         self.server_key = server_key
         self.store = EventStore(redis_client, keys, durability, replica_wait_ms)
         self.snapshots = Snapshots(redis_client, keys, snapshot_every)
-        self._heads = _Lru(cache_size)  # match id -> newest MatchState this process has seen
-        self._metas = _Lru(cache_size)
+        self._heads = Lru(cache_size)  # match id -> newest MatchState this process has seen
+        self._metas = Lru(cache_size)
 
     # -- writing -----------------------------------------------------------------------------------
 
@@ -196,20 +196,31 @@ class MatchRepository:
                 return self._fold(match_id, head, entries[1:], remember=True)
             self._heads.drop(match_id)
 
-        with self.redis.pipeline(transaction=False) as pipe:
-            pipe.xlen(self.keys.log(match_id))
-            self.snapshots.versions(pipe, match_id)
-            current, snapshot_versions = pipe.execute()
+        current = self.store.version(match_id)
         if current == 0:
             raise MatchNotFound(match_id)
         target = current if version is None else version
         if not 1 <= target <= current:
             raise VersionNotFound(current)
         remember = version is None or version == current
-        base_version = self.snapshots.best(snapshot_versions, target)
-        base = self.snapshots.get(match_id, base_version) if base_version else None
+        # The snapshot due at or below the target, and the entries from it on, in one round trip: the
+        # cost does not grow with the match (no list of every snapshot version it has kept).
+        base, entries = None, None
+        expected = self.snapshots.expected(target)
+        if expected:
+            with self.redis.pipeline(transaction=False) as pipe:
+                self.snapshots.read(pipe, match_id, expected)
+                pipe.xrange(self.keys.log(match_id), f"{expected}-0", f"{target}-0")
+                raw, tail = pipe.execute()
+            base = self.snapshots.parse(raw)
+            entries = [decode(entry_id, fields) for entry_id, fields in tail] if base is not None else None
+        if base is None and expected:  # not kept (a compacted match, another interval): any older one
+            base_version = self.snapshots.best(self.redis.hkeys(self.keys.snapshots(match_id)), target)
+            base = self.snapshots.get(match_id, base_version) if base_version else None
+            entries = None
         if base is not None:
-            entries = self._read(match_id, after=base.version - 1, until=target)
+            if entries is None:
+                entries = self._read(match_id, after=base.version - 1, until=target)
             if entries and _agrees(base, entries[0]):
                 return self._fold(match_id, base, entries[1:], remember)
             self.snapshots.drop(match_id, base.version)  # folded from another log: rebuild below
@@ -267,19 +278,22 @@ class MatchRepository:
         for entry in entries:
             state = replay.advance(state, entry, lambda version: self._earlier(match_id, version, states))
             states.append(state)
-        self._keep(match_id, states, remember)
+        self._keep(match_id, states, remember, head=state)
         return state
 
     def _earlier(self, match_id: str, version: int, folded: list[MatchState]) -> MatchState:
         """The match at ``version``: one this fold made, or one loaded (an ``undone`` goes back to it)."""
         return next((s for s in folded if s.version == version), None) or self.load(match_id, version)
 
-    def _keep(self, match_id: str, states, remember: bool = True) -> None:
+    def _keep(self, match_id: str, states, remember: bool = True, head: MatchState | None = None) -> None:
+        """Store the snapshots that fall due among ``states`` and, with ``remember``, cache the last of
+        them (or ``head`` when there are none: a load that landed on a snapshot) as the match's head."""
         self.snapshots.save(match_id, self.snapshots.due(states))
-        if remember and states:
-            head = self._heads.get(match_id)
-            if head is None or head.version < states[-1].version:
-                self._heads.put(match_id, states[-1])
+        newest = states[-1] if states else head
+        if remember and newest is not None:
+            cached = self._heads.get(match_id)
+            if cached is None or cached.version < newest.version:
+                self._heads.put(match_id, newest)
 
 
 def _agrees(state: MatchState, entry: Recorded) -> bool:

@@ -253,14 +253,6 @@ class SeatQuerySchema(Schema):
                           metadata={"description": "With a platform key: whose view to read (moderation)."})
 
 
-class LegalActionsSchema(Schema):
-    game = fields.String(required=True, metadata={"description": "The match's game: which action shape these are."})
-    version = fields.Integer(required=True)
-    seat = fields.Integer(required=True)
-    actions = fields.List(fields.Dict(), required=True,
-                          metadata={"description": "Every legal action; each can be posted back unchanged."})
-
-
 class SubmitActionSchema(Schema):
     expected_version = fields.Integer(strict=True, required=True,
                                       validate=validate.Range(min=1, max=MAX_VERSION),

@@ -28,18 +28,28 @@ class Snapshots:
         """The states among ``states`` that are kept as snapshots."""
         return [s for s in states if s.version % self.every == 0]
 
-    def versions(self, pipe, match_id: str) -> None:
-        """Queue the read of which versions have a snapshot on ``pipe`` (it answers with a list)."""
-        pipe.hkeys(self.keys.snapshots(match_id))
-
     @staticmethod
     def best(versions, target: int) -> int | None:
         """The highest snapshot version at or below ``target``."""
         below = [v for v in (int(v) for v in versions) if v <= target]
         return max(below) if below else None
 
+    def expected(self, target: int) -> int:
+        """The version of the snapshot that should be nearest at or below ``target`` (0: none is due):
+        read it directly (``read``) rather than listing every version the match has kept."""
+        return target - target % self.every
+
+    def read(self, pipe, match_id: str, version: int) -> None:
+        """Queue the read of the snapshot at ``version`` on ``pipe`` (it answers with bytes or None;
+        ``parse`` them)."""
+        pipe.hget(self.keys.snapshots(match_id), str(version))
+
     def get(self, match_id: str, version: int) -> MatchState | None:
-        raw = self.redis.hget(self.keys.snapshots(match_id), str(version))
+        return self.parse(self.redis.hget(self.keys.snapshots(match_id), str(version)))
+
+    @staticmethod
+    def parse(raw: bytes | None) -> MatchState | None:
+        """A stored snapshot, or None when absent or not readable by these rules."""
         if not raw:
             return None
         try:

@@ -24,3 +24,25 @@ def test_a_scripted_match_replays_over_http(client, game_id):
         assert answer.status_code == 201 and answer.json["version"] == after, answer.json
         version = after
     assert client.get(f"/v1/matches/{match_id}").json["status"] == "finished"
+
+
+def test_the_bare_stack_appends_once_per_version(fake_redis, monkeypatch):
+    """``tests.bench.bare`` (what ``tests.bench.throughput`` compares matchlog with) answers the API's
+    URLs the way the benchmark's client expects, and refuses a stale version as matchlog would."""
+    from tests.bench import bare
+    from tests.bench.throughput import renumbered
+
+    monkeypatch.setattr("service.redis_client.connect", lambda url: fake_redis)
+    client = bare.create_app("redis://unused").test_client()
+    body, script = BENCHMARKS["blokus"].scripted_match(random.Random(1))
+    created = client.post("/v1/matches", json=body)
+    assert created.status_code == 201 and len(created.json["seats"]) == len(body["players"])
+    match_id = created.json["id"]
+    version = 1
+    for seat, action, after in renumbered(script)[:5]:
+        assert client.get(f"/v1/matches/{match_id}/legal-actions").json["version"] == version
+        answer = client.post(f"/v1/matches/{match_id}/actions", json={"expected_version": version, "action": action})
+        assert answer.status_code == 201 and answer.json["version"] == after
+        version = after
+    stale = client.post(f"/v1/matches/{match_id}/actions", json={"expected_version": 1, "action": script[0][1]})
+    assert stale.status_code == 409

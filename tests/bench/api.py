@@ -26,6 +26,7 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
+from service import serving
 from tests.bench.common import Figure
 
 HOST = "127.0.0.1"  # the only address the benchmark ever connects to (besides REDIS_URL if given)
@@ -44,13 +45,15 @@ def free_port() -> int:
 class Servers:
     """Redis (given or embedded) and the API subprocess; ``close`` removes every trace."""
 
-    def __init__(self, api_workers: int):
+    def __init__(self, api_workers: int, redis_url: str | None = None, module: str = "service.cli api"):
+        """``module``: what ``python -m`` serves (``tests.bench.bare``: the bare stack); ``redis_url``: a
+        Redis to use (else ``REDIS_URL``, else an embedded one)."""
         self.namespace = f"bench-{secrets.token_hex(4)}"
         self.folder = tempfile.mkdtemp(prefix="mlb-", dir="/tmp")
         self.embedded = None
         self.api = None
         self._log = None
-        self.url = os.environ.get("REDIS_URL") or None
+        self.url = redis_url or os.environ.get("REDIS_URL") or None
         try:
             if self.url is None:
                 from service.embedded_redis import EmbeddedRedis
@@ -61,10 +64,11 @@ class Servers:
             self.log_path = Path(self.folder) / "api.log"
             self._log = open(self.log_path, "wb")
             env = dict(os.environ, REDIS_URL=self.url, MATCHLOG_NAMESPACE=self.namespace, MATCHLOG_DATA=self.folder,
+                       BARE_NAMESPACE=self.namespace,
                        MATCHLOG_RATE_LIMIT_PER_TOKEN="off", MATCHLOG_RATE_LIMIT_PER_ADDRESS="off")  # measure the
             # server, not its limits
             self.api = subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "api", "--host", HOST, "--port", str(self.port),
+                [sys.executable, "-m", *module.split(), "--host", HOST, "--port", str(self.port),
                  "--workers", str(api_workers)],
                 env=env, cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT,
             )
@@ -216,8 +220,10 @@ def prebuild(create_body: dict, script) -> tuple[bytes, list[tuple[int, bytes, i
     return json.dumps(create_body).encode(), actions
 
 
-def _client(index, port, scripts, precreate, ready, go, start_at, warmup, duration, results) -> None:
-    """One client process: create its matches, wait for the start, then play until the window closes."""
+def _client(index, port, scripts, precreate, ready, go, start_at, warmup, duration, results, read=False) -> None:
+    """One client process: create its matches, wait for the start, then play until the window closes.
+    With ``read``, each action is a cycle: ``GET .../legal-actions`` (the seat's list), then the POST;
+    the cycle is what is timed."""
     try:
         conn = http.client.HTTPConnection(HOST, port, timeout=30)
         json_headers = {"Content-Type": "application/json"}
@@ -237,7 +243,9 @@ def _client(index, port, scripts, precreate, ready, go, start_at, warmup, durati
             created += 1
             headers = [{"Content-Type": "application/json", "Authorization": f"Bearer {s['token']}"}
                        for s in match["seats"]]
-            return f"/v1/matches/{match['id']}/actions", headers, actions
+            reads = [{"Authorization": f"Bearer {s['token']}"} for s in match["seats"]]
+            return (f"/v1/matches/{match['id']}/actions", headers, actions, f"/v1/matches/{match['id']}/legal-actions",
+                    reads)
 
         pending = [create() for _ in range(precreate)]
         pending.reverse()
@@ -273,13 +281,23 @@ def _client(index, port, scripts, precreate, ready, go, start_at, warmup, durati
                 # (and one GIL); reconnecting per match spreads them as many real clients would.
                 conn.close()
                 match = pending.pop() if pending else create()
-                path, headers, actions = match
+                path, headers, actions, read_path, read_headers = match
                 step = 0
                 if conn.sock is None:
                     conn.connect()
             seat, body, after = actions[step]
             begun = perf()
             try:
+                if read:
+                    conn.request("GET", read_path, headers=read_headers[seat])
+                    response = conn.getresponse()
+                    data = response.read()
+                    if response.status != 200:
+                        errors[f"GET HTTP {response.status}"] += 1
+                        if len(samples) < 5:
+                            samples.append(f"GET HTTP {response.status}: {data[:300].decode(errors='replace')}")
+                        match = None
+                        continue
                 conn.request("POST", path, body, headers[seat])
                 response = conn.getresponse()
                 data = response.read()
@@ -326,63 +344,62 @@ def percentile(sorted_values: list[float], p: float) -> float:
     return sorted_values[max(0, math.ceil(p * len(sorted_values)) - 1)]
 
 
-def run(game_id: str, scripted_match, seconds: float, clients: int, api_workers: int,
-        seed: int = 7) -> tuple[list[Figure], list[str]]:
-    """The API figures, and notes (error samples) to print before the table."""
+def load_plan(scripts, clients: int, seconds: float) -> tuple[float, float, int]:
+    """(warm-up s, measured s, matches each client creates up front) for a run at scale ``seconds``."""
     warmup = max(0.5, 1.0 * seconds)
     duration = 10.0 * seconds
-    rng = random.Random(seed)
-    scripts = [prebuild(*scripted_match(rng)) for _ in range(max(2 * clients, 24))]
     mean_actions = sum(len(a) for _, a in scripts) / len(scripts)
     precreate = math.ceil(EXPECTED_RATE * (warmup + duration) / clients / mean_actions) + 1
+    return warmup, duration, precreate
 
-    servers = Servers(api_workers)
-    notes: list[str] = []
-    try:
-        ctx = multiprocessing.get_context("fork")
-        ready, results, go = ctx.Queue(), ctx.Queue(), ctx.Event()
-        start_at = ctx.Value("d", 0.0)
-        procs = [ctx.Process(target=_client, daemon=True,
-                             args=(i, servers.port, scripts, precreate, ready, go, start_at, warmup, duration,
-                                   results))
-                 for i in range(clients)]
-        for p in procs:
-            p.start()
-        for _ in procs:
-            ready.get(timeout=300)
-        if not results.empty():  # a client failed while creating its matches
-            report = results.get()
-            raise RuntimeError(f"client {report['index']} failed:\n{report.get('fatal')}\nAPI log:\n"
-                               + servers.log_tail())
-        start_at.value = time.perf_counter() + 0.05
-        go.set()
 
-        window_start = start_at.value + warmup
-        time.sleep(max(0.0, window_start - time.perf_counter()))
-        server_pids = servers.api_worker_pids()
-        redis_pid = servers.redis_pid()
-        server_cpu0 = cpu_seconds(server_pids)
-        redis_cpu0 = cpu_seconds([redis_pid]) if redis_pid else 0.0
-        busy0, total0 = machine_ticks()
-        cpu_t0 = time.perf_counter()
-        spread = connections_per_process(server_pids, servers.port)
-        time.sleep(max(0.0, window_start + duration - time.perf_counter()))
-        server_cpu = cpu_seconds(server_pids) - server_cpu0
-        redis_cpu = (cpu_seconds([redis_pid]) - redis_cpu0) if redis_pid else None
-        busy1, total1 = machine_ticks()
-        cpu_wall = time.perf_counter() - cpu_t0
+def drive(servers: Servers, scripts, clients: int, warmup: float, duration: float, precreate: int,
+          read: bool = False, redis_pid: int | None = None) -> dict:
+    """Load the running server with ``clients`` client processes for ``warmup`` + ``duration`` seconds;
+    what was measured in the window (latencies sorted, errors, CPU shares...)."""
+    ctx = multiprocessing.get_context("fork")
+    ready, results, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+    start_at = ctx.Value("d", 0.0)
+    procs = [ctx.Process(target=_client, daemon=True,
+                         args=(i, servers.port, scripts, precreate, ready, go, start_at, warmup, duration,
+                               results, read))
+             for i in range(clients)]
+    for p in procs:
+        p.start()
+    for _ in procs:
+        ready.get(timeout=300)
+    if not results.empty():  # a client failed while creating its matches
+        report = results.get()
+        raise RuntimeError(f"client {report['index']} failed:\n{report.get('fatal')}\nAPI log:\n"
+                           + servers.log_tail())
+    start_at.value = time.perf_counter() + 0.05
+    go.set()
 
-        reports = [results.get(timeout=120) for _ in procs]
-        for p in procs:
-            p.join(timeout=10)
-        fatal = [r["fatal"] for r in reports if "fatal" in r]
-        if fatal:
-            raise RuntimeError("a client failed:\n" + fatal[0] + "\nAPI log:\n" + servers.log_tail())
-    finally:
-        servers.close()
+    window_start = start_at.value + warmup
+    time.sleep(max(0.0, window_start - time.perf_counter()))
+    server_pids = servers.api_worker_pids()
+    redis_pid = redis_pid or servers.redis_pid()
+    server_cpu0 = cpu_seconds(server_pids)
+    redis_cpu0 = cpu_seconds([redis_pid]) if redis_pid else 0.0
+    busy0, total0 = machine_ticks()
+    cpu_t0 = time.perf_counter()
+    spread = connections_per_process(server_pids, servers.port)
+    time.sleep(max(0.0, window_start + duration - time.perf_counter()))
+    server_cpu = cpu_seconds(server_pids) - server_cpu0
+    redis_cpu = (cpu_seconds([redis_pid]) - redis_cpu0) if redis_pid else None
+    busy1, total1 = machine_ticks()
+    cpu_wall = time.perf_counter() - cpu_t0
+
+    reports = [results.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=10)
+    fatal = [r["fatal"] for r in reports if "fatal" in r]
+    if fatal:
+        raise RuntimeError("a client failed:\n" + fatal[0] + "\nAPI log:\n" + servers.log_tail())
 
     latencies = sorted(x for r in reports for x in r["latencies"])
     errors: Counter = Counter()
+    notes: list[str] = []
     for r in reports:
         errors.update(r["errors"])
         notes += [f"error sample (client {r['index']}): {s}" for s in r["samples"]]
@@ -390,32 +407,56 @@ def run(game_id: str, scripted_match, seconds: float, clients: int, api_workers:
         notes.append("errors: " + ", ".join(f"{k} x{v}" for k, v in sorted(errors.items())))
     last = max(r["last"] for r in reports) if latencies else 0.0
     elapsed = (last - min(r["window_start"] for r in reports)) if latencies else duration
+    cores = len(os.sched_getaffinity(0))
+    return {
+        "latencies": latencies, "errors": errors, "notes": notes, "elapsed": elapsed,
+        "rate": len(latencies) / elapsed if elapsed > 0 else 0.0, "spread": spread,
+        "created": sum(r["created"] for r in reports), "created_in_run": sum(r["created_in_run"] for r in reports),
+        "server_cpu_pct": 100 * server_cpu / cpu_wall,
+        "client_cpu_pct": 100 * sum(r["cpu"] for r in reports) / duration,
+        "redis_cpu_pct": 100 * redis_cpu / cpu_wall if redis_cpu is not None else None,
+        "machine_busy_pct": 100 * cores * (busy1 - busy0) / max(1, total1 - total0), "cores": cores,
+    }
+
+
+def run(game_id: str, scripted_match, seconds: float, clients: int, api_workers: int,
+        seed: int = 7) -> tuple[list[Figure], list[str]]:
+    """The API figures, and notes (error samples) to print before the table."""
+    rng = random.Random(seed)
+    scripts = [prebuild(*scripted_match(rng)) for _ in range(max(2 * clients, 24))]
+    warmup, duration, precreate = load_plan(scripts, clients, seconds)
+
+    servers = Servers(api_workers)
+    try:
+        got = drive(servers, scripts, clients, warmup, duration, precreate)
+    finally:
+        servers.close()
+
+    latencies = got["latencies"]
     accepted = len(latencies)
     ms = 1000.0
     figures = [
         Figure("api.game", "api game", game_id),
         Figure("api.client_workers", "api client workers", clients, "processes, 1 keep-alive connection each, new per match"),
-        Figure("api.server_workers", "api gunicorn workers", api_workers, "gthread workers x 4 threads"),
+        Figure("api.server_workers", "api gunicorn workers", api_workers, f"{serving.WORKER_CLASS} workers"),
         Figure("api.connections_per_worker", "api client connections per worker",
-               "/".join(str(n) for n in sorted(spread, reverse=True)), "at the start of the window"),
+               "/".join(str(n) for n in sorted(got["spread"], reverse=True)), "at the start of the window"),
         Figure("api.redis", "api redis", "embedded (appendfsync always)" if servers.embedded else "REDIS_URL"),
-        Figure("api.seconds", "api measured window", elapsed, f"s (after {warmup:.1f} s warm-up)"),
+        Figure("api.seconds", "api measured window", got["elapsed"], f"s (after {warmup:.1f} s warm-up)"),
         Figure("api.actions", "api accepted actions, total", accepted, "actions (201)"),
-        Figure("api.actions_per_s", "api accepted action rate", accepted / elapsed if elapsed > 0 else 0.0, "actions/s"),
+        Figure("api.actions_per_s", "api accepted action rate", got["rate"], "actions/s"),
         Figure("api.p50_ms", "api action latency p50", percentile(latencies, 0.50) * ms, "ms"),
         Figure("api.p90_ms", "api action latency p90", percentile(latencies, 0.90) * ms, "ms"),
         Figure("api.p99_ms", "api action latency p99", percentile(latencies, 0.99) * ms, "ms"),
         Figure("api.max_ms", "api action latency max", (latencies[-1] if latencies else float("nan")) * ms, "ms"),
-        Figure("api.errors", "api errors (non-201, failed requests)", sum(errors.values()), "requests (warm-up included)"),
-        Figure("api.matches_created", "api matches created", sum(r["created"] for r in reports),
-               f"({sum(r['created_in_run'] for r in reports)} during the run)"),
-        Figure("api.server_cpu_pct", "api CPU, gunicorn workers", 100 * server_cpu / cpu_wall, "% of one core"),
-        Figure("api.client_cpu_pct", "api CPU, bench clients", 100 * sum(r["cpu"] for r in reports) / duration,
-               "% of one core"),
+        Figure("api.errors", "api errors (non-201, failed requests)", sum(got["errors"].values()),
+               "requests (warm-up included)"),
+        Figure("api.matches_created", "api matches created", got["created"], f"({got['created_in_run']} during the run)"),
+        Figure("api.server_cpu_pct", "api CPU, gunicorn workers", got["server_cpu_pct"], "% of one core"),
+        Figure("api.client_cpu_pct", "api CPU, bench clients", got["client_cpu_pct"], "% of one core"),
     ]
-    if redis_cpu is not None:
-        figures.append(Figure("api.redis_cpu_pct", "api CPU, redis", 100 * redis_cpu / cpu_wall, "% of one core"))
-    cores = len(os.sched_getaffinity(0))
-    figures.append(Figure("api.machine_busy_pct", "api CPU, whole machine",
-                          100 * cores * (busy1 - busy0) / max(1, total1 - total0), f"% of one core ({cores} cores)"))
-    return figures, notes
+    if got["redis_cpu_pct"] is not None:
+        figures.append(Figure("api.redis_cpu_pct", "api CPU, redis", got["redis_cpu_pct"], "% of one core"))
+    figures.append(Figure("api.machine_busy_pct", "api CPU, whole machine", got["machine_busy_pct"],
+                          f"% of one core ({got['cores']} cores)"))
+    return figures, got["notes"]

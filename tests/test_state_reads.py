@@ -1,0 +1,76 @@
+"""Reading a long match costs what reading a short one does: a cold load reads the snapshot due at
+its version directly (never the list of every snapshot kept), and a load that lands exactly on a
+snapshot leaves the state cached as the head, like any other."""
+
+from __future__ import annotations
+
+from service.matches import Matches
+
+
+def _grown(matches: Matches, version: int) -> str:
+    match_id, state, _ = matches.create("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent")
+    seat = state.to_act()[0]
+    matches.submit(match_id, seat, state.version, state.legal_actions(seat)[0])
+    state = matches.load(match_id)
+    while state.version < version:  # asked and refused, again and again: one entry each
+        if state.undo_request is None:
+            matches.undo(match_id, seat)
+        else:
+            matches.answer_undo(match_id, 1 - seat, False)
+        state = matches.load(match_id)
+    return match_id
+
+
+class _Counting:
+    """A Redis client that counts HKEYS calls (pipelines included) and passes everything on."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.hkeys_calls = 0
+
+    def hkeys(self, *args, **kwargs):
+        self.hkeys_calls += 1
+        return self.inner.hkeys(*args, **kwargs)
+
+    def pipeline(self, *args, **kwargs):
+        pipe = self.inner.pipeline(*args, **kwargs)
+        queue = pipe.hkeys
+
+        def hkeys(*a, **k):
+            self.hkeys_calls += 1
+            return queue(*a, **k)
+
+        pipe.hkeys = hkeys
+        return pipe
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def test_a_cold_load_reads_the_due_snapshot_directly(fake_redis, settings):
+    match_id = _grown(Matches(fake_redis, settings), 16 * 7 + 5)
+    counting = _Counting(fake_redis)
+    fresh = Matches(counting, settings)  # a new process: nothing cached
+    state = fresh.load(match_id)
+    assert state.version == 16 * 7 + 5
+    assert counting.hkeys_calls == 0
+    assert state == Matches(fake_redis, settings).repository.load(match_id)
+
+
+def test_a_load_that_lands_on_a_snapshot_caches_the_head(fake_redis, settings):
+    match_id = _grown(Matches(fake_redis, settings), 16 * 4)
+    fresh = Matches(fake_redis, settings)
+    assert fresh.repository.head(match_id) is None
+    state = fresh.load(match_id)
+    assert state.version == 64
+    assert fresh.repository.head(match_id) == state
+
+
+def test_a_compacted_match_still_loads_from_its_one_snapshot(fake_redis, settings):
+    matches = Matches(fake_redis, settings)
+    match_id = _grown(matches, 16 * 3 + 3)
+    matches.repository.compact(match_id)  # keeps one snapshot, at a version no interval names
+    assert fake_redis.hkeys(matches.keys.snapshots(match_id)) == [b"51"]
+    counting = _Counting(fake_redis)
+    assert Matches(counting, settings).load(match_id).version == 51
+    assert counting.hkeys_calls == 1  # the due snapshot (48) is gone: the list says which one is left
