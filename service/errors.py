@@ -70,69 +70,72 @@ def http_error(error: HTTPException):
     return response
 
 
+STORAGE_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, redis.exceptions.BusyLoadingError,
+                redis.exceptions.ClusterDownError,  # a cluster failing over: answers again by itself
+                redis.exceptions.TryAgainError, redis.exceptions.MasterDownError, redis.exceptions.SlotNotCoveredError,
+                redis.exceptions.MovedError, redis.exceptions.ReadOnlyError)
+
+# the API face of the application's exceptions, for HTTP answers and the moves socket alike
+DOMAIN = {
+    IllegalAction: lambda e: ApiError(422, "illegal_action", e.message, reason=e.reason),
+    VersionConflict: lambda e: ApiError(409, "version_conflict",
+                                        f"the match is at version {e.current_version}: read it again "
+                                        "and choose an action at that version",
+                                        current_version=e.current_version),
+    InvalidOptions: lambda e: invalid({e.field: [e.message]}, f"{e.field}: {e.message}"),
+    MatchNotFound: lambda e: ApiError(404, "match_not_found", "no such match"),
+    VersionNotFound: lambda e: ApiError(404, "version_not_found", str(e), current_version=e.current_version),
+    IllegalRecordMove: lambda e: ApiError(422, "illegal_action", str(e), reason=e.refusal.reason, move=e.number),
+    InvalidRecord: lambda e: ApiError(400, "invalid_record", f"the game record cannot be read: {e}"),
+    NoRecordFormat: lambda e: ApiError(406, "not_acceptable", str(e)),
+    BrokenChain: lambda e: ApiError(500, "broken_chain", f"the stored log fails its hash chain: {e}"),
+    SeatTaken: lambda e: ApiError(409, "seat_taken", str(e)),
+    MatchOver: lambda e: ApiError(409, "match_over", str(e)),
+    NoSuchSeat: lambda e: ApiError(404, "seat_not_found", str(e)),
+    IdempotencyKeyReused: lambda e: ApiError(
+        422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"),
+    NotReplicated: lambda e: ApiError(
+        503, "not_replicated", "no replica confirmed the write in time, so it may or may not survive a failover: "
+                               "send an action again with the same Idempotency-Key to learn whether it was "
+                               "appended (its first answer comes back) or to append it now; after any other "
+                               "write, read the match to see whether it happened"),
+    **{kind: lambda e: ApiError(503, "storage_unavailable", "the match store is unreachable; retry shortly")
+       for kind in STORAGE_DOWN},
+    redis.exceptions.OutOfMemoryError: lambda e: ApiError(
+        503, "storage_full", "the match store is full and refuses new writes; nothing was lost"),
+}
+
+
+def api_error_of(error: Exception) -> ApiError:
+    """The API's answer to an exception (its own, the domain's, or a logged 500), counted in the metrics."""
+    answer = error if isinstance(error, ApiError) else _domain(error)
+    if answer.body["error"] == "illegal_action":
+        metrics.ILLEGAL.labels(answer.body.get("reason", "")).inc()
+    elif answer.body["error"] == "version_conflict":
+        metrics.CONFLICTS.inc()
+    elif answer.status == 503:
+        log.warning("redis unavailable: %s", error)
+    return answer
+
+
+def _domain(error: Exception) -> ApiError:
+    kind = next((kind for kind in type(error).__mro__ if kind in DOMAIN), None)
+    if kind is None:
+        log.error("unhandled error", exc_info=error)
+        return ApiError(500, "internal_error", "an unexpected error; it has been logged")
+    return DOMAIN[kind](error)
+
+
 def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
-    def api_error(error: ApiError):
-        if error.body["error"] == "illegal_action":
-            metrics.ILLEGAL.labels(error.body.get("reason", "")).inc()
-        elif error.body["error"] == "version_conflict":
-            metrics.CONFLICTS.inc()
-        return jsonify(error.body), error.status
+    def api_error(error: Exception):
+        answer = api_error_of(error)
+        return jsonify(answer.body), answer.status
 
-    # the HTTP face of the application's exceptions
-    domain = {
-        IllegalAction: lambda e: ApiError(422, "illegal_action", e.message, reason=e.reason),
-        VersionConflict: lambda e: ApiError(409, "version_conflict",
-                                            f"the match is at version {e.current_version}: read it again "
-                                            "and choose an action at that version",
-                                            current_version=e.current_version),
-        InvalidOptions: lambda e: invalid({e.field: [e.message]}, f"{e.field}: {e.message}"),
-        MatchNotFound: lambda e: ApiError(404, "match_not_found", "no such match"),
-        VersionNotFound: lambda e: ApiError(404, "version_not_found", str(e), current_version=e.current_version),
-        IllegalRecordMove: lambda e: ApiError(422, "illegal_action", str(e), reason=e.refusal.reason, move=e.number),
-        InvalidRecord: lambda e: ApiError(400, "invalid_record", f"the game record cannot be read: {e}"),
-        NoRecordFormat: lambda e: ApiError(406, "not_acceptable", str(e)),
-        BrokenChain: lambda e: ApiError(500, "broken_chain", f"the stored log fails its hash chain: {e}"),
-        SeatTaken: lambda e: ApiError(409, "seat_taken", str(e)),
-        MatchOver: lambda e: ApiError(409, "match_over", str(e)),
-        NoSuchSeat: lambda e: ApiError(404, "seat_not_found", str(e)),
-        IdempotencyKeyReused: lambda e: ApiError(
-            422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"),
-    }
-    for kind, to_api in domain.items():
-        app.register_error_handler(kind, lambda error, to_api=to_api: api_error(to_api(error)))
+    for kind in DOMAIN:
+        app.register_error_handler(kind, api_error)
 
     app.register_error_handler(HTTPException, http_error)
-
-    @app.errorhandler(redis.exceptions.ConnectionError)
-    @app.errorhandler(redis.exceptions.TimeoutError)
-    @app.errorhandler(redis.exceptions.BusyLoadingError)
-    @app.errorhandler(redis.exceptions.ClusterDownError)  # a cluster failing over: answers again by itself
-    @app.errorhandler(redis.exceptions.TryAgainError)
-    @app.errorhandler(redis.exceptions.MasterDownError)
-    @app.errorhandler(redis.exceptions.SlotNotCoveredError)
-    @app.errorhandler(redis.exceptions.MovedError)
-    @app.errorhandler(redis.exceptions.ReadOnlyError)
-    def storage_down(error):
-        log.warning("redis unavailable: %s", error)
-        return jsonify({"error": "storage_unavailable",
-                        "message": "the match store is unreachable; retry shortly"}), 503, {"Retry-After": "1"}
-
-    @app.errorhandler(NotReplicated)
-    def not_replicated(error):
-        log.warning("append not replicated: %s", error)
-        return jsonify({"error": "not_replicated",
-                        "message": "no replica confirmed the write in time, so it may or may not survive a "
-                                   "failover: send an action again with the same Idempotency-Key to learn "
-                                   "whether it was appended (its first answer comes back) or to append it now; "
-                                   "after any other write, read the match to see whether it happened"}), \
-            503, {"Retry-After": "1"}
-
-    @app.errorhandler(redis.exceptions.OutOfMemoryError)
-    def storage_full(error):
-        log.error("redis refuses writes: %s", error)
-        return jsonify({"error": "storage_full",
-                        "message": "the match store is full and refuses new writes; nothing was lost"}), 503
 
     @app.after_request  # runs after the rate limiter's, which rounds a Retry-After of 1 s down to 0
     def unavailable_means_retry_in_a_second(response):
@@ -140,7 +143,4 @@ def register(app: Flask) -> None:
             response.headers["Retry-After"] = "1"
         return response
 
-    @app.errorhandler(Exception)
-    def internal(error):
-        log.exception("unhandled error")
-        return jsonify({"error": "internal_error", "message": "an unexpected error; it has been logged"}), 500
+    app.register_error_handler(Exception, api_error)
