@@ -429,7 +429,7 @@ def submit_action(body, headers, match_id: str):
     app = matches()
     seat = request_seat(app, match_id, required=True)
     try:
-        action = _action_schema(app.engine_of(match_id).info.id).load(body["action"])
+        action = action_schema(app.engine_of(match_id).info.id).load(body["action"])
     except ValidationError as error:
         raise invalid(flatten(error.messages, "action"), "the action does not fit the game's action schema")
     answer = app.submit(match_id, seat, body["expected_version"], action, headers.get("idempotency_key"))
@@ -440,7 +440,7 @@ def submit_action(body, headers, match_id: str):
 
 
 @functools.cache
-def _action_schema(game_id: str):
+def action_schema(game_id: str):
     return GAMES[game_id].action_schema()  # marshmallow schemas are reusable and costly to build
 
 

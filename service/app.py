@@ -6,7 +6,7 @@ import redis
 from flask import Flask
 from flask_smorest import Api
 
-from service import errors, guards, manners, metrics, ratelimits, schemas
+from service import errors, guards, manners, metrics, moves, ratelimits, schemas
 from service.api import answers, body_types, probes, v1
 from service.config import Settings
 from service.games import GAMES, action_component, legal_actions_component
@@ -74,6 +74,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     api.register_blueprint(v1)
     api.register_blueprint(probes)
     app.register_blueprint(viewer)  # pages for people, outside the API's contract
+    moves.install(app)  # the moves socket: a WebSocket, outside the OpenAPI contract too
     errors.register(app)  # after Api(), whose own HTTP error handler it replaces
     manners.install(app, settings.cors_origins, metrics.observe_request)  # before the guards: a preflight
     # meets no body check

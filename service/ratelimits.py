@@ -9,12 +9,14 @@ as ``50/second;1000/minute``; ``off`` for none). A token is counted by a digest,
 from __future__ import annotations
 
 import hashlib
+import time
 
 import redis
 from redis.cluster import RedisCluster
 from flask import Flask, request
 from flask_limiter import Limit, Limiter
 from flask_limiter.util import get_remote_address
+from limits import parse_many
 
 
 def _writing() -> bool:
@@ -24,7 +26,12 @@ def _writing() -> bool:
 def _token_key() -> str:
     header = request.headers.get("Authorization", "")
     token = header[7:].strip() if header[:7].lower() == "bearer " else ""
-    return "token:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:24] if token else ""
+    return _token_digest(token) if token else ""
+
+
+def _token_digest(token: str) -> str:
+    """A token is counted by a digest, never by itself."""
+    return "token:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:24]
 
 
 def install(app: Flask, redis_client: redis.Redis, namespace: str, per_token: str | None,
@@ -38,10 +45,28 @@ def install(app: Flask, redis_client: redis.Redis, namespace: str, per_token: st
                             exempt_when=lambda: not _writing() or not _token_key()))
     if not limits:
         return None
+    if per_token:  # writes over the moves socket count against the same per-token windows
+        app.extensions["matchlog-token-limits"] = parse_many(per_token)
     if isinstance(redis_client, RedisCluster):  # limits makes its own cluster client, from the same nodes
         nodes = ",".join(f"{n.host}:{n.port}" for n in redis_client.get_primaries())
         storage = {"storage_uri": f"redis+cluster://{nodes}", "storage_options": {"protocol": 2}}
     else:
         storage = {"storage_uri": "redis://", "storage_options": {"connection_pool": redis_client.connection_pool}}
-    return Limiter(key_func=get_remote_address, app=app, application_limits=limits, headers_enabled=True,
-                   strategy="fixed-window", key_prefix=f"{namespace}:ratelimit", **storage)
+    limiter = Limiter(key_func=get_remote_address, app=app, application_limits=limits, headers_enabled=True,
+                      strategy="fixed-window", key_prefix=f"{namespace}:ratelimit", **storage)
+    app.extensions["matchlog-limiter"] = limiter
+    return limiter
+
+
+def write_allowed(app: Flask, token: str) -> int:
+    """Count a write made outside an HTTP request (a move on the socket) against the token's limits:
+    0 if allowed, else the seconds until it would be."""
+    items = app.extensions.get("matchlog-token-limits")
+    if not items:
+        return 0
+    strategy = app.extensions["matchlog-limiter"].limiter
+    key = _token_digest(token)
+    for item in items:
+        if not strategy.hit(item, "moves", key):
+            return max(1, int(strategy.get_window_stats(item, "moves", key).reset_time - time.time()))
+    return 0

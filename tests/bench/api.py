@@ -26,7 +26,10 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
+import websocket
+
 from service import serving
+
 from tests.bench.common import Figure
 
 HOST = "127.0.0.1"  # the only address the benchmark ever connects to (besides REDIS_URL if given)
@@ -220,10 +223,12 @@ def prebuild(create_body: dict, script) -> tuple[bytes, list[tuple[int, bytes, i
     return json.dumps(create_body).encode(), actions
 
 
-def _client(index, port, scripts, precreate, ready, go, start_at, warmup, duration, results, read=False) -> None:
+def _client(index, port, scripts, precreate, ready, go, start_at, warmup, duration, results, read=False,
+            over_socket=False) -> None:
     """One client process: create its matches, wait for the start, then play until the window closes.
     With ``read``, each action is a cycle: ``GET .../legal-actions`` (the seat's list), then the POST;
-    the cycle is what is timed."""
+    the cycle is what is timed. With ``over_socket``, each seat sends its actions over its own connection to
+    the moves socket (``/v1/matches/{id}/moves``) instead of POSTing them."""
     try:
         conn = http.client.HTTPConnection(HOST, port, timeout=30)
         json_headers = {"Content-Type": "application/json"}
@@ -245,7 +250,7 @@ def _client(index, port, scripts, precreate, ready, go, start_at, warmup, durati
                        for s in match["seats"]]
             reads = [{"Authorization": f"Bearer {s['token']}"} for s in match["seats"]]
             return (f"/v1/matches/{match['id']}/actions", headers, actions, f"/v1/matches/{match['id']}/legal-actions",
-                    reads)
+                    reads, f"ws://{HOST}:{port}/v1/matches/{match['id']}/moves")
 
         pending = [create() for _ in range(precreate)]
         pending.reverse()
@@ -268,6 +273,7 @@ def _client(index, port, scripts, precreate, ready, go, start_at, warmup, durati
         loads = json.loads
         match = None
         step = 0
+        seats: list = []  # the match's moves sockets, one per seat
         while True:
             now = perf()
             if now >= window_end:
@@ -280,15 +286,24 @@ def _client(index, port, scripts, precreate, ready, go, start_at, warmup, durati
                 # that accepted it, so a few everlasting connections could all end up on one worker
                 # (and one GIL); reconnecting per match spreads them as many real clients would.
                 conn.close()
+                for open_socket in seats:
+                    open_socket.close()
                 match = pending.pop() if pending else create()
-                path, headers, actions, read_path, read_headers = match
+                path, headers, actions, read_path, read_headers, moves_url = match
                 step = 0
                 if conn.sock is None:
                     conn.connect()
+                if over_socket:
+                    seats = [websocket.create_connection(moves_url, header=[f"Authorization: {h['Authorization']}"])
+                             for h in read_headers]
             seat, body, after = actions[step]
             begun = perf()
             try:
-                if read:
+                if over_socket:
+                    seats[seat].send(body)
+                    data = seats[seat].recv()
+                    response = _Answered(loads(data)["status"])
+                elif read:
                     conn.request("GET", read_path, headers=read_headers[seat])
                     response = conn.getresponse()
                     data = response.read()
@@ -298,10 +313,11 @@ def _client(index, port, scripts, precreate, ready, go, start_at, warmup, durati
                             samples.append(f"GET HTTP {response.status}: {data[:300].decode(errors='replace')}")
                         match = None
                         continue
-                conn.request("POST", path, body, headers[seat])
-                response = conn.getresponse()
-                data = response.read()
-            except (OSError, http.client.HTTPException) as error:
+                if not over_socket:
+                    conn.request("POST", path, body, headers[seat])
+                    response = conn.getresponse()
+                    data = response.read()
+            except (OSError, http.client.HTTPException, websocket.WebSocketException) as error:
                 errors[f"connection: {type(error).__name__}"] += 1
                 if len(samples) < 5:
                     samples.append(f"{type(error).__name__}: {error}")
@@ -327,6 +343,8 @@ def _client(index, port, scripts, precreate, ready, go, start_at, warmup, durati
                 match = None  # the match cannot go on from a refused action
         t = os.times()
         conn.close()
+        for open_socket in seats:
+            open_socket.close()
         results.put({
             "index": index, "latencies": latencies, "errors": dict(errors), "samples": samples,
             "last": last_finish, "window_start": window_start,
@@ -353,8 +371,15 @@ def load_plan(scripts, clients: int, seconds: float) -> tuple[float, float, int]
     return warmup, duration, precreate
 
 
+class _Answered:
+    """An answer on the moves socket, shaped like an HTTP response where the client looks."""
+
+    def __init__(self, status: int):
+        self.status = status
+
+
 def drive(servers: Servers, scripts, clients: int, warmup: float, duration: float, precreate: int,
-          read: bool = False, redis_pid: int | None = None) -> dict:
+          read: bool = False, redis_pid: int | None = None, over_socket: bool = False) -> dict:
     """Load the running server with ``clients`` client processes for ``warmup`` + ``duration`` seconds;
     what was measured in the window (latencies sorted, errors, CPU shares...)."""
     ctx = multiprocessing.get_context("fork")
@@ -362,7 +387,7 @@ def drive(servers: Servers, scripts, clients: int, warmup: float, duration: floa
     start_at = ctx.Value("d", 0.0)
     procs = [ctx.Process(target=_client, daemon=True,
                          args=(i, servers.port, scripts, precreate, ready, go, start_at, warmup, duration,
-                               results, read))
+                               results, read, over_socket))
              for i in range(clients)]
     for p in procs:
         p.start()

@@ -13,7 +13,9 @@ Configurations, each driven by N client processes (default 8) on loopback with k
 - ``bare post-only``: the same app, the ``XADD`` alone;
 - ``matchlog post-only``: random legal Blokus games (four players), computed beforehand with the
   engine, each action POSTed;
-- ``matchlog read-then-post``: per cycle ``GET .../legal-actions`` for the seat, then the POST.
+- ``matchlog read-then-post``: per cycle ``GET .../legal-actions`` for the seat, then the POST;
+- ``matchlog moves socket``: the post-only games, each seat sending its actions over its own
+  WebSocket to ``/v1/matches/{id}/moves`` (``service.moves``), the persistent connection for moves.
 
 The configurations take turns, R rounds (default 2), so that noise from elsewhere on the machine
 hits all alike. A rate is cycles (or actions) per second over all rounds; p50 and p99 are over every
@@ -50,11 +52,12 @@ appendfsync always
 save ""
 """
 
-CONFIGURATIONS = (  # key, label, server, read first
-    ("bare_read_post", "bare read-then-post", "bare", True),
-    ("bare_post", "bare post-only", "bare", False),
-    ("post", "matchlog post-only", "matchlog", False),
-    ("read_post", "matchlog read-then-post", "matchlog", True),
+CONFIGURATIONS = (  # key, label, server, read first, over the moves socket
+    ("bare_read_post", "bare read-then-post", "bare", True, False),
+    ("bare_post", "bare post-only", "bare", False, False),
+    ("post", "matchlog post-only", "matchlog", False, False),
+    ("read_post", "matchlog read-then-post", "matchlog", True, False),
+    ("socket", "matchlog moves socket", "matchlog", False, True),
 )
 
 
@@ -119,10 +122,10 @@ def run(seconds: float, clients: int, rounds: int, workers: int, seed: int = 7) 
         servers["bare"] = Servers(workers, store.url, module="tests.bench.bare")
         servers["matchlog"] = Servers(workers, store.url)
         for round_ in range(rounds):
-            for key, label, server, read in CONFIGURATIONS:
+            for key, label, server, read, socket in CONFIGURATIONS:
                 print(f"round {round_ + 1}/{rounds}: {label} ...", file=sys.stderr, flush=True)
                 got = drive(servers[server], scripts[server], clients, warmup, duration, precreate, read,
-                            redis_pid=store.process.pid)
+                            redis_pid=store.process.pid, over_socket=socket)
                 runs[key].append(got)
                 notes += [f"{label}, round {round_ + 1}: {n}" for n in got["notes"]]
     finally:
@@ -138,7 +141,7 @@ def run(seconds: float, clients: int, rounds: int, workers: int, seed: int = 7) 
         Figure("throughput.rounds", "rounds", rounds, f"{duration:.0f} s measured per configuration per round"),
     ]
     summary = {}
-    for key, label, _, read in CONFIGURATIONS:
+    for key, label, _, read, _socket in CONFIGURATIONS:
         got = runs[key]
         latencies = sorted(x for g in got for x in g["latencies"])
         rate = len(latencies) / sum(g["elapsed"] for g in got)

@@ -1,0 +1,89 @@
+"""The moves socket: ``GET /v1/matches/{id}/moves`` upgraded to a WebSocket, a persistent connection
+for one seat's actions beside the REST API.
+
+A bot, a game client or a tournament runner that plays many moves keeps one connection per seat
+instead of paying for an HTTP request per move. The seat's token goes in the upgrade request's
+``Authorization`` header, checked once. Each text message is what ``POST .../actions`` takes, with an
+optional ``idempotency_key``: ``{"expected_version": n, "action": {...}, "idempotency_key": "..."}``.
+Each answer is what the POST answers, with its HTTP status in ``status``: ``{"status": 201,
+"version": ..., "events": [...]}``, or ``{"status": 409, "error": "version_conflict", ...}`` in the
+API's error format. The same rules, version check, idempotency, write limits and log apply: the socket
+is another door to ``Matches.submit``, nothing more. A message that is not JSON, or larger than the
+server's body limit, closes the connection (1003, 1009).
+"""
+
+from __future__ import annotations
+
+import json
+
+from flask import Flask, current_app
+from flask_sock import ConnectionClosed, Sock
+from marshmallow import ValidationError, fields, validate
+
+from service import metrics, ratelimits, schemas
+from service.api import action_schema
+from service.auth import bearer, request_seat
+from service.errors import ApiError, api_error_of, flatten, invalid
+
+sock = Sock()
+
+
+class MoveSchema(schemas.SubmitActionSchema):
+    idempotency_key = fields.String(validate=validate.Length(min=1, max=128))
+
+
+_move = MoveSchema()
+
+
+def install(app: Flask) -> None:
+    app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 25,
+                                                  "max_message_size": app.config["MAX_CONTENT_LENGTH"]})
+    sock.init_app(app)
+
+
+@sock.route("/v1/matches/<match_id>/moves")
+def moves(ws, match_id: str) -> None:
+    matches = current_app.extensions["matchlog"]
+    try:
+        seat = request_seat(matches, match_id, required=True)
+    except Exception as error:  # refused: said once, in the API's error format, then closed
+        refusal = api_error_of(error)
+        ws.send(json.dumps({"status": refusal.status, **refusal.body}))
+        ws.close(1008)
+        return
+    token = bearer()
+    game_id = matches.engine_of(match_id).info.id
+    app = current_app._get_current_object()
+    while True:
+        try:
+            message = ws.receive()
+        except ConnectionClosed:
+            return
+        if not isinstance(message, str):
+            ws.close(1003, "text messages of JSON only")
+            return
+        ws.send(app.json.dumps(_answer(app, matches, match_id, game_id, seat, token, message)))
+
+
+def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, message: str) -> dict:
+    """What a POST of ``message`` would answer, with its status."""
+    try:
+        wait = ratelimits.write_allowed(app, token)
+        if wait:
+            raise ApiError(429, "too_many_requests", f"over this token's write limit; retry in {wait} s",
+                           retry_after=wait)
+        try:
+            body = _move.loads(message)
+        except (ValidationError, ValueError) as error:
+            raise invalid(flatten(getattr(error, "messages", {"body": [str(error)]})))
+        try:
+            action = action_schema(game_id).load(body["action"])
+        except ValidationError as error:
+            raise invalid(flatten(error.messages, "action"), "the action does not fit the game's action schema")
+        answer = matches.submit(match_id, seat, body["expected_version"], action, body.get("idempotency_key"))
+    except Exception as error:
+        refusal = api_error_of(error)
+        return {"status": refusal.status, **refusal.body}
+    metrics.APPENDS.labels(game_id).inc(len(answer["events"]))
+    return {"status": 201, **answer}
+

@@ -1,0 +1,99 @@
+"""The moves socket (``/v1/matches/{id}/moves``, a WebSocket) on a real ``matchlog serve``: one
+connection per seat plays a whole Blokus match, each answer what the POST would answer; the same
+refusals (illegal, stale version, schema, idempotency, another seat's token); the log is the same."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import tempfile
+import uuid
+
+import pytest
+import websocket
+
+from tests.bench.api import free_port
+from tests.integration.test_serve import start_serve, stop_serve
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def served():
+    folder = tempfile.mkdtemp(prefix="mlm-", dir="/tmp")
+    port = free_port()
+    process, http = start_serve(folder, port, MATCHLOG_RATE_LIMIT_PER_TOKEN="5000/second")
+    yield port, http
+    stop_serve(process)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def connect(port, match_id, token):
+    return websocket.create_connection(f"ws://127.0.0.1:{port}/v1/matches/{match_id}/moves", timeout=10,
+                                       header=[f"Authorization: Bearer {token}"] if token else [])
+
+
+def send(socket, body) -> dict:
+    socket.send(json.dumps(body))
+    return json.loads(socket.recv())
+
+
+def test_a_whole_match_over_one_socket_per_seat(served):
+    port, http = served
+    _, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "abcd"]})
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    sockets = [connect(port, match_id, token) for token in tokens]
+    rng = random.Random(5)
+    answers = []
+    try:
+        while True:
+            _, match = http("GET", f"/v1/matches/{match_id}")
+            if match["status"] == "finished":
+                break
+            seat = match["to_act"][0]
+            _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
+            answer = send(sockets[seat], {"expected_version": legal["version"], "action": rng.choice(legal["actions"])})
+            assert answer["status"] == 201, answer
+            answers.append(answer)
+    finally:
+        for socket in sockets:
+            socket.close()
+    _, log = http("GET", f"/v1/matches/{match_id}/events?limit=1000")
+    by_version = {e["version"]: e for e in log["events"]}
+    for answer in answers:  # each answer is the POST's: the entries as the seat sees them, now in the log
+        assert answer["version"] == answer["events"][-1]["version"]
+        for event in answer["events"]:
+            assert by_version[event["version"]]["hash"] == event["hash"]
+    assert log["events"][-1]["type"] == "seed_revealed" and len(answers) > 20
+
+
+def test_the_socket_refuses_as_the_post_does(served):
+    port, http = served
+    _, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "abcd"]})
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[0])
+    action = legal["actions"][0]
+    socket = connect(port, match_id, tokens[0])
+    try:
+        assert send(socket, {"expected_version": 2, "action": action}) | {"message": ""} == {
+            "status": 409, "error": "version_conflict", "current_version": 1, "message": ""}
+        refused = send(socket, {"expected_version": 1, "action": {"type": "place", "piece": "V3", "cells": [[9, 9]]}})
+        assert refused["status"] == 422 and refused["error"] == "illegal_action" and refused["reason"]
+        wrong = send(socket, {"expected_version": "one", "action": action})
+        assert wrong["status"] == 400 and "expected_version" in wrong["fields"]
+        key = uuid.uuid4().hex
+        first = send(socket, {"expected_version": 1, "action": action, "idempotency_key": key})
+        again = send(socket, {"expected_version": 1, "action": action, "idempotency_key": key})
+        assert first["status"] == 201 and again == first  # a retry gets the first answer
+        other = send(socket, {"expected_version": 1, "action": legal["actions"][1], "idempotency_key": key})
+        assert other["status"] == 422 and other["error"] == "idempotency_key_reused"
+        socket.send("not json")
+        assert json.loads(socket.recv())["status"] == 400
+    finally:
+        socket.close()
+    for token, error in ((None, "missing_token"), ("not-a-token", "wrong_token")):
+        refused = connect(port, match_id, token)
+        assert json.loads(refused.recv()) | {"message": ""} == {"status": 401 if token is None else 403,
+                                                              "error": error, "message": ""}
+        refused.close()
