@@ -97,3 +97,18 @@ def test_the_socket_refuses_as_the_post_does(served):
         assert json.loads(refused.recv()) | {"message": ""} == {"status": 401 if token is None else 403,
                                                               "error": error, "message": ""}
         refused.close()
+
+
+def test_moves_on_the_socket_count_against_the_tokens_write_limit():
+    folder = tempfile.mkdtemp(prefix="mlm-", dir="/tmp")
+    port = free_port()
+    process, http = start_serve(folder, port, MATCHLOG_RATE_LIMIT_PER_TOKEN="3/minute")
+    try:
+        _, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "abcd"]})
+        socket = connect(port, created["id"], created["seats"][0]["token"])
+        answers = [send(socket, {"expected_version": 9, "action": {}})["status"] for _ in range(5)]
+        socket.close()
+        assert answers[:3] != [429] * 3 and answers[3:] == [429, 429]
+    finally:
+        stop_serve(process)
+        shutil.rmtree(folder, ignore_errors=True)
