@@ -91,6 +91,13 @@ class GuardedJSON(DefaultJSONProvider):
             return super().response(*args, **kwargs)
         return self._app.response_class(body, mimetype=self.mimetype)
 
+    def text(self, obj: Any) -> str:
+        """``obj`` as the compact JSON an answer carries, for answers outside an HTTP response (the moves socket)."""
+        try:
+            return orjson.dumps(obj, default=self.default, option=_ORJSON).decode()
+        except TypeError:
+            return json.dumps(obj, default=self.default, separators=(",", ":"), ensure_ascii=False)
+
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         check_depth(s)
         value = json.loads(s, **kwargs)

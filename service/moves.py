@@ -14,7 +14,6 @@ server's body limit, closes the connection (1003, 1009).
 
 from __future__ import annotations
 
-import json
 
 from flask import Flask, current_app
 from flask_sock import ConnectionClosed, Sock
@@ -48,7 +47,7 @@ def moves(ws, match_id: str) -> None:
         seat = request_seat(matches, match_id, required=True)
     except Exception as error:  # refused: said once, in the API's error format, then closed
         refusal = api_error_of(error)
-        ws.send(json.dumps({"status": refusal.status, **refusal.body}))
+        ws.send(current_app.json.text({"status": refusal.status, **refusal.body}))
         ws.close(1008)
         return
     token = bearer()
@@ -62,7 +61,7 @@ def moves(ws, match_id: str) -> None:
         if not isinstance(message, str):
             ws.close(1003, "text messages of JSON only")
             return
-        ws.send(app.json.dumps(_answer(app, matches, match_id, game_id, seat, token, message)))
+        ws.send(app.json.text(_answer(app, matches, match_id, game_id, seat, token, message)))
 
 
 def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, message: str) -> dict:
