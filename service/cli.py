@@ -158,6 +158,9 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         "worker": [sys.executable, "-m", "service.cli", "worker"],
     }
     children = {name: subprocess.Popen(cmd, env=env) for name, cmd in commands.items()}
+    if settings.durability == "replicated":
+        print("matchlog: replicated durability: an append is acknowledged once a replica has it, else 503 "
+              "not_replicated (MATCHLOG_DURABILITY)", flush=True)
     print(f"matchlog: API on http://{host}:{port}/v1 (OpenAPI at /openapi.json); Ctrl-C stops", flush=True)
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())

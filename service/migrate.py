@@ -26,6 +26,7 @@ from service.keys import Keys
 def migrate(source: redis.Redis, target: redis.Redis, keys: Keys, same_server: bool) -> dict[str, Any]:
     """Move what is misplaced (and, from another server, copy the rest). Returns what was done."""
     moved = copied = 0
+    touched: set[str] = set()  # the matches this run moved or copied
     for raw in source.scan_iter(match=f"{keys.namespace}:*", count=1000):
         name = raw.decode()
         if _transient(keys, name):
@@ -34,17 +35,20 @@ def migrate(source: redis.Redis, target: redis.Redis, keys: Keys, same_server: b
         wanted = keys.match_key(*found) if found else name
         if wanted == name and same_server:
             continue
-        if not _copy(source, target, name, wanted):
+        outcome = _copy(source, target, name, wanted)
+        if outcome == "gone" or outcome == "there" and same_server and wanted == name:
             continue
+        if found and outcome != "there":
+            touched.add(found[0])
         if wanted != name:
             moved += 1
             if same_server:
                 source.delete(name)
-        else:
+        elif outcome != "there":
             copied += 1
     old_feeds = _old_feeds(target, keys) if same_server else []
-    # announce before the old feeds go: a run cut off in between announces again next time
-    announced = _announce_all(target, keys) if moved or copied or old_feeds else 0
+    # announce before the old feeds go: a run cut off in between announces every match again next time
+    announced = _announce(target, keys, None if old_feeds else touched) if touched or old_feeds else 0
     for feed in old_feeds:
         target.delete(feed)
     return {"moved_keys": moved, "copied_keys": copied, "dropped_feeds": len(old_feeds),
@@ -58,19 +62,36 @@ def _transient(keys: Keys, name: str) -> bool:
             or rest.startswith("ratelimit"))
 
 
-def _copy(source: redis.Redis, target: redis.Redis, name: str, wanted: str) -> bool:
-    """Put ``name``'s value and expiry at ``wanted`` unless a key is there already (an earlier run put it
-    there, or the target has moved on since: never rolled back). False if the key expired meanwhile."""
+def _copy(source: redis.Redis, target: redis.Redis, name: str, wanted: str) -> str:
+    """Put ``name``'s value and expiry at ``wanted`` ("copied"), unless a key is there already: an earlier
+    run put it there, or the target has moved on since, and nothing is rolled back ("there"). A listing
+    (a sorted set, set or hash: the public list, the lobby, platforms) gets the source's members it lacks
+    ("merged"). "gone": the key expired meanwhile."""
     ttl = source.pttl(name)
     dump = source.dump(name)
     if ttl == -2 or dump is None:
-        return False
+        return "gone"
     try:
         target.restore(wanted, max(ttl, 0), dump)
+        return "copied"
     except redis.exceptions.ResponseError as error:
         if "BUSYKEY" not in str(error):
             raise
-    return True
+    return "merged" if name == wanted and _merge(source, target, name) else "there"
+
+
+def _merge(source: redis.Redis, target: redis.Redis, name: str) -> bool:
+    kind = source.type(name).decode()
+    if kind == "zset":
+        members = dict(source.zrange(name, 0, -1, withscores=True))
+        return bool(members) and target.zadd(name, members, nx=True) > 0
+    if kind == "set":
+        members = source.smembers(name)
+        return bool(members) and target.sadd(name, *members) > 0
+    if kind == "hash":
+        added = [target.hsetnx(name, field, value) for field, value in source.hgetall(name).items()]
+        return any(added)
+    return False
 
 
 def _old_feeds(client: redis.Redis, keys: Keys) -> list[bytes]:
@@ -79,11 +100,16 @@ def _old_feeds(client: redis.Redis, keys: Keys) -> list[bytes]:
             if raw.decode() not in current and _transient(keys, raw.decode())]
 
 
-def _announce_all(target: redis.Redis, keys: Keys) -> int:
+def _announce(target: redis.Redis, keys: Keys, match_ids: set[str] | None) -> int:
+    """Announce ``match_ids`` (every match of the target when None) on their feed partitions."""
     store = EventStore(target, keys)
+    if match_ids is None:
+        match_ids = {keys.match_id_of(raw.decode())[0]
+                     for raw in target.scan_iter(match=f"{keys.namespace}:{{*}}:match:*:log", count=1000)}
     announced = 0
-    for raw in target.scan_iter(match=f"{keys.namespace}:{{*}}:match:*:log", count=1000):
-        match_id, _ = keys.match_id_of(raw.decode())
-        store.announce(match_id, store.version(match_id))
-        announced += 1
+    for match_id in sorted(match_ids):
+        version = store.version(match_id)
+        if version:  # a meta without a log (a creation cut off) is nobody's match
+            store.announce(match_id, version)
+            announced += 1
     return announced

@@ -42,6 +42,9 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
         jobs_connection = connect(redis_url)  # RQ changes its socket timeout: keep it to itself
     matches = Matches(store, settings)
     run_here(matches, jobs_connection)  # jobs share the rule thread's cache: what one folded, the other reuses
+    if store.exists(matches.keys.legacy_feed):
+        log.warning("this Redis holds data in the layout before feed partitions: stop the API and workers and "
+                    "run `matchlog migrate` (until then those matches are not found)")
     projector = Projector(matches)
     thread = threading.Thread(target=projector.run, args=(stop,), name="projector", daemon=True)
     thread.start()

@@ -85,3 +85,26 @@ def test_a_worker_follows_partitions_on_every_master(real_client, real_app, real
     for match_id in match_ids:
         assert real_client.get(f"/v1/matches/{match_id}").json["result"]["final"] is True
     assert real_app.extensions["matchlog"].store.feed_pending("projector") == 0
+
+
+def test_matchlog_migrate_from_one_redis_into_the_cluster(real_client, real_redis, single_redis_url, settings):
+    from service.app import create_app
+    from service.keys import Keys
+    from service.migrate import migrate
+
+    already, _ = create(real_client)  # the cluster has a public list of its own
+    single = connect(single_redis_url)
+    before = create_app(dataclasses.replace(settings, rq_redis_url=None), single).test_client()
+    moved = [create(before)[0] for _ in range(2)]
+    try:
+        done = migrate(single, real_redis, Keys(settings.namespace), same_server=False)
+        assert done["announced_matches"] == 2 and done["copied_keys"] >= 1  # the public list, merged
+        listed = {m["id"] for m in real_client.get("/v1/matches?limit=10").json["matches"]}
+        assert listed == {already, *moved}
+        for match_id in moved:
+            assert real_client.get(f"/v1/matches/{match_id}").json["version"] == 1
+        again = migrate(single, real_redis, Keys(settings.namespace), same_server=False)
+        assert again == {"moved_keys": 0, "copied_keys": 0, "dropped_feeds": 0, "announced_matches": 0}
+    finally:
+        for key in single.scan_iter(match=f"{settings.namespace}:*"):
+            single.delete(key)
