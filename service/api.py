@@ -585,13 +585,19 @@ def healthz():
 
 @probes.route("/readyz", methods=["GET"])
 @probes.response(200, schemas.HealthSchema)
-@probes.alt_response(503, schema=schemas.ErrorSchema, description="not_ready: Redis unreachable or no worker")
+@probes.alt_response(503, schema=schemas.ErrorSchema,
+                     description="not_ready: Redis unreachable, no worker, or (replicated durability) a master "
+                                 "without a replica")
 def readyz():
-    """Ready to serve: Redis answers, and at least one worker's heartbeat is fresh."""
+    """Ready to serve: Redis answers, at least one worker's heartbeat is fresh and, with replicated
+    durability, every master has a replica to confirm writes."""
     state = matches().readiness()
     if not state["redis"] or not state["workers"]:
         raise ApiError(503, "not_ready", "Redis is unreachable" if not state["redis"] else
                        "no worker has sent a heartbeat lately (start one: matchlog worker)", **state)
+    if state.get("replicas", 1) < 1:
+        raise ApiError(503, "not_ready", "a master of the match store has no replica, so no write can be "
+                                         "acknowledged (MATCHLOG_DURABILITY=replicated)", **state)
     return {"status": "ok", **state}
 
 

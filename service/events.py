@@ -239,6 +239,14 @@ class EventStore:
             raise NotReplicated(f"no replica confirmed within {self.replica_wait_ms} ms")
         return reply
 
+    def fewest_replicas(self) -> int:
+        """The fewest replicas connected to any master of the store (replicated durability needs one)."""
+        if self.cluster:
+            infos = list(self.redis.info("replication", target_nodes=RedisCluster.PRIMARIES).values())
+        else:
+            infos = [self.redis.info("replication")]
+        return min(int(info.get("connected_slaves", 0)) for info in infos)
+
     def _refresh_slots(self) -> None:
         try:
             self.redis.nodes_manager.initialize()

@@ -422,13 +422,14 @@ class Matches:
         return self.jobs.status(job_id)
 
     def readiness(self) -> dict[str, Any]:
-        """Whether this process can serve: Redis answers, and some worker's heartbeat is fresh (else
-        nothing would score matches or follow the feed)."""
+        """Whether this process can serve: Redis answers, some worker's heartbeat is fresh (else nothing
+        would score matches or follow the feed) and, with replicated durability, every master has a replica."""
         try:
             self.redis.ping()
+            replicas = {"replicas": self.store.fewest_replicas()} if self.settings.durability == "replicated" else {}
         except redis.exceptions.RedisError:
             return {"redis": False, "workers": 0}
-        return {"redis": True, "workers": self.jobs.fresh_workers(self.settings.worker_heartbeat_s)}
+        return {"redis": True, "workers": self.jobs.fresh_workers(self.settings.worker_heartbeat_s), **replicas}
 
     # -- what a seat may see ---------------------------------------------------------------------
 

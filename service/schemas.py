@@ -37,6 +37,8 @@ class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"description": "ok (alive, or ready)"})
     redis = fields.Boolean(metadata={"description": "/readyz: Redis answered a PING"})
     workers = fields.Integer(metadata={"description": "/readyz: workers with a fresh heartbeat"})
+    replicas = fields.Integer(metadata={"description": "/readyz with replicated durability: the fewest replicas "
+                                                       "any master of the match store has (at least 1 to be ready)"})
 
 
 class GameSchema(Schema):

@@ -17,7 +17,7 @@ import pytest
 from service.app import create_app
 from service.events import verify_chain
 from service.redis_client import connect
-from tests.helpers import bearer, create
+from tests.helpers import beating_worker, bearer, create
 from tests.redis_cluster import LocalCluster
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -85,6 +85,7 @@ def test_no_acknowledged_action_is_lost_when_a_master_dies(doomed_cluster, redis
     client = app.test_client()
     matches = [create(client, "blokus") for _ in range(9)]
     keys = app.extensions["matchlog"].keys
+    assert app.extensions["matchlog"].readiness()["replicas"] == 1  # every master has its replica
     victim = doomed_cluster.master_of(keys.log(matches[0][0]))
     on_victim = [m for m, _ in matches if doomed_cluster.master_of(keys.log(m)) == victim]
 
@@ -140,5 +141,8 @@ def test_with_no_replica_to_confirm_the_api_answers_not_replicated(real_redis, s
     answer = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": n} for n in "abcd"]})
     assert answer.status_code == 503 and answer.headers["Retry-After"] == "1"
     assert answer.json["error"] == "not_replicated" and "Idempotency-Key" in answer.json["message"]
+    beating_worker(real_redis, settings)
+    ready = client.get("/readyz")
+    assert ready.status_code == 503 and ready.json["error"] == "not_ready" and ready.json["replicas"] == 0
     local = create_app(settings, real_redis).test_client()
     assert local.post("/v1/matches", json={"game": "blokus", "players": [{"name": n} for n in "abcd"]}).status_code == 201
