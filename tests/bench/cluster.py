@@ -15,40 +15,18 @@ import argparse
 import collections
 import json
 import multiprocessing
-import os
-import shutil
-import subprocess
-import tempfile
 import time
 import uuid
-from pathlib import Path
 
 from service.events import EventStore, Recorded, VersionConflict
 from service.keys import Keys
 from service.redis_client import connect
-from tests.bench.api import free_port
+from tests.bench.api import cpu_seconds
+from tests.bench.throughput import RedisServer
 from tests.bench.common import Figure, json_figures, machine, table
 from tests.redis_cluster import LocalCluster, find_redis_server
 
 MATCHES_PER_CLIENT = 16
-
-
-def single_node(binary: str, folder: Path, appendfsync: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder),
-                                "--appendonly", "yes", "--appendfsync", appendfsync, "--save", ""],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"redis://127.0.0.1:{port}"
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            connect(url).ping()
-            return process, url
-        except Exception:
-            if time.monotonic() > deadline:
-                process.kill()
-                raise
-            time.sleep(0.05)
 
 
 def client(url: str, namespace: str, durability: str, seconds: float, start_at: float, out) -> None:
@@ -78,16 +56,6 @@ def client(url: str, namespace: str, durability: str, seconds: float, start_at: 
             heads[match_id] = entry
     out.put((len(latencies), latencies[:: max(1, len(latencies) // 5000)], list(heads),
              time.process_time() - cpu_started))
-
-
-def cpu_seconds(pids) -> float:
-    """CPU time (user + system) the processes have used so far."""
-    ticks = 0
-    for pid in pids:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def load(url: str, durability: str, clients: int, seconds: float, servers) -> dict:
@@ -124,13 +92,13 @@ def main(argv=None) -> int:
     for f in about:
         print(f"{f.label}: {f.value}")
     print(flush=True)
-    folder = Path(tempfile.mkdtemp(prefix="mlc-", dir="/tmp"))
     figures = list(about)
-    node, url = single_node(binary, folder, args.appendfsync)
+    node = RedisServer(binary, args.appendfsync)
+    url = node.url
     try:
         with LocalCluster(binary, appendfsync=args.appendfsync) as cluster:
             nodes = [n.process.pid for n in cluster.nodes.values()]
-            runs = [("one_node", "1 node", url, "local", [node.pid]),
+            runs = [("one_node", "1 node", url, "local", [node.process.pid]),
                     ("cluster", "3 masters", cluster.startup_url, "local", nodes),
                     ("cluster_replicated", "3 masters, WAIT 1", cluster.startup_url, "replicated", nodes)]
             for key, label, where, durability, servers in runs:
@@ -148,9 +116,7 @@ def main(argv=None) -> int:
                     figures.append(Figure("cluster.matches_per_master", "matches per master",
                                           " / ".join(str(n) for _, n in sorted(spread.items()))))
     finally:
-        node.kill()
-        node.wait()
-        shutil.rmtree(folder, ignore_errors=True)
+        node.stop()
     print(table(figures))
     print(json.dumps(json_figures(figures)))
     return 0

