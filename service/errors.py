@@ -114,7 +114,7 @@ def api_error_of(error: Exception) -> ApiError:
     elif answer.body["error"] == "version_conflict":
         metrics.CONFLICTS.inc()
     elif answer.status == 503:
-        log.warning("redis unavailable: %s", error)
+        log.warning("%s: %s", answer.body["error"], error)
     return answer
 
 

@@ -134,10 +134,7 @@ class Keys:
 
     def partition_of_feed(self, feed: str) -> int:
         """The partition number of a feed stream's key."""
-        return self._partitions_by_tag()[feed.partition("{")[2].partition("}")[0]]
-
-    def _partitions_by_tag(self) -> dict[str, int]:
-        return _by_tag(self.partitions)
+        return _by_tag(self.partitions)[feed.partition("{")[2].partition("}")[0]]
 
     @property
     def legacy_feed(self) -> str:
