@@ -19,7 +19,7 @@ from flask import Flask, current_app
 from flask_sock import ConnectionClosed, Sock
 from marshmallow import ValidationError, fields, validate
 
-from service import metrics, ratelimits, schemas
+from service import metrics, ratelimits, schemas, serving
 from service.api import action_schema
 from service.auth import bearer, request_seat
 from service.errors import ApiError, api_error_of, flatten, invalid
@@ -35,7 +35,7 @@ _move = MoveSchema()
 
 
 def install(app: Flask) -> None:
-    app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 25,
+    app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 25, "selector_class": serving.selector_class(),
                                                   "max_message_size": app.config["MAX_CONTENT_LENGTH"]})
     sock.init_app(app)
 

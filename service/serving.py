@@ -9,16 +9,54 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-WORKER_CLASS = "gevent"
-"""gevent: a held live-feed connection (SSE) is a greenlet waiting on a queue, not a thread."""
+WORKER_CLASS = "service.serving.GeventWorker"
+"""gunicorn's gevent worker, patching all but ``select`` (``GeventWorker``): a held live-feed connection
+(SSE) is a greenlet waiting on a queue, not a thread."""
+
+UNPATCHED = {"select": False}
+"""Left to the operating system: ``select``. redis-py polls a connection's socket with timeout 0 before
+every command (is stale data waiting?); through gevent's ``poll`` that cost about 30 µs of CPU per
+command here, the kernel's own ``poll`` a few. A zero timeout never blocks, so nothing is lost; what
+waits on a selector with a timeout must be given gevent's (``selector_class``)."""
 
 
 def patch() -> None:
-    """Patch the standard library for the worker class, if it needs it (call first thing)."""
-    if WORKER_CLASS == "gevent":
-        from gevent import monkey
+    """Patch the standard library for the worker class (call first thing)."""
+    from gevent import monkey
 
-        monkey.patch_all()
+    monkey.patch_all(**UNPATCHED)
+
+
+def selector_class():
+    """The selector that waits without blocking other greenlets, when gevent has patched this process."""
+    from gevent import monkey
+
+    if monkey.is_module_patched("socket"):
+        from gevent.selectors import GeventSelector
+
+        return GeventSelector
+    import selectors
+
+    return selectors.DefaultSelector
+
+
+def __getattr__(name: str):
+    if name == "GeventWorker":  # made on first use: importing gunicorn's worker imports gevent
+        return _gevent_worker()
+    raise AttributeError(name)
+
+
+def _gevent_worker():
+    from gevent import socket
+    from gunicorn.workers.ggevent import GeventWorker
+
+    class Worker(GeventWorker):
+        def patch(self):  # gunicorn's own patches everything, select too
+            patch()
+            self.sockets = [socket.socket(s.FAMILY, socket.SOCK_STREAM, fileno=s.sock.detach())
+                            for s in self.sockets]
+
+    return Worker
 
 
 def gunicorn_settings(host: str, port: int, workers: int) -> dict[str, Any]:
