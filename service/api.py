@@ -620,14 +620,30 @@ def create_webhook(body):
     """Deliver the entries of these ``events`` types, for every match of the key's platform, to ``url``:
     signed (``Matchlog-Signature``), retried with backoff, each with a ``Matchlog-Delivery`` id. The
     ``secret`` (made when not given) is shown only now."""
-    platform = request_platform(matches())
-    if platform is None:
-        raise ApiError(401, "platform_key_required", "webhooks belong to a platform: Authorization: Bearer <key>")
+    platform = _webhooks_platform()
     try:
         check_url(body["url"], matches().settings.webhooks_private)
     except BadWebhookUrl as error:
         raise invalid({"url": [str(error)]})
     return matches().webhooks.register(platform["id"], body["url"], body["events"], body.get("secret"))
+
+
+@v1.route("/webhooks", methods=["GET"])
+@v1.response(200, schemas.WebhooksSchema)
+@v1.doc(security=PLATFORM)
+@_errors(401)
+def list_webhooks():
+    """The key's platform's webhooks, by id (without their secrets): after a ``503`` on a
+    registration, one that is not listed was not registered."""
+    return {"webhooks": [{k: hook[k] for k in ("id", "url", "events")}
+                         for hook in matches().webhooks.of_platform(_webhooks_platform()["id"])]}
+
+
+def _webhooks_platform() -> dict:
+    platform = request_platform(matches())
+    if platform is None:
+        raise ApiError(401, "platform_key_required", "webhooks belong to a platform: Authorization: Bearer <key>")
+    return platform
 
 
 @v1.route("/webhooks/<hook_id>/deliveries", methods=["GET"])
@@ -637,9 +653,7 @@ def create_webhook(body):
 def get_deliveries(hook_id: str):
     """The latest delivery attempts (newest first, the last 100): delivery id, attempt, HTTP status or
     error, time taken."""
-    platform = request_platform(matches())
-    if platform is None:
-        raise ApiError(401, "platform_key_required", "webhooks belong to a platform: Authorization: Bearer <key>")
+    platform = _webhooks_platform()
     hook = matches().webhooks.get(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
     if hook is None:
         raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")

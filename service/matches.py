@@ -74,7 +74,7 @@ class Matches:
         self.store = self.repository.store
         self.jobs = JobQueue(jobs_redis or for_jobs(self.settings.rq_redis_url, redis_client), self.keys)
         self.platforms = Platforms(redis_client, self.keys)
-        self.webhooks = Webhooks(redis_client, self.keys, self.server_key)
+        self.webhooks = Webhooks(redis_client, self.keys, self.server_key, self.store.durably)
 
     # -- creation ---------------------------------------------------------------------------
 

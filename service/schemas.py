@@ -91,11 +91,18 @@ class WebhookSchema(Schema):
                            metadata={"description": "Signs the deliveries; made by the server when omitted."})
 
 
-class WebhookCreatedSchema(Schema):
+class WebhookListedSchema(Schema):
     id = fields.String(required=True)
     url = fields.String(required=True)
     events = fields.List(fields.String(), required=True)
+
+
+class WebhookCreatedSchema(WebhookListedSchema):
     secret = fields.String(required=True, metadata={"description": "Shown only now."})
+
+
+class WebhooksSchema(Schema):
+    webhooks = fields.List(fields.Nested(WebhookListedSchema), required=True)
 
 
 class DeliveriesSchema(Schema):

@@ -65,18 +65,23 @@ def verify(secret: str, header: str, body: bytes, tolerance_s: int = 300, now: f
 
 
 class Webhooks:
-    def __init__(self, redis_client: redis.Redis, keys: Keys, server_key: ServerKey):
+    def __init__(self, redis_client: redis.Redis, keys: Keys, server_key: ServerKey, durably=None):
+        """``durably(key, write)``: how a write the API acknowledges is made (the event store's: with
+        replicated durability it waits for a replica)."""
         self.redis = redis_client
         self.keys = keys
         self.server_key = server_key
+        self.durably = durably or (lambda key, write: write(redis_client))
 
     def register(self, platform: str, url: str, events: list[str], secret: str | None) -> dict[str, Any]:
         hook_id = uuid.uuid4().hex[:16]
         secret = secret or secrets.token_urlsafe(24)
         sealed = self.server_key.seal(secret.encode(), hook_id.encode())  # the secret signs: kept sealed
-        self.redis.hset(self.keys.webhook(hook_id), mapping={
-            "platform": platform, "url": url, "events": json.dumps(sorted(set(events))), "secret": sealed})
-        self.redis.sadd(self.keys.platform_webhooks(platform), hook_id)
+        hook, listed = self.keys.webhook(hook_id), self.keys.platform_webhooks(platform)
+        # the hook first: one that is not listed yet (a 503 in between) is invisible and harmless
+        self.durably(hook, lambda client: client.hset(hook, mapping={
+            "platform": platform, "url": url, "events": json.dumps(sorted(set(events))), "secret": sealed}))
+        self.durably(listed, lambda client: client.sadd(listed, hook_id))
         return {"id": hook_id, "url": url, "events": sorted(set(events)), "secret": secret}
 
     def get(self, hook_id: str) -> dict[str, Any] | None:

@@ -16,6 +16,8 @@ import pytest
 
 from service.app import create_app
 from service.events import verify_chain
+from service.keys import Keys
+from service.platforms import Platforms
 from service.redis_client import connect
 from tests.helpers import beating_worker, bearer, create
 from tests.redis_cluster import LocalCluster
@@ -136,11 +138,16 @@ def test_with_no_replica_to_confirm_the_api_answers_not_replicated(real_redis, s
     """The suite's single Redis has no replica: with replicated durability nothing can be acknowledged,
     and the answer says what the client should do."""
     client = create_app(dataclasses.replace(settings, durability="replicated", replica_wait_ms=50,
-                                            rate_limit_per_address="500/second"),  # its headers: Retry-After kept
+                                            rate_limit_per_address="500/second", webhooks_private=True),  # its headers: Retry-After kept
                         real_redis).test_client()
     answer = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": n} for n in "abcd"]})
     assert answer.status_code == 503 and answer.headers["Retry-After"] == "1"
     assert answer.json["error"] == "not_replicated" and "Idempotency-Key" in answer.json["message"]
+    _, key = Platforms(real_redis, Keys(settings.namespace)).create("arena")
+    hooked = client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/hook", "events": ["placed"]},
+                         headers=bearer(key))
+    assert hooked.status_code == 503 and hooked.json["error"] == "not_replicated"
+    assert client.get("/v1/webhooks", headers=bearer(key)).json == {"webhooks": []}  # not registered
     beating_worker(real_redis, settings)
     ready = client.get("/readyz")
     assert ready.status_code == 503 and ready.json["error"] == "not_ready" and ready.json["replicas"] == 0

@@ -132,6 +132,19 @@ def test_private_urls_are_refused_unless_allowed(settings, real_redis):
     assert client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/x", "events": ["x"]}).status_code == 401
 
 
+def test_a_platform_lists_its_own_webhooks_without_their_secrets(hooked, real_redis, settings):
+    _, client, key = hooked
+    _, other = Platforms(real_redis, Keys(settings.namespace)).create("elsewhere")
+    made = [client.post("/v1/webhooks", json={"url": f"http://127.0.0.1:9/{n}", "events": ["placed", "match_started"]},
+                        headers=bearer(key)).json for n in range(2)]
+    client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/other", "events": ["placed"]}, headers=bearer(other))
+    listed = client.get("/v1/webhooks", headers=bearer(key))
+    assert listed.status_code == 200
+    assert listed.json["webhooks"] == sorted(({k: h[k] for k in ("id", "url", "events")} for h in made),
+                                             key=lambda h: h["id"])
+    assert client.get("/v1/webhooks").json["error"] == "platform_key_required"
+
+
 def test_a_worker_killed_mid_delivery_loses_no_delivery(hooked, real_redis, redis_url):
     """The worker dies while its POST hangs, with more deliveries queued behind it: another worker
     delivers them all, the dead one's again once its job outlives the delivery timeout."""
