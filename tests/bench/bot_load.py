@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 
+from service import processes
 from tests.bench.api import REPO, Servers
 from tests.bench.common import Figure, json_figures, machine, table
 from tests.bench.sse import _call
@@ -74,9 +75,7 @@ def measure(bot_matches: int = 20, seconds: float = 20.0) -> list[Figure]:
         elapsed = time.monotonic() - started
         moves += sum(_call(servers.port, "GET", f"/v1/matches/{m}")[1]["version"] for m in running)
     finally:
-        for worker in workers:
-            worker.terminate()
-            worker.wait()
+        processes.stop(*workers)
         servers.close()
     return [
         Figure("bots.matches", "bot-only matches playing at once", bot_matches, "matches"),

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import redis
 
-from service import serving
+from service import processes, serving
 from tests.bench.api import HOST, Servers, drive, free_port, load_plan, percentile, prebuild
 from tests.bench.common import Figure, json_figures, machine, table
 from tests.bench.games import BENCHMARKS
@@ -89,13 +89,7 @@ class RedisServer:
         self.version = info["redis_version"]
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        processes.stop(self.process)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
