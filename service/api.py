@@ -261,32 +261,37 @@ def join_seat(body, match_id: str, seat: int):
 
 
 @v1.route("/matches/<match_id>/undo", methods=["POST"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
-@_errors(401, 403, 404, 422, 429, 503)
-def undo_move(match_id: str):
+@_errors(400, 401, 403, 404, 422, 429, 503)
+def undo_move(headers, match_id: str):
     """Take back the seat's last move: ``undone`` at once (undo ``until_next_action``), or an
     ``undo_requested`` the other seats answer (``with_consent``). The log keeps both the move and the
     undo. 422 with a reason: ``undo_off``, ``nothing_to_undo``, ``hidden_information_revealed``..."""
-    return matches().undo(match_id, request_seat(matches(), match_id, required=True))
+    return matches().undo(match_id, request_seat(matches(), match_id, required=True), headers.get("idempotency_key"))
 
 
 @v1.route("/matches/<match_id>/undo/accept", methods=["POST"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
-@_errors(401, 403, 404, 422, 429, 503)
-def accept_undo(match_id: str):
+@_errors(400, 401, 403, 404, 422, 429, 503)
+def accept_undo(headers, match_id: str):
     """Accept the undo another seat asked for; the last acceptance undoes the move."""
-    return matches().answer_undo(match_id, request_seat(matches(), match_id, required=True), True)
+    return matches().answer_undo(match_id, request_seat(matches(), match_id, required=True), True,
+                                 headers.get("idempotency_key"))
 
 
 @v1.route("/matches/<match_id>/undo/refuse", methods=["POST"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
-@_errors(401, 403, 404, 422, 429, 503)
-def refuse_undo(match_id: str):
+@_errors(400, 401, 403, 404, 422, 429, 503)
+def refuse_undo(headers, match_id: str):
     """Refuse the undo another seat asked for: the move stands."""
-    return matches().answer_undo(match_id, request_seat(matches(), match_id, required=True), False)
+    return matches().answer_undo(match_id, request_seat(matches(), match_id, required=True), False,
+                                 headers.get("idempotency_key"))
 
 
 @v1.route("/matches/<match_id>/seats/<int:seat>/replace", methods=["POST"])

@@ -96,9 +96,10 @@ DOMAIN = {
         422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"),
     NotReplicated: lambda e: ApiError(
         503, "not_replicated", "no replica confirmed the write in time, so it may or may not survive a failover: "
-                               "send an action again with the same Idempotency-Key to learn whether it was "
-                               "appended (its first answer comes back) or to append it now; after any other "
-                               "write, read the match to see whether it happened"),
+                               "send the request again with the same Idempotency-Key (an action, an undo or an "
+                               "answer to one) to learn whether it was appended (its first answer comes back) "
+                               "or to append it now; after any other write, read what it wrote to see whether "
+                               "it happened"),
     **{kind: lambda e: ApiError(503, "storage_unavailable", "the match store is unreachable; retry shortly")
        for kind in STORAGE_DOWN},
     redis.exceptions.OutOfMemoryError: lambda e: ApiError(

@@ -129,7 +129,7 @@ class Matches:
         if state.players[seat] is not None or not self.repository.claim_seat(match_id, seat, token_hash(token)):
             raise SeatTaken(f"seat {seat} is taken")
         # the claim is ours; the log says so as soon as it is our turn to append
-        step = self._append_retrying(match_id, lambda state: lifecycle.join(state, seat, name, now()))
+        step, _ = self._append_retrying(match_id, lambda state: lifecycle.join(state, seat, name, now()))
         if step.state.started:
             self.redis.zrem(self.keys.open_matches, match_id)
         return step.state, token
@@ -159,31 +159,70 @@ class Matches:
         if deadline is not None:
             self.jobs.enqueue_deadline(match_id, state.version, deadline, again)
 
-    def undo(self, match_id: str, seat: int) -> dict[str, Any]:
+    def undo(self, match_id: str, seat: int, idempotency_key: str | None = None) -> dict[str, Any]:
         """``seat`` takes back its last move, or asks the others to let it (the match's ``undo``)."""
-        return self._command(match_id, seat, lambda state, earlier: lifecycle.undo(state, seat, now(), earlier))
+        return self._command(match_id, seat, "undo", idempotency_key,
+                             lambda state, earlier: lifecycle.undo(state, seat, now(), earlier))
 
-    def answer_undo(self, match_id: str, seat: int, accepted: bool) -> dict[str, Any]:
-        return self._command(match_id, seat,
+    def answer_undo(self, match_id: str, seat: int, accepted: bool,
+                    idempotency_key: str | None = None) -> dict[str, Any]:
+        return self._command(match_id, seat, "undo/accept" if accepted else "undo/refuse", idempotency_key,
                              lambda state, earlier: lifecycle.answer_undo(state, seat, accepted, now(), earlier))
 
-    def _command(self, match_id: str, seat: int, decide: Callable) -> dict[str, Any]:
+    def _command(self, match_id: str, seat: int, command: str, idempotency_key: str | None,
+                 decide: Callable) -> dict[str, Any]:
         """Append what ``decide(state, earlier)`` makes of the latest state; the answer is shaped like
-        an action's."""
-        step = self._append_retrying(match_id, lambda state: decide(state, lambda v: self.load(match_id, v)))
-        return {"version": step.state.version,
-                "events": [self.entry_view(step.state.engine, e, seat, False) for e in step.entries]}
+        an action's, and kept under the idempotency key like an action's."""
+        idem_key, fingerprint = self._idempotency(match_id, seat, idempotency_key, [command])
+        prior = self.repository.remembered(idem_key) if idem_key else None
+        if prior is not None:
+            return _replayed(prior, fingerprint)
 
-    def _append_retrying(self, match_id: str, decide: Callable[[MatchState], lifecycle.Step]) -> lifecycle.Step:
+        def answer(step: lifecycle.Step) -> dict[str, Any]:
+            return {"version": step.state.version,
+                    "events": [self.entry_view(step.state.engine, e, seat, False) for e in step.entries]}
+
+        try:
+            step, prior = self._append_retrying(
+                match_id, lambda state: decide(state, lambda v: self.load(match_id, v)),
+                lambda step: self._remember(idem_key, fingerprint, answer(step)))
+        except IllegalAction:
+            # a retry that raced its own first attempt is refused by what that attempt did: its answer
+            prior = self.repository.remembered(idem_key) if idem_key else None
+            if prior is None:
+                raise
+        else:
+            if prior is None:
+                return answer(step)
+        return _replayed(prior, fingerprint)
+
+    def _idempotency(self, match_id: str, seat: int, idempotency_key: str | None,
+                     request: list) -> tuple[str | None, str]:
+        """The Redis key a seat's idempotency key is kept under, and the fingerprint of what a retry must
+        repeat (needed only when there can be a retry)."""
+        if not idempotency_key:
+            return None, ""
+        fingerprint = hashlib.sha256(json.dumps(request, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+        return self.keys.idempotency(match_id, seat, idempotency_key), fingerprint
+
+    def _remember(self, idem_key: str | None, fingerprint: str, answer: dict[str, Any]) -> Remember | None:
+        if not idem_key:
+            return None
+        return Remember(idem_key, json.dumps({"fingerprint": fingerprint, "answer": answer}),
+                        self.settings.idempotency_ttl_s)
+
+    def _append_retrying(self, match_id: str, decide: Callable[[MatchState], lifecycle.Step],
+                         remember: Callable[[lifecycle.Step], Remember | None] = lambda step: None,
+                         ) -> tuple[lifecycle.Step, str | None]:
         """Append what ``decide`` makes of the latest state, deciding again on the new latest state
-        whenever another append got in first (whatever ``decide`` raises is the answer)."""
+        whenever another append got in first (whatever ``decide`` raises is the answer). Returns the step
+        and, when ``remember``'s key already held an answer (nothing appended then), that answer."""
         for _ in range(50):
             step = decide(self.load(match_id))
             try:
-                self.repository.save(match_id, step)
+                return step, self.repository.save(match_id, step, remember(step))
             except VersionConflict:
                 continue
-            return step
         raise RuntimeError(f"could not append to {match_id}: the log kept moving")
 
     def replace_seat(self, match_id: str, seat: int, name: str | None = None,
@@ -201,7 +240,7 @@ class Matches:
             _check_bot(state.engine, bot, "")
         token = new_token()
         self.repository.set_seat(match_id, seat, token_hash(token))
-        step = self._append_retrying(
+        step, _ = self._append_retrying(
             match_id, lambda state: lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, now()))
         return step.state, None if bot else token
 
@@ -250,7 +289,7 @@ class Matches:
                 raise MatchOver("the match is over already")
             return lifecycle.abort(state, reason, self.repository.meta(match_id).secret, now())
 
-        step = self._append_retrying(match_id, decide)
+        step, _ = self._append_retrying(match_id, decide)
         self.redis.zrem(self.keys.open_matches, match_id)
         return step.state
 
@@ -347,10 +386,7 @@ class Matches:
 
         Returns the answer body ``{version, events}`` (events as ``seat`` may see them). Raises
         VersionConflict, IllegalAction, or IdempotencyKeyReused (same key, different request)."""
-        idem_key = self.keys.idempotency(match_id, seat, idempotency_key) if idempotency_key else None
-        fingerprint = hashlib.sha256(  # what a retry must repeat: needed only when there can be one
-            json.dumps([expected_version, action], sort_keys=True, separators=(",", ":")).encode()
-        ).hexdigest() if idem_key else ""
+        idem_key, fingerprint = self._idempotency(match_id, seat, idempotency_key, [expected_version, action])
         try:
             return self._submit(match_id, seat, expected_version, action, idem_key, fingerprint, by)
         except VersionConflict:
@@ -383,11 +419,7 @@ class Matches:
             raise
         answer = {"version": step.state.version,
                   "events": [self.entry_view(state.engine, e, seat, False) for e in step.entries]}
-        remember = None
-        if idem_key:
-            remember = Remember(idem_key, json.dumps({"fingerprint": fingerprint, "answer": answer}),
-                                self.settings.idempotency_ttl_s)
-        prior = self.repository.save(match_id, step, remember)
+        prior = self.repository.save(match_id, step, self._remember(idem_key, fingerprint, answer))
         return answer if prior is None else _replayed(prior, fingerprint)
 
     def record_result(self, match_id: str) -> dict[str, Any]:

@@ -144,3 +144,30 @@ def test_a_consent_undo_among_bots_is_accepted_by_them(client):
     _, moved = _move(client, match_id, tokens)
     answer = _undo(client, match_id, tokens[0]).json
     assert [e["type"] for e in answer["events"]] == ["undo_requested", "undo_accepted", "undone"]
+
+
+def test_an_undo_retried_with_its_idempotency_key_gets_the_first_answer_and_undoes_once(client):
+    match_id, tokens = _match(client)
+    seat, _ = _move(client, match_id, tokens)
+    key = {"Idempotency-Key": "undo-1", **bearer(tokens[seat])}
+    first = client.post(f"/v1/matches/{match_id}/undo", headers=key)
+    again = client.post(f"/v1/matches/{match_id}/undo", headers=key)  # its first answer may have been lost
+    assert first.status_code == again.status_code == 201 and first.json == again.json
+    assert [e["type"] for e in full_log(client, match_id)].count("undone") == 1
+    assert _undo(client, match_id, tokens[seat]).json["reason"] == "nothing_to_undo"  # without the key: refused
+
+
+def test_answers_to_an_undo_request_are_idempotent_and_keys_are_not_shared_across_commands(client):
+    match_id, tokens = _match(client, undo="with_consent")
+    seat, _ = _move(client, match_id, tokens)
+    asked = client.post(f"/v1/matches/{match_id}/undo", headers={"Idempotency-Key": "k", **bearer(tokens[seat])})
+    assert asked.status_code == 201 and asked.json["events"][0]["type"] == "undo_requested"
+    other = {"Idempotency-Key": "k2", **bearer(tokens[1 - seat])}
+    accepted = client.post(f"/v1/matches/{match_id}/undo/accept", headers=other)
+    assert [e["type"] for e in accepted.json["events"]] == ["undo_accepted", "undone"]
+    assert client.post(f"/v1/matches/{match_id}/undo/accept", headers=other).json == accepted.json
+    reused = client.post(f"/v1/matches/{match_id}/undo/refuse", headers=other)  # the same key, another command
+    assert reused.status_code == 422 and reused.json["error"] == "idempotency_key_reused"
+    assert [e["type"] for e in full_log(client, match_id)].count("undone") == 1
+    too_long = client.post(f"/v1/matches/{match_id}/undo", headers={"Idempotency-Key": "x" * 129, **bearer(tokens[seat])})
+    assert too_long.status_code == 400 and too_long.json["error"] == "invalid_request"
