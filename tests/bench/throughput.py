@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from service import processes, serving
 from tests.bench.api import HOST, Servers, drive, free_port, load_plan, percentile, prebuild
@@ -77,7 +79,8 @@ class RedisServer:
         deadline = time.monotonic() + 10
         while True:
             try:
-                if redis.Redis(host=HOST, port=self.port, socket_timeout=1).ping():
+                if redis.Redis(host=HOST, port=self.port, socket_timeout=1, protocol=2,
+                               retry=Retry(NoBackoff(), 0)).ping():  # one attempt per poll
                     break
             except redis.exceptions.ConnectionError:
                 pass
