@@ -636,12 +636,12 @@ def create_webhook(body):
 @v1.route("/webhooks", methods=["GET"])
 @v1.response(200, schemas.WebhooksSchema)
 @v1.doc(security=PLATFORM)
-@_errors(401)
+@_errors(401, 503)
 def list_webhooks():
     """The key's platform's webhooks, by id (without their secrets): after a ``503`` on a
-    registration, one that is not listed was not registered."""
-    return {"webhooks": [{k: hook[k] for k in ("id", "url", "events")}
-                         for hook in matches().webhooks.of_platform(_webhooks_platform()["id"])]}
+    registration, one that is not listed was not registered; one that is, was (delete it if its
+    secret, made by the server, never arrived)."""
+    return {"webhooks": matches().webhooks.of_platform(_webhooks_platform()["id"])}
 
 
 def _webhooks_platform() -> dict:
@@ -651,6 +651,18 @@ def _webhooks_platform() -> dict:
     return platform
 
 
+@v1.route("/webhooks/<hook_id>", methods=["DELETE"])
+@v1.response(204)
+@v1.doc(security=PLATFORM)
+@_errors(401, 403, 404, 503)
+def delete_webhook(hook_id: str):
+    """Stop delivering to this webhook and forget it with its deliveries. Deliveries already queued
+    find it gone. Again after a ``503``: ``404 webhook_not_found`` means it is gone."""
+    platform = _own_webhook(hook_id)["platform"]
+    matches().webhooks.remove(hook_id, platform)
+    return ""
+
+
 @v1.route("/webhooks/<hook_id>/deliveries", methods=["GET"])
 @v1.response(200, schemas.DeliveriesSchema)
 @v1.doc(security=PLATFORM)
@@ -658,10 +670,16 @@ def _webhooks_platform() -> dict:
 def get_deliveries(hook_id: str):
     """The latest delivery attempts (newest first, the last 100): delivery id, attempt, HTTP status or
     error, time taken."""
+    _own_webhook(hook_id)
+    return {"deliveries": matches().webhooks.deliveries(hook_id)}
+
+
+def _own_webhook(hook_id: str) -> dict:
+    """The webhook, if the key's platform has it: 401 without a key, 404 unknown, 403 another's."""
     platform = _webhooks_platform()
     hook = matches().webhooks.get(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
     if hook is None:
         raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")
     if hook["platform"] != platform["id"]:
         raise ApiError(403, "not_your_webhook", "this webhook belongs to another platform")
-    return {"deliveries": matches().webhooks.deliveries(hook_id)}
+    return hook

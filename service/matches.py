@@ -185,7 +185,7 @@ class Matches:
         try:
             step, prior = self._append_retrying(
                 match_id, lambda state: decide(state, lambda v: self.load(match_id, v)),
-                lambda step: self._remember(idem_key, fingerprint, answer(step)))
+                lambda step: self._remember(idem_key, fingerprint, answer(step)) if idem_key else None)
         except IllegalAction:
             # a retry that raced its own first attempt is refused by what that attempt did: its answer
             prior = self.repository.remembered(idem_key) if idem_key else None

@@ -34,8 +34,14 @@ class MoveSchema(schemas.SubmitActionSchema):
 _move = MoveSchema()
 
 
+def _selector():
+    """The ping's selector, chosen when a socket opens (by then gevent has patched the worker): one
+    chosen at import could be the kernel's, and a wait on it would stop the whole worker."""
+    return serving.selector_class()()
+
+
 def install(app: Flask) -> None:
-    app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 25, "selector_class": serving.selector_class(),
+    app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 25, "selector_class": _selector,
                                                   "max_message_size": app.config["MAX_CONTENT_LENGTH"]})
     sock.init_app(app)
 

@@ -17,7 +17,8 @@ UNPATCHED = {"select": False}
 """Left to the operating system: ``select``. redis-py polls a connection's socket with timeout 0 before
 every command (is stale data waiting?); through gevent's ``poll`` that cost about 30 µs of CPU per
 command here, the kernel's own ``poll`` a few. A zero timeout never blocks, so nothing is lost; what
-waits on a selector with a timeout must be given gevent's (``selector_class``)."""
+waits on a selector with a timeout must be given gevent's (``selector_class``), and the API must not use
+what waits on ``select`` itself (redis-py's PubSub with a timeout, gunicorn's HTTP/2)."""
 
 
 def patch() -> None:

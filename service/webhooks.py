@@ -93,8 +93,20 @@ class Webhooks:
                 "secret": self.server_key.open(raw["secret"], hook_id.encode()).decode()}
 
     def of_platform(self, platform: str) -> list[dict[str, Any]]:
-        hooks = [self.get(h.decode()) for h in sorted(self.redis.smembers(self.keys.platform_webhooks(platform)))]
-        return [h for h in hooks if h]
+        """The platform's webhooks, by id: ``id``, ``url``, ``events`` (their secrets stay sealed)."""
+        ids = sorted(h.decode() for h in self.redis.smembers(self.keys.platform_webhooks(platform)))
+        with self.redis.pipeline(transaction=False) as pipe:
+            for hook_id in ids:
+                pipe.hmget(self.keys.webhook(hook_id), "url", "events")
+            rows = pipe.execute() if ids else []
+        return [{"id": hook_id, "url": url.decode(), "events": json.loads(events)}
+                for hook_id, (url, events) in zip(ids, rows) if url is not None]
+
+    def remove(self, hook_id: str, platform: str) -> None:
+        """No more deliveries: unlisted first (what is not listed gets none), then forgotten."""
+        listed = self.keys.platform_webhooks(platform)
+        self.durably(listed, lambda client: client.srem(listed, hook_id))
+        self.redis.delete(self.keys.webhook(hook_id), self.keys.webhook_deliveries(hook_id))
 
     def record(self, hook_id: str, attempt: dict[str, Any]) -> None:
         key = self.keys.webhook_deliveries(hook_id)

@@ -145,6 +145,28 @@ def test_a_platform_lists_its_own_webhooks_without_their_secrets(hooked, real_re
     assert client.get("/v1/webhooks").json["error"] == "platform_key_required"
 
 
+def test_a_platform_deletes_its_own_webhook_and_nothing_more_is_delivered_to_it(hooked, real_redis, settings):
+    settings, client, key = hooked
+    _, other = Platforms(real_redis, Keys(settings.namespace)).create("elsewhere")
+    receiver = Receiver([])
+    try:
+        hook = client.post("/v1/webhooks", json={"url": receiver.url, "events": ["match_started"]},
+                           headers=bearer(key)).json
+        assert client.delete(f"/v1/webhooks/{hook['id']}", headers=bearer(other)).json["error"] == "not_your_webhook"
+        deleted = client.delete(f"/v1/webhooks/{hook['id']}", headers=bearer(key))
+        assert deleted.status_code == 204 and deleted.data == b""
+        assert client.get("/v1/webhooks", headers=bearer(key)).json == {"webhooks": []}
+        again = client.delete(f"/v1/webhooks/{hook['id']}", headers=bearer(key))
+        assert again.status_code == 404 and again.json["error"] == "webhook_not_found"
+        created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"open": True}]},
+                              headers=bearer(key)).json
+        assert client.post(f"/v1/matches/{created['id']}/seats/1/join", json={"name": "bob"}).status_code == 201
+        work(settings, real_redis, lambda: True)
+        assert receiver.received == []
+    finally:
+        receiver.close()
+
+
 def test_a_worker_killed_mid_delivery_loses_no_delivery(hooked, real_redis, redis_url):
     """The worker dies while its POST hangs, with more deliveries queued behind it: another worker
     delivers them all, the dead one's again once its job outlives the delivery timeout."""
