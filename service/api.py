@@ -433,10 +433,7 @@ def submit_action(body, headers, match_id: str):
     """Play an action for the token's seat, if the match is still at ``expected_version``."""
     app = matches()
     seat = request_seat(app, match_id, required=True)
-    try:
-        action = action_schema(app.engine_of(match_id).info.id).load(body["action"])
-    except ValidationError as error:
-        raise invalid(flatten(error.messages, "action"), "the action does not fit the game's action schema")
+    action = load_action(app.engine_of(match_id).info.id, body["action"])
     answer = app.submit(match_id, seat, body["expected_version"], action, headers.get("idempotency_key"))
     metrics.APPENDS.labels(app.engine_of(match_id).info.id).inc(len(answer["events"]))
     events = answer["events"]  # where the new entries are (said here: manners need not parse the answer back)
@@ -444,8 +441,17 @@ def submit_action(body, headers, match_id: str):
                     else f"/v1/matches/{match_id}"}
 
 
+def load_action(game_id: str, raw: dict) -> dict:
+    """An action in the shape of the game's action schema, or 400 ``invalid_request`` naming its fields
+    (the POST and the moves socket alike)."""
+    try:
+        return _action_schema(game_id).load(raw)
+    except ValidationError as error:
+        raise invalid(flatten(error.messages, "action"), "the action does not fit the game's action schema")
+
+
 @functools.cache
-def action_schema(game_id: str):
+def _action_schema(game_id: str):
     return GAMES[game_id].action_schema()  # marshmallow schemas are reusable and costly to build
 
 

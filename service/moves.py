@@ -20,7 +20,7 @@ from flask_sock import ConnectionClosed, Sock
 from marshmallow import ValidationError, fields, validate
 
 from service import metrics, ratelimits, schemas, serving
-from service.api import action_schema
+from service.api import load_action
 from service.auth import bearer, request_seat
 from service.errors import ApiError, api_error_of, flatten, invalid
 
@@ -81,10 +81,7 @@ def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, me
             body = _move.loads(message)
         except (ValidationError, ValueError) as error:
             raise invalid(flatten(getattr(error, "messages", {"body": [str(error)]})))
-        try:
-            action = action_schema(game_id).load(body["action"])
-        except ValidationError as error:
-            raise invalid(flatten(error.messages, "action"), "the action does not fit the game's action schema")
+        action = load_action(game_id, body["action"])
         answer = matches.submit(match_id, seat, body["expected_version"], action, body.get("idempotency_key"))
     except Exception as error:
         refusal = api_error_of(error)

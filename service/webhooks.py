@@ -76,13 +76,14 @@ class Webhooks:
     def register(self, platform: str, url: str, events: list[str], secret: str | None) -> dict[str, Any]:
         hook_id = uuid.uuid4().hex[:16]
         secret = secret or secrets.token_urlsafe(24)
+        events = sorted(set(events))
         sealed = self.server_key.seal(secret.encode(), hook_id.encode())  # the secret signs: kept sealed
         hook, listed = self.keys.webhook(hook_id), self.keys.platform_webhooks(platform)
         # the hook first: one that is not listed yet (a 503 in between) is invisible and harmless
         self.durably(hook, lambda client: client.hset(hook, mapping={
-            "platform": platform, "url": url, "events": json.dumps(sorted(set(events))), "secret": sealed}))
+            "platform": platform, "url": url, "events": json.dumps(events), "secret": sealed}))
         self.durably(listed, lambda client: client.sadd(listed, hook_id))
-        return {"id": hook_id, "url": url, "events": sorted(set(events)), "secret": secret}
+        return {"id": hook_id, "url": url, "events": events, "secret": secret}
 
     def get(self, hook_id: str) -> dict[str, Any] | None:
         raw = {k.decode(): v for k, v in self.redis.hgetall(self.keys.webhook(hook_id)).items()}
