@@ -23,6 +23,7 @@ from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game
 from service.matches import Matches
 from service.matches import now as matches_now
+from service.replay import SHELL_EVENTS
 from service.repository import Lru
 from service.webhooks import BadWebhookUrl, check_url
 
@@ -115,7 +116,12 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
         "record_type": game.record.mime if game.record is not None else None,
         "timeouts": ["bot", *sorted(game.timeout_actions)],
         "bots": sorted(bots_of(game)),
+        "entry_types": sorted({*SHELL_EVENTS, *game.event_types}),
     }
+
+
+ENTRY_TYPES = frozenset(SHELL_EVENTS).union(*(game.event_types for game in GAMES.values()))
+"""What a webhook may ask for: the entry types of any game hosted here."""
 
 
 def _record_bodies(games: list[Game]) -> dict[str, Any]:
@@ -636,6 +642,10 @@ def create_webhook(body):
         check_url(body["url"], matches().settings.webhooks_private)
     except BadWebhookUrl as error:
         raise invalid({"url": [str(error)]})
+    unknown = sorted(set(body["events"]) - ENTRY_TYPES)
+    if unknown:
+        raise invalid({"events": [f"no entry type {', '.join(map(repr, unknown))} in any game here: the catalogue "
+                                  "(GET /v1/games) lists each game's entry_types"]})
     return matches().webhooks.register(platform["id"], body["url"], body["events"], body.get("secret"))
 
 

@@ -110,10 +110,10 @@ class Matches:
         self.repository.add(match_id, Meta(game_id, secret, hashes, platform), step)
         if platform:
             self.platforms.add_match(platform, match_id)
-        if not step.state.started:
-            self.redis.zadd(self.keys.open_matches, {match_id: time.time() * 1000})
-        if platform is None if public is None else public:
+        if platform is None if public is None else public:  # a private match is joined by its id, not found
             with self.redis.pipeline(transaction=False) as pipe:
+                if not step.state.started:
+                    pipe.zadd(self.keys.open_matches, {match_id: time.time() * 1000})
                 pipe.zadd(self.keys.public_matches, {match_id: time.time() * 1000})
                 pipe.zremrangebyrank(self.keys.public_matches, 0, -PUBLIC_LISTED - 1)
                 pipe.execute()
@@ -296,8 +296,8 @@ class Matches:
     def listed(self, platform: str | None, game_id: str | None, status: str | None, cursor: str | None,
                limit: int, newest_first: bool = False) -> tuple[list[dict[str, Any]], str | None]:
         """Matches by creation time, of one game and status if given, and the cursor of the next page
-        (None on the last): a platform's own; else the lobby (``status`` open: a seat to join); else
-        the public ones."""
+        (None on the last): a platform's own; else the lobby (``status`` open: a public match with a seat
+        to join); else the public ones."""
         index = (self.keys.platform_matches(platform) if platform else self.keys.open_matches
                  if status == "open" else self.keys.public_matches)
         return self._listed(index, game_id, status, cursor, limit, newest_first)

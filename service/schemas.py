@@ -62,6 +62,9 @@ class GameSchema(Schema):
     timeouts = fields.List(fields.String(), required=True, metadata={
         "description": "The on_timeout policies a clocked match of this game may use."})
     bots = fields.List(fields.String(), required=True, metadata={"description": "The bots that can play a seat."})
+    entry_types = fields.List(fields.String(), required=True, metadata={
+        "description": "The types of entry a match of this game may log (the rules' and the server's own): "
+                       "what a webhook may ask for."})
 
 
 class PlayerSchema(Schema):

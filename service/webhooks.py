@@ -47,7 +47,7 @@ def check_url(url: str, allow_private: bool) -> None:
         if not allow_private and (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved
                                   or ip.is_multicast or ip.is_unspecified):
             raise BadWebhookUrl(f"{parts.hostname} is a private address ({ip}); this server delivers to public "
-                                "ones only")
+                                "ones only (its operator can allow others: MATCHLOG_WEBHOOKS_PRIVATE=true)")
 
 
 def signature(secret: str, timestamp: int, body: bytes) -> str:

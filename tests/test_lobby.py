@@ -89,6 +89,20 @@ def test_public_matches_are_listed_newest_first_for_anyone(client, settings, fak
     assert client.get("/v1/matches?order=sideways").json["error"] == "invalid_request"
 
 
+def test_a_private_match_with_open_seats_is_not_in_the_lobby_but_its_id_is_joined(client, settings, fake_redis):
+    _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    seats = {"game": "blokus", "players": [{"name": "ann"}, {"open": True}]}
+    unlisted = client.post("/v1/matches", json={**seats, "public": False}).json["id"]
+    platforms = client.post("/v1/matches", json=seats, headers=bearer(key)).json["id"]
+    listed = client.post("/v1/matches", json=seats).json["id"]
+    lobby = [m["id"] for m in client.get("/v1/matches?status=open").json["matches"]]
+    assert listed in lobby and unlisted not in lobby and platforms not in lobby
+    own = client.get("/v1/matches?status=open", headers=bearer(key)).json["matches"]
+    assert [m["id"] for m in own] == [platforms]  # the platform still finds its own
+    joined = client.post(f"/v1/matches/{unlisted}/seats/1/join", json={"name": "bob"})
+    assert joined.status_code == 201 and joined.json["started"] is True
+
+
 def test_racing_joins_for_one_seat_one_wins(real_client):
     created = open_match(real_client, players=({"name": "ann"}, {"open": True}))
     answers = []

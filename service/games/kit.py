@@ -106,6 +106,8 @@ class Engine:
     """Event types that show someone what was hidden (a card drawn, a die rolled): no undo past them."""
 
     _appliers: dict[str, Callable] = {}
+    event_types: frozenset[str] = frozenset()
+    """Every event type the rules append: those ``apply`` folds (made from the table)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -119,6 +121,7 @@ class Engine:
                     own[kind] = member
             table.update(own)  # a subclass may fold an event type its base folds
         cls._appliers = table
+        cls.event_types = frozenset(table)
 
     # -- options ---------------------------------------------------------------------------------
 

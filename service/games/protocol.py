@@ -187,6 +187,9 @@ class Game(Protocol):
     """The on_timeout policies the game supports beyond ``bot`` (``pass``, ``forfeit``), each with the
     action that carries it out for a seat whose clock ran out (a random legal move where the rules
     refuse it at that point)."""
+    event_types: frozenset[str]
+    """Every type of event the game's rules append (what ``apply`` folds): the entry types a webhook
+    may ask for, beside the shell's own."""
     irreversible: frozenset[str]
     """Event types that reveal hidden information to someone (a card drawn, a die rolled, a private
     look): an action that brought one cannot be undone."""

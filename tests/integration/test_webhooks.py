@@ -129,7 +129,24 @@ def test_private_urls_are_refused_unless_allowed(settings, real_redis):
     for url in ("http://127.0.0.1:9/x", "http://10.1.2.3/x", "http://[::1]/x", "ftp://example.com/x"):
         answer = client.post("/v1/webhooks", json={"url": url, "events": ["match_scored"]}, headers=bearer(key))
         assert answer.status_code == 400 and "url" in answer.json["fields"], url
+        if "//1" in url:
+            assert "MATCHLOG_WEBHOOKS_PRIVATE=true" in answer.json["fields"]["url"][0]  # what allows them
     assert client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/x", "events": ["x"]}).status_code == 401
+
+
+def test_a_webhook_names_entry_types_that_exist(hooked):
+    _, client, key = hooked
+    typo = client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/x", "events": ["Placed", "placed"]},
+                       headers=bearer(key))
+    assert typo.status_code == 400 and "'Placed'" in typo.json["fields"]["events"][0]
+    assert client.get("/v1/webhooks", headers=bearer(key)).json == {"webhooks": []}  # nothing half-registered
+    catalogue = {game["id"]: game["entry_types"] for game in client.get("/v1/games").json}
+    assert "placed" in catalogue["blokus"] and "match_scored" in catalogue["blokus"]
+    assert "placed" not in catalogue["block-block"]
+    every = sorted({kind for kinds in catalogue.values() for kind in kinds})
+    for some in (every[i:i + 50] for i in range(0, len(every), 50)):  # at most 50 types per webhook
+        made = client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/x", "events": some}, headers=bearer(key))
+        assert made.status_code == 201 and made.json["events"] == some
 
 
 def test_a_platform_lists_its_own_webhooks_without_their_secrets(hooked, real_redis, settings):
