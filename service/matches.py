@@ -98,9 +98,11 @@ class Matches:
         for seat, spec in enumerate(bots):
             if spec:
                 _check_bot(game, spec, f"players.{seat}")
-        if clock and clock["on_timeout"] != "bot" and clock["on_timeout"] not in game.timeout_actions:
-            raise InvalidOptions("on_timeout", f"{game.info.name} has no {clock['on_timeout']} move: use "
-                                               + " or ".join(["bot", *sorted(game.timeout_actions)]))
+        policy = clock["on_timeout"] if clock else "bot"
+        if policy != "bot" and policy not in game.timeouts(resolved):
+            options_say = " with these options" if policy in game.timeout_actions else ""
+            raise InvalidOptions("on_timeout", f"{game.info.name} has no {policy} move{options_say}: use "
+                                               + " or ".join(["bot", *sorted(game.timeouts(resolved))]))
         step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator,
                                bots, undo, clock)
         match_id = uuid.uuid4().hex

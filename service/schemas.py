@@ -192,14 +192,21 @@ class CreateMatchSchema(Schema):
     clock = fields.Nested(ClockSchema, metadata={"description": "Turn clocks: the time left of each seat is in "
                                                                "the match as every seat sees it."})
     on_timeout = fields.String(load_default="bot", validate=validate.OneOf(["pass", "bot", "forfeit"]), metadata={
-        "description": "When a seat's clock runs out: a bot takes the seat over, or it passes or forfeits where "
-                       "the game has such a move (the catalogue's timeouts)."})
+        "description": "When a seat's clock runs out (only with a clock): a bot takes the seat over, or it passes "
+                       "or forfeits where the game has such a move (the catalogue's timeouts; a Blokus pass only "
+                       "with allow_voluntary_pass)."})
     undo = fields.String(load_default="none", validate=validate.OneOf(["none", "until_next_action", "with_consent"]),
                          metadata={"description": "Whether a seat may take back its last move (POST .../undo): "
                                                   "never, at once until the next move, or when the other seats "
                                                   "accept. Never past a move that revealed hidden information."})
     public = StrictBoolean(metadata={"description": "Listed for anyone (GET /v1/matches, the viewer's front page). "
                                                   "Default: true, unless a platform key creates the match."})
+
+    @validates_schema(pass_original=True)
+    def _on_timeout_needs_a_clock(self, data, original, **kwargs):
+        if isinstance(original, dict) and "on_timeout" in original and "clock" not in original:
+            raise ValidationError("on_timeout says what happens when a clock runs out: give the match a clock",
+                                  "on_timeout")
 
 
 class SeatSchema(Schema):

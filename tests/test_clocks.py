@@ -67,6 +67,24 @@ def test_a_clock_setting_the_game_cannot_carry_out_is_refused(client):
     assert client.get("/v1/games").json[0]["timeouts"][0] == "bot"
 
 
+def test_a_blokus_pass_on_timeout_needs_a_match_where_a_colour_may_pass(client):
+    two = {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}], "clock": {"per_action_s": 30},
+           "on_timeout": "pass"}
+    refused = client.post("/v1/matches", json=two)  # spec 2.7: no voluntary pass by default
+    assert refused.status_code == 400 and "with these options" in refused.json["fields"]["on_timeout"][0]
+    allowed = client.post("/v1/matches", json={**two, "options": {"allow_voluntary_pass": True}})
+    assert allowed.status_code == 201, allowed.json
+    rectangle = {**two, "players": [{"name": "a"}], "options": {"allow_voluntary_pass": True,
+                                                                  "variant": "solo_rectangle"}}
+    assert client.post("/v1/matches", json=rectangle).status_code == 400  # any colour at any time: no turn to pass
+
+
+def test_on_timeout_without_a_clock_is_refused(client):
+    refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}],
+                                               "on_timeout": "bot"})
+    assert refused.status_code == 400 and "give the match a clock" in refused.json["fields"]["on_timeout"][0]
+
+
 def _iso(ms: float) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 

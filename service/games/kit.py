@@ -128,6 +128,9 @@ class Engine:
     def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
         return self.complete_options({**option_defaults(self.options_schema), **options}, players, options)
 
+    def timeouts(self, options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        return self.timeout_actions
+
     def complete_options(self, resolved: dict[str, Any], players: int, given: dict[str, Any]) -> dict[str, Any]:
         """What a JSON Schema cannot check (options that go together, counts per variant), and defaults
         that depend on the player count. ``given`` is what the client sent; raise InvalidOptions."""

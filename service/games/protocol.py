@@ -200,6 +200,10 @@ class Game(Protocol):
         The resolved options are what the log records, so that a later change
         of a default never changes how an old match replays."""
 
+    def timeouts(self, options: dict[str, Any]) -> dict[str, Action]:
+        """The ``timeout_actions`` a match with these resolved options can use: those its rules give it
+        a move for at all (a Blokus colour may pass only where ``allow_voluntary_pass`` says so)."""
+
     def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
         """The state at version 1. ``content`` is the loaded content pack, for games that have them."""
 

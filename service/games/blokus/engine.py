@@ -386,7 +386,11 @@ class Blokus(Engine):
                 return colour
         return None
 
-    timeout_actions = {"pass": {"type": "pass"}}  # where allow_voluntary_pass lets a colour pass
+    timeout_actions = {"pass": {"type": "pass"}}
+
+    def timeouts(self, options: dict[str, Any]) -> dict[str, Action]:
+        passing = options["allow_voluntary_pass"] and not VARIANTS[options["variant"]].free_order  # spec 2.7
+        return self.timeout_actions if passing else {}
 
     # -- what players see, and the end ---------------------------------------------------------
 
