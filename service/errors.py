@@ -138,10 +138,14 @@ def register(app: Flask) -> None:
 
     app.register_error_handler(HTTPException, http_error)
 
-    @app.after_request  # runs after the rate limiter's, which rounds a Retry-After of 1 s down to 0
-    def unavailable_means_retry_in_a_second(response):
+    @app.after_request  # runs after the rate limiter's, which puts Retry-After on every answer, rounded down
+    def retry_after_only_on_refusals(response):
         if response.status_code == 503:
             response.headers["Retry-After"] = "1"
+        elif response.status_code == 429:
+            response.headers["Retry-After"] = str(max(1, int(response.headers.get("Retry-After") or 1)))
+        else:
+            response.headers.pop("Retry-After", None)
         return response
 
     app.register_error_handler(Exception, api_error)

@@ -28,6 +28,15 @@ def test_writes_per_token_beyond_the_limit_get_429_with_retry_after(settings, fa
     assert not any(tokens[0].encode() in key for key in fake_redis.keys("*ratelimit*"))  # a digest, not the token
 
 
+def test_retry_after_is_said_only_on_a_refusal_and_is_never_zero(settings, fake_redis):
+    client = limited_client(settings, fake_redis, per_token="2/second")
+    match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])
+    answers = [client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])) for _ in range(3)]
+    assert [a.status_code for a in answers] == [202, 202, 429]
+    assert "Retry-After" not in answers[0].headers and "X-RateLimit-Remaining" in answers[0].headers
+    assert int(answers[-1].headers["Retry-After"]) >= 1  # a one-second window rounds down to 0 otherwise
+
+
 def test_writes_per_address(settings, fake_redis):
     client = limited_client(settings, fake_redis, per_address="2/minute")
     created = [client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
