@@ -15,7 +15,7 @@ from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
 from service import metrics, packs, schemas
-from service.auth import request_platform, request_seat
+from service.auth import request_owner, request_platform, request_seat
 from service.errors import ApiError, flatten, invalid
 from service import clocks
 from service.games.bots import bots_of
@@ -247,9 +247,7 @@ def _created_seat(state, seat: int, token: str | None) -> dict[str, Any]:
 def abort_match(body, match_id: str):
     """End the match where it stands (its platform asks): ``match_aborted``, with the seed revealed so
     the log stays auditable; nobody acts after. 409 ``match_over`` when it has ended."""
-    request_seat(matches(), match_id, required=True, platform="own")
-    if request_platform(matches()) is None:
-        raise ApiError(403, "platform_only", "only the match's platform aborts it")
+    request_owner(matches(), match_id, "aborts it")
     state = matches().abort(match_id, body.get("reason", "aborted by its platform"))
     return matches().summary(match_id, state)
 
@@ -309,9 +307,7 @@ def replace_seat(body, match_id: str, seat: int):
     """Hand a seat to a bot (a player who left) or back to a person, by the match's platform:
     ``seat_replaced`` in the log. The seat's old token stops working; a person's new one is in the
     answer, shown only this once. 409 ``seat_taken`` for an open seat, ``match_over`` after the end."""
-    request_seat(matches(), match_id, required=True, platform="own")
-    if request_platform(matches()) is None:
-        raise ApiError(403, "platform_only", "only the match's platform hands its seats over")
+    request_owner(matches(), match_id, "hands its seats over")
     state, token = matches().replace_seat(match_id, seat, body.get("name"), _bot(body))
     answer = {"seat": seat, "name": state.players[seat], "version": state.version}
     return {**answer, "bot": state.bot_of(seat)} if state.bot_of(seat) else {**answer, "token": token}

@@ -46,6 +46,9 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
     if token is None:
         if required:
             raise ApiError(401, "missing_token", "this needs a seat token: Authorization: Bearer <token>")
+        if platform == "view" and request.args.get("seat") is not None:
+            raise ApiError(401, "missing_token", "?seat=N reads a seat's view: send that seat's token (or the "
+                                                 "match's platform key) as Authorization: Bearer <token>")
         return None
     if is_platform_key(token):
         owner = request_platform(matches)
@@ -59,7 +62,23 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
     seat = seat_for(token, matches.seat_hashes(match_id))
     if seat is None:
         raise ApiError(403, "wrong_token", "this token is not a seat of this match")
+    asked = request.args.get("seat") if platform == "view" else None
+    if asked is not None and asked != str(seat):
+        raise ApiError(403, "wrong_token", f"this token is seat {seat}'s: it reads that seat's view, not ?seat={asked} "
+                                           "(a platform key reads any seat's)")
     return seat
+
+
+def request_owner(matches, match_id: str, does: str) -> dict:
+    """The match's platform, when the request's key is its: for what only it does (``does``: "aborts it").
+    401 without a credential, 403 for a seat's token or another platform's key."""
+    if bearer() is None:
+        raise ApiError(401, "platform_key_required", f"only the match's platform {does}: Authorization: Bearer <its key>")
+    request_seat(matches, match_id, required=True, platform="own")
+    owner = request_platform(matches)
+    if owner is None:
+        raise ApiError(403, "platform_only", f"only the match's platform {does}")
+    return owner
 
 
 def _seat_asked(matches, match_id: str, required: bool) -> int | None:

@@ -254,7 +254,8 @@ class LobbySchema(Schema):
 
 class StateQuerySchema(Schema):
     seat = fields.Integer(validate=validate.Range(min=0, max=63),
-                          metadata={"description": "With a platform key: whose view to read (moderation)."})
+                          metadata={"description": "With a platform key: whose view to read (moderation). With a "
+                                                    "seat token only that seat's own; without either, a 401."})
     version = fields.Integer(validate=validate.Range(min=1, max=MAX_VERSION),
                              metadata={"description": "An earlier version; the latest when omitted."})
 
@@ -269,7 +270,8 @@ class StateSchema(Schema):
 
 class SeatQuerySchema(Schema):
     seat = fields.Integer(validate=validate.Range(min=0, max=63),
-                          metadata={"description": "With a platform key: whose view to read (moderation)."})
+                          metadata={"description": "With a platform key: whose view to read (moderation). With a "
+                                                    "seat token only that seat's own; without either, a 401."})
 
 
 class SubmitActionSchema(Schema):
@@ -310,7 +312,8 @@ class AcceptedSchema(Schema):
 
 class EventsQuerySchema(Schema):
     seat = fields.Integer(validate=validate.Range(min=0, max=63),
-                          metadata={"description": "With a platform key: whose view to read (moderation)."})
+                          metadata={"description": "With a platform key: whose view to read (moderation). With a "
+                                                    "seat token only that seat's own; without either, a 401."})
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_VERSION),
                            metadata={"description": "Entries with a version above this."})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
@@ -318,7 +321,8 @@ class EventsQuerySchema(Schema):
 
 class StreamQuerySchema(Schema):
     seat = fields.Integer(validate=validate.Range(min=0, max=63),
-                          metadata={"description": "With a platform key: whose view to read (moderation)."})
+                          metadata={"description": "With a platform key: whose view to read (moderation). With a "
+                                                    "seat token only that seat's own; without either, a 401."})
     after = fields.Integer(validate=validate.Range(min=0, max=MAX_VERSION),
                            metadata={"description": "Start after this version (else Last-Event-ID, else 0)."})
 

@@ -84,6 +84,32 @@ def test_a_platform_aborts_its_match_and_asks_for_scoring(client, fake_redis, se
     assert [m["id"] for m in listed] == [match_id]
 
 
+def test_what_only_a_platform_does_asks_for_its_key(client, fake_redis, settings):
+    _, key = platform(fake_redis, settings)
+    created = create_as(client, key, "blokus", 2)
+    match_id, token = created["id"], created["seats"][0]["token"]
+    for path, body in (("abort", {}), ("seats/1/replace", {"bot": "random"})):
+        bare = client.post(f"/v1/matches/{match_id}/{path}", json=body)
+        assert bare.status_code == 401 and bare.json["error"] == "platform_key_required", path
+        seat = client.post(f"/v1/matches/{match_id}/{path}", json=body, headers=bearer(token))
+        assert seat.status_code == 403 and seat.json["error"] == "platform_only", path
+    assert client.get(f"/v1/matches/{match_id}").json["status"] == "active"
+
+
+def test_a_seats_view_is_read_with_its_token_and_seat_n_never_quietly_ignored(client, fake_redis, settings):
+    _, key = platform(fake_redis, settings)
+    created = create_as(client, key)
+    match_id, token = created["id"], created["seats"][0]["token"]
+    own = client.get(f"/v1/matches/{match_id}/state?seat=0", headers=bearer(token))
+    assert own.status_code == 200
+    assert own.json["state"] == client.get(f"/v1/matches/{match_id}/state", headers=bearer(token)).json["state"]
+    other = client.get(f"/v1/matches/{match_id}/state?seat=1", headers=bearer(token))
+    assert other.status_code == 403 and other.json["error"] == "wrong_token" and "?seat=1" in other.json["message"]
+    spectator = client.get(f"/v1/matches/{match_id}/events?seat=1")
+    assert spectator.status_code == 401 and spectator.json["error"] == "missing_token"
+    assert client.get(f"/v1/matches/{match_id}/state").status_code == 200  # a spectator without ?seat
+
+
 def test_anonymous_creation_is_a_setting(settings, fake_redis):
     closed = create_app(dataclasses.replace(settings, anonymous_matches=False), fake_redis).test_client()
     body = {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
