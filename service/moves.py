@@ -8,14 +8,17 @@ optional ``idempotency_key``: ``{"expected_version": n, "action": {...}, "idempo
 Each answer is what the POST answers, with its HTTP status in ``status``: ``{"status": 201,
 "version": ..., "events": [...]}``, or ``{"status": 409, "error": "version_conflict", ...}`` in the
 API's error format. The same rules, version check, idempotency, write limits and log apply: the socket
-is another door to ``Matches.submit``, nothing more. A message that is not JSON, or larger than the
-server's body limit, closes the connection (1003, 1009).
+is another door to ``Matches.submit``, nothing more. A message that is not JSON is answered ``400``; a
+binary message closes the connection (1003), and so does one larger than the server's body limit (1009).
 """
 
 from __future__ import annotations
 
 
-from flask import Flask, current_app
+import socket
+import time
+
+from flask import Flask, current_app, request
 from flask_sock import ConnectionClosed, Sock
 from marshmallow import ValidationError, fields, validate
 
@@ -32,6 +35,7 @@ class MoveSchema(schemas.SubmitActionSchema):
 
 
 _move = MoveSchema()
+_ENDPOINT = "__flask_sock.moves"  # flask-sock's name for the route below
 
 
 def _selector():
@@ -40,10 +44,43 @@ def _selector():
     return serving.selector_class()()
 
 
+class _Lingering:
+    """The connection's socket, closed after the client's last bytes are read: closed with a message still
+    arriving (one over the size limit, cut short by the close 1009), the kernel would answer with a reset
+    that can destroy the close frame before the client reads it."""
+
+    LINGER_S = 1.0
+
+    def __init__(self, raw):
+        self._raw = raw
+
+    def __getattr__(self, name: str):
+        return getattr(self._raw, name)
+
+    def close(self) -> None:
+        try:
+            self._raw.shutdown(socket.SHUT_WR)
+            self._raw.settimeout(self.LINGER_S)
+            deadline = time.monotonic() + self.LINGER_S
+            while time.monotonic() < deadline and self._raw.recv(65536):
+                pass
+        except OSError:
+            pass
+        finally:
+            self._raw.close()
+
+
 def install(app: Flask) -> None:
     app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 25, "selector_class": _selector,
                                                   "max_message_size": app.config["MAX_CONTENT_LENGTH"]})
     sock.init_app(app)
+
+    @app.before_request
+    def linger_on_close():
+        if request.endpoint == _ENDPOINT:
+            for name in ("gunicorn.socket", "werkzeug.socket"):
+                if name in request.environ:
+                    request.environ[name] = _Lingering(request.environ[name])
 
 
 @sock.route("/v1/matches/<match_id>/moves")
@@ -78,9 +115,11 @@ def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, me
             raise ApiError(429, "too_many_requests", f"over this token's write limit; retry in {wait} s",
                            retry_after=wait)
         try:
-            body = _move.loads(message)
-        except (ValidationError, ValueError) as error:
-            raise invalid(flatten(getattr(error, "messages", {"body": [str(error)]})))
+            body = _move.load(app.json.loads(message))
+        except ValidationError as error:
+            raise invalid(flatten(error.messages))
+        except ValueError as error:  # what the POST says of such a body, the depth and text guards included
+            raise invalid({"body": [str(error)]}, f"the message is not valid JSON ({error})")
         action = load_action(game_id, body["action"])
         answer = matches.submit(match_id, seat, body["expected_version"], action, body.get("idempotency_key"))
     except Exception as error:

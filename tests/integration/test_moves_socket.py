@@ -99,6 +99,36 @@ def test_the_socket_refuses_as_the_post_does(served):
         refused.close()
 
 
+def _closed_with(socket) -> int:
+    opcode, data = socket.recv_data(control_frame=True)
+    assert opcode == websocket.ABNF.OPCODE_CLOSE
+    return int.from_bytes(data[:2], "big")
+
+
+def test_the_socket_says_why_it_closes_or_refuses_a_message(served):
+    port, http = served
+    _, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
+    match_id, token = created["id"], created["seats"][0]["token"]
+    socket = connect(port, match_id, token)
+    try:
+        deep = json.loads((socket.send("[" * 100 + "]" * 100), socket.recv())[1])
+        assert deep["status"] == 400 and "nested deeper" in deep["message"]  # the POST's guard, not a 500
+        garbled = json.loads((socket.send("{oops"), socket.recv())[1])
+        assert garbled["status"] == 400 and garbled["message"].startswith("the message is not valid JSON")
+        socket.send("x" * (65 * 1024))  # over the body limit: closed 1009, not reset mid-message
+        assert _closed_with(socket) == 1009
+    finally:
+        socket.close()
+    socket = connect(port, match_id, token)
+    try:
+        socket.send_binary(b"\x00\x01")
+        assert _closed_with(socket) == 1003
+    finally:
+        socket.close()
+    _, match = http("GET", f"/v1/matches/{match_id}")
+    assert match["version"] == 1  # nothing of it reached the log
+
+
 def test_moves_on_the_socket_count_against_the_tokens_write_limit():
     folder = tempfile.mkdtemp(prefix="mlm-", dir="/tmp")
     port = free_port()
