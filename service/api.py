@@ -208,6 +208,8 @@ def list_matches(query):
     """Matches by creation time (``order``: oldest first, or newest), optionally of one ``game`` and
     ``status``; ``cursor`` pages on. With a platform key: the platform's own matches. Without: the
     lobby with ``status=open`` (matches with a seat still open), else the public matches."""
+    if query.get("game") is not None and query["game"] not in GAMES:
+        raise invalid({"game": [f"unknown game {query['game']!r}; GET /v1/games lists them"]})
     platform = request_platform(matches())
     found, next_cursor = matches().listed(platform["id"] if platform else None, query.get("game"),
                                           query.get("status"), query.get("cursor"), query["limit"],
@@ -497,8 +499,10 @@ def stream_events(query, match_id: str):
     one as it is appended, until the match is scored."""
     app = matches()
     seat = request_seat(app, match_id, required=False, platform="view")
-    resume = request.headers.get("Last-Event-ID", "")
-    after = query.get("after", int(resume) if resume.isdigit() else 0)
+    resume = request.headers.get("Last-Event-ID", "").strip()
+    if resume and not (resume.isdigit() and len(resume) <= 16):  # what this stream sent as id: a version
+        raise invalid({"Last-Event-ID": [f"not an id this stream sent ({resume[:40]!r}): a version number"]})
+    after = query.get("after", int(resume) if resume else 0)
     app.engine_of(match_id)  # 404 for no such match, before the stream starts
     feed = current_app.extensions["matchlog-livefeed"]
     subscription = feed.subscribe(match_id)

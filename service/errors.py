@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 import redis
-from flask import Flask, jsonify
+from flask import Flask, current_app, has_request_context, jsonify
 from werkzeug.exceptions import HTTPException
 
 from service import metrics
@@ -63,6 +63,8 @@ def http_error(error: HTTPException):
                          if all(isinstance(v, dict) for v in messages.values()) else messages)
         return jsonify(invalid(fields).body), 400
     body = {"error": _snake(error.name), "message": error.description or error.name}
+    if error.code == 413 and has_request_context() and current_app.config.get("MAX_CONTENT_LENGTH"):
+        body["message"] = f"the body is over this server's limit of {current_app.config['MAX_CONTENT_LENGTH']} bytes"
     response = jsonify(body)
     response.status_code = error.code or 500
     if error.code == 405 and hasattr(error, "valid_methods") and error.valid_methods:

@@ -212,8 +212,9 @@ def test_retry_with_the_same_idempotency_key_returns_the_first_answer(client):
 def test_oversized_bodies_get_413(client):
     match_id, tokens = create(client)
     huge = {"expected_version": 1, "action": {"type": "place", "cells": [[0, 0]] * 20000}}
-    assert_error(client.post(f"/v1/matches/{match_id}/actions", json=huge, headers=bearer(tokens[0])),
-                 413, "request_entity_too_large")
+    answer = client.post(f"/v1/matches/{match_id}/actions", json=huge, headers=bearer(tokens[0]))
+    assert_error(answer, 413, "request_entity_too_large")
+    assert answer.json["message"] == "the body is over this server's limit of 65536 bytes"
 
 
 def test_unknown_paths_and_methods_use_the_error_shape(client):

@@ -48,6 +48,8 @@ def test_resume_with_last_event_id_or_after(settings, fake_redis):
     assert [e["id"] for e in resumed if "id" in e] == ["5", "6"]
     after = stream(client, match_id, query="?after=5").until(lambda e: e.get("id") == "6")
     assert [e["id"] for e in after if "id" in e] == ["6"]
+    garbled = client.get(f"/v1/matches/{match_id}/events/stream", headers={"Last-Event-ID": "zz"})
+    assert garbled.status_code == 400 and "Last-Event-ID" in garbled.json["fields"]  # not a replay from 1
 
 
 def test_each_seat_and_a_spectator_see_what_events_shows_them(settings, fake_redis):

@@ -87,6 +87,8 @@ def test_public_matches_are_listed_newest_first_for_anyone(client, settings, fak
     assert [m["id"] for m in client.get("/v1/matches").json["matches"]] == anonymous + [shown]  # oldest first
     assert {unlisted, private}.isdisjoint(m["id"] for m in client.get("/v1/matches?limit=200").json["matches"])
     assert client.get("/v1/matches?order=sideways").json["error"] == "invalid_request"
+    unknown = client.get("/v1/matches?game=chess")
+    assert unknown.status_code == 400 and "unknown game 'chess'" in unknown.json["fields"]["game"][0]
 
 
 def test_a_private_match_with_open_seats_is_not_in_the_lobby_but_its_id_is_joined(client, settings, fake_redis):
