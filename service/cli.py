@@ -94,7 +94,11 @@ def create_key(settings: Settings, name: str) -> None:
     from service.platforms import Platforms
     from service.redis_client import connect
 
-    platform_id, key = Platforms(connect(redis_url(settings)), Keys(settings.namespace)).create(name)
+    try:
+        platform_id, key = Platforms(connect(redis_url(settings)), Keys(settings.namespace)).create(name)
+    except ValueError as error:
+        sys.exit(f"matchlog: {error}")
+    name = name.strip()
     print(json.dumps({"platform": platform_id, "name": name, "key": key,
                       "note": "shown only now: keep it secret, send it as Authorization: Bearer <key>"}))
 

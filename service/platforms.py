@@ -20,7 +20,17 @@ class Platforms:
         self.keys = keys
 
     def create(self, name: str) -> tuple[str, str]:
-        """A new platform: its id and its key (the key is not kept, only its digest)."""
+        """A new platform: its id and its key (the key is not kept, only its digest). ValueError for a
+        blank name or one a platform has: a second key of that name would be another platform, blind to
+        the first one's matches."""
+        name = name.strip()
+        if not name:
+            raise ValueError("a platform needs a name (its site or bot, say)")
+        taken = next((json.loads(raw)["id"] for raw in self.redis.hvals(self.keys.platforms)
+                      if json.loads(raw)["name"] == name), None)
+        if taken:
+            raise ValueError(f"there is a platform named {name!r} already ({taken}): a new key would be another "
+                             "platform that cannot see its matches; choose another name")
         platform_id, key = uuid.uuid4().hex[:16], new_platform_key()
         record = {"id": platform_id, "name": name, "created": int(time.time())}
         self.redis.hset(self.keys.platforms, token_hash(key), json.dumps(record))

@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from service.app import create_app
 from service.keys import Keys
 from service.platforms import Platforms
@@ -129,3 +131,14 @@ def test_keys_create_prints_a_key_once_and_stores_only_its_digest(real_redis, re
     stored = real_redis.hgetall(Keys(settings.namespace).platforms)
     assert len(stored) == 1 and printed["key"].encode() not in b"".join(list(stored) + list(stored.values()))
     assert Platforms(real_redis, Keys(settings.namespace)).of_key(printed["key"])["id"] == printed["platform"]
+
+
+def test_a_platform_name_is_given_and_not_taken(fake_redis, settings):
+    platforms = Platforms(fake_redis, Keys(settings.namespace))
+    first, _ = platforms.create("arena")
+    for blank in ("", "   "):
+        with pytest.raises(ValueError, match="needs a name"):
+            platforms.create(blank)
+    with pytest.raises(ValueError, match=f"{first}.*choose another name"):
+        platforms.create(" arena ")
+    assert len(fake_redis.hgetall(Keys(settings.namespace).platforms)) == 1
