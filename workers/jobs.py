@@ -27,6 +27,10 @@ from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, signature
 _apps: dict[tuple[int, str], Matches] = {}
 
 
+class DeliveryFailed(RuntimeError):
+    """A receiver that answered other than 2xx, or not in time: RQ tries again later."""
+
+
 def _matches(namespace: str) -> Matches:
     """The matches of ``namespace``: in the job queue's Redis, or (``RQ_REDIS_URL`` set) in ``REDIS_URL``'s."""
     jobs = get_current_job().connection
@@ -93,6 +97,7 @@ def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -
     matches.webhooks.record(hook_id, outcome)
     if not 200 <= outcome.get("status", 0) < 300:
         metrics.JOBS.labels("deliver_webhook", "retried").inc()
-        raise RuntimeError(f"delivery {delivery_id} failed: {outcome.get('status') or outcome.get('error')}")
+        raise DeliveryFailed(f"delivery {delivery_id} to {hook['url']} failed (attempt {attempt}): "
+                             f"{outcome.get('status') or outcome.get('error')}")
     metrics.JOBS.labels("deliver_webhook", "finished").inc()
     return {"delivered": True, **outcome}

@@ -18,20 +18,27 @@ from service.config import Settings
 from service.matches import Matches
 from service.redis_client import connect, for_jobs
 from service.jobqueue import JobQueue
-from workers.jobs import run_here
+from workers.jobs import DeliveryFailed, run_here
 from workers.projector import Projector
 
 log = logging.getLogger("matchlog.worker")
 
 
 class _JobWorker(SimpleWorker):
-    """RQ's worker, telling us when SIGINT/SIGTERM asked it to stop (RQ installs the handlers)."""
+    """RQ's worker, telling us when SIGINT/SIGTERM asked it to stop (RQ installs the handlers), and saying a
+    failed webhook delivery in one line."""
 
     stop: threading.Event
 
     def request_stop(self, signum, frame):
         self.stop.set()
         super().request_stop(signum, frame)
+
+    def handle_exception(self, job, *exc_info):
+        if isinstance(exc_info[1], DeliveryFailed):  # the receiver's trouble, retried: a line, not a traceback
+            log.warning("webhook %s", exc_info[1])
+            return  # (no exception handlers are registered: RQ's own would only have logged it)
+        super().handle_exception(job, *exc_info)
 
 
 def run(settings: Settings, redis_url: str, stop: threading.Event | None = None, burst: bool = False) -> None:

@@ -217,3 +217,21 @@ def test_a_worker_killed_mid_delivery_loses_no_delivery(hooked, real_redis, redi
             worker.kill()
             worker.wait()
         receiver.close()
+
+
+def test_a_failed_delivery_is_one_warning_line_not_a_traceback(real_redis, settings, caplog):
+    from workers.jobs import DeliveryFailed
+    from workers.worker import _JobWorker
+
+    queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
+    worker = _JobWorker([queue], connection=real_redis)
+    job = queue.enqueue("workers.jobs.deliver_webhook", "h", "d", "{}", settings.namespace)
+    failed = DeliveryFailed("delivery d to http://127.0.0.1:9/x failed (attempt 1): 500")
+    with caplog.at_level("DEBUG"):
+        worker.handle_exception(job, DeliveryFailed, failed, None)
+    lines = [r for r in caplog.records if r.levelno >= 30]
+    assert [(r.levelname, r.getMessage()) for r in lines] == [("WARNING", f"webhook {failed}")]
+    with caplog.at_level("DEBUG"):
+        worker.handle_exception(job, ValueError, ValueError("a bug"), None)  # anything else: RQ's traceback
+    assert any("a bug" in r.getMessage() and r.levelname == "ERROR" for r in caplog.records)
+    job.delete()
