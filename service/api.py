@@ -18,7 +18,7 @@ from service import metrics, packs, schemas
 from service.auth import request_owner, request_platform, request_seat
 from service.errors import ApiError, flatten, invalid
 from service import clocks
-from service.games.bots import bots_of
+from service.games.bots import bots_of, shown_bot
 from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game
 from service.matches import Matches
@@ -237,7 +237,7 @@ def _created_seat(state, seat: int, token: str | None) -> dict[str, Any]:
     if state.players[seat] is None:
         return {"seat": seat, "open": True}
     if state.bot_of(seat):
-        return {"seat": seat, "name": state.players[seat], "bot": state.bot_of(seat)}
+        return {"seat": seat, "name": state.players[seat], **shown_bot(state.bot_of(seat))}
     return {"seat": seat, "name": state.players[seat], "token": token}
 
 
@@ -312,7 +312,7 @@ def replace_seat(body, match_id: str, seat: int):
     request_owner(matches(), match_id, "hands its seats over")
     state, token = matches().replace_seat(match_id, seat, body.get("name"), _bot(body))
     answer = {"seat": seat, "name": state.players[seat], "version": state.version}
-    return {**answer, "bot": state.bot_of(seat)} if state.bot_of(seat) else {**answer, "token": token}
+    return {**answer, **shown_bot(state.bot_of(seat))} if state.bot_of(seat) else {**answer, "token": token}
 
 
 @v1.route("/matches/<match_id>", methods=["GET"])

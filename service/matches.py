@@ -20,7 +20,7 @@ from service import clocks, lifecycle, packs, replay
 from service.config import Settings
 from service.events import Recorded, Remember, VersionConflict, canonical_json
 from service.games import GAMES
-from service.games.bots import BOTS, bot_name, bots_of
+from service.games.bots import BOTS, bot_name, bots_of, shown_bot
 from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidRecord
 from service.jobqueue import JobQueue
 from service.keys import Keys
@@ -487,7 +487,7 @@ class Matches:
             "status": "aborted" if state.aborted else "finished" if state.finished else "active" if state.started
             else "open",
             "version": state.version,
-            "players": [{"seat": i, "name": name, **({"bot": state.bot_of(i)} if state.bot_of(i) else {})}
+            "players": [{"seat": i, "name": name, **shown_bot(state.bot_of(i))}
                         if name is not None else {"seat": i, "open": True} for i, name in enumerate(state.players)],
             "options": state.options,
             "to_act": state.to_act(),

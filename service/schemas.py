@@ -48,7 +48,9 @@ class GameSchema(Schema):
     max_players = fields.Integer(required=True)
     player_counts = fields.List(fields.Integer(), required=True)
     hidden_information = fields.Boolean(required=True)
-    chance = fields.Boolean(required=True)
+    chance = fields.Boolean(required=True, metadata={
+        "description": "Whether chance acts during play (dice, draws). A draw at setup only, such as BLOCK.BLOCK's "
+                       "first player from the match seed, is not counted: after it the game is deterministic."})
     description = fields.String(required=True)
     options_schema = fields.Dict(required=True, metadata={"description": "JSON Schema of the match options."})
     packs = fields.List(fields.String(), required=True,
@@ -137,6 +139,7 @@ class ReplacedSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
     bot = fields.String(metadata={"description": "The bot that plays the seat now."})
+    level = fields.Integer(metadata={"description": "With bot: its level."})
     token = fields.String(metadata={"description": "The person's token, shown only once; the old one stopped working."})
     version = fields.Integer(required=True)
 
@@ -213,7 +216,9 @@ class SeatSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(metadata={"description": "Absent while the seat is open."})
     open = fields.Boolean(metadata={"description": "true: nobody has joined this seat yet."})
-    bot = fields.String(metadata={"description": "The bot that plays this seat, if one does."})
+    bot = fields.String(metadata={"description": "The bot that plays this seat, if one does (a name of the "
+                                                 "catalogue's bots)."})
+    level = fields.Integer(metadata={"description": "With bot: the level its creator chose (none: the bot's default)."})
 
 
 class SeatTokenSchema(SeatSchema):

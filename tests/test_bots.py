@@ -148,6 +148,16 @@ def test_a_platform_hands_a_seat_to_a_bot_and_back_to_a_person(client, settings,
                        headers=bearer(key)).status_code == 400
 
 
+def test_a_bots_level_is_shown_beside_its_catalogue_name(client):
+    created = client.post("/v1/matches", json={"game": "blokus", "players": [
+        {"name": "ann"}, {"bot": "blokus-strong", "level": 3}]})
+    assert created.status_code == 201, created.json
+    assert created.json["seats"][1] == {"seat": 1, "name": "blokus-strong bot", "bot": "blokus-strong", "level": 3}
+    players = client.get(f"/v1/matches/{created.json['id']}").json["players"]
+    catalogue = next(g for g in client.get("/v1/games").json if g["id"] == "blokus")
+    assert players[1]["bot"] in catalogue["bots"] and players[1]["level"] == 3
+
+
 def test_a_level_is_only_for_a_games_own_search_bots(client):
     refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "greedy", "level": 2}]})
     assert refused.status_code == 400 and "players.1.level" in refused.json["fields"]

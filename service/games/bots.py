@@ -77,3 +77,12 @@ def bot_name(spec: str) -> tuple[str, int]:
     """A seat's bot as the log keeps it, ``name`` or ``name:level``, as (name, level)."""
     name, _, level = spec.partition(":")
     return name, int(level or 1)
+
+
+def shown_bot(spec: str | None) -> dict[str, Any]:
+    """A seat's bot as the API shows it: ``{"bot": name}``, the name as the catalogue lists it, with
+    ``"level"`` where its creator chose one; nothing for a person's seat."""
+    if not spec:
+        return {}
+    name, _, level = spec.partition(":")
+    return {"bot": name, "level": int(level)} if level else {"bot": name}
