@@ -486,6 +486,9 @@ def get_events(query, match_id: str):
     return {"version": current, "events": events}
 
 
+LAST_EVENT_ID = re.compile(r"[0-9]{1,15}")  # a version (below 2**53): ASCII digits, not whatever isdigit() takes
+
+
 @v1.route("/matches/<match_id>/events/stream", methods=["GET"])
 @v1.arguments(schemas.StreamQuerySchema(), location="query")
 @v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
@@ -500,9 +503,9 @@ def stream_events(query, match_id: str):
     app = matches()
     seat = request_seat(app, match_id, required=False, platform="view")
     resume = request.headers.get("Last-Event-ID", "").strip()
-    if resume and not (resume.isdigit() and len(resume) <= 16):  # what this stream sent as id: a version
+    if "after" not in query and resume and not LAST_EVENT_ID.fullmatch(resume):  # ids this stream sends: versions
         raise invalid({"Last-Event-ID": [f"not an id this stream sent ({resume[:40]!r}): a version number"]})
-    after = query.get("after", int(resume) if resume else 0)
+    after = query["after"] if "after" in query else int(resume) if resume else 0
     app.engine_of(match_id)  # 404 for no such match, before the stream starts
     feed = current_app.extensions["matchlog-livefeed"]
     subscription = feed.subscribe(match_id)

@@ -8,10 +8,15 @@ moderation) where ``platform="view"``, and do what only owners do (abort, ask fo
 
 from __future__ import annotations
 
+import re
+
 from flask import request
 
 from service.errors import ApiError
 from service.tokens import is_platform_key, seat_for
+
+
+SEAT = re.compile(r"[0-9]{1,2}")  # ASCII digits: str.isdigit() also takes "²", which int() refuses
 
 
 def bearer() -> str | None:
@@ -89,6 +94,6 @@ def _seat_asked(matches, match_id: str, required: bool) -> int | None:
                            fields={"seat": ["required with a platform key"]})
         return None
     seats = len(matches.seat_hashes(match_id))
-    if not asked.isdigit() or int(asked) >= seats:
+    if not SEAT.fullmatch(asked) or int(asked) >= seats:
         raise ApiError(400, "invalid_request", f"seat must be 0 to {seats - 1}", fields={"seat": ["no such seat"]})
     return int(asked)

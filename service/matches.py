@@ -378,7 +378,8 @@ class Matches:
         _, entries = self.repository.read(match_id, until=state.version)
         events = [self.entry_view(engine, e, None, state.seed is not None) for e in entries
                   if e.type not in SHELL_EVENTS]
-        return engine.record.mime, engine.record.export(state.options, list(state.players), events)
+        names = [name or "" for name in state.players]  # an open seat has nobody's name yet
+        return engine.record.mime, engine.record.export(state.options, names, events)
 
     # -- acting -----------------------------------------------------------------------------------
 

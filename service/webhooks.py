@@ -35,19 +35,36 @@ class BadWebhookUrl(ValueError):
 
 
 def check_url(url: str, allow_private: bool) -> None:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BadWebhookUrl("an http or https URL with a host")
+    if any(char.isspace() or ord(char) < 32 or ord(char) == 127 for char in url):
+        raise BadWebhookUrl("a URL without spaces or control characters (percent-encode them)")
     try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, parts.port or 443)}
+        parts = urlsplit(url)
+        hostname, port = parts.hostname, parts.port
+    except ValueError as error:  # a bracketed host that is no IPv6 address, a port out of range...
+        raise BadWebhookUrl(f"not a URL this server can deliver to ({error})") from None
+    if parts.scheme not in ("http", "https") or not hostname:
+        raise BadWebhookUrl("an http or https URL with a host")
+    if port == 0:
+        raise BadWebhookUrl("port 0 is no port to deliver to")
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(hostname, port or 443)}
     except (socket.gaierror, UnicodeError, ValueError):
-        raise BadWebhookUrl(f"the host {parts.hostname!r} does not resolve") from None
+        raise BadWebhookUrl(f"the host {hostname!r} does not resolve") from None
     for address in addresses:
         ip = ipaddress.ip_address(address.split("%")[0])
-        if not allow_private and (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved
-                                  or ip.is_multicast or ip.is_unspecified):
-            raise BadWebhookUrl(f"{parts.hostname} is a private address ({ip}); this server delivers to public "
+        if not allow_private and not _public(ip):
+            raise BadWebhookUrl(f"{hostname} is a private address ({ip}); this server delivers to public "
                                 "ones only (its operator can allow others: MATCHLOG_WEBHOOKS_PRIVATE=true)")
+
+
+def _public(ip) -> bool:
+    """A globally routed unicast address, and for IPv6 one that carries no other inside it (v4-mapped,
+    6to4, Teredo): 2002:7f00:1:: is 127.0.0.1 by another name."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if inner is not None and not _public(inner):
+            return False
+    return ip.is_global and not ip.is_multicast
 
 
 def signature(secret: str, timestamp: int, body: bytes) -> str:

@@ -22,7 +22,7 @@ from service.config import Settings
 from service.jobqueue import DELIVERY_RETRIES
 from service.matches import Matches
 from service.redis_client import connect
-from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, signature
+from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, BadWebhookUrl, check_url, signature
 
 _apps: dict[tuple[int, str], Matches] = {}
 
@@ -72,6 +72,14 @@ def check_clock(match_id: str, version: int, namespace: str) -> dict[str, Any]:
     return {"outcome": outcome}
 
 
+class _Unfollowed(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # a redirect is the receiver's answer (a failure), never an address checked by nobody
+
+
+_no_redirects = urllib.request.build_opener(_Unfollowed)
+
+
 def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -> dict[str, Any]:
     """POST one delivery, signed; a failure or a timeout raises, and RQ retries with backoff."""
     matches = _matches(namespace)
@@ -87,11 +95,14 @@ def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -
     started = time.monotonic()
     outcome: dict[str, Any] = {"delivery": delivery_id, "attempt": attempt, "at": int(time.time())}
     try:
-        with urllib.request.urlopen(request, timeout=5) as answer:
+        check_url(hook["url"], matches.settings.webhooks_private)  # again: the name may point elsewhere by now
+        with _no_redirects.open(request, timeout=5) as answer:
             outcome["status"] = answer.status
     except urllib.error.HTTPError as error:
         outcome["status"] = error.code
-    except (urllib.error.URLError, OSError) as error:
+    except BadWebhookUrl as error:
+        outcome["error"] = f"refused: {error}"
+    except (urllib.error.URLError, OSError, ValueError) as error:  # ValueError: a URL http.client refuses
         outcome["error"] = str(getattr(error, "reason", error))
     outcome["ms"] = round((time.monotonic() - started) * 1000, 1)
     matches.webhooks.record(hook_id, outcome)

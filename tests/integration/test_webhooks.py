@@ -22,6 +22,7 @@ from service.matches import Matches
 from service.platforms import Platforms
 from service.webhooks import verify
 from tests.helpers import act, bearer, start_worker, wait_for
+from workers.jobs import run_here
 from workers.projector import Projector
 
 
@@ -29,7 +30,7 @@ class Receiver:
     """A loopback HTTP server that records each POST and answers with the next status of ``statuses``
     (after ``stall_first_s`` for the first one: a receiver that hangs while its caller dies)."""
 
-    def __init__(self, statuses, stall_first_s=0.0):
+    def __init__(self, statuses, stall_first_s=0.0, answer_headers=()):
         self.statuses = list(statuses)
         self.received = []
         self.answered = []  # the delivery ids of the answers sent, with their status
@@ -44,6 +45,8 @@ class Receiver:
                     return  # its caller is gone by now
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
                 self.send_response(status)
+                for name, value in answer_headers:
+                    self.send_header(name, value)
                 self.end_headers()
                 receiver.answered.append((self.headers["Matchlog-Delivery"], status))
 
@@ -68,7 +71,9 @@ def hooked(settings, real_redis):
 
 def work(settings, real_redis, until, seconds=60):
     """Run the rule worker and the job worker (with its scheduler, for the retries) until ``until()``."""
-    projector = Projector(Matches(real_redis, settings), consumer="test", block_ms=10)
+    matches = Matches(real_redis, settings)
+    run_here(matches, real_redis)  # the jobs run with these settings (webhooks_private), as a worker's do with its own
+    projector = Projector(matches, consumer="test", block_ms=10)
     queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
     deadline = time.monotonic() + seconds
     while not until():
@@ -121,6 +126,32 @@ def test_only_wanted_types_and_own_matches_are_delivered_once(hooked, real_redis
         assert body["match"] == mine["id"] and [e["type"] for e in body["entries"]] == ["placed"]
     finally:
         receiver.close()
+
+
+def test_a_redirect_is_a_failed_delivery_never_followed(hooked, real_redis):
+    settings, client, key = hooked
+    inside = Receiver([])  # what a redirect could point at: an address nobody checked
+    outside = Receiver([302] * 10, answer_headers=[("Location", inside.url)])
+    try:
+        hook = client.post("/v1/webhooks", json={"url": outside.url, "events": ["match_started"]}, headers=bearer(key))
+        created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"open": True}]},
+                              headers=bearer(key)).json
+        client.post(f"/v1/matches/{created['id']}/seats/1/join", json={"name": "bob"})
+        work(settings, real_redis, lambda: len(outside.received) >= 2)
+        attempts = client.get(f"/v1/webhooks/{hook.json['id']}/deliveries", headers=bearer(key)).json["deliveries"]
+        assert {a["status"] for a in attempts} == {302} and inside.received == []
+    finally:
+        outside.close()
+        inside.close()
+
+
+def test_urls_nobody_can_deliver_to_are_refused_with_a_reason(settings, real_redis):
+    client = create_app(settings, real_redis).test_client()
+    _, key = Platforms(real_redis, Keys(settings.namespace)).create("arena")
+    for url in ("http://[zz]/", "http://[::1/", "http://8.8.8.8:0/", "http://8.8.8.8/a b", "http://8.8.8.8/\r\nX: 1",
+                "http://8.8.8.8/\u0000", "http://100.64.0.1/", "http://[2002:7f00:1::]/", "http://[::ffff:127.0.0.1]/"):
+        answer = client.post("/v1/webhooks", json={"url": url, "events": ["match_scored"]}, headers=bearer(key))
+        assert answer.status_code == 400 and answer.json["fields"]["url"], url
 
 
 def test_private_urls_are_refused_unless_allowed(settings, real_redis):
