@@ -117,6 +117,21 @@ def test_an_unreadable_record_is_a_400(client):
     assert "GM[Chess]" in response.json["message"]
 
 
+def test_a_move_of_another_dialect_is_refused_not_dropped(client):
+    for record, tag in (("(;GM[Blokus Two-Player]P1[a]P2[b];9[a20])", "9"), ("(;GM[Blokus Duo]PB[a]PW[b];1[e10])", "1"),
+                        ("(;GM[Blokus];B[a20])", "B")):
+        response = client.post("/v1/matches", data=record, content_type=SGF)
+        assert response.status_code == 400 and f"{tag}[...] is not a move" in response.json["message"], record
+    named = client.post("/v1/matches", data="(;GM[Blokus Duo]P1[Pia]P2[Olu];B[e10])", content_type=SGF)
+    assert [s["name"] for s in named.json["seats"]] == ["Pia", "Olu"]  # P1/P2 where PB/PW are missing
+
+
+def test_a_match_with_an_open_seat_exports_its_record(client):
+    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"open": True}]}).json
+    record = client.get(f"/v1/matches/{created['id']}/record", headers={"Accept": SGF})
+    assert record.status_code == 200 and "P1[ann]P2[]" in record.get_data(as_text=True)
+
+
 def test_other_body_types_are_refused(client):
     response = client.post("/v1/matches", data="game=blokus", content_type="application/x-www-form-urlencoded")
     assert response.status_code == 415 and response.json["error"] == "unsupported_media_type"

@@ -50,6 +50,11 @@ def test_resume_with_last_event_id_or_after(settings, fake_redis):
     assert [e["id"] for e in after if "id" in e] == ["6"]
     garbled = client.get(f"/v1/matches/{match_id}/events/stream", headers={"Last-Event-ID": "zz"})
     assert garbled.status_code == 400 and "Last-Event-ID" in garbled.json["fields"]  # not a replay from 1
+    for odd in ("9" * 5000, "9" * 23, "²"):  # too long for an int, past any stream id, a digit int() refuses
+        answer = client.get(f"/v1/matches/{match_id}/events/stream", headers={"Last-Event-ID": odd})
+        assert answer.status_code == 400 and "Last-Event-ID" in answer.json["fields"]
+    told = stream(client, match_id, query="?after=5", **{"Last-Event-ID": "zz"}).until(lambda e: e.get("id") == "6")
+    assert [e["id"] for e in told if "id" in e] == ["6"]  # ?after= says where, the header is not read
 
 
 def test_each_seat_and_a_spectator_see_what_events_shows_them(settings, fake_redis):

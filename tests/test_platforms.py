@@ -60,6 +60,8 @@ def test_a_platform_reads_any_seats_view_of_its_matches_and_nothing_of_another(c
     assert legal["seat"] == to_act and legal["actions"]
     assert client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(key)).status_code == 400
     assert client.get(f"/v1/matches/{match_id}/events?seat=9", headers=bearer(key)).status_code == 400
+    for odd in ("%C2%B2", "abc", "-1", "1.0"):  # "²" passes str.isdigit() and fails int()
+        assert client.get(f"/v1/matches/{match_id}/log?seat={odd}", headers=bearer(key)).status_code == 400, odd
     assert client.get(f"/v1/matches/{match_id}/state?seat=1", headers=bearer(other)).json["error"] == "not_your_match"
     assert client.post(f"/v1/matches/{match_id}/abort", json={}, headers=bearer(other)).status_code == 403
     refused = act(client, match_id, key, 1, legal["actions"][0])

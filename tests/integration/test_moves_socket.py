@@ -113,6 +113,9 @@ def test_the_socket_says_why_it_closes_or_refuses_a_message(served):
     try:
         deep = json.loads((socket.send("[" * 100 + "]" * 100), socket.recv())[1])
         assert deep["status"] == 400 and "nested deeper" in deep["message"]  # the POST's guard, not a 500
+        surrogate = '{"expected_version": 1, "idempotency_key": "\\ud800", "action": {"type": "pass"}}'
+        lone = json.loads((socket.send(surrogate), socket.recv())[1])
+        assert lone["status"] == 400 and "lone surrogate" in lone["message"]  # was a 500 from the key's digest
         garbled = json.loads((socket.send("{oops"), socket.recv())[1])
         assert garbled["status"] == 400 and garbled["message"].startswith("the message is not valid JSON")
         socket.send("x" * (65 * 1024))  # over the body limit: closed 1009, not reset mid-message

@@ -32,6 +32,7 @@ GAME_NAMES = {
 VARIANT_OF_GAME = {name: variant for variant, name in GAME_NAMES.items()}
 TWO_COLOUR_MOVES = ("B", "W")
 SETUP_PROPERTIES = {"AB", "AW", "AE", "A1", "A2", "A3", "A4"}
+_LOOKS_LIKE_A_MOVE = re.compile(r"[0-9]+|B|W")
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -143,7 +144,7 @@ def parse(text: str, variants: dict[str, Any]) -> tuple[dict[str, Any], list[str
     variant = variants[name]
     two_colour = len(variant.colours) == 2
     if two_colour:
-        names = [(root.get(tag) or [""])[0] for tag in ("PB", "PW")]
+        names = [(root.get(tag) or root.get(f"P{i}") or [""])[0] for i, tag in enumerate(("PB", "PW"), start=1)]
     else:
         names = [(root.get(f"P{i}") or [""])[0] for i in range(1, variant.players + 1)]
     players = [n.strip()[:64] or f"player {i + 1}" for i, n in enumerate(names[:variant.players])]
@@ -154,6 +155,10 @@ def parse(text: str, variants: dict[str, Any]) -> tuple[dict[str, Any], list[str
         if SETUP_PROPERTIES & node.keys():
             raise InvalidRecord(f"move {number}: setup properties ({sorted(SETUP_PROPERTIES & node.keys())}) "
                                 "are not supported: a record must start from the empty board")
+        foreign = sorted(tag for tag in node if tag not in move_tags and _LOOKS_LIKE_A_MOVE.fullmatch(tag))
+        if foreign:  # a move of another variant's dialect: dropping it would play a different game
+            raise InvalidRecord(f"move {number}: {foreign[0]}[...] is not a move in GM[{game}], whose moves are "
+                                + ", ".join(f"{tag}[...]" for tag in move_tags))
         moves = [(tag, values) for tag, values in node.items() if tag in move_tags]
         if not moves:
             continue  # a node with only comments or markup
