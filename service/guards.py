@@ -14,8 +14,9 @@ import re
 from typing import Any
 
 import orjson
-from flask import Flask, Request, request
+from flask import Flask, Request, current_app, request
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.errors import ApiError, invalid
 
@@ -130,6 +131,22 @@ def _check_body_type(body_types) -> None:
                            f"send the body as {' or '.join(sorted(accepted))}, not {request.mimetype or 'untyped'}")
 
 
+def _check_streamed_size() -> None:
+    """A body sent without a length (chunked) is cut at the size limit by the WSGI layer without a word,
+    and the cut JSON would be refused as broken: one that reaches the limit is a 413, as a body that
+    says its length over the limit is."""
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if limit and request.method in ("POST", "PUT", "PATCH") and request.content_length is None:
+        try:
+            body = request.get_data(cache=True)
+        except RequestEntityTooLarge:
+            raise
+        except Exception as error:  # the WSGI server's own complaint: a chunk that is no chunk, a body cut off
+            raise invalid({"body": [f"{error}"]}, f"the body could not be read ({type(error).__name__})") from None
+        if len(body) >= limit:
+            raise RequestEntityTooLarge()
+
+
 def _check_match_id() -> None:
     match_id = (request.view_args or {}).get("match_id")
     if match_id is not None and not MATCH_ID.fullmatch(match_id):
@@ -151,6 +168,7 @@ def install(app: Flask, body_types, answers) -> None:
     @app.before_request
     def guard() -> None:
         _check_sizes()
+        _check_streamed_size()
         _check_match_id()
         _check_body_type(body_types)
         _check_accept(answers)

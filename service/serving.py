@@ -69,9 +69,12 @@ def gunicorn_settings(host: str, port: int, workers: int) -> dict[str, Any]:
         "keepalive": 5,
         "accesslog": None,
         "control_socket_disable": True,  # several APIs on one host would fight over it
-        # no limits of gunicorn's own: the app answers 414 and 431 itself, in the API's error shape
+        # limits above the app's (a 16 KiB URL or header block answered 414 or 431 in the API's error shape):
+        # gunicorn reads 0 as its own default of 8190 bytes a field and 100 fields, and answers in HTML; what
+        # it still refuses (a field over 32 KiB, over 200 fields) its buffer limit is made of
         "limit_request_line": 0,
-        "limit_request_field_size": 0,
+        "limit_request_field_size": 32 * 1024,
+        "limit_request_fields": 200,
     }
 
 

@@ -5,6 +5,7 @@ same folder the match is still there."""
 
 from __future__ import annotations
 
+import http.client as http_client
 import json
 import os
 import random
@@ -117,6 +118,26 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
         # gunicorn's own limits are lifted: an over-long URL gets the API's 414, in its error shape
         status, body = http("GET", "/v1/games?x=" + "a" * 9000)
         assert status == 414 and body["error"] == "uri_too_long"
+        # headers: gunicorn's own limits (it read 0 as 8190 bytes a field; 100 fields) lie above the API's 431
+        for headers in ({"X-Long": "a" * 20_000}, {f"X-{i}": "b" for i in range(150)}):
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/games", headers=headers)
+            try:
+                with urllib.request.urlopen(request, timeout=10) as answered:
+                    status, body = answered.status, json.loads(answered.read())
+            except urllib.error.HTTPError as error:
+                status, body = error.code, json.loads(error.read())
+            assert (status, isinstance(body, list) or body["error"]) in (
+                (431, "request_header_fields_too_large"), (200, True)), (status, body)
+            assert (status == 431) == ("X-Long" in headers)
+        # a chunked body over the limit is a 413 too, not a cut-short body refused as broken JSON
+        big = [b'{"game": "blokus", "pad": "', b"x" * 70_000, b'"}']
+        for chunked, (status, error) in ((True, (413, "request_entity_too_large")), (False, (400, "invalid_request"))):
+            connection = http_client.HTTPConnection("127.0.0.1", port, timeout=10)  # unchunked: not the body it says
+            connection.request("POST", "/v1/matches", body=iter(big), encode_chunked=chunked,
+                               headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+            answered = connection.getresponse()
+            assert (answered.status, json.loads(answered.read())["error"]) == (status, error)
+            connection.close()
         assert http("GET", "/healthz") == (200, {"status": "ok"})
         deadline = time.monotonic() + 60
         while (answer := http("GET", "/readyz"))[0] != 200:  # ready once serve's worker has beaten
