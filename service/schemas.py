@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 # Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
@@ -10,6 +12,23 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 MAX_VERSION = 2**53
 
 Version = fields.Integer(strict=True, validate=validate.Range(min=1, max=MAX_VERSION))
+
+
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def shown_text(value: str) -> None:
+    """Text that other people are shown (a name, a reason): not blank, and without control characters
+    or direction overrides, which would hide or reorder what is around it."""
+    if not value.strip():
+        raise ValidationError("more than blanks, please")
+    odd = next((c for c in value if unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS), None)
+    if odd is not None:
+        raise ValidationError(f"no control or direction characters (U+{ord(odd):04X})")
+
+
+def ShownText(**kwargs) -> fields.String:
+    return fields.String(validate=[validate.Length(min=1, max=64), shown_text], **kwargs)
 
 
 class StrictBoolean(fields.Boolean):
@@ -70,7 +89,7 @@ class GameSchema(Schema):
 
 
 class PlayerSchema(Schema):
-    name = fields.String(validate=validate.Length(min=1, max=64))
+    name = ShownText()
     open = StrictBoolean(
                           metadata={"description": "true: leave this seat open for someone to join (the lobby)."})
     bot = fields.String(validate=validate.Length(min=1, max=64), metadata={
@@ -85,6 +104,8 @@ class PlayerSchema(Schema):
         if data.get("open") and (data.get("name") or data.get("bot")) or not (data.get("name") or data.get("open")
                                                                               or data.get("bot")):
             raise ValidationError('give a seat a "name", a "bot", or "open": true to leave it for someone to join')
+        if "level" in data and not data.get("bot"):
+            raise ValidationError("a level is a bot's: this seat has none", "level")
 
 
 class WebhookSchema(Schema):
@@ -115,15 +136,16 @@ class DeliveriesSchema(Schema):
 
 
 class AbortSchema(Schema):
-    reason = fields.String(validate=validate.Length(min=1, max=200), metadata={"description": "Kept in the log."})
+    reason = fields.String(validate=[validate.Length(min=1, max=200), shown_text],
+                           metadata={"description": "Kept in the log."})
 
 
 class JoinSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = ShownText(required=True)
 
 
 class ReplaceSeatSchema(Schema):
-    name = fields.String(validate=validate.Length(min=1, max=64), metadata={
+    name = ShownText(metadata={
         "description": "A person plays the seat from now on (a new token comes in the answer)."})
     bot = fields.String(validate=validate.Length(min=1, max=64), metadata={"description": "A bot plays the seat "
                                                                                          "(the catalogue's bots)."})
@@ -133,6 +155,8 @@ class ReplaceSeatSchema(Schema):
     def _one(self, data, **kwargs):
         if bool(data.get("name")) == bool(data.get("bot")):
             raise ValidationError('give the seat to a "bot" or to a person by "name"')
+        if "level" in data and not data.get("bot"):
+            raise ValidationError("a level is a bot's: give one with a bot", "level")
 
 
 class ReplacedSchema(Schema):

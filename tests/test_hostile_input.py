@@ -94,3 +94,26 @@ def test_invalid_json_is_still_an_invalid_request(client):
                            headers=bearer(tokens[0]))
     assert_error(response, 400, "invalid_request")
     assert act(client, match_id, tokens[0], 1, {"type": "pass"}).status_code == 422
+
+
+@pytest.mark.parametrize("name", ["   ", "ann\u0000", "ann\nbob", "\u202eann", "a" * 65])
+def test_a_name_others_are_shown_is_text_they_can_read(client, name):
+    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": name}, {"open": True}]})
+    assert_error(created, 400, "invalid_request")
+    assert "players.0.name" in created.json["fields"]
+    lobby = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"open": True}]}).json
+    joined = client.post(f"/v1/matches/{lobby['id']}/seats/1/join", json={"name": name})
+    assert_error(joined, 400, "invalid_request")
+    assert client.get(f"/v1/matches/{lobby['id']}").json["status"] == "open"
+
+
+def test_names_in_any_script_and_with_emoji_are_welcome(client):
+    names = ["Zoë", "李小龙", "שָׁלוֹם", "👩‍👩‍👧 fam"]
+    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": n} for n in names]})
+    assert created.status_code == 201 and [s["name"] for s in created.json["seats"]] == names
+
+
+def test_a_level_belongs_to_a_bot(client):
+    refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann", "level": 2}, {"name": "b"}]})
+    assert_error(refused, 400, "invalid_request")
+    assert "players.0.level" in refused.json["fields"]
