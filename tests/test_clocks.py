@@ -80,9 +80,10 @@ def test_a_blokus_pass_on_timeout_needs_a_match_where_a_colour_may_pass(client):
 
 
 def test_on_timeout_without_a_clock_is_refused(client):
-    refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}],
-                                               "on_timeout": "bot"})
+    two = {"game": "block-block", "players": [{"name": "a"}, {"name": "b"}]}
+    refused = client.post("/v1/matches", json={**two, "on_timeout": "forfeit"})
     assert refused.status_code == 400 and "give the match a clock" in refused.json["fields"]["on_timeout"][0]
+    assert client.post("/v1/matches", json={**two, "on_timeout": "bot"}).status_code == 201  # the default, said
 
 
 def _iso(ms: float) -> str:
