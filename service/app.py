@@ -37,6 +37,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
             raise RuntimeError("set REDIS_URL (or start everything with `matchlog serve`)")
         redis_client = connect(settings.redis_url)
     app = Flask("matchlog")
+    app.url_map.merge_slashes = False  # /v1/matches//state (an empty id) is a 404 in the error shape, not a redirect
     app.config.update(
         API_TITLE="matchlog",
         API_VERSION="1",

@@ -220,6 +220,8 @@ def test_oversized_bodies_get_413(client):
 def test_unknown_paths_and_methods_use_the_error_shape(client):
     assert_error(client.get("/v1/nothing"), 404, "not_found")
     assert_error(client.delete("/v1/games"), 405, "method_not_allowed")
+    assert_error(client.get("/v1/matches//state"), 404, "not_found")  # an empty id (an unset $M): no redirect
+    assert_error(client.post("/v1/matches//actions", json={}), 404, "not_found")
 
 
 # -- reading back ----------------------------------------------------------------------------------------
