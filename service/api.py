@@ -120,8 +120,9 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
     }
 
 
-ENTRY_TYPES = frozenset(SHELL_EVENTS).union(*(game.event_types for game in GAMES.values()))
-"""What a webhook may ask for: the entry types of any game hosted here."""
+def entry_types() -> frozenset[str]:
+    """What a webhook may ask for: the entry types of any game hosted here (registered games included)."""
+    return frozenset(SHELL_EVENTS).union(*(game.event_types for game in GAMES.values()))
 
 
 def _record_bodies(games: list[Game]) -> dict[str, Any]:
@@ -542,11 +543,12 @@ def stream_events(query, match_id: str):
 
 
 @v1.route("/matches/<match_id>/log", methods=["GET"])
+@v1.arguments(schemas.SeatQuerySchema(), location="query")
 @v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
     "description": "The whole log, one entry per line, oldest first (as /events shows them).",
     "content": {JSONL: {"schema": {"type": "string"}}}}})
-@_errors(401, 403, 404)
-def get_log(match_id: str):
+@_errors(400, 401, 403, 404)
+def get_log(query, match_id: str):
     """The whole log as JSON Lines, as the caller may see it, streamed: no page limit. This is what
     ``matchlog replay`` audits."""
     seat = request_seat(matches(), match_id, required=False, platform="view")
@@ -645,7 +647,7 @@ def create_webhook(body):
         check_url(body["url"], matches().settings.webhooks_private)
     except BadWebhookUrl as error:
         raise invalid({"url": [str(error)]})
-    unknown = sorted(set(body["events"]) - ENTRY_TYPES)
+    unknown = sorted(set(body["events"]) - entry_types())
     if unknown:
         raise invalid({"events": [f"no entry type {', '.join(map(repr, unknown))} in any game here: the catalogue "
                                   "(GET /v1/games) lists each game's entry_types"]})

@@ -68,10 +68,19 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
     if seat is None:
         raise ApiError(403, "wrong_token", "this token is not a seat of this match")
     asked = request.args.get("seat") if platform == "view" else None
-    if asked is not None and asked != str(seat):
-        raise ApiError(403, "wrong_token", f"this token is seat {seat}'s: it reads that seat's view, not ?seat={asked} "
-                                           "(a platform key reads any seat's)")
+    if asked is not None and _seat_number(asked, matches, match_id) != seat:
+        raise ApiError(403, "wrong_seat", f"this token is seat {seat}'s: it reads that seat's view, not ?seat={asked} "
+                                          "(a platform key reads any seat's)")
     return seat
+
+
+def _seat_number(asked: str, matches, match_id: str) -> int:
+    """``?seat=`` as a seat of the match (``01`` and `` 1`` as webargs reads them); 400 when it is none."""
+    text = asked.strip().lstrip("+")
+    seats = len(matches.seat_hashes(match_id))
+    if not SEAT.fullmatch(text) or int(text) >= seats:
+        raise ApiError(400, "invalid_request", f"seat must be 0 to {seats - 1}", fields={"seat": ["no such seat"]})
+    return int(text)
 
 
 def request_owner(matches, match_id: str, does: str) -> dict:
@@ -93,7 +102,4 @@ def _seat_asked(matches, match_id: str, required: bool) -> int | None:
             raise ApiError(400, "invalid_request", "a platform reads a seat's view with ?seat=N",
                            fields={"seat": ["required with a platform key"]})
         return None
-    seats = len(matches.seat_hashes(match_id))
-    if not SEAT.fullmatch(asked) or int(asked) >= seats:
-        raise ApiError(400, "invalid_request", f"seat must be 0 to {seats - 1}", fields={"seat": ["no such seat"]})
-    return int(asked)
+    return _seat_number(asked, matches, match_id)

@@ -133,7 +133,7 @@ def _check_body_type(body_types) -> None:
 
 def _check_streamed_size() -> None:
     """A body sent without a length (chunked) is cut at the size limit by the WSGI layer without a word,
-    and the cut JSON would be refused as broken: one that reaches the limit is a 413, as a body that
+    and the cut JSON would be refused as broken: one that goes past the limit is a 413, as a body that
     says its length over the limit is."""
     limit = current_app.config.get("MAX_CONTENT_LENGTH")
     if limit and request.method in ("POST", "PUT", "PATCH") and request.content_length is None:
@@ -143,7 +143,7 @@ def _check_streamed_size() -> None:
             raise
         except Exception as error:  # the WSGI server's own complaint: a chunk that is no chunk, a body cut off
             raise invalid({"body": [f"{error}"]}, f"the body could not be read ({type(error).__name__})") from None
-        if len(body) >= limit:
+        if len(body) >= limit and request.environ["wsgi.input"].read(1):  # cut at the limit, and more was coming
             raise RequestEntityTooLarge()
 
 

@@ -15,8 +15,10 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 import redis
+from marshmallow import ValidationError
 
 from service import clocks, lifecycle, packs, replay
+from service.schemas import shown_text
 from service.config import Settings
 from service.events import Recorded, Remember, VersionConflict, canonical_json
 from service.games import GAMES
@@ -340,6 +342,11 @@ class Matches:
             options, names, actions = game.record.parse(text)
         except RecursionError:  # a parser that recurses per nesting level, given thousands of levels
             raise InvalidRecord("the record is nested too deeply") from None
+        for seat, name in enumerate(names):  # the rule a name sent as JSON meets
+            try:
+                shown_text(name)
+            except ValidationError as error:
+                raise InvalidRecord(f"the name of seat {seat} ({name[:40]!r}): {error.messages[0]}") from None
         return self.create(game.info.id, names, options, record=actions, platform=platform)
 
     @staticmethod

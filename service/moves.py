@@ -100,6 +100,9 @@ def moves(ws, match_id: str) -> None:
         try:
             message = ws.receive()
         except ConnectionClosed:
+            # the socket's reader may still be draining the client's last bytes (_Lingering): once this returns,
+            # the server closes the connection under it
+            ws.thread.join(timeout=_Lingering.LINGER_S + 0.5)
             return
         if not isinstance(message, str):
             ws.close(1003, "text messages of JSON only")

@@ -14,17 +14,19 @@ MAX_VERSION = 2**53
 Version = fields.Integer(strict=True, validate=validate.Range(min=1, max=MAX_VERSION))
 
 
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+DIRECTION_CHARACTERS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+BLANK_LOOKING = frozenset("\u115f\u1160\u2800\u3164\uffa0")  # fillers that are letters or symbols to Unicode
 
 
 def shown_text(value: str) -> None:
-    """Text that other people are shown (a name, a reason): not blank, and without control characters
-    or direction overrides, which would hide or reorder what is around it."""
-    if not value.strip():
-        raise ValidationError("more than blanks, please")
-    odd = next((c for c in value if unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS), None)
+    """Text that other people are shown (a name, a reason): something visible, and no control characters,
+    line or paragraph separators or direction marks, which would hide or reorder what is around it."""
+    odd = next((c for c in value if unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in DIRECTION_CHARACTERS),
+               None)
     if odd is not None:
-        raise ValidationError(f"no control or direction characters (U+{ord(odd):04X})")
+        raise ValidationError(f"no control, line-break or direction characters (U+{ord(odd):04X})")
+    if not any(unicodedata.category(c)[0] in "LNPS" and c not in BLANK_LOOKING for c in value):
+        raise ValidationError("more than blanks, please")
 
 
 def ShownText(**kwargs) -> fields.String:

@@ -30,6 +30,9 @@ DELIVERY_HEADER = "Matchlog-Delivery"
 KEPT_DELIVERIES = 100
 
 
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
 class BadWebhookUrl(ValueError):
     """A URL deliveries may not go to; the message says why."""
 
@@ -59,9 +62,11 @@ def check_url(url: str, allow_private: bool) -> None:
 
 def _public(ip) -> bool:
     """A globally routed unicast address, and for IPv6 one that carries no other inside it (v4-mapped,
-    6to4, Teredo): 2002:7f00:1:: is 127.0.0.1 by another name."""
+    6to4, Teredo, NAT64): 2002:7f00:1:: is 127.0.0.1 by another name."""
     if isinstance(ip, ipaddress.IPv6Address):
         inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if inner is None and (ip in NAT64 or int(ip) >> 32 == 0):  # NAT64, and the old IPv4-compatible ::a.b.c.d
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
         if inner is not None and not _public(inner):
             return False
     return ip.is_global and not ip.is_multicast

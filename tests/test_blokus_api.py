@@ -126,6 +126,12 @@ def test_a_move_of_another_dialect_is_refused_not_dropped(client):
     assert [s["name"] for s in named.json["seats"]] == ["Pia", "Olu"]  # P1/P2 where PB/PW are missing
 
 
+def test_names_in_a_record_meet_the_rule_json_names_meet(client):
+    response = client.post("/v1/matches", data="(;GM[Blokus Duo]PB[\u202eevil]PW[Olu];B[e10])", content_type=SGF)
+    assert response.status_code == 400 and response.json["error"] == "invalid_record"
+    assert "seat 0" in response.json["message"] and "U+202E" in response.json["message"]
+
+
 def test_a_match_with_an_open_seat_exports_its_record(client):
     created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"open": True}]}).json
     record = client.get(f"/v1/matches/{created['id']}/record", headers={"Accept": SGF})

@@ -96,7 +96,8 @@ def test_invalid_json_is_still_an_invalid_request(client):
     assert act(client, match_id, tokens[0], 1, {"type": "pass"}).status_code == 422
 
 
-@pytest.mark.parametrize("name", ["   ", "ann\u0000", "ann\nbob", "\u202eann", "a" * 65])
+@pytest.mark.parametrize("name", ["   ", "ann\u0000", "ann\nbob", "\u202eann", "a" * 65, "\u200b", "\u3164",
+                                  "ann\u2028bob", "\u200fann"])
 def test_a_name_others_are_shown_is_text_they_can_read(client, name):
     created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": name}, {"open": True}]})
     assert_error(created, 400, "invalid_request")

@@ -108,7 +108,8 @@ def test_a_seats_view_is_read_with_its_token_and_seat_n_never_quietly_ignored(cl
     assert own.status_code == 200
     assert own.json["state"] == client.get(f"/v1/matches/{match_id}/state", headers=bearer(token)).json["state"]
     other = client.get(f"/v1/matches/{match_id}/state?seat=1", headers=bearer(token))
-    assert other.status_code == 403 and other.json["error"] == "wrong_token" and "?seat=1" in other.json["message"]
+    assert other.status_code == 403 and other.json["error"] == "wrong_seat" and "?seat=1" in other.json["message"]
+    assert client.get(f"/v1/matches/{match_id}/log?seat=00", headers=bearer(token)).status_code == 200  # seat 0, as webargs reads it
     spectator = client.get(f"/v1/matches/{match_id}/events?seat=1")
     assert spectator.status_code == 401 and spectator.json["error"] == "missing_token"
     assert client.get(f"/v1/matches/{match_id}/state").status_code == 200  # a spectator without ?seat

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -108,7 +109,8 @@ def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -
     matches.webhooks.record(hook_id, outcome)
     if not 200 <= outcome.get("status", 0) < 300:
         metrics.JOBS.labels("deliver_webhook", "retried").inc()
-        raise DeliveryFailed(f"delivery {delivery_id} to {hook['url']} failed (attempt {attempt}): "
+        where = urllib.parse.urlsplit(hook["url"]).netloc  # not the path: receivers' URLs can carry their secret
+        raise DeliveryFailed(f"delivery {delivery_id} of webhook {hook_id} to {where} failed (attempt {attempt}): "
                              f"{outcome.get('status') or outcome.get('error')}")
     metrics.JOBS.labels("deliver_webhook", "finished").inc()
     return {"delivered": True, **outcome}

@@ -35,8 +35,11 @@ class _JobWorker(SimpleWorker):
         super().request_stop(signum, frame)
 
     def handle_exception(self, job, *exc_info):
-        if isinstance(exc_info[1], DeliveryFailed):  # the receiver's trouble, retried: a line, not a traceback
-            log.warning("webhook %s", exc_info[1])
+        if isinstance(exc_info[1], DeliveryFailed):  # the receiver's trouble: a line, not a traceback
+            if job.retries_left:  # (RQ counts this failure after this call)
+                log.warning("webhook %s; tried again later", exc_info[1])
+            else:
+                log.error("webhook %s; the last attempt: given up", exc_info[1])
             return  # (no exception handlers are registered: RQ's own would only have logged it)
         super().handle_exception(job, *exc_info)
 

@@ -8,6 +8,7 @@ import json
 import random
 import shutil
 import tempfile
+import time
 import uuid
 
 import pytest
@@ -119,6 +120,15 @@ def test_the_socket_says_why_it_closes_or_refuses_a_message(served):
         garbled = json.loads((socket.send("{oops"), socket.recv())[1])
         assert garbled["status"] == 400 and garbled["message"].startswith("the message is not valid JSON")
         socket.send("x" * (65 * 1024))  # over the body limit: closed 1009, not reset mid-message
+        assert _closed_with(socket) == 1009
+    finally:
+        socket.close()
+    socket = connect(port, match_id, token)
+    try:  # a client still sending, slowly, long after the limit: read to the end, then closed
+        frame = websocket.ABNF.create_frame("y" * 200_000, websocket.ABNF.OPCODE_TEXT).format()
+        for at in range(0, len(frame), 10_000):
+            socket.sock.sendall(frame[at:at + 10_000])
+            time.sleep(0.02)
         assert _closed_with(socket) == 1009
     finally:
         socket.close()

@@ -130,6 +130,14 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
                 (431, "request_header_fields_too_large"), (200, True)), (status, body)
             assert (status == 431) == ("X-Long" in headers)
         # a chunked body over the limit is a 413 too, not a cut-short body refused as broken JSON
+        exact = json.dumps({"game": "blokus", "players": [{"name": "a"}, {"name": "b"}], "pad": ""}).encode()
+        exact = exact.replace(b'"pad": ""', b'"pad": "' + b"x" * (65536 - len(exact)) + b'"')
+        connection = http_client.HTTPConnection("127.0.0.1", port, timeout=10)  # exactly the limit, chunked
+        connection.request("POST", "/v1/matches", body=iter([exact]), encode_chunked=True,
+                           headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+        answered = connection.getresponse()
+        assert len(exact) == 65536 and json.loads(answered.read())["fields"] == {"pad": ["Unknown field."]}
+        connection.close()
         big = [b'{"game": "blokus", "pad": "', b"x" * 70_000, b'"}']
         for chunked, (status, error) in ((True, (413, "request_entity_too_large")), (False, (400, "invalid_request"))):
             connection = http_client.HTTPConnection("127.0.0.1", port, timeout=10)  # unchunked: not the body it says

@@ -13,7 +13,7 @@ import threading
 import time
 
 import pytest
-from rq import SimpleWorker
+from rq import Retry, SimpleWorker
 
 from service.app import create_app
 from service.jobqueue import JobQueue
@@ -149,7 +149,8 @@ def test_urls_nobody_can_deliver_to_are_refused_with_a_reason(settings, real_red
     client = create_app(settings, real_redis).test_client()
     _, key = Platforms(real_redis, Keys(settings.namespace)).create("arena")
     for url in ("http://[zz]/", "http://[::1/", "http://8.8.8.8:0/", "http://8.8.8.8/a b", "http://8.8.8.8/\r\nX: 1",
-                "http://8.8.8.8/\u0000", "http://100.64.0.1/", "http://[2002:7f00:1::]/", "http://[::ffff:127.0.0.1]/"):
+                "http://8.8.8.8/\u0000", "http://100.64.0.1/", "http://[2002:7f00:1::]/", "http://[::ffff:127.0.0.1]/",
+                "http://[64:ff9b::a00:1]/", "http://[::10.0.0.1]/"):
         answer = client.post("/v1/webhooks", json={"url": url, "events": ["match_scored"]}, headers=bearer(key))
         assert answer.status_code == 400 and answer.json["fields"]["url"], url
 
@@ -256,12 +257,15 @@ def test_a_failed_delivery_is_one_warning_line_not_a_traceback(real_redis, setti
 
     queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
     worker = _JobWorker([queue], connection=real_redis)
-    job = queue.enqueue("workers.jobs.deliver_webhook", "h", "d", "{}", settings.namespace)
-    failed = DeliveryFailed("delivery d to http://127.0.0.1:9/x failed (attempt 1): 500")
+    job = queue.enqueue("workers.jobs.deliver_webhook", "h", "d", "{}", settings.namespace, retry=Retry(max=1))
+    failed = DeliveryFailed("delivery d of webhook h to 127.0.0.1:9 failed (attempt 1): 500")
     with caplog.at_level("DEBUG"):
         worker.handle_exception(job, DeliveryFailed, failed, None)
-    lines = [r for r in caplog.records if r.levelno >= 30]
-    assert [(r.levelname, r.getMessage()) for r in lines] == [("WARNING", f"webhook {failed}")]
+        job.retries_left = 0
+        worker.handle_exception(job, DeliveryFailed, failed, None)
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.levelno >= 30]
+    assert lines == [("WARNING", f"webhook {failed}; tried again later"),
+                     ("ERROR", f"webhook {failed}; the last attempt: given up")]
     with caplog.at_level("DEBUG"):
         worker.handle_exception(job, ValueError, ValueError("a bug"), None)  # anything else: RQ's traceback
     assert any("a bug" in r.getMessage() and r.levelname == "ERROR" for r in caplog.records)
