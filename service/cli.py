@@ -174,6 +174,8 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
                 if child.poll() is not None:
                     print(f"matchlog: {name} exited ({child.returncode}); restarting", flush=True)
                     children[name] = subprocess.Popen(commands[name], env=env)
+            if embedded and embedded.process and embedded.process.poll() is not None:
+                _restart(embedded)  # the API answers 503 meanwhile, and the worker waits
             stopping.wait(1.0)
     except KeyboardInterrupt:
         pass
@@ -181,6 +183,15 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         processes.stop(*children.values())
         if embedded:
             embedded.stop()
+
+
+def _restart(embedded: EmbeddedRedis) -> None:
+    """The embedded Redis died (its append-only file has every acknowledged action): start it again."""
+    print(f"matchlog: embedded Redis exited ({embedded.process.returncode}); restarting", flush=True)
+    try:
+        embedded.start()
+    except RuntimeError as error:  # tried again in a second
+        print(f"matchlog: {error}", flush=True)
 
 
 def print_openapi() -> None:

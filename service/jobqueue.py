@@ -30,6 +30,13 @@ DELIVERY_TIMEOUT_S = 10
 """A delivery's job timeout: its POST gives up after 5 s, so a delivery still started after this has no worker."""
 RQ_HEARTBEAT_GRACE_S = 60
 """What RQ adds to a job's timeout before its started-registry entry expires."""
+BOT_MOVE_TIMEOUT_S = 30
+"""A bot's move takes a few seconds at most (the strongest search, level 3, about 1.5 s on a slow core);
+a job started longer ago than this lost its worker, and is taken back (``clean_registries``) then, not
+after RQ's default of three minutes, during which the match would wait for a move."""
+CHECK_CLOCK_TIMEOUT_S = 10
+"""A clock check reads the match and appends at most a timeout: a lost one is taken back as soon."""
+SCORE_TIMEOUT_S = 60
 
 
 class JobQueue:
@@ -68,7 +75,7 @@ class JobQueue:
         # result is in the log
         job = self.queue().enqueue(SCORE_MATCH, match_id, self.keys.namespace, job_id=job_id,
                                    result_ttl=RESULT_TTL_S if reuse else 0, failure_ttl=RESULT_TTL_S,
-                                   ttl=RESULT_TTL_S, retry=Retry(max=3))
+                                   ttl=RESULT_TTL_S, retry=Retry(max=3), job_timeout=SCORE_TIMEOUT_S)
         return job.id
 
     def enqueue_delivery(self, delivery_id: str, hook_id: str, body: str) -> None:
@@ -82,14 +89,16 @@ class JobQueue:
         """A bot's move at ``version``, once (a notice handled twice adds nothing); the job does nothing
         if the match has moved on. Nothing is kept once it has run: the move is in the log."""
         self._once(f"bot-{match_id}-{seat}-v{version}", None, BOT_MOVE, match_id, seat, version, self.keys.namespace,
-                   retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S)
+                   retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S,
+                   job_timeout=BOT_MOVE_TIMEOUT_S)
 
     def enqueue_deadline(self, match_id: str, version: int, deadline_ms: int, again: int = 0) -> None:
         """A clock check at ``deadline_ms`` (RQ's scheduler keeps it in Redis: a dead worker loses none).
         RQ schedules to the whole second, so the check is set for the second after the deadline."""
         at = datetime.fromtimestamp(-(-deadline_ms // 1000), tz=timezone.utc)
         self._once(f"clock-{match_id}-v{version}-{deadline_ms}-{again}", at, CHECK_CLOCK, match_id, version,
-                   self.keys.namespace, retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S)
+                   self.keys.namespace, retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S,
+                   job_timeout=CHECK_CLOCK_TIMEOUT_S)
 
     def _once(self, job_id: str, at: datetime | None, function: str, *args: Any, **options: Any) -> None:
         """Enqueue ``function(*args)`` as ``job_id`` (at ``at``, when given) unless that job exists: the

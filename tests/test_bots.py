@@ -161,3 +161,21 @@ def test_a_bots_level_is_shown_beside_its_catalogue_name(client):
 def test_a_level_is_only_for_a_games_own_search_bots(client):
     refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "greedy", "level": 2}]})
     assert refused.status_code == 400 and "players.1.level" in refused.json["fields"]
+
+
+def test_a_bots_move_and_a_clock_check_are_taken_back_soon_if_their_worker_dies(real_redis, settings):
+    """RQ takes a job whose worker died back only after its timeout (three minutes by default): a bot's move
+    and a clock check have short ones, so a crashed worker stalls a match for well under a minute."""
+    from rq.job import Job
+
+    from service.jobqueue import BOT_MOVE_TIMEOUT_S, CHECK_CLOCK_TIMEOUT_S, JobQueue
+    from service.keys import Keys
+
+    jobs = JobQueue(real_redis, Keys(settings.namespace))
+    jobs.enqueue_bot_move("a" * 32, 1, 5)
+    jobs.enqueue_deadline("a" * 32, 5, 1_000)
+    bot = Job.fetch(f"bot-{'a' * 32}-1-v5", connection=real_redis)
+    clock = Job.fetch(f"clock-{'a' * 32}-v5-1000-0", connection=real_redis)
+    assert (bot.timeout, clock.timeout) == (BOT_MOVE_TIMEOUT_S, CHECK_CLOCK_TIMEOUT_S) and BOT_MOVE_TIMEOUT_S <= 30
+    bot.delete()
+    clock.delete()

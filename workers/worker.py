@@ -52,7 +52,12 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
         jobs_connection = connect(redis_url)  # RQ changes its socket timeout: keep it to itself
     matches = Matches(store, settings)
     run_here(matches, jobs_connection)  # jobs share the rule thread's cache: what one folded, the other reuses
-    if store.exists(matches.keys.legacy_feed):
+    try:
+        legacy = store.exists(matches.keys.legacy_feed)
+    except redis.exceptions.RedisError as error:  # Redis away at the start: the loops below wait for it
+        log.warning("redis unavailable (%s); waiting", error)
+        legacy = False
+    if legacy:
         log.warning("this Redis holds data in the layout before feed partitions: stop the API and workers and "
                     "run `matchlog migrate` (until then those matches are not found)")
     projector = Projector(matches)

@@ -20,6 +20,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.embedded_redis import EmbeddedRedis
@@ -160,6 +161,19 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
             counts = {tuple(sorted(s.labels.items())): s.value for f in families for s in f.samples
                       if s.name == "matchlog_requests_total"}
         assert counts[(("method", "GET"), ("route", "/v1/signing-key"), ("status", "200"))] == 40
+        # the embedded Redis dies: serve starts it again from its append-only file, and all carries on
+        redis_pid = redis.Redis(unix_socket_path=os.path.join(folder, "redis.sock")).info("server")["process_id"]
+        os.kill(redis_pid, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while http("GET", "/readyz")[0] != 200:
+            assert time.monotonic() < deadline, "serve never brought its Redis back"
+            time.sleep(0.2)
+        assert http("GET", f"/v1/matches/{match_id}") == (200, match)
+        status, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"bot": "random"}] * 2})
+        deadline = time.monotonic() + 60
+        while http("GET", f"/v1/matches/{created['id']}")[1]["status"] != "finished":  # the worker carried on
+            assert time.monotonic() < deadline, "the worker did not carry on after Redis came back"
+            time.sleep(0.2)
     finally:
         stop_serve(process)
         shutil.rmtree(folder, ignore_errors=True)
