@@ -512,12 +512,19 @@ def stream_events(query, match_id: str):
     subscription = feed.subscribe(match_id)
     heartbeat = app.settings.sse_heartbeat_s
 
+    def end(version: int) -> str:
+        return f"event: end\nid: {version}\ndata: {{}}\n\n"
+
     def entries():
         sent = after
-        revealed = app.load(match_id).seed is not None
+        state = app.load(match_id)
+        revealed = state.seed is not None
         _, backlog = app.repository.read(match_id, after=after)
         batch = backlog
         yield "retry: 2000\n\n"
+        if not backlog and state.result is not None:  # resumed at the end of a scored match: nothing will come
+            yield end(state.version)
+            return
         while True:
             for entry in batch:
                 if entry.version <= sent:
@@ -526,7 +533,7 @@ def stream_events(query, match_id: str):
                 sent = entry.version
                 yield feed.render(match_id, entry, seat, revealed)
                 if entry.type == "match_scored":
-                    yield f"event: end\nid: {entry.version}\ndata: {{}}\n\n"
+                    yield end(entry.version)
                     return
             batch = subscription.next(heartbeat)
             if not batch:

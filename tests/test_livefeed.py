@@ -79,3 +79,6 @@ def test_the_stream_ends_once_the_match_is_scored(settings, fake_redis):
     events = listener.until(lambda e: e.get("event") == "end", timeout=20)
     assert events[-2]["data"]["type"] == "match_scored"
     assert listener.until(lambda e: "closed" in e)
+    last = events[-1]["id"]  # a client that reconnects with the end's own id is told the end again, at once
+    again = stream(client, match_id, **{"Last-Event-ID": last}).until(lambda e: "closed" in e, timeout=5)
+    assert [e.get("event") for e in again if "event" in e] == ["end"] and again[-2]["id"] == last
