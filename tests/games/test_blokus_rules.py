@@ -210,6 +210,8 @@ def test_voluntary_pass_option_takes_the_colour_out():
     """2.7 [DEF allow_voluntary_pass=true]: a pass ends the colour's game (it stops placing)."""
     state = new_game(allow_voluntary_pass=True)
     assert {"type": "pass"} in GAME.legal_actions(state, BLUE)
+    events = GAME.play(state, BLUE, {"type": "pass"})
+    assert GAME.describe(events[0]) == "blue is out: it passed (spec 2.7)"  # not "no legal move left"
     state = play(state, BLUE, {"type": "pass"})
     assert state["out"][BLUE] and GAME.to_act(state) == [YELLOW]
 

@@ -70,6 +70,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
             14, 14, ("purple", "orange"), ((4, 4), (9, 9)), 2, (0, 1)),
 )}
 VARIANT_FOR_PLAYERS = {4: "four_player", 3: "three_player", 2: "two_player", 1: "solo_all_pieces"}
+OUT_BECAUSE = {"all_pieces_placed": "every piece placed", "passed": "it passed (spec 2.7)"}
 
 OPTIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -399,8 +400,7 @@ class Blokus(Engine):
         if event["type"] == "placed":  # squares as the action gives them: (x, y) from the top-left corner
             return f"{data['colour']} placed {data['piece']} on " + " ".join(f"({x}, {y})" for x, y in data["cells"])
         if event["type"] == "colour_out":
-            return f"{data['colour']} is out: " + ("every piece placed" if data["reason"] == "all_pieces_placed"
-                                                   else "no legal move left")
+            return f"{data['colour']} is out: " + OUT_BECAUSE.get(data["reason"], "no legal move left")
         if event["type"] == "game_over":
             return "game over: no colour can place a piece"
         return super().describe(event)
