@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import threading
 from pathlib import Path
 
@@ -161,7 +160,7 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
                 "--workers", str(workers)],
         "worker": [sys.executable, "-m", "service.cli", "worker"],
     }
-    children = {name: subprocess.Popen(cmd, env=env) for name, cmd in commands.items()}
+    children = {name: processes.start(cmd, env=env) for name, cmd in commands.items()}
     if settings.durability == "replicated":
         print("matchlog: replicated durability: an append is acknowledged once a replica has it, else 503 "
               "not_replicated (MATCHLOG_DURABILITY)", flush=True)
@@ -173,7 +172,7 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
             for name, child in children.items():
                 if child.poll() is not None:
                     print(f"matchlog: {name} exited ({child.returncode}); restarting", flush=True)
-                    children[name] = subprocess.Popen(commands[name], env=env)
+                    children[name] = processes.start(commands[name], env=env)
             if embedded and embedded.process and embedded.process.poll() is not None:
                 _restart(embedded)  # the API answers 503 meanwhile, and the worker waits
             stopping.wait(1.0)

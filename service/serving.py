@@ -67,6 +67,7 @@ def gunicorn_settings(host: str, port: int, workers: int) -> dict[str, Any]:
         "worker_class": WORKER_CLASS,
         "worker_connections": 4000,
         "keepalive": 5,
+        "graceful_timeout": 5,  # a held live feed does not end by itself: on a stop its client reconnects (retry:)
         "accesslog": None,
         "control_socket_disable": True,  # several APIs on one host would fight over it
         # limits above the app's (a 16 KiB URL or header block answered 414 or 431 in the API's error shape):

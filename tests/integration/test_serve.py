@@ -23,6 +23,7 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.cli import port_refusal
 from service.embedded_redis import EmbeddedRedis
 
 pytestmark = pytest.mark.slow
@@ -194,3 +195,27 @@ def test_serve_on_a_busy_port_exits_at_once_with_one_line():
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and f"cannot serve on 127.0.0.1:{port}" in lines[0] and "in use" in lines[0]
     assert not EmbeddedRedis(folder).answers(), "nothing was started"
+
+
+def test_serve_killed_outright_takes_its_api_and_worker_with_it():
+    """SIGKILL (the OOM killer, say) gives serve no chance to stop its children: the kernel does (Linux's
+    parent-death signal), so the port is free for the next start."""
+    folder = tempfile.mkdtemp(prefix="mls-", dir="/tmp")
+    port = free_port()
+    process, http = start_serve(folder, port)
+    try:
+        process.kill()
+        process.wait(timeout=10)
+        deadline = time.monotonic() + 30
+        while port_refusal("127.0.0.1", port):
+            assert time.monotonic() < deadline, "serve's API outlived it"
+            time.sleep(0.2)
+        process, http = start_serve(folder, port)  # the same folder: its Redis, if it outlived serve, is joined
+        assert http("GET", "/v1/games")[0] == 200
+    finally:
+        stop_serve(process)
+        try:  # the Redis the first serve started outlives both (its own session): the second only joined it
+            redis.Redis(unix_socket_path=os.path.join(folder, "redis.sock")).shutdown(nosave=True)
+        except redis.exceptions.RedisError:
+            pass
+        shutil.rmtree(folder, ignore_errors=True)
