@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import ipaddress
 import json
 import secrets
@@ -37,7 +38,7 @@ class BadWebhookUrl(ValueError):
     """A URL deliveries may not go to; the message says why."""
 
 
-def check_url(url: str, allow_private: bool) -> None:
+def check_url(url: str, allow_private: bool) -> list[str]:
     if any(char.isspace() or ord(char) < 32 or ord(char) == 127 for char in url):
         raise BadWebhookUrl("a URL without spaces or control characters (percent-encode them)")
     try:
@@ -58,6 +59,46 @@ def check_url(url: str, allow_private: bool) -> None:
         if not allow_private and not _public(ip):
             raise BadWebhookUrl(f"{hostname} is a private address ({ip}); this server delivers to public "
                                 "ones only (its operator can allow others: MATCHLOG_WEBHOOKS_PRIVATE=true)")
+    return sorted(addresses)
+
+
+def post(url: str, body: bytes, headers: dict[str, str], allow_private: bool, timeout: float) -> int:
+    """POST ``body`` to ``url`` and return the answer's status, connecting to an address the check has just
+    approved: resolving the name again would let a DNS server answer differently the second time (rebinding).
+    A redirect is an answer like any other, never followed. BadWebhookUrl, or OSError and
+    http.client.HTTPException for what the network or the receiver did."""
+    address = check_url(url, allow_private)[0]
+    parts = urlsplit(url)
+    kind = _PinnedTLS if parts.scheme == "https" else _Pinned
+    connection = kind(parts.hostname, parts.port, timeout=timeout, address=address)
+    try:
+        connection.request("POST", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body, headers)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+class _Pinned(http.client.HTTPConnection):
+    """An HTTP connection to ``address``, whatever the host name resolves to now (the Host header keeps it)."""
+
+    def __init__(self, host: str, port: int | None, address: str, **options: Any):
+        super().__init__(host, port, **options)
+        self.address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+
+
+class _PinnedTLS(http.client.HTTPSConnection):
+    """The same over TLS: the certificate is checked against the host name, the socket goes to ``address``."""
+
+    def __init__(self, host: str, port: int | None, address: str, **options: Any):
+        super().__init__(host, port, **options)
+        self.address = address
+
+    def connect(self) -> None:
+        raw = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
 
 
 def _public(ip) -> bool:

@@ -10,10 +10,9 @@ else.
 from __future__ import annotations
 
 import dataclasses
+import http.client
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from typing import Any
 
 from rq import get_current_job
@@ -23,7 +22,7 @@ from service.config import Settings
 from service.jobqueue import DELIVERY_RETRIES
 from service.matches import Matches
 from service.redis_client import connect
-from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, BadWebhookUrl, check_url, signature
+from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, BadWebhookUrl, post, signature
 
 _apps: dict[tuple[int, str], Matches] = {}
 
@@ -73,14 +72,6 @@ def check_clock(match_id: str, version: int, namespace: str) -> dict[str, Any]:
     return {"outcome": outcome}
 
 
-class _Unfollowed(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None  # a redirect is the receiver's answer (a failure), never an address checked by nobody
-
-
-_no_redirects = urllib.request.build_opener(_Unfollowed)
-
-
 def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -> dict[str, Any]:
     """POST one delivery, signed; a failure or a timeout raises, and RQ retries with backoff."""
     matches = _matches(namespace)
@@ -90,21 +81,16 @@ def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -
     job = get_current_job()
     attempt = (DELIVERY_RETRIES.max - (job.retries_left if job and job.retries_left is not None else 0)) + 1
     data = body.encode()
-    request = urllib.request.Request(hook["url"], data=data, method="POST", headers={
-        "Content-Type": "application/json", "User-Agent": "matchlog-webhooks",
-        SIGNATURE_HEADER: signature(hook["secret"], int(time.time()), data), DELIVERY_HEADER: delivery_id})
+    headers = {"Content-Type": "application/json", "User-Agent": "matchlog-webhooks",
+               SIGNATURE_HEADER: signature(hook["secret"], int(time.time()), data), DELIVERY_HEADER: delivery_id}
     started = time.monotonic()
     outcome: dict[str, Any] = {"delivery": delivery_id, "attempt": attempt, "at": int(time.time())}
-    try:
-        check_url(hook["url"], matches.settings.webhooks_private)  # again: the name may point elsewhere by now
-        with _no_redirects.open(request, timeout=5) as answer:
-            outcome["status"] = answer.status
-    except urllib.error.HTTPError as error:
-        outcome["status"] = error.code
+    try:  # checked again, and sent to the address checked: the name may point elsewhere by now
+        outcome["status"] = post(hook["url"], data, headers, matches.settings.webhooks_private, timeout=5)
     except BadWebhookUrl as error:
         outcome["error"] = f"refused: {error}"
-    except (urllib.error.URLError, OSError, ValueError) as error:  # ValueError: a URL http.client refuses
-        outcome["error"] = str(getattr(error, "reason", error))
+    except (OSError, http.client.HTTPException, ValueError) as error:  # ValueError: a URL http.client refuses
+        outcome["error"] = str(error) or type(error).__name__
     outcome["ms"] = round((time.monotonic() - started) * 1000, 1)
     matches.webhooks.record(hook_id, outcome)
     if not 200 <= outcome.get("status", 0) < 300:

@@ -270,3 +270,30 @@ def test_a_failed_delivery_is_one_warning_line_not_a_traceback(real_redis, setti
         worker.handle_exception(job, ValueError, ValueError("a bug"), None)  # anything else: RQ's traceback
     assert any("a bug" in r.getMessage() and r.levelname == "ERROR" for r in caplog.records)
     job.delete()
+
+
+def test_a_delivery_goes_to_the_address_its_check_approved(monkeypatch):
+    """DNS rebinding: a name that resolves to an approved address for the check and elsewhere a moment
+    later. The delivery connects to the checked address; it never asks the name again."""
+    import socket
+
+    from service import webhooks
+
+    receiver = Receiver([])
+    port = receiver.server.server_address[1]
+    answers = iter([("127.0.0.1", port)] + [("127.0.0.2", port)] * 10)  # nothing listens on .2
+    real = socket.getaddrinfo
+
+    def rebinding(host, *args, **kwargs):
+        if host != "rebind.test":
+            return real(host, *args, **kwargs)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", next(answers))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    try:
+        status = webhooks.post(f"http://rebind.test:{port}/hooks", b"{}", {"Content-Type": "application/json"},
+                               allow_private=True, timeout=5)
+        assert status == 200 and len(receiver.received) == 1
+        assert receiver.received[0][0]["Host"] == f"rebind.test:{port}"  # the name, kept for the receiver
+    finally:
+        receiver.close()
