@@ -18,7 +18,6 @@ import redis
 from marshmallow import ValidationError
 
 from service import clocks, lifecycle, packs, replay
-from service.schemas import shown_text
 from service.config import Settings
 from service.events import Recorded, Remember, VersionConflict, canonical_json
 from service.games import GAMES
@@ -27,6 +26,7 @@ from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidR
 from service.jobqueue import JobQueue
 from service.keys import Keys
 from service.replay import SHELL_EVENTS, MatchState
+from service.schemas import shown_text
 from service.repository import MatchNotFound, MatchRepository, Meta
 from service.platforms import Platforms
 from service.redis_client import for_jobs
@@ -100,11 +100,11 @@ class Matches:
         for seat, spec in enumerate(bots):
             if spec:
                 _check_bot(game, spec, f"players.{seat}")
-        policy = clock["on_timeout"] if clock else "bot"
-        if policy != "bot" and policy not in game.timeouts(resolved):
+        policy, allowed = clock["on_timeout"] if clock else "bot", game.timeouts(resolved)
+        if policy != "bot" and policy not in allowed:
             options_say = " with these options" if policy in game.timeout_actions else ""
             raise InvalidOptions("on_timeout", f"{game.info.name} has no {policy} move{options_say}: use "
-                                               + " or ".join(["bot", *sorted(game.timeouts(resolved))]))
+                                               + " or ".join(["bot", *sorted(allowed)]))
         step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator,
                                bots, undo, clock)
         match_id = uuid.uuid4().hex

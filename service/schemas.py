@@ -29,6 +29,16 @@ def shown_text(value: str) -> None:
         raise ValidationError("more than blanks, please")
 
 
+SeatAsked = fields.Integer(validate=validate.Range(min=0, max=63), metadata={
+    "description": "With a platform key: whose view to read (moderation). With a seat token only that seat's "
+                   "own; without either, a 401."})
+
+
+def level_needs_a_bot(data: dict) -> None:
+    if "level" in data and not data.get("bot"):
+        raise ValidationError("a level is a bot's: give one with a bot", "level")
+
+
 def ShownText(**kwargs) -> fields.String:
     return fields.String(validate=[validate.Length(min=1, max=64), shown_text], **kwargs)
 
@@ -106,8 +116,7 @@ class PlayerSchema(Schema):
         if data.get("open") and (data.get("name") or data.get("bot")) or not (data.get("name") or data.get("open")
                                                                               or data.get("bot")):
             raise ValidationError('give a seat a "name", a "bot", or "open": true to leave it for someone to join')
-        if "level" in data and not data.get("bot"):
-            raise ValidationError("a level is a bot's: this seat has none", "level")
+        level_needs_a_bot(data)
 
 
 class WebhookSchema(Schema):
@@ -157,8 +166,7 @@ class ReplaceSeatSchema(Schema):
     def _one(self, data, **kwargs):
         if bool(data.get("name")) == bool(data.get("bot")):
             raise ValidationError('give the seat to a "bot" or to a person by "name"')
-        if "level" in data and not data.get("bot"):
-            raise ValidationError("a level is a bot's: give one with a bot", "level")
+        level_needs_a_bot(data)
 
 
 class ReplacedSchema(Schema):
@@ -285,9 +293,7 @@ class LobbySchema(Schema):
 
 
 class StateQuerySchema(Schema):
-    seat = fields.Integer(validate=validate.Range(min=0, max=63),
-                          metadata={"description": "With a platform key: whose view to read (moderation). With a "
-                                                    "seat token only that seat's own; without either, a 401."})
+    seat = SeatAsked
     version = fields.Integer(validate=validate.Range(min=1, max=MAX_VERSION),
                              metadata={"description": "An earlier version; the latest when omitted."})
 
@@ -301,9 +307,7 @@ class StateSchema(Schema):
 
 
 class SeatQuerySchema(Schema):
-    seat = fields.Integer(validate=validate.Range(min=0, max=63),
-                          metadata={"description": "With a platform key: whose view to read (moderation). With a "
-                                                    "seat token only that seat's own; without either, a 401."})
+    seat = SeatAsked
 
 
 class SubmitActionSchema(Schema):
@@ -343,18 +347,14 @@ class AcceptedSchema(Schema):
 
 
 class EventsQuerySchema(Schema):
-    seat = fields.Integer(validate=validate.Range(min=0, max=63),
-                          metadata={"description": "With a platform key: whose view to read (moderation). With a "
-                                                    "seat token only that seat's own; without either, a 401."})
+    seat = SeatAsked
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_VERSION),
                            metadata={"description": "Entries with a version above this."})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
 
 
 class StreamQuerySchema(Schema):
-    seat = fields.Integer(validate=validate.Range(min=0, max=63),
-                          metadata={"description": "With a platform key: whose view to read (moderation). With a "
-                                                    "seat token only that seat's own; without either, a 401."})
+    seat = SeatAsked
     after = fields.Integer(validate=validate.Range(min=0, max=MAX_VERSION),
                            metadata={"description": "Start after this version (else Last-Event-ID, else 0)."})
 

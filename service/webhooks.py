@@ -78,27 +78,27 @@ def post(url: str, body: bytes, headers: dict[str, str], allow_private: bool, ti
         connection.close()
 
 
-class _Pinned(http.client.HTTPConnection):
-    """An HTTP connection to ``address``, whatever the host name resolves to now (the Host header keeps it)."""
+class _ToAddress:
+    """A connection to ``address``, whatever the host name resolves to now (the Host header keeps the name)."""
 
     def __init__(self, host: str, port: int | None, address: str, **options: Any):
         super().__init__(host, port, **options)
         self.address = address
 
+    def _socket(self) -> socket.socket:
+        return socket.create_connection((self.address, self.port), self.timeout)
+
+
+class _Pinned(_ToAddress, http.client.HTTPConnection):
     def connect(self) -> None:
-        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = self._socket()
 
 
-class _PinnedTLS(http.client.HTTPSConnection):
-    """The same over TLS: the certificate is checked against the host name, the socket goes to ``address``."""
-
-    def __init__(self, host: str, port: int | None, address: str, **options: Any):
-        super().__init__(host, port, **options)
-        self.address = address
+class _PinnedTLS(_ToAddress, http.client.HTTPSConnection):
+    """Over TLS the certificate is still checked against the host name."""
 
     def connect(self) -> None:
-        raw = socket.create_connection((self.address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
+        self.sock = self._context.wrap_socket(self._socket(), server_hostname=self.host)
 
 
 def _public(ip) -> bool:

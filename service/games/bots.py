@@ -84,5 +84,5 @@ def shown_bot(spec: str | None) -> dict[str, Any]:
     ``"level"`` where its creator chose one; nothing for a person's seat."""
     if not spec:
         return {}
-    name, _, level = spec.partition(":")
-    return {"bot": name, "level": int(level)} if level else {"bot": name}
+    name, level = bot_name(spec)
+    return {"bot": name, "level": level} if ":" in spec else {"bot": name}
