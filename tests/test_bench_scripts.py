@@ -3,6 +3,7 @@ accepted at exactly the version the script expects (so the benchmark measures ac
 
 from __future__ import annotations
 
+import http.client
 import random
 
 import pytest
@@ -46,3 +47,34 @@ def test_the_bare_stack_appends_once_per_version(fake_redis, monkeypatch):
         version = after
     stale = client.post(f"/v1/matches/{match_id}/actions", json={"expected_version": 1, "action": script[0][1]})
     assert stale.status_code == 409
+
+
+@pytest.mark.slow
+def test_the_bare_moves_socket_appends_once_per_version():
+    """The bare stack's moves socket, served as the benchmark serves it (gunicorn, a real Redis: at
+    ``REDIS_URL`` or embedded): one version-checked append per message, a stale version refused."""
+    import json
+
+    import websocket
+
+    from tests.bench.api import HOST, Servers
+    from tests.bench.throughput import renumbered
+
+    servers = Servers(1, module="tests.bench.bare")
+    try:
+        conn = http.client.HTTPConnection(HOST, servers.port, timeout=10)
+        body, script = BENCHMARKS["blokus"].scripted_match(random.Random(2))
+        conn.request("POST", "/v1/matches", json.dumps(body), {"Content-Type": "application/json"})
+        match_id = json.loads(conn.getresponse().read())["id"]
+        conn.close()
+        socket = websocket.create_connection(f"ws://{HOST}:{servers.port}/v1/matches/{match_id}/moves", timeout=10)
+        version = 1
+        for _, action, after in renumbered(script)[:5]:
+            socket.send(json.dumps({"expected_version": version, "action": action}))
+            assert json.loads(socket.recv()) == {"status": 201, "version": after}
+            version = after
+        socket.send(json.dumps({"expected_version": 1, "action": script[0][1]}))
+        assert json.loads(socket.recv()) == {"status": 409, "error": "version_conflict"}
+        socket.close()
+    finally:
+        servers.close()

@@ -4,7 +4,9 @@ client settings, with the API's URLs so that the same client drives both.
 
 Per action one version-checked append: ``XADD`` with the explicit id ``<expected_version + 1>-0``,
 which Redis refuses when the stream is already there (409). A read is one ``XREVRANGE ... COUNT 1``
-(the last entry). No rules, no auth, no validation: the floor under matchlog's cost.
+(the last entry). No rules, no auth, no validation: the floor under matchlog's cost. The moves
+socket (``/v1/matches/{id}/moves``, flask-sock as in ``service.moves``) does the same append per
+message and answers ``{"status": 201, "version": ...}``: the floor under the socket's cost.
 
     REDIS_URL=redis://... python -m tests.bench.bare --port 8001 --workers 2
 """
@@ -29,11 +31,13 @@ NAMESPACE = os.environ.get("BARE_NAMESPACE", "bare")
 def create_app(url: str):
     import redis
     from flask import Flask, request
+    from flask_sock import ConnectionClosed, Sock
 
     from service.redis_client import connect
 
     store = connect(url)
     app = Flask("bare")
+    sock = Sock(app)
 
     def key(match_id: str) -> str:
         return f"{NAMESPACE}:{match_id}"
@@ -57,15 +61,27 @@ def create_app(url: str):
             return {"error": "match_not_found"}, 404
         return {"version": int(last[0][0].split(b"-")[0]), "actions": []}
 
-    @app.post("/v1/matches/<match_id>/actions")
-    def act(match_id: str):
-        body = request.get_json()
+    def append(match_id: str, body: dict) -> tuple[dict, int]:
         version = body["expected_version"] + 1
         try:
             store.xadd(key(match_id), {"type": "acted", "data": json.dumps(body["action"])}, id=f"{version}-0")
         except redis.exceptions.ResponseError:
             return {"error": "version_conflict"}, 409
         return {"version": version}, 201
+
+    @app.post("/v1/matches/<match_id>/actions")
+    def act(match_id: str):
+        return append(match_id, request.get_json())
+
+    @sock.route("/v1/matches/<match_id>/moves")
+    def moves(ws, match_id: str):
+        while True:
+            try:
+                message = ws.receive()
+            except ConnectionClosed:
+                return
+            answer, status = append(match_id, json.loads(message))
+            ws.send(json.dumps({"status": status, **answer}))
 
     return app
 

@@ -11,6 +11,7 @@ Configurations, each driven by N client processes (default 8) on loopback with k
   (``tests.bench.bare``): per cycle one read (``XREVRANGE ... COUNT 1``) and one version-checked
   ``XADD`` (explicit id ``<n>-0``);
 - ``bare post-only``: the same app, the ``XADD`` alone;
+- ``bare moves socket``: the same app, the ``XADD`` per message on a WebSocket of each seat's, as below;
 - ``matchlog post-only``: random legal Blokus games (four players), computed beforehand with the
   engine, each action POSTed;
 - ``matchlog read-then-post``: per cycle ``GET .../legal-actions`` for the seat, then the POST;
@@ -61,6 +62,7 @@ CONFIGURATIONS = (  # key, label, server, read first, over the moves socket
     ("post", "matchlog post-only", "matchlog", False, False),
     ("read_post", "matchlog read-then-post", "matchlog", True, False),
     ("socket", "matchlog moves socket", "matchlog", False, True),
+    ("bare_socket", "bare moves socket", "bare", False, True),
 )
 
 
