@@ -289,7 +289,10 @@ def _advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchS
     if entry.type == "undone":
         if earlier is None:
             raise ValueError(f"entry {entry.version} undoes back to an earlier version: fold it with the log")
-        return replace(state, game=earlier(entry.data["to_version"]).game, last_action=None, undo_request=None)
+        back = earlier(entry.data["to_version"])
+        # the clocks go back too, to where they stood then; the seat to act then is charged for all the time
+        # since (``clocked``, next): an undone move's increment is taken back and no seat gains time by an undo
+        return replace(state, game=back.game, clock=back.clock, last_action=None, undo_request=None)
     shell_fold = _SHELL_FOLDS.get(entry.type)
     if shell_fold is not None:
         return shell_fold(state, entry)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from service import clocks, lifecycle
+from service.games import GAMES
 from service.lifecycle import SeedSecret
 from tests.helpers import act, bearer
 
@@ -122,3 +123,47 @@ def test_the_state_carries_the_clocks_at_each_version(client):
     first = client.get(f"/v1/matches/{match_id}/state?version=1").json["clock"]
     assert first["running"] == [0] and first["remaining_ms"] == [300_000, 300_000]  # as it stood at version 1
     assert latest["running"] == [1] and 300_000 < latest["remaining_ms"][0] <= 305_000  # the increment
+
+
+def _undo_at(undo: str, clock: dict, seconds: list[float]) -> list[list[int]]:
+    """A two-seat Blokus match with ``clock``: seat 0 moves at ``seconds[0]`` and asks to take the move
+    back at ``seconds[1]`` (seat 1 consenting at ``seconds[2]`` with ``with_consent``); the clocks
+    (remaining ms) after the move and after the undo."""
+    secret = SeedSecret("seed", "salt")
+    step = lifecycle.begin("blokus", GAMES["blokus"].resolve_options({}, 2), ["ann", "bob"], secret, _at(0), undo=undo,
+                           clock={**clock, "on_timeout": "bot"})
+    states = {s.version: s for s in step.states}
+    moved = lifecycle.act(step.state, 0, step.state.legal_actions(0)[0], secret, _at(seconds[0]))
+    states.update({s.version: s for s in moved.states})
+    undone = lifecycle.undo(moved.state, 0, _at(seconds[1]), states.__getitem__)
+    if undo == "with_consent":
+        states.update({s.version: s for s in undone.states})
+        undone = lifecycle.answer_undo(undone.state, 1, True, _at(seconds[2]), states.__getitem__)
+    assert undone.state.to_act() == [0] and undone.state.clock["running"] == [0]
+    return [moved.state.clock["remaining_ms"], undone.state.clock["remaining_ms"]]
+
+
+def test_an_undo_puts_the_clocks_back_and_the_asking_seat_pays_for_the_time_since():
+    """No seat gains time by an undo: the undone move's Fischer increment is taken back, the other seat's
+    clock stands where it did before the move (its running while the undo was asked is not charged), and
+    the seat to act again has been thinking since then."""
+    fischer = {"initial_ms": 10_000, "increment_ms": 5_000}
+    assert _undo_at("until_next_action", fischer, [1, 2]) == [[14_000, 10_000], [8_000, 10_000]]
+    assert _undo_at("with_consent", fischer, [1, 2, 4]) == [[14_000, 10_000], [6_000, 10_000]]
+    per_action = {"per_action_ms": 10_000}
+    assert _undo_at("until_next_action", per_action, [3, 4]) == [[7_000, 10_000], [6_000, 10_000]]
+
+
+def test_moving_and_undoing_again_and_again_runs_the_clock_down():
+    secret = SeedSecret("seed", "salt")
+    step = lifecycle.begin("blokus", GAMES["blokus"].resolve_options({}, 2), ["ann", "bob"], secret, _at(0), undo="until_next_action",
+                           clock={"initial_ms": 10_000, "increment_ms": 5_000, "on_timeout": "bot"})
+    states = {s.version: s for s in step.states}
+    state = step.state
+    for second in range(1, 5):
+        moved = lifecycle.act(state, 0, state.legal_actions(0)[0], secret, _at(2 * second - 1))
+        states.update({s.version: s for s in moved.states})
+        undone = lifecycle.undo(moved.state, 0, _at(2 * second), states.__getitem__)
+        states.update({s.version: s for s in undone.states})
+        state = undone.state
+    assert state.clock["remaining_ms"] == [2_000, 10_000]
