@@ -495,7 +495,8 @@ LAST_EVENT_ID = re.compile(r"[0-9]{1,15}")  # a version (below 2**53): ASCII dig
 @v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
     "description": "Server-Sent Events: each log entry as the caller may see it (the same gate as /events), "
                    "``id:`` its version, ``data:`` the entry as JSON; a ``: ping`` comment every 15 s; an "
-                   "``end`` event after ``match_scored``. Resume with ``Last-Event-ID`` or ``?after=``.",
+                   "``end`` event after ``match_scored``. Start after ``?after=``; ``Last-Event-ID`` (a reconnect) "
+                   "wins over it.",
     "content": {EVENT_STREAM: {"schema": {"type": "string"}}}}})
 @_errors(400, 401, 403, 404)
 def stream_events(query, match_id: str):
@@ -504,9 +505,10 @@ def stream_events(query, match_id: str):
     app = matches()
     seat = request_seat(app, match_id, required=False, platform="view")
     resume = request.headers.get("Last-Event-ID", "").strip()
-    if "after" not in query and resume and not LAST_EVENT_ID.fullmatch(resume):  # ids this stream sends: versions
+    if resume and not LAST_EVENT_ID.fullmatch(resume):  # ids this stream sends: versions
         raise invalid({"Last-Event-ID": [f"not an id this stream sent ({resume[:40]!r}): a version number"]})
-    after = query["after"] if "after" in query else int(resume) if resume else 0
+    # an EventSource reconnects to the URL it opened, ?after= and all, with the last id it got: that id wins
+    after = int(resume) if resume else query.get("after", 0)
     app.engine_of(match_id)  # 404 for no such match, before the stream starts
     feed = current_app.extensions["matchlog-livefeed"]
     subscription = feed.subscribe(match_id)

@@ -53,8 +53,11 @@ def test_resume_with_last_event_id_or_after(settings, fake_redis):
     for odd in ("9" * 5000, "9" * 23, "²"):  # too long for an int, past any stream id, a digit int() refuses
         answer = client.get(f"/v1/matches/{match_id}/events/stream", headers={"Last-Event-ID": odd})
         assert answer.status_code == 400 and "Last-Event-ID" in answer.json["fields"]
-    told = stream(client, match_id, query="?after=5", **{"Last-Event-ID": "zz"}).until(lambda e: e.get("id") == "6")
-    assert [e["id"] for e in told if "id" in e] == ["6"]  # ?after= says where, the header is not read
+    # an EventSource opened on ?after=2 reconnects to that URL with the last id it got: nothing comes twice
+    reconnected = stream(client, match_id, query="?after=2", **{"Last-Event-ID": "5"}).until(lambda e: e.get("id") == "6")
+    assert [e["id"] for e in reconnected if "id" in e] == ["6"]
+    garbled_reconnect = client.get(f"/v1/matches/{match_id}/events/stream?after=2", headers={"Last-Event-ID": "zz"})
+    assert garbled_reconnect.status_code == 400 and "Last-Event-ID" in garbled_reconnect.json["fields"]
 
 
 def test_each_seat_and_a_spectator_see_what_events_shows_them(settings, fake_redis):
