@@ -252,7 +252,7 @@ def check_whole(entries: list, current: int | None) -> None:
                          "GET /v1/matches/{id}/log")
 
 
-def check_checkpoint(path: str, entries: list, public_key: str | None) -> dict:
+def check_checkpoint(path: str, entries: list, public_key: str) -> dict:
     from service.events import canonical_json
     from service.serverkey import verify
 
@@ -262,7 +262,7 @@ def check_checkpoint(path: str, entries: list, public_key: str | None) -> dict:
         key, signature = checkpoint["public_key"], checkpoint["signature"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise AuditError(f"cannot read the checkpoint {path}: {error!r}") from None
-    if public_key is not None and public_key != key:
+    if public_key != key:
         raise AuditError("the checkpoint is signed by another key than the one given")
     if not verify(key, canonical_json(signed), signature):
         raise AuditError("the checkpoint's signature is not valid")
@@ -340,10 +340,14 @@ def main(argv: list[str] | None = None) -> None:
     audit.add_argument("--salt", help="the seed's salt, with --seed")
     audit.add_argument("--checkpoint", help="a file holding GET /v1/matches/{id}/checkpoint: prove the log is the "
                                             "one the server signed")
-    audit.add_argument("--public-key", help="the server's public key the checkpoint must be signed with")
+    audit.add_argument("--public-key", help="the server's public key the checkpoint must be signed with "
+                                            "(needed with --checkpoint)")
     args = parser.parse_args(argv)
 
     if args.command == "replay":
+        if args.checkpoint and not args.public_key:  # whoever rebuilds a chain can sign its head with a key of his own
+            audit.error("--checkpoint needs --public-key: the server's key, pinned from GET /v1/signing-key; "
+                        "a checkpoint checked against the key it carries proves nothing")
         sys.exit(replay_log(args.log, args.seed, args.salt, args.checkpoint, args.public_key))
     if args.command == "openapi":
         print_openapi()

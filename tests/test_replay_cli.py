@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 
 import pytest
 
 from service.cli import main
-from service.events import Recorded
+from service.events import Recorded, canonical_json
 from tests.helpers import create, play_random_game, score
 
 
@@ -77,18 +78,37 @@ def test_a_signed_checkpoint_proves_the_log_is_the_servers(client, finished_log,
     forged = dict(finished_log)
     forged["events"] = [dict(e) for e in finished_log["events"]]
     forged["events"][3] = {**forged["events"][3], "at": "2020-01-01T00:00:00.000Z"}
-    code, _, err = run(capsys, tmp_path, rechained(forged), "--checkpoint", str(path))
+    pin = ("--public-key", pinned["public_key"])
+    code, _, err = run(capsys, tmp_path, rechained(forged), "--checkpoint", str(path), *pin)
     assert code == 1 and "not the one the server signed" in err
 
     # nor can a log cut short pass for the one that was signed
     cut = {"events": finished_log["events"][:-1]}  # as a /log export cut short: nothing says how long
-    code, _, err = run(capsys, tmp_path, cut, "--checkpoint", str(path))
+    code, _, err = run(capsys, tmp_path, cut, "--checkpoint", str(path), *pin)
     assert code == 1 and f"it ends at entry {len(cut['events'])}" in err
 
     # nor can anyone sign a checkpoint without the server's key
     path.write_text(json.dumps({**checkpoint, "version": checkpoint["version"] - 1}))
-    code, _, err = run(capsys, tmp_path, finished_log, "--checkpoint", str(path))
+    code, _, err = run(capsys, tmp_path, finished_log, "--checkpoint", str(path), *pin)
     assert code == 2 and "signature is not valid" in err
+
+
+def test_a_checkpoint_is_checked_against_the_pinned_key_only(client, finished_log, capsys, tmp_path):
+    """A forger who rebuilds the chain can sign its head with a key of his own: a checkpoint proves
+    something only against the server's key, pinned beforehand, and is not read without it."""
+    from service.serverkey import ServerKey
+
+    checkpoint = client.get(f"/v1/matches/{finished_log['match_id']}/checkpoint").json
+    own = ServerKey(base64.urlsafe_b64encode(bytes(range(32))).decode())  # a forger's own secret
+    path = tmp_path / "checkpoint.json"
+    path.write_text(json.dumps(checkpoint))
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(tmp_path / "unused.json"), "--checkpoint", str(path)])
+    assert exit_.value.code == 2 and "--checkpoint needs --public-key" in capsys.readouterr().err
+    signed = {k: checkpoint[k] for k in ("hash", "match", "version")}
+    path.write_text(json.dumps({**signed, "public_key": own.public_key, "signature": own.sign(canonical_json(signed))}))
+    code, _, err = run(capsys, tmp_path, finished_log, "--checkpoint", str(path), "--public-key", checkpoint["public_key"])
+    assert code == 2 and "signed by another key" in err
 
 
 def test_the_whole_log_as_json_lines_replays(client, finished_log, capsys, tmp_path):
