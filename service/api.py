@@ -20,7 +20,7 @@ from service.errors import ApiError, flatten, invalid
 from service import clocks
 from service.games.bots import bots_of, shown_bot
 from service.games import GAMES, legal_actions_component
-from service.games.protocol import Game
+from service.games.protocol import Game, InvalidRecord
 from service.matches import Matches
 from service.matches import now as matches_now
 from service.replay import SHELL_EVENTS
@@ -179,8 +179,11 @@ def create_match():
                                                      "Authorization: Bearer <platform key>")
     owner = platform["id"] if platform else None
     if request.mimetype in matches().record_games():
-        match_id, state, tokens = matches().create_from_record(request.mimetype, request.get_data(as_text=True),
-                                                               owner)
+        try:  # as_text would turn bytes that are not UTF-8 into U+FFFD, and so into a player's name
+            text = request.get_data().decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InvalidRecord(f"it is not UTF-8 (byte {error.start})") from None
+        match_id, state, tokens = matches().create_from_record(request.mimetype, text, owner)
     elif request.mimetype == "application/json":
         try:
             body = schemas.CreateMatchSchema().load(request.get_json())
@@ -255,7 +258,7 @@ def abort_match(body, match_id: str):
     return matches().summary(match_id, state)
 
 
-@v1.route("/matches/<match_id>/seats/<int:seat>/join", methods=["POST"])
+@v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/join", methods=["POST"])
 @v1.arguments(schemas.JoinSchema())
 @v1.response(201, schemas.JoinedSchema)
 @_errors(400, 404, 409, 429, 503)
@@ -301,7 +304,7 @@ def refuse_undo(headers, match_id: str):
                                  headers.get("idempotency_key"))
 
 
-@v1.route("/matches/<match_id>/seats/<int:seat>/replace", methods=["POST"])
+@v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/replace", methods=["POST"])
 @v1.arguments(schemas.ReplaceSeatSchema())
 @v1.response(200, schemas.ReplacedSchema)
 @v1.doc(security=PLATFORM)

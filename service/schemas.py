@@ -197,12 +197,23 @@ class LobbyQuerySchema(Schema):
     order = fields.String(load_default="oldest", validate=validate.OneOf(["oldest", "newest"]))
 
 
+class Seconds(fields.Float):
+    """A JSON number of seconds: marshmallow's Float would also take the string "30"."""
+
+    default_error_messages = {"invalid": "Not a valid number."}
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class ClockSchema(Schema):
-    initial_s = fields.Float(validate=validate.Range(min=1, max=7 * 24 * 3600), metadata={
+    initial_s = Seconds(validate=validate.Range(min=1, max=7 * 24 * 3600), metadata={
         "description": "Fischer: each seat's time for the whole match..."})
-    increment_s = fields.Float(validate=validate.Range(min=0, max=24 * 3600), metadata={
+    increment_s = Seconds(validate=validate.Range(min=0, max=24 * 3600), metadata={
         "description": "... and what each of its moves adds back (default 0)."})
-    per_action_s = fields.Float(validate=validate.Range(min=1, max=7 * 24 * 3600), metadata={
+    per_action_s = Seconds(validate=validate.Range(min=1, max=7 * 24 * 3600), metadata={
         "description": "Or: a fresh allowance each time the seat is to act."})
 
     @validates_schema

@@ -97,6 +97,12 @@ def test_an_sgf_body_creates_an_ordinary_match(client):
     assert legal["version"] == 3 and legal["actions"]
 
 
+def test_a_record_that_is_not_utf8_is_refused_not_turned_into_replacement_characters(client):
+    response = client.post("/v1/matches", data=b"(;GM[Blokus Duo]PB[\xff]PW[Olu]\n;B[e10,f10])", content_type=SGF)
+    assert response.status_code == 400 and response.json["error"] == "invalid_record", response.json
+    assert "not UTF-8 (byte 19)" in response.json["message"]
+
+
 def test_a_record_with_an_illegal_move_is_refused_and_nothing_is_stored(client, fake_redis, settings):
     keys_before = set(fake_redis.keys("*"))
     record = "(;GM[Blokus];1[a20];2[t20];3[t1];4[a1];1[b19,c19];2[j10,j11])"  # move 6: yellow, far from its own

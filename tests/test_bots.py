@@ -142,8 +142,9 @@ def test_a_platform_hands_a_seat_to_a_bot_and_back_to_a_person(client, settings,
     ann = created["seats"][0]["token"]
     assert client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"bot": "random"},
                        headers=bearer(ann)).json["error"] == "platform_only"
-    assert client.post(f"/v1/matches/{match_id}/seats/5/replace", json={"bot": "random"},
-                       headers=bearer(key)).json["error"] == "seat_not_found"
+    for seat in (5, -1):
+        assert client.post(f"/v1/matches/{match_id}/seats/{seat}/replace", json={"bot": "random"},
+                           headers=bearer(key)).json["error"] == "seat_not_found"
     assert client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"bot": "random", "name": "x"},
                        headers=bearer(key)).status_code == 400
 

@@ -58,6 +58,14 @@ def test_every_seat_sees_the_clocks(client):
     assert client.get(f"/v1/matches/{match_id}").json["clock"]["running"] == [1]
 
 
+def test_clock_seconds_are_json_numbers(client):
+    for odd in ("30", True, None, [30]):
+        refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}],
+                                                   "clock": {"per_action_s": odd}})
+        assert refused.status_code == 400 and "clock.per_action_s" in refused.json["fields"], (odd, refused.json)
+    assert _clocked_match(client, per_action_s=30.5)[0]
+
+
 def test_a_clock_setting_the_game_cannot_carry_out_is_refused(client):
     refused = client.post("/v1/matches", json={"game": "chock-a-block", "players": [{"name": "a"}, {"name": "b"}],
                                                "clock": {"per_action_s": 30}, "on_timeout": "forfeit"})

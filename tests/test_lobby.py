@@ -41,7 +41,8 @@ def test_joins_fill_the_seats_and_the_last_one_starts_the_match(client):
     assert first.status_code == 201 and first.json["started"] is False and first.json["token"]
     assert first.headers["Location"] == f"/v1/matches/{match_id}"
     assert client.post(f"/v1/matches/{match_id}/seats/1/join", json={"name": "eve"}).json["error"] == "seat_taken"
-    assert client.post(f"/v1/matches/{match_id}/seats/7/join", json={"name": "eve"}).json["error"] == "seat_not_found"
+    for seat in (7, -1):
+        assert client.post(f"/v1/matches/{match_id}/seats/{seat}/join", json={"name": "eve"}).json["error"] == "seat_not_found"
     assert client.post(f"/v1/matches/{match_id}/seats/2/join", json={}).status_code == 400
     last = client.post(f"/v1/matches/{match_id}/seats/2/join", json={"name": "cat"})
     assert last.status_code == 201 and last.json["started"] is True
