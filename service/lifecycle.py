@@ -252,7 +252,8 @@ def _undoable(state: MatchState, seat: int) -> dict[str, Any]:
         raise IllegalAction("game_over", "the game is over")
     last = state.last_action
     if last is None or last["seat"] != seat:
-        raise IllegalAction("nothing_to_undo", "only the last move can be taken back, by the seat that made it")
+        raise IllegalAction("nothing_to_undo", "only the last move can be taken back, by the seat that made it "
+                                               "(with the bots' replies since)")
     if last["revealed"]:
         raise IllegalAction("hidden_information_revealed", "that move showed someone what was hidden (a card "
                                                            "drawn, a die rolled, a private look): it stands")

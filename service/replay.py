@@ -239,12 +239,21 @@ def _seat_set(values: tuple, seat: int, value: Any) -> tuple:
     return tuple(value if i == seat else old for i, old in enumerate(values))
 
 
+def _last_action(state: MatchState, entry: Recorded) -> dict[str, Any]:
+    """What an undo would go back on after the move ``entry`` marks. A bot's reply to another seat's move
+    leaves it that seat's: a person playing bots takes back the move and the replies together (and a reply
+    that reveals something makes the whole of it stand, ``revealing``)."""
+    replying_bot = str(entry.data.get("by") or "").startswith("bot:")
+    if replying_bot and state.last_action is not None and state.last_action["seat"] != entry.seat:
+        return state.last_action
+    return {"seat": entry.seat, "before": entry.version - 1, "revealed": False}
+
+
 _SHELL_FOLDS = {
     "seat_joined": lambda state, entry: replace(state, players=tuple(
         entry.data["name"] if seat == entry.data["seat"] else name for seat, name in enumerate(state.players))),
     "match_started": lambda state, entry: state,
-    "acted_by": lambda state, entry: replace(
-        state, last_action={"seat": entry.seat, "before": entry.version - 1, "revealed": False}, undo_request=None),
+    "acted_by": lambda state, entry: replace(state, last_action=_last_action(state, entry), undo_request=None),
     "undo_requested": lambda state, entry: replace(
         state, undo_request={"seat": entry.seat, "to_version": entry.data["to_version"], "accepted": []}),
     "undo_accepted": lambda state, entry: replace(state, undo_request={

@@ -146,6 +146,37 @@ def test_a_consent_undo_among_bots_is_accepted_by_them(client):
     assert [e["type"] for e in answer["events"]] == ["undo_requested", "undo_accepted", "undone"]
 
 
+def _bot_replies(client, match_id, seat):
+    version = client.get(f"/v1/matches/{match_id}").json["version"]
+    assert client.application.extensions["matchlog"].bot_move(match_id, seat, version) is not None
+
+
+@pytest.mark.parametrize("undo", ["until_next_action", "with_consent"])
+def test_a_person_playing_a_bot_takes_back_the_move_with_the_bots_reply(client, undo):
+    match_id, tokens = _match(client, undo=undo, players=[{"name": "ann"}, {"bot": "greedy"}])
+    before = client.get(f"/v1/matches/{match_id}/state").json["state"]
+    _move(client, match_id, tokens)
+    _bot_replies(client, match_id, 1)
+    answer = _undo(client, match_id, tokens[0])
+    assert answer.status_code == 201, answer.json
+    assert answer.json["events"][-1]["type"] == "undone" and answer.json["events"][-1]["data"] == {"to_version": 1}
+    assert client.get(f"/v1/matches/{match_id}/state").json["state"] == before
+    assert client.get(f"/v1/matches/{match_id}").json["to_act"] == [0]
+    log = [e["type"] for e in full_log(client, match_id)]  # both moves stay in the log
+    assert log[:5] == ["match_created", "acted_by", "placed", "acted_by", "placed"] and log[-1] == "undone"
+
+
+def test_a_bots_reply_does_not_carry_an_undo_past_another_persons_move(client):
+    match_id, tokens = _match(client, players=[{"name": "ann"}, {"bot": "greedy"}, {"name": "cat"}])
+    _move(client, match_id, tokens)
+    _bot_replies(client, match_id, 1)
+    assert _undo(client, match_id, tokens[2]).json["error"] == "illegal_action"  # cat has not moved
+    _move(client, match_id, tokens)  # cat
+    refused = _undo(client, match_id, tokens[0]).json
+    assert refused["error"] == "illegal_action" and refused["reason"] == "nothing_to_undo"
+    assert _undo(client, match_id, tokens[2]).status_code == 201  # cat's own move is hers to take back
+
+
 def test_an_undo_retried_with_its_idempotency_key_gets_the_first_answer_and_undoes_once(client):
     match_id, tokens = _match(client)
     seat, _ = _move(client, match_id, tokens)
