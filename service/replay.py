@@ -35,6 +35,11 @@ SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "match_aborted"
                 "acted_by", "seat_replaced", "undone", "undo_requested", "undo_accepted", "undo_refused", "timed_out")
 
 
+SHELL_FOLD = 2
+"""The version of what the shell's fold keeps beside the game (clocks, undo): snapshots taken by another
+are not used but folded again from the log. 2: clocks keep the time each seat used, an undo takes back
+only what the undone moves earned; a bot's reply leaves a person's move undoable."""
+
 @dataclass(frozen=True)
 class MatchState:
     version: int
@@ -239,21 +244,23 @@ def _seat_set(values: tuple, seat: int, value: Any) -> tuple:
     return tuple(value if i == seat else old for i, old in enumerate(values))
 
 
-def _last_action(state: MatchState, entry: Recorded) -> dict[str, Any]:
-    """What an undo would go back on after the move ``entry`` marks. A bot's reply to another seat's move
-    leaves it that seat's: a person playing bots takes back the move and the replies together (and a reply
-    that reveals something makes the whole of it stand, ``revealing``)."""
-    replying_bot = str(entry.data.get("by") or "").startswith("bot:")
-    if replying_bot and state.last_action is not None and state.last_action["seat"] != entry.seat:
-        return state.last_action
-    return {"seat": entry.seat, "before": entry.version - 1, "revealed": False}
+def _acted_by(state: MatchState, entry: Recorded) -> MatchState:
+    """Who made the move ``entry`` marks, and what an undo would go back on after it. A bot's reply to
+    another seat's move leaves the undo (and an undo asked for) that seat's: a person playing bots takes
+    back the move and the replies together, and a reply that reveals something makes the whole of it
+    stand (``revealing``). A move the clock made (``timeout``) stands: nobody can undo it."""
+    by = entry.data.get("by") or ""
+    if by.startswith("bot:") and state.last_action is not None and state.last_action["seat"] != entry.seat:
+        return state
+    last = None if by == "timeout" else {"seat": entry.seat, "before": entry.version - 1, "revealed": False}
+    return replace(state, last_action=last, undo_request=None)
 
 
 _SHELL_FOLDS = {
     "seat_joined": lambda state, entry: replace(state, players=tuple(
         entry.data["name"] if seat == entry.data["seat"] else name for seat, name in enumerate(state.players))),
     "match_started": lambda state, entry: state,
-    "acted_by": lambda state, entry: replace(state, last_action=_last_action(state, entry), undo_request=None),
+    "acted_by": lambda state, entry: _acted_by(state, entry),
     "undo_requested": lambda state, entry: replace(
         state, undo_request={"seat": entry.seat, "to_version": entry.data["to_version"], "accepted": []}),
     "undo_accepted": lambda state, entry: replace(state, undo_request={
@@ -299,9 +306,8 @@ def _advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchS
         if earlier is None:
             raise ValueError(f"entry {entry.version} undoes back to an earlier version: fold it with the log")
         back = earlier(entry.data["to_version"])
-        # the clocks go back too, to where they stood then; the seat to act then is charged for all the time
-        # since (``clocked``, next): an undone move's increment is taken back and no seat gains time by an undo
-        return replace(state, game=back.game, clock=back.clock, last_action=None, undo_request=None)
+        clock = state.clock and clocks.taken_back(back.clock, state.clock, entry.at)
+        return replace(state, game=back.game, clock=clock, last_action=None, undo_request=None)
     shell_fold = _SHELL_FOLDS.get(entry.type)
     if shell_fold is not None:
         return shell_fold(state, entry)

@@ -367,7 +367,7 @@ class EventsQuerySchema(Schema):
 class StreamQuerySchema(Schema):
     seat = SeatAsked
     after = fields.Integer(validate=validate.Range(min=0, max=MAX_VERSION),
-                           metadata={"description": "Start after this version (else Last-Event-ID, else 0)."})
+                           metadata={"description": "Start after this version (default 0); a reconnect's Last-Event-ID wins over it."})
 
 
 class EventsSchema(Schema):

@@ -15,7 +15,7 @@ from typing import Iterable
 import redis
 
 from service.keys import Keys
-from service.replay import MatchState
+from service.replay import SHELL_FOLD, MatchState
 
 
 class Snapshots:
@@ -82,5 +82,5 @@ def decode(raw: bytes) -> dict:
 
 
 def rules_of(state: MatchState) -> str:
-    """Which rules folded a state: the game and its rules version."""
-    return f"{state.game_id}@{state.engine.info.rules_version}"
+    """Which rules folded a state: the game and its rules version, and the shell's fold (clocks, undo)."""
+    return f"{state.game_id}@{state.engine.info.rules_version}+shell{SHELL_FOLD}"

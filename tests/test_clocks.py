@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
+
 from service import clocks, lifecycle
 from service.games import GAMES
 from service.lifecycle import SeedSecret
@@ -151,15 +153,15 @@ def _undo_at(undo: str, clock: dict, seconds: list[float]) -> list[list[int]]:
     return [moved.state.clock["remaining_ms"], undone.state.clock["remaining_ms"]]
 
 
-def test_an_undo_puts_the_clocks_back_and_the_asking_seat_pays_for_the_time_since():
-    """No seat gains time by an undo: the undone move's Fischer increment is taken back, the other seat's
-    clock stands where it did before the move (its running while the undo was asked is not charged), and
-    the seat to act again has been thinking since then."""
+def test_an_undo_takes_back_what_the_undone_moves_earned_and_time_spent_stays_spent():
+    """No seat gains time by an undo, and none can run another's clock down with one: each is charged
+    for the time its own clock ran (the seat answering an undo request for its wait), and what the undone
+    moves earned, a Fischer increment or a fresh per-action allowance, is taken back."""
     fischer = {"initial_ms": 10_000, "increment_ms": 5_000}
-    assert _undo_at("until_next_action", fischer, [1, 2]) == [[14_000, 10_000], [8_000, 10_000]]
-    assert _undo_at("with_consent", fischer, [1, 2, 4]) == [[14_000, 10_000], [6_000, 10_000]]
+    assert _undo_at("until_next_action", fischer, [1, 2]) == [[14_000, 10_000], [9_000, 9_000]]
+    assert _undo_at("with_consent", fischer, [1, 2, 10.5]) == [[14_000, 10_000], [9_000, 500]]
     per_action = {"per_action_ms": 10_000}
-    assert _undo_at("until_next_action", per_action, [3, 4]) == [[7_000, 10_000], [6_000, 10_000]]
+    assert _undo_at("until_next_action", per_action, [3, 4]) == [[7_000, 10_000], [7_000, 9_000]]
 
 
 def test_moving_and_undoing_again_and_again_runs_the_clock_down():
@@ -174,4 +176,22 @@ def test_moving_and_undoing_again_and_again_runs_the_clock_down():
         undone = lifecycle.undo(moved.state, 0, _at(2 * second), states.__getitem__)
         states.update({s.version: s for s in undone.states})
         state = undone.state
-    assert state.clock["remaining_ms"] == [2_000, 10_000]
+    assert state.clock["remaining_ms"] == [6_000, 6_000]  # four seconds each, spent
+
+
+def test_a_move_the_clock_made_stands():
+    """A timeout's move (``acted_by`` ``timeout``) cannot be undone: undoing it would put the seat back out
+    of time, to be timed out again, and again."""
+    from service.games.protocol import IllegalAction
+
+    secret = SeedSecret("seed", "salt")
+    step = lifecycle.begin("blokus", GAMES["blokus"].resolve_options({"allow_voluntary_pass": True}, 2),
+                           ["ann", "bob"], secret, _at(0), undo="until_next_action",
+                           clock={"per_action_ms": 5_000, "on_timeout": "pass"})
+    timed_out = lifecycle.time_out(step.state, secret, _at(6))
+    assert [e.type for e in timed_out.entries][:2] == ["timed_out", "acted_by"]
+    assert timed_out.entries[1].data == {"by": "timeout"}
+    states = {s.version: s for s in (*step.states, *timed_out.states)}
+    with pytest.raises(IllegalAction) as refused:
+        lifecycle.undo(timed_out.state, 0, _at(7), states.__getitem__)
+    assert refused.value.reason == "nothing_to_undo"

@@ -166,6 +166,19 @@ def test_a_person_playing_a_bot_takes_back_the_move_with_the_bots_reply(client, 
     assert log[:5] == ["match_created", "acted_by", "placed", "acted_by", "placed"] and log[-1] == "undone"
 
 
+def test_an_undo_asked_for_is_still_open_after_a_bots_reply(client):
+    match_id, tokens = _match(client, undo="with_consent", players=[{"name": "ann"}, {"bot": "greedy"}, {"name": "cat"}])
+    before = client.get(f"/v1/matches/{match_id}/state").json["state"]
+    _move(client, match_id, tokens)
+    asked = _undo(client, match_id, tokens[0])
+    assert [e["type"] for e in asked.json["events"]] == ["undo_requested", "undo_accepted"]  # the bot's yes
+    _bot_replies(client, match_id, 1)
+    accepted = _undo(client, match_id, tokens[2], "/accept")
+    assert accepted.status_code == 201, accepted.json
+    assert accepted.json["events"][-1]["type"] == "undone"
+    assert client.get(f"/v1/matches/{match_id}/state").json["state"] == before
+
+
 def test_a_bots_reply_does_not_carry_an_undo_past_another_persons_move(client):
     match_id, tokens = _match(client, players=[{"name": "ann"}, {"bot": "greedy"}, {"name": "cat"}])
     _move(client, match_id, tokens)
@@ -202,3 +215,42 @@ def test_answers_to_an_undo_request_are_idempotent_and_keys_are_not_shared_acros
     assert [e["type"] for e in full_log(client, match_id)].count("undone") == 1
     too_long = client.post(f"/v1/matches/{match_id}/undo", headers={"Idempotency-Key": "x" * 129, **bearer(tokens[seat])})
     assert too_long.status_code == 400 and too_long.json["error"] == "invalid_request"
+
+
+SECRET_REVEALS = ("plans_placed", "objectives_discarded", "houses_placed")  # Blackout: Hong Kong
+
+
+@pytest.mark.parametrize("bot_seat", [None, 1])
+def test_a_move_that_shows_every_seats_secret_choice_stands(bot_seat):
+    """Blackout: Hong Kong's plans, discards and houses are chosen in secret and shown when the last seat
+    has chosen: that seat (and, against a bot who chose last, the person whose move the bot answered)
+    cannot take its choice back having seen the others'."""
+    import random
+
+    from service import lifecycle
+    from service.games import GAMES
+    from service.games.protocol import IllegalAction
+    from service.lifecycle import SeedSecret
+
+    secret, rng = SeedSecret("seed1", "salt"), random.Random(3)
+    game = GAMES["blackout-hong-kong"]
+    step = lifecycle.begin(game.info.id, game.resolve_options({}, 2), ["ann", "bob"], secret,
+                           "2026-01-01T00:00:00.000Z", undo="until_next_action", bots=[None, "random" if bot_seat else None])
+    states = {s.version: s for s in step.states}
+    state, revealed = step.state, set()
+    person = None
+    while not state.finished and not {"plans_placed", "objectives_discarded"} <= revealed:
+        seat = state.to_act()[0]
+        by = "bot:random" if seat == bot_seat else None
+        moved = lifecycle.act(state, seat, rng.choice(state.legal_actions(seat)), secret, "2026-01-01T00:00:01.000Z", by)
+        states.update({s.version: s for s in moved.states})
+        person = seat if by is None else person
+        shown = {e.type for e in moved.entries} & set(SECRET_REVEALS)
+        if shown and not state.finished:
+            with pytest.raises(IllegalAction) as refused:
+                lifecycle.undo(moved.state, person, "2026-01-01T00:00:02.000Z", states.__getitem__)
+            assert refused.value.reason == "hidden_information_revealed", (shown, refused.value.reason)
+            revealed |= shown
+        state = moved.state
+    assert {"plans_placed", "objectives_discarded"} <= revealed  # houses only where several stabilise at once
+    assert set(SECRET_REVEALS) <= game.irreversible

@@ -86,8 +86,10 @@ class BlackoutHongKong(Listing, Folds):
     out_of_turn = frozenset({"SUBMIT_PLAN"})  # a submitted plan may be revised: checked in _submit_plan
     timeout_actions = {"pass": {"type": "PASS"}}
     # dice, draws, reveals and private looks: someone has learnt what was hidden or left to chance
+    # (plans, discards and houses chosen in secret are shown to all once the last seat has chosen)
     irreversible = frozenset({"dice_rolled", "card_revealed", "hand_refilled", "hand_revealed", "row_refilled",
-                              "patrol_viewed", "patrol_taken", "injured", "plans_placed", "market_decayed"})
+                              "patrol_viewed", "patrol_taken", "injured", "plans_placed", "market_decayed",
+                              "objectives_discarded", "houses_placed"})
 
     def __init__(self):
         self._actions = {
