@@ -264,7 +264,8 @@ def abort_match(body, match_id: str):
 @_errors(400, 404, 409, 429, 503)
 def join_seat(body, match_id: str, seat: int):
     """Take an open seat: its token is in the answer, shown only this once. Of two joins for one seat,
-    one gets it and the other 409 ``seat_taken``. The join that fills the last seat starts the match
+    one gets it and the other 409 ``seat_taken`` (``match_over`` once the match was aborted). The join that
+    fills the last seat starts the match
     (``match_started``): nobody can act before."""
     state, token = matches().join(match_id, seat, body["name"])
     return {"seat": seat, "name": body["name"], "token": token, "version": state.version, "started": state.started}

@@ -44,7 +44,12 @@ class SeatTaken(Exception):
 
 
 class MatchOver(Exception):
-    """An abort of a match that has ended."""
+    """An abort, a join or a seat replacement for a match that has ended."""
+
+
+def _still_open(state: MatchState) -> None:
+    if state.aborted or state.finished:
+        raise MatchOver("the match is over: its seats can no longer be joined")
 
 
 class NoSuchSeat(Exception):
@@ -129,11 +134,16 @@ class Matches:
         state = self.load(match_id)
         if not 0 <= seat < len(state.players):
             raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
+        _still_open(state)
         token = new_token()
         if state.players[seat] is not None or not self.repository.claim_seat(match_id, seat, token_hash(token)):
             raise SeatTaken(f"seat {seat} is taken")
-        # the claim is ours; the log says so as soon as it is our turn to append
-        step, _ = self._append_retrying(match_id, lambda state: lifecycle.join(state, seat, name, now()))
+
+        def joined(state: MatchState) -> lifecycle.Step:  # the claim is ours; the log says so when it is our turn to append
+            _still_open(state)  # unless the match was aborted meanwhile
+            return lifecycle.join(state, seat, name, now())
+
+        step, _ = self._append_retrying(match_id, joined)
         if step.state.started:
             self.redis.zrem(self.keys.open_matches, match_id)
         return step.state, token

@@ -145,3 +145,16 @@ def test_a_platform_name_is_given_and_not_taken(fake_redis, settings):
     with pytest.raises(ValueError, match=f"{first}.*choose another name"):
         platforms.create(" arena ")
     assert len(fake_redis.hgetall(Keys(settings.namespace).platforms)) == 1
+
+
+def test_an_aborted_matchs_open_seat_cannot_be_joined(client, fake_redis, settings):
+    """An abort ends the match: a join afterwards would append after the end (and the seed's reveal)."""
+    _, key = platform(fake_redis, settings)
+    created = client.post("/v1/matches", json={"game": "blokus", "public": True,
+                                               "players": [{"name": "ann"}, {"open": True}]}, headers=bearer(key))
+    match_id = created.json["id"]
+    assert client.post(f"/v1/matches/{match_id}/abort", json={}, headers=bearer(key)).status_code == 200
+    length = len(full_log(client, match_id))
+    joined = client.post(f"/v1/matches/{match_id}/seats/1/join", json={"name": "bob"})
+    assert joined.status_code == 409 and joined.json["error"] == "match_over", joined.json
+    assert len(full_log(client, match_id)) == length
