@@ -15,6 +15,7 @@ import redis
 from rq import Queue, Retry, Worker
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 from rq.exceptions import NoSuchJobError
+from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job
 
 from service.keys import Keys
@@ -37,6 +38,9 @@ after RQ's default of three minutes, during which the match would wait for a mov
 CHECK_CLOCK_TIMEOUT_S = 10
 """A clock check reads the match and appends at most a timeout: a lost one is taken back as soon."""
 SCORE_TIMEOUT_S = 60
+STRANDED_S = 10
+"""A job in RQ's intermediate list this long without starting lost the worker that took it (a live one
+starts it within milliseconds)."""
 
 
 class JobQueue:
@@ -136,6 +140,27 @@ class JobQueue:
         queue = self.queue()
         StartedJobRegistry(queue=queue).cleanup(timestamp=time.time() + RQ_HEARTBEAT_GRACE_S - 5)
         FailedJobRegistry(queue=queue).cleanup()
+        self._requeue_stranded(queue)
+
+    def _requeue_stranded(self, queue: Queue) -> None:
+        """A worker takes a job off the queue into RQ's intermediate list, then starts it; one that dies in
+        between leaves the job there, neither queued nor started, while its id keeps ``_once`` from asking
+        again (a bot that never moves). Seen there on two cleanups ``STRANDED_S`` apart, it goes back on
+        the queue: it never ran, and every job here is safe to run late."""
+        stranded = IntermediateQueue(queue.key, connection=self.connection)
+        started = set(StartedJobRegistry(queue=queue).get_job_ids())
+        for job_id in stranded.get_job_ids():
+            if job_id in started or stranded.set_first_seen(job_id):
+                continue
+            first_seen = stranded.get_first_seen(job_id)
+            if first_seen is None or time.time() - first_seen.timestamp() < STRANDED_S:
+                continue
+            stranded.remove(job_id)
+            self.connection.delete(stranded.get_first_seen_key(job_id))
+            try:
+                queue.enqueue_job(Job.fetch(job_id, connection=self.connection))
+            except NoSuchJobError:  # expired meanwhile: whoever needs it asks again
+                continue
 
     def status(self, job_id: str) -> dict[str, Any] | None:
         """What a client may know about a job of this deployment; None when there is no such job."""

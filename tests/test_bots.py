@@ -180,3 +180,23 @@ def test_a_bots_move_and_a_clock_check_are_taken_back_soon_if_their_worker_dies(
     assert (bot.timeout, clock.timeout) == (BOT_MOVE_TIMEOUT_S, CHECK_CLOCK_TIMEOUT_S) and BOT_MOVE_TIMEOUT_S <= 30
     bot.delete()
     clock.delete()
+
+
+def test_a_job_whose_worker_died_between_taking_and_starting_it_goes_back_on_the_queue(real_redis, settings,
+                                                                                       monkeypatch):
+    """RQ moves a job from the queue to an intermediate list, then starts it: a worker killed in between
+    left the job in that list, and the match waited for a bot's move that nobody would make."""
+    from service import jobqueue
+    from service.keys import Keys
+
+    jobs = jobqueue.JobQueue(real_redis, Keys(settings.namespace))
+    jobs.enqueue_bot_move("b" * 32, 1, 7)
+    queue = jobs.queue()
+    job_id = f"bot-{'b' * 32}-1-v7"
+    assert real_redis.lmove(queue.key, queue.intermediate_queue_key) == job_id.encode()  # taken, then the kill
+    jobs.clean_registries()  # first seen: it may just be starting
+    assert queue.get_job_ids() == [] and real_redis.lrange(queue.intermediate_queue_key, 0, -1) == [job_id.encode()]
+    monkeypatch.setattr(jobqueue, "STRANDED_S", 0)
+    jobs.clean_registries()
+    assert queue.get_job_ids() == [job_id] and real_redis.llen(queue.intermediate_queue_key) == 0
+    queue.fetch_job(job_id).delete()

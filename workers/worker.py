@@ -65,10 +65,10 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
     thread.start()
     try:
         while not stop.is_set():
-            worker = _JobWorker([JobQueue(jobs_connection, matches.keys).queue()], connection=jobs_connection,
-                                name=f"matchlog-{uuid.uuid4().hex[:8]}", worker_ttl=30)
-            worker.stop = stop
-            try:
+            try:  # RQ's worker asks Redis about itself as it is made: Redis may be away then too
+                worker = _JobWorker([JobQueue(jobs_connection, matches.keys).queue()], connection=jobs_connection,
+                                    name=f"matchlog-{uuid.uuid4().hex[:8]}", worker_ttl=30)
+                worker.stop = stop
                 # scheduled jobs (deadlines, delayed retries) are moved by the rule loop: JobQueue.enqueue_overdue
                 worker.work(burst=burst, logging_level="WARNING", with_scheduler=False)
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:

@@ -128,3 +128,30 @@ def test_a_game_end_is_scored_even_if_the_scoring_job_is_lost(real_client, real_
     result = real_client.get(f"/v1/matches/{match_id}").json["result"]
     final = replay.replay(store.read(match_id))
     assert result == {"final": True, **GAME.scores(final.game)}
+
+
+def test_a_worker_started_while_redis_is_away_waits_for_it(settings, caplog):
+    """RQ's worker asks Redis about itself as it is made: a worker started before its Redis used to exit
+    there, where the README says it waits and carries on."""
+    import threading
+
+    from workers import worker
+
+    stop = threading.Event()
+    failures = []
+
+    def run():
+        try:
+            worker.run(settings, "redis://127.0.0.1:1/0", stop)
+        except Exception as error:  # noqa: BLE001 - what the test is about
+            failures.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    with caplog.at_level("WARNING", logger="matchlog.worker"):
+        thread.start()
+        thread.join(timeout=2.5)
+        assert thread.is_alive() and not failures, failures
+        stop.set()
+        thread.join(timeout=10)
+    assert not thread.is_alive() and not failures
+    assert any("redis unavailable" in r.getMessage() for r in caplog.records if r.name == "matchlog.worker")
