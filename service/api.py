@@ -86,7 +86,8 @@ def _errors(*codes: int):
         401: "No seat token, or a malformed Authorization header.",
         403: "The token is not a seat of this match.",
         404: "No such match, version or job.",
-        409: "version_conflict: the match moved on (current_version says where it is); seat_taken for a join.",
+        409: "version_conflict: the match moved on (current_version says where it is); out_of_time: the seat's "
+             "clock ran out first (the timeout was applied); seat_taken for a join.",
         406: "The game cannot answer in the asked content type.",
         413: "The body is larger than the server accepts (64 KiB by default).",
         415: "The body's Content-Type is neither JSON nor a game record type.",

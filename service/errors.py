@@ -21,7 +21,7 @@ from service import metrics
 from service.events import BrokenChain, NotReplicated, VersionConflict
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
 from service.lifecycle import IllegalRecordMove
-from service.matches import IdempotencyKeyReused, MatchOver, NoRecordFormat, NoSuchSeat, SeatTaken
+from service.matches import IdempotencyKeyReused, MatchOver, NoRecordFormat, NoSuchSeat, OutOfTime, SeatTaken
 from service.repository import MatchNotFound, VersionNotFound
 
 log = logging.getLogger("matchlog")
@@ -84,6 +84,9 @@ DOMAIN = {
                                         f"the match is at version {e.current_version}: read it again "
                                         "and choose an action at that version",
                                         current_version=e.current_version),
+    OutOfTime: lambda e: ApiError(409, "out_of_time", f"this seat's clock ran out before the move came: the timeout "
+                                                      f"was applied, the match is at version {e.current_version}",
+                                  current_version=e.current_version),
     InvalidOptions: lambda e: invalid({e.field: [e.message]}, f"{e.field}: {e.message}"),
     MatchNotFound: lambda e: ApiError(404, "match_not_found", "no such match"),
     VersionNotFound: lambda e: ApiError(404, "version_not_found", str(e), current_version=e.current_version),

@@ -47,6 +47,10 @@ class MatchOver(Exception):
     """An abort, a join or a seat replacement for a match that has ended."""
 
 
+class OutOfTime(VersionConflict):
+    """A move from a seat whose clock had run out: the timeout was appended instead."""
+
+
 def _still_open(state: MatchState) -> None:
     if state.aborted or state.finished:
         raise MatchOver("the match is over: its seats can no longer be joined")
@@ -154,17 +158,25 @@ class Matches:
         state = self.load(match_id)
         if state.version != version:
             return "moved on"
-        step = lifecycle.time_out(state, self.repository.meta(match_id).secret, now())
+        try:
+            step = self._time_out(match_id, state)
+        except VersionConflict:  # a move came in at the last moment: it stands, and the clock with it
+            return "moved on"
         if step is None:
             self.schedule_deadline(match_id, state, again=int(time.time()))
             return "not yet"
+        return "timed out"
+
+    def _time_out(self, match_id: str, state: MatchState) -> lifecycle.Step | None:
+        """Append ``timed_out`` (and what ``on_timeout`` does) if a clock of ``state`` has run out by now;
+        VersionConflict if the log has moved on from ``state``."""
+        step = lifecycle.time_out(state, self.repository.meta(match_id).secret, now())
+        if step is None:
+            return None
         if step.state.clock["on_timeout"] == "bot":
             self.repository.set_seat(match_id, step.entries[0].seat, token_hash(new_token()))  # nobody's token
-        try:
-            self.repository.save(match_id, step)
-        except VersionConflict:  # a move came in at the last moment: it stands, and the clock with it
-            return "moved on"
-        return "timed out"
+        self.repository.save(match_id, step)
+        return step
 
     def schedule_deadline(self, match_id: str, state: MatchState, again: int = 0) -> None:
         """A job at the moment the first running clock of ``state`` (the latest) would run out
@@ -430,6 +442,10 @@ class Matches:
             state = self.load(match_id)
             if expected_version != state.version:
                 raise VersionConflict(state.version)
+        if state.clock is not None:  # a move after the deadline is too late, however busy the clock's job is
+            late = self._time_out(match_id, state)
+            if late is not None:
+                raise (OutOfTime if late.entries[0].seat == seat else VersionConflict)(late.state.version)
         try:
             step = lifecycle.act(state, seat, action, self.repository.meta(match_id).secret, now(), by)
         except IllegalAction:

@@ -195,3 +195,20 @@ def test_a_move_the_clock_made_stands():
     with pytest.raises(IllegalAction) as refused:
         lifecycle.undo(timed_out.state, 0, _at(7), states.__getitem__)
     assert refused.value.reason == "nothing_to_undo"
+
+
+def test_a_move_after_the_deadline_is_too_late_whatever_the_clocks_job_is_doing(client):
+    """The clock's job may run late (a busy worker): a move that comes after the seat's time ran out is
+    refused, and the timeout it would have met is appended there and then."""
+    import time
+
+    match_id, tokens = _clocked_match(client, per_action_s=1, on_timeout="bot")
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
+    time.sleep(1.1)  # no worker runs here: only the move can find the clock out
+    late = act(client, match_id, tokens[0], legal["version"], legal["actions"][0])
+    assert late.status_code == 409 and late.json["error"] == "out_of_time", late.json
+    log = client.get(f"/v1/matches/{match_id}/events").json["events"]
+    assert [e["type"] for e in log] == ["match_created", "timed_out", "seat_replaced"]
+    assert late.json["current_version"] == 3
+    again = act(client, match_id, tokens[0], 3, legal["actions"][0])  # the seat is a bot's now
+    assert again.status_code in (401, 403), again.json
