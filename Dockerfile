@@ -12,8 +12,12 @@ COPY pyproject.toml README.md ./
 COPY service ./service
 COPY workers ./workers
 RUN pip install --no-cache-dir . \
-    && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin matchlog
+    && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin matchlog \
+    && mkdir -p /var/lib/matchlog && chown matchlog /var/lib/matchlog
 
+# where each process keeps its Prometheus values (and a server key, were MATCHLOG_SECRET_KEY unset):
+# a folder this user may write, which /app is not
+ENV MATCHLOG_DATA=/var/lib/matchlog
 USER matchlog
 EXPOSE 8000
 CMD ["matchlog", "api", "--host", "0.0.0.0", "--port", "8000", "--workers", "2"]

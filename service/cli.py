@@ -56,7 +56,11 @@ def metrics_dir(settings: Settings) -> str:
         folder = str(settings.data_dir / "metrics")
         shutil.rmtree(folder, ignore_errors=True)  # values of processes that are gone
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
-    os.makedirs(folder, exist_ok=True)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as error:
+        raise SystemExit(f"matchlog: cannot make {folder} for the metrics ({error.strerror}): set MATCHLOG_DATA "
+                         "(or PROMETHEUS_MULTIPROC_DIR) to a folder this user may write") from None
     return folder
 
 
