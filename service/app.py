@@ -5,6 +5,7 @@ from __future__ import annotations
 import redis
 from flask import Flask
 from flask_smorest import Api
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import errors, guards, manners, metrics, moves, ratelimits, schemas
 from service.api import answers, body_types, probes, v1
@@ -82,6 +83,8 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     guards.install(app, body_types, answers)
     ratelimits.install(app, redis_client, settings.namespace, settings.rate_limit_per_token,
                        settings.rate_limit_per_address)
+    if settings.trusted_proxies:  # the client's address, not the proxy's, for the limits and the access log
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)
     return app
 
 

@@ -38,6 +38,10 @@ class Settings:
     rate_limit_per_address: str | None = None
     """``MATCHLOG_RATE_LIMIT_PER_ADDRESS`` (server default ``500/second``; ``off``): writes per client
     address (a platform's server sends many players' writes from one address: keep it generous)."""
+    trusted_proxies: int = 0
+    """``MATCHLOG_TRUSTED_PROXIES``: how many reverse proxies stand before the API. Each appends the
+    address it saw to ``X-Forwarded-For``; the client is the one that many hops back (the per-address limit
+    counts it, not the proxy). 0, the default: the header is not believed (anyone can send one)."""
     webhooks_private: bool = False
     """``MATCHLOG_WEBHOOKS_PRIVATE``: allow webhook URLs on private and loopback addresses (tests, or a
     platform on the same network)."""
@@ -87,6 +91,7 @@ class Settings:
             packs_dir=Path(env["MATCHLOG_PACKS"]) if env.get("MATCHLOG_PACKS") else None,
             rate_limit_per_token=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_TOKEN", "50/second;1500/minute")),
             rate_limit_per_address=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_ADDRESS", "500/second")),
+            trusted_proxies=int(env.get("MATCHLOG_TRUSTED_PROXIES", 0)),
             webhooks_private=env.get("MATCHLOG_WEBHOOKS_PRIVATE", "false").strip().lower() in ("true", "1", "yes"),
             anonymous_matches=env.get("MATCHLOG_ANONYMOUS_MATCHES", "true").strip().lower() not in ("false", "0", "no"),
             sse_heartbeat_s=float(env.get("MATCHLOG_SSE_HEARTBEAT_S", 15)),

@@ -1,7 +1,9 @@
 """Rate limits on writes (every ``POST``), per seat token and per client address, kept in the match store's
 Redis by flask-limiter (so every API process counts against the same windows).
 
-A breach is a 429 in the API's error shape (``too_many_requests``) with ``Retry-After``. The limits are
+Each limit is one window for all writes together, whatever the endpoint (flask-limiter's application
+limits; a route's own limit would count each endpoint apart), and the moves socket's writes count in the
+same per-token windows. A breach is a 429 in the API's error shape (``too_many_requests``) with ``Retry-After``. The limits are
 ``MATCHLOG_RATE_LIMIT_PER_TOKEN`` and ``MATCHLOG_RATE_LIMIT_PER_ADDRESS`` (flask-limiter's notation, such
 as ``50/second;1000/minute``; ``off`` for none). A token is counted by a digest, never by itself.
 """
@@ -14,9 +16,13 @@ import time
 import redis
 from redis.cluster import RedisCluster
 from flask import Flask, request
-from flask_limiter import Limit, Limiter
+from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.util import get_remote_address
 from limits import parse_many
+
+
+WRITES = "writes"
+"""The one scope every write is counted in."""
 
 
 def _writing() -> bool:
@@ -38,22 +44,23 @@ def install(app: Flask, redis_client: redis.Redis, namespace: str, per_token: st
             per_address: str | None) -> Limiter | None:
     limits = []
     if per_address:
-        limits.append(Limit(per_address, key_function=lambda: "address:" + (get_remote_address() or "?"),
-                            exempt_when=lambda: not _writing()))
+        limits.append(ApplicationLimit(per_address, key_function=lambda: "address:" + (get_remote_address() or "?"),
+                                       exempt_when=lambda: not _writing(), scope=WRITES))
     if per_token:
-        limits.append(Limit(per_token, key_function=_token_key,
-                            exempt_when=lambda: not _writing() or not _token_key()))
+        limits.append(ApplicationLimit(per_token, key_function=_token_key,
+                                       exempt_when=lambda: not _writing() or not _token_key(), scope=WRITES))
     if not limits:
         return None
+    key_prefix = f"{namespace}:ratelimit"
     if per_token:  # writes over the moves socket count against the same per-token windows
-        app.extensions["matchlog-token-limits"] = parse_many(per_token)
+        app.extensions["matchlog-token-limits"] = (parse_many(per_token), key_prefix)
     if isinstance(redis_client, RedisCluster):  # limits makes its own cluster client, from the same nodes
         nodes = ",".join(f"{n.host}:{n.port}" for n in redis_client.get_primaries())
         storage = {"storage_uri": f"redis+cluster://{nodes}", "storage_options": {"protocol": 2}}
     else:
         storage = {"storage_uri": "redis://", "storage_options": {"connection_pool": redis_client.connection_pool}}
     limiter = Limiter(key_func=get_remote_address, app=app, application_limits=limits, headers_enabled=True,
-                      strategy="fixed-window", key_prefix=f"{namespace}:ratelimit", **storage)
+                      strategy="fixed-window", key_prefix=key_prefix, **storage)
     app.extensions["matchlog-limiter"] = limiter
     return limiter
 
@@ -61,12 +68,13 @@ def install(app: Flask, redis_client: redis.Redis, namespace: str, per_token: st
 def write_allowed(app: Flask, token: str) -> int:
     """Count a write made outside an HTTP request (a move on the socket) against the token's limits:
     0 if allowed, else the seconds until it would be."""
-    items = app.extensions.get("matchlog-token-limits")
-    if not items:
+    limits = app.extensions.get("matchlog-token-limits")
+    if not limits:
         return 0
+    items, key_prefix = limits
     strategy = app.extensions["matchlog-limiter"].limiter
-    key = _token_digest(token)
+    window = (key_prefix, _token_digest(token), WRITES)  # the identifiers flask-limiter counts a POST under
     for item in items:
-        if not strategy.hit(item, "moves", key):
-            return max(1, int(strategy.get_window_stats(item, "moves", key).reset_time - time.time()))
+        if not strategy.hit(item, *window):
+            return max(1, int(strategy.get_window_stats(item, *window).reset_time - time.time()))
     return 0

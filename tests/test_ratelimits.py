@@ -61,3 +61,44 @@ def test_an_action_over_the_limit_is_not_appended(settings, fake_redis):
     answer = act(client, match_id, tokens[0], 1, legal["actions"][0])
     assert answer.status_code == 429
     assert client.get(f"/v1/matches/{match_id}").json["version"] == 1
+
+
+def test_a_limit_counts_every_write_together_whatever_the_endpoint(settings, fake_redis):
+    """3/minute per address is three writes a minute, not three on each endpoint."""
+    client = limited_client(settings, fake_redis, per_address="3/minute")
+    match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])  # one
+    assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])).status_code == 202  # two
+    assert act(client, match_id, tokens[0], 1, {"type": "pass"}).status_code == 400  # three (not a chock-a-block action)
+    answers = [client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])),
+               client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}),
+               act(client, match_id, tokens[1], 1, {"type": "pass"})]
+    assert [a.status_code for a in answers] == [429, 429, 429]
+
+
+def test_moves_on_the_socket_count_in_the_tokens_windows(settings, fake_redis):
+    from service import ratelimits
+
+    client = limited_client(settings, fake_redis, per_token="2/minute")
+    match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])
+    assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])).status_code == 202
+    assert ratelimits.write_allowed(client.application, tokens[0]) == 0  # the second write: over the socket
+    assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])).status_code == 429
+    assert ratelimits.write_allowed(client.application, tokens[0]) >= 1
+
+
+def test_behind_trusted_proxies_the_limit_counts_the_client_not_the_proxy(settings, fake_redis):
+    app = create_app(dataclasses.replace(settings, rate_limit_per_address="1/minute", trusted_proxies=1), fake_redis)
+    client = app.test_client()
+    body = {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
+    proxy = {"REMOTE_ADDR": "10.0.0.1"}
+    for client_address in ("203.0.113.7", "203.0.113.8"):  # two clients through one proxy
+        answer = client.post("/v1/matches", json=body, environ_base=proxy,
+                             headers={"X-Forwarded-For": client_address})
+        assert answer.status_code == 201, answer.json
+    again = client.post("/v1/matches", json=body, environ_base=proxy, headers={"X-Forwarded-For": "203.0.113.7"})
+    assert again.status_code == 429
+    # without trusted proxies the header is not believed: one address, the proxy's
+    untrusting = limited_client(settings, fake_redis, per_address="1/minute")
+    answers = [untrusting.post("/v1/matches", json=body, environ_base={"REMOTE_ADDR": "10.0.0.2"},
+                               headers={"X-Forwarded-For": address}) for address in ("198.51.100.1", "198.51.100.2")]
+    assert [a.status_code for a in answers] == [201, 429]
