@@ -180,8 +180,8 @@ def create_match():
                                                      "Authorization: Bearer <platform key>")
     owner = platform["id"] if platform else None
     if request.mimetype in matches().record_games():
-        try:  # as_text would turn bytes that are not UTF-8 into U+FFFD, and so into a player's name
-            text = request.get_data().decode("utf-8")
+        try:  # as_text would turn bytes that are not UTF-8 into U+FFFD, and so into a player's name; a BOM goes
+            text = request.get_data().decode("utf-8-sig")
         except UnicodeDecodeError as error:
             raise InvalidRecord(f"it is not UTF-8 (byte {error.start})") from None
         match_id, state, tokens = matches().create_from_record(request.mimetype, text, owner)

@@ -26,7 +26,7 @@ from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidR
 from service.jobqueue import JobQueue
 from service.keys import Keys
 from service.replay import SHELL_EVENTS, MatchState
-from service.schemas import shown_text
+from service.schemas import ShownText
 from service.repository import MatchNotFound, MatchRepository, Meta
 from service.platforms import Platforms
 from service.redis_client import for_jobs
@@ -41,6 +41,10 @@ class IdempotencyKeyReused(Exception):
 
 class SeatTaken(Exception):
     """A join for a seat that is not open (any more)."""
+
+
+PLAYER_NAME = ShownText()
+"""A player's name as a record gives it: the rule a name sent as JSON meets."""
 
 
 class MatchOver(Exception):
@@ -366,7 +370,7 @@ class Matches:
             raise InvalidRecord("the record is nested too deeply") from None
         for seat, name in enumerate(names):  # the rule a name sent as JSON meets
             try:
-                shown_text(name)
+                PLAYER_NAME.deserialize(name)
             except ValidationError as error:
                 raise InvalidRecord(f"the name of seat {seat} ({name[:40]!r}): {error.messages[0]}") from None
         return self.create(game.info.id, names, options, record=actions, platform=platform)

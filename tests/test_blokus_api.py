@@ -103,6 +103,14 @@ def test_a_record_that_is_not_utf8_is_refused_not_turned_into_replacement_charac
     assert "not UTF-8 (byte 19)" in response.json["message"]
 
 
+def test_a_record_names_players_as_json_would_and_may_start_with_a_bom(client):
+    long = client.post("/v1/matches", data=f"(;GM[Blokus Duo]PB[{'p' * 65}]PW[Olu]\n;B[e10,f10])", content_type=SGF)
+    assert long.status_code == 400 and long.json["error"] == "invalid_record", long.json
+    assert "the name of seat 0" in long.json["message"] and "64" in long.json["message"]
+    bom = client.post("/v1/matches", data="\ufeff(;GM[Blokus Duo]PB[Pia]PW[Olu]\n;B[e10,f10])".encode(), content_type=SGF)
+    assert bom.status_code == 201 and [s["name"] for s in bom.json["seats"]] == ["Pia", "Olu"], bom.json
+
+
 def test_a_record_with_an_illegal_move_is_refused_and_nothing_is_stored(client, fake_redis, settings):
     keys_before = set(fake_redis.keys("*"))
     record = "(;GM[Blokus];1[a20];2[t20];3[t1];4[a1];1[b19,c19];2[j10,j11])"  # move 6: yellow, far from its own

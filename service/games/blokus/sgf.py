@@ -147,7 +147,7 @@ def parse(text: str, variants: dict[str, Any]) -> tuple[dict[str, Any], list[str
         names = [(root.get(tag) or root.get(f"P{i}") or [""])[0] for i, tag in enumerate(("PB", "PW"), start=1)]
     else:
         names = [(root.get(f"P{i}") or [""])[0] for i in range(1, variant.players + 1)]
-    players = [n.strip()[:64] or f"player {i + 1}" for i, n in enumerate(names[:variant.players])]
+    players = [n.strip() or f"player {i + 1}" for i, n in enumerate(names[:variant.players])]
 
     move_tags = TWO_COLOUR_MOVES if two_colour else tuple(str(i + 1) for i in range(len(variant.colours)))
     actions = []
