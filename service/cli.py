@@ -70,10 +70,27 @@ def _worker_exited(server, worker) -> None:
     process_gone(worker.pid)
 
 
+def check_layout(settings: Settings, url: str) -> None:
+    """Refuse to start with another number of feed partitions than the keys are tagged for."""
+    import redis
+
+    from service.keys import Keys
+    from service.migrate import LayoutMismatch, check_layout as check
+    from service.redis_client import connect
+
+    try:
+        check(connect(url), Keys(settings.namespace, settings.feed_partitions))
+    except LayoutMismatch as error:
+        sys.exit(f"matchlog: {error}")
+    except redis.exceptions.RedisError:  # Redis away: the next start checks
+        pass
+
+
 def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     from service import serving
 
     url = redis_url(settings)
+    check_layout(settings, url)
     metrics_dir(settings)
 
     def load():
@@ -127,6 +144,7 @@ def migrate_keys(settings: Settings, source_url: str | None) -> None:
 def run_worker(settings: Settings) -> None:
     from workers.worker import run
 
+    check_layout(settings, redis_url(settings))
     run(settings, redis_url(settings))
 
 
@@ -159,6 +177,12 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         env["RQ_REDIS_URL"] = embedded.url
         print(f"matchlog: matches on the Redis Cluster at {settings.redis_url}; job queue on an embedded Redis "
               f"on {embedded.url} (set RQ_REDIS_URL to use another)", flush=True)
+    try:
+        check_layout(settings, settings.redis_url or env["REDIS_URL"])
+    except SystemExit:
+        if embedded:
+            embedded.stop()
+        raise
     commands = {
         "api": [sys.executable, "-m", "service.cli", "api", "--host", host, "--port", str(port),
                 "--workers", str(workers)],

@@ -137,6 +137,11 @@ class Keys:
         return _by_tag(self.partitions)[feed.partition("{")[2].partition("}")[0]]
 
     @property
+    def layout(self) -> str:
+        """The number of feed partitions this deployment's match keys are tagged for (``migrate``)."""
+        return f"{self.namespace}:layout"
+
+    @property
     def legacy_feed(self) -> str:
         """The single feed stream of the layout before partitions."""
         return f"{self.namespace}:feed"

@@ -23,6 +23,21 @@ from service.keys import Keys
 
 
 
+class LayoutMismatch(Exception):
+    """This process counts another number of feed partitions than the one the keys are tagged for."""
+
+
+def check_layout(client: redis.Redis, keys: Keys) -> None:
+    """Note the number of feed partitions the first time; LayoutMismatch when it is not this process's:
+    every match key's tag depends on it, so with another number every match would seem gone."""
+    client.set(keys.layout, keys.partitions, nx=True)
+    stored = int(client.get(keys.layout))
+    if stored != keys.partitions:
+        raise LayoutMismatch(f"the matches in this Redis are laid out for {stored} feed partitions, not "
+                             f"{keys.partitions}: set MATCHLOG_FEED_PARTITIONS={stored}, or run `matchlog migrate` "
+                             f"with MATCHLOG_FEED_PARTITIONS={keys.partitions} (API and workers stopped) to move them")
+
+
 def migrate(source: redis.Redis, target: redis.Redis, keys: Keys, same_server: bool) -> dict[str, Any]:
     """Move what is misplaced (and, from another server, copy the rest). Returns what was done."""
     moved = copied = 0
@@ -51,6 +66,7 @@ def migrate(source: redis.Redis, target: redis.Redis, keys: Keys, same_server: b
     announced = _announce(target, keys, None if old_feeds else touched) if touched or old_feeds else 0
     for feed in old_feeds:
         target.delete(feed)
+    target.set(keys.layout, keys.partitions)
     return {"moved_keys": moved, "copied_keys": copied, "dropped_feeds": len(old_feeds),
             "announced_matches": announced}
 

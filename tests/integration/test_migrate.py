@@ -72,3 +72,21 @@ def test_matchlog_migrate_follows_a_new_number_of_partitions(real_redis, setting
     after = create_app(many, real_redis).test_client()
     for match_id in match_ids:
         assert after.get(f"/v1/matches/{match_id}").json["version"] >= 1
+
+
+def test_a_process_counting_other_feed_partitions_than_the_keys_refuses_to_start(real_redis, redis_url, settings):
+    """With another MATCHLOG_FEED_PARTITIONS every match key would be looked for under another tag: the
+    matches would seem gone while the server looked healthy. The first start notes the number; a process
+    counting another refuses to start and says how to fix it; a migration notes the new number."""
+    from service import cli
+
+    own = dataclasses.replace(settings, redis_url=redis_url, feed_partitions=8)
+    cli.check_layout(own, redis_url)  # nothing noted yet: the first start notes 8
+    assert real_redis.get(Keys(settings.namespace).layout) == b"8"
+    with pytest.raises(SystemExit) as refused:
+        cli.run_worker(dataclasses.replace(own, feed_partitions=64))
+    message = str(refused.value.code)
+    assert "laid out for 8 feed partitions, not 64" in message and "MATCHLOG_FEED_PARTITIONS=8" in message
+    migrate(real_redis, real_redis, Keys(settings.namespace, 64), same_server=True)
+    assert real_redis.get(Keys(settings.namespace).layout) == b"64"
+    cli.check_layout(dataclasses.replace(own, feed_partitions=64), redis_url)  # now it starts
