@@ -5,7 +5,8 @@
     matchlog api      the HTTP API under gunicorn (production: run as many as needed)
     matchlog worker   a rule worker: projector + RQ jobs (production: run as many as needed)
     matchlog openapi  print the OpenAPI document the API serves (this is how openapi.yaml is made)
-    matchlog keys create NAME   a platform key, printed once (only its digest is kept)
+    matchlog keys create NAME   a platform key, printed once (only its digest is kept); also
+                                keys list, keys rotate PLATFORM, keys revoke PLATFORM
     matchlog replay   re-run a match from its exported log, offline, and check its recorded result
 """
 
@@ -108,19 +109,35 @@ def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     serving.run(load, host, port, workers, child_exit=_worker_exited)
 
 
-def create_key(settings: Settings, name: str) -> None:
-    """A new platform key, printed once: only its digest is stored."""
+def manage_keys(settings: Settings, action: str, subject: str | None) -> None:
+    """``matchlog keys create NAME | list | rotate PLATFORM | revoke PLATFORM``: a key is printed once,
+    when it is made; only its digest is stored."""
     from service.keys import Keys
     from service.platforms import Platforms
     from service.redis_client import connect
 
+    if action != "list" and not subject:
+        sys.exit(f"matchlog: keys {action} needs " + ("the platform's name" if action == "create" else
+                                                     "the platform's id (matchlog keys list shows them)"))
+    platforms = Platforms(connect(redis_url(settings)), Keys(settings.namespace))
+    note = "shown only now: keep it secret, send it as Authorization: Bearer <key>"
     try:
-        platform_id, key = Platforms(connect(redis_url(settings)), Keys(settings.namespace)).create(name)
+        if action == "create":
+            platform_id, key = platforms.create(subject)
+            print(json.dumps({"platform": platform_id, "name": subject.strip(), "key": key, "note": note}))
+        elif action == "list":
+            for platform in platforms.listed():
+                print(json.dumps({"platform": platform["id"], "name": platform["name"],
+                                  "created": platform["created"]}))
+        elif action == "rotate":
+            print(json.dumps({"platform": subject, "key": platforms.rotate(subject),
+                              "note": "the old key no longer works; " + note}))
+        else:
+            gone = platforms.revoke(subject)
+            print(json.dumps({"platform": gone["id"], "name": gone["name"], "revoked": True,
+                              "note": "its matches play on; nobody can manage them as its platform"}))
     except ValueError as error:
         sys.exit(f"matchlog: {error}")
-    name = name.strip()
-    print(json.dumps({"platform": platform_id, "name": name, "key": key,
-                      "note": "shown only now: keep it secret, send it as Authorization: Bearer <key>"}))
 
 
 def migrate_keys(settings: Settings, source_url: str | None) -> None:
@@ -353,9 +370,10 @@ def main(argv: list[str] | None = None) -> None:
     worker = commands.add_parser("worker")
     worker.add_argument("--data", help="folder of the embedded Redis to join when REDIS_URL is unset")
     commands.add_parser("openapi")
-    keys = commands.add_parser("keys", help="platform keys: matchlog keys create NAME")
-    keys.add_argument("action", choices=["create"])
-    keys.add_argument("name", help="the platform's name, e.g. its site")
+    keys = commands.add_parser("keys", help="platform keys: create NAME, list, rotate PLATFORM, revoke PLATFORM")
+    keys.add_argument("action", choices=["create", "list", "rotate", "revoke"])
+    keys.add_argument("subject", nargs="?", metavar="NAME|PLATFORM",
+                      help="create: the platform's name (its site, say); rotate, revoke: the platform's id")
     keys.add_argument("--data", help="folder of the embedded Redis to use when REDIS_URL is unset")
     move = commands.add_parser("migrate", help="move keys to this version's layout: hash-tagged by feed "
                                                "partition (stop the API and workers first)")
@@ -393,7 +411,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit("matchlog: RQ cannot run on a Redis Cluster: set RQ_REDIS_URL to a single Redis for the job queue "
                  "(matchlog serve starts an embedded one)")
     if args.command == "keys":
-        create_key(settings, args.name)
+        manage_keys(settings, args.action, args.subject)
     elif args.command == "migrate":
         migrate_keys(settings, args.source)
     elif args.command == "serve":

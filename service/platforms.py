@@ -9,9 +9,15 @@ import time
 import uuid
 
 import redis
+from marshmallow import ValidationError
 
 from service.keys import Keys
+from service.schemas import ShownText
 from service.tokens import new_platform_key, token_hash
+
+
+PLATFORM_NAME = ShownText()
+"""A platform's name, which players may be shown: the rule a player's name meets."""
 
 
 class Platforms:
@@ -21,20 +27,53 @@ class Platforms:
 
     def create(self, name: str) -> tuple[str, str]:
         """A new platform: its id and its key (the key is not kept, only its digest). ValueError for a
-        blank name or one a platform has: a second key of that name would be another platform, blind to
-        the first one's matches."""
+        blank name or one a platform has, in any case: a second key of that name would be another
+        platform, blind to the first one's matches."""
         name = name.strip()
         if not name:
             raise ValueError("a platform needs a name (its site or bot, say)")
-        taken = next((json.loads(raw)["id"] for raw in self.redis.hvals(self.keys.platforms)
-                      if json.loads(raw)["name"] == name), None)
+        try:
+            PLATFORM_NAME.deserialize(name)
+        except ValidationError as error:
+            raise ValueError(f"a platform's name: {error.messages[0]}") from None
+        taken = next((p for p in self.listed() if p["name"].casefold() == name.casefold()), None)
         if taken:
-            raise ValueError(f"there is a platform named {name!r} already ({taken}): a new key would be another "
-                             "platform that cannot see its matches; choose another name")
+            raise ValueError(f"there is a platform named {taken['name']!r} already ({taken['id']}): a new key would "
+                             "be another platform that cannot see its matches; choose another name")
         platform_id, key = uuid.uuid4().hex[:16], new_platform_key()
         record = {"id": platform_id, "name": name, "created": int(time.time())}
         self.redis.hset(self.keys.platforms, token_hash(key), json.dumps(record))
         return platform_id, key
+
+    def listed(self) -> list[dict]:
+        """Every platform, oldest first: ``{id, name, created}`` (the keys are nowhere to list)."""
+        return sorted((json.loads(raw) for raw in self.redis.hvals(self.keys.platforms)),
+                      key=lambda p: (p["created"], p["id"]))
+
+    def rotate(self, platform_id: str) -> str:
+        """A new key for the platform, its matches and webhooks still its own; the old key stops working
+        at once (a leaked key). ValueError for no such platform."""
+        digest, record = self._find(platform_id)
+        key = new_platform_key()
+        with self.redis.pipeline() as pipe:  # one transaction: never two keys, never none
+            pipe.hset(self.keys.platforms, token_hash(key), json.dumps(record))
+            pipe.hdel(self.keys.platforms, digest)
+            pipe.execute()
+        return key
+
+    def revoke(self, platform_id: str) -> dict:
+        """The platform's key stops working, for good: its matches play on, and nobody can abort them, hand
+        their seats over or list them as its. ValueError for no such platform."""
+        digest, record = self._find(platform_id)
+        self.redis.hdel(self.keys.platforms, digest)
+        return record
+
+    def _find(self, platform_id: str) -> tuple[bytes, dict]:
+        for digest, raw in self.redis.hgetall(self.keys.platforms).items():
+            record = json.loads(raw)
+            if record["id"] == platform_id:
+                return digest, record
+        raise ValueError(f"no platform {platform_id!r} (matchlog keys list shows them)")
 
     def of_key(self, key: str) -> dict | None:
         raw = self.redis.hget(self.keys.platforms, token_hash(key))

@@ -144,7 +144,28 @@ def test_a_platform_name_is_given_and_not_taken(fake_redis, settings):
             platforms.create(blank)
     with pytest.raises(ValueError, match=f"{first}.*choose another name"):
         platforms.create(" arena ")
+    with pytest.raises(ValueError, match=f"{first}.*choose another name"):
+        platforms.create("ARENA")  # the same name to whoever reads it
+    for odd in ("x" * 65, "evil\x1b[31mred\nline"):  # the rule a player's name meets: players see it
+        with pytest.raises(ValueError, match="a platform's name"):
+            platforms.create(odd)
     assert len(fake_redis.hgetall(Keys(settings.namespace).platforms)) == 1
+
+
+def test_a_leaked_key_is_rotated_and_the_platform_keeps_its_matches(client, fake_redis, settings):
+    platforms = Platforms(fake_redis, Keys(settings.namespace))
+    platform_id, old = platforms.create("arena")
+    match_id = create_as(client, old)["id"]
+    new = platforms.rotate(platform_id)
+    assert client.get("/v1/matches", headers=bearer(old)).json["error"] == "unknown_platform_key"
+    assert [m["id"] for m in client.get("/v1/matches", headers=bearer(new)).json["matches"]] == [match_id]
+    assert [p["id"] for p in platforms.listed()] == [platform_id]
+    revoked = platforms.revoke(platform_id)
+    assert revoked["name"] == "arena" and platforms.listed() == []
+    assert client.get("/v1/matches", headers=bearer(new)).json["error"] == "unknown_platform_key"
+    assert client.get(f"/v1/matches/{match_id}").status_code == 200  # its matches play on
+    with pytest.raises(ValueError, match="no platform"):
+        platforms.rotate(platform_id)
 
 
 def test_an_aborted_matchs_open_seat_cannot_be_joined(client, fake_redis, settings):
