@@ -182,15 +182,20 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     refusal = port_refusal(host, port)
     if refusal:
         sys.exit(f"matchlog: cannot serve on {host}:{port}: {refusal}")
+    holder = _serving_folder(settings.data_dir)
+    if holder:
+        sys.exit(f"matchlog: another matchlog serve (pid {holder}) uses {settings.data_dir}: stop it, or give "
+                 "another --data")
     embedded = None
     env = dict(os.environ, MATCHLOG_SECRET_KEY=settings.secret_key,  # the children share the server's key
                PROMETHEUS_MULTIPROC_DIR=metrics_dir(settings))  # and their metrics: /metrics adds them up
     if not settings.redis_url:
-        embedded = EmbeddedRedis(settings.data_dir).start()
+        # a Redis already serving the folder was left by a serve killed outright: this one stops it in the end
+        embedded = EmbeddedRedis(settings.data_dir).start(adopt=True)
         env["REDIS_URL"] = embedded.url
         print(f"matchlog: embedded Redis on {embedded.url} (data in {embedded.data_dir})", flush=True)
     elif is_cluster(settings.redis_url) and not settings.rq_redis_url:  # RQ cannot run on a cluster
-        embedded = EmbeddedRedis(settings.data_dir).start()
+        embedded = EmbeddedRedis(settings.data_dir).start(adopt=True)
         env["RQ_REDIS_URL"] = embedded.url
         print(f"matchlog: matches on the Redis Cluster at {settings.redis_url}; job queue on an embedded Redis "
               f"on {embedded.url} (set RQ_REDIS_URL to use another)", flush=True)
@@ -227,6 +232,24 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         processes.stop(*children.values())
         if embedded:
             embedded.stop()
+        (Path(settings.data_dir) / "serve.pid").unlink(missing_ok=True)
+
+
+def _serving_folder(data_dir: Path) -> int | None:
+    """The pid of another live ``matchlog serve`` on ``data_dir``, or None: then this one notes its own
+    (``serve.pid``, which a serve killed outright leaves behind, naming a process that is gone)."""
+    note = Path(data_dir) / "serve.pid"
+    try:
+        pid = int(note.read_text())
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        if pid != os.getpid() and b"serve" in command and any(b"matchlog" in part or b"service.cli" in part
+                                                             for part in command):
+            return pid
+    except (OSError, ValueError):
+        pass
+    note.parent.mkdir(parents=True, exist_ok=True)
+    note.write_text(str(os.getpid()))
+    return None
 
 
 def _restart(embedded: EmbeddedRedis) -> None:

@@ -41,6 +41,7 @@ class EmbeddedRedis:
         self.data_dir = Path(data_dir).resolve()
         self.socket = self.data_dir / "redis.sock"
         self.process: subprocess.Popen | None = None
+        self.adopted = False  # a server left running by a process that died: stopped by ``stop`` too
 
     @property
     def url(self) -> str:
@@ -54,12 +55,14 @@ class EmbeddedRedis:
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
             return False
 
-    def start(self, timeout: float = 10.0) -> "EmbeddedRedis":
-        """Start the server, or join the one already serving this folder."""
+    def start(self, timeout: float = 10.0, adopt: bool = False) -> "EmbeddedRedis":
+        """Start the server, or join the one already serving this folder (with ``adopt``, to stop it
+        with ``stop`` as if it had started it: the one a killed process left behind)."""
         if len(str(self.socket)) > 100:  # the limit of a Unix socket path is about 107 bytes
             raise ValueError(f"data folder path too long for a Unix socket: {self.data_dir}")
         self.data_dir.mkdir(parents=True, exist_ok=True)
         if self.answers():
+            self.adopted = adopt
             return self
         if self.socket.exists():
             self.socket.unlink()  # left by a server that died
@@ -85,6 +88,12 @@ class EmbeddedRedis:
             self.process.wait()
 
     def stop(self) -> None:
+        if self.process is None and self.adopted:
+            try:  # its append-only file is flushed as it shuts down
+                redis.Redis(unix_socket_path=str(self.socket), socket_timeout=10).shutdown()
+            except redis.exceptions.RedisError:
+                pass
+            self.adopted = False
         processes.stop(self.process)
         self.process = None
 

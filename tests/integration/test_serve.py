@@ -210,12 +210,32 @@ def test_serve_killed_outright_takes_its_api_and_worker_with_it():
         while port_refusal("127.0.0.1", port):
             assert time.monotonic() < deadline, "serve's API outlived it"
             time.sleep(0.2)
-        process, http = start_serve(folder, port)  # the same folder: its Redis, if it outlived serve, is joined
+        assert EmbeddedRedis(folder).answers()  # its Redis outlived it (its own session, its data safe)
+        process, http = start_serve(folder, port)  # the same folder: that Redis is joined, and adopted
         assert http("GET", "/v1/games")[0] == 200
-    finally:
         stop_serve(process)
-        try:  # the Redis the first serve started outlives both (its own session): the second only joined it
+        assert not EmbeddedRedis(folder).answers(), "the serve that adopted the orphaned Redis stops it"
+        assert not os.path.exists(os.path.join(folder, "serve.pid"))
+    finally:
+        if process.poll() is None:
+            stop_serve(process)
+        try:
             redis.Redis(unix_socket_path=os.path.join(folder, "redis.sock")).shutdown(nosave=True)
         except redis.exceptions.RedisError:
             pass
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_second_serve_on_a_folder_in_use_is_refused():
+    """Two serves on one folder would share its Redis, and the first to stop would stop it under the other."""
+    folder = tempfile.mkdtemp(prefix="mls-", dir="/tmp")
+    process, http = start_serve(folder, free_port())
+    try:
+        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE", "MATCHLOG_SECRET_KEY")}
+        second = subprocess.run([sys.executable, "-m", "service.cli", "serve", "--port", str(free_port()),
+                                 "--data", folder], env=env, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1 and f"another matchlog serve (pid {process.pid})" in second.stderr, second.stderr
+        assert http("GET", "/v1/games")[0] == 200  # the first serves on
+    finally:
+        stop_serve(process)
         shutil.rmtree(folder, ignore_errors=True)
