@@ -288,7 +288,10 @@ class MatchRepository:
     def _keep(self, match_id: str, states, remember: bool = True, head: MatchState | None = None) -> None:
         """Store the snapshots that fall due among ``states`` and, with ``remember``, cache the last of
         them (or ``head`` when there are none: a load that landed on a snapshot) as the match's head."""
-        self.snapshots.save(match_id, self.snapshots.due(states))
+        due = self.snapshots.due(states)
+        if states and states[-1].result is not None:  # a scored match keeps its final state only (``compact``),
+            due = [states[-1]]                        # folded again or not
+        self.snapshots.save(match_id, due)
         newest = states[-1] if states else head
         if remember and newest is not None:
             cached = self._heads.get(match_id)

@@ -74,3 +74,25 @@ def test_a_compacted_match_still_loads_from_its_one_snapshot(fake_redis, setting
     counting = _Counting(fake_redis)
     assert Matches(counting, settings).load(match_id).version == 51
     assert counting.hkeys_calls == 1  # the due snapshot (48) is gone: the list says which one is left
+
+
+def test_a_scored_match_folded_again_keeps_its_one_snapshot(client, fake_redis, settings):
+    """A snapshot taken by an earlier fold (another rules or shell version) is not used: the match is folded
+    from its log again. A scored, compacted match must not grow its snapshots back by the way."""
+    import random
+
+    from service import snapshots
+    from tests.helpers import create, play_random_game, score
+
+    match_id, tokens = create(client, players=[{"name": "a"}, {"name": "b"}])
+    play_random_game(client, match_id, tokens, random.Random(4))
+    score(client, fake_redis, settings, match_id, tokens[0])
+    matches = Matches(fake_redis, settings)
+    matches.repository.compact(match_id)
+    key = matches.keys.snapshots(match_id)
+    (version, raw), = fake_redis.hgetall(key).items()
+    stored = snapshots.decode(raw)
+    fake_redis.hset(key, version, snapshots.encode({**stored, "rules": "blokus@0+shell1"}))  # an older fold's
+    state = Matches(fake_redis, settings).load(match_id)
+    assert state.result is not None and fake_redis.hkeys(key) == [version]
+    assert snapshots.decode(fake_redis.hget(key, version))["rules"].endswith("+shell2")  # taken again, in its place
