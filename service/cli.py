@@ -115,6 +115,8 @@ def manage_keys(settings: Settings, action: str, subject: str | None) -> None:
     from service.keys import Keys
     from service.platforms import Platforms
     from service.redis_client import connect
+    from service.serverkey import ServerKey
+    from service.webhooks import Webhooks
 
     if action != "list" and not subject:
         sys.exit(f"matchlog: keys {action} needs " + ("the platform's name" if action == "create" else
@@ -134,7 +136,10 @@ def manage_keys(settings: Settings, action: str, subject: str | None) -> None:
                               "note": "the old key no longer works; " + note}))
         else:
             gone = platforms.revoke(subject)
+            hooks = Webhooks(platforms.redis, platforms.keys, ServerKey(settings.secret_key))
+            removed = [hooks.remove(hook["id"], gone["id"]) for hook in hooks.of_platform(gone["id"])]
             print(json.dumps({"platform": gone["id"], "name": gone["name"], "revoked": True,
+                              "webhooks_removed": len(removed),
                               "note": "its matches play on; nobody can manage them as its platform"}))
     except ValueError as error:
         sys.exit(f"matchlog: {error}")
@@ -223,7 +228,7 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
                 if child.poll() is not None:
                     print(f"matchlog: {name} exited ({child.returncode}); restarting", flush=True)
                     children[name] = processes.start(commands[name], env=env)
-            if embedded and embedded.process and embedded.process.poll() is not None:
+            if embedded and not embedded.alive():
                 _restart(embedded)  # the API answers 503 meanwhile, and the worker waits
             stopping.wait(1.0)
     except KeyboardInterrupt:
@@ -235,28 +240,34 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         (Path(settings.data_dir) / "serve.pid").unlink(missing_ok=True)
 
 
-def _serving_folder(data_dir: Path) -> int | None:
-    """The pid of another live ``matchlog serve`` on ``data_dir``, or None: then this one notes its own
-    (``serve.pid``, which a serve killed outright leaves behind, naming a process that is gone)."""
-    note = Path(data_dir) / "serve.pid"
+def _serving_folder(data_dir: Path) -> str | None:
+    """The pid of another ``matchlog serve`` holding ``data_dir``, or None: then this one holds it, by a lock
+    on ``serve.pid`` that the kernel lets go of when this process ends, however it ends."""
+    import fcntl
+
+    Path(data_dir).mkdir(parents=True, exist_ok=True)
+    fd = os.open(Path(data_dir) / "serve.pid", os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        pid = int(note.read_text())
-        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        if pid != os.getpid() and b"serve" in command and any(b"matchlog" in part or b"service.cli" in part
-                                                             for part in command):
-            return pid
-    except (OSError, ValueError):
-        pass
-    note.parent.mkdir(parents=True, exist_ok=True)
-    note.write_text(str(os.getpid()))
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        return holder
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    _HELD.append(fd)  # open, so held, as long as this process lives (children do not inherit it)
     return None
+
+
+_HELD: list[int] = []
 
 
 def _restart(embedded: EmbeddedRedis) -> None:
     """The embedded Redis died (its append-only file has every acknowledged action): start it again."""
-    print(f"matchlog: embedded Redis exited ({embedded.process.returncode}); restarting", flush=True)
+    code = f" ({embedded.process.returncode})" if embedded.process else ""
+    print(f"matchlog: embedded Redis exited{code}; restarting", flush=True)
     try:
-        embedded.start()
+        embedded.start(adopt=True)  # (one that answers again after all is joined, and still ours to stop)
     except RuntimeError as error:  # tried again in a second
         print(f"matchlog: {error}", flush=True)
 

@@ -81,6 +81,10 @@ class EmbeddedRedis:
             time.sleep(0.02)
         return self
 
+    def alive(self) -> bool:
+        """Whether the server still runs: the process this started, or the one it joined still answering."""
+        return self.process.poll() is None if self.process else self.answers()
+
     def kill(self) -> None:
         """Stop the server abruptly (SIGKILL), as a crash would."""
         if self.process and self.process.poll() is None:

@@ -145,18 +145,26 @@ class JobQueue:
     def _requeue_stranded(self, queue: Queue) -> None:
         """A worker takes a job off the queue into RQ's intermediate list, then starts it; one that dies in
         between leaves the job there, neither queued nor started, while its id keeps ``_once`` from asking
-        again (a bot that never moves). Seen there on two cleanups ``STRANDED_S`` apart, it goes back on
-        the queue: it never ran, and every job here is safe to run late."""
+        again (a bot that never moves). Seen there, unstarted, on cleanups ``STRANDED_S`` apart, it goes back
+        on the queue: it never ran, and every job here is safe to run late. Sightings are forgotten as soon
+        as a cleanup finds the job gone from the list (a live worker starts one within milliseconds): a job
+        id that comes back later starts afresh."""
         stranded = IntermediateQueue(queue.key, connection=self.connection)
         started = set(StartedJobRegistry(queue=queue).get_job_ids())
-        for job_id in stranded.get_job_ids():
-            if job_id in started or stranded.set_first_seen(job_id):
+        waiting = [job_id for job_id in stranded.get_job_ids() if job_id not in started]
+        seen = {k.decode(): float(v) for k, v in self.connection.hgetall(self.keys.stranded_jobs).items()}
+        forgotten = [job_id for job_id in seen if job_id not in waiting]
+        if forgotten:
+            self.connection.hdel(self.keys.stranded_jobs, *forgotten)
+        now = time.time()
+        for job_id in waiting:
+            if job_id not in seen:
+                self.connection.hset(self.keys.stranded_jobs, job_id, now)
                 continue
-            first_seen = stranded.get_first_seen(job_id)
-            if first_seen is None or time.time() - first_seen.timestamp() < STRANDED_S:
+            if now - seen[job_id] < STRANDED_S:
                 continue
+            self.connection.hdel(self.keys.stranded_jobs, job_id)
             stranded.remove(job_id)
-            self.connection.delete(stranded.get_first_seen_key(job_id))
             try:
                 queue.enqueue_job(Job.fetch(job_id, connection=self.connection))
             except NoSuchJobError:  # expired meanwhile: whoever needs it asks again

@@ -160,3 +160,8 @@ class Keys:
     def queue(self) -> str:
         """The RQ queue's name (RQ derives its own keys from it)."""
         return self.namespace
+
+    @property
+    def stranded_jobs(self) -> str:
+        """Jobs seen in RQ's intermediate list without starting, and when first (``JobQueue.clean_registries``)."""
+        return f"{self.namespace}:jobs:stranded"

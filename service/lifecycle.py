@@ -156,6 +156,8 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
     if not state.started:
         raise IllegalAction("match_not_started", f"seats {state.open_seats} are still open: play starts when every "
                                                  "seat is filled")
+    if state.bot_of(seat) and not (by or "").startswith("bot:"):  # a token a process still trusted for a moment
+        raise IllegalAction("seat_played_by_a_bot", f"seat {seat} is played by the {state.bot_of(seat)} bot now")
     played = state.engine.play(state.game, seat, action)
     # who moved, when a bot did; where undo is on, every move is marked, so an undo knows where it began
     marked = by or state.undo != "none"

@@ -177,10 +177,25 @@ class Matches:
         step = lifecycle.time_out(state, self.repository.meta(match_id).secret, now())
         if step is None:
             return None
-        if step.state.clock["on_timeout"] == "bot":
-            self.repository.set_seat(match_id, step.entries[0].seat, token_hash(new_token()))  # nobody's token
-        self.repository.save(match_id, step)
+        seat, handed_to_bot = step.entries[0].seat, step.state.clock["on_timeout"] == "bot"
+        if handed_to_bot:  # the token goes first: its holder must not move for the bot's seat in between
+            kept = self.repository.seat_digest(match_id, seat)
+            self.repository.set_seat(match_id, seat, token_hash(new_token()))  # nobody's token
+        try:
+            self.repository.save(match_id, step)
+        except VersionConflict:  # not timed out after all (the log moved on): the seat keeps its token
+            if handed_to_bot and kept:
+                self.repository.set_seat(match_id, seat, kept)
+            raise
         return step
+
+    def _meet_deadline(self, match_id: str, state: MatchState, seat: int) -> lifecycle.Step | None:
+        """Before ``seat`` acts on ``state``: the timeout a clock has run into by now, appended however busy
+        the clock's job is (OutOfTime when it was ``seat``'s own); None when no clock has run out."""
+        late = self._time_out(match_id, state) if state.clock is not None else None
+        if late is not None and late.entries[0].seat == seat:
+            raise OutOfTime(late.state.version)
+        return late
 
     def schedule_deadline(self, match_id: str, state: MatchState, again: int = 0) -> None:
         """A job at the moment the first running clock of ``state`` (the latest) would run out
@@ -212,6 +227,12 @@ class Matches:
             return {"version": step.state.version,
                     "events": [self.entry_view(step.state.engine, e, seat, False) for e in step.entries]}
 
+        try:
+            self._meet_deadline(match_id, self.load(match_id), seat)  # an undo does not buy back time run out
+        except OutOfTime:
+            raise
+        except VersionConflict:
+            pass  # the log moved on meanwhile: the command looks at the latest
         try:
             step, prior = self._append_retrying(
                 match_id, lambda state: decide(state, lambda v: self.load(match_id, v)),
@@ -446,10 +467,9 @@ class Matches:
             state = self.load(match_id)
             if expected_version != state.version:
                 raise VersionConflict(state.version)
-        if state.clock is not None:  # a move after the deadline is too late, however busy the clock's job is
-            late = self._time_out(match_id, state)
-            if late is not None:
-                raise (OutOfTime if late.entries[0].seat == seat else VersionConflict)(late.state.version)
+        late = self._meet_deadline(match_id, state, seat)
+        if late is not None:  # another seat's time ran out: the client's version is behind now
+            raise VersionConflict(late.state.version)
         try:
             step = lifecycle.act(state, seat, action, self.repository.meta(match_id).secret, now(), by)
         except IllegalAction:

@@ -26,6 +26,7 @@ from service import metrics, ratelimits, schemas, serving
 from service.api import load_action
 from service.auth import bearer, request_seat
 from service.errors import ApiError, api_error_of, flatten, invalid
+from service.tokens import seat_for
 
 sock = Sock()
 
@@ -106,6 +107,11 @@ def moves(ws, match_id: str) -> None:
             return
         if not isinstance(message, str):
             ws.close(1003, "text messages of JSON only")
+            return
+        if seat_for(token, matches.seat_hashes(match_id)) != seat:  # handed to a bot (a timeout) or another person
+            ws.send(app.json.text({"status": 403, "error": "wrong_token",
+                                   "message": "this token no longer holds the seat: it was handed over"}))
+            ws.close(1008)
             return
         ws.send(app.json.text(_answer(app, matches, match_id, game_id, seat, token, message)))
 

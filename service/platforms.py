@@ -53,23 +53,39 @@ class Platforms:
     def rotate(self, platform_id: str) -> str:
         """A new key for the platform, its matches and webhooks still its own; the old key stops working
         at once (a leaked key). ValueError for no such platform."""
-        digest, record = self._find(platform_id)
         key = new_platform_key()
-        with self.redis.pipeline() as pipe:  # one transaction: never two keys, never none
+
+        def swap(pipe, digest: bytes, record: dict) -> None:
             pipe.hset(self.keys.platforms, token_hash(key), json.dumps(record))
             pipe.hdel(self.keys.platforms, digest)
-            pipe.execute()
+
+        self._changed(platform_id, swap)
         return key
 
     def revoke(self, platform_id: str) -> dict:
         """The platform's key stops working, for good: its matches play on, and nobody can abort them, hand
-        their seats over or list them as its. ValueError for no such platform."""
-        digest, record = self._find(platform_id)
-        self.redis.hdel(self.keys.platforms, digest)
-        return record
+        their seats over or list them as its (its webhooks go too: ``matchlog keys revoke``). ValueError
+        for no such platform."""
+        return self._changed(platform_id, lambda pipe, digest, record: pipe.hdel(self.keys.platforms, digest))
 
-    def _find(self, platform_id: str) -> tuple[bytes, dict]:
-        for digest, raw in self.redis.hgetall(self.keys.platforms).items():
+    def _changed(self, platform_id: str, change) -> dict:
+        """Apply ``change(pipe, digest, record)`` to the platform's key as one transaction with the read
+        that found it: of two rotations (or a rotation and a revocation) at once, one sees the other's."""
+        with self.redis.pipeline(transaction=True) as pipe:  # (a cluster's pipeline watches only in one)
+            while True:
+                try:
+                    pipe.watch(self.keys.platforms)
+                    digest, record = self._find(pipe.hgetall(self.keys.platforms), platform_id)
+                    pipe.multi()
+                    change(pipe, digest, record)
+                    pipe.execute()
+                    return record
+                except redis.WatchError:
+                    continue
+
+    @staticmethod
+    def _find(stored: dict, platform_id: str) -> tuple[bytes, dict]:
+        for digest, raw in stored.items():
             record = json.loads(raw)
             if record["id"] == platform_id:
                 return digest, record

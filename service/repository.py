@@ -174,6 +174,11 @@ class MatchRepository:
         """Give an open seat its token, once: of two racing joins exactly one gets it."""
         return bool(self.redis.hsetnx(self.keys.meta(match_id), f"seat:{seat}", bytes.fromhex(digest)))
 
+    def seat_digest(self, match_id: str, seat: int) -> str | None:
+        """The digest of the seat's token as Redis holds it now (no cache)."""
+        raw = self.redis.hget(self.keys.meta(match_id), f"seat:{seat}")
+        return raw.hex() if raw else None
+
     def set_seat(self, match_id: str, seat: int, digest: str) -> None:
         """Give a filled seat a new token: the old one stops working here at once, and in other
         processes within ``META_FRESH_S``."""

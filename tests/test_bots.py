@@ -199,4 +199,35 @@ def test_a_job_whose_worker_died_between_taking_and_starting_it_goes_back_on_the
     monkeypatch.setattr(jobqueue, "STRANDED_S", 0)
     jobs.clean_registries()
     assert queue.get_job_ids() == [job_id] and real_redis.llen(queue.intermediate_queue_key) == 0
+    # a sighting is forgotten once the job has left the list (a live worker started it, say): the same id
+    # taken again later is not requeued on its first sighting, however old the one before
+    assert real_redis.lmove(queue.key, queue.intermediate_queue_key) == job_id.encode()
+    jobs.clean_registries()  # seen, in the milliseconds before its worker starts it
+    assert real_redis.hlen(jobs.keys.stranded_jobs) == 1
+    real_redis.lrem(queue.intermediate_queue_key, 1, job_id)  # started
+    jobs.clean_registries()
+    assert real_redis.hlen(jobs.keys.stranded_jobs) == 0
+    real_redis.lpush(queue.intermediate_queue_key, job_id)  # its retry, taken later
+    jobs.clean_registries()
+    assert real_redis.lrange(queue.intermediate_queue_key, 0, -1) == [job_id.encode()]  # first sighting: left be
+    real_redis.delete(queue.intermediate_queue_key, jobs.keys.stranded_jobs)
     queue.fetch_job(job_id).delete()
+
+
+def test_only_a_bot_moves_a_bots_seat():
+    """A process may trust a seat's old token for a moment after the seat went to a bot: the rules refuse a
+    person's move for a bot's seat all the same."""
+    from service import lifecycle
+    from service.games import GAMES
+    from service.games.protocol import IllegalAction
+    from service.lifecycle import SeedSecret
+
+    secret = SeedSecret("seed", "salt")
+    step = lifecycle.begin("blokus", GAMES["blokus"].resolve_options({}, 2), ["ann", "random bot"], secret,
+                           "2026-01-01T00:00:00.000Z", bots=["random", "random"])
+    action = step.state.legal_actions(0)[0]
+    with pytest.raises(IllegalAction) as refused:
+        lifecycle.act(step.state, 0, action, secret, "2026-01-01T00:00:01.000Z")
+    assert refused.value.reason == "seat_played_by_a_bot"
+    moved = lifecycle.act(step.state, 0, action, secret, "2026-01-01T00:00:01.000Z", by="bot:random")
+    assert moved.state.version > step.state.version

@@ -212,3 +212,41 @@ def test_a_move_after_the_deadline_is_too_late_whatever_the_clocks_job_is_doing(
     assert late.json["current_version"] == 3
     again = act(client, match_id, tokens[0], 3, legal["actions"][0])  # the seat is a bot's now
     assert again.status_code in (401, 403), again.json
+
+
+def test_an_undo_does_not_buy_back_time_run_out(client):
+    """Seat 0 is out of time when seat 1 takes its move back: the timeout is appended first, as for a move."""
+    import time
+
+    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}],
+                                               "clock": {"per_action_s": 1}, "undo": "until_next_action"})
+    match_id, tokens = created.json["id"], [s["token"] for s in created.json["seats"]]
+    for seat, version in ((0, 1), (1, 3)):
+        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
+        assert act(client, match_id, tokens[seat], version, legal["actions"][0]).status_code == 201
+    time.sleep(1.1)  # seat 0's second of thought is over
+    undone = client.post(f"/v1/matches/{match_id}/undo", headers=bearer(tokens[1]))
+    assert undone.status_code == 201, undone.json
+    log = client.get(f"/v1/matches/{match_id}/events").json["events"]
+    assert [(e["type"], e["seat"]) for e in log[5:]] == [("timed_out", 0), ("seat_replaced", 0), ("undone", 1)]
+
+
+def test_a_timeout_that_loses_its_race_leaves_the_seat_its_token(fake_redis, settings):
+    """The token is handed to nobody before the timeout is appended; should the append lose to a move that
+    came in time, the seat gets its token back rather than being locked out of a match it is playing."""
+    import time
+
+    from service.events import VersionConflict
+    from service.matches import Matches
+    from service.tokens import seat_for
+
+    matches = Matches(fake_redis, settings)
+    match_id, state, tokens = matches.create("blokus", ["ann", "bob"], {}, clock={"per_action_ms": 1000,
+                                                                                "on_timeout": "bot"})
+    stale = matches.load(match_id)
+    matches.submit(match_id, 0, 1, state.legal_actions(0)[0])  # in time
+    time.sleep(1.1)  # seat 1 is out of time now, and seat 0 was, judged on the stale copy
+    with pytest.raises(VersionConflict):
+        matches._time_out(match_id, stale)
+    assert seat_for(tokens[0], matches.seat_hashes(match_id)) == 0
+    assert matches.repository.seat_digest(match_id, 0) is not None

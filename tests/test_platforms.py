@@ -179,3 +179,18 @@ def test_an_aborted_matchs_open_seat_cannot_be_joined(client, fake_redis, settin
     joined = client.post(f"/v1/matches/{match_id}/seats/1/join", json={"name": "bob"})
     assert joined.status_code == 409 and joined.json["error"] == "match_over", joined.json
     assert len(full_log(client, match_id)) == length
+
+
+def test_a_revoked_platforms_webhooks_go_with_its_key(real_redis, redis_url, settings, capsys):
+    """Nobody could remove them afterwards (the key that manages them is gone), and they would be delivered on."""
+    from service import cli
+    from service.serverkey import ServerKey
+    from service.webhooks import Webhooks
+
+    platform_id, _ = Platforms(real_redis, Keys(settings.namespace)).create("arena")
+    hooks = Webhooks(real_redis, Keys(settings.namespace), ServerKey(settings.secret_key))
+    hooks.register(platform_id, "https://example.org/hook", ["placed"], None)
+    cli.manage_keys(dataclasses.replace(settings, redis_url=redis_url), "revoke", platform_id)
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["revoked"] is True and printed["webhooks_removed"] == 1
+    assert hooks.of_platform(platform_id) == []

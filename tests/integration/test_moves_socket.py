@@ -155,3 +155,32 @@ def test_moves_on_the_socket_count_against_the_tokens_write_limit():
     finally:
         stop_serve(process)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_seat_handed_to_a_bot_is_not_played_on_its_old_socket(served):
+    """A move after the deadline meets the timeout (409 out_of_time) and the seat goes to a bot: the socket's
+    token, checked when it opened, holds the seat no more, and the next message closes it."""
+    port, http = served
+    _, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}],
+                                              "clock": {"per_action_s": 1}, "on_timeout": "bot"})
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[0])
+    socket = connect(port, match_id, tokens[0])
+    try:
+        time.sleep(1.1)
+        late = send(socket, {"expected_version": 1, "action": legal["actions"][0]})
+        assert late["status"] == 409 and late["error"] in ("out_of_time", "version_conflict"), late  # (or the job won)
+        _, match = http("GET", f"/v1/matches/{match_id}")
+        again = send(socket, {"expected_version": match["version"], "action": legal["actions"][0]})
+        assert again["status"] == 403 and again["error"] == "wrong_token", again
+        try:
+            rest = socket.recv()  # the close frame: nothing more
+        except websocket.WebSocketConnectionClosedException:
+            rest = ""
+        assert rest == "" and not socket.connected
+    finally:
+        socket.close()
+    log = http("GET", f"/v1/matches/{match_id}/events")[1]["events"]
+    for before, entry in zip(log, log[1:]):  # every move of seat 0 is its bot's
+        if entry["type"] == "placed" and entry["seat"] == 0:
+            assert before["type"] == "acted_by" and before["data"]["by"] == "bot:random", (before, entry)

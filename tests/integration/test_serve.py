@@ -213,6 +213,13 @@ def test_serve_killed_outright_takes_its_api_and_worker_with_it():
         assert EmbeddedRedis(folder).answers()  # its Redis outlived it (its own session, its data safe)
         process, http = start_serve(folder, port)  # the same folder: that Redis is joined, and adopted
         assert http("GET", "/v1/games")[0] == 200
+        orphan = int(open(os.path.join(folder, "redis.pid")).read())
+        os.kill(orphan, signal.SIGKILL)  # the adopted Redis dies in turn: serve starts it again, as its own
+        deadline = time.monotonic() + 30
+        while http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})[0] != 201:
+            assert time.monotonic() < deadline, "serve did not start the adopted Redis again"
+            time.sleep(0.5)
+        assert int(open(os.path.join(folder, "redis.pid")).read()) != orphan
         stop_serve(process)
         assert not EmbeddedRedis(folder).answers(), "the serve that adopted the orphaned Redis stops it"
         assert not os.path.exists(os.path.join(folder, "serve.pid"))
