@@ -625,8 +625,8 @@ def healthz():
                      description="not_ready: Redis unreachable, no worker, or (replicated durability) a master "
                                  "without a replica")
 def readyz():
-    """Ready to serve: Redis answers, at least one worker's heartbeat is fresh and, with replicated
-    durability, every master has a replica to confirm writes."""
+    """Ready to serve: Redis answers, at least one rule worker has renewed its partition lease in time
+    and, with replicated durability, every master has a replica to confirm writes."""
     state = matches().readiness()
     if not state["redis"] or not state["workers"]:
         raise ApiError(503, "not_ready", "Redis is unreachable" if not state["redis"] else

@@ -50,8 +50,6 @@ class Settings:
     match? Allowed by default, for the two-command start."""
     sse_heartbeat_s: float = 15.0
     """``MATCHLOG_SSE_HEARTBEAT_S``: a live-feed connection with nothing to say gets a comment this often."""
-    worker_heartbeat_s: float = 90.0
-    """``/readyz`` wants a worker heartbeat at most this old (workers beat about every 10 s)."""
     feed_partitions: int = 64
     """``MATCHLOG_FEED_PARTITIONS``: how many streams the feed is split into (each with its matches in
     one hash slot). The rule workers share them out; changing it moves every match's keys, so run

@@ -364,6 +364,12 @@ class EventStore:
             if consumer["pending"] == 0 and consumer["idle"] >= idle_ms:
                 self.redis.xgroup_delconsumer(feed, group, consumer["name"])
 
+    def live_workers(self, within_ms: int) -> int:
+        """Rule workers whose last partition round (``workers.partitions``) ran within ``within_ms``, by
+        Redis's own clock as the rounds are: a killed one drops out once its lease would have run out."""
+        seconds, micros = self.redis.time()
+        return self.redis.zcount(self.keys.feed_members, seconds * 1000 + micros // 1000 - within_ms, "+inf")
+
     def feed_lag(self, group: str, partitions=None) -> int:
         """Notices of the feed (of ``partitions``; all when None) that ``group`` has not finished: never
         delivered, or delivered and not acknowledged."""

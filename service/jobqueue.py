@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import redis
-from rq import Queue, Retry, Worker
+from rq import Queue, Retry
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 from rq.exceptions import NoSuchJobError
 from rq.intermediate_queue import IntermediateQueue
@@ -50,16 +50,6 @@ class JobQueue:
 
     def queue(self) -> Queue:
         return Queue(self.keys.queue, connection=self.connection)
-
-    def fresh_workers(self, max_age_s: float) -> int:
-        """How many workers of this queue sent a heartbeat within ``max_age_s`` seconds."""
-        now = datetime.now(timezone.utc)
-        fresh = 0
-        for worker in Worker.all(queue=self.queue()):
-            beat = worker.last_heartbeat
-            if beat is not None and (now - beat.replace(tzinfo=beat.tzinfo or timezone.utc)).total_seconds() <= max_age_s:
-                fresh += 1
-        return fresh
 
     def enqueue_scoring(self, match_id: str, version: int, reuse: bool = True) -> str:
         """Enqueue ``score_match`` for the match at ``version``; returns the job id. A job for that

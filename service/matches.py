@@ -514,14 +514,16 @@ class Matches:
         return self.jobs.status(job_id)
 
     def readiness(self) -> dict[str, Any]:
-        """Whether this process can serve: Redis answers, some worker's heartbeat is fresh (else nothing
-        would score matches or follow the feed) and, with replicated durability, every master has a replica."""
+        """Whether this process can serve: Redis answers, some rule worker has renewed its partition lease
+        within the lease's time (else nothing would score matches or follow the feed) and, with replicated
+        durability, every master has a replica."""
         try:
             self.redis.ping()
             replicas = {"replicas": self.store.fewest_replicas()} if self.settings.durability == "replicated" else {}
+            workers = self.store.live_workers(self.settings.partition_lease_ms)
         except redis.exceptions.RedisError:
             return {"redis": False, "workers": 0}
-        return {"redis": True, "workers": self.jobs.fresh_workers(self.settings.worker_heartbeat_s), **replicas}
+        return {"redis": True, "workers": workers, **replicas}
 
     # -- what a seat may see ---------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import json
 import logging
 
 from service.manners import JsonLines, RequestIdFilter
+from service.keys import Keys
 from tests.helpers import act, beating_worker, bearer, create
 
 
@@ -77,6 +78,11 @@ def test_healthz_answers_while_the_process_lives(client):
 def test_readyz_wants_redis_and_a_fresh_worker(client, fake_redis, settings):
     not_ready = client.get("/readyz")
     assert not_ready.status_code == 503 and not_ready.json["error"] == "not_ready" and not_ready.json["workers"] == 0
-    beating_worker(fake_redis, settings)
+    worker = beating_worker(fake_redis, settings)
     ready = client.get("/readyz")
     assert ready.status_code == 200 and ready.json == {"status": "ok", "redis": True, "workers": 1}
+    # a worker killed outright beats no more: it drops out once its partition lease would have run out
+    seconds, micros = fake_redis.time()
+    lapsed = seconds * 1000 + micros // 1000 - settings.partition_lease_ms - 1
+    fake_redis.zadd(Keys(settings.namespace).feed_members, {worker.name: lapsed})
+    assert client.get("/readyz").json["workers"] == 0
