@@ -323,9 +323,13 @@ def replace_seat(body, match_id: str, seat: int):
 
 @v1.route("/matches/<match_id>", methods=["GET"])
 @v1.response(200, schemas.MatchSchema)
-@_errors(404)
+@_errors(401, 404)
 def get_match(match_id: str):
-    """Status, version, players, options, who may act now, and the result once scored."""
+    """Status, version, players, options, who may act now, and the result once scored.
+
+    Anyone may read it; a platform key nobody issued is a 401 here as everywhere (a client with a revoked
+    key learns so)."""
+    request_platform(matches())
     return matches().summary(match_id, matches().load(match_id))
 
 

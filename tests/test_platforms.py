@@ -164,6 +164,8 @@ def test_a_leaked_key_is_rotated_and_the_platform_keeps_its_matches(client, fake
     assert revoked["name"] == "arena" and platforms.listed() == []
     assert client.get("/v1/matches", headers=bearer(new)).json["error"] == "unknown_platform_key"
     assert client.get(f"/v1/matches/{match_id}").status_code == 200  # its matches play on
+    revoked_read = client.get(f"/v1/matches/{match_id}", headers=bearer(new))  # a client that sends its key along
+    assert revoked_read.status_code == 401 and revoked_read.json["error"] == "unknown_platform_key"
     with pytest.raises(ValueError, match="no platform"):
         platforms.rotate(platform_id)
 
