@@ -68,7 +68,9 @@ def test_matchlog_migrate_follows_a_new_number_of_partitions(real_redis, setting
     match_ids = [create(client)[0] for _ in range(5)]
     many = dataclasses.replace(settings, feed_partitions=64)
     done = migrate(real_redis, real_redis, Keys(settings.namespace, 64), same_server=True)
-    assert done["announced_matches"] == 5 and done["moved_keys"] >= 5
+    # a match whose partition tag is the same under both counts stays where it is (ids are random)
+    moved = [m for m in match_ids if Keys(settings.namespace, 4).log(m) != Keys(settings.namespace, 64).log(m)]
+    assert len(moved) <= done["announced_matches"] <= 5 and done["moved_keys"] >= len(moved)
     after = create_app(many, real_redis).test_client()
     for match_id in match_ids:
         assert after.get(f"/v1/matches/{match_id}").json["version"] >= 1
