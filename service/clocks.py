@@ -2,8 +2,9 @@
 
 A match's ``clock`` holds its settings (Fischer: ``initial_ms`` and ``increment_ms``; or
 ``per_action_ms``), ``on_timeout``, and where the clocks stood at the last entry: ``remaining_ms`` per
-seat, ``used_ms`` (all the time each seat's clock has run: what an undo cannot give back), ``since`` (that entry's time, ms since the epoch) and ``running`` (the seats to act then, each
-with its own clock: simultaneous phases run several). Each new entry charges the running seats for the
+seat, ``used_ms`` (all the time each seat's clock has run: what an undo cannot give back), ``since``
+(that entry's time, ms since the epoch) and ``running`` (the seats to act then, each with its own clock:
+simultaneous phases run several). Each new entry charges the running seats for the
 time since the one before.
 """
 

@@ -156,7 +156,7 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
     if not state.started:
         raise IllegalAction("match_not_started", f"seats {state.open_seats} are still open: play starts when every "
                                                  "seat is filled")
-    if state.bot_of(seat) and not (by or "").startswith("bot:"):  # a token a process still trusted for a moment
+    if state.bot_of(seat) and not replay.made_by_a_bot(by):  # a token a process still trusted for a moment
         raise IllegalAction("seat_played_by_a_bot", f"seat {seat} is played by the {state.bot_of(seat)} bot now")
     played = state.engine.play(state.game, seat, action)
     # who moved, when a bot did; where undo is on, every move is marked, so an undo knows where it began
@@ -214,10 +214,10 @@ def time_out(state: MatchState, secret: SeedSecret, at: str) -> Step | None:
     if policy == "bot":
         return step.then(replace_seat(step.state, seat, "random bot", "random", at))
     try:
-        return step.then(act(step.state, seat, state.engine.timeout_actions[policy], secret, at, by="timeout"))
+        return step.then(act(step.state, seat, state.engine.timeout_actions[policy], secret, at, by=replay.BY_TIMEOUT))
     except IllegalAction:  # not a move the rules allow at this point: any legal one instead
         action = random.Random(f"{secret.seed}:timeout:{step.state.version}").choice(step.state.legal_actions(seat))
-        return step.then(act(step.state, seat, action, secret, at, by="timeout"))
+        return step.then(act(step.state, seat, action, secret, at, by=replay.BY_TIMEOUT))
 
 
 def undo(state: MatchState, seat: int, at: str, earlier: Callable[[int], MatchState]) -> Step:

@@ -15,7 +15,6 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 import redis
-from marshmallow import ValidationError
 
 from service import clocks, lifecycle, packs, replay
 from service.config import Settings
@@ -26,7 +25,7 @@ from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidR
 from service.jobqueue import JobQueue
 from service.keys import Keys
 from service.replay import SHELL_EVENTS, MatchState
-from service.schemas import ShownText
+from service.schemas import name_refusal
 from service.repository import MatchNotFound, MatchRepository, Meta
 from service.platforms import Platforms
 from service.redis_client import for_jobs
@@ -41,10 +40,6 @@ class IdempotencyKeyReused(Exception):
 
 class SeatTaken(Exception):
     """A join for a seat that is not open (any more)."""
-
-
-PLAYER_NAME = ShownText()
-"""A player's name as a record gives it: the rule a name sent as JSON meets."""
 
 
 class MatchOver(Exception):
@@ -322,7 +317,7 @@ class Matches:
             return None
         action = lifecycle.bot_action(state, seat, self.repository.meta(match_id).secret)
         try:
-            return self.submit(match_id, seat, version, action, by=f"bot:{state.bot_of(seat)}")
+            return self.submit(match_id, seat, version, action, by=replay.by_bot(state.bot_of(seat)))
         except VersionConflict:
             return None
 
@@ -389,11 +384,10 @@ class Matches:
             options, names, actions = game.record.parse(text)
         except RecursionError:  # a parser that recurses per nesting level, given thousands of levels
             raise InvalidRecord("the record is nested too deeply") from None
-        for seat, name in enumerate(names):  # the rule a name sent as JSON meets
-            try:
-                PLAYER_NAME.deserialize(name)
-            except ValidationError as error:
-                raise InvalidRecord(f"the name of seat {seat} ({name[:40]!r}): {error.messages[0]}") from None
+        for seat, name in enumerate(names):
+            refusal = name_refusal(name)
+            if refusal:
+                raise InvalidRecord(f"the name of seat {seat} ({name[:40]!r}): {refusal}")
         return self.create(game.info.id, names, options, record=actions, platform=platform)
 
     @staticmethod

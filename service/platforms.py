@@ -9,15 +9,10 @@ import time
 import uuid
 
 import redis
-from marshmallow import ValidationError
 
 from service.keys import Keys
-from service.schemas import ShownText
+from service.schemas import name_refusal
 from service.tokens import new_platform_key, token_hash
-
-
-PLATFORM_NAME = ShownText()
-"""A platform's name, which players may be shown: the rule a player's name meets."""
 
 
 class Platforms:
@@ -32,10 +27,9 @@ class Platforms:
         name = name.strip()
         if not name:
             raise ValueError("a platform needs a name (its site or bot, say)")
-        try:
-            PLATFORM_NAME.deserialize(name)
-        except ValidationError as error:
-            raise ValueError(f"a platform's name: {error.messages[0]}") from None
+        refusal = name_refusal(name)  # players may be shown it
+        if refusal:
+            raise ValueError(f"a platform's name: {refusal}")
         taken = next((p for p in self.listed() if p["name"].casefold() == name.casefold()), None)
         if taken:
             raise ValueError(f"there is a platform named {taken['name']!r} already ({taken['id']}): a new key would "

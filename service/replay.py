@@ -40,6 +40,7 @@ SHELL_FOLD = 2
 are not used but folded again from the log. 2: clocks keep the time each seat used, an undo takes back
 only what the undone moves earned; a bot's reply leaves a person's move undoable."""
 
+
 @dataclass(frozen=True)
 class MatchState:
     version: int
@@ -136,6 +137,19 @@ def seed_revealed(seed: str, salt: str) -> dict[str, Any]:
 def acted_by(seat: int, by: str) -> dict[str, Any]:
     """Who made the move whose entries follow in the same append, when it was not the seat's person."""
     return {"type": "acted_by", "seat": seat, "data": {"by": by}}
+
+
+BY_TIMEOUT = "timeout"
+"""``acted_by``'s ``by`` for a move the clock made for a seat out of time."""
+
+
+def by_bot(name: str) -> str:
+    """``acted_by``'s ``by`` for a move of the seat's bot ``name``."""
+    return f"bot:{name}"
+
+
+def made_by_a_bot(by: str | None) -> bool:
+    return (by or "").startswith("bot:")
 
 
 def timed_out(seat: int, policy: str) -> dict[str, Any]:
@@ -249,10 +263,10 @@ def _acted_by(state: MatchState, entry: Recorded) -> MatchState:
     another seat's move leaves the undo (and an undo asked for) that seat's: a person playing bots takes
     back the move and the replies together, and a reply that reveals something makes the whole of it
     stand (``revealing``). A move the clock made (``timeout``) stands: nobody can undo it."""
-    by = entry.data.get("by") or ""
-    if by.startswith("bot:") and state.last_action is not None and state.last_action["seat"] != entry.seat:
+    by = entry.data.get("by")
+    if made_by_a_bot(by) and state.last_action is not None and state.last_action["seat"] != entry.seat:
         return state
-    last = None if by == "timeout" else {"seat": entry.seat, "before": entry.version - 1, "revealed": False}
+    last = None if by == BY_TIMEOUT else {"seat": entry.seat, "before": entry.version - 1, "revealed": False}
     return replace(state, last_action=last, undo_request=None)
 
 

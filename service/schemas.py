@@ -43,6 +43,19 @@ def ShownText(**kwargs) -> fields.String:
     return fields.String(validate=[validate.Length(min=1, max=64), shown_text], **kwargs)
 
 
+_SHOWN_NAME = ShownText()
+
+
+def name_refusal(name: str) -> str | None:
+    """Why ``name`` cannot be a name people are shown (the rule a player's name sent as JSON meets), or
+    None: for names that come another way (a game record, ``matchlog keys create``)."""
+    try:
+        _SHOWN_NAME.deserialize(name)
+    except ValidationError as error:
+        return error.messages[0]
+    return None
+
+
 class StrictBoolean(fields.Boolean):
     """true or false, nothing else: marshmallow would also take 1, "yes" or "on"."""
 
