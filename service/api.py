@@ -87,7 +87,8 @@ def _errors(*codes: int):
         403: "The token is not a seat of this match.",
         404: "No such match, version or job.",
         409: "version_conflict: the match moved on (current_version says where it is); out_of_time: the seat's "
-             "clock ran out first (the timeout was applied); seat_taken for a join.",
+             "clock ran out first (the timeout was applied); seat_taken for a join; hidden_until_revealed for the "
+             "checkpoint of a hidden-information match whose log predates sealed hash chains, until its end.",
         406: "The game cannot answer in the asked content type.",
         413: "The body is larger than the server accepts (64 KiB by default).",
         415: "The body's Content-Type is neither JSON nor a game record type.",
@@ -542,7 +543,7 @@ def stream_events(query, match_id: str):
                     continue
                 revealed = revealed or entry.type == "seed_revealed"
                 sent = entry.version
-                yield feed.render(match_id, entry, seat, revealed)
+                yield feed.render(match_id, entry, seat, revealed, state.sealed_chain)
                 if entry.type == "match_scored":
                     yield end(entry.version)
                     return
@@ -587,7 +588,7 @@ def get_log(query, match_id: str):
 
 @v1.route("/matches/<match_id>/checkpoint", methods=["GET"])
 @v1.response(200, schemas.CheckpointSchema)
-@_errors(404)
+@_errors(404, 409)
 def get_checkpoint(match_id: str):
     """The match's version and the hash of its last entry, signed by the server: keep it beside an
     exported log, and ``matchlog replay --checkpoint`` proves the log is the one the server held."""

@@ -298,7 +298,7 @@ class ForgedLog(Exception):
 def read_export(path: str) -> tuple[list, int | None]:
     """The entries of an exported log and, for a page of ``/events``, the match's version then.
     Reads the answer of ``GET .../events``, a JSON list of entries, or the JSON Lines of ``GET .../log``."""
-    from service.events import Recorded
+    from service.chain import Recorded
 
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
@@ -332,7 +332,7 @@ def check_whole(entries: list, current: int | None) -> None:
 
 
 def check_checkpoint(path: str, entries: list, public_key: str) -> dict:
-    from service.events import canonical_json
+    from service.chain import canonical_json
     from service.serverkey import verify
 
     try:
@@ -359,7 +359,7 @@ def replay_log(path: str, seed: str | None, salt: str | None = None, checkpoint:
     """Check an exported log's hash chain, fold it with the game's rules, check the seed against its
     commitment, and compare the recomputed result with the recorded one. Exit 0 when all holds, 1
     when the log or its result was changed, 2 when it cannot be audited (unreadable, partial...)."""
-    from service.events import BrokenChain
+    from service.chain import BrokenChain
     from service.replay import replay
 
     try:

@@ -18,10 +18,11 @@ from flask import Flask, current_app, has_request_context, jsonify
 from werkzeug.exceptions import HTTPException
 
 from service import metrics
-from service.events import BrokenChain, NotReplicated, VersionConflict
+from service.chain import BrokenChain
+from service.events import NotReplicated, VersionConflict
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
 from service.lifecycle import IllegalRecordMove
-from service.matches import IdempotencyKeyReused, MatchOver, NoRecordFormat, NoSuchSeat, OutOfTime, SeatTaken
+from service.matches import HiddenUntilRevealed, IdempotencyKeyReused, MatchOver, NoRecordFormat, NoSuchSeat, OutOfTime, SeatTaken
 from service.repository import MatchNotFound, VersionNotFound
 
 log = logging.getLogger("matchlog")
@@ -95,6 +96,7 @@ DOMAIN = {
     NoRecordFormat: lambda e: ApiError(406, "not_acceptable", str(e)),
     BrokenChain: lambda e: ApiError(500, "broken_chain", f"the stored log fails its hash chain: {e}"),
     SeatTaken: lambda e: ApiError(409, "seat_taken", str(e)),
+    HiddenUntilRevealed: lambda e: ApiError(409, "hidden_until_revealed", str(e)),
     MatchOver: lambda e: ApiError(409, "match_over", str(e)),
     NoSuchSeat: lambda e: ApiError(404, "seat_not_found", str(e)),
     IdempotencyKeyReused: lambda e: ApiError(

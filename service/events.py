@@ -24,22 +24,23 @@ by retrying with its ``Idempotency-Key``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 import redis
 from redis.cluster import RedisCluster
 
+from service.chain import Recorded
 from service.keys import Keys
 
 APPEND = """
 -- KEYS: log, feed, idempotency key
 -- ARGV: expected version, match id, hash of the entry at the expected version ('' for none),
---       remember (0/1), answer to remember, ttl, n, n x (type, seat, data, at, hash)
+--       remember (0/1), answer to remember, ttl, n, n x (type, seat, data, at, hash, public data, commitment);
+--       the last two are '' for an entry with nothing hidden, and then not stored
 if ARGV[4] == '1' then
   local prior = redis.call('GET', KEYS[3])
   if prior then
@@ -59,80 +60,21 @@ if version > 0 then
 end
 local types = {}
 for i = 0, tonumber(ARGV[7]) - 1 do
-  local at = 8 + i * 5
+  local at = 8 + i * 7
   version = version + 1
-  redis.call('XADD', KEYS[1], version .. '-0', 'type', ARGV[at], 'seat', ARGV[at + 1], 'data', ARGV[at + 2],
-             'at', ARGV[at + 3], 'hash', ARGV[at + 4])
+  if ARGV[at + 6] == '' then
+    redis.call('XADD', KEYS[1], version .. '-0', 'type', ARGV[at], 'seat', ARGV[at + 1], 'data', ARGV[at + 2],
+               'at', ARGV[at + 3], 'hash', ARGV[at + 4])
+  else
+    redis.call('XADD', KEYS[1], version .. '-0', 'type', ARGV[at], 'seat', ARGV[at + 1], 'data', ARGV[at + 2],
+               'at', ARGV[at + 3], 'hash', ARGV[at + 4], 'public', ARGV[at + 5], 'commitment', ARGV[at + 6])
+  end
   types[#types + 1] = ARGV[at]
 end
 redis.call('XADD', KEYS[2], '*', 'match', ARGV[2], 'version', version, 'types', table.concat(types, ','))
 if ARGV[4] == '1' then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6]) end
 return {'appended', tostring(version)}
 """
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """One log entry: an event as stored, with its version, the time it was appended and its place
-    in the hash chain (``hash``; None in logs written before the chain)."""
-
-    version: int
-    type: str
-    seat: int | None
-    data: dict[str, Any]
-    at: str
-    hash: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"version": self.version, "type": self.type, "seat": self.seat, "data": self.data, "at": self.at,
-                "hash": self.hash}
-
-    def canonical(self) -> bytes:
-        """The bytes the chain hashes: the entry without its hash, as sorted, compact UTF-8 JSON. A
-        content pack referenced by ``content_sha256`` is covered by that digest, not by its bytes:
-        the pack is stored once for every match that plays with it."""
-        return canonical_json([self.version, self.type, self.seat, self.without_content().data, self.at])
-
-    def without_content(self) -> "Recorded":
-        """The entry as stored: a pack it references by digest is kept apart, once."""
-        if "content_sha256" not in self.data or "content" not in self.data:
-            return self
-        return replace(self, data={k: v for k, v in self.data.items() if k != "content"})
-
-    def chained(self, prev_hash: str | None) -> "Recorded":
-        """This entry with its hash: SHA-256 of the previous entry's hash and this entry's bytes."""
-        digest = hashlib.sha256((prev_hash or "").encode("ascii") + b"\n" + self.canonical()).hexdigest()
-        return replace(self, hash=digest)
-
-    def event(self) -> dict[str, Any]:
-        """The event as an engine (and the append) sees it: without version and time."""
-        return {"type": self.type, "seat": self.seat, "data": self.data}
-
-    @classmethod
-    def from_dict(cls, entry: dict[str, Any]) -> "Recorded":
-        return cls(entry["version"], entry["type"], entry["seat"], entry["data"], entry["at"], entry.get("hash"))
-
-
-def canonical_json(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-class BrokenChain(ValueError):
-    """A log entry whose hash does not follow from the entries before it: the log was changed."""
-
-    def __init__(self, version: int):
-        super().__init__(f"entry {version} breaks the hash chain: the log was changed at or before it")
-        self.version = version
-
-
-def verify_chain(entries, prev_hash: str | None = None) -> None:
-    """Check each chained entry against the one before (``prev_hash``: the hash of the entry before
-    the first). Entries of logs written before the chain have no hash and are not checked; the chain
-    starts at the first entry that has one. Raises BrokenChain naming the first entry that breaks it."""
-    for entry in entries:
-        if entry.hash is not None and entry.chained(prev_hash).hash != entry.hash:
-            raise BrokenChain(entry.version)
-        prev_hash = entry.hash
 
 
 class VersionConflict(Exception):
@@ -202,7 +144,10 @@ class EventStore:
         for entry in entries:
             args += [entry.type, "" if entry.seat is None else entry.seat,
                      json.dumps(entry.data, separators=(",", ":"), ensure_ascii=False), _packed_time(entry.at),
-                     _packed_hash(entry.hash)]
+                     _packed_hash(entry.hash),
+                     "" if entry.commitment is None else json.dumps(entry.public_data, separators=(",", ":"),
+                                                                    ensure_ascii=False),
+                     _packed_hash(entry.commitment)]
         keys = [self.keys.log(match_id), self.keys.feed(self.keys.partition(match_id)),
                 remember.key if remember else self.keys.unused(match_id)]
         outcome, value = self.durably(keys[0], lambda client: self._append(keys=keys, args=args, client=client))
@@ -421,6 +366,7 @@ class EventStore:
 def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
     seat = fields[b"seat"]
     digest = fields.get(b"hash")
+    commitment = fields.get(b"commitment")
     return Recorded(
         version=int(entry_id.split(b"-")[0]),
         type=fields[b"type"].decode(),
@@ -428,6 +374,8 @@ def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
         data=json.loads(fields[b"data"]),
         at=_unpacked_time(fields[b"at"]),
         hash=digest.hex() if digest else None,
+        public_data=json.loads(fields[b"public"]) if commitment else None,
+        commitment=commitment.hex() if commitment else None,
     )
 
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 import jsonschema
 
 from service import clocks, replay
-from service.events import Recorded
+from service.chain import Recorded, commitment_key
 from service.games import GAMES
 from service.games.bots import SeatView, bot_name, bots_of
 from service.games.protocol import Action, Game, IllegalAction, InvalidOptions
@@ -164,15 +164,25 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
     step = _append(state, replay.acted_by(seat, by), at) if marked else Step(state, (), ())
     entries, states = list(step.entries), list(step.states)
     base = step.state  # the events' states come from play: folded once, here only put in place
+    seal = _sealer(state, secret)
     for event, game_state in zip(played, played.states):
         version = state.version + len(entries) + 1
-        entry = Recorded(version, event["type"], event.get("seat"), event["data"], at).chained(base.head_hash)
+        entry = seal(Recorded(version, event["type"], event.get("seat"), event["data"], at)).chained(base.head_hash)
         base = replay.clocked(replace(replay.revealing(base, entry.type), version=version, game=game_state,
                                       head_hash=entry.hash), at)
         entries.append(entry)
         states.append(base)
     step = Step(state, tuple(entries), tuple(states))
     return step.then(_ending(step.state, secret, at))
+
+
+def _sealer(state: MatchState, secret: SeedSecret) -> Callable[[Recorded], Recorded]:
+    """How the match's game entries are chained: through a commitment to whatever a spectator may not
+    see of them (``service.chain``), or whole in a match created before sealed chains."""
+    if not state.sealed_chain:
+        return lambda entry: entry
+    key, view = commitment_key(secret.seed, secret.salt), state.engine.event_view
+    return lambda entry: entry.sealed(key, view(entry.event(), None)["data"])
 
 
 def abort(state: MatchState, reason: str, secret: SeedSecret, at: str) -> Step:

@@ -20,7 +20,7 @@ from collections import OrderedDict
 import redis
 
 from service import metrics
-from service.events import Recorded
+from service.chain import Recorded
 from service.matches import Matches
 
 log = logging.getLogger("matchlog.livefeed")
@@ -56,15 +56,15 @@ class LiveFeed:
         self._reader: threading.Thread | None = None
         self._rendered: OrderedDict[tuple, str] = OrderedDict()
 
-    def render(self, match_id: str, entry: Recorded, seat: int | None, revealed: bool) -> str:
+    def render(self, match_id: str, entry: Recorded, seat: int | None, revealed: bool, sealed: bool) -> str:
         """An entry as an SSE event for ``seat``: made once per seat and entry, however many subscribers
         share that view (a thousand spectators cost one JSON encoding)."""
-        key = (match_id, entry.version, seat, revealed)
+        key = (match_id, entry.version, entry.hash, seat, revealed)
         with self._lock:
             text = self._rendered.get(key)
         if text is None:
             engine = self.matches.engine_of(match_id)
-            body = json.dumps(self.matches.entry_view(engine, entry, seat, revealed), separators=(",", ":"))
+            body = json.dumps(self.matches.entry_view(engine, entry, seat, revealed, sealed), separators=(",", ":"))
             text = f"id: {entry.version}\ndata: {body}\n\n"
             with self._lock:
                 self._rendered[key] = text

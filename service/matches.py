@@ -18,7 +18,8 @@ import redis
 
 from service import clocks, lifecycle, packs, replay
 from service.config import Settings
-from service.events import Recorded, Remember, VersionConflict, canonical_json
+from service.chain import Recorded, canonical_json
+from service.events import Remember, VersionConflict
 from service.games import GAMES
 from service.games.bots import BOTS, bot_name, bots_of, shown_bot
 from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidRecord
@@ -61,6 +62,10 @@ class NoSuchSeat(Exception):
 
 class NoRecordFormat(Exception):
     """The game has no record format, or not the one asked for."""
+
+
+class HiddenUntilRevealed(Exception):
+    """What would tell hidden data (a legacy log's head hash) waits for the seed to be revealed."""
 
 
 def now() -> str:
@@ -220,7 +225,8 @@ class Matches:
 
         def answer(step: lifecycle.Step) -> dict[str, Any]:
             return {"version": step.state.version,
-                    "events": [self.entry_view(step.state.engine, e, seat, False) for e in step.entries]}
+                    "events": [self.entry_view(step.state.engine, e, seat, False, step.state.sealed_chain)
+                               for e in step.entries]}
 
         try:
             self._meet_deadline(match_id, self.load(match_id), seat)  # an undo does not buy back time run out
@@ -301,12 +307,13 @@ class Matches:
         if not hooks:
             return
         _, entries = self.repository.read(match_id, after=version - len(types), until=version)
-        revealed = self.load(match_id, version).seed is not None
+        state = self.load(match_id, version)
         engine = self.engine_of(match_id)
         for hook in hooks:
             delivery_id = f"{hook['id']}-{match_id}-v{version}"
             body = {"delivery": delivery_id, "webhook": hook["id"], "match": match_id, "version": version,
-                    "entries": [self.entry_view(engine, e, None, revealed) for e in entries if e.type in hook["events"]]}
+                    "entries": [self.entry_view(engine, e, None, state.seed is not None, state.sealed_chain)
+                                for e in entries if e.type in hook["events"]]}
             self.jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
 
     def bot_move(self, match_id: str, seat: int, version: int) -> dict[str, Any] | None:
@@ -410,9 +417,9 @@ class Matches:
                ) -> tuple[int, list[dict[str, Any]]]:
         """The current version, and the log entries after ``after`` as ``seat`` may see them."""
         current, entries = self.repository.read(match_id, after=after, limit=limit)
-        revealed = self.load(match_id).seed is not None
+        state = self.load(match_id)
         engine = self.engine_of(match_id)
-        return current, [self.entry_view(engine, e, seat, revealed) for e in entries]
+        return current, [self.entry_view(engine, e, seat, state.seed is not None, state.sealed_chain) for e in entries]
 
     def export_record(self, match_id: str, accepts: Callable[[str], bool] = lambda mime: True) -> tuple[str, str]:
         """The match as a game record: ``(mime, text)``; NoRecordFormat when the game has no record
@@ -424,7 +431,7 @@ class Matches:
             raise NoRecordFormat(f"a {engine.info.name} record is {engine.record.mime}")
         state = self.load(match_id)
         _, entries = self.repository.read(match_id, until=state.version)
-        events = [self.entry_view(engine, e, None, state.seed is not None) for e in entries
+        events = [self.entry_view(engine, e, None, state.seed is not None, state.sealed_chain) for e in entries
                   if e.type not in SHELL_EVENTS]
         names = [name or "" for name in state.players]  # an open seat has nobody's name yet
         return engine.record.mime, engine.record.export(state.options, names, events)
@@ -472,7 +479,7 @@ class Matches:
                 raise VersionConflict(latest) from None
             raise
         answer = {"version": step.state.version,
-                  "events": [self.entry_view(state.engine, e, seat, False) for e in step.entries]}
+                  "events": [self.entry_view(state.engine, e, seat, False, state.sealed_chain) for e in step.entries]}
         prior = self.repository.save(match_id, step, self._remember(idem_key, fingerprint, answer))
         return answer if prior is None else _replayed(prior, fingerprint)
 
@@ -496,6 +503,9 @@ class Matches:
         """The match's version and head hash, signed with the server's key: an auditor holding an
         exported log proves with it that the log is the one this server holds."""
         state = self.load(match_id)
+        if self.hashes_withheld(state):
+            raise HiddenUntilRevealed("this match's log was written before hidden data was sealed in its hash "
+                                      "chain, so its hashes are shown once the seed is revealed, at the end")
         signed = {"match": match_id, "version": state.version, "hash": state.head_hash}
         return {**signed, "signed_at": now(), "algorithm": "Ed25519",
                 "public_key": self.server_key.public_key, "signature": self.server_key.sign(canonical_json(signed))}
@@ -522,16 +532,30 @@ class Matches:
     # -- what a seat may see ---------------------------------------------------------------------
 
     @staticmethod
-    def entry_view(engine: Game, entry: Recorded, seat: int | None, revealed: bool) -> dict[str, Any]:
+    def entry_view(engine: Game, entry: Recorded, seat: int | None, revealed: bool, sealed: bool) -> dict[str, Any]:
         """A log entry as ``seat`` may see it: the game's ``event_view`` is the only gate while the
         match runs. Once the seed is ``revealed`` anyone can rebuild every hidden card from the log, so
-        entries are shown whole, and with them the hash chain can be checked by anyone."""
+        entries are shown whole, and with them the hash chain can be checked by anyone.
+
+        A ``sealed`` chain commits to hidden data through a keyed commitment, so its hashes can be
+        shown to anyone (``service.chain``). In a log from before sealing, a hash covers hidden data
+        whole, and guessing the data from it is easy: in a game with hidden information those hashes
+        are withheld until the seed is revealed."""
         body = entry.as_dict()
-        if entry.type not in SHELL_EVENTS and not revealed:
-            seen = engine.event_view(entry.event(), seat)
-            body.update(type=seen["type"], seat=seen["seat"], data=seen["data"])
+        if not revealed:
+            if entry.type not in SHELL_EVENTS:
+                seen = engine.event_view(entry.event(), seat)
+                body.update(type=seen["type"], seat=seen["seat"], data=seen["data"])
+            if not sealed and engine.info.hidden_information:
+                body["hash"] = None
         body["text"] = replay.describe(engine, body)
         return body
+
+    @staticmethod
+    def hashes_withheld(state: MatchState) -> bool:
+        """Whether the match's hashes would tell a viewer hidden data (``entry_view``): a checkpoint
+        waits for the seed to be revealed."""
+        return not state.sealed_chain and state.engine.info.hidden_information and state.seed is None
 
     @staticmethod
     def summary(match_id: str, state: MatchState) -> dict[str, Any]:

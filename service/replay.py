@@ -8,6 +8,7 @@ The log holds the game's own events plus three that belong to matchlog itself:
     128-bit random salt: a commitment that cannot be brute-forced, so that the seed stays secret while
     the match runs and can be checked once revealed; and, for games with content packs, the pack.
     ``seed_known_to_creator`` says the creator chose the seed (a deterministic test match).
+    ``chain: 2`` says the log's hidden data is chained through keyed commitments (``service.chain``).
     Logs written before salted commitments carry ``seed_sha256`` (SHA-256 of the seed) instead.
 ``seed_revealed``
     appended with the events that end the game: the seed and its salt. Anyone can then check them
@@ -15,7 +16,7 @@ The log holds the game's own events plus three that belong to matchlog itself:
 ``match_scored``
     the result, appended by the asynchronous scoring job once the game is over.
 
-Every entry also carries ``hash``, its link in the hash chain (``service.events.verify_chain``).
+Every entry also carries ``hash``, its link in the hash chain (``service.chain.verify_chain``).
 Game engines must not use these three type names.
 """
 
@@ -26,7 +27,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable, Sequence
 
 from service import clocks
-from service.events import Recorded, canonical_json, verify_chain
+from service.chain import SEALED_CHAIN, BrokenSeal, Recorded, canonical_json, commitment, commitment_key, verify_chain
 from service.games import GAMES
 from service.games.bots import bot_name
 from service.games.protocol import Game
@@ -59,6 +60,7 @@ class MatchState:
     last_action: dict[str, Any] | None = None  # {seat, before (its version), revealed}: what an undo goes back on
     undo_request: dict[str, Any] | None = None  # {seat, to_version, accepted: [seats]}: waiting for consent
     clock: dict[str, Any] | None = None  # the turn clocks (service.clocks), when the match has them
+    sealed_chain: bool = False  # hidden data chained through commitments (``chain: 2``), not whole
 
     @property
     def engine(self) -> Game:
@@ -118,6 +120,7 @@ def match_created(game_id: str, options: dict[str, Any], players: list[str | Non
                     else {"seat": i, "open": True} for i, name in enumerate(players)],
         "seed_commitment": seed_commitment(seed, salt),
     }
+    data["chain"] = SEALED_CHAIN
     if seed_known_to_creator:
         data["seed_known_to_creator"] = True
     if undo != "none":
@@ -251,6 +254,7 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
         bots=tuple(p.get("bot") for p in data["players"]),
         undo=data.get("undo", "none"),
         clock=clocks.started(data["clock"], len(players), created.at) if "clock" in data else None,
+        sealed_chain=data.get("chain") == SEALED_CHAIN,
     ), created.at)
 
 
@@ -348,4 +352,23 @@ def replay(entries: list[Recorded], seed: str | None = None, salt: str | None = 
         if not revealed:
             raise ValueError("the log reveals no seed (the match is still running); pass the seed")
         seed, salt = revealed[0].data["seed"], revealed[0].data.get("salt")
-    return fold(start(entries[0], seed, salt), entries[1:])
+    state = start(entries[0], seed, salt)
+    if state.sealed_chain:
+        check_sealed(state.engine, entries, commitment_key(seed, salt or ""))
+    return fold(state, entries[1:])
+
+
+def check_sealed(engine: Game, entries: Sequence[Recorded], key: bytes) -> None:
+    """The full check of a sealed log (``chain: 2``), once its seed is known: every entry of the game's
+    whose spectator view is not the whole of it carries that view as its public data and the
+    commitment to its whole data; every other entry carries neither."""
+    for entry in entries:
+        public = entry.data if entry.type in SHELL_EVENTS else engine.event_view(entry.event(), None)["data"]
+        if public == entry.data:
+            if entry.commitment is not None:
+                raise BrokenSeal(entry.version, "commitment")
+            continue
+        if entry.public_data != public:
+            raise BrokenSeal(entry.version, "public data")
+        if entry.commitment != commitment(key, entry):
+            raise BrokenSeal(entry.version, "commitment")

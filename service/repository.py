@@ -26,7 +26,8 @@ from typing import Any
 import redis
 
 from service import replay
-from service.events import EventStore, Recorded, Remember, VersionConflict, canonical_json, decode, verify_chain
+from service.chain import Recorded, canonical_json, verify_chain
+from service.events import EventStore, Remember, VersionConflict, decode
 from service.keys import Keys
 from service.lifecycle import SeedSecret, Step
 from service.replay import MatchState

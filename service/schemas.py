@@ -359,8 +359,19 @@ class EventSchema(Schema):
     at = fields.String(required=True, metadata={"description": "When it was appended (UTC, ISO 8601)."})
     hash = fields.String(required=True, allow_none=True, metadata={
         "description": "SHA-256 of the previous entry's hash, a newline and this entry's canonical JSON "
-                       "[version, type, seat, data, at] (sorted keys, no spaces, UTF-8): the hash chain. "
-                       "null in logs written before the chain."})
+                       "[version, type, seat, data, at] (sorted keys, no spaces, UTF-8): the hash chain. For "
+                       "an entry with `commitment`, the canonical JSON is [version, type, seat, public_data, at, "
+                       "commitment] instead, so that the hash tells nothing about what is hidden. null in logs "
+                       "written before the chain, and, in a hidden-information match whose log predates "
+                       "commitments, until the seed is revealed."})
+    public_data = fields.Dict(metadata={
+        "description": "Only on an entry part of whose data is hidden from some viewer: its data as a "
+                       "spectator sees it, which the hash chain covers in place of `data`."})
+    commitment = fields.String(metadata={
+        "description": "Only on an entry part of whose data is hidden from some viewer: HMAC-SHA256 (hex) of "
+                       "the canonical JSON [version, type, seat, data] of the whole entry, under a key that "
+                       "stays secret until `seed_revealed` (HMAC-SHA256 keyed with the salt, of "
+                       "\"matchlog commitments\\n\" and the seed). Check it once the seed is revealed."})
     text = fields.String(metadata={"description": "The entry in plain words, as this view shows it (\"blue placed F5 "
                                                   "at c3\"); not part of the hash chain."})
 

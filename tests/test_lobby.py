@@ -8,7 +8,7 @@ import random
 import threading
 
 from service import replay
-from service.events import Recorded
+from service.chain import Recorded
 from service.keys import Keys
 from service.platforms import Platforms
 from tests.helpers import act, bearer, full_log, play_random_game

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from service import replay
-from service.events import Recorded
+from service.chain import Recorded
 
 LOGS = sorted((Path(__file__).parent / "fixtures" / "logs").glob("*.json"))
 

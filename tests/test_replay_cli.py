@@ -9,7 +9,7 @@ import random
 import pytest
 
 from service.cli import main
-from service.events import Recorded, canonical_json
+from service.chain import Recorded, canonical_json
 from tests.helpers import create, play_random_game, score
 
 

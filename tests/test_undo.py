@@ -7,7 +7,7 @@ import pytest
 
 from service import replay
 from service.app import create_app
-from service.events import Recorded
+from service.chain import Recorded
 from tests.helpers import act, bearer, full_log
 
 

@@ -18,7 +18,8 @@ import multiprocessing
 import time
 import uuid
 
-from service.events import EventStore, Recorded, VersionConflict
+from service.chain import Recorded
+from service.events import EventStore, VersionConflict
 from service.keys import Keys
 from service.redis_client import connect
 from tests.bench.api import cpu_seconds

@@ -13,7 +13,7 @@ import pytest
 
 from service import replay
 from service.app import create_app
-from service.events import Recorded
+from service.chain import Recorded
 from service.games.chock_a_block import GAME
 from service.games.chock_a_block.content import DEFAULT_PACK, PACKS_DIR
 from tests.helpers import act, bearer, create, full_log, play_random_game, score

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from service import replay
-from service.events import Recorded
+from service.chain import Recorded
 from service.keys import Keys
 from service.platforms import Platforms
 from tests.helpers import act, bearer, full_log, start_worker, wait_for

@@ -12,7 +12,7 @@ import pytest
 from rq.registry import ScheduledJobRegistry
 
 from service import replay
-from service.events import Recorded
+from service.chain import Recorded
 from service.jobqueue import JobQueue
 from service.keys import Keys
 from service.matches import Matches

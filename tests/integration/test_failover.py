@@ -15,7 +15,7 @@ import uuid
 import pytest
 
 from service.app import create_app
-from service.events import verify_chain
+from service.chain import verify_chain
 from service.keys import Keys
 from service.platforms import Platforms
 from service.redis_client import connect

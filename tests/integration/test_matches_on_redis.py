@@ -9,7 +9,8 @@ import threading
 
 from service import replay
 from service.app import create_app
-from service.events import EventStore, Recorded
+from service.chain import Recorded
+from service.events import EventStore
 from service.games.blokus import GAME
 from service.keys import Keys
 from service.redis_client import connect

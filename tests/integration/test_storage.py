@@ -9,7 +9,7 @@ import random
 import pytest
 
 from service import replay
-from service.events import Recorded
+from service.chain import Recorded
 from service.keys import Keys
 from service.matches import Matches
 from tests.helpers import create, play_random_game, run_jobs
