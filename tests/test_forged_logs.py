@@ -276,3 +276,22 @@ def test_the_server_never_answers_an_undo_after_the_end(genuine):
     with pytest.raises(IllegalAction) as refused:
         lifecycle.answer_undo(waiting, 1, True, AT, lambda version: state)
     assert refused.value.reason == "game_over"
+
+
+def test_a_seat_replaced_as_the_match_ends_is_refused_not_appended(client, fake_redis, settings):
+    """The match ends between the replacement's first look and its append: MatchOver, and nothing
+    follows the end in the log (the fold would refuse it, and the match would no longer load)."""
+    from service.matches import MatchOver, Matches
+
+    match_id, tokens = create(client, players=PLAYERS[:2], options={"variant": "duo"})
+    play_random_game(client, match_id, tokens, random.Random(3), max_actions=2)
+    matches = Matches(fake_redis, settings)
+    running = matches.load(match_id)
+    play_random_game(client, match_id, tokens, random.Random(4))
+    looks = iter([running])  # the first look sees the match running; the append sees it over
+    original = matches.load
+    matches.load = lambda match_id, version=None: next(looks, None) or original(match_id, version)
+    with pytest.raises(MatchOver):
+        matches.replace_seat(match_id, 0, bot="random")
+    assert matches.load(match_id).finished and not matches.load(match_id).result
+    assert client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"][-1]["type"] == "seed_revealed"
