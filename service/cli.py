@@ -295,6 +295,10 @@ class ForgedLog(Exception):
     """The log was audited and is not the server's: changed, or cut short."""
 
 
+class UncoveredEntries(AuditError):
+    """The checkpoint holds for the log up to its version, and says nothing of the entries after it."""
+
+
 def read_export(path: str) -> tuple[list, int | None]:
     """The entries of an exported log and, for a page of ``/events``, the match's version then.
     Reads the answer of ``GET .../events``, a JSON list of entries, or the JSON Lines of ``GET .../log``."""
@@ -323,6 +327,9 @@ def read_export(path: str) -> tuple[list, int | None]:
 
 def check_whole(entries: list, current: int | None) -> None:
     versions = [e.version for e in entries]
+    if sorted(versions) == list(range(1, len(entries) + 1)) != versions:  # the server exports in order
+        raise ForgedLog(f"entries out of order: entry {next(v for i, v in enumerate(versions, 1) if v != i)} "
+                        "is not where the server writes it")
     if versions != list(range(1, len(entries) + 1)):
         raise AuditError(f"a partial log: entries {versions[0]}..{versions[-1]} with gaps or without the "
                          "start; export the whole log with GET /v1/matches/{id}/log")
@@ -354,20 +361,34 @@ def check_checkpoint(path: str, entries: list, public_key: str) -> dict:
     return {"version": version, "public_key": key}
 
 
+def check_covered(signed: dict, entries: list) -> None:
+    """A checkpoint proves the log only up to its version: what follows the signed head is anyone's,
+    and a forger extends a signed log there (undo back to the start, play again, score again)."""
+    version = signed["version"]
+    if version < len(entries):
+        raise UncoveredEntries(f"the checkpoint covers entries 1..{version} of {len(entries)}: nothing proves "
+                               f"entries {version + 1}..{len(entries)} are the server's; take a fresh checkpoint "
+                               "(GET /v1/matches/{id}/checkpoint) after the match ends")
+
+
 def replay_log(path: str, seed: str | None, salt: str | None = None, checkpoint: str | None = None,
                public_key: str | None = None) -> int:
     """Check an exported log's hash chain, fold it with the game's rules, check the seed against its
-    commitment, and compare the recomputed result with the recorded one. Exit 0 when all holds, 1
-    when the log or its result was changed, 2 when it cannot be audited (unreadable, partial...)."""
+    commitment, and compare the recomputed result with the recorded one; with a checkpoint, check that
+    the server signed the log's last entry. Exit 0 when all holds, 1 when the log or its result was
+    changed, 2 when it cannot be audited (unreadable, partial, a checkpoint short of the end...)."""
     from service.chain import BrokenChain
-    from service.replay import replay
+    from service.replay import EntryOutOfPlace, replay
 
     try:
         entries, current = read_export(path)
         check_whole(entries, current)
-        state = replay(entries, seed, salt)
+        # the checkpoint first: a log cut short before its seed_revealed is refuted by it, not "running"
         signed = check_checkpoint(checkpoint, entries, public_key) if checkpoint else None
-    except (BrokenChain, ForgedLog) as error:
+        state = replay(entries, seed, salt)
+        if signed:  # after the fold: an entry the server never appends is the sharper finding
+            check_covered(signed, entries)
+    except (BrokenChain, ForgedLog, EntryOutOfPlace) as error:
         print(f"matchlog replay: {error}", file=sys.stderr)
         return 1
     except (AuditError, ValueError) as error:  # ValueError: no seed, or one the commitment refutes
@@ -419,7 +440,7 @@ def main(argv: list[str] | None = None) -> None:
     audit.add_argument("--seed", help="the seed, for a match still running (a finished log reveals it)")
     audit.add_argument("--salt", help="the seed's salt, with --seed")
     audit.add_argument("--checkpoint", help="a file holding GET /v1/matches/{id}/checkpoint: prove the log is the "
-                                            "one the server signed")
+                                            "one the server signed (taken at its last entry: after the match ends)")
     audit.add_argument("--public-key", help="the server's public key the checkpoint must be signed with "
                                             "(needed with --checkpoint)")
     args = parser.parse_args(argv)

@@ -248,6 +248,8 @@ def answer_undo(state: MatchState, seat: int, accepted: bool, at: str, earlier: 
     request = state.undo_request
     if request is None:
         raise IllegalAction("no_undo_request", "nobody has asked for an undo (or it lapsed: someone moved)")
+    if state.finished:  # a bot's reply can end the game while the request waits: nothing follows the end
+        raise IllegalAction("game_over", "the game is over")
     if seat == request["seat"] or seat in request["accepted"]:
         raise IllegalAction("undo_already_answered", "this seat has asked or answered already")
     step = _append(state, replay.undo_answered(seat, accepted), at)

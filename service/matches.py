@@ -292,8 +292,13 @@ class Matches:
             _check_bot(state.engine, bot, "")
         token = new_token()
         self.repository.set_seat(match_id, seat, token_hash(token))
-        step, _ = self._append_retrying(
-            match_id, lambda state: lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, now()))
+
+        def replaced(state: MatchState) -> lifecycle.Step:
+            if state.finished:  # it ended meanwhile: nothing but the seed and the result follows the end
+                raise MatchOver("the match is over")
+            return lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, now())
+
+        step, _ = self._append_retrying(match_id, replaced)
         return step.state, None if bot else token
 
     def platform_of(self, match_id: str) -> str | None:

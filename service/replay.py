@@ -16,6 +16,9 @@ The log holds the game's own events plus three that belong to matchlog itself:
 ``match_scored``
     the result, appended by the asynchronous scoring job once the game is over.
 
+Once the match is over only these two follow, in this order, once each: the fold refuses anything
+else after the end (``EntryOutOfPlace``).
+
 Every entry also carries ``hash``, its link in the hash chain (``service.chain.verify_chain``).
 Game engines must not use these three type names.
 """
@@ -310,6 +313,35 @@ def clocked(state: MatchState, at: str) -> MatchState:
     return replace(state, clock=clocks.advanced(state.clock, people, at))
 
 
+class EntryOutOfPlace(ValueError):
+    """A log entry the server never appends where it stands (``version`` names it): the log was forged,
+    even if its hash chain holds (whoever rewrites a log can re-chain it)."""
+
+    def __init__(self, entry: Recorded, why: str):
+        super().__init__(f"log entry {entry.version} ({entry.type}) {why}")
+        self.version = entry.version
+
+
+def _out_of_place(state: MatchState, entry: Recorded) -> str | None:
+    """Why ``entry`` cannot follow ``state``, or None. Once the match is over only its seed (once) and
+    then its result (once) follow, as ``lifecycle`` appends them, and nothing follows the result: else
+    a forger could extend a finished, signed log (undo back to the start, play again, score again)."""
+    if state.result is not None:
+        return "follows match_scored: nothing follows the result"
+    if entry.type == "seed_revealed":
+        return None if state.finished and state.seed is None else \
+            "reveals the seed " + ("again" if state.seed is not None else "before the match is over")
+    if entry.type == "match_scored":
+        return None if state.finished and state.seed is not None else \
+            "records a result before the match is over and its seed revealed"
+    if state.finished:
+        return "follows the end of the match: only seed_revealed and match_scored may"
+    to_version = entry.data.get("to_version")
+    if entry.type == "undone" and not (type(to_version) is int and 1 <= to_version < entry.version):
+        return "undoes back to a version that is not an earlier one"
+    return None
+
+
 def advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchState] | None = None) -> MatchState:
     """Fold one more log entry into the match (its clocks too). ``earlier(version)`` gives the match
     at an earlier version, which an ``undone`` entry goes back to."""
@@ -319,6 +351,9 @@ def advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchSt
 def _advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchState] | None) -> MatchState:
     if entry.version != state.version + 1:
         raise ValueError(f"log entry {entry.version} does not follow version {state.version}")
+    why = _out_of_place(state, entry)
+    if why is not None:
+        raise EntryOutOfPlace(entry, why)
     state = replace(state, version=entry.version, head_hash=entry.hash)
     if entry.type == "undone":
         if earlier is None:
