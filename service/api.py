@@ -91,7 +91,9 @@ def _errors(*codes: int):
         406: "The game cannot answer in the asked content type.",
         413: "The body is larger than the server accepts (64 KiB by default).",
         415: "The body's Content-Type is neither JSON nor a game record type.",
-        422: "illegal_action (with reason; with move for a game record) or idempotency_key_reused.",
+        422: "illegal_action (with reason; with move for a game record), idempotency_key_reused, or "
+             "seed_known_to_creator_refused (reason open_seat or public: a creator who knows the seed knows every "
+             "hand).",
         429: "too_many_requests: over the server's write limit per token or address; Retry-After says when.",
         503: "storage_unavailable (the match store is unreachable or failing over) or not_replicated (no replica "
              "confirmed the write in time): the write may or may not have landed; send it again with the same "

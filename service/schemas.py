@@ -249,7 +249,9 @@ class CreateMatchSchema(Schema):
                                                   "With seed_known_to_creator, the match's seed itself."})
     seed_known_to_creator = StrictBoolean(
         load_default=False, metadata={"description": "A deterministic match: ``seed`` is its seed, so its creator "
-                                                     "knows every hidden card. The log and the match say so."})
+                                                     "knows every hidden card. The log and the match say so. Only "
+                                                     "with every seat filled now, and never listed: an open seat "
+                                                     "or public true is 422 seed_known_to_creator_refused."})
     clock = fields.Nested(ClockSchema, metadata={"description": "Turn clocks: the time left of each seat is in "
                                                                "the match as every seat sees it."})
     on_timeout = fields.String(load_default="bot", validate=validate.OneOf(["pass", "bot", "forfeit"]), metadata={
