@@ -508,7 +508,7 @@ class Matches:
                 return state.result
             step = lifecycle.score(state, now())
             if not step.entries:  # not over yet: the scores so far, recorded nowhere
-                return replay.result(state)
+                return _provisional(state)
             try:
                 self.repository.save(match_id, step)
             except VersionConflict:
@@ -528,8 +528,9 @@ class Matches:
         """The job that scores the match at its current version: one per version, however often asked."""
         return self.jobs.enqueue_scoring(match_id, self.load(match_id).version)
 
-    def job_status(self, job_id: str) -> dict[str, Any] | None:
-        return self.jobs.status(job_id)
+    def scoring_job(self, job_id: str) -> tuple[str, dict[str, Any]] | None:
+        """The match a scoring job is for and the job's status (None: no such scoring job)."""
+        return self.jobs.scoring(job_id)
 
     def readiness(self) -> dict[str, Any]:
         """Whether this process can serve: Redis answers, some rule worker has renewed its partition lease
@@ -579,6 +580,15 @@ class Matches:
         if state.result is not None:
             body["result"] = state.result
         return body
+
+
+def _provisional(state: MatchState) -> dict[str, Any]:
+    """The scores of a match still running, for whoever asked (any seat, the platform). Where the game
+    hides information they are withheld: they count what only some seats may see (Blackout: Hong Kong
+    scores the cards in hands and face-down slots), and one job answers every seat alike."""
+    if state.engine.info.hidden_information:
+        return {"final": False, "withheld": "hidden_information"}
+    return replay.result(state)
 
 
 def _check_bot(game: Game, spec: str, where: str) -> None:

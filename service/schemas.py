@@ -413,5 +413,7 @@ class JobAcceptedSchema(Schema):
 class JobSchema(Schema):
     id = fields.String(required=True)
     status = fields.String(required=True, metadata={"description": "queued, started, finished, failed, ..."})
-    result = fields.Dict(metadata={"description": "The job's return value, once finished."})
+    result = fields.Dict(metadata={"description": "The job's return value, once finished: the result (final "
+                                                  "false before the end; then, in a game with hidden "
+                                                  "information, only withheld: hidden_information)."})
     error = fields.String(metadata={"description": "Why the job failed."})
