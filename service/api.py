@@ -15,7 +15,7 @@ from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
 from service import metrics, packs, schemas
-from service.auth import request_owner, request_platform, request_seat
+from service.auth import bearer, request_owner, request_platform, request_seat
 from service.errors import ApiError, flatten, invalid
 from service import clocks
 from service.games.bots import bots_of, shown_bot
@@ -24,7 +24,7 @@ from service.games.protocol import Game, InvalidRecord
 from service.matches import Matches
 from service.matches import now as matches_now
 from service.replay import SHELL_EVENTS
-from service.repository import Lru
+from service.repository import Lru, MatchNotFound
 from service.webhooks import BadWebhookUrl, check_url
 
 
@@ -92,7 +92,9 @@ def _errors(*codes: int):
         406: "The game cannot answer in the asked content type.",
         413: "The body is larger than the server accepts (64 KiB by default).",
         415: "The body's Content-Type is neither JSON nor a game record type.",
-        422: "illegal_action (with reason; with move for a game record) or idempotency_key_reused.",
+        422: "illegal_action (with reason; with move for a game record), idempotency_key_reused, or "
+             "seed_known_to_creator_refused (reason open_seat or public: a creator who knows the seed knows every "
+             "hand).",
         429: "too_many_requests: over the server's write limit per token or address; Retry-After says when.",
         503: "storage_unavailable (the match store is unreachable or failing over) or not_replicated (no replica "
              "confirmed the write in time): the write may or may not have landed; send it again with the same "
@@ -600,21 +602,43 @@ def get_checkpoint(match_id: str):
 @v1.doc(security=SEAT)
 @_errors(401, 403, 404, 429, 503)
 def score_match(match_id: str):
-    """Score the match in the background (a seat of the match asks); the result is recorded in the
-    log once the game is over. Asking again at the same version gets the same job."""
+    """Score the match in the background (a seat of the match, or its platform, asks); the result is
+    recorded in the log once the game is over. Asking again at the same version gets the same job. Before
+    the end, a game with hidden information gives ``{"final": false, "withheld": "hidden_information"}``:
+    its scores so far would count what some seats cannot see."""
     request_seat(matches(), match_id, required=True, platform="own")
     return {"job_id": matches().request_scoring(match_id)}
 
 
 @v1.route("/jobs/<job_id>", methods=["GET"])
 @v1.response(200, schemas.JobSchema)
-@_errors(404)
+@v1.doc(security=SEAT)
+@_errors(401, 404)
 def get_job(job_id: str):
-    """A background job's status, and its result or error once done."""
-    status = matches().job_status(job_id)
-    if status is None:
-        raise ApiError(404, "job_not_found", f"no job {job_id!r}")
-    return status
+    """A scoring job's status, and its result or error once done: for a seat of its match (its token) or
+    the match's platform (its key). Any other credential gets ``404 job_not_found``, as for a job that
+    does not exist: ids are predictable, so an answer must not tell whether the job is there."""
+    if bearer() is None:
+        raise ApiError(401, "missing_token", "a job is read with a seat token of its match, or the match's "
+                                             "platform key: Authorization: Bearer <token>")
+    found = matches().scoring_job(job_id)
+    if found is None or not _may_read_match(found[0]):
+        raise ApiError(404, "job_not_found", f"no job {job_id!r} for this credential")
+    return found[1]
+
+
+def _may_read_match(match_id: str) -> bool:
+    """Whether the request's credential is a seat of the match or its platform's key (401 stays 401: a
+    malformed header, a key nobody issued)."""
+    try:
+        request_seat(matches(), match_id, required=True, platform="own")
+    except ApiError as error:
+        if error.status == 403:
+            return False
+        raise
+    except MatchNotFound:
+        return False
+    return True
 
 
 @probes.route("/healthz", methods=["GET"])

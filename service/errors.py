@@ -22,7 +22,8 @@ from service.chain import BrokenChain
 from service.events import NotReplicated, VersionConflict
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
 from service.lifecycle import IllegalRecordMove
-from service.matches import HiddenUntilRevealed, IdempotencyKeyReused, MatchOver, NoRecordFormat, NoSuchSeat, OutOfTime, SeatTaken
+from service.matches import (HiddenUntilRevealed, IdempotencyKeyReused, KnownSeedRefused, MatchOver, NoRecordFormat,
+                             NoSuchSeat, OutOfTime, SeatTaken)
 from service.repository import MatchNotFound, VersionNotFound
 
 log = logging.getLogger("matchlog")
@@ -99,6 +100,8 @@ DOMAIN = {
     HiddenUntilRevealed: lambda e: ApiError(409, "hidden_until_revealed", str(e)),
     MatchOver: lambda e: ApiError(409, "match_over", str(e)),
     NoSuchSeat: lambda e: ApiError(404, "seat_not_found", str(e)),
+    KnownSeedRefused: lambda e: ApiError(422, "seed_known_to_creator_refused", str(e), reason=e.reason,
+                                         fields={"seed_known_to_creator": [str(e)]}),
     IdempotencyKeyReused: lambda e: ApiError(
         422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"),
     NotReplicated: lambda e: ApiError(

@@ -160,14 +160,20 @@ class JobQueue:
             except NoSuchJobError:  # expired meanwhile: whoever needs it asks again
                 continue
 
-    def status(self, job_id: str) -> dict[str, Any] | None:
-        """What a client may know about a job of this deployment; None when there is no such job."""
+    def scoring(self, job_id: str) -> tuple[str, dict[str, Any]] | None:
+        """The match a scoring job of this deployment is for, and what a client may know about the job;
+        None when there is no such job, or for a job of another kind (a bot's move, a clock check, a
+        webhook delivery): those are the workers' business, shown to nobody."""
         try:
             job = Job.fetch(job_id, connection=self.connection)
         except (NoSuchJobError, ValueError):
             return None
-        if job.origin != self.keys.queue:
+        if job.origin != self.keys.queue or job.func_name != SCORE_MATCH:
             return None
+        return job.args[0], self._status(job)
+
+    @staticmethod
+    def _status(job: Job) -> dict[str, Any]:
         status = job.get_status()
         status = str(getattr(status, "value", status))  # RQ's JobStatus is an enum of strings
         body: dict[str, Any] = {"id": job.id, "status": status}

@@ -168,7 +168,7 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
     for event, game_state in zip(played, played.states):
         version = state.version + len(entries) + 1
         entry = seal(Recorded(version, event["type"], event.get("seat"), event["data"], at)).chained(base.head_hash)
-        base = replay.clocked(replace(replay.revealing(base, entry.type), version=version, game=game_state,
+        base = replay.clocked(replace(replay.revealing(base, entry), version=version, game=game_state,
                                       head_hash=entry.hash), at)
         entries.append(entry)
         states.append(base)

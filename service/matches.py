@@ -56,6 +56,26 @@ def _still_open(state: MatchState) -> None:
         raise MatchOver("the match is over: its seats can no longer be joined")
 
 
+class KnownSeedRefused(Exception):
+    """``seed_known_to_creator`` where someone other than the creator could sit down unaware: a seat left
+    open, or a match listed for anyone. ``reason``: ``open_seat`` or ``public``."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+def _check_known_seed(players: list[str | None], public: bool | None) -> None:
+    """A creator who chose the seed can compute every hand and the deck offline: such a match is only for
+    people the creator seated (a test, a replayed deal), never one a stranger joins or finds listed."""
+    if None in players:
+        raise KnownSeedRefused("open_seat", "seed_known_to_creator: the creator would know the hand of whoever "
+                                            "joins; fill every seat, or let the server choose the seed")
+    if public:
+        raise KnownSeedRefused("public", "seed_known_to_creator: a match whose deal its creator knows is not "
+                                         "listed for anyone; leave out public (or false)")
+
+
 class NoSuchSeat(Exception):
     """A join for a seat number the match does not have."""
 
@@ -102,9 +122,13 @@ class Matches:
         match is listed for anyone (by default a match is public unless a platform created it).
 
         ``seed`` is mixed into the server's own entropy, or, with ``seed_known_to_creator``, is the
-        match's seed (a deterministic match, which the log says). ``record`` (an imported game
+        match's seed (a deterministic match, which the log says): then every seat must be filled now
+        and the match is not listed (KnownSeedRefused otherwise). ``record`` (an imported game
         record's actions) is played through the rules in order; the first illegal move raises
         IllegalRecordMove and nothing is stored."""
+        if seed_known_to_creator:
+            _check_known_seed(players, public)
+            public = False  # reachable by its id only, whoever created it
         resolved = lifecycle.check_options(game_id, options or {}, len(players))
         game = GAMES[game_id]
         content = packs.content_for(game, resolved, self.settings.packs_dir)
@@ -496,7 +520,7 @@ class Matches:
                 return state.result
             step = lifecycle.score(state, now())
             if not step.entries:  # not over yet: the scores so far, recorded nowhere
-                return replay.result(state)
+                return _provisional(state)
             try:
                 self.repository.save(match_id, step)
             except VersionConflict:
@@ -519,8 +543,9 @@ class Matches:
         """The job that scores the match at its current version: one per version, however often asked."""
         return self.jobs.enqueue_scoring(match_id, self.load(match_id).version)
 
-    def job_status(self, job_id: str) -> dict[str, Any] | None:
-        return self.jobs.status(job_id)
+    def scoring_job(self, job_id: str) -> tuple[str, dict[str, Any]] | None:
+        """The match a scoring job is for and the job's status (None: no such scoring job)."""
+        return self.jobs.scoring(job_id)
 
     def readiness(self) -> dict[str, Any]:
         """Whether this process can serve: Redis answers, some rule worker has renewed its partition lease
@@ -584,6 +609,15 @@ class Matches:
         if state.result is not None:
             body["result"] = state.result
         return body
+
+
+def _provisional(state: MatchState) -> dict[str, Any]:
+    """The scores of a match still running, for whoever asked (any seat, the platform). Where the game
+    hides information they are withheld: they count what only some seats may see (Blackout: Hong Kong
+    scores the cards in hands and face-down slots), and one job answers every seat alike."""
+    if state.engine.info.hidden_information:
+        return {"final": False, "withheld": "hidden_information"}
+    return replay.result(state)
 
 
 def _check_bot(game: Game, spec: str, where: str) -> None:

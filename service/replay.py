@@ -33,7 +33,7 @@ from service import clocks
 from service.chain import SEALED_CHAIN, BrokenSeal, Recorded, canonical_json, commitment, commitment_key, verify_chain
 from service.games import GAMES
 from service.games.bots import bot_name
-from service.games.protocol import Game
+from service.games.protocol import Game, reveals
 
 SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "match_aborted", "seed_revealed", "match_scored",
                 "acted_by", "seat_replaced", "undone", "undo_requested", "undo_accepted", "undo_refused", "timed_out")
@@ -297,10 +297,10 @@ _SHELL_FOLDS = {
 }
 
 
-def revealing(state: MatchState, event_type: str) -> MatchState:
-    """The match noting that its last move showed someone hidden information, when ``event_type``
-    (one of that move's events) is one the game calls irreversible: an undo cannot go back on it."""
-    if state.last_action is None or event_type not in state.engine.irreversible:
+def revealing(state: MatchState, entry: Recorded) -> MatchState:
+    """The match noting that its last move showed someone hidden information, when ``entry`` (one of
+    that move's events) is one the game says reveals (``reveals``): an undo cannot go back on it."""
+    if state.last_action is None or not reveals(state.engine, entry.event()):
         return state
     return replace(state, last_action={**state.last_action, "revealed": True})
 
@@ -364,7 +364,7 @@ def _advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchS
     shell_fold = _SHELL_FOLDS.get(entry.type)
     if shell_fold is not None:
         return shell_fold(state, entry)
-    state = revealing(state, entry.type)
+    state = revealing(state, entry)
     return replace(state, game=state.engine.apply(state.game, entry.event()))
 
 

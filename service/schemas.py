@@ -249,7 +249,9 @@ class CreateMatchSchema(Schema):
                                                   "With seed_known_to_creator, the match's seed itself."})
     seed_known_to_creator = StrictBoolean(
         load_default=False, metadata={"description": "A deterministic match: ``seed`` is its seed, so its creator "
-                                                     "knows every hidden card. The log and the match say so."})
+                                                     "knows every hidden card. The log and the match say so. Only "
+                                                     "with every seat filled now, and never listed: an open seat "
+                                                     "or public true is 422 seed_known_to_creator_refused."})
     clock = fields.Nested(ClockSchema, metadata={"description": "Turn clocks: the time left of each seat is in "
                                                                "the match as every seat sees it."})
     on_timeout = fields.String(load_default="bot", validate=validate.OneOf(["pass", "bot", "forfeit"]), metadata={
@@ -422,5 +424,7 @@ class JobAcceptedSchema(Schema):
 class JobSchema(Schema):
     id = fields.String(required=True)
     status = fields.String(required=True, metadata={"description": "queued, started, finished, failed, ..."})
-    result = fields.Dict(metadata={"description": "The job's return value, once finished."})
+    result = fields.Dict(metadata={"description": "The job's return value, once finished: the result (final "
+                                                  "false before the end; then, in a game with hidden "
+                                                  "information, only withheld: hidden_information)."})
     error = fields.String(metadata={"description": "Why the job failed."})

@@ -31,7 +31,16 @@ DELIVERY_HEADER = "Matchlog-Delivery"
 KEPT_DELIVERIES = 100
 
 
-NAT64 = ipaddress.ip_network("64:ff9b::/96")
+IPV4_INSIDE = tuple(ipaddress.ip_network(prefix) for prefix in (
+    "::ffff:0:0/96",    # IPv4-mapped: the kernel itself connects to the IPv4 address
+    "::ffff:0:0:0/96",  # IPv4-translated (SIIT)
+    "::/96",            # IPv4-compatible (deprecated)
+    "64:ff9b::/96",     # NAT64, the well-known prefix
+    "64:ff9b:1::/48",   # NAT64, local use (RFC 8215): a site's own translator
+    "2002::/16",        # 6to4
+    "2001::/32",        # Teredo
+))
+"""IPv6 prefixes whose addresses carry an IPv4 address that a gateway on the way may deliver to."""
 
 
 class BadWebhookUrl(ValueError):
@@ -102,15 +111,18 @@ class _PinnedTLS(_ToAddress, http.client.HTTPSConnection):
 
 
 def _public(ip) -> bool:
-    """A globally routed unicast address, and for IPv6 one that carries no other inside it (v4-mapped,
-    6to4, Teredo, NAT64): 2002:7f00:1:: is 127.0.0.1 by another name."""
-    if isinstance(ip, ipaddress.IPv6Address):
-        inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
-        if inner is None and (ip in NAT64 or int(ip) >> 32 == 0):  # NAT64, and the old IPv4-compatible ::a.b.c.d
-            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-        if inner is not None and not _public(inner):
-            return False
+    """A globally routed unicast address, and for IPv6 one that carries no IPv4 address inside it
+    (mapped, translated, compatible, NAT64, 6to4, Teredo, ISATAP): 2002:7f00:1:: is 127.0.0.1 by another
+    name. Refused even when the address inside is public: telling which gateway would translate it is
+    guesswork, and a receiver on a public IPv4 address is reachable by that address itself."""
+    if isinstance(ip, ipaddress.IPv6Address) and (any(ip in prefix for prefix in IPV4_INSIDE) or _isatap(ip)):
+        return False
     return ip.is_global and not ip.is_multicast
+
+
+def _isatap(ip: ipaddress.IPv6Address) -> bool:
+    """An ISATAP interface id (``0:5efe`` or ``200:5efe``, then the IPv4 address), under any prefix."""
+    return (int(ip) >> 32) & 0xFDFF_FFFF == 0x5EFE
 
 
 def signature(secret: str, timestamp: int, body: bytes) -> str:

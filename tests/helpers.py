@@ -72,7 +72,7 @@ def score(client, redis_client, settings, match_id, token) -> dict:
     answer = client.post(f"/v1/matches/{match_id}/score", headers=bearer(token))
     assert answer.status_code == 202, answer.json
     run_jobs(redis_client, settings)
-    job = client.get(f"/v1/jobs/{answer.json['job_id']}").json
+    job = client.get(f"/v1/jobs/{answer.json['job_id']}", headers=bearer(token)).json
     assert job["status"] == "finished", job
     return job["result"]
 

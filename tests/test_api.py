@@ -258,13 +258,45 @@ def test_scoring_job_runs_and_reports(client, fake_redis, settings):
     job_id = client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0]))
     assert job_id.status_code == 202
     job_id = job_id.json["job_id"]
-    assert client.get(f"/v1/jobs/{job_id}").json["status"] == "queued"
+    assert client.get(f"/v1/jobs/{job_id}", headers=bearer(tokens[1])).json["status"] == "queued"
     run_jobs(fake_redis, settings)
-    job = client.get(f"/v1/jobs/{job_id}").json
+    job = client.get(f"/v1/jobs/{job_id}", headers=bearer(tokens[0])).json
     assert job["status"] == "finished"
     assert job["result"]["final"] is False and job["result"]["scores"] == [88, 88, 88, 88]
     assert "result" not in client.get(f"/v1/matches/{match_id}").json  # provisional: nothing recorded
-    assert_error(client.get("/v1/jobs/no-such-job"), 404, "job_not_found")
+    assert_error(client.get("/v1/jobs/no-such-job", headers=bearer(tokens[0])), 404, "job_not_found")
+
+
+def test_a_job_is_read_only_with_a_credential_of_its_match(client, fake_redis, settings):
+    """Job ids are predictable (score-<match>-v<version>): without a credential 401, with a seat token or
+    platform key of another match 404, the same answer as for no such job."""
+    from service.keys import Keys
+    from service.platforms import Platforms
+
+    platforms = Platforms(fake_redis, Keys(settings.namespace))
+    _, key = platforms.create("arena")
+    _, other_key = platforms.create("elsewhere")
+    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": n} for n in "abcd"]},
+                          headers=bearer(key)).json
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    _, other_tokens = create(client)
+    job_id = client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])).json["job_id"]
+    assert_error(client.get(f"/v1/jobs/{job_id}"), 401, "missing_token")
+    for stranger in (other_tokens[0], other_key, "not-a-token"):
+        assert_error(client.get(f"/v1/jobs/{job_id}", headers=bearer(stranger)), 404, "job_not_found")
+    for allowed in (tokens[3], key):
+        assert client.get(f"/v1/jobs/{job_id}", headers=bearer(allowed)).json["id"] == job_id
+
+
+def test_bot_clock_and_webhook_jobs_are_nobodys_to_read(app, client):
+    """Only scoring jobs are handed out by id; the workers' own are not shown, even to the match's seats."""
+    match_id, tokens = create(client)
+    jobs = app.extensions["matchlog"].jobs
+    jobs.enqueue_bot_move(match_id, 1, 1)
+    jobs.enqueue_deadline(match_id, 1, 4_102_444_800_000)
+    jobs.enqueue_delivery("d" * 32, "h" * 16, "{}")
+    for job_id in (f"bot-{match_id}-1-v1", f"clock-{match_id}-v1-4102444800000-0", f"hook-{'d' * 32}"):
+        assert_error(client.get(f"/v1/jobs/{job_id}", headers=bearer(tokens[0])), 404, "job_not_found")
 
 
 def test_scoring_needs_a_seat_and_is_one_job_per_version(client, fake_redis, settings):
@@ -299,3 +331,12 @@ def test_a_move_chosen_at_an_old_version_is_a_conflict_even_where_this_process_i
     stale = first.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {tokens[1]}"},
                        json={"expected_version": 1, "action": {"type": "place", "cells": [[19, 0]]}})
     assert stale.status_code == 409 and stale.json["error"] == "version_conflict" and stale.json["current_version"] == 2
+
+
+def test_a_running_blackout_match_scores_nothing_anyone_may_not_see(client, fake_redis, settings):
+    """Blackout: Hong Kong's scores count the cards in hands and face-down slots: before the end a score
+    job answers only that the result is not final."""
+    from tests.helpers import score
+
+    match_id, tokens = create(client, "blackout-hong-kong", PLAYERS[:2])
+    assert score(client, fake_redis, settings, match_id, tokens[1]) == {"final": False, "withheld": "hidden_information"}

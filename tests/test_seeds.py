@@ -83,3 +83,27 @@ def test_a_sealed_seed_opens_only_with_the_servers_key_and_for_its_match():
         except InvalidTag:
             continue
         raise AssertionError("a sealed seed opened with the wrong key or for the wrong match")
+
+
+def test_a_known_seed_is_refused_with_a_seat_left_open(client):
+    """Whoever joined would sit down to a deal the creator computed offline (the lobby lists it)."""
+    response = client.post("/v1/matches", json={"game": "chock-a-block", "players": [{"name": "ann"}, {"open": True}],
+                                                "seed": "rigged", "seed_known_to_creator": True})
+    assert response.status_code == 422, response.json
+    assert response.json["error"] == "seed_known_to_creator_refused" and response.json["reason"] == "open_seat"
+    assert "seed_known_to_creator" in response.json["fields"]
+    assert client.get("/v1/matches?status=open").json["matches"] == []
+
+
+def test_a_known_seed_is_refused_in_a_public_match(client):
+    response = client.post("/v1/matches", json={"game": "chock-a-block", "players": PLAYERS[:2], "public": True,
+                                                "seed": "rigged", "seed_known_to_creator": True})
+    assert response.status_code == 422, response.json
+    assert response.json["error"] == "seed_known_to_creator_refused" and response.json["reason"] == "public"
+
+
+def test_a_deterministic_match_is_not_listed(client):
+    """Filled at creation it is allowed (a test, a replayed deal), and reachable by its id only."""
+    match_id, _ = create(client, "chock-a-block", PLAYERS[:2], seed="fixture", seed_known_to_creator=True)
+    assert client.get(f"/v1/matches/{match_id}").status_code == 200
+    assert match_id not in [m["id"] for m in client.get("/v1/matches").json["matches"]]

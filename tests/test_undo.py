@@ -254,3 +254,55 @@ def test_a_move_that_shows_every_seats_secret_choice_stands(bot_seat):
         state = moved.state
     assert {"plans_placed", "objectives_discarded"} <= revealed  # houses only where several stabilise at once
     assert set(SECRET_REVEALS) <= game.irreversible
+
+
+def _chock_pile_match(client):
+    """Chock-a-Block where a neighbour may come unseen from the tile pile (A-19), and where the first
+    room placed already calls for one (a group of 1), so the pile is reached on the first turn."""
+    created = client.post("/v1/matches", json={
+        "game": "chock-a-block", "players": [{"name": "ann"}, {"name": "bob"}], "undo": "until_next_action",
+        "options": {"neighbour_tile_source": "MARKET_OR_PILE_TOP", "neighbour_group_min": 1}})
+    assert created.status_code == 201, created.json
+    return created.json["id"], [s["token"] for s in created.json["seats"]]
+
+
+def _play_first(client, match_id, token, wanted):
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json
+    action = next(a for a in legal["actions"] if wanted(a))
+    answer = act(client, match_id, token, legal["version"], action)
+    assert answer.status_code == 201, answer.json
+    return answer.json
+
+
+def test_a_neighbour_from_the_face_down_pile_cannot_be_undone(client):
+    """The pile's top tile is seen once placed: taking the move back would leave it known on top."""
+    match_id, tokens = _chock_pile_match(client)
+    seat = client.get(f"/v1/matches/{match_id}").json["to_act"][0]
+    _play_first(client, match_id, tokens[seat], lambda a: a["type"] == "place_card")
+    pile = _play_first(client, match_id, tokens[seat], lambda a: a["type"] == "place_neighbour"
+                       and a.get("source") == "PILE")
+    assert [e["data"]["source"] for e in pile["events"] if e["type"] == "neighbour_tile_placed"] == ["PILE"]
+    refused = _undo(client, match_id, tokens[seat])
+    assert refused.status_code == 422, refused.json
+    assert refused.json["reason"] == "hidden_information_revealed"
+
+
+def test_a_chock_a_block_move_that_shows_nothing_hidden_is_still_undoable(client):
+    match_id, tokens = _chock_pile_match(client)
+    seat = client.get(f"/v1/matches/{match_id}").json["to_act"][0]
+    before = client.get(f"/v1/matches/{match_id}/state").json["state"]
+    _play_first(client, match_id, tokens[seat], lambda a: a["type"] == "place_card")
+    undone = _undo(client, match_id, tokens[seat])
+    assert undone.status_code == 201, undone.json
+    assert client.get(f"/v1/matches/{match_id}/state").json["state"] == before
+
+
+def test_a_stabilised_district_that_names_its_tiles_reveals_them():
+    """Blackout: Hong Kong's district_stabilised lists the district's tiles, face-down ones too (their ids
+    are in the pack): no undo past it. Without tiles it shows nothing."""
+    from service.games import GAMES
+
+    game = GAMES["blackout-hong-kong"]
+    stabilised = {"type": "district_stabilised", "seat": None, "data": {"district": "D1", "tiles": ["T01"]}}
+    assert game.reveals(stabilised)
+    assert not game.reveals({**stabilised, "data": {"district": "D1", "tiles": []}})

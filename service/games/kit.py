@@ -174,6 +174,11 @@ class Engine:
     def event_view(self, event: Event, seat: int | None) -> Event:
         return event
 
+    def reveals(self, event: Event) -> bool:
+        """Whether ``event`` showed someone what was hidden (no undo past it): by default, whether its
+        type is ``irreversible``; a game overrides it where one type reveals only sometimes."""
+        return event["type"] in self.irreversible
+
     def describe(self, event: Event) -> str:
         """The event in plain words (as a seat saw it, after ``event_view``): its type and its simple
         values. Games override it where their own words say more ("blue placed F5 at c3")."""

@@ -192,7 +192,8 @@ class Game(Protocol):
     may ask for, beside the shell's own."""
     irreversible: frozenset[str]
     """Event types that reveal hidden information to someone (a card drawn, a die rolled, a private
-    look): an action that brought one cannot be undone."""
+    look): an action that brought one cannot be undone. A game whose event reveals only in some
+    cases (a tile placed from a face-down pile, not from the market) says so with ``reveals``."""
 
     def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
         """Options with every default filled in; raises InvalidOptions.
@@ -227,6 +228,13 @@ class Game(Protocol):
 
     def scores(self, state: State) -> dict[str, Any]:
         """The result: at least ``scores`` and ``ranks`` (1 = best, ties share), one per seat."""
+
+
+def reveals(game: Game, event: Event) -> bool:
+    """Whether ``event`` showed someone what was hidden: the game's ``reveals(event)`` when it has one
+    (the kit's engines do), else whether its type is ``irreversible``."""
+    decide = getattr(game, "reveals", None)
+    return decide(event) if decide is not None else event["type"] in game.irreversible
 
 
 def check_not_over(game: Game, state: State, rule: str = "") -> None:

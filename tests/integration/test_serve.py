@@ -246,3 +246,34 @@ def test_a_second_serve_on_a_folder_in_use_is_refused():
     finally:
         stop_serve(process)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _mode(folder, *name):
+    return os.stat(os.path.join(folder, *name)).st_mode & 0o777
+
+
+def test_the_data_folder_and_the_append_only_file_are_the_servers_user_s_only():
+    """The append-only file holds every hand and plan in clear: no other local user may read it, nor the
+    folder; a folder left readable by an older version is closed again on start."""
+    folder = tempfile.mkdtemp(prefix="mls-", dir="/tmp")
+    os.chmod(folder, 0o755)  # as a plain mkdir under umask 022 makes it
+    port = free_port()
+    old_umask = os.umask(0o022)  # serve's children inherit a permissive umask: the fix must not rely on it
+    try:
+        process, http = start_serve(folder, port)
+    finally:
+        os.umask(old_umask)
+    try:
+        assert http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})[0] == 201
+        assert _mode(folder) == 0o700
+        for name in ("appendonly.aof", "redis.log", "redis.conf", "redis.pid", "serve.pid", "server.key"):
+            assert _mode(folder, name) == 0o600, name
+        stop_serve(process)
+        os.chmod(folder, 0o755)  # what a server from before left behind
+        os.chmod(os.path.join(folder, "appendonly.aof"), 0o644)
+        process, http = start_serve(folder, port)
+        assert _mode(folder) == 0o700 and _mode(folder, "appendonly.aof") == 0o600
+    finally:
+        if process.poll() is None:
+            stop_serve(process)
+        shutil.rmtree(folder, ignore_errors=True)

@@ -73,6 +73,12 @@ class ChockABlock(Engine):
     # a card or tile turned up from a face-down pile: someone has seen what was hidden
     irreversible = frozenset({"card_drawn", "market_refilled", "autoblock_took_tile", "autoblock_turn"})
 
+    def reveals(self, event: Event) -> bool:
+        """A neighbour placed from the pile (A-19) turns its face-down top tile up: the event says
+        ``source`` PILE, while one from the face-up market showed nothing new."""
+        return super().reveals(event) or (event["type"] == "neighbour_tile_placed"
+                                          and event["data"].get("source") == "PILE")
+
     # -- options -------------------------------------------------------------------------------
 
     def complete_options(self, resolved: dict[str, Any], players: int, given: dict[str, Any]) -> dict[str, Any]:
