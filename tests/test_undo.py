@@ -297,12 +297,17 @@ def test_a_chock_a_block_move_that_shows_nothing_hidden_is_still_undoable(client
     assert client.get(f"/v1/matches/{match_id}/state").json["state"] == before
 
 
-def test_a_stabilised_district_that_names_its_tiles_reveals_them():
-    """Blackout: Hong Kong's district_stabilised lists the district's tiles, face-down ones too (their ids
-    are in the pack): no undo past it. Without tiles it shows nothing."""
+def test_a_stabilised_district_shows_nobody_the_tiles_it_returns_to_the_box():
+    """Blackout: Hong Kong's district_stabilised records the district's tiles (R-7.3 (a): back to the
+    box), face-down ones too, whose ids the pack describes: every viewer, its own stabilisers too, sees
+    only how many went (spec 7, hidden information), so the event shows nothing and an undo may go
+    back on it."""
     from service.games import GAMES
 
     game = GAMES["blackout-hong-kong"]
-    stabilised = {"type": "district_stabilised", "seat": None, "data": {"district": "D1", "tiles": ["T01"]}}
-    assert game.reveals(stabilised)
-    assert not game.reveals({**stabilised, "data": {"district": "D1", "tiles": []}})
+    stabilised = {"type": "district_stabilised", "seat": None,
+                  "data": {"district": "D1", "tiles": ["T01", "T07"], "stabilisers": [0], "scores": {"0": 3}}}
+    for viewer in (None, 0, 1):
+        seen = game.event_view(stabilised, viewer)
+        assert seen["data"] == {"district": "D1", "tiles_returned": 2, "stabilisers": [0], "scores": {"0": 3}}
+    assert not game.reveals(stabilised)

@@ -91,11 +91,6 @@ class BlackoutHongKong(Listing, Folds):
                               "patrol_viewed", "patrol_taken", "injured", "plans_placed", "market_decayed",
                               "objectives_discarded", "houses_placed"})
 
-    def reveals(self, event: Event) -> bool:
-        """A district stabilised names the tiles it held (R-7), face-down ones too: with tile ids the
-        pack describes, that shows them to every seat."""
-        return super().reveals(event) or (event["type"] == "district_stabilised" and bool(event["data"]["tiles"]))
-
     def __init__(self):
         self._actions = {
             "PLACE_START_CUBE": self._start_cube, "SUBMIT_PLAN": self._submit_plan, "REVEAL_CARD": self._reveal,

@@ -272,6 +272,9 @@ class Listing:
 
     def event_view(self, event: Event, seat: int | None) -> Event:
         kind = event["type"]
+        if kind == "district_stabilised":  # R-7.3 (a): its tiles go back to the box unseen (spec 7, hidden info)
+            return {**event, "data": {**{k: v for k, v in event["data"].items() if k != "tiles"},
+                                      "tiles_returned": len(event["data"]["tiles"])}}
         if event["seat"] == seat:
             return event
         if kind in PRIVATE_TO_ACTOR:
