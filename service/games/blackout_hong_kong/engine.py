@@ -1,4 +1,4 @@
-"""Blackout: Hong Kong: a pure rules engine (spec ``shared/rules/blackout-hong-kong.md``).
+"""Blackout: Hong Kong: a pure rules engine (spec ``docs/rules/blackout-hong-kong.md``).
 
 A round has eight phases (R-0.1; state machine §3.9). ``state["step"]`` says where the game stands:
 ``start_cubes`` (S-12), ``plan`` (Phase 1, every seat at once), ``p2``...``p8`` and ``over``. Sequential
