@@ -171,6 +171,8 @@ class BlockBlock(Engine):
         chance=False,
         description="Stack polycubes in 3D, no gaps underneath; the colours seen from above score. "
                     "Piece set: a generated default, not the publisher's.",
+        dynamics="sequential",  # the players alternate
+        utility="competitive",  # E-4: the higher score wins
     )
     options_schema = OPTIONS_SCHEMA
     action_schema = BlockBlockAction

@@ -118,6 +118,8 @@ class Blokus(Engine):
         chance=False,
         description="Place your pieces corner to corner, never edge to edge with your own colour. "
                     "Variants for 1 to 4 players, the solo puzzles and Blokus Duo.",
+        dynamics="sequential",  # 1.2: one colour at a time, in play order
+        utility="competitive",  # 4.1, 4.2: ranked by score; 3.3's shared colour scores for nobody
     )
     options_schema = OPTIONS_SCHEMA
     action_schema = BlokusAction

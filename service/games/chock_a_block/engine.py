@@ -64,6 +64,9 @@ class ChockABlock(Engine):
         description="Build a colourful apartment block card by card: chain cats, underwear, flowers and birds "
                     "for score tokens, fill same-colour groups with neighbours. 2-5 players, solo or co-op "
                     "against the Autoblock automa.",
+        dynamics="sequential",  # one turn at a time, in turn order
+        utility="competitive",
+        utility_by_option={"mode": {"COOP": "cooperative"}},  # V-20: the humans win or lose together
     )
     options_schema = opts.OPTIONS_SCHEMA
     action_schema = ChockABlockAction
