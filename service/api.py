@@ -114,6 +114,8 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
     return {
         "id": info.id, "name": info.name, "min_players": info.min_players, "max_players": info.max_players,
         "player_counts": info.counts(), "hidden_information": info.hidden_information, "chance": info.chance,
+        "dynamics": info.dynamics, "utility": info.utility,
+        "utility_by_option": {option: dict(values) for option, values in info.utility_by_option.items()},
         "description": info.description, "options_schema": game.options_schema,
         "packs": packs.installed(game, matches().settings.packs_dir),
         "pictures": [SVG] if game.svg is not None else [],

@@ -7,6 +7,8 @@ import unicodedata
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from service.games.protocol import DYNAMICS, UTILITIES
+
 # Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
 # as an invalid ID.
 MAX_VERSION = 2**53
@@ -95,6 +97,18 @@ class GameSchema(Schema):
     chance = fields.Boolean(required=True, metadata={
         "description": "Whether chance acts during play (dice, draws). A draw at setup only, such as BLOCK.BLOCK's "
                        "first player from the match seed, is not counted: after it the game is deterministic."})
+    dynamics = fields.String(required=True, validate=validate.OneOf(DYNAMICS), metadata={
+        "description": "sequential: one seat acts at a time; simultaneous: somewhere in the game several "
+                       "seats act at once (a move's to_act names more than one), as OpenSpiel's dynamics."})
+    utility = fields.String(required=True, validate=validate.OneOf(UTILITIES), metadata={
+        "description": "How the seats' results relate under the default options: competitive (ranked "
+                       "against each other), cooperative (the seats win or lose together) or mixed (each seat "
+                       "has a goal of its own, as OpenSpiel's general-sum)."})
+    utility_by_option = fields.Dict(
+        keys=fields.String(), required=True,
+        values=fields.Dict(keys=fields.String(), values=fields.String(validate=validate.OneOf(UTILITIES))),
+        metadata={"description": "The match options whose values make the utility another: option -> value -> "
+                                 "utility, e.g. {\"mode\": {\"COOP\": \"cooperative\"}}."})
     description = fields.String(required=True)
     options_schema = fields.Dict(required=True, metadata={"description": "JSON Schema of the match options."})
     packs = fields.List(fields.String(), required=True,

@@ -40,6 +40,17 @@ def test_catalogue_lists_blokus_with_its_options_schema(client):
     assert blokus["options_schema"]["properties"]["scoring"]["enum"] == ["simple", "advanced"]
 
 
+def test_catalogue_says_who_acts_at_once_and_how_results_relate(client):
+    games = {g["id"]: g for g in client.get("/v1/games").json}
+    declared = {gid: (g["dynamics"], g["utility"], g["utility_by_option"]) for gid, g in games.items()}
+    assert declared == {
+        "blokus": ("sequential", "competitive", {}),
+        "block-block": ("sequential", "competitive", {}),
+        "chock-a-block": ("sequential", "competitive", {"mode": {"COOP": "cooperative"}}),
+        "blackout-hong-kong": ("simultaneous", "competitive", {"mode": {"CAMPAIGN": "mixed"}}),
+    }
+
+
 def test_create_returns_one_token_per_seat_and_version_1(client):
     response = client.post("/v1/matches", json={"game": "blokus", "players": PLAYERS})
     assert response.status_code == 201

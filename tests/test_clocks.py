@@ -81,7 +81,7 @@ def test_a_clock_setting_the_game_cannot_carry_out_is_refused(client):
 def test_a_blokus_pass_on_timeout_needs_a_match_where_a_colour_may_pass(client):
     two = {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}], "clock": {"per_action_s": 30},
            "on_timeout": "pass"}
-    refused = client.post("/v1/matches", json=two)  # spec 2.7: no voluntary pass by default
+    refused = client.post("/v1/matches", json=two)  # blokus spec 2.7: no voluntary pass by default
     assert refused.status_code == 400 and "with these options" in refused.json["fields"]["on_timeout"][0]
     allowed = client.post("/v1/matches", json={**two, "options": {"allow_voluntary_pass": True}})
     assert allowed.status_code == 201, allowed.json

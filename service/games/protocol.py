@@ -70,7 +70,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 import marshmallow
 
@@ -111,6 +111,10 @@ class InvalidRecord(Exception):
     """A game record (e.g. an SGF file) that cannot be read."""
 
 
+DYNAMICS = ("sequential", "simultaneous")
+UTILITIES = ("competitive", "cooperative", "mixed")
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """What kind of game this is, in the manner of OpenSpiel's game type."""
@@ -126,6 +130,23 @@ class GameInfo:
     rules_version: str = "1"
     """Raise it when a change of the engine changes the state it folds: snapshots of other versions
     are then ignored and rebuilt from the log."""
+    dynamics: str = "sequential"
+    """``"sequential"``: one seat acts at a time; ``"simultaneous"``: somewhere in the game several seats
+    act at once (``to_act`` names more than one), as OpenSpiel's GameType.Dynamics."""
+    utility: str = "competitive"
+    """How the seats' results relate under the default options: ``"competitive"`` (ranked against each
+    other: one's gain is another's loss), ``"cooperative"`` (the seats win or lose together) or ``"mixed"``
+    (each seat has a goal of its own that the others can help or hinder but not take: general-sum). A
+    one-seat match has no other seat to relate to, so it does not change the word."""
+    utility_by_option: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """The option values under which ``utility`` is another, e.g. ``{"mode": {"COOP": "cooperative"}}``:
+    a mode is a match option, so the catalogue can say which options make a game co-operative."""
+
+    def __post_init__(self) -> None:
+        # a typo here would reach every client through the catalogue
+        readings = [self.utility, *(u for values in self.utility_by_option.values() for u in values.values())]
+        if self.dynamics not in DYNAMICS or not set(readings) <= set(UTILITIES):
+            raise ValueError(f"{self.id}: dynamics one of {DYNAMICS}, utility one of {UTILITIES}")
 
     def counts(self) -> list[int]:
         return list(self.player_counts or range(self.min_players, self.max_players + 1))

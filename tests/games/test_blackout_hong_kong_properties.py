@@ -56,7 +56,7 @@ def check_conserved(state: dict) -> None:
         shared = sum(plan["cubes"].get(str(p["seat"]), 0) for plan in state["shared_plans"])
         substitutes = sum(d["substitutes"].count(p["seat"]) for d in state["districts"].values())
         assert p["supply"] + sum(p["rondel"].values()) + len(p["cubes"]) + markers + shared + substitutes == 25
-        assert len(set(p["cubes"])) == len(p["cubes"]), "R-1.6.4: one cube per player per location"
+        assert len(set(p["cubes"])) == len(p["cubes"]), "1.6.4: one cube per player per location"
         assert p["hkd"] >= 0 and p["transport"] >= 0 and p["gps"] >= 0 and p["supply"] >= 0
         assert min(p["rondel"].values()) >= 0
     cards += [c for row in state["market"] for c in row if c] + state["deck"] + state["reserve"] + state["discard"]

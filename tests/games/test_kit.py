@@ -45,6 +45,25 @@ def test_legal_actions_are_empty_for_a_seat_that_may_not_act(game_id):
     assert waiting or players == 1
 
 
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_declared_dynamics_is_what_to_act_does(game_id):
+    """A sequential game never names two seats at once; a simultaneous one does, early in a game."""
+    game = GAMES[game_id]
+    widest = []
+    engines.random_playout(game, engines.new_state(game, max(game.info.counts()), "kit"), random.Random(1),
+                           lambda state, *_: widest.append(len(game.to_act(state))), max_moves=80)
+    assert (max(widest) > 1) == (game.info.dynamics == "simultaneous")
+
+
+def test_game_info_refuses_a_dynamics_or_utility_it_does_not_know():
+    with pytest.raises(ValueError):
+        GameInfo(id="x", name="X", min_players=1, max_players=2, hidden_information=False, chance=False,
+                 utility_by_option={"mode": {"TEAMS": "co-operative"}})
+    with pytest.raises(ValueError):
+        GameInfo(id="x", name="X", min_players=1, max_players=2, hidden_information=False, chance=False,
+                 dynamics="real-time")
+
+
 class Counter(Engine):
     info = GameInfo(id="counter", name="Counter", min_players=1, max_players=1,
                     hidden_information=False, chance=False)

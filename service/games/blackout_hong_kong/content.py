@@ -357,7 +357,7 @@ def _check_connected(document: dict) -> None:
 
 
 def _check_scoring_table(document: dict) -> None:
-    """1.10.1: the table scores a district by its boundary size (R-7) and face-up tiles by the number
+    """1.10.1: the table scores a district by its boundary size (R-7.3c) and face-up tiles by the number
     of reward types (E-5), so it must reach both."""
     largest = max(len(d["boundary"]) for d in document["map"]["districts"])
     types = len({tile["rewardType"] for tile in document["patrolTiles"]})

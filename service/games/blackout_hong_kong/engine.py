@@ -1,4 +1,4 @@
-"""Blackout: Hong Kong: a pure rules engine (spec ``shared/rules/blackout-hong-kong.md``).
+"""Blackout: Hong Kong: a pure rules engine (spec ``docs/rules/blackout-hong-kong.md``).
 
 A round has eight phases (R-0.1; state machine §3.9). ``state["step"]`` says where the game stands:
 ``start_cubes`` (S-12), ``plan`` (Phase 1, every seat at once), ``p2``...``p8`` and ``over``. Sequential
@@ -75,6 +75,10 @@ class BlackoutHongKong(Listing, Folds):
         description="Hong Kong without power: plan volunteers and specialists in secret, gather on a dice-set "
                     "rondel, complete objectives, patrol districts, stabilise the map. 2-4 players, campaign "
                     "chapter 1 for 1-4, solo.",
+        dynamics="simultaneous",  # R-0.3: Phase 1 planning is simultaneous (to_act: every seat still planning)
+        utility="competitive",  # E-7: the highest VP wins
+        # C-11: a chapter is won by each player who reaches its goals, whatever the others do
+        utility_by_option={"mode": {"CAMPAIGN": "mixed"}},
     )
     options_schema = opts.OPTIONS_SCHEMA
     action_schema = BlackoutHongKongAction

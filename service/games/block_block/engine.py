@@ -1,7 +1,7 @@
 """BLOCK.BLOCK: three-dimensional stacking for two players, as a pure state machine.
 
-Rules: ``../shared/rules/block-block.md`` (the spec) after the bilingual rules sheet
-(``../shared/seeds/003_f7e545c0f489a591.txt``). Brown (the first player) and white place polycube
+Rules: ``docs/rules/block-block.md`` (the spec) after the bilingual rules sheet
+(``docs/rules/rulebooks/003_f7e545c0f489a591.txt``). Brown (the first player) and white place polycube
 pieces in turn on a small board, in any of the 24 rotations, with no gap under any cube; a player
 may not place the shape the opponent has just placed unless nothing else fits, no piece may sit
 exactly on a piece of the same shape turned the same way, and brown's half piece goes last. A
@@ -171,6 +171,8 @@ class BlockBlock(Engine):
         chance=False,
         description="Stack polycubes in 3D, no gaps underneath; the colours seen from above score. "
                     "Piece set: a generated default, not the publisher's.",
+        dynamics="sequential",  # R-0.1: the players alternate
+        utility="competitive",  # E-4: the higher score wins
     )
     options_schema = OPTIONS_SCHEMA
     action_schema = BlockBlockAction

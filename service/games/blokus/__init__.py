@@ -1,4 +1,4 @@
-"""Blokus (spec: ``../shared/rules/blokus.md``)."""
+"""Blokus (spec: ``docs/rules/blokus.md``)."""
 
 from service.games.blokus.bot import BOT as STRONG_BOT
 from service.games.blokus.engine import Blokus

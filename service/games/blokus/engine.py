@@ -1,6 +1,6 @@
 """Blokus: a perfect-information territory game without chance, on bitboards.
 
-Rules: ``../shared/rules/blokus.md`` (the spec) after the Japanese rulebook.
+Rules: ``docs/rules/blokus.md`` (the spec) after the Japanese rulebook.
 Each colour places its pieces one at a time; a colour's first piece covers its
 start square, every later one touches its own colour corner to corner and never
 edge to edge. A colour that cannot place is out; the game ends when every colour
@@ -118,6 +118,8 @@ class Blokus(Engine):
         chance=False,
         description="Place your pieces corner to corner, never edge to edge with your own colour. "
                     "Variants for 1 to 4 players, the solo puzzles and Blokus Duo.",
+        dynamics="sequential",  # 1.2: one colour at a time, in play order
+        utility="competitive",  # 4.1, 4.2: ranked by score; 3.3's shared colour scores for nobody
     )
     options_schema = OPTIONS_SCHEMA
     action_schema = BlokusAction

@@ -1,14 +1,14 @@
-"""Chock-a-Block: a pure rules engine (spec ``shared/rules/chock-a-block.md``, rulebooks KO and JA).
+"""Chock-a-Block: a pure rules engine (spec ``docs/rules/chock-a-block.md``, rulebooks KO and JA).
 
 Each player builds an apartment block of 12 cards (4 high, 3 wide), one card a turn. A turn has four
 steps (R-0.2), each a decision of the same seat, so ``to_act`` stays on that seat until the turn ends:
 
-1. ``place_card``: one of the two hand cards, on either face, in a legal column (R-1);
+1. ``place_card``: one of the two hand cards, on either face, in a legal column (§3.1);
 2. ``place_neighbour``: while a same-colour group of 4+ rooms holds a vacant room, a neighbour
-   tile from the market goes on one of its vacant rooms, in the order the player chooses (R-2);
-3. ``claim_token``: any number of score tokens for open chains of icons long enough (R-3);
+   tile from the market goes on one of its vacant rooms, in the order the player chooses (§3.2);
+3. ``claim_token``: any number of score tokens for open chains of icons long enough (§3.3);
 4. ``draw_card`` from the market or the deck, which ends the turn; or ``end_turn`` when the
-   draw does not apply (R-4).
+   draw does not apply (§3.4).
 
 Automatic steps are events too: market refills, the end of a step, Autoblock's turn (AE-7, AE-8),
 final scoring and the end. Modes (S-1): STANDARD (2-5 players), SOLO (1 + Autoblock), AUTOBLOCK_EXTRA
@@ -64,6 +64,9 @@ class ChockABlock(Engine):
         description="Build a colourful apartment block card by card: chain cats, underwear, flowers and birds "
                     "for score tokens, fill same-colour groups with neighbours. 2-5 players, solo or co-op "
                     "against the Autoblock automa.",
+        dynamics="sequential",  # R-0.1: one turn at a time, in turn order
+        utility="competitive",
+        utility_by_option={"mode": {"COOP": "cooperative"}},  # V-20: the humans win or lose together
     )
     options_schema = opts.OPTIONS_SCHEMA
     action_schema = ChockABlockAction
