@@ -1,7 +1,7 @@
 """BLOCK.BLOCK: three-dimensional stacking for two players, as a pure state machine.
 
 Rules: ``docs/rules/block-block.md`` (the spec) after the bilingual rules sheet
-(``docs/rules/rulebooks/003_f7e545c0f489a591.txt``). Brown (the first player) and white place polycube
+(``003_f7e545c0f489a591.txt``). Brown (the first player) and white place polycube
 pieces in turn on a small board, in any of the 24 rotations, with no gap under any cube; a player
 may not place the shape the opponent has just placed unless nothing else fits, no piece may sit
 exactly on a piece of the same shape turned the same way, and brown's half piece goes last. A
