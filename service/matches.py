@@ -495,22 +495,46 @@ class Matches:
         state = self.repository.head(match_id)
         if state is None or state.version != expected_version:
             state = self.load(match_id)
-            if expected_version != state.version:
+        for _ in range(50):
+            if expected_version != state.version and not self._unconcerned(match_id, seat, expected_version, state):
                 raise VersionConflict(state.version)
-        late = self._meet_deadline(match_id, state, seat)
-        if late is not None:  # another seat's time ran out: the client's version is behind now
-            raise VersionConflict(late.state.version)
-        try:
-            step = lifecycle.act(state, seat, action, self.repository.meta(match_id).secret, now(), by)
-        except IllegalAction:
-            latest = self.repository.store.version(match_id)  # refused on a copy that may be behind the log:
-            if latest != expected_version:                   # then the client's version is what is wrong
-                raise VersionConflict(latest) from None
-            raise
-        answer = {"version": step.state.version,
-                  "events": [self.entry_view(state.engine, e, seat, False, state.sealed_chain) for e in step.entries]}
-        prior = self.repository.save(match_id, step, self._remember(idem_key, fingerprint, answer))
-        return answer if prior is None else _replayed(prior, fingerprint)
+            late = self._meet_deadline(match_id, state, seat)
+            if late is not None:  # another seat's time ran out: the client's version is behind now
+                raise VersionConflict(late.state.version)
+            try:
+                step = lifecycle.act(state, seat, action, self.repository.meta(match_id).secret, now(), by)
+            except IllegalAction:
+                latest = self.repository.store.version(match_id)  # refused on a copy that may be behind the log:
+                if latest != state.version:                      # judge it again on the latest
+                    state = self.load(match_id)
+                    continue
+                raise
+            answer = {"version": step.state.version,
+                      "events": [self.entry_view(state.engine, e, seat, False, state.sealed_chain)
+                                 for e in step.entries]}
+            try:
+                prior = self.repository.save(match_id, step, self._remember(idem_key, fingerprint, answer))
+            except VersionConflict:  # another seat got in first: in a step all act in, that may not concern us
+                state = self.load(match_id)
+                continue
+            return answer if prior is None else _replayed(prior, fingerprint)
+        raise VersionConflict(state.version)
+
+    def _unconcerned(self, match_id: str, seat: int, expected_version: int, state: MatchState) -> bool:
+        """Whether a seat that chose its action at ``expected_version`` may still play it on ``state``,
+        a later version: in a step where several seats act at once (Blackout's planning), the others'
+        actions do not change what this seat may do. So when the seat was to act then and is now, with the
+        same legal actions, and every entry since was another seat's, the action is judged on the latest
+        state (and appended against it, atomically) rather than refused as a conflict."""
+        if not 0 < expected_version < state.version or seat not in state.to_act():
+            return False
+        then = self.load(match_id, expected_version)
+        if len(then.to_act()) < 2 or seat not in then.to_act():
+            return False
+        _, since = self.repository.read(match_id, after=expected_version, until=state.version)
+        if any(entry.seat is None or entry.seat == seat for entry in since):
+            return False
+        return then.legal_actions(seat) == state.legal_actions(seat)
 
     def record_result(self, match_id: str) -> dict[str, Any]:
         """Score the match. Once it is over, the result is appended as ``match_scored`` exactly once."""
