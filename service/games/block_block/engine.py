@@ -183,7 +183,7 @@ class BlockBlock(Engine):
     # Spec 1.8: schema and checks K-1..K-6 (InvalidPack), K-7/K-8 findings and K-9 warnings kept; the
     # option-dependent checks run in ``setup``, which has the options and the pack.
     packs = Packs(load=lambda document, options=None: load_pack(document), default=DEFAULT_PACK_NAME,
-                  folder=Path(__file__).parent / "packs")
+                  folder=Path(__file__).parent / "packs", checked_by=())
     svg = staticmethod(render_svg)  # the top view and an isometric view
     turn_rule = "R-0.1: the players alternate, brown first"
     over_rule = "R-1.1, R-3.4"
