@@ -4,7 +4,6 @@ about 0.4 s of CPU): the check is remembered by the digest of the pack file and 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from service import packs
 from service.app import create_app
