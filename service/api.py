@@ -95,14 +95,15 @@ def _errors(*codes: int):
         422: "illegal_action (with reason; with move for a game record), idempotency_key_reused, or "
              "seed_known_to_creator_refused (reason open_seat or public: a creator who knows the seed knows every "
              "hand).",
-        429: "too_many_requests: over the server's write limit per token or address; Retry-After says when.",
+        429: "too_many_requests: over the server's write limit per token or address, or its read limit per "
+             "address; Retry-After says when.",
         503: "storage_unavailable (the match store is unreachable or failing over) or not_replicated (no replica "
              "confirmed the write in time): the write may or may not have landed; send it again with the same "
              "Idempotency-Key to learn which. Retry-After says when.",
     }
 
     def decorate(view):
-        for code in codes:
+        for code in sorted({*codes, 429}):  # every request but the probes' counts in a rate limit
             view = v1.alt_response(code, schema=schemas.ErrorSchema, description=descriptions[code])(view)
         return view
 
@@ -139,6 +140,7 @@ def _record_bodies(games: list[Game]) -> dict[str, Any]:
 
 @v1.route("/games", methods=["GET"])
 @v1.response(200, schemas.GameSchema(many=True))
+@_errors()
 def list_games():
     """The games this server hosts, with the JSON Schema of each game's options."""
     return [catalogue_entry(game) for game in GAMES.values()]
@@ -160,6 +162,7 @@ def _match_links() -> dict[str, Any]:
 
 @v1.route("/signing-key", methods=["GET"])
 @v1.response(200, schemas.SigningKeySchema)
+@_errors()
 def get_signing_key():
     """The public key this server signs checkpoints with: fetch it once and keep it, then check
     every checkpoint against it (``matchlog replay --public-key``)."""

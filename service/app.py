@@ -82,7 +82,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     # meets no body check
     guards.install(app, body_types, answers)
     ratelimits.install(app, redis_client, settings.namespace, settings.rate_limit_per_token,
-                       settings.rate_limit_per_address)
+                       settings.rate_limit_per_address, settings.rate_limit_reads_per_address)
     if settings.trusted_proxies:  # the client's address, not the proxy's, for the limits and the access log
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)
     return app

@@ -147,6 +147,7 @@ def manage_keys(settings: Settings, action: str, subject: str | None) -> None:
 
 def migrate_keys(settings: Settings, source_url: str | None) -> None:
     from service.keys import Keys
+    from service.matches import Matches
     from service.migrate import migrate
     from service.redis_client import connect
 
@@ -157,6 +158,8 @@ def migrate_keys(settings: Settings, source_url: str | None) -> None:
         target = connect(redis_url(settings))
         source = connect(source_url) if source_url else target
         done = migrate(source, target, Keys(settings.namespace, settings.feed_partitions), same_server=source is target)
+        # matches listed before the listings were narrowed by game and status are put in those too
+        done["listed"] = Matches(target, settings).index_listings()
     finally:
         if embedded:
             embedded.stop()

@@ -38,6 +38,10 @@ class Settings:
     rate_limit_per_address: str | None = None
     """``MATCHLOG_RATE_LIMIT_PER_ADDRESS`` (server default ``500/second``; ``off``): writes per client
     address (a platform's server sends many players' writes from one address: keep it generous)."""
+    rate_limit_reads_per_address: str | None = None
+    """``MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS`` (server default ``200/second``; ``off``): every other
+    request per client address (reads, the socket's opening, the viewer's pages), in a window of its own;
+    the probes ``/healthz``, ``/readyz`` and ``/metrics`` are never limited."""
     trusted_proxies: int = 0
     """``MATCHLOG_TRUSTED_PROXIES``: how many reverse proxies stand before the API. Each appends the
     address it saw to ``X-Forwarded-For``; the client is the one that many hops back (the per-address limit
@@ -89,6 +93,7 @@ class Settings:
             packs_dir=Path(env["MATCHLOG_PACKS"]) if env.get("MATCHLOG_PACKS") else None,
             rate_limit_per_token=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_TOKEN", "50/second;1500/minute")),
             rate_limit_per_address=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_ADDRESS", "500/second")),
+            rate_limit_reads_per_address=_limit(env.get("MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS", "200/second")),
             trusted_proxies=int(env.get("MATCHLOG_TRUSTED_PROXIES", 0)),
             webhooks_private=env.get("MATCHLOG_WEBHOOKS_PRIVATE", "false").strip().lower() in ("true", "1", "yes"),
             anonymous_matches=env.get("MATCHLOG_ANONYMOUS_MATCHES", "true").strip().lower() not in ("false", "0", "no"),

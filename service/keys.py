@@ -128,6 +128,15 @@ class Keys:
         """The lobby: matches with a seat still open, scored by creation time (ms)."""
         return f"{self.namespace}:open"
 
+    def listing(self, index: str, game_id: str | None, status: str | None) -> str:
+        """``index`` (the public matches, or a platform's) narrowed to one game, one status or both, scored
+        as ``index`` is, so that a listing reads only the matches it shows. The public open ones are the lobby."""
+        if index == self.public_matches and status == "open" and not game_id:
+            return self.open_matches
+        if not game_id and not status:
+            return index
+        return f"{index}:{game_id or '*'}:{status or '*'}"
+
     def feed(self, partition: int) -> str:
         """A partition of the feed: the notices of appends to its matches, which the rule workers follow."""
         return f"{self.namespace}:{{{self._tags[partition]}}}:feed"

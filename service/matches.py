@@ -110,6 +110,7 @@ class Matches:
         self.jobs = JobQueue(jobs_redis or for_jobs(self.settings.rq_redis_url, redis_client), self.keys)
         self.platforms = Platforms(redis_client, self.keys)
         self.webhooks = Webhooks(redis_client, self.keys, self.server_key, self.store.durably)
+        self.repository.on_saved = self._relist
 
     # -- creation ---------------------------------------------------------------------------
 
@@ -149,15 +150,16 @@ class Matches:
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
         tokens = [None if bot else token for token, bot in zip(tokens, bots)]
         self.repository.add(match_id, Meta(game_id, secret, hashes, platform), step)
+        created_ms = time.time() * 1000
         if platform:
-            self.platforms.add_match(platform, match_id)
+            self.platforms.add_match(platform, match_id, created_ms)
+        listed = [self.keys.platform_matches(platform)] if platform else []
         if platform is None if public is None else public:  # a private match is joined by its id, not found
-            with self.redis.pipeline(transaction=False) as pipe:
-                if not step.state.started:
-                    pipe.zadd(self.keys.open_matches, {match_id: time.time() * 1000})
-                pipe.zadd(self.keys.public_matches, {match_id: time.time() * 1000})
-                pipe.zremrangebyrank(self.keys.public_matches, 0, -PUBLIC_LISTED - 1)
-                pipe.execute()
+            listed.append(self.keys.public_matches)
+        with self.redis.pipeline(transaction=False) as pipe:
+            for index in listed:
+                self._list(pipe, index, match_id, game_id, status_of(step.state), created_ms)
+            pipe.execute()
         return match_id, step.state, tokens
 
     def join(self, match_id: str, seat: int, name: str) -> tuple[MatchState, str]:
@@ -380,19 +382,22 @@ class Matches:
         """Matches by creation time, of one game and status if given, and the cursor of the next page
         (None on the last): a platform's own; else the lobby (``status`` open: a public match with a seat
         to join); else the public ones."""
-        index = (self.keys.platform_matches(platform) if platform else self.keys.open_matches
-                 if status == "open" else self.keys.public_matches)
+        index = self.keys.platform_matches(platform) if platform else self.keys.public_matches  # with status open: the lobby
         return self._listed(index, game_id, status, cursor, limit, newest_first)
 
     def _listed(self, index: str, game_id: str | None, status: str | None, cursor: str | None,
                 limit: int, newest_first: bool) -> tuple[list[dict[str, Any]], str | None]:
+        """A page read from the listing narrowed to ``game_id`` and ``status``: it loads the page's matches
+        only (and, once, any the index still has under a status they have left), however many others
+        there are."""
+        narrowed = self.keys.listing(index, game_id, status)
         bound = f"({cursor}" if cursor else "+inf" if newest_first else "-inf"
         found, next_cursor = [], None
         while len(found) < limit:
             if newest_first:
-                batch = self.redis.zrevrangebyscore(index, bound, "-inf", start=0, num=limit, withscores=True)
+                batch = self.redis.zrevrangebyscore(narrowed, bound, "-inf", start=0, num=limit, withscores=True)
             else:
-                batch = self.redis.zrangebyscore(index, bound, "+inf", start=0, num=limit, withscores=True)
+                batch = self.redis.zrangebyscore(narrowed, bound, "+inf", start=0, num=limit, withscores=True)
             if not batch:
                 break
             for member, score in batch:
@@ -401,15 +406,61 @@ class Matches:
                 try:
                     state = self.load(match_id)
                 except MatchNotFound:
+                    self.redis.zrem(narrowed, match_id)
                     continue
-                summary = self.summary(match_id, state)
-                if (status and summary["status"] != status) or (game_id and state.game_id != game_id):
+                if status and status_of(state) != status:  # its status changed without its listings following
+                    self._move(index, match_id, state.game_id, status, status_of(state), score)
                     continue
-                found.append(summary)
+                found.append(self.summary(match_id, state))
                 if len(found) == limit:
                     next_cursor = repr(score)
                     break
         return found, next_cursor
+
+    def _list(self, pipe, index: str, match_id: str, game_id: str, status: str, score: float) -> None:
+        """Put a match in ``index`` and its listings narrowed to the match's game and status (the public
+        ones keep their newest ``PUBLIC_LISTED``)."""
+        for narrowed in {self.keys.listing(index, *by)
+                         for by in ((None, None), (game_id, None), (None, status), (game_id, status))}:
+            pipe.zadd(narrowed, {match_id: score})
+            if index == self.keys.public_matches:
+                pipe.zremrangebyrank(narrowed, 0, -PUBLIC_LISTED - 1)
+
+    def _move(self, index: str, match_id: str, game_id: str, old: str, new: str, score: float) -> None:
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrem(self.keys.listing(index, None, old), match_id)
+            pipe.zrem(self.keys.listing(index, game_id, old), match_id)
+            self._list(pipe, index, match_id, game_id, new, score)
+            pipe.execute()
+
+    def _relist(self, match_id: str, step: lifecycle.Step) -> None:
+        """After an append: a match whose status changed moves to the listings of its new status."""
+        old, new = status_of(step.base) if step.base else None, status_of(step.state)
+        if old is None or old == new:
+            return
+        platform = self.repository.meta(match_id).platform
+        indexes = [self.keys.public_matches] + ([self.keys.platform_matches(platform)] if platform else [])
+        for index in indexes:
+            score = self.redis.zscore(index, match_id)
+            if score is not None:  # listed there (a private match, or one past the newest PUBLIC_LISTED, is not)
+                self._move(index, match_id, step.state.game_id, old, new, score)
+
+    def index_listings(self) -> int:
+        """Put every listed match in the listings narrowed to its game and status (for matches created
+        before this version kept them: ``matchlog migrate`` runs it). Returns how many it listed."""
+        indexes = [self.keys.public_matches] + [self.keys.platform_matches(p["id"]) for p in self.platforms.listed()]
+        listed = 0
+        for index in indexes:
+            for member, score in self.redis.zscan_iter(index):
+                try:
+                    state = self.load(member.decode())
+                except MatchNotFound:
+                    continue
+                with self.redis.pipeline(transaction=False) as pipe:
+                    self._list(pipe, index, member.decode(), state.game_id, status_of(state), score)
+                    pipe.execute()
+                listed += 1
+        return listed
 
     def create_from_record(self, mime: str, text: str, platform: str | None = None) -> tuple[str, MatchState, list[str]]:
         """A match replayed from a game record in the format ``mime``."""
@@ -616,8 +667,7 @@ class Matches:
         body = {
             "id": match_id,
             "game": state.game_id,
-            "status": "aborted" if state.aborted else "finished" if state.finished else "active" if state.started
-            else "open",
+            "status": status_of(state),
             "version": state.version,
             "players": [{"seat": i, "name": name, **shown_bot(state.bot_of(i))}
                         if name is not None else {"seat": i, "open": True} for i, name in enumerate(state.players)],
@@ -642,6 +692,10 @@ def _provisional(state: MatchState) -> dict[str, Any]:
     if state.engine.info.hidden_information:
         return {"final": False, "withheld": "hidden_information"}
     return replay.result(state)
+
+
+def status_of(state: MatchState) -> str:
+    return "aborted" if state.aborted else "finished" if state.finished else "active" if state.started else "open"
 
 
 def _check_bot(game: Game, spec: str, where: str) -> None:

@@ -121,7 +121,8 @@ def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, me
     try:
         wait = ratelimits.write_allowed(app, token)
         if wait:
-            raise ApiError(429, "too_many_requests", f"over this token's write limit; retry in {wait} s",
+            raise ApiError(429, "too_many_requests", f"over this token's or this address's write limit; "
+                                                     f"retry in {wait} s",
                            retry_after=wait)
         try:
             body = _move.load(app.json.loads(message))

@@ -7,11 +7,22 @@ Packs shipped with a game live in its ``Packs.folder``; a server can install mor
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 from service.games.protocol import Game, InvalidOptions, InvalidPack
+
+CHECKED_KEPT = 64
+"""How many checked packs (or their refusals) a process keeps: checking one costs up to 0.4 s of CPU
+(Blackout's schema), so a create reuses the check of the same file's bytes under the same options."""
+
+_checked: OrderedDict[tuple, Any] = OrderedDict()
+_lock = threading.Lock()
 
 
 def folders(game: Game, packs_dir: Path | None) -> list[Path]:
@@ -31,17 +42,45 @@ def load(game: Game, name: str, packs_dir: Path | None, options: dict[str, Any])
     for folder in reversed(folders(game, packs_dir)):  # an installed pack overrides a shipped one
         path = folder / f"{name}.json"
         if name and "/" not in name and path.is_file():
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                if isinstance(data, dict) and data.get("packId", name) != name:
-                    raise InvalidPack("packId", f"is {data['packId']!r} but the file is {path.name}: "
-                                                "a pack is named by its file")
-                return game.packs.load(data, options)
-            except json.JSONDecodeError as error:
-                raise InvalidOptions(field, f"pack {name!r} is not valid JSON: {error}") from error
-            except InvalidPack as error:
-                raise InvalidOptions(field, f"pack {name!r} is invalid: {error}") from error
+            return _checked_once(game, name, path.read_bytes(), options)
     raise InvalidOptions(field, f"no pack {name!r} for {game.info.name}; installed: {installed(game, packs_dir)}")
+
+
+def _checked_once(game: Game, name: str, raw: bytes, options: dict[str, Any]) -> Any:
+    """The pack checked, or its refusal, remembered by the digest of the file's bytes (an edited file is
+    checked again) and the options its checks read. A copy is returned: a setup may change its content."""
+    read = options if game.packs.checked_by is None else {k: options.get(k) for k in game.packs.checked_by}
+    key = (game.info.id, name, hashlib.sha256(raw).hexdigest(), json.dumps(read, sort_keys=True, default=str))
+    with _lock:
+        found = _checked.get(key)
+        if found is not None:
+            _checked.move_to_end(key)
+    if found is None:
+        try:
+            found = _check(game, name, raw, options)
+        except InvalidOptions as refusal:
+            found = refusal
+        with _lock:
+            _checked[key] = found
+            while len(_checked) > CHECKED_KEPT:
+                _checked.popitem(last=False)
+    if isinstance(found, InvalidOptions):
+        raise InvalidOptions(found.field, found.message)
+    return copy.deepcopy(found)
+
+
+def _check(game: Game, name: str, raw: bytes, options: dict[str, Any]) -> Any:
+    field = f"options.{game.packs.option}"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+        if isinstance(data, dict) and data.get("packId", name) != name:
+            raise InvalidPack("packId", f"is {data['packId']!r} but the file is {name}.json: "
+                                        "a pack is named by its file")
+        return game.packs.load(data, options)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise InvalidOptions(field, f"pack {name!r} is not valid JSON: {error}") from error
+    except InvalidPack as error:
+        raise InvalidOptions(field, f"pack {name!r} is invalid: {error}") from error
 
 
 def content_for(game: Game, options: dict[str, Any], packs_dir: Path | None = None) -> Any:

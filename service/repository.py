@@ -21,7 +21,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 import redis
 
@@ -123,6 +123,8 @@ class MatchRepository:
         self.snapshots = Snapshots(redis_client, keys, snapshot_every)
         self._heads = Lru(cache_size)  # match id -> newest MatchState this process has seen
         self._metas = Lru(cache_size)
+        self.on_saved: Callable[[str, Step], None] | None = None
+        """Told of every step appended (the listings follow a match's status so)."""
 
     # -- writing -----------------------------------------------------------------------------------
 
@@ -152,6 +154,8 @@ class MatchRepository:
             raise
         if prior is None:  # only now that the entries are in the log may they reach cache and snapshots
             self._keep(match_id, step.states)
+            if self.on_saved is not None:
+                self.on_saved(match_id, step)
         return prior
 
     def remembered(self, key: str) -> str | None:

@@ -1,5 +1,5 @@
-"""Rate limits on writes, per seat token and per address, in the match store's Redis: a 429 in the error
-shape with ``Retry-After``; reads are never limited."""
+"""Rate limits on writes, per seat token and per address, and on reads per address, in the match store's
+Redis: a 429 in the error shape with ``Retry-After``; the probes are never limited."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from service.config import Settings
 from tests.helpers import act, bearer, create
 
 
-def limited_client(settings, fake_redis, per_token=None, per_address=None):
-    app = create_app(dataclasses.replace(settings, rate_limit_per_token=per_token,
-                                         rate_limit_per_address=per_address), fake_redis)
+def limited_client(settings, fake_redis, per_token=None, per_address=None, reads_per_address=None):
+    app = create_app(dataclasses.replace(settings, rate_limit_per_token=per_token, rate_limit_per_address=per_address,
+                                         rate_limit_reads_per_address=reads_per_address), fake_redis)
     return app.test_client()
 
 
@@ -24,7 +24,7 @@ def test_writes_per_token_beyond_the_limit_get_429_with_retry_after(settings, fa
     assert answers[-1].json["error"] == "too_many_requests" and int(answers[-1].headers["Retry-After"]) > 0
     assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[1])).status_code == 202  # own window
     assert all(client.get(f"/v1/matches/{match_id}", headers=bearer(tokens[0])).status_code == 200
-               for _ in range(5))  # reads are not limited
+               for _ in range(5))  # reads are not in the writes' windows
     assert not any(tokens[0].encode() in key for key in fake_redis.keys("*ratelimit*"))  # a digest, not the token
 
 
@@ -102,3 +102,35 @@ def test_behind_trusted_proxies_the_limit_counts_the_client_not_the_proxy(settin
     answers = [untrusting.post("/v1/matches", json=body, environ_base={"REMOTE_ADDR": "10.0.0.2"},
                                headers={"X-Forwarded-For": address}) for address in ("198.51.100.1", "198.51.100.2")]
     assert [a.status_code for a in answers] == [201, 429]
+
+
+def test_reads_per_address_beyond_the_limit_get_429_and_the_probes_never(settings, fake_redis):
+    client = limited_client(settings, fake_redis, per_address="2/minute", reads_per_address="3/minute")
+    match_id, _ = create(client)  # a write: not in the reads' window
+    answers = [client.get(f"/v1/matches/{match_id}") for _ in range(3)] + [client.get("/v1/matches")]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert answers[-1].json["error"] == "too_many_requests" and int(answers[-1].headers["Retry-After"]) >= 1
+    assert all(client.get(probe).status_code != 429 for probe in ("/healthz", "/readyz", "/metrics") * 3)
+    assert client.get("/v1/games", environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code == 200  # its own window
+    assert create(client)  # the writes' window is apart
+
+
+def test_reads_are_limited_by_default_on_a_server():
+    settings = Settings.from_env({"MATCHLOG_SECRET_KEY": "x" * 43})
+    assert settings.rate_limit_reads_per_address == "200/second"
+    off = Settings.from_env({"MATCHLOG_SECRET_KEY": "x" * 43, "MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS": "off"})
+    assert off.rate_limit_reads_per_address is None
+
+
+def test_moves_on_the_socket_count_in_the_addresss_write_window(settings, fake_redis):
+    from service import ratelimits
+
+    client = limited_client(settings, fake_redis, per_address="2/minute")
+    match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])  # one
+    with client.application.test_request_context(environ_base={"REMOTE_ADDR": "127.0.0.1"}):  # the socket's opening
+        assert ratelimits.write_allowed(client.application, tokens[0]) == 0  # two, over the socket
+    assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[1])).status_code == 429
+    with client.application.test_request_context(environ_base={"REMOTE_ADDR": "127.0.0.1"}):
+        assert ratelimits.write_allowed(client.application, tokens[1]) >= 1
+    with client.application.test_request_context(environ_base={"REMOTE_ADDR": "10.1.2.3"}):
+        assert ratelimits.write_allowed(client.application, tokens[1]) == 0  # another address: its own window

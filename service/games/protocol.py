@@ -164,6 +164,9 @@ class Packs:
     """Where the game ships its packs, as ``<name>.json``."""
     option: str = "pack"
     """The match option that names the pack (its default in ``options_schema`` is ``default``)."""
+    checked_by: tuple[str, ...] | None = None
+    """The options ``load`` reads (a checked pack is reused for any match that agrees on them);
+    None: any option may change the checks."""
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,8 @@ class Servers:
             self._log = open(self.log_path, "wb")
             env = dict(os.environ, REDIS_URL=self.url, MATCHLOG_NAMESPACE=self.namespace, MATCHLOG_DATA=self.folder,
                        BARE_NAMESPACE=self.namespace,
-                       MATCHLOG_RATE_LIMIT_PER_TOKEN="off", MATCHLOG_RATE_LIMIT_PER_ADDRESS="off")  # measure the
+                       MATCHLOG_RATE_LIMIT_PER_TOKEN="off", MATCHLOG_RATE_LIMIT_PER_ADDRESS="off",
+                       MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="off")  # measure the
             # server, not its limits
             self.api = subprocess.Popen(
                 [sys.executable, "-m", *module.split(), "--host", HOST, "--port", str(self.port),

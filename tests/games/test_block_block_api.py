@@ -279,3 +279,29 @@ def test_a_game_lost_before_the_first_move_still_reveals_its_seed_and_is_scored(
     run_jobs(fake_redis, settings)
     result = client.get(f"/v1/matches/{match_id}").json["result"]
     assert result["final"] is True and result["winner"] == "WHITE"
+
+
+def test_a_board_bigger_than_8_is_refused_at_creation(client):
+    """The legal-actions answer grows with the board: 26,253 placements (4.5 MB) at 32 x 32."""
+    response = client.post("/v1/matches", json={"game": GAME_ID, "players": PLAYERS,
+                                                "options": {"board_size": [32, 32]}})
+    assert response.status_code == 400 and response.json["error"] == "invalid_request", response.json
+    assert "options.board_size" in response.json["fields"]
+    assert "maximum of 8" in response.json["message"], response.json["message"]
+    assert new_match(client, board_size=[8, 8])  # the largest allowed
+
+
+def test_a_match_made_with_a_bigger_board_before_the_cap_still_replays(client, settings, fake_redis, monkeypatch):
+    from service import lifecycle
+    from service.games import GAMES
+    game = GAMES[GAME_ID]
+    with monkeypatch.context() as patched:  # the creation check of an earlier version, which allowed 32
+        patched.setattr(lifecycle, "check_options",
+                        lambda game_id, options, players: {**game.resolve_options({}, players), **options})
+        match_id, tokens = new_match(client, board_size=[12, 12])
+    fresh = create_app(settings, fake_redis).test_client()  # no cached state: folded from the log
+    assert fresh.get(f"/v1/matches/{match_id}").json["options"]["board_size"] == [12, 12]
+    actions = legal(fresh, match_id, tokens[0])
+    assert len(actions["actions"]) > 1389
+    played = act(fresh, match_id, tokens[0], actions["version"], actions["actions"][0])
+    assert played.status_code == 201, played.json

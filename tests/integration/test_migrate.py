@@ -49,6 +49,7 @@ def test_matchlog_migrate_moves_the_layout_before_hash_tags(real_client, real_re
                              timeout=60, check=True).stdout
     done = json.loads(printed.strip().splitlines()[-1])
     assert done["moved_keys"] >= 5 and done["announced_matches"] == 2 and done["dropped_feeds"] == 1
+    assert done["listed"] == 2  # in the listings narrowed by game and status too
     assert not list(real_redis.scan_iter(match=f"{settings.namespace}:match:*"))
 
     fresh = create_app(settings, real_redis).test_client()  # a new process: nothing cached

@@ -83,7 +83,7 @@ class BlackoutHongKong(Listing, Folds):
     options_schema = opts.OPTIONS_SCHEMA
     action_schema = BlackoutHongKongAction
     packs = Packs(load=pack_data.load_pack, default=pack_data.DEFAULT_PACK, folder=pack_data.PACKS_DIR,
-                  option="CONTENT_PACK_ID")
+                  option="CONTENT_PACK_ID", checked_by=())
     svg = staticmethod(render_svg)
     turn_rule = "R-0.3"
     over_rule = "E-3"

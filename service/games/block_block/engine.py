@@ -51,6 +51,12 @@ DEFAULT_PACK: dict[str, Any] = load_pack(json.loads(
 """The shipped default pack, loaded once at import (spec 1.8.3)."""
 
 
+MAX_BOARD_SIDE = 8
+"""The largest board side a new match may ask for (the rules leave the size open, A-01, and default to
+4 x 4): the legal-actions answer grows with the board, to at most 1,389 placements (about 230 KB of
+JSON) at 8 x 8 where 32 x 32 gave 26,253 (4.5 MB). Matches created with a bigger board still replay:
+the options are checked only at creation."""
+
 OPTIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -64,7 +70,7 @@ OPTIONS_SCHEMA: dict[str, Any] = {
                                               "have opponent-coloured ends) (spec 1.8.2)."},
         "board_size": {
             "anyOf": [{"const": "pack"},
-                      {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 32},
+                      {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_BOARD_SIDE},
                        "minItems": 2, "maxItems": 2}],
             "default": "pack",
             "description": "[width, depth] of the board, overriding the pack's; \"pack\": the pack's "
@@ -179,7 +185,7 @@ class BlockBlock(Engine):
     # Spec 1.8: schema and checks K-1..K-6 (InvalidPack), K-7/K-8 findings and K-9 warnings kept; the
     # option-dependent checks run in ``setup``, which has the options and the pack.
     packs = Packs(load=lambda document, options=None: load_pack(document), default=DEFAULT_PACK_NAME,
-                  folder=Path(__file__).parent / "packs")
+                  folder=Path(__file__).parent / "packs", checked_by=())
     svg = staticmethod(render_svg)  # the top view and an isometric view
     turn_rule = "R-0.1: the players alternate, brown first"
     over_rule = "R-1.1, R-3.4"
@@ -193,8 +199,9 @@ class BlockBlock(Engine):
             raise InvalidOptions("players", f"BLOCK.BLOCK is for exactly 2 players, not {players} (S-1)")
         size = resolved["board_size"]
         if size != "pack" and (not isinstance(size, list) or len(size) != 2
-                               or not all(isinstance(v, int) and 1 <= v <= 32 for v in size)):
-            raise InvalidOptions("options.board_size", "must be \"pack\" or [width, depth], each 1 to 32 (A-01)")
+                               or not all(isinstance(v, int) and 1 <= v <= MAX_BOARD_SIDE for v in size)):
+            raise InvalidOptions("options.board_size",
+                                 f"must be \"pack\" or [width, depth], each 1 to {MAX_BOARD_SIDE} (A-01)")
         height = resolved["max_height"]
         if height not in ("pack", None) and not (isinstance(height, int) and 1 <= height):
             raise InvalidOptions("options.max_height", "must be \"pack\", null or an integer >= 1 (A-03)")

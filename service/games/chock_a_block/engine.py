@@ -70,7 +70,8 @@ class ChockABlock(Engine):
     )
     options_schema = opts.OPTIONS_SCHEMA
     action_schema = ChockABlockAction
-    packs = Packs(load=pack_data.load_pack, default=pack_data.DEFAULT_PACK, folder=pack_data.PACKS_DIR)
+    packs = Packs(load=pack_data.load_pack, default=pack_data.DEFAULT_PACK, folder=pack_data.PACKS_DIR,
+                  checked_by=tuple(pack_data.CHECK_DEFAULTS))
     svg = staticmethod(render_svg)
     turn_rule = "R-0.4"
     # a card or tile turned up from a face-down pile: someone has seen what was hidden
