@@ -1,5 +1,5 @@
 """Rate limits, kept in the match store's Redis by flask-limiter (so every API process counts against the
-same windows): on writes (every ``POST``) per seat token and per client address, and on reads (every
+same windows): on writes (every ``POST`` and ``DELETE``) per seat token and per client address, and on reads (every
 other request but the probes) per client address.
 
 Each limit is one window for all writes (or all reads) together, whatever the endpoint (flask-limiter's
@@ -35,8 +35,11 @@ PROBES = ("/healthz", "/readyz", "/metrics")
 """Asked by the orchestrator and the monitoring, often and from few addresses: never limited."""
 
 
+WRITING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
 def _writing() -> bool:
-    return request.method == "POST"
+    return request.method in WRITING_METHODS
 
 
 def _reading() -> bool:
