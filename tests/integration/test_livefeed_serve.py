@@ -45,7 +45,7 @@ def subscribe(port, match_id, got: list, ready: threading.Barrier, stop: threadi
 def test_many_subscribers_one_redis_reader_and_resume():
     folder = tempfile.mkdtemp(prefix="mlsse-", dir="/tmp")
     port = free_port()
-    process, http_call = start_serve(folder, port)
+    process, http_call = start_serve(folder, port, MATCHLOG_SSE_PER_ADDRESS=str(SUBSCRIBERS))  # all from loopback
     stop = threading.Event()
     try:
         status, created = http_call("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
