@@ -595,8 +595,9 @@ def stream_events(query, match_id: str):
 
 
 _END = "event: end\nid: {version}\ndata: {{}}\n\n"
-_REVOKED = ('event: revoked\ndata: {"error":"wrong_token","message":"this credential no longer reads this match '
-            'as it did: the seat was handed over, or the platform key revoked"}\n\n')
+# without data: an EventSource dispatches no event then, and clients that take each data: for an entry (the
+# viewer) skip it; the stream ends, and a reconnect with the same credential is refused (403 or 401)
+_REVOKED = ": this credential no longer holds: the seat was handed over, or the platform key revoked\nevent: revoked\n\n"
 
 
 def _subscribe(feed: LiveFeed, match_id: str) -> Subscription:
