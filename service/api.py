@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import re
+import time
 from typing import Any, Callable
 
+import redis
 from flask import Response, current_app, request, stream_with_context
 from flask_smorest import Blueprint as _Blueprint
 from flask_smorest.utils import deepupdate
@@ -15,12 +18,13 @@ from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
 from service import metrics, packs, schemas
-from service.auth import bearer, request_owner, request_platform, request_seat
+from service.auth import bearer, request_owner, request_platform, request_seat, still_holds
 from service.errors import ApiError, flatten, invalid
 from service import clocks
 from service.games.bots import bots_of, shown_bot
 from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game, InvalidRecord
+from service.livefeed import CHECK_S, Full, LiveFeed, Subscription, client_gone
 from service.matches import Matches
 from service.matches import now as matches_now
 from service.replay import SHELL_EVENTS
@@ -70,6 +74,8 @@ TEXT = "text/plain"
 SEAT = [{"seatToken": []}]
 SEAT_OR_SPECTATOR = [{}, {"seatToken": []}]
 PLATFORM = [{"seatToken": []}]  # the platform key goes in the same Authorization header
+
+log = logging.getLogger("matchlog")
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Games, matches, their logs and jobs.")
 probes = Blueprint("probes", __name__, description="Health probes for load balancers and orchestrators.")
@@ -507,20 +513,31 @@ def get_events(query, match_id: str):
 LAST_EVENT_ID = re.compile(r"[0-9]{1,15}")  # a version (below 2**53): ASCII digits, not whatever isdigit() takes
 
 
+HANDOVERS = ("seat_replaced", "timed_out")
+"""Entries after which a seat may be someone else's (a ``timed_out`` hands it to a bot, or not)."""
+
+
 @v1.route("/matches/<match_id>/events/stream", methods=["GET"])
 @v1.arguments(schemas.StreamQuerySchema(), location="query")
 @v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
     "description": "Server-Sent Events: each log entry as the caller may see it (the same gate as /events), "
                    "``id:`` its version, ``data:`` the entry as JSON; a ``: ping`` comment every 15 s; an "
                    "``end`` event after ``match_scored``. Start after ``?after=``; ``Last-Event-ID`` (a reconnect) "
-                   "wins over it.",
+                   "wins over it. A ``revoked`` event, then the end, once the credential no longer holds (the "
+                   "seat was handed over, the platform key revoked); the end, without an event, after 5 minutes "
+                   "with nothing to deliver (reconnect with ``Last-Event-ID``).",
     "content": {EVENT_STREAM: {"schema": {"type": "string"}}}}})
 @_errors(400, 401, 403, 404)
+@v1.alt_response(503, schema=schemas.ErrorSchema, description="streams_full: this server process holds as many live "
+                 "feeds as it may (another may have room), or storage_unavailable; Retry-After says when.")
+@v1.alt_response(429, schema=schemas.ErrorSchema, description="too_many_streams: this client address holds as many "
+                 "live feeds as the server allows one address; Retry-After says when to try again.")
 def stream_events(query, match_id: str):
     """The log as it grows, pushed: the entries after ``after`` (or ``Last-Event-ID``), then each new
     one as it is appended, until the match is scored."""
     app = matches()
     seat = request_seat(app, match_id, required=False, platform="view")
+    credential = bearer()  # asked again as long as the stream lasts: a seat handed over ends it
     resume = request.headers.get("Last-Event-ID", "").strip()
     if resume and not LAST_EVENT_ID.fullmatch(resume):  # ids this stream sends: versions
         raise invalid({"Last-Event-ID": [f"not an id this stream sent ({resume[:40]!r}): a version number"]})
@@ -528,44 +545,80 @@ def stream_events(query, match_id: str):
     after = int(resume) if resume else query.get("after", 0)
     app.engine_of(match_id)  # 404 for no such match, before the stream starts
     feed = current_app.extensions["matchlog-livefeed"]
-    subscription = feed.subscribe(match_id)
-    heartbeat = app.settings.sse_heartbeat_s
+    subscription = _subscribe(feed, match_id)
+    environ = request.environ
+    heartbeat, idle = app.settings.sse_heartbeat_s, app.settings.sse_idle_s
 
-    def end(version: int) -> str:
-        return f"event: end\nid: {version}\ndata: {{}}\n\n"
+    def holds(fresh: bool = False) -> bool:
+        return credential is None or still_holds(app, match_id, credential, seat, fresh)
 
     def entries():
         sent = after
         state = app.load(match_id)
         revealed = state.seed is not None
-        _, backlog = app.repository.read(match_id, after=after)
-        batch = backlog
+        _, batch = app.repository.read(match_id, after=after)
         yield "retry: 2000\n\n"
-        if not backlog and state.result is not None:  # resumed at the end of a scored match: nothing will come
-            yield end(state.version)
+        if not batch and state.result is not None:  # resumed at the end of a scored match: nothing will come
+            yield _END.format(version=state.version)
             return
+        fresh = True  # at first, by Redis: this process's copy of the seat tokens may be older than the backlog
+        delivered = pinged = time.monotonic()
         while True:
+            if not holds(fresh):  # before each batch is shown: a key revoked meanwhile shows nothing more
+                yield _REVOKED
+                return
             for entry in batch:
                 if entry.version <= sent:
                     continue
                 revealed = revealed or entry.type == "seed_revealed"
-                sent = entry.version
+                sent, delivered = entry.version, time.monotonic()
                 yield feed.render(match_id, entry, seat, revealed, state.sealed_chain)
                 if entry.type == "match_scored":
-                    yield end(entry.version)
+                    yield _END.format(version=entry.version)
                     return
-            batch = subscription.next(heartbeat)
-            if not batch:
+                if entry.type in HANDOVERS and entry.seat == seat and credential and not holds(fresh=True):
+                    yield _REVOKED  # nothing after the handover: it may be the new holder's
+                    return
+            # woken every CHECK_S at least, to ask the credential again and whether the client is still there
+            batch, fresh = subscription.next(min(CHECK_S, heartbeat, idle)), False
+            now = time.monotonic()
+            if not batch and (client_gone(environ) or now - delivered >= idle):
+                return  # gone, or nothing for a long time (an EventSource reconnects with Last-Event-ID)
+            if not batch and now - max(pinged, delivered) >= heartbeat:
                 yield ": ping\n\n"
+                pinged = now
 
     def closing():
         try:
             yield from entries()
+        except redis.exceptions.RedisError as error:  # the credential could not be asked: the client reconnects
+            log.warning("a live feed ends: redis unavailable (%s)", error)
         finally:
             feed.unsubscribe(subscription)
 
-    return Response(stream_with_context(closing()), mimetype=EVENT_STREAM,
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response = Response(stream_with_context(closing()), mimetype=EVENT_STREAM,
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(lambda: feed.unsubscribe(subscription))  # also when the stream never started
+    return response
+
+
+_END = "event: end\nid: {version}\ndata: {{}}\n\n"
+# without data: an EventSource dispatches no event then, and clients that take each data: for an entry (the
+# viewer) skip it; the stream ends, and a reconnect with the same credential is refused (403 or 401)
+_REVOKED = ": this credential no longer holds: the seat was handed over, or the platform key revoked\nevent: revoked\n\n"
+
+
+def _subscribe(feed: LiveFeed, match_id: str) -> Subscription:
+    """A subscription for the request's client address (``request.remote_addr``: the proxies' client
+    with ``MATCHLOG_TRUSTED_PROXIES``, as for the rate limits); 429 or 503 when its cap is reached."""
+    try:
+        return feed.subscribe(match_id, request.remote_addr or "")
+    except Full as full:
+        if full.cap == "address":
+            raise ApiError(429, "too_many_streams", f"this address holds {feed.per_address} live feeds, as many "
+                                                    "as one address may: close one first")
+        raise ApiError(503, "streams_full", f"this server process holds {feed.per_process} live feeds, as many "
+                                            "as it may: try again (another may have room)")
 
 
 @v1.route("/matches/<match_id>/log", methods=["GET"])

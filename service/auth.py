@@ -74,6 +74,19 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
     return seat
 
 
+def still_holds(matches, match_id: str, token: str, seat: int | None, fresh: bool = False) -> bool:
+    """Whether a credential that ``request_seat`` let in still reads what it read then, for a connection that
+    outlives its request (a live feed, the moves socket): a platform key still issued and still the match's;
+    a seat token still ``seat``'s. A seat's tokens are this process's copy, up to ``META_FRESH_S`` old, or,
+    ``fresh``, what Redis holds now (a seat's new token is stored before the log says it changed hands)."""
+    if is_platform_key(token):
+        platform = matches.platforms.of_key(token)
+        return platform is not None and platform["id"] == matches.platform_of(match_id)
+    if fresh:  # the one seat's digest, compared as every token is
+        return seat_for(token, (matches.repository.seat_digest(match_id, seat) or "",)) == 0
+    return seat_for(token, matches.seat_hashes(match_id)) == seat
+
+
 def _seat_number(asked: str, matches, match_id: str) -> int:
     """``?seat=`` as a seat of the match (``01`` and `` 1`` as webargs reads them); 400 when it is none."""
     text = asked.strip().lstrip("+")

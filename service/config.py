@@ -54,6 +54,18 @@ class Settings:
     match? Allowed by default, for the two-command start."""
     sse_heartbeat_s: float = 15.0
     """``MATCHLOG_SSE_HEARTBEAT_S``: a live-feed connection with nothing to say gets a comment this often."""
+    sse_per_address: int = 20
+    """``MATCHLOG_SSE_PER_ADDRESS`` (0: no cap): live-feed connections one client address may hold in one API
+    process; the next is refused (429 ``too_many_streams``). A browser tab holds one; a platform's server
+    that follows many matches from one address needs more (or its own address per follower)."""
+    sse_per_process: int = 500
+    """``MATCHLOG_SSE_PER_PROCESS`` (0: no cap): live-feed connections one API process holds; the next is
+    refused (503 ``streams_full``, try again: another process may have room). Each is a greenlet and a
+    socket, and a slot of gunicorn's 4000 ``worker_connections``, which every other request needs too:
+    500 leaves 3500 for them and keeps one process's sockets under a 1024 descriptor limit."""
+    sse_idle_s: float = 300.0
+    """``MATCHLOG_SSE_IDLE_S``: a live-feed connection with nothing to deliver for this long is closed; its
+    client reconnects (an EventSource does so by itself, with ``Last-Event-ID``) if it still wants it."""
     feed_partitions: int = 64
     """``MATCHLOG_FEED_PARTITIONS``: how many streams the feed is split into (each with its matches in
     one hash slot). The rule workers share them out; changing it moves every match's keys, so run
@@ -98,6 +110,9 @@ class Settings:
             webhooks_private=env.get("MATCHLOG_WEBHOOKS_PRIVATE", "false").strip().lower() in ("true", "1", "yes"),
             anonymous_matches=env.get("MATCHLOG_ANONYMOUS_MATCHES", "true").strip().lower() not in ("false", "0", "no"),
             sse_heartbeat_s=float(env.get("MATCHLOG_SSE_HEARTBEAT_S", 15)),
+            sse_per_address=int(env.get("MATCHLOG_SSE_PER_ADDRESS", 20)),
+            sse_per_process=int(env.get("MATCHLOG_SSE_PER_PROCESS", 500)),
+            sse_idle_s=float(env.get("MATCHLOG_SSE_IDLE_S", 300)),
             cors_origins=tuple(o.strip() for o in env.get("MATCHLOG_CORS_ORIGINS", "*").split(",") if o.strip()),
             feed_partitions=int(env.get("MATCHLOG_FEED_PARTITIONS", 64)),
             partition_lease_ms=int(env.get("MATCHLOG_PARTITION_LEASE_MS", 10_000)),

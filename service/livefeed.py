@@ -7,6 +7,10 @@ subscribers moves on, the thread reads its new log entries once and hands them t
 queue. A subscriber that connects reads its backlog once, then waits on its queue, so a quiet
 connection holds neither a worker nor a socket to Redis. Entries are handed over as stored; each
 subscriber shows them through the game's ``event_view`` for its own seat.
+
+A held connection is cheap for its client and not free for the process (a greenlet, a socket, a slot
+of gunicorn's ``worker_connections``): a process holds at most ``sse_per_process`` of them, and a client
+address at most ``sse_per_address``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import select
+import socket
 import threading
 from collections import OrderedDict
 
@@ -25,10 +31,24 @@ from service.matches import Matches
 
 log = logging.getLogger("matchlog.livefeed")
 
+CHECK_S = 2.0
+"""How often a held stream wakes when nothing arrives: to ask again whether its credential holds and its
+client is still there. Waiting for the heartbeat (15 s) would let a revoked reader, or the slot of a client
+long gone, stay that long."""
+
+
+class Full(Exception):
+    """No room for another subscriber: ``cap`` is ``"address"`` (the client's own) or ``"process"``."""
+
+    def __init__(self, cap: str):
+        super().__init__(cap)
+        self.cap = cap
+
 
 class Subscription:
-    def __init__(self, match_id: str):
+    def __init__(self, match_id: str, address: str = ""):
         self.match_id = match_id
+        self.address = address
         self.entries: queue.Queue[list[Recorded]] = queue.Queue()
 
     def next(self, timeout: float) -> list[Recorded]:
@@ -48,8 +68,12 @@ class LiveFeed:
     def __init__(self, matches: Matches, block_ms: int = 250):
         self.matches = matches
         self.block_ms = block_ms
+        self.per_address = matches.settings.sse_per_address
+        self.per_process = matches.settings.sse_per_process
         self._lock = threading.Lock()
         self._subscribers: dict[str, set[Subscription]] = {}
+        self._count = 0
+        self._per_address: dict[str, int] = {}  # subscribers per client address
         self._dispatched: dict[str, int] = {}  # per followed match: the last version handed out
         self._cursors: dict[int, str] = {}  # per followed partition: the last notice read
         # (a new partition waits for the reader's current read to end: at most ``block_ms``)
@@ -72,9 +96,10 @@ class LiveFeed:
                     self._rendered.popitem(last=False)
         return text
 
-    def subscribe(self, match_id: str) -> Subscription:
-        """Follow a match from now on (read the backlog after subscribing, so nothing falls between)."""
-        subscription = Subscription(match_id)
+    def subscribe(self, match_id: str, address: str = "") -> Subscription:
+        """Follow a match from now on (read the backlog after subscribing, so nothing falls between), for a
+        client at ``address``; Full when the process, or that address, holds as many as it may."""
+        subscription = Subscription(match_id, address)
         partition = self.matches.keys.partition(match_id)
         while True:
             with self._lock:
@@ -85,11 +110,20 @@ class LiveFeed:
             with self._lock:
                 if pinned is None and partition not in self._cursors:
                     continue  # its last follower left meanwhile: pin it again
+                self._admit(address)  # before anything is pinned for it
                 if pinned is not None:
                     self._cursors.setdefault(partition, pinned)
                 self._add(subscription, version)
                 break
         return subscription
+
+    def _admit(self, address: str) -> None:
+        """Full unless there is room for one more subscriber from ``address`` (under the lock); the address's
+        own cap first: that one is the client's doing."""
+        if self.per_address and self._per_address.get(address, 0) >= self.per_address:
+            raise Full("address")
+        if self.per_process and self._count >= self.per_process:
+            raise Full("process")
 
     def _add(self, subscription: Subscription, version: int) -> None:
         """Count a subscriber in (under the lock), with the match's version when it was pinned."""
@@ -98,16 +132,21 @@ class LiveFeed:
             self._subscribers[match_id] = set()
             self._dispatched[match_id] = version
         self._subscribers[match_id].add(subscription)
+        self._count += 1
+        self._per_address[subscription.address] = self._per_address.get(subscription.address, 0) + 1
         metrics.SUBSCRIBERS.inc()
         if self._reader is None or not self._reader.is_alive():  # started lazily: after gunicorn forks
             self._reader = threading.Thread(target=self._follow, name="livefeed", daemon=True)
             self._reader.start()
 
     def unsubscribe(self, subscription: Subscription) -> None:
+        """Stop following (again: a no-op, so that every way a connection ends may call it)."""
         with self._lock:
             followers = self._subscribers.get(subscription.match_id, set())
             if subscription in followers:
                 metrics.SUBSCRIBERS.dec()
+                self._count -= 1
+                self._release(subscription.address)
             followers.discard(subscription)
             if not followers:
                 self._subscribers.pop(subscription.match_id, None)
@@ -116,9 +155,14 @@ class LiveFeed:
                 if not any(self.matches.keys.partition(m) == partition for m in self._subscribers):
                     self._cursors.pop(partition, None)
 
+    def _release(self, address: str) -> None:
+        left = self._per_address.pop(address) - 1
+        if left:
+            self._per_address[address] = left
+
     def count(self) -> int:
         with self._lock:
-            return sum(len(s) for s in self._subscribers.values())
+            return self._count
 
     def _follow(self) -> None:
         while True:
@@ -150,3 +194,21 @@ class LiveFeed:
             followers = list(self._subscribers.get(match_id, ()))
         for subscription in followers:
             subscription.entries.put(list(entries))
+
+
+def client_gone(environ) -> bool:
+    """Whether the client of a held response closed its end: its socket reads as at its end (an EOF waits
+    there). Asked without writing a byte and without waiting (``poll`` with no timeout is the kernel's even
+    under gevent), so a closed tab frees its slot within ``CHECK_S``, not at the next heartbeat's write.
+    False where the server does not show its socket."""
+    sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
+    if sock is None:
+        return False
+    try:
+        poller = select.poll()
+        poller.register(sock.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        if not poller.poll(0):
+            return False
+        return sock.recv(1, socket.MSG_PEEK) == b""  # readable: at its end, or the client sent more bytes
+    except (OSError, ValueError):  # closed under us
+        return True

@@ -3,7 +3,10 @@ for one seat's actions beside the REST API.
 
 A bot, a game client or a tournament runner that plays many moves keeps one connection per seat
 instead of paying for an HTTP request per move. The seat's token goes in the upgrade request's
-``Authorization`` header, checked once. Each text message is what ``POST .../actions`` takes, with an
+``Authorization`` header, checked then, at each message and every few seconds while idle: once the seat
+is handed over (to a bot at a timeout, or to a person) the socket says so (403 ``wrong_token``) and
+closes (1008). It pushes nothing unasked, only answers to its own moves.
+Each text message is what ``POST .../actions`` takes, with an
 optional ``idempotency_key``: ``{"expected_version": n, "action": {...}, "idempotency_key": "..."}``.
 Each answer is what the POST answers, with its HTTP status in ``status``: ``{"status": 201,
 "version": ..., "events": [...]}``, or ``{"status": 409, "error": "version_conflict", ...}`` in the
@@ -24,9 +27,9 @@ from marshmallow import ValidationError, fields, validate
 
 from service import metrics, ratelimits, schemas, serving
 from service.api import load_action
-from service.auth import bearer, request_seat
+from service.auth import bearer, request_seat, still_holds
 from service.errors import ApiError, api_error_of, flatten, invalid
-from service.tokens import seat_for
+from service.livefeed import CHECK_S
 
 sock = Sock()
 
@@ -98,22 +101,23 @@ def moves(ws, match_id: str) -> None:
     game_id = matches.engine_of(match_id).info.id
     app = current_app._get_current_object()
     while True:
-        try:
-            message = ws.receive()
+        try:  # woken every CHECK_S when idle: a seat handed over closes its socket within seconds, unasked
+            message = ws.receive(timeout=CHECK_S)
         except ConnectionClosed:
             # the socket's reader may still be draining the client's last bytes (_Lingering): once this returns,
             # the server closes the connection under it
             ws.thread.join(timeout=_Lingering.LINGER_S + 0.5)
             return
-        if not isinstance(message, str):
+        if message is not None and not isinstance(message, str):
             ws.close(1003, "text messages of JSON only")
             return
-        if seat_for(token, matches.seat_hashes(match_id)) != seat:  # handed to a bot (a timeout) or another person
+        if not still_holds(matches, match_id, token, seat):  # handed to a bot (a timeout) or another person
             ws.send(app.json.text({"status": 403, "error": "wrong_token",
                                    "message": "this token no longer holds the seat: it was handed over"}))
             ws.close(1008)
             return
-        ws.send(app.json.text(_answer(app, matches, match_id, game_id, seat, token, message)))
+        if message is not None:
+            ws.send(app.json.text(_answer(app, matches, match_id, game_id, seat, token, message)))
 
 
 def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, message: str) -> dict:

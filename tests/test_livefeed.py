@@ -8,6 +8,8 @@ import dataclasses
 import random
 
 from service.app import create_app
+from service.keys import Keys
+from service.platforms import Platforms
 from tests.helpers import act, bearer, create, full_log, play_random_game, run_jobs
 from tests.sse import Listener
 
@@ -85,3 +87,48 @@ def test_the_stream_ends_once_the_match_is_scored(settings, fake_redis):
     last = events[-1]["id"]  # a client that reconnects with the end's own id is told the end again, at once
     again = stream(client, match_id, **{"Last-Event-ID": last}).until(lambda e: "closed" in e, timeout=5)
     assert [e.get("event") for e in again if "event" in e] == ["end"] and again[-2]["id"] == last
+
+
+def _draw_for_seat_0(client, match_id, tokens, draws: int) -> int:
+    """Moves by whoever is to act, drawing from the deck (a private card) when they may, until seat 0 drew
+    ``draws`` cards; the version after."""
+    while draws:
+        seat = client.get(f"/v1/matches/{match_id}").json["to_act"][0]
+        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
+        action = next((a for a in legal["actions"] if a.get("source") == "DECK"), legal["actions"][0])
+        answer = act(client, match_id, tokens[seat], legal["version"], action)
+        assert answer.status_code == 201, answer.json
+        draws -= sum(e["type"] == "card_drawn" and e["seat"] == 0 for e in answer.json["events"])
+    return answer.json["version"]
+
+
+def test_a_seat_handed_over_in_another_process_ends_its_feed_at_the_handover(settings, fake_redis):
+    """The feed's process still trusts its copy of the seat tokens (up to 2 s old) when the log says the
+    seat was replaced elsewhere: the feed asks Redis then, and shows nothing of the new holder's."""
+    here, elsewhere = live_client(settings, fake_redis), live_client(settings, fake_redis)  # two API processes
+    _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    created = here.post("/v1/matches", headers=bearer(key), json={"game": "chock-a-block", "players": [
+        {"name": "ann"}, {"name": "bob"}]}).json
+    match_id, tokens = created["id"], [seat["token"] for seat in created["seats"]]
+    listener = stream(here, match_id, tokens[0])
+    listener.until(lambda e: e.get("id") == "1")
+    replaced = elsewhere.post(f"/v1/matches/{match_id}/seats/0/replace", json={"name": "cat"}, headers=bearer(key))
+    assert replaced.status_code == 200
+    _draw_for_seat_0(elsewhere, match_id, [replaced.json["token"], tokens[1]], 2)
+    rest = listener.until(lambda e: "closed" in e)
+    assert all(int(e["id"]) <= replaced.json["version"] for e in rest if "id" in e)
+    assert [e.get("event") for e in rest if "event" in e] == ["revoked"]
+    assert not [e for e in rest if "card" in e.get("data", {}).get("data", {})]
+
+
+def test_feeds_are_counted_per_client_address_behind_trusted_proxies(settings, fake_redis):
+    app = create_app(dataclasses.replace(settings, sse_heartbeat_s=0.2, sse_per_address=1, trusted_proxies=1),
+                     fake_redis)
+    client = app.test_client()
+    match_id, _ = create(client)
+    forwarded = lambda address: {"X-Forwarded-For": address}  # noqa: E731
+    stream(client, match_id, **forwarded("203.0.113.1"))
+    refused = client.get(f"/v1/matches/{match_id}/events/stream", headers=forwarded("203.0.113.1"))
+    assert refused.status_code == 429 and refused.json["error"] == "too_many_streams"
+    assert refused.headers["Retry-After"] == "1"
+    stream(client, match_id, **forwarded("203.0.113.2"))  # another client behind the same proxy

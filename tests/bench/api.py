@@ -48,9 +48,10 @@ def free_port() -> int:
 class Servers:
     """Redis (given or embedded) and the API subprocess; ``close`` removes every trace."""
 
-    def __init__(self, api_workers: int, redis_url: str | None = None, module: str = "service.cli api"):
+    def __init__(self, api_workers: int, redis_url: str | None = None, module: str = "service.cli api",
+                 env: dict[str, str] | None = None):
         """``module``: what ``python -m`` serves (``tests.bench.bare``: the bare stack); ``redis_url``: a
-        Redis to use (else ``REDIS_URL``, else an embedded one)."""
+        Redis to use (else ``REDIS_URL``, else an embedded one); ``env``: settings for the API, over these."""
         self.namespace = f"bench-{secrets.token_hex(4)}"
         self.folder = tempfile.mkdtemp(prefix="mlb-", dir="/tmp")
         self.embedded = None
@@ -69,8 +70,8 @@ class Servers:
             env = dict(os.environ, REDIS_URL=self.url, MATCHLOG_NAMESPACE=self.namespace, MATCHLOG_DATA=self.folder,
                        BARE_NAMESPACE=self.namespace,
                        MATCHLOG_RATE_LIMIT_PER_TOKEN="off", MATCHLOG_RATE_LIMIT_PER_ADDRESS="off",
-                       MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="off")  # measure the
-            # server, not its limits
+                       MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="off",  # measure the server, not its limits
+                       **(env or {}))
             self.api = subprocess.Popen(
                 [sys.executable, "-m", *module.split(), "--host", HOST, "--port", str(self.port),
                  "--workers", str(api_workers)],

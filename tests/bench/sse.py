@@ -89,7 +89,8 @@ async def _run(port: int, match_id: str, tokens: list[str], subscribers: int, ac
 
 
 def measure(subscribers: int = 1000, actions: int = 40) -> list[Figure]:
-    servers = Servers(api_workers=1)
+    servers = Servers(api_workers=1, env={"MATCHLOG_SSE_PER_ADDRESS": "0",  # every subscriber comes from here
+                                          "MATCHLOG_SSE_PER_PROCESS": "0"})  # the process's own limits, not its cap
     try:
         status, created = _call(servers.port, "POST", "/v1/matches",
                                 {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})

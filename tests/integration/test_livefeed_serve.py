@@ -45,8 +45,9 @@ def subscribe(port, match_id, got: list, ready: threading.Barrier, stop: threadi
 def test_many_subscribers_one_redis_reader_and_resume():
     folder = tempfile.mkdtemp(prefix="mlsse-", dir="/tmp")
     port = free_port()
-    # 300 subscribers opened within a second from one address are over the default read limit
-    process, http_call = start_serve(folder, port, MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="off")
+    # 300 subscribers opened within a second from one address: over the default read limit and feed cap
+    process, http_call = start_serve(folder, port, MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="off",
+                                     MATCHLOG_SSE_PER_ADDRESS=str(SUBSCRIBERS))
     stop = threading.Event()
     try:
         status, created = http_call("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
