@@ -9,10 +9,12 @@ moderation) where ``platform="view"``, and do what only owners do (abort, ask fo
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 
 from flask import request
 
 from service.errors import ApiError
+from service.platforms import Platforms
 from service.tokens import is_platform_key, seat_for
 
 
@@ -38,6 +40,10 @@ def request_platform(matches) -> dict | None:
     platform = matches.platforms.of_key(token)
     if platform is None:
         raise ApiError(401, "unknown_platform_key", "this platform key is not one this server issued")
+    if Platforms.ended(platform):
+        ended = datetime.fromtimestamp(platform["expires"], timezone.utc).isoformat(timespec="seconds")
+        raise ApiError(401, "platform_key_rotated", f"this platform key was rotated and its grace period ended at "
+                                                    f"{ended.replace('+00:00', 'Z')}: use the platform's new key")
     return platform
 
 
@@ -81,7 +87,7 @@ def still_holds(matches, match_id: str, token: str, seat: int | None, fresh: boo
     ``fresh``, what Redis holds now (a seat's new token is stored before the log says it changed hands)."""
     if is_platform_key(token):
         platform = matches.platforms.of_key(token)
-        return platform is not None and platform["id"] == matches.platform_of(match_id)
+        return platform is not None and not Platforms.ended(platform) and platform["id"] == matches.platform_of(match_id)
     if fresh:  # the one seat's digest, compared as every token is
         return seat_for(token, (matches.repository.seat_digest(match_id, seat) or "",)) == 0
     return seat_for(token, matches.seat_hashes(match_id)) == seat

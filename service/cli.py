@@ -23,9 +23,12 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import shutil
 import signal
 import threading
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
@@ -109,9 +112,25 @@ def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     serving.run(load, host, port, workers, child_exit=_worker_exited)
 
 
-def manage_keys(settings: Settings, action: str, subject: str | None) -> None:
-    """``matchlog keys create NAME | list | rotate PLATFORM | revoke PLATFORM``: a key is printed once,
-    when it is made; only its digest is stored."""
+DURATION = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*(s|m|h|d)?")
+UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def duration(text: str) -> float:
+    """``90``, ``90s``, ``15m``, ``2h``, ``1d`` as seconds (argparse's type for ``--grace``)."""
+    found = DURATION.fullmatch(text.strip())
+    if not found:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (say 90s, 15m, 2h or 1d)")
+    return float(found.group(1)) * UNIT_S[found.group(2) or "s"]
+
+
+def _iso(epoch_s: float) -> str:
+    return datetime.fromtimestamp(epoch_s, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: float = 0) -> None:
+    """``matchlog keys create NAME | list | rotate PLATFORM [--grace D] | revoke PLATFORM``: a key is printed
+    once, when it is made; only its digest is stored."""
     from service.keys import Keys
     from service.platforms import Platforms
     from service.redis_client import connect
@@ -130,10 +149,12 @@ def manage_keys(settings: Settings, action: str, subject: str | None) -> None:
         elif action == "list":
             for platform in platforms.listed():
                 print(json.dumps({"platform": platform["id"], "name": platform["name"],
-                                  "created": platform["created"]}))
+                                  "created": platform["created"],
+                                  "previous_keys_valid_until": [_iso(t) for t in platform["previous_keys"]]}))
         elif action == "rotate":
-            print(json.dumps({"platform": subject, "key": platforms.rotate(subject),
-                              "note": "the old key no longer works; " + note}))
+            key = platforms.rotate(subject, grace_s)
+            old = f"the old key works until {_iso(time.time() + grace_s)}" if grace_s else "the old key no longer works"
+            print(json.dumps({"platform": subject, "key": key, "note": f"{old}; {note}"}))
         else:
             gone = platforms.revoke(subject)
             hooks = Webhooks(platforms.redis, platforms.keys, ServerKey(settings.secret_key))
@@ -432,6 +453,9 @@ def main(argv: list[str] | None = None) -> None:
     keys.add_argument("action", choices=["create", "list", "rotate", "revoke"])
     keys.add_argument("subject", nargs="?", metavar="NAME|PLATFORM",
                       help="create: the platform's name (its site, say); rotate, revoke: the platform's id")
+    keys.add_argument("--grace", type=duration, default=0, metavar="DURATION",
+                      help="rotate: keep the old key working this long (e.g. 30m, 2h, 1d; default 0: it stops at "
+                           "once), so that every server of the platform can take the new key first")
     keys.add_argument("--data", help="folder of the embedded Redis to use when REDIS_URL is unset")
     move = commands.add_parser("migrate", help="move keys to this version's layout: hash-tagged by feed "
                                                "partition (stop the API and workers first)")
@@ -469,7 +493,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit("matchlog: RQ cannot run on a Redis Cluster: set RQ_REDIS_URL to a single Redis for the job queue "
                  "(matchlog serve starts an embedded one)")
     if args.command == "keys":
-        manage_keys(settings, args.action, args.subject)
+        manage_keys(settings, args.action, args.subject, args.grace)
     elif args.command == "migrate":
         migrate_keys(settings, args.source)
     elif args.command == "serve":

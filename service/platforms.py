@@ -40,27 +40,45 @@ class Platforms:
         return platform_id, key
 
     def listed(self) -> list[dict]:
-        """Every platform, oldest first: ``{id, name, created}`` (the keys are nowhere to list)."""
-        return sorted((json.loads(raw) for raw in self.redis.hvals(self.keys.platforms)),
+        """Every platform, oldest first: ``{id, name, created, previous_keys}`` (the keys are nowhere to list;
+        ``previous_keys``: when each rotated key still in its grace period stops working, epoch seconds)."""
+        records = [json.loads(raw) for raw in self.redis.hvals(self.keys.platforms)]
+        retired: dict[str, list[float]] = {}
+        for record in records:
+            if "expires" in record and not self.ended(record):
+                retired.setdefault(record["id"], []).append(record["expires"])
+        return sorted(({**record, "previous_keys": sorted(retired.get(record["id"], []))}
+                       for record in records if "expires" not in record),
                       key=lambda p: (p["created"], p["id"]))
 
-    def rotate(self, platform_id: str) -> str:
-        """A new key for the platform, its matches and webhooks still its own; the old key stops working
-        at once (a leaked key). ValueError for no such platform."""
+    def rotate(self, platform_id: str, grace_s: float = 0) -> str:
+        """A new key for the platform, its matches and webhooks still its own. The old key stops working at
+        once (a leaked key), or, with ``grace_s``, once that many seconds have gone by, so that a platform
+        running several servers rolls the new key out without an outage. ValueError for no such platform."""
         key = new_platform_key()
 
         def swap(pipe, digest: bytes, record: dict) -> None:
             pipe.hset(self.keys.platforms, token_hash(key), json.dumps(record))
-            pipe.hdel(self.keys.platforms, digest)
+            if grace_s > 0:
+                pipe.hset(self.keys.platforms, digest, json.dumps({**record, "expires": time.time() + grace_s}))
+            else:
+                pipe.hdel(self.keys.platforms, digest)
 
         self._changed(platform_id, swap)
         return key
 
     def revoke(self, platform_id: str) -> dict:
-        """The platform's key stops working, for good: its matches play on, and nobody can abort them, hand
-        their seats over or list them as its (its webhooks go too: ``matchlog keys revoke``). ValueError
-        for no such platform."""
-        return self._changed(platform_id, lambda pipe, digest, record: pipe.hdel(self.keys.platforms, digest))
+        """The platform's key stops working, for good, and so do rotated keys still in their grace period:
+        its matches play on, and nobody can abort them, hand their seats over or list them as its (its
+        webhooks go too: ``matchlog keys revoke``). ValueError for no such platform."""
+        def forget(pipe, digest: bytes, record: dict) -> None:
+            pipe.hdel(self.keys.platforms, digest, *self._retired_digests(platform_id))
+
+        return self._changed(platform_id, forget)
+
+    def _retired_digests(self, platform_id: str) -> list[bytes]:
+        return [digest for digest, raw in self.redis.hgetall(self.keys.platforms).items()
+                if json.loads(raw)["id"] == platform_id and "expires" in json.loads(raw)]
 
     def _changed(self, platform_id: str, change) -> dict:
         """Apply ``change(pipe, digest, record)`` to the platform's key as one transaction with the read
@@ -79,13 +97,21 @@ class Platforms:
 
     @staticmethod
     def _find(stored: dict, platform_id: str) -> tuple[bytes, dict]:
+        """The platform's current key (a rotated one has ``expires``)."""
         for digest, raw in stored.items():
             record = json.loads(raw)
-            if record["id"] == platform_id:
+            if record["id"] == platform_id and "expires" not in record:
                 return digest, record
         raise ValueError(f"no platform {platform_id!r} (matchlog keys list shows them)")
 
+    @staticmethod
+    def ended(record: dict) -> bool:
+        """Whether a key's record is a rotated key past its grace period."""
+        return "expires" in record and time.time() >= record["expires"]
+
     def of_key(self, key: str) -> dict | None:
+        """The platform a key was issued to (a rotated key's record has ``expires``: see ``ended``); None
+        for a key nobody issued, or one revoked."""
         raw = self.redis.hget(self.keys.platforms, token_hash(key))
         return json.loads(raw) if raw else None
 

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -196,3 +197,49 @@ def test_a_revoked_platforms_webhooks_go_with_its_key(real_redis, redis_url, set
     printed = json.loads(capsys.readouterr().out)
     assert printed["revoked"] is True and printed["webhooks_removed"] == 1
     assert hooks.of_platform(platform_id) == []
+
+
+def test_a_key_rotated_with_grace_works_until_its_grace_ends_then_says_it_was_rotated(real_redis, redis_url,
+                                                                                        settings, capsys,
+                                                                                        monkeypatch):
+    """``matchlog keys rotate NAME --grace D``: both keys work while the platform's servers take the new
+    one; then the old one is refused with a reason that says why. A revocation ends both at once."""
+    from service import cli
+    from service.app import create_app
+
+    client = create_app(settings, real_redis).test_client()
+    platforms = Platforms(real_redis, Keys(settings.namespace))
+    platform_id, old = platforms.create("arena")
+    match_id = create_as(client, old)["id"]
+    with_url = dataclasses.replace(settings, redis_url=redis_url)
+    cli.manage_keys(with_url, "rotate", platform_id, cli.duration("30m"))
+    rotated = json.loads(capsys.readouterr().out)
+    new = rotated["key"]
+    assert "the old key works until" in rotated["note"]
+    for key in (old, new):
+        assert [m["id"] for m in client.get("/v1/matches", headers=bearer(key)).json["matches"]] == [match_id]
+    cli.manage_keys(with_url, "list", None)
+    listed = json.loads(capsys.readouterr().out)
+    assert listed["platform"] == platform_id and len(listed["previous_keys_valid_until"]) == 1
+
+    later = time.time() + 31 * 60  # the grace period is over
+    monkeypatch.setattr("service.platforms.time.time", lambda: later)
+    refused = client.get("/v1/matches", headers=bearer(old))
+    assert refused.status_code == 401 and refused.json["error"] == "platform_key_rotated"
+    assert "grace period ended" in refused.json["message"]
+    assert client.get("/v1/matches", headers=bearer(new)).status_code == 200
+    monkeypatch.undo()
+
+    spare_id, spare = platforms.create("arena-2")
+    kept = platforms.rotate(spare_id, grace_s=600)
+    platforms.revoke(spare_id)  # revoke stays immediate, for the key in grace too
+    for key in (spare, kept):
+        assert client.get("/v1/matches", headers=bearer(key)).json["error"] == "unknown_platform_key"
+
+
+def test_grace_durations_read_as_people_write_them():
+    from service.cli import duration
+
+    assert [duration(t) for t in ("90", "90s", "15m", "2h", "1d", "0.5h")] == [90, 90, 900, 7200, 86400, 1800]
+    with pytest.raises(Exception, match="not a duration"):
+        duration("soon")

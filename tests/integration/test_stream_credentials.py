@@ -147,13 +147,15 @@ def test_a_platform_feed_closes_once_its_key_is_revoked(api):
 def test_a_seats_feed_closes_when_its_seat_times_out_to_a_bot(api):
     servers, _ = api
     match_id, tokens = chock_a_block(servers.port, clock={"per_action_s": 1}, on_timeout="bot")
-    connection, listener = stream(servers.port, match_id, tokens[0])
+    first = call(servers.port, "GET", f"/v1/matches/{match_id}")[1]["to_act"][0]  # the first player is dealt
+    connection, listener = stream(servers.port, match_id, tokens[first])
     try:
         listener.until(lambda e: e.get("id") == "1")
-        _, legal = call(servers.port, "GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[0])
-        time.sleep(1.5)  # past seat 0's deadline: its late move meets the timeout, and the seat goes to a bot
+        _, legal = call(servers.port, "GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[first])
+        time.sleep(1.5)  # past the seat's deadline: its late move meets the timeout, and the seat goes to a bot
         status, late = call(servers.port, "POST", f"/v1/matches/{match_id}/actions",
-                            {"expected_version": legal["version"], "action": legal["actions"][0]}, token=tokens[0])
+                            {"expected_version": legal["version"], "action": legal["actions"][0]},
+                            token=tokens[first])
         assert status == 409 and late["error"] == "out_of_time", late
         rest = until_closed(listener)
     finally:
