@@ -22,6 +22,7 @@ from service.errors import ApiError, invalid
 
 MAX_URL_BYTES = 8 * 1024
 MAX_HEADER_BYTES = 16 * 1024
+MAX_HEADER_FIELDS = 128  # a browser sends about 20; gunicorn lets up to 32,768 through for this answer to be ours
 MAX_JSON_DEPTH = 32
 MATCH_ID = re.compile(r"[0-9a-f]{32}")
 JSON = "application/json"
@@ -117,6 +118,10 @@ def _check_sizes() -> None:
     url = len(request.full_path.encode("utf-8", errors="replace"))
     if url > MAX_URL_BYTES:
         raise ApiError(414, "uri_too_long", f"the URL is {url} bytes; at most {MAX_URL_BYTES}")
+    fields = len(request.headers)
+    if fields > MAX_HEADER_FIELDS:
+        raise ApiError(431, "request_header_fields_too_large",
+                       f"the request has {fields} header fields; at most {MAX_HEADER_FIELDS}")
     headers = sum(len(k) + len(v) + 4 for k, v in request.headers.items())
     if headers > MAX_HEADER_BYTES:
         raise ApiError(431, "request_header_fields_too_large",

@@ -70,12 +70,13 @@ def gunicorn_settings(host: str, port: int, workers: int) -> dict[str, Any]:
         "graceful_timeout": 5,  # a held live feed does not end by itself: on a stop its client reconnects (retry:)
         "accesslog": None,
         "control_socket_disable": True,  # several APIs on one host would fight over it
-        # limits above the app's (a 16 KiB URL or header block answered 414 or 431 in the API's error shape):
-        # gunicorn reads 0 as its own default of 8190 bytes a field and 100 fields, and answers in HTML; what
-        # it still refuses (a field over 32 KiB, over 200 fields) its buffer limit is made of
+        # limits above the app's (a 16 KiB URL or header block, or over 128 header fields, answered 414 or 431
+        # in the API's error shape): gunicorn reads 0 as its own default of 8190 bytes a field and 100 fields,
+        # and answers in HTML; what it still refuses (a field over 32 KiB, over 32,768 fields, its maximum)
+        # its buffer limit is made of
         "limit_request_line": 0,
         "limit_request_field_size": 32 * 1024,
-        "limit_request_fields": 200,
+        "limit_request_fields": 32768,
     }
 
 
