@@ -7,6 +7,7 @@ import os
 import random
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,60 @@ def test_the_front_page_lists_recent_matches_and_fits_a_phone(server, browser):
             assert button.get_attribute("aria-label")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1200, "height": 900}, {"width": 390, "height": 844}])
+def test_opening_a_long_match_keeps_the_title_and_board_on_screen(server, browser, viewport):
+    """The current entry is scrolled into view inside the event list only: the window stays at the top,
+    with the title and the board visible, on a desktop and on a phone."""
+    match_id, _ = play(server, "blokus")
+    context = browser.new_context(viewport=viewport, is_mobile=viewport["width"] < 500)
+    try:
+        page = context.new_page()
+        page.goto(f"{server.base}/matches/{match_id}")
+        page.wait_for_selector("#board svg")
+        page.wait_for_selector("#events li[aria-current='step']")
+        assert page.evaluate("window.scrollY") == 0
+        board = page.locator("#board").bounding_box()
+        assert board["y"] < viewport["height"], "the board starts below the screen"
+        assert page.locator("#title").is_visible()
+        current = page.locator("#events li[aria-current='step']")
+        assert page.evaluate("""() => {  // the current entry is visible inside the list
+            const list = document.getElementById("events"), item = list.querySelector("[aria-current]");
+            return item.offsetTop >= list.scrollTop
+                && item.offsetTop + item.offsetHeight <= list.scrollTop + list.clientHeight + 1;
+        }""")
+        assert current.get_attribute("data-version")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"viewer-open-{viewport['width']}.png"))
+    finally:
+        context.close()
+
+
+def test_the_viewer_says_who_a_bot_moves_for_whose_colours_and_which_score_wins(server, page):
+    status, created = server("POST", "/v1/matches", {"game": "blokus", "players": [
+        {"name": "ann"}, {"name": "greedy", "bot": "greedy"}], "options": {"variant": "duo"}})
+    assert status == 201, created
+    match_id, ann = created["id"], created["seats"][0]["token"]
+    rng = random.Random(1)
+    for _ in range(200):  # ann's moves, and the bot's answers (serve's worker plays them)
+        _, match = server("GET", f"/v1/matches/{match_id}")
+        if match["version"] >= 8 or match["status"] != "active":
+            break
+        if match["to_act"] != [0]:
+            time.sleep(0.05)
+            continue
+        _, legal = server("GET", f"/v1/matches/{match_id}/legal-actions", token=ann)
+        server("POST", f"/v1/matches/{match_id}/actions", {"expected_version": legal["version"],
+                                                           "action": rng.choice(legal["actions"])}, token=ann)
+    page.goto(f"{server.base}/matches/{match_id}")
+    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#events li:has-text('bot moves for seat 1 (greedy):')")
+    assert "seat 0 (ann)" in page.locator("#seats").inner_text()
+    assert "seat 1 (greedy), the greedy bot" in page.locator("#seats").inner_text()
+    legend = page.locator("#board svg text").all_text_contents()
+    assert any("(seat 0)" in line for line in legend) and any("(seat 1)" in line for line in legend)
+    finished, _ = play(server, "blokus")
+    page.goto(f"{server.base}/matches/{finished}")
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.locator("#result-order").inner_text().startswith("Rank 1 wins")

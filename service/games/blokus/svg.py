@@ -12,8 +12,8 @@ CELL = 22
 def render_svg(view: dict) -> str:
     width, height = view["width"], view["height"]
     board_w, board_h = width * CELL, height * CELL
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{board_w + 180}" height="{max(board_h, 140) + 8}" '
-             f'viewBox="0 0 {board_w + 180} {max(board_h, 140) + 8}" font-family="sans-serif" font-size="12">',
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{board_w + 220}" height="{max(board_h, 140) + 8}" '
+             f'viewBox="0 0 {board_w + 220} {max(board_h, 140) + 8}" font-family="sans-serif" font-size="12">',
              f'<rect x="0" y="0" width="{board_w}" height="{board_h}" fill="#f4f1ea" stroke="#555"/>']
     for y, row in enumerate(view["board"]):
         for x, colour in enumerate(row):
@@ -27,9 +27,10 @@ def render_svg(view: dict) -> str:
                          f'fill="{FILL.get(entry["colour"], "#888")}"/>')
     for i, entry in enumerate(view["colours"]):
         mark = " (out)" if entry["out"] else ""
+        held = "shared" if entry["seat"] is None else f'seat {entry["seat"]}'  # whose colour, in the legend
         parts.append(f'<rect x="{board_w + 12}" y="{12 + i * 22}" width="14" height="14" '
                      f'fill="{FILL.get(entry["colour"], "#888")}"/>'
-                     f'<text x="{board_w + 32}" y="{24 + i * 22}">{escape(entry["colour"])}: '
+                     f'<text x="{board_w + 32}" y="{24 + i * 22}">{escape(entry["colour"])} ({held}): '
                      f'{entry["squares_left"]} left{mark}</text>')
     status = "game over" if view["over"] else (
         f'{view["to_move"]["colour"]} to move' if view["to_move"] else "any colour may move")

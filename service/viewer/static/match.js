@@ -16,6 +16,7 @@ let shown = 0;
 let following = true;  // at the latest version: new entries move the board on
 let drawing = 0;
 let match = null;
+let loading = false;  // reading the log as it stands, before following it live
 let gameName = "";
 
 function at(version) {
@@ -25,15 +26,38 @@ function at(version) {
 function addEntry(entry) {
   if (at(entry.version)) return;
   entries[entry.version - 1] = entry;
-  const item = element("li", { value: String(entry.version), "data-version": String(entry.version) }, entry.text);
+  const item = element("li", { value: String(entry.version), "data-version": String(entry.version) }, said(entry));
   item.addEventListener("click", () => show(entry.version));
   const before = [...list.children].find((li) => Number(li.dataset.version) > entry.version);
   list.insertBefore(item, before || null);
   latest = Math.max(latest, entry.version);
   slider.max = String(latest);
   if (entry.type === "match_scored") showResult(entry.data);
+  if (loading) return;  // the whole log at once: one drawing at the end, not one fetch per entry
   if (following) show(latest);
   else showPosition();
+}
+
+// Who a seat is, in words: "seat 1 (bob)".
+function seatName(seat) {
+  const player = match && match.players[seat];
+  return player && player.name ? `seat ${seat} (${player.name})` : `seat ${seat}`;
+}
+
+// An entry as the list says it: a bot's or the clock's move says for whom it is made.
+function said(entry) {
+  if (entry.type !== "acted_by") return entry.text;
+  return `${entry.text.replace(/:$/, "")} for ${seatName(entry.seat)}:`;
+}
+
+// The current entry scrolled into view inside the list only: scrollIntoView would scroll the whole
+// window too, taking the title (on a desktop) or the board (on a phone) off the screen.
+function revealInList(item) {
+  const top = item.offsetTop;
+  if (top < list.scrollTop) list.scrollTop = top;
+  else if (top + item.offsetHeight > list.scrollTop + list.clientHeight) {
+    list.scrollTop = top + item.offsetHeight - list.clientHeight;
+  }
 }
 
 function showPosition() {
@@ -52,7 +76,7 @@ function show(version) {
   const current = list.querySelector(`[data-version="${shown}"]`);
   if (current) {
     current.setAttribute("aria-current", "step");
-    current.scrollIntoView({ block: "nearest" });
+    revealInList(current);
   }
   draw(shown).catch(showProblem);
 }
@@ -91,6 +115,8 @@ function showSummary() {
   const acting = match.to_act.length ? `; to act: ${match.to_act.map((s) => `seat ${s}`).join(", ")}` : "";
   document.getElementById("summary").textContent =
     `${match.status}, version ${match.version}${token ? ", seen by your seat" : ", seen as a spectator"}${acting}`;
+  document.getElementById("seats").textContent = "Seats: " + match.players.map((p) => p.open
+    ? `seat ${p.seat} open` : `${seatName(p.seat)}${p.bot ? `, the ${p.bot} bot` : ""}`).join("; ");
   if (match.result) showResult(match.result);
 }
 
@@ -103,10 +129,30 @@ function showResult(result) {
     element("td", {}, match && match.players[seat] ? match.players[seat].name || "" : ""),
     element("td", {}, String(result.scores[seat])))));
   section.querySelector("pre").textContent = JSON.stringify(result.breakdown ?? result, null, 2);
+  document.getElementById("result-order").textContent = scoreOrder(result);
   section.hidden = false;
 }
 
+// Whether the game's winners have the higher or the lower score, as the ranks show it.
+function scoreOrder(result) {
+  const best = result.scores.filter((_, seat) => result.ranks[seat] === 1);
+  const rest = result.scores.filter((_, seat) => result.ranks[seat] !== 1);
+  if (!best.length || !rest.length || best.some((s) => typeof s !== "number")) return "Rank 1 wins.";
+  if (Math.min(...best) > Math.max(...rest)) return "Rank 1 wins: the higher score is better.";
+  if (Math.max(...best) < Math.min(...rest)) return "Rank 1 wins: the lower score is better.";
+  return "Rank 1 wins (ranked by the game's rules, not by score alone).";
+}
+
 async function readLog() {
+  loading = true;
+  try {
+    await readPages();
+  } finally {
+    loading = false;
+  }
+}
+
+async function readPages() {
   for (;;) {
     const page = await getJson(`/v1/matches/${matchId}/events?after=${latest}&limit=1000`, auth);
     page.events.forEach(addEntry);
