@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable, Sequence
 
 from service import clocks
-from service.chain import SEALED_CHAIN, BrokenSeal, Recorded, canonical_json, commitment, commitment_key, verify_chain
+from service.chain import SEALED_CHAIN, BrokenChain, BrokenSeal, Recorded, canonical_json, commitment, commitment_key, verify_chain
 from service.games import GAMES
 from service.games.bots import bot_name
 from service.games.protocol import Game, reveals
@@ -241,8 +241,10 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
     commitment = data.get("seed_commitment") or data["seed_sha256"]  # the second: logs from before salts
     if seed_commitment(seed, salt if "seed_commitment" in data else None) != commitment:
         raise ValueError("the seed does not match the commitment in match_created")
-    if "content_sha256" in data and hashlib.sha256(canonical_json(data["content"])).hexdigest() != data["content_sha256"]:
-        raise ValueError("the content pack in match_created does not match its content_sha256")
+    if "content_sha256" in data and ("content" not in data or  # the chain covers the digest, not the pack
+                                     hashlib.sha256(canonical_json(data["content"])).hexdigest() != data["content_sha256"]):
+        raise BrokenChain(created.version, "has a content pack that does not match its content_sha256: the log was "
+                                           "changed at it")
     game = GAMES[data["game"]]
     players = tuple(p.get("name") for p in data["players"])
     return clocked(MatchState(
@@ -398,6 +400,10 @@ def check_sealed(engine: Game, entries: Sequence[Recorded], key: bytes) -> None:
     whose spectator view is not the whole of it carries that view as its public data and the
     commitment to its whole data; every other entry carries neither."""
     for entry in entries:
+        # a sealed entry's data is covered by its commitment only, not by the chain: anything may stand
+        # there in a forged log, so it is checked against the commitment before the game reads it
+        if entry.commitment is not None and (not isinstance(entry.data, dict) or entry.commitment != commitment(key, entry)):
+            raise BrokenSeal(entry.version, "commitment")
         public = entry.data if entry.type in SHELL_EVENTS else engine.event_view(entry.event(), None)["data"]
         if public == entry.data:
             if entry.commitment is not None:
@@ -405,5 +411,5 @@ def check_sealed(engine: Game, entries: Sequence[Recorded], key: bytes) -> None:
             continue
         if entry.public_data != public:
             raise BrokenSeal(entry.version, "public data")
-        if entry.commitment != commitment(key, entry):
+        if entry.commitment is None:
             raise BrokenSeal(entry.version, "commitment")

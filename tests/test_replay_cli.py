@@ -149,3 +149,43 @@ def test_a_missing_file_gets_one_line(capsys, tmp_path):
 def test_replay_refuses_a_seed_that_breaks_the_commitment(finished_log, capsys, tmp_path):
     code, _, err = run(capsys, tmp_path, finished_log, "--seed", "not-the-seed")
     assert code == 2 and "commitment" in err
+
+
+# -- what the chain does not cover: a sealed entry's data, and a pack referenced by its digest --------
+
+
+@pytest.fixture
+def finished_sealed_log(client, fake_redis, settings):
+    """A finished Chock-a-Block log: private deck draws are sealed entries (their data is covered by their
+    commitment, not by the chain), and the pack is covered by ``content_sha256``, not by the chain."""
+    match_id, tokens = create(client, "chock-a-block", [{"name": "ann"}, {"name": "bob"}])
+    play_random_game(client, match_id, tokens, random.Random(2))
+    log = client.get(f"/v1/matches/{match_id}/events?limit=1000").json
+    assert any("commitment" in e for e in log["events"])
+    return log
+
+
+@pytest.mark.parametrize("data", ["x", [], None, 5, {}, {"source": "DECK"}])
+def test_a_sealed_entry_whose_data_is_anything_is_refused_at_that_entry_in_one_line(
+        finished_sealed_log, capsys, tmp_path, data):
+    """The chain holds whatever stands in a sealed entry's data: the audit must say which entry was
+    changed, not fail inside the game's rules with a traceback."""
+    code, _, _ = run(capsys, tmp_path, finished_sealed_log)
+    assert code == 0
+    sealed = next(e for e in finished_sealed_log["events"] if "commitment" in e)
+    sealed["data"] = data
+    code, out, err = run(capsys, tmp_path, finished_sealed_log)
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"entry {sealed['version']} has a commitment that does not follow from its data" in err
+
+
+@pytest.mark.parametrize("change", ["dropped", "changed"])
+def test_a_pack_dropped_or_changed_in_match_created_is_a_changed_log(finished_sealed_log, capsys, tmp_path, change):
+    created = finished_sealed_log["events"][0]["data"]
+    if change == "dropped":
+        del created["content"]
+    else:
+        created["content"]["features"] = list(reversed(created["content"]["features"]))
+    code, out, err = run(capsys, tmp_path, finished_sealed_log)
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1
+    assert "entry 1 has a content pack that does not match its content_sha256" in err

@@ -899,3 +899,20 @@ def test_a_38_without_virtual_markers_an_empty_supply_refuses_a_marked_completio
     virtual = patched(empty, options={**empty["options"], "VIRTUAL_MARKERS": True})
     after = play(virtual, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0})
     assert after["queue"][0]["effect"]["type"] == "CLOSE_OUT_OFFER"
+
+
+def test_r_7_4_a_simultaneous_house_choice_shows_the_others_nothing_of_which_district_it_was_for():
+    """The entry hides the district and the space of a house chosen while others choose (A-47); the
+    match's ``collect.due`` must not tell the district either, by dropping it from the seat's list."""
+    board = board_of(started(2, "stabilise")["content"])
+    first, second = sorted(board.districts)[:2]
+    cubes = sorted(set(board.districts[first]["boundary"]) | set(board.districts[second]["boundary"]))
+    state = into_stabilisation({0: cubes, 1: []})
+    assert state["options"]["P6_P7_SIMULTANEOUS"]
+    before = {seat: GAME.view(state, seat)["collect"] for seat in (None, 1)}
+    for chosen in (first, second):
+        after = play(state, 0, {"type": "CHOOSE_HOUSE", "districtId": chosen, "checkSpaceId": "petrol-reward"})
+        for seat in (None, 1):
+            assert GAME.view(after, seat)["collect"]["due"] == before[seat]["due"] == {"0": [first, second]}
+        other = second if chosen == first else first
+        assert GAME.view(after, 0)["collect"]["due"] == {"0": [other]}  # the seat itself sees what is left

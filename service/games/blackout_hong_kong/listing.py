@@ -224,8 +224,13 @@ class Listing:
         collect = None
         if s["collect"]:
             open_choices = not s["options"]["P6_P7_SIMULTANEOUS"]
+            due = s["collect"].get("due", {})
+            if not open_choices:  # a house chosen leaves ``due`` at once: to the others, it stands until the reveal
+                chosen = s["collect"]["submitted"]
+                due = {k: v if k == str(seat) else [d for d in s["districts"] if d in v or d in chosen.get(k, {})]
+                       for k, v in due.items()}
             collect = {"kind": s["collect"]["kind"], "waiting": s["collect"]["waiting"],
-                       "due": s["collect"].get("due", {}),
+                       "due": due,
                        "submitted": {k: v for k, v in s["collect"]["submitted"].items()
                                      if open_choices or k == str(seat)}}
         shown = {
