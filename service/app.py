@@ -9,6 +9,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import errors, guards, manners, metrics, moves, ratelimits, schemas
 from service.api import answers, body_types, probes, v1
+from service.apidocs import apidocs
 from service.config import Settings
 from service.games import GAMES, action_component, legal_actions_component
 from service.livefeed import LiveFeed
@@ -76,6 +77,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     api.register_blueprint(v1)
     api.register_blueprint(probes)
     app.register_blueprint(viewer)  # pages for people, outside the API's contract
+    app.register_blueprint(apidocs)  # /docs: the contract as an interactive reference (Swagger UI)
     moves.install(app)  # the moves socket: a WebSocket, outside the OpenAPI contract too
     errors.register(app)  # after Api(), whose own HTTP error handler it replaces
     manners.install(app, settings.cors_origins, metrics.observe_request)  # before the guards: a preflight

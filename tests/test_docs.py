@@ -1,0 +1,47 @@
+"""The documentation: the site in docs/ builds with MkDocs with every warning an error (a broken link or
+anchor, a page left out of the nav), the README stays a newcomer's first page, and every command in
+either uses the server's default port."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+TEST_COMMAND = "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest"
+
+
+def test_the_site_builds_strictly(tmp_path):
+    quiet = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}  # plugins' own banners
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, **quiet})
+    assert done.returncode == 0, done.stdout + done.stderr
+    for game in ("blokus", "block-block", "chock-a-block", "blackout-hong-kong"):  # the generated reference
+        page = (tmp_path / "site" / "games" / game / "index.html").read_text()
+        assert "Options" in page and "Entry types" in page and "match_created" in page
+
+
+def test_the_readme_is_short_and_says_what_ci_runs():
+    text = README.read_text()
+    assert len(text.splitlines()) <= 250
+    assert TEST_COMMAND in text
+    assert (ROOT / ".ci" / "run").read_text().rstrip().endswith(TEST_COMMAND)
+
+
+def test_the_readme_links_only_to_what_exists():
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README.read_text()):
+        if "://" not in target:
+            assert (ROOT / target).exists(), target
+
+
+def test_every_command_uses_the_default_port():
+    for path in [README, *sorted((ROOT / "docs").rglob("*.md"))]:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            for scheme, port in re.findall(r"(\S*?)(?:localhost|127\.0\.0\.1|--port)[: ](\d+)", line):
+                # Redis's own ports (redis://, redis+cluster://) and 8799, the webhook receiver the
+                # examples register, are not matchlog's
+                assert "redis" in scheme or port in {"8000", "8799"}, f"{path.relative_to(ROOT)}:{number}: {line}"
