@@ -60,6 +60,21 @@ def play(http, match_id, tokens, rng, moves: int, answers: dict[int, list]) -> N
         answers.setdefault(seat, []).extend(answer["events"])
 
 
+def play_drawing(client, match_id: str, tokens: list[str], draws: int = 2) -> None:
+    """Moves by the seat to act through a Flask test client, drawing from the deck (privately) when it may,
+    until ``draws`` private draws are in the log."""
+    drawn = 0
+    while drawn < draws:
+        match = client.get(f"/v1/matches/{match_id}").json
+        seat = match["to_act"][0]
+        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers={"Authorization": f"Bearer {tokens[seat]}"}).json
+        action = next((a for a in legal["actions"] if a.get("source") == "DECK"), legal["actions"][0])
+        answer = client.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {tokens[seat]}"},
+                             json={"expected_version": legal["version"], "action": action})
+        assert answer.status_code == 201, answer.json
+        drawn += sum(1 for e in answer.json["events"] if e["type"] == "card_drawn" and e["data"].get("private"))
+
+
 def brute_force(shown: list[dict], whole: dict[int, Recorded], checkpoint: dict | None = None) -> int:
     """Every recipe the attacker has, on every entry shown in part; the number of entries tried."""
     created_hash = whole[1].hash

@@ -6,6 +6,7 @@ gets it again with backoff; every attempt is listed. Private URLs are refused un
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import http.server
 import json
 import signal
@@ -295,5 +296,35 @@ def test_a_delivery_goes_to_the_address_its_check_approved(monkeypatch):
                                allow_private=True, timeout=5)
         assert status == 200 and len(receiver.received) == 1
         assert receiver.received[0][0]["Host"] == f"rebind.test:{port}"  # the name, kept for the receiver
+    finally:
+        receiver.close()
+
+
+def test_a_webhook_gets_private_draws_sealed_as_a_spectator_sees_them(hooked, real_redis):
+    """A platform's receiver is a spectator: a private deck draw reaches it without its card, with the
+    public data and commitment its hash covers, and the real card's whole-entry hash is nowhere in it."""
+    from service.chain import canonical_json
+    from tests.integration.test_hidden_on_serve import play_drawing
+
+    settings, client, key = hooked
+    receiver = Receiver([])
+    try:
+        client.post("/v1/webhooks", json={"url": receiver.url, "events": ["card_drawn"]}, headers=bearer(key))
+        created = client.post("/v1/matches", json={"game": "chock-a-block", "players": [{"name": "a"}, {"name": "b"}]},
+                              headers=bearer(key)).json
+        match_id = created["id"]
+        play_drawing(client, match_id, [s["token"] for s in created["seats"]])
+        work(settings, real_redis, lambda: any(b'"private":true' in body for _, body in receiver.received))
+        whole = {e.version: e for e in Matches(real_redis, settings).repository.read(match_id)[1]}
+        drawn = [e for _, body in receiver.received for e in json.loads(body)["entries"]
+                 if e["data"].get("private")]
+        assert drawn
+        for entry in drawn:
+            truth = whole[entry["version"]]
+            assert "card" not in entry["data"] and entry["public_data"] == entry["data"] and entry["commitment"]
+            prev = whole[truth.version - 1].hash
+            guessed = hashlib.sha256(prev.encode() + b"\n" + canonical_json(
+                [truth.version, truth.type, truth.seat, truth.data, truth.at])).hexdigest()
+            assert guessed != entry["hash"]
     finally:
         receiver.close()
