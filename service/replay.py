@@ -124,6 +124,7 @@ def match_created(game_id: str, options: dict[str, Any], players: list[str | Non
         "seed_commitment": seed_commitment(seed, salt),
     }
     data["chain"] = SEALED_CHAIN
+    data["views"] = GAMES[game_id].info.views_version
     if seed_known_to_creator:
         data["seed_known_to_creator"] = True
     if undo != "none":
@@ -398,12 +399,17 @@ def replay(entries: list[Recorded], seed: str | None = None, salt: str | None = 
 def check_sealed(engine: Game, entries: Sequence[Recorded], key: bytes) -> None:
     """The full check of a sealed log (``chain: 2``), once its seed is known: every entry of the game's
     whose spectator view is not the whole of it carries that view as its public data and the
-    commitment to its whole data; every other entry carries neither."""
+    commitment to its whole data; every other entry carries neither. What a spectator sees is the
+    game's view as it was when the log was written: where the game's views have changed since
+    (``GameInfo.views_version``), public data is not compared with today's view."""
+    same_views = entries[0].data.get("views", "1") == engine.info.views_version
     for entry in entries:
         # a sealed entry's data is covered by its commitment only, not by the chain: anything may stand
         # there in a forged log, so it is checked against the commitment before the game reads it
         if entry.commitment is not None and (not isinstance(entry.data, dict) or entry.commitment != commitment(key, entry)):
             raise BrokenSeal(entry.version, "commitment")
+        if not same_views:
+            continue  # the commitment, checked above, and the chain prove it
         public = entry.data if entry.type in SHELL_EVENTS else engine.event_view(entry.event(), None)["data"]
         if public == entry.data:
             if entry.commitment is not None:

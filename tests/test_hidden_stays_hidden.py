@@ -158,3 +158,20 @@ def test_a_log_from_before_sealing_still_verifies_and_its_hashes_wait_for_the_re
         assert {v["hash"] for v in shown(running, legacy, viewer)} == {None}
     assert Matches.hashes_withheld(running)
     verify_chain(legacy)
+
+
+def test_a_sealed_log_from_an_earlier_version_of_a_games_views_still_audits(monkeypatch):
+    """A game whose event_view changes raises ``views_version``: its older sealed logs are still proved
+    by their commitments and chain, not refused because today's view of an event differs."""
+    from service.games.protocol import GameInfo
+
+    entries, state, _ = played_log("chock-a-block", 2, {}, seed=6, max_moves=5000)
+    engine = GAMES["chock-a-block"]
+    later = GameInfo(**{**engine.info.__dict__, "views_version": "2"})
+    monkeypatch.setattr(engine, "info", later)
+    monkeypatch.setattr(engine, "event_view", lambda event, seat: {**event, "data": {}})  # views changed since
+    assert replay.replay(entries).game == state.game
+    monkeypatch.undo()
+    with pytest.raises(BrokenChain):  # with the same version, a view that does not match is refused
+        monkeypatch.setattr(engine, "event_view", lambda event, seat: {**event, "data": {}})
+        replay.replay(entries)

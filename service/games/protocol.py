@@ -130,6 +130,11 @@ class GameInfo:
     rules_version: str = "1"
     """Raise it when a change of the engine changes the state it folds: snapshots of other versions
     are then ignored and rebuilt from the log."""
+    views_version: str = "1"
+    """Raise it when a change of ``event_view`` changes what a spectator sees of an event: a sealed log
+    records the version it was written with (``match_created``'s ``views``), and the audit compares an
+    entry's public data with the game's view only for logs of the current version (older ones: their
+    commitments, and the chain, still prove them)."""
     dynamics: str = "sequential"
     """``"sequential"``: one seat acts at a time; ``"simultaneous"``: somewhere in the game several seats
     act at once (``to_act`` names more than one), as OpenSpiel's GameType.Dynamics."""
