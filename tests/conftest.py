@@ -160,7 +160,8 @@ def pytest_sessionfinish(session, exitstatus):
     """The whole suite (no file, -k or -m chosen): every declared code was produced by some test."""
     config = session.config
     whole = all(Path(arg).resolve() in (config.rootpath, config.rootpath / "tests") for arg in config.args) \
-        and not config.option.keyword and not config.option.markexpr and not config.option.lf
+        and not config.option.keyword and not config.option.markexpr \
+        and not getattr(config.option, "lf", False) and not getattr(config.option, "deselect", None)
     if os.environ.get("MATCHLOG_REFUSALS_REPORT"):
         _report(sys.stderr)
     if whole and exitstatus == 0 and session.testscollected:

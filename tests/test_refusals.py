@@ -181,7 +181,7 @@ def test_chock_a_block_refuses_tokens_draws_tiles_and_features_it_cannot_give():
 
 def test_blackout_refuses_what_its_rules_tests_do_not_try():
     from service.games.blackout_hong_kong.board import board_of
-    from tests.games.blackout_support import in_phase, patched, started
+    from tests.games.blackout_support import in_phase, new_game, patched, started
 
     blackout = GAMES["blackout-hong-kong"]
     state = started()
@@ -221,6 +221,13 @@ def test_blackout_refuses_what_its_rules_tests_do_not_try():
     looking = in_phase(state, "p4", patrol=district)
     assert refused(blackout, looking, 0, {"type": "PATROL_SKIP"}) == "already_patrolling"
     assert refused(blackout, looking, 0, take) == "unknown_tile"
+    tile = state["districts"][district]["tiles"][0]
+    assert refused(blackout, looking, 0, {**take, "tileId": tile, "partyCardIds": []}) == "bad_party"
+    choose = {"type": "PATROL_CHOOSE_DISTRICT", "districtId": "NO-SUCH-DISTRICT"}
+    assert refused(blackout, in_phase(state, "p4"), 0, choose) == "unknown_district"
+    setup = new_game()
+    cube = {"type": "PLACE_START_CUBE", "locationId": "NO-SUCH-LOCATION"}
+    assert refused(blackout, setup, blackout.to_act(setup)[0], cube) == "unknown_location"
 
     # Phase 5, Phase 7, decisions
     market = [list(r) for r in state["market"]]
