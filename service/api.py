@@ -24,6 +24,7 @@ from service import clocks
 from service.games.bots import bots_of, shown_bot
 from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game, InvalidRecord
+from service.lifecycle import refusals_of
 from service.livefeed import CHECK_S, Full, LiveFeed, Subscription, client_gone
 from service.matches import Matches
 from service.matches import now as matches_now
@@ -130,6 +131,9 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
         "timeouts": ["bot", *sorted(game.timeout_actions)],
         "bots": sorted(bots_of(game)),
         "entry_types": sorted({*SHELL_EVENTS, *game.event_types}),
+        "refusals": [{"reason": code, "rule": refusal.rule, "description": refusal.description,
+                      "by": "game" if code in game.refusals else "server"}
+                     for code, refusal in refusals_of(game).items()],
     }
 
 

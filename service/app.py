@@ -11,9 +11,10 @@ from service import errors, guards, manners, metrics, moves, ratelimits, schemas
 from service.api import answers, body_types, probes, v1
 from service.apidocs import apidocs
 from service.config import Settings
-from service.games import GAMES, action_component, legal_actions_component
+from service.games import GAMES, action_component, legal_actions_component, refusals_component
+from service.lifecycle import refusals_of
+from service.matches import KNOWN_SEED_REASONS, Matches
 from service.livefeed import LiveFeed
-from service.matches import Matches
 from service.redis_client import connect
 from service.viewer import viewer
 
@@ -74,6 +75,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     api.spec.components.schema("Action", {
         "description": "An action of one of the games; which one is the match's game.",
         "anyOf": [{"$ref": f"#/components/schemas/{action_component(game)}"} for game in GAMES.values()]})
+    _document_errors(api)
     api.register_blueprint(v1)
     api.register_blueprint(probes)
     app.register_blueprint(viewer)  # pages for people, outside the API's contract
@@ -88,6 +90,29 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     if settings.trusted_proxies:  # the client's address, not the proxy's, for the limits and the access log
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)
     return app
+
+
+def _document_errors(api: Api) -> None:
+    """The error codes as enums: ``Error.error`` from ``service.errors.ERROR_CODES``; each game's refusal
+    reasons (its own and the server's) as ``<Game>RefusalReason``, and ``Error.reason`` as any of them
+    (or, with seed_known_to_creator_refused, one of ``KNOWN_SEED_REASONS``)."""
+    reasons: set[str] = set(KNOWN_SEED_REASONS)
+    for game in GAMES.values():
+        refusals = refusals_of(game)
+        reasons |= set(refusals)
+        api.spec.components.schema(refusals_component(game), {
+            "type": "string", "enum": sorted(refusals),
+            "description": f"Why an action in a match of {game.info.name} is refused (the reason of a 422 "
+                           "illegal_action): the game's codes and the server's. GET /v1/games lists each with the "
+                           "rule it enforces."})
+    api.spec.components.schema("RefusalReason", {
+        "type": "string", "enum": sorted(reasons),
+        "description": "The reason of a 422: with illegal_action, a code of the match's game "
+                       "(" + ", ".join(refusals_component(game) for game in GAMES.values()) + "); with "
+                       "seed_known_to_creator_refused, " + " or ".join(sorted(KNOWN_SEED_REASONS)) + "."})
+    error = api.spec.components.schemas["Error"]["properties"]
+    error["error"]["enum"] = sorted(errors.ERROR_CODES)
+    error["reason"] = {"$ref": "#/components/schemas/RefusalReason"}
 
 
 def spec(app: Flask) -> dict:

@@ -15,7 +15,7 @@ from typing import Any
 
 import redis
 from flask import Flask, current_app, has_request_context, jsonify
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, default_exceptions
 
 from service import metrics
 from service.chain import BrokenChain
@@ -27,6 +27,69 @@ from service.matches import (HiddenUntilRevealed, IdempotencyKeyReused, KnownSee
 from service.repository import MatchNotFound, VersionNotFound
 
 log = logging.getLogger("matchlog")
+
+# Every ``error`` code the API answers with, in one registry: the contract's enum (``Error.error`` in
+# ``openapi.yaml``). An ``ApiError`` with a code not listed here fails tests/test_error_codes.py.
+API_ERRORS: dict[str, str] = {
+    "invalid_request": "the request does not fit its schema (fields says which)",
+    "invalid_record": "a game record that cannot be read",
+    "malformed_token": "the Authorization header is not 'Bearer <token>'",
+    "missing_token": "this needs a seat token (or the match's platform key)",
+    "unknown_platform_key": "a platform key this server did not issue (or revoked)",
+    "platform_key_rotated": "a platform key rotated with a grace period that has ended: use the platform's new key",
+    "platform_key_required": "only a platform may do this: Authorization: Bearer <platform key>",
+    "not_your_match": "the match belongs to another platform, or to none",
+    "platform_cannot_act": "a platform reads and moderates; seats act with their tokens",
+    "platform_only": "only the match's platform may do this",
+    "wrong_token": "the token is not a seat of this match",
+    "wrong_seat": "a seat's token asked for another seat's view",
+    "match_not_found": "no such match",
+    "version_not_found": "no such version of the match (current_version says where it is)",
+    "seat_not_found": "no such seat",
+    "job_not_found": "no such job for this credential",
+    "webhook_not_found": "no such webhook",
+    "not_your_webhook": "the webhook belongs to another platform",
+    "not_acceptable": "the game cannot answer in the asked content type",
+    "version_conflict": "the match moved on: read it again (current_version)",
+    "out_of_time": "the seat's clock ran out before the move came",
+    "seat_taken": "someone has the seat",
+    "hidden_until_revealed": "a checkpoint of a hidden-information match that cannot be shown before its end",
+    "match_over": "the match has ended (or was aborted)",
+    "uri_too_long": "the URL is longer than the server accepts",
+    "request_header_fields_too_large": "the headers are larger than the server accepts",
+    "unsupported_media_type": "a body type the endpoint does not take",
+    "illegal_action": "the rules refuse the action: reason says why (the game's refusals in GET /v1/games)",
+    "idempotency_key_reused": "the Idempotency-Key was used for a different request",
+    "seed_known_to_creator_refused": "a seed known to its creator where a stranger could sit down (reason)",
+    "too_many_requests": "over a rate limit: Retry-After says when to retry",
+    "too_many_streams": "this address holds as many live feeds as it may",
+    "internal_error": "an unexpected error; it has been logged",
+    "broken_chain": "the stored log fails its hash chain",
+    "storage_unavailable": "the match store is unreachable or failing over; retry",
+    "storage_full": "the match store is full and refuses new writes",
+    "not_replicated": "no replica confirmed the write in time: retry with the same Idempotency-Key",
+    "streams_full": "this server process holds as many live feeds as it may",
+    "not_ready": "/readyz: Redis or the workers are not ready",
+}
+# The statuses werkzeug (routing, request parsing, the rate limiter, static files) may answer with, whose
+# code is its name in snake case (``method_not_allowed``); any other becomes bad_request or internal_server_error.
+HTTP_STATUSES = (400, 404, 405, 406, 412, 413, 414, 415, 416, 422, 429, 431, 500, 501, 503)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+HTTP_ERRORS: dict[int, str] = {status: _snake(default_exceptions[status]().name) for status in HTTP_STATUSES}
+ERROR_CODES: frozenset[str] = frozenset(API_ERRORS) | frozenset(HTTP_ERRORS.values())
+"""The ``error`` codes of the contract: the API's own and the werkzeug-derived ones."""
+
+
+def http_code(status: int | None) -> str:
+    """The ``error`` code of a werkzeug exception of ``status``."""
+    if status in HTTP_ERRORS:
+        return HTTP_ERRORS[status]
+    return HTTP_ERRORS[500] if status is None or status >= 500 else HTTP_ERRORS[400]
 
 
 class ApiError(Exception):
@@ -53,10 +116,6 @@ def flatten(messages: Any, prefix: str = "") -> dict[str, list[str]]:
     return {prefix or "body": [str(messages)]}
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-
-
 def http_error(error: HTTPException):
     data = getattr(error, "data", None) or {}
     if error.code in (400, 422) and "messages" in data:  # webargs: the request failed its schema
@@ -64,7 +123,7 @@ def http_error(error: HTTPException):
         fields = flatten({k: v for loc in messages.values() for k, v in loc.items()}
                          if all(isinstance(v, dict) for v in messages.values()) else messages)
         return jsonify(invalid(fields).body), 400
-    body = {"error": _snake(error.name), "message": error.description or error.name}
+    body = {"error": http_code(error.code), "message": error.description or error.name}
     if error.code == 413 and has_request_context() and current_app.config.get("MAX_CONTENT_LENGTH"):
         body["message"] = f"the body is over this server's limit of {current_app.config['MAX_CONTENT_LENGTH']} bytes"
     response = jsonify(body)

@@ -23,8 +23,29 @@ from service import clocks, replay
 from service.chain import Recorded, commitment_key
 from service.games import GAMES
 from service.games.bots import SeatView, bot_name, bots_of
-from service.games.protocol import Action, Game, IllegalAction, InvalidOptions
+from service.games.protocol import Action, Game, IllegalAction, InvalidOptions, Refusal, Refusals
 from service.replay import MatchState
+
+
+# The server's own refusals (422 illegal_action, as a game's): whatever the game, before or instead of its
+# rules. Every game's list in the catalogue includes them; the rule is the README section that explains it.
+SHELL_REFUSALS: Refusals = {
+    "match_aborted": Refusal("README: The API", "the match was aborted by its platform"),
+    "match_not_started": Refusal("README: The API", "seats are still open: play starts when every seat is filled"),
+    "seat_played_by_a_bot": Refusal("README: Seat replacement", "a bot plays this seat now"),
+    "game_over": Refusal("README: Undo", "the game is over (a game record's move, or an undo, after the end)"),
+    "undo_off": Refusal("README: Undo", "the match was created without undo"),
+    "nothing_to_undo": Refusal("README: Undo", "only the last move is taken back, by the seat that made it"),
+    "hidden_information_revealed": Refusal("README: Undo", "that move showed someone what was hidden: it stands"),
+    "undo_pending": Refusal("README: Undo", "an undo is already waiting for the other seats"),
+    "no_undo_request": Refusal("README: Undo", "nobody has asked for an undo, or it lapsed"),
+    "undo_already_answered": Refusal("README: Undo", "this seat has asked or answered already"),
+}
+
+
+def refusals_of(game: Game) -> dict[str, Refusal]:
+    """Every reason a match of ``game`` may be refused with: the game's own, then the server's."""
+    return {**game.refusals, **{code: refusal for code, refusal in SHELL_REFUSALS.items() if code not in game.refusals}}
 
 
 class IllegalRecordMove(Exception):

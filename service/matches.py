@@ -56,9 +56,14 @@ def _still_open(state: MatchState) -> None:
         raise MatchOver("the match is over: its seats can no longer be joined")
 
 
+KNOWN_SEED_REASONS = {"open_seat": "a seat is left open for someone to join",
+                      "public": "the match would be listed for anyone"}
+"""The ``reason`` of a ``seed_known_to_creator_refused`` answer."""
+
+
 class KnownSeedRefused(Exception):
     """``seed_known_to_creator`` where someone other than the creator could sit down unaware: a seat left
-    open, or a match listed for anyone. ``reason``: ``open_seat`` or ``public``."""
+    open, or a match listed for anyone. ``reason``: one of ``KNOWN_SEED_REASONS``."""
 
     def __init__(self, reason: str, message: str):
         super().__init__(message)

@@ -68,6 +68,8 @@ class StrictBoolean(fields.Boolean):
 
 
 class ErrorSchema(Schema):
+    # its enum is service.errors.ERROR_CODES, and reason's the games' refusals: set in the OpenAPI document
+    # when the app is built (service.app), since errors.py imports the application and so this module
     error = fields.String(required=True, metadata={"description": "A stable, machine-readable code."})
     message = fields.String(required=True, metadata={"description": "What went wrong, for people."})
     reason = fields.String(metadata={"description": "Why the rules refused an action (with illegal_action)."})
@@ -85,6 +87,18 @@ class HealthSchema(Schema):
     workers = fields.Integer(metadata={"description": "/readyz: workers with a fresh heartbeat"})
     replicas = fields.Integer(metadata={"description": "/readyz with replicated durability: the fewest replicas "
                                                        "any master of the match store has (at least 1 to be ready)"})
+
+
+class RefusalSchema(Schema):
+    reason = fields.String(required=True, metadata={
+        "description": "The reason code of a 422 illegal_action (the game's <Game>RefusalReason enum)."})
+    rule = fields.String(required=True, metadata={
+        "description": "The rule it enforces: an id of the game's rules specification (docs/rules/), such as "
+                       "spec 2.2 or R-4.5; for the server's own refusals, the README section."})
+    description = fields.String(required=True, metadata={"description": "What the refusal means, for people."})
+    by = fields.String(required=True, validate=validate.OneOf(["game", "server"]), metadata={
+        "description": "game: the game's rules refuse it; server: the server refuses it whatever the game "
+                       "(an aborted match, a seat a bot plays, an undo)."})
 
 
 class GameSchema(Schema):
@@ -125,6 +139,9 @@ class GameSchema(Schema):
     entry_types = fields.List(fields.String(), required=True, metadata={
         "description": "The types of entry a match of this game may log (the rules' and the server's own): "
                        "what a webhook may ask for."})
+    refusals = fields.List(fields.Nested(RefusalSchema), required=True, metadata={
+        "description": "Every reason an action in a match of this game may be refused with (422 illegal_action): "
+                       "the game's own, with the rule each enforces, then the server's."})
 
 
 class PlayerSchema(Schema):

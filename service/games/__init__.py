@@ -42,6 +42,11 @@ def action_component(game: Game) -> str:
     return "".join(part.capitalize() for part in game.info.id.replace("_", "-").split("-")) + "Action"
 
 
+def refusals_component(game: Game) -> str:
+    """The name of a game's refusal reasons (an enum) in the OpenAPI document: ``BlokusRefusalReason``."""
+    return action_component(game).removesuffix("Action") + "RefusalReason"
+
+
 def legal_actions_component(game: Game) -> str:
     """The name of a game's legal-actions answer in the OpenAPI document: ``BlockBlockLegalActions``."""
     return action_component(game).removesuffix("Action") + "LegalActions"

@@ -37,6 +37,7 @@ from service.games.protocol import (
     Packs,
     Played,
     RecordFormat,
+    Refusals,
     State,
     check_not_over,
     check_turn,
@@ -96,6 +97,9 @@ class Engine:
     """Where the rules say whose turn it is (``"R-0.4"``), quoted when a seat acts out of turn."""
     over_rule: str = ""
     """Where the rules say the game has ended, quoted when an action comes after the end."""
+    refusals: Refusals = {}
+    """Every reason ``play`` may refuse with and the rule it enforces, ``turn_refusals(turn_rule, over_rule)``
+    included: the catalogue lists them, and the tests fail on a refusal that is not declared."""
     out_of_turn: frozenset[str] = frozenset()
     """Action types any seat may take while the game runs (a resignation)."""
     bots: dict[str, Any] = {}

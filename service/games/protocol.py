@@ -37,7 +37,10 @@ seat
 IllegalAction
     Raised by ``play`` with a stable ``reason`` code (``corner_rule``,
     ``not_your_turn``...) and a sentence for people. Codes are part of the
-    API: never rename one.
+    API: never rename one. Every code a game's ``play`` may raise is declared in
+    its ``refusals`` (``Refusals``: code -> the rule it enforces), which the
+    catalogue and the OpenAPI document list; refusing with an undeclared code is
+    a programming error (the test suite fails on it).
 
 Hidden information has exactly one gate per game: ``view`` for states and
 ``event_view`` for log entries. The server passes everything it shows through
@@ -86,6 +89,26 @@ class IllegalAction(Exception):
         super().__init__(message)
         self.reason = reason
         self.message = message
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """What one refusal code means: the rule it enforces (an id of the game's spec, ``"spec 2.2"``,
+    ``"R-4.5"``; for the server's own refusals, the README section) and a short sentence."""
+
+    rule: str
+    description: str
+
+
+Refusals = Mapping[str, Refusal]
+"""Every reason an engine's ``play`` may refuse with: ``IllegalAction.reason`` -> ``Refusal``."""
+
+
+def turn_refusals(turn_rule: str, over_rule: str) -> dict[str, Refusal]:
+    """The two refusals of ``check_turn`` (``game_over``, ``not_your_turn``), with where the game's
+    rules say whose turn it is and when it ends: every engine declares them."""
+    return {"game_over": Refusal(over_rule, "the game is over: no action is taken after its end"),
+            "not_your_turn": Refusal(turn_rule, "this seat may not act now")}
 
 
 class InvalidOptions(Exception):
@@ -209,6 +232,9 @@ class Game(Protocol):
     packs: Packs | None
     svg: Callable[[dict[str, Any]], str] | None
     record: RecordFormat | None
+    refusals: Refusals
+    """Every ``IllegalAction.reason`` ``play`` may raise, with the rule each enforces (``turn_refusals``
+    included); the server's own refusals (``service.lifecycle.SHELL_REFUSALS``) come on top."""
     bots: dict[str, Any]
     """The game's own bots (``service.games.bots.Bot``) beside the common random and greedy ones,
     such as a search bot for a game without hidden information."""

@@ -8,7 +8,7 @@ import pytest
 
 from service.games import GAMES
 from service.games.kit import Engine, Turn, applies, option_defaults, pack_path
-from service.games.protocol import GameInfo, IllegalAction, fold
+from service.games.protocol import GameInfo, IllegalAction, fold, turn_refusals
 from tests import engines
 
 
@@ -69,6 +69,7 @@ class Counter(Engine):
                     hidden_information=False, chance=False)
     options_schema = {"type": "object", "properties": {"goal": {"type": "integer", "default": 2},
                                                        "step": {"type": "integer"}}}
+    refusals = turn_refusals("its goal", "its goal")  # the kit's own refusals are all it has
 
     def setup(self, options, players, seed, content=None):
         return {"count": 0, "goal": options["goal"]}

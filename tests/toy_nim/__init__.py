@@ -15,7 +15,8 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 
 from service.games.kit import Engine, Turn, applies, enum_option
-from service.games.protocol import GameInfo, IllegalAction, InvalidPack, InvalidRecord, Packs, RecordFormat, ranks
+from service.games.protocol import (GameInfo, IllegalAction, InvalidPack, InvalidRecord, Packs, RecordFormat, Refusal, ranks,
+                                    turn_refusals)
 
 
 class NimAction(Schema):
@@ -61,6 +62,7 @@ class Nim(Engine):
         "misere": enum_option([False, True], False, "whoever takes the last counter loses"),
     }}
     action_schema = NimAction
+    refusals = {**turn_refusals("", ""), "too_many": Refusal("", "take 1 to max_take counters from a heap that has them")}
     packs = Packs(load=load_pack, default="classic", folder=Path(__file__).parent / "packs")
     svg = staticmethod(render_svg)
     record = RecordFormat(mime="text/x-nim", export=export_record, parse=parse_record,

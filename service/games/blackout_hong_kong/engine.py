@@ -17,17 +17,7 @@ Hidden information has one gate, ``view`` and ``event_view`` (spec §8.4): hands
 are their owner's, a patrol look is the patrolling seat's, simultaneous Phase 6/7 choices stay
 hidden until every seat has chosen, decks are counts.
 
-Reasons an action is refused (stable codes; the message names the rule): ``game_over``,
-``not_your_turn``, ``wrong_phase``, ``decision_pending``, ``unknown_action``, ``unknown_location``,
-``location_taken``, ``not_in_hand``, ``duplicate_card``, ``slot_locked``, ``plan_closed``,
-``no_card_to_reveal``, ``not_revealed``, ``already_used``, ``not_a_volunteer``, ``not_a_specialist``,
-``unknown_row``, ``not_enough_transport``, ``die_in_the_way``, ``cards_unrevealed``,
-``unknown_objective``, ``requirement_unmet``, ``no_marker_cube``, ``cannot_afford``, ``overpayment``,
-``payment_mismatch``, ``unknown_resource``, ``no_close_out``, ``not_eligible``, ``already_patrolling``,
-``no_patrol``, ``unknown_tile``, ``bad_party``, ``challenge_unmet``, ``not_exploration_tile``,
-``not_enough_gps``, ``cell_empty``, ``space_taken``, ``no_space``, ``not_discardable``,
-``no_house_due``, ``space_uncovered``, ``refill_not_allowed``, ``not_largest_slot``, ``not_refilled``,
-``action_locked``, ``pool_empty``, ``not_pending``, ``not_a_target``, ``cannot_decline``.
+Reasons an action is refused (stable codes; the message names the rule): ``refusals.py``.
 """
 
 from __future__ import annotations
@@ -87,6 +77,7 @@ class BlackoutHongKong(Listing, Folds):
     svg = staticmethod(render_svg)
     turn_rule = "R-0.3"
     over_rule = "E-3"
+    from service.games.blackout_hong_kong.refusals import REFUSALS as refusals  # every reason play refuses with
     out_of_turn = frozenset({"SUBMIT_PLAN"})  # a submitted plan may be revised (A-51): checked in _submit_plan
     timeout_actions = {"pass": {"type": "PASS"}}
     # dice, draws, reveals and private looks: someone has learnt what was hidden or left to chance

@@ -40,7 +40,8 @@ from service.games.block_block.geometry import Anchor, Orientation
 from service.games.block_block.pack import fit_warnings, load_pack, shape_spec
 from service.games.block_block.svg import render_svg
 from service.games.kit import Engine, Turn, applies, enum_option
-from service.games.protocol import Action, Event, GameInfo, IllegalAction, InvalidOptions, Packs, State, ranks
+from service.games.protocol import (Action, Event, GameInfo, IllegalAction, InvalidOptions, Packs, Refusal, State, ranks,
+                                    turn_refusals)
 
 BROWN, WHITE = 0, 1
 COLOURS = ("BROWN", "WHITE")
@@ -190,6 +191,22 @@ class BlockBlock(Engine):
     turn_rule = "R-0.1: the players alternate, brown first"
     over_rule = "R-1.1, R-3.4"
     out_of_turn = frozenset({"resign"})  # E-7: outside the rules; either player, at any time
+    refusals = {
+        **turn_refusals("R-0.1, E-7", "R-1.1, R-3.4"),  # E-7: only a player of the match may resign
+        "no_such_piece": Refusal("R-2.2", "the colour has no piece of that shape left"),
+        "half_piece_not_last": Refusal("R-2.3", "a half piece must be the colour's very last piece"),
+        "no_such_rotation": Refusal("spec 1.4.2, A-09", "not one of the 24 rotations (mirror images need "
+                                                        "allow_reflection)"),
+        "out_of_board": Refusal("R-2.4", "the piece would cover cells outside the board"),
+        "z_mismatch": Refusal("AE-1", "the stated z is not where the piece comes to rest"),
+        "placement_mismatch": Refusal("AE-1, AE-3", "the stated cubes or top colours are not the ones the "
+                                                    "placement gives"),
+        "over_max_height": Refusal("R-2.4", "the piece would reach over the height limit"),
+        "unsupported": Refusal("R-2.5", "a cube of the piece would have empty space underneath"),
+        "not_adjacent": Refusal("R-2.6", "the piece must share a face with an earlier piece (require_adjacency)"),
+        "same_shape_stack": Refusal("R-2.7", "the piece would rest on a piece of the same shape turned the same way"),
+        "same_shape_as_opponent": Refusal("R-2.8", "the shape the opponent has just placed, while another piece fits"),
+    }
     timeout_actions = {"forfeit": {"type": "resign"}}
 
     # -- content and options -------------------------------------------------------------------------

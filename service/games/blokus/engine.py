@@ -27,7 +27,8 @@ from service.games.blokus.actions import BlokusAction
 from service.games.blokus.geometry import PIECE_BY_NAME, PIECE_NAMES, PIECES, Board, Cell
 from service.games.blokus.svg import render_svg
 from service.games.kit import Engine, Turn, applies
-from service.games.protocol import Action, Event, GameInfo, IllegalAction, InvalidOptions, RecordFormat, State, ranks
+from service.games.protocol import (Action, Event, GameInfo, IllegalAction, InvalidOptions, RecordFormat, Refusal, State,
+                                    ranks, turn_refusals)
 
 FOUR_COLOURS = ("blue", "yellow", "red", "green")  # play order, spec 1.2
 CORNERS_20 = ((0, 0), (19, 0), (19, 19), (0, 19))  # spec 1.5
@@ -124,6 +125,20 @@ class Blokus(Engine):
     options_schema = OPTIONS_SCHEMA
     action_schema = BlokusAction
     svg = staticmethod(render_svg)
+    refusals = {
+        **turn_refusals("spec 1.2", "spec 2.8"),
+        "wrong_colour": Refusal("spec 1.2", "the named colour is not in this variant, not the colour to move, or out"),
+        "colour_required": Refusal("spec 3.5", "any colour may move (solo_rectangle): the action must name one"),
+        "off_board": Refusal("spec 2.1", "a square of the piece is off the board"),
+        "not_a_piece": Refusal("spec 1.3", "the squares (each listed once) do not form a Blokus piece"),
+        "piece_mismatch": Refusal("spec 6.1", "the squares form another piece than the one named"),
+        "piece_used": Refusal("spec 1.3", "the colour has already placed that piece, or never had it"),
+        "overlap": Refusal("spec 2.1", "the piece would cover a square already taken"),
+        "must_cover_start": Refusal("spec 2.2", "a colour's first piece must cover its start square"),
+        "corner_rule": Refusal("spec 2.3", "a later piece must touch its colour corner to corner"),
+        "edge_contact": Refusal("spec 2.4", "the piece would share an edge with a piece of its colour"),
+        "pass_not_allowed": Refusal("spec 2.7", "there is no voluntary pass in this match"),
+    }
     record = RecordFormat(mime=sgf.MIME, export=_export_sgf, parse=_parse_sgf,
                           description="Pentobi's SGF dialect of Blokus (spec 5.2); solo variants carry MLV[...].",
                           example="(;GM[Blokus]CA[UTF-8];1[a20,b20];2[t20])")

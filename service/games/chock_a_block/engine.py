@@ -48,7 +48,8 @@ from service.games.chock_a_block import autoblock, building, content as pack_dat
 from service.games.chock_a_block.actions import ChockABlockAction
 from service.games.chock_a_block.svg import render_svg
 from service.games.kit import Engine, Turn, applies
-from service.games.protocol import Action, Event, GameInfo, IllegalAction, InvalidOptions, Packs, State
+from service.games.protocol import (Action, Event, GameInfo, IllegalAction, InvalidOptions, Packs, Refusal, State,
+                                    turn_refusals)
 
 HUMAN_STEPS = ("place", "neighbours", "tokens")
 
@@ -74,6 +75,37 @@ class ChockABlock(Engine):
                   checked_by=tuple(pack_data.CHECK_DEFAULTS))
     svg = staticmethod(render_svg)
     turn_rule = "R-0.4"
+    refusals = {
+        **turn_refusals("R-0.4", "E-1"),
+        "unknown_action": Refusal("§3.5", "no such action type"),
+        "wrong_step": Refusal("R-0.2, R-2.9", "the action belongs to another step of the turn"),
+        "missing_parameter": Refusal("§3.5", "the action lacks an integer it needs (a column, room, slot)"),
+        "unknown_feature": Refusal("S-10", "the excluded feature is not one of the game's features"),
+        "not_in_hand": Refusal("R-1.1", "the card is not in the player's hand"),
+        "unknown_face": Refusal("§1.3", "a card is placed FRONT or BACK up"),
+        "misaligned": Refusal("R-1.4, V-5", "a column for GRID buildings, a room_x for BUILDING_BLOCK ones"),
+        "no_floor_below": Refusal("R-1.2, V-5", "the stated row is not the one the card lands in"),
+        "first_card_column": Refusal("R-1.4a, V-5", "a player's first card goes in column 0 (room_x 0)"),
+        "height_limit": Refusal("R-1.4b, V-5", "the card would make the building too high"),
+        "not_adjacent": Refusal("R-1.3, R-1.4c", "the card would not be next to the building"),
+        "width_limit": Refusal("R-1.4c", "the card would make the building too wide"),
+        "tile_not_in_market": Refusal("R-2.3, A-19", "the tile is not in the neighbour market (or the pile top "
+                                                    "was named or is not allowed)"),
+        "pile_empty": Refusal("A-19", "the tile pile is empty"),
+        "unknown_source": Refusal("R-2.3, R-4.2", "a neighbour comes from MARKET or PILE, a card from MARKET or DECK"),
+        "not_vacant": Refusal("R-2.3", "the room is not a vacant room of the player's building"),
+        "group_not_qualifying": Refusal("R-2.3", "the room is not in a qualifying same-colour group"),
+        "neighbour_mandatory": Refusal("R-2.3", "a neighbour must move in while a group qualifies"),
+        "token_not_in_supply": Refusal("R-3.3a", "the token is not in the supply"),
+        "no_open_icon": Refusal("R-3.3b, R-3.6", "the room shows no open icon of the token's feature"),
+        "chain_too_short": Refusal("R-3.3c", "the open chain is shorter than the token's value"),
+        "chain_not_grown": Refusal("A-25", "the chain did not grow this turn"),
+        "no_draw": Refusal("R-4.1", "the draw does not apply this turn"),
+        "slot_empty": Refusal("R-4.2", "the market slot holds no card"),
+        "deck_draw_not_allowed": Refusal("A-27, A-41", "this match allows market draws only"),
+        "deck_empty": Refusal("R-4.2", "the deck is empty"),
+        "must_draw": Refusal("R-4.4", "the draw applies: the turn ends by drawing"),
+    }
     # a card or tile turned up from a face-down pile: someone has seen what was hidden
     irreversible = frozenset({"card_drawn", "market_refilled", "autoblock_took_tile", "autoblock_turn"})
 
