@@ -17,7 +17,7 @@ from flask_smorest.utils import deepupdate
 from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
-from service import metrics, packs, schemas
+from service import metrics, packs, schemas, views
 from service.auth import bearer, request_owner, request_platform, request_seat, still_holds
 from service.errors import ApiError, flatten, invalid
 from service import clocks
@@ -270,7 +270,7 @@ def abort_match(body, match_id: str):
     the log stays auditable; nobody acts after. 409 ``match_over`` when it has ended."""
     request_owner(matches(), match_id, "aborts it")
     state = matches().abort(match_id, body.get("reason", "aborted by its platform"))
-    return matches().summary(match_id, state)
+    return views.summary(match_id, state, matches_now())
 
 
 @v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/join", methods=["POST"])
@@ -344,7 +344,7 @@ def get_match(match_id: str):
     Anyone may read it; a platform key nobody issued is a 401 here as everywhere (a client with a revoked
     key learns so)."""
     request_platform(matches())
-    return matches().summary(match_id, matches().load(match_id))
+    return views.summary(match_id, matches().load(match_id), matches_now())
 
 
 @v1.route("/matches/<match_id>/state", methods=["GET"])

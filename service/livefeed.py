@@ -25,7 +25,7 @@ from collections import OrderedDict
 
 import redis
 
-from service import metrics
+from service import metrics, views
 from service.chain import Recorded
 from service.matches import Matches
 
@@ -88,7 +88,7 @@ class LiveFeed:
             text = self._rendered.get(key)
         if text is None:
             engine = self.matches.engine_of(match_id)
-            body = json.dumps(self.matches.entry_view(engine, entry, seat, revealed, sealed), separators=(",", ":"))
+            body = json.dumps(views.entry_view(engine, entry, seat, revealed, sealed), separators=(",", ":"))
             text = f"id: {entry.version}\ndata: {body}\n\n"
             with self._lock:
                 self._rendered[key] = text

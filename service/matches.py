@@ -16,18 +16,19 @@ from typing import Any, Callable
 
 import redis
 
-from service import clocks, lifecycle, packs, replay
+from service import clocks, lifecycle, packs, replay, views
 from service.config import Settings
-from service.chain import Recorded, canonical_json
+from service.chain import canonical_json
 from service.events import Remember, VersionConflict
 from service.games import GAMES
-from service.games.bots import BOTS, bot_name, bots_of, shown_bot
+from service.games.bots import BOTS, bot_name, bots_of
 from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidRecord
 from service.jobqueue import JobQueue
 from service.keys import Keys
+from service.listings import Listings
 from service.replay import SHELL_EVENTS, MatchState
 from service.schemas import name_refusal
-from service.repository import MatchNotFound, MatchRepository, Meta
+from service.repository import MatchRepository, Meta
 from service.platforms import Platforms
 from service.redis_client import for_jobs
 from service.serverkey import ServerKey
@@ -92,10 +93,6 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-PUBLIC_LISTED = 10_000
-"""How many of the newest public matches are listed (older ones stay readable by their id)."""
-
-
 class Matches:
     def __init__(self, redis_client: redis.Redis, settings: Settings | None = None, cache_size: int = 2048,
                  jobs_redis: redis.Redis | None = None):
@@ -109,6 +106,7 @@ class Matches:
         self.store = self.repository.store
         self.jobs = JobQueue(jobs_redis or for_jobs(self.settings.rq_redis_url, redis_client), self.keys)
         self.platforms = Platforms(redis_client, self.keys)
+        self.listings = Listings(redis_client, self.keys, lambda match_id: self.load(match_id))
         self.webhooks = Webhooks(redis_client, self.keys, self.server_key, self.store.durably)
         self.repository.on_saved = self._relist
 
@@ -150,16 +148,8 @@ class Matches:
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
         tokens = [None if bot else token for token, bot in zip(tokens, bots)]
         self.repository.add(match_id, Meta(game_id, secret, hashes, platform), step)
-        created_ms = time.time() * 1000
-        if platform:
-            self.platforms.add_match(platform, match_id, created_ms)
-        listed = [self.keys.platform_matches(platform)] if platform else []
-        if platform is None if public is None else public:  # a private match is joined by its id, not found
-            listed.append(self.keys.public_matches)
-        with self.redis.pipeline(transaction=False) as pipe:
-            for index in listed:
-                self._list(pipe, index, match_id, game_id, status_of(step.state), created_ms)
-            pipe.execute()
+        self.listings.add(match_id, game_id, views.status_of(step.state), platform,
+                          platform is None if public is None else public, time.time() * 1000)
         return match_id, step.state, tokens
 
     def join(self, match_id: str, seat: int, name: str) -> tuple[MatchState, str]:
@@ -179,7 +169,7 @@ class Matches:
 
         step, _ = self._append_retrying(match_id, joined)
         if step.state.started:
-            self.redis.zrem(self.keys.open_matches, match_id)
+            self.listings.closed(match_id)
         return step.state, token
 
     def check_clock(self, match_id: str, version: int) -> str:
@@ -251,7 +241,7 @@ class Matches:
 
         def answer(step: lifecycle.Step) -> dict[str, Any]:
             return {"version": step.state.version,
-                    "events": [self.entry_view(step.state.engine, e, seat, False, step.state.sealed_chain)
+                    "events": [views.entry_view(step.state.engine, e, seat, False, step.state.sealed_chain)
                                for e in step.entries]}
 
         try:
@@ -339,12 +329,10 @@ class Matches:
             return
         _, entries = self.repository.read(match_id, after=version - len(types), until=version)
         state = self.load(match_id, version)
-        engine = self.engine_of(match_id)
         for hook in hooks:
             delivery_id = f"{hook['id']}-{match_id}-v{version}"
             body = {"delivery": delivery_id, "webhook": hook["id"], "match": match_id, "version": version,
-                    "entries": [self.entry_view(engine, e, None, state.seed is not None, state.sealed_chain)
-                                for e in entries if e.type in hook["events"]]}
+                    "entries": views.entries_view(state, [e for e in entries if e.type in hook["events"]], None)}
             self.jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
 
     def bot_move(self, match_id: str, seat: int, version: int) -> dict[str, Any] | None:
@@ -374,93 +362,26 @@ class Matches:
             return lifecycle.abort(state, reason, self.repository.meta(match_id).secret, now())
 
         step, _ = self._append_retrying(match_id, decide)
-        self.redis.zrem(self.keys.open_matches, match_id)
+        self.listings.closed(match_id)
         return step.state
 
     def listed(self, platform: str | None, game_id: str | None, status: str | None, cursor: str | None,
                limit: int, newest_first: bool = False) -> tuple[list[dict[str, Any]], str | None]:
-        """Matches by creation time, of one game and status if given, and the cursor of the next page
-        (None on the last): a platform's own; else the lobby (``status`` open: a public match with a seat
-        to join); else the public ones."""
-        index = self.keys.platform_matches(platform) if platform else self.keys.public_matches  # with status open: the lobby
-        return self._listed(index, game_id, status, cursor, limit, newest_first)
-
-    def _listed(self, index: str, game_id: str | None, status: str | None, cursor: str | None,
-                limit: int, newest_first: bool) -> tuple[list[dict[str, Any]], str | None]:
-        """A page read from the listing narrowed to ``game_id`` and ``status``: it loads the page's matches
-        only (and, once, any the index still has under a status they have left), however many others
-        there are."""
-        narrowed = self.keys.listing(index, game_id, status)
-        bound = f"({cursor}" if cursor else "+inf" if newest_first else "-inf"
-        found, next_cursor = [], None
-        while len(found) < limit:
-            if newest_first:
-                batch = self.redis.zrevrangebyscore(narrowed, bound, "-inf", start=0, num=limit, withscores=True)
-            else:
-                batch = self.redis.zrangebyscore(narrowed, bound, "+inf", start=0, num=limit, withscores=True)
-            if not batch:
-                break
-            for member, score in batch:
-                bound = f"({score!r}"
-                match_id = member.decode()
-                try:
-                    state = self.load(match_id)
-                except MatchNotFound:
-                    self.redis.zrem(narrowed, match_id)
-                    continue
-                if status and status_of(state) != status:  # its status changed without its listings following
-                    self._move(index, match_id, state.game_id, status, status_of(state), score)
-                    continue
-                found.append(self.summary(match_id, state))
-                if len(found) == limit:
-                    next_cursor = repr(score)
-                    break
-        return found, next_cursor
-
-    def _list(self, pipe, index: str, match_id: str, game_id: str, status: str, score: float) -> None:
-        """Put a match in ``index`` and its listings narrowed to the match's game and status (the public
-        ones keep their newest ``PUBLIC_LISTED``)."""
-        for narrowed in {self.keys.listing(index, *by)
-                         for by in ((None, None), (game_id, None), (None, status), (game_id, status))}:
-            pipe.zadd(narrowed, {match_id: score})
-            if index == self.keys.public_matches:
-                pipe.zremrangebyrank(narrowed, 0, -PUBLIC_LISTED - 1)
-
-    def _move(self, index: str, match_id: str, game_id: str, old: str, new: str, score: float) -> None:
-        with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrem(self.keys.listing(index, None, old), match_id)
-            pipe.zrem(self.keys.listing(index, game_id, old), match_id)
-            self._list(pipe, index, match_id, game_id, new, score)
-            pipe.execute()
+        """A page of a listing (``Listings.page``) as match summaries, and the cursor of the next page."""
+        found, next_cursor = self.listings.page(platform, game_id, status, cursor, limit, newest_first)
+        at = now()
+        return [views.summary(match_id, state, at) for match_id, state in found], next_cursor
 
     def _relist(self, match_id: str, step: lifecycle.Step) -> None:
         """After an append: a match whose status changed moves to the listings of its new status."""
-        old, new = status_of(step.base) if step.base else None, status_of(step.state)
+        old, new = views.status_of(step.base) if step.base else None, views.status_of(step.state)
         if old is None or old == new:
             return
-        platform = self.repository.meta(match_id).platform
-        indexes = [self.keys.public_matches] + ([self.keys.platform_matches(platform)] if platform else [])
-        for index in indexes:
-            score = self.redis.zscore(index, match_id)
-            if score is not None:  # listed there (a private match, or one past the newest PUBLIC_LISTED, is not)
-                self._move(index, match_id, step.state.game_id, old, new, score)
+        self.listings.relist(match_id, self.platform_of(match_id), step.state.game_id, old, new)
 
     def index_listings(self) -> int:
-        """Put every listed match in the listings narrowed to its game and status (for matches created
-        before this version kept them: ``matchlog migrate`` runs it). Returns how many it listed."""
-        indexes = [self.keys.public_matches] + [self.keys.platform_matches(p["id"]) for p in self.platforms.listed()]
-        listed = 0
-        for index in indexes:
-            for member, score in self.redis.zscan_iter(index):
-                try:
-                    state = self.load(member.decode())
-                except MatchNotFound:
-                    continue
-                with self.redis.pipeline(transaction=False) as pipe:
-                    self._list(pipe, index, member.decode(), state.game_id, status_of(state), score)
-                    pipe.execute()
-                listed += 1
-        return listed
+        """Put every listed match in the listings narrowed to its game and status (``matchlog migrate``)."""
+        return self.listings.index_all(p["id"] for p in self.platforms.listed())
 
     def create_from_record(self, mime: str, text: str, platform: str | None = None) -> tuple[str, MatchState, list[str]]:
         """A match replayed from a game record in the format ``mime``."""
@@ -497,9 +418,7 @@ class Matches:
                ) -> tuple[int, list[dict[str, Any]]]:
         """The current version, and the log entries after ``after`` as ``seat`` may see them."""
         current, entries = self.repository.read(match_id, after=after, limit=limit)
-        state = self.load(match_id)
-        engine = self.engine_of(match_id)
-        return current, [self.entry_view(engine, e, seat, state.seed is not None, state.sealed_chain) for e in entries]
+        return current, views.entries_view(self.load(match_id), entries, seat)
 
     def export_record(self, match_id: str, accepts: Callable[[str], bool] = lambda mime: True) -> tuple[str, str]:
         """The match as a game record: ``(mime, text)``; NoRecordFormat when the game has no record
@@ -511,8 +430,7 @@ class Matches:
             raise NoRecordFormat(f"a {engine.info.name} record is {engine.record.mime}")
         state = self.load(match_id)
         _, entries = self.repository.read(match_id, until=state.version)
-        events = [self.entry_view(engine, e, None, state.seed is not None, state.sealed_chain) for e in entries
-                  if e.type not in SHELL_EVENTS]
+        events = views.entries_view(state, [e for e in entries if e.type not in SHELL_EVENTS], None)
         names = [name or "" for name in state.players]  # an open seat has nobody's name yet
         return engine.record.mime, engine.record.export(state.options, names, events)
 
@@ -561,7 +479,7 @@ class Matches:
                     continue
                 raise
             answer = {"version": step.state.version,
-                      "events": [self.entry_view(state.engine, e, seat, False, state.sealed_chain)
+                      "events": [views.entry_view(state.engine, e, seat, False, state.sealed_chain)
                                  for e in step.entries]}
             try:
                 prior = self.repository.save(match_id, step, self._remember(idem_key, fingerprint, answer))
@@ -595,7 +513,7 @@ class Matches:
                 return state.result
             step = lifecycle.score(state, now())
             if not step.entries:  # not over yet: the scores so far, recorded nowhere
-                return _provisional(state)
+                return views.provisional(state)
             try:
                 self.repository.save(match_id, step)
             except VersionConflict:
@@ -607,7 +525,7 @@ class Matches:
         """The match's version and head hash, signed with the server's key: an auditor holding an
         exported log proves with it that the log is the one this server holds."""
         state = self.load(match_id)
-        if self.hashes_withheld(state):
+        if views.hashes_withheld(state):
             raise HiddenUntilRevealed("this match's log was written before hidden data was sealed in its hash "
                                       "chain, so its hashes are shown once the seed is revealed, at the end")
         signed = {"match": match_id, "version": state.version, "hash": state.head_hash}
@@ -633,69 +551,6 @@ class Matches:
         except redis.exceptions.RedisError:
             return {"redis": False, "workers": 0}
         return {"redis": True, "workers": workers, **replicas}
-
-    # -- what a seat may see ---------------------------------------------------------------------
-
-    @staticmethod
-    def entry_view(engine: Game, entry: Recorded, seat: int | None, revealed: bool, sealed: bool) -> dict[str, Any]:
-        """A log entry as ``seat`` may see it: the game's ``event_view`` is the only gate while the
-        match runs. Once the seed is ``revealed`` anyone can rebuild every hidden card from the log, so
-        entries are shown whole, and with them the hash chain can be checked by anyone.
-
-        A ``sealed`` chain commits to hidden data through a keyed commitment, so its hashes can be
-        shown to anyone (``service.chain``). In a log from before sealing, a hash covers hidden data
-        whole, and guessing the data from it is easy: in a game with hidden information those hashes
-        are withheld until the seed is revealed."""
-        body = entry.as_dict()
-        if not revealed:
-            if entry.type not in SHELL_EVENTS:
-                seen = engine.event_view(entry.event(), seat)
-                body.update(type=seen["type"], seat=seen["seat"], data=seen["data"])
-            if not sealed and engine.info.hidden_information:
-                body["hash"] = None
-        body["text"] = replay.describe(engine, body)
-        return body
-
-    @staticmethod
-    def hashes_withheld(state: MatchState) -> bool:
-        """Whether the match's hashes would tell a viewer hidden data (``entry_view``): a checkpoint
-        waits for the seed to be revealed."""
-        return not state.sealed_chain and state.engine.info.hidden_information and state.seed is None
-
-    @staticmethod
-    def summary(match_id: str, state: MatchState) -> dict[str, Any]:
-        body = {
-            "id": match_id,
-            "game": state.game_id,
-            "status": status_of(state),
-            "version": state.version,
-            "players": [{"seat": i, "name": name, **shown_bot(state.bot_of(i))}
-                        if name is not None else {"seat": i, "open": True} for i, name in enumerate(state.players)],
-            "options": state.options,
-            "to_act": state.to_act(),
-            "seed_known_to_creator": state.seed_known_to_creator,
-            "undo": state.undo,
-        }
-        if state.clock is not None:
-            body["clock"] = clocks.shown(state.clock, now())
-        if state.undo_request is not None:
-            body["undo_request"] = state.undo_request
-        if state.result is not None:
-            body["result"] = state.result
-        return body
-
-
-def _provisional(state: MatchState) -> dict[str, Any]:
-    """The scores of a match still running, for whoever asked (any seat, the platform). Where the game
-    hides information they are withheld: they count what only some seats may see (Blackout: Hong Kong
-    scores the cards in hands and face-down slots), and one job answers every seat alike."""
-    if state.engine.info.hidden_information:
-        return {"final": False, "withheld": "hidden_information"}
-    return replay.result(state)
-
-
-def status_of(state: MatchState) -> str:
-    return "aborted" if state.aborted else "finished" if state.finished else "active" if state.started else "open"
 
 
 def _check_bot(game: Game, spec: str, where: str) -> None:
