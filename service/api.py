@@ -25,7 +25,7 @@ from service.games.bots import bots_of, shown_bot
 from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game, InvalidRecord
 from service.livefeed import CHECK_S, Full, LiveFeed, Subscription, client_gone
-from service.matches import Matches
+from service.matches import Matches, NewMatch
 from service.matches import now as matches_now
 from service.replay import SHELL_EVENTS
 from service.repository import Lru, MatchNotFound
@@ -205,10 +205,10 @@ def create_match():
         except ValidationError as error:
             raise invalid(flatten(error.messages))
         names = [None if p.get("open") else p.get("name") or f"{p['bot']} bot" for p in body["players"]]
-        match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"),
-                                                   seed_known_to_creator=body["seed_known_to_creator"], platform=owner,
-                                                   public=body.get("public"), bots=[_bot(p) for p in body["players"]],
-                                                   undo=body["undo"], clock=_clock(body))
+        match_id, state, tokens = matches().create(NewMatch(
+            body["game"], names, body["options"], body.get("seed"), seed_known_to_creator=body["seed_known_to_creator"],
+            platform=owner, public=body.get("public"), bots=[_bot(p) for p in body["players"]], undo=body["undo"],
+            clock=_clock(body)))
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")

@@ -12,7 +12,8 @@ import json
 import time
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
 
 import redis
 
@@ -93,6 +94,31 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+@dataclass(frozen=True)
+class NewMatch:
+    """What a match is created with.
+
+    ``players``: a name per seat, None for a seat left open (joined later). ``seed`` is mixed into the
+    server's own entropy, or, with ``seed_known_to_creator``, is the match's seed (a deterministic
+    match, which the log says). ``record``: an imported game record's actions, played through the rules
+    in order. ``platform``: the platform whose key creates it. A ``public`` match is listed for anyone (by
+    default a match is public unless a platform created it). ``bots``: a bot per seat, or None for a
+    person. ``undo``: the match's undo rule. ``clock``: the clock settings as the log keeps them
+    (milliseconds), with ``on_timeout``."""
+
+    game: str
+    players: Sequence[str | None]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    seed: str | None = None
+    seed_known_to_creator: bool = False
+    record: Sequence[dict[str, Any]] = ()
+    platform: str | None = None
+    public: bool | None = None
+    bots: Sequence[str | None] | None = None
+    undo: str = "none"
+    clock: Mapping[str, Any] | None = None
+
+
 class Matches:
     def __init__(self, redis_client: redis.Redis, settings: Settings | None = None, cache_size: int = 2048,
                  jobs_redis: redis.Redis | None = None):
@@ -112,44 +138,39 @@ class Matches:
 
     # -- creation ---------------------------------------------------------------------------
 
-    def create(self, game_id: str, players: list[str | None], options: dict[str, Any] | None = None,
-               seed: str | None = None, record: list[dict[str, Any]] = (),
-               seed_known_to_creator: bool = False, platform: str | None = None,
-               public: bool | None = None, bots: list[str | None] | None = None,
-               undo: str = "none", clock: dict[str, Any] | None = None) -> tuple[str, MatchState, list[str]]:
-        """A new match: its id, its latest state and one token per seat (shown only now). A ``public``
-        match is listed for anyone (by default a match is public unless a platform created it).
+    def create(self, new: NewMatch) -> tuple[str, MatchState, list[str]]:
+        """A new match: its id, its latest state and one token per seat (shown only now).
 
-        ``seed`` is mixed into the server's own entropy, or, with ``seed_known_to_creator``, is the
-        match's seed (a deterministic match, which the log says): then every seat must be filled now
-        and the match is not listed (KnownSeedRefused otherwise). ``record`` (an imported game
-        record's actions) is played through the rules in order; the first illegal move raises
-        IllegalRecordMove and nothing is stored."""
-        if seed_known_to_creator:
+        With ``seed_known_to_creator`` every seat must be filled now and the match is not listed
+        (KnownSeedRefused otherwise). A ``record``'s actions are played through the rules in order; the
+        first illegal move raises IllegalRecordMove and nothing is stored."""
+        game_id, players, public = new.game, list(new.players), new.public
+        if new.seed_known_to_creator:
             _check_known_seed(players, public)
             public = False  # reachable by its id only, whoever created it
-        resolved = lifecycle.check_options(game_id, options or {}, len(players))
+        resolved = lifecycle.check_options(game_id, dict(new.options or {}), len(players))
         game = GAMES[game_id]
         content = packs.content_for(game, resolved, self.settings.packs_dir)
-        secret = lifecycle.SeedSecret.new(seed, seed_known_to_creator)
-        bots = bots or [None] * len(players)
+        secret = lifecycle.SeedSecret.new(new.seed, new.seed_known_to_creator)
+        bots = list(new.bots) if new.bots else [None] * len(players)
         for seat, spec in enumerate(bots):
             if spec:
                 _check_bot(game, spec, f"players.{seat}")
+        clock = new.clock
         policy, allowed = clock["on_timeout"] if clock else "bot", game.timeouts(resolved)
         if policy != "bot" and policy not in allowed:
             options_say = " with these options" if policy in game.timeout_actions else ""
             raise InvalidOptions("on_timeout", f"{game.info.name} has no {policy} move{options_say}: use "
                                                + " or ".join(["bot", *sorted(allowed)]))
-        step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator,
-                               bots, undo, clock)
+        step = lifecycle.begin(game_id, resolved, players, secret, now(), content, list(new.record),
+                               new.seed_known_to_creator, bots, new.undo, clock)
         match_id = uuid.uuid4().hex
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
         tokens = [None if bot else token for token, bot in zip(tokens, bots)]
-        self.repository.add(match_id, Meta(game_id, secret, hashes, platform), step)
-        self.listings.add(match_id, game_id, views.status_of(step.state), platform,
-                          platform is None if public is None else public, time.time() * 1000)
+        self.repository.add(match_id, Meta(game_id, secret, hashes, new.platform), step)
+        self.listings.add(match_id, game_id, views.status_of(step.state), new.platform,
+                          new.platform is None if public is None else public, time.time() * 1000)
         return match_id, step.state, tokens
 
     def join(self, match_id: str, seat: int, name: str) -> tuple[MatchState, str]:
@@ -396,7 +417,7 @@ class Matches:
             refusal = name_refusal(name)
             if refusal:
                 raise InvalidRecord(f"the name of seat {seat} ({name[:40]!r}): {refusal}")
-        return self.create(game.info.id, names, options, record=actions, platform=platform)
+        return self.create(NewMatch(game.info.id, names, options, record=actions, platform=platform))
 
     @staticmethod
     def record_games() -> dict[str, Game]:

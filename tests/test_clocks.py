@@ -237,12 +237,12 @@ def test_a_timeout_that_loses_its_race_leaves_the_seat_its_token(fake_redis, set
     import time
 
     from service.events import VersionConflict
-    from service.matches import Matches
+    from service.matches import Matches, NewMatch
     from service.tokens import seat_for
 
     matches = Matches(fake_redis, settings)
-    match_id, state, tokens = matches.create("blokus", ["ann", "bob"], {}, clock={"per_action_ms": 1000,
-                                                                                "on_timeout": "bot"})
+    match_id, state, tokens = matches.create(NewMatch("blokus", ["ann", "bob"], {},
+                                                      clock={"per_action_ms": 1000, "on_timeout": "bot"}))
     stale = matches.load(match_id)
     matches.submit(match_id, 0, 1, state.legal_actions(0)[0])  # in time
     time.sleep(1.1)  # seat 1 is out of time now, and seat 0 was, judged on the stale copy

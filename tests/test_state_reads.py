@@ -4,11 +4,11 @@ snapshot leaves the state cached as the head, like any other."""
 
 from __future__ import annotations
 
-from service.matches import Matches
+from service.matches import Matches, NewMatch
 
 
 def _grown(matches: Matches, version: int) -> str:
-    match_id, state, _ = matches.create("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent")
+    match_id, state, _ = matches.create(NewMatch("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent"))
     seat = state.to_act()[0]
     matches.submit(match_id, seat, state.version, state.legal_actions(seat)[0])
     state = matches.load(match_id)

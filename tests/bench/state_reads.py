@@ -27,7 +27,7 @@ import sys
 import time
 
 from service.config import Settings
-from service.matches import Matches
+from service.matches import Matches, NewMatch
 from service.redis_client import connect
 from service.serverkey import new_secret
 from tests.bench.api import HOST, Servers
@@ -37,7 +37,7 @@ from tests.bench.throughput import RedisServer
 
 def grown(matches: Matches, version: int) -> tuple[str, str]:
     """A Blokus Duo match at exactly ``version`` (at least 4), and the token of seat 0."""
-    match_id, state, tokens = matches.create("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent")
+    match_id, state, tokens = matches.create(NewMatch("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent"))
     seat = state.to_act()[0]
     action = state.legal_actions(seat)[0]
     matches.submit(match_id, seat, state.version, action)

@@ -21,7 +21,7 @@ from pathlib import Path
 from rq import SimpleWorker
 
 from service.config import Settings
-from service.matches import Matches
+from service.matches import Matches, NewMatch
 from service.redis_client import connect
 from tests.bench.common import Figure, json_figures, machine, table
 from workers.projector import Projector
@@ -36,7 +36,7 @@ CASES = {
 
 
 def play_to_the_end(matches: Matches, game_id: str, players: int, options: dict, rng: random.Random) -> str:
-    match_id, state, _ = matches.create(game_id, [f"p{i}" for i in range(players)], options)
+    match_id, state, _ = matches.create(NewMatch(game_id, [f"p{i}" for i in range(players)], options))
     while not state.finished:
         seat = state.engine.to_act(state.game)[0]
         action = rng.choice(state.engine.legal_actions(state.game, seat))
