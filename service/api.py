@@ -172,7 +172,7 @@ def _match_links() -> dict[str, Any]:
 def get_signing_key():
     """The public key this server signs checkpoints with: fetch it once and keep it, then check
     every checkpoint against it (``matchlog replay --public-key``)."""
-    return {"algorithm": "Ed25519", "public_key": matches().server_key.public_key}
+    return {"algorithm": "Ed25519", "public_key": matches().signing_key()}
 
 
 @v1.route("/matches", methods=["POST"])
@@ -556,7 +556,7 @@ def stream_events(query, match_id: str):
         sent = after
         state = app.load(match_id)
         revealed = state.seed is not None
-        _, batch = app.repository.read(match_id, after=after)
+        _, batch = app.entries(match_id, after=after)
         yield "retry: 2000\n\n"
         if not batch and state.result is not None:  # resumed at the end of a scored match: nothing will come
             yield _END.format(version=state.version)
@@ -752,7 +752,7 @@ def create_webhook(body):
     if unknown:
         raise invalid({"events": [f"no entry type {', '.join(map(repr, unknown))} in any game here: the catalogue "
                                   "(GET /v1/games) lists each game's entry_types"]})
-    return matches().webhooks.register(platform["id"], body["url"], body["events"], body.get("secret"))
+    return matches().register_webhook(platform["id"], body["url"], body["events"], body.get("secret"))
 
 
 @v1.route("/webhooks", methods=["GET"])
@@ -763,7 +763,7 @@ def list_webhooks():
     """The key's platform's webhooks, by id (without their secrets): after a ``503`` on a
     registration, one that is not listed was not registered; one that is, was (delete it if its
     secret, made by the server, never arrived)."""
-    return {"webhooks": matches().webhooks.of_platform(_webhooks_platform()["id"])}
+    return {"webhooks": matches().webhooks_of(_webhooks_platform()["id"])}
 
 
 def _webhooks_platform() -> dict:
@@ -781,7 +781,7 @@ def delete_webhook(hook_id: str):
     """Stop delivering to this webhook and forget it with its deliveries. Deliveries already queued
     find it gone. Again after a ``503``: ``404 webhook_not_found`` means it is gone."""
     platform = _own_webhook(hook_id)["platform"]
-    matches().webhooks.remove(hook_id, platform)
+    matches().remove_webhook(hook_id, platform)
     return ""
 
 
@@ -793,13 +793,13 @@ def get_deliveries(hook_id: str):
     """The latest delivery attempts (newest first, the last 100): delivery id, attempt, HTTP status or
     error, time taken."""
     _own_webhook(hook_id)
-    return {"deliveries": matches().webhooks.deliveries(hook_id)}
+    return {"deliveries": matches().webhook_deliveries(hook_id)}
 
 
 def _own_webhook(hook_id: str) -> dict:
     """The webhook, if the key's platform has it: 401 without a key, 404 unknown, 403 another's."""
     platform = _webhooks_platform()
-    hook = matches().webhooks.get(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
+    hook = matches().webhook(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
     if hook is None:
         raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")
     if hook["platform"] != platform["id"]:

@@ -19,7 +19,7 @@ import redis
 
 from service import clocks, lifecycle, packs, replay, views
 from service.config import Settings
-from service.chain import canonical_json
+from service.chain import Recorded, canonical_json
 from service.events import Remember, VersionConflict
 from service.games import GAMES
 from service.games.bots import BOTS, bot_name, bots_of
@@ -124,17 +124,16 @@ class Matches:
                  jobs_redis: redis.Redis | None = None):
         """``jobs_redis``: the job queue's Redis (by default ``RQ_REDIS_URL``'s, else the match store's)."""
         self.settings = settings or Settings()
-        self.redis = redis_client
-        self.keys = Keys(self.settings.namespace, self.settings.feed_partitions)
-        self.server_key = ServerKey(self.settings.secret_key)
-        self.repository = MatchRepository(redis_client, self.keys, self.settings.snapshot_every, self.server_key,
-                                          cache_size, self.settings.durability, self.settings.replica_wait_ms)
-        self.store = self.repository.store
-        self.jobs = JobQueue(jobs_redis or for_jobs(self.settings.rq_redis_url, redis_client), self.keys)
-        self.platforms = Platforms(redis_client, self.keys)
-        self.listings = Listings(redis_client, self.keys, lambda match_id: self.load(match_id))
-        self.webhooks = Webhooks(redis_client, self.keys, self.server_key, self.store.durably)
-        self.repository.on_saved = self._relist
+        """The configuration it was made with (a value: read it, it changes nothing)."""
+        self._keys = Keys(self.settings.namespace, self.settings.feed_partitions)
+        self._server_key = ServerKey(self.settings.secret_key)
+        self._repository = MatchRepository(redis_client, self._keys, self.settings.snapshot_every, self._server_key,
+                                           cache_size, self.settings.durability, self.settings.replica_wait_ms)
+        self._jobs = JobQueue(jobs_redis or for_jobs(self.settings.rq_redis_url, redis_client), self._keys)
+        self._platforms = Platforms(redis_client, self._keys)
+        self._listings = Listings(redis_client, self._keys, lambda match_id: self.load(match_id))
+        self._webhooks = Webhooks(redis_client, self._keys, self._server_key, self._repository.durably)
+        self._repository.on_saved = self._relist
 
     # -- creation ---------------------------------------------------------------------------
 
@@ -168,8 +167,8 @@ class Matches:
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
         tokens = [None if bot else token for token, bot in zip(tokens, bots)]
-        self.repository.add(match_id, Meta(game_id, secret, hashes, new.platform), step)
-        self.listings.add(match_id, game_id, views.status_of(step.state), new.platform,
+        self._repository.add(match_id, Meta(game_id, secret, hashes, new.platform), step)
+        self._listings.add(match_id, game_id, views.status_of(step.state), new.platform,
                           new.platform is None if public is None else public, time.time() * 1000)
         return match_id, step.state, tokens
 
@@ -181,7 +180,7 @@ class Matches:
             raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
         _still_open(state)
         token = new_token()
-        if state.players[seat] is not None or not self.repository.claim_seat(match_id, seat, token_hash(token)):
+        if state.players[seat] is not None or not self._repository.claim_seat(match_id, seat, token_hash(token)):
             raise SeatTaken(f"seat {seat} is taken")
 
         def joined(state: MatchState) -> lifecycle.Step:  # the claim is ours; the log says so when it is our turn to append
@@ -190,7 +189,7 @@ class Matches:
 
         step, _ = self._append_retrying(match_id, joined)
         if step.state.started:
-            self.listings.closed(match_id)
+            self._listings.closed(match_id)
         return step.state, token
 
     def check_clock(self, match_id: str, version: int) -> str:
@@ -211,18 +210,18 @@ class Matches:
     def _time_out(self, match_id: str, state: MatchState) -> lifecycle.Step | None:
         """Append ``timed_out`` (and what ``on_timeout`` does) if a clock of ``state`` has run out by now;
         VersionConflict if the log has moved on from ``state``."""
-        step = lifecycle.time_out(state, self.repository.meta(match_id).secret, now())
+        step = lifecycle.time_out(state, self._repository.meta(match_id).secret, now())
         if step is None:
             return None
         seat, handed_to_bot = step.entries[0].seat, step.state.clock["on_timeout"] == "bot"
         if handed_to_bot:  # the token goes first: its holder must not move for the bot's seat in between
-            kept = self.repository.seat_digest(match_id, seat)
-            self.repository.set_seat(match_id, seat, token_hash(new_token()))  # nobody's token
+            kept = self._repository.seat_digest(match_id, seat)
+            self._repository.set_seat(match_id, seat, token_hash(new_token()))  # nobody's token
         try:
-            self.repository.save(match_id, step)
+            self._repository.save(match_id, step)
         except VersionConflict:  # not timed out after all (the log moved on): the seat keeps its token
             if handed_to_bot and kept:
-                self.repository.set_seat(match_id, seat, kept)
+                self._repository.set_seat(match_id, seat, kept)
             raise
         return step
 
@@ -239,7 +238,7 @@ class Matches:
         (``again``: a check that came early sets another)."""
         deadline = clocks.deadline_ms(state.clock) if state.clock is not None and not state.finished else None
         if deadline is not None:
-            self.jobs.enqueue_deadline(match_id, state.version, deadline, again)
+            self._jobs.enqueue_deadline(match_id, state.version, deadline, again)
 
     def undo(self, match_id: str, seat: int, idempotency_key: str | None = None) -> dict[str, Any]:
         """``seat`` takes back its last move, or asks the others to let it (the match's ``undo``)."""
@@ -256,7 +255,7 @@ class Matches:
         """Append what ``decide(state, earlier)`` makes of the latest state; the answer is shaped like
         an action's, and kept under the idempotency key like an action's."""
         idem_key, fingerprint = self._idempotency(match_id, seat, idempotency_key, [command])
-        prior = self.repository.remembered(idem_key) if idem_key else None
+        prior = self._repository.remembered(idem_key) if idem_key else None
         if prior is not None:
             return _replayed(prior, fingerprint)
 
@@ -277,7 +276,7 @@ class Matches:
                 lambda step: self._remember(idem_key, fingerprint, answer(step)) if idem_key else None)
         except IllegalAction:
             # a retry that raced its own first attempt is refused by what that attempt did: its answer
-            prior = self.repository.remembered(idem_key) if idem_key else None
+            prior = self._repository.remembered(idem_key) if idem_key else None
             if prior is None:
                 raise
         else:
@@ -292,7 +291,7 @@ class Matches:
         if not idempotency_key:
             return None, ""
         fingerprint = hashlib.sha256(json.dumps(request, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-        return self.keys.idempotency(match_id, seat, idempotency_key), fingerprint
+        return self._keys.idempotency(match_id, seat, idempotency_key), fingerprint
 
     def _remember(self, idem_key: str | None, fingerprint: str, answer: dict[str, Any]) -> Remember | None:
         if not idem_key:
@@ -309,7 +308,7 @@ class Matches:
         for _ in range(50):
             step = decide(self.load(match_id))
             try:
-                return step, self.repository.save(match_id, step, remember(step))
+                return step, self._repository.save(match_id, step, remember(step))
             except VersionConflict:
                 continue
         raise RuntimeError(f"could not append to {match_id}: the log kept moving")
@@ -328,7 +327,7 @@ class Matches:
         if bot:
             _check_bot(state.engine, bot, "")
         token = new_token()
-        self.repository.set_seat(match_id, seat, token_hash(token))
+        self._repository.set_seat(match_id, seat, token_hash(token))
 
         def replaced(state: MatchState) -> lifecycle.Step:
             if state.finished:  # it ended meanwhile: nothing but the seed and the result follows the end
@@ -338,23 +337,51 @@ class Matches:
         step, _ = self._append_retrying(match_id, replaced)
         return step.state, None if bot else token
 
+    def platform_of_key(self, key: str) -> dict | None:
+        """The platform a key is of (``{id, name, created}``), or None for a key nobody issued."""
+        return self._platforms.of_key(key)
+
+    def signing_key(self) -> str:
+        """The public key checkpoints are signed with."""
+        return self._server_key.public_key
+
+    # -- webhooks ---------------------------------------------------------------------------------
+
+    def register_webhook(self, platform: str, url: str, events: list[str], secret: str | None) -> dict[str, Any]:
+        return self._webhooks.register(platform, url, events, secret)
+
+    def webhooks_of(self, platform: str) -> list[dict[str, Any]]:
+        return self._webhooks.of_platform(platform)
+
+    def webhook(self, hook_id: str) -> dict[str, Any] | None:
+        return self._webhooks.get(hook_id)
+
+    def remove_webhook(self, hook_id: str, platform: str) -> None:
+        self._webhooks.remove(hook_id, platform)
+
+    def webhook_deliveries(self, hook_id: str) -> list[dict[str, Any]]:
+        return self._webhooks.deliveries(hook_id)
+
+    def record_delivery(self, hook_id: str, attempt: dict[str, Any]) -> None:
+        self._webhooks.record(hook_id, attempt)
+
     def platform_of(self, match_id: str) -> str | None:
-        return self.repository.meta(match_id).platform
+        return self._repository.meta(match_id).platform
 
     def deliver(self, match_id: str, version: int, types: tuple[str, ...]) -> None:
         """Enqueue a delivery to each webhook of the match's platform that wants one of the entry types
         one append brought (up to ``version``): the entries as a spectator sees them."""
         platform = self.platform_of(match_id)
-        hooks = [h for h in self.webhooks.of_platform(platform) if set(h["events"]) & set(types)] if platform else []
+        hooks = [h for h in self._webhooks.of_platform(platform) if set(h["events"]) & set(types)] if platform else []
         if not hooks:
             return
-        _, entries = self.repository.read(match_id, after=version - len(types), until=version)
+        _, entries = self._repository.read(match_id, after=version - len(types), until=version)
         state = self.load(match_id, version)
         for hook in hooks:
             delivery_id = f"{hook['id']}-{match_id}-v{version}"
             body = {"delivery": delivery_id, "webhook": hook["id"], "match": match_id, "version": version,
                     "entries": views.entries_view(state, [e for e in entries if e.type in hook["events"]], None)}
-            self.jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
+            self._jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
 
     def bot_move(self, match_id: str, seat: int, version: int) -> dict[str, Any] | None:
         """The seat's bot plays, if the match is still at ``version`` with the seat to act: through the
@@ -362,7 +389,7 @@ class Matches:
         state = self.load(match_id)
         if state.version != version or seat not in state.to_act() or not state.bot_of(seat):
             return None
-        action = lifecycle.bot_action(state, seat, self.repository.meta(match_id).secret)
+        action = lifecycle.bot_action(state, seat, self._repository.meta(match_id).secret)
         try:
             return self.submit(match_id, seat, version, action, by=replay.by_bot(state.bot_of(seat)))
         except VersionConflict:
@@ -372,7 +399,7 @@ class Matches:
         """Enqueue a move for each bot seat to act at ``state`` (the match's latest state)."""
         for seat in state.to_act():
             if state.bot_of(seat):
-                self.jobs.enqueue_bot_move(match_id, seat, state.version)
+                self._jobs.enqueue_bot_move(match_id, seat, state.version)
 
     def abort(self, match_id: str, reason: str) -> MatchState:
         """End the match where it stands (its platform asks): ``match_aborted``, and the seed revealed.
@@ -380,16 +407,16 @@ class Matches:
         def decide(state: MatchState) -> lifecycle.Step:
             if state.finished:
                 raise MatchOver("the match is over already")
-            return lifecycle.abort(state, reason, self.repository.meta(match_id).secret, now())
+            return lifecycle.abort(state, reason, self._repository.meta(match_id).secret, now())
 
         step, _ = self._append_retrying(match_id, decide)
-        self.listings.closed(match_id)
+        self._listings.closed(match_id)
         return step.state
 
     def listed(self, platform: str | None, game_id: str | None, status: str | None, cursor: str | None,
                limit: int, newest_first: bool = False) -> tuple[list[dict[str, Any]], str | None]:
         """A page of a listing (``Listings.page``) as match summaries, and the cursor of the next page."""
-        found, next_cursor = self.listings.page(platform, game_id, status, cursor, limit, newest_first)
+        found, next_cursor = self._listings.page(platform, game_id, status, cursor, limit, newest_first)
         at = now()
         return [views.summary(match_id, state, at) for match_id, state in found], next_cursor
 
@@ -398,11 +425,11 @@ class Matches:
         old, new = views.status_of(step.base) if step.base else None, views.status_of(step.state)
         if old is None or old == new:
             return
-        self.listings.relist(match_id, self.platform_of(match_id), step.state.game_id, old, new)
+        self._listings.relist(match_id, self.platform_of(match_id), step.state.game_id, old, new)
 
     def index_listings(self) -> int:
         """Put every listed match in the listings narrowed to its game and status (``matchlog migrate``)."""
-        return self.listings.index_all(p["id"] for p in self.platforms.listed())
+        return self._listings.index_all(p["id"] for p in self._platforms.listed())
 
     def create_from_record(self, mime: str, text: str, platform: str | None = None) -> tuple[str, MatchState, list[str]]:
         """A match replayed from a game record in the format ``mime``."""
@@ -427,18 +454,36 @@ class Matches:
     # -- reading ------------------------------------------------------------------------------
 
     def seat_hashes(self, match_id: str) -> tuple[str, ...]:
-        return self.repository.meta(match_id).seat_hashes
+        return self._repository.meta(match_id).seat_hashes
 
     def engine_of(self, match_id: str) -> Game:
-        return GAMES[self.repository.meta(match_id).game_id]
+        return GAMES[self._repository.meta(match_id).game_id]
 
     def load(self, match_id: str, version: int | None = None) -> MatchState:
-        return self.repository.load(match_id, version)
+        return self._repository.load(match_id, version)
+
+    def version(self, match_id: str) -> int:
+        """The match's current version, as the log has it now (0: no such match)."""
+        return self._repository.version(match_id)
+
+    def entries(self, match_id: str, after: int = 0, until: int | None = None,
+                limit: int | None = None) -> tuple[int, list[Recorded]]:
+        """The current version and the log entries with ``after < version <= until``, whole (not a seat's
+        view: ``views.entries_view`` makes that)."""
+        return self._repository.read(match_id, after=after, until=until, limit=limit)
+
+    def seat_digest(self, match_id: str, seat: int) -> str | None:
+        """The digest of the seat's token as the store holds it now (no cache)."""
+        return self._repository.seat_digest(match_id, seat)
+
+    def compact(self, match_id: str) -> None:
+        """Keep a finished, scored match's final state only (``MatchRepository.compact``)."""
+        self._repository.compact(match_id)
 
     def events(self, match_id: str, seat: int | None, after: int = 0, limit: int | None = None,
                ) -> tuple[int, list[dict[str, Any]]]:
         """The current version, and the log entries after ``after`` as ``seat`` may see them."""
-        current, entries = self.repository.read(match_id, after=after, limit=limit)
+        current, entries = self._repository.read(match_id, after=after, limit=limit)
         return current, views.entries_view(self.load(match_id), entries, seat)
 
     def export_record(self, match_id: str, accepts: Callable[[str], bool] = lambda mime: True) -> tuple[str, str]:
@@ -450,7 +495,7 @@ class Matches:
         if not accepts(engine.record.mime):
             raise NoRecordFormat(f"a {engine.info.name} record is {engine.record.mime}")
         state = self.load(match_id)
-        _, entries = self.repository.read(match_id, until=state.version)
+        _, entries = self._repository.read(match_id, until=state.version)
         events = views.entries_view(state, [e for e in entries if e.type not in SHELL_EVENTS], None)
         names = [name or "" for name in state.players]  # an open seat has nobody's name yet
         return engine.record.mime, engine.record.export(state.options, names, events)
@@ -468,7 +513,7 @@ class Matches:
             return self._submit(match_id, seat, expected_version, action, idem_key, fingerprint, by)
         except VersionConflict:
             # a retry that raced its own first attempt and lost gets the first attempt's answer
-            prior = self.repository.remembered(idem_key) if idem_key else None
+            prior = self._repository.remembered(idem_key) if idem_key else None
             if prior is None:
                 raise
             return _replayed(prior, fingerprint)
@@ -476,13 +521,13 @@ class Matches:
     def _submit(self, match_id: str, seat: int, expected_version: int, action: dict[str, Any],
                 idem_key: str | None, fingerprint: str, by: str | None = None) -> dict[str, Any]:
         if idem_key:
-            prior = self.repository.remembered(idem_key)
+            prior = self._repository.remembered(idem_key)
             if prior is not None:
                 return _replayed(prior, fingerprint)
         # The state this process last saw is the true state at its version; if that is the version
         # the client expects, judge the action on it without reading the log: should the log have
         # moved on, the append refuses it anyway.
-        state = self.repository.head(match_id)
+        state = self._repository.head(match_id)
         if state is None or state.version != expected_version:
             state = self.load(match_id)
         for _ in range(50):
@@ -492,9 +537,9 @@ class Matches:
             if late is not None:  # another seat's time ran out: the client's version is behind now
                 raise VersionConflict(late.state.version)
             try:
-                step = lifecycle.act(state, seat, action, self.repository.meta(match_id).secret, now(), by)
+                step = lifecycle.act(state, seat, action, self._repository.meta(match_id).secret, now(), by)
             except IllegalAction:
-                latest = self.repository.store.version(match_id)  # refused on a copy that may be behind the log:
+                latest = self._repository.version(match_id)  # refused on a copy that may be behind the log:
                 if latest != state.version:                      # judge it again on the latest
                     state = self.load(match_id)
                     continue
@@ -503,7 +548,7 @@ class Matches:
                       "events": [views.entry_view(state.engine, e, seat, False, state.sealed_chain)
                                  for e in step.entries]}
             try:
-                prior = self.repository.save(match_id, step, self._remember(idem_key, fingerprint, answer))
+                prior = self._repository.save(match_id, step, self._remember(idem_key, fingerprint, answer))
             except VersionConflict:  # another seat got in first: in a step all act in, that may not concern us
                 state = self.load(match_id)
                 continue
@@ -521,7 +566,7 @@ class Matches:
         then = self.load(match_id, expected_version)
         if len(then.to_act()) < 2 or seat not in then.to_act():
             return False
-        _, since = self.repository.read(match_id, after=expected_version, until=state.version)
+        _, since = self._repository.read(match_id, after=expected_version, until=state.version)
         if any(entry.seat is None or entry.seat == seat for entry in since):
             return False
         return then.legal_actions(seat) == state.legal_actions(seat)
@@ -536,7 +581,7 @@ class Matches:
             if not step.entries:  # not over yet: the scores so far, recorded nowhere
                 return views.provisional(state)
             try:
-                self.repository.save(match_id, step)
+                self._repository.save(match_id, step)
             except VersionConflict:
                 continue  # someone else appended (another scoring job?): look again
             return step.state.result
@@ -551,27 +596,34 @@ class Matches:
                                       "chain, so its hashes are shown once the seed is revealed, at the end")
         signed = {"match": match_id, "version": state.version, "hash": state.head_hash}
         return {**signed, "signed_at": now(), "algorithm": "Ed25519",
-                "public_key": self.server_key.public_key, "signature": self.server_key.sign(canonical_json(signed))}
+                "public_key": self._server_key.public_key, "signature": self._server_key.sign(canonical_json(signed))}
 
-    def request_scoring(self, match_id: str) -> str:
-        """The job that scores the match at its current version: one per version, however often asked."""
-        return self.jobs.enqueue_scoring(match_id, self.load(match_id).version)
+    def request_scoring(self, match_id: str, version: int | None = None, reuse: bool = True) -> str:
+        """The job that scores the match at ``version`` (its current one by default): one per version,
+        however often asked (``reuse``: a finished job of that version stands; else it is run again)."""
+        version = self.load(match_id).version if version is None else version
+        return self._jobs.enqueue_scoring(match_id, version, reuse=reuse)
+
+    def move_due_jobs(self) -> int:
+        """Enqueue the deadlines and delayed retries that are due (``JobQueue.enqueue_overdue``)."""
+        return self._jobs.enqueue_overdue()
+
+    def clean_job_registries(self) -> None:
+        self._jobs.clean_registries()
 
     def scoring_job(self, job_id: str) -> tuple[str, dict[str, Any]] | None:
         """The match a scoring job is for and the job's status (None: no such scoring job)."""
-        return self.jobs.scoring(job_id)
+        return self._jobs.scoring(job_id)
 
     def readiness(self) -> dict[str, Any]:
         """Whether this process can serve: Redis answers, some rule worker has renewed its partition lease
         within the lease's time (else nothing would score matches or follow the feed) and, with replicated
         durability, every master has a replica."""
         try:
-            self.redis.ping()
-            replicas = {"replicas": self.store.fewest_replicas()} if self.settings.durability == "replicated" else {}
-            workers = self.store.live_workers(self.settings.partition_lease_ms)
+            return self._repository.readiness(self.settings.partition_lease_ms,
+                                              replicated=self.settings.durability == "replicated")
         except redis.exceptions.RedisError:
             return {"redis": False, "workers": 0}
-        return {"redis": True, "workers": workers, **replicas}
 
 
 def _check_bot(game: Game, spec: str, where: str) -> None:

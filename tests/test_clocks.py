@@ -249,4 +249,4 @@ def test_a_timeout_that_loses_its_race_leaves_the_seat_its_token(fake_redis, set
     with pytest.raises(VersionConflict):
         matches._time_out(match_id, stale)
     assert seat_for(tokens[0], matches.seat_hashes(match_id)) == 0
-    assert matches.repository.seat_digest(match_id, 0) is not None
+    assert matches.seat_digest(match_id, 0) is not None

@@ -28,6 +28,7 @@ import time
 
 from service.config import Settings
 from service.matches import Matches, NewMatch
+from service.keys import Keys
 from service.redis_client import connect
 from service.serverkey import new_secret
 from tests.bench.api import HOST, Servers
@@ -95,7 +96,7 @@ def run(seconds: float, long: int) -> list[Figure]:
                 results[version] = (timed(lambda: cold_load(match_id), seconds),
                                     timed(lambda: get_state(match_id, token), seconds))
         connection.close()
-        snapshots = client.hlen(matches.keys.snapshots(made[long][0]))
+        snapshots = client.hlen(Keys(matches.settings.namespace).snapshots(made[long][0]))
     finally:
         if servers is not None:
             servers.close()

@@ -73,7 +73,7 @@ def work(settings, real_redis, until, seconds=60):
     """Run the rule worker and the job worker (with its scheduler, for the retries) until ``until()``."""
     matches = Matches(real_redis, settings)
     run_here(matches, real_redis)  # the jobs run with these settings (webhooks_private), as a worker's do with its own
-    projector = Projector(matches, consumer="test", block_ms=10)
+    projector = Projector(matches, real_redis, consumer="test", block_ms=10)
     queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
     deadline = time.monotonic() + seconds
     while not until():
