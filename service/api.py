@@ -17,7 +17,7 @@ from flask_smorest.utils import deepupdate
 from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
-from service import metrics, packs, schemas
+from service import metrics, packs, schemas, views
 from service.auth import bearer, request_owner, request_platform, request_seat, still_holds
 from service.errors import ApiError, flatten, invalid
 from service import clocks
@@ -26,7 +26,7 @@ from service.games import GAMES, legal_actions_component
 from service.games.protocol import Game, InvalidRecord
 from service.lifecycle import refusals_of
 from service.livefeed import CHECK_S, Full, LiveFeed, Subscription, client_gone
-from service.matches import Matches
+from service.matches import Matches, NewMatch
 from service.matches import now as matches_now
 from service.replay import SHELL_EVENTS
 from service.repository import Lru, MatchNotFound
@@ -176,7 +176,7 @@ def _match_links() -> dict[str, Any]:
 def get_signing_key():
     """The public key this server signs checkpoints with: fetch it once and keep it, then check
     every checkpoint against it (``matchlog replay --public-key``)."""
-    return {"algorithm": "Ed25519", "public_key": matches().server_key.public_key}
+    return {"algorithm": "Ed25519", "public_key": matches().signing_key()}
 
 
 @v1.route("/matches", methods=["POST"])
@@ -209,10 +209,10 @@ def create_match():
         except ValidationError as error:
             raise invalid(flatten(error.messages))
         names = [None if p.get("open") else p.get("name") or f"{p['bot']} bot" for p in body["players"]]
-        match_id, state, tokens = matches().create(body["game"], names, body["options"], body.get("seed"),
-                                                   seed_known_to_creator=body["seed_known_to_creator"], platform=owner,
-                                                   public=body.get("public"), bots=[_bot(p) for p in body["players"]],
-                                                   undo=body["undo"], clock=_clock(body))
+        match_id, state, tokens = matches().create(NewMatch(
+            body["game"], names, body["options"], body.get("seed"), seed_known_to_creator=body["seed_known_to_creator"],
+            platform=owner, public=body.get("public"), bots=[_bot(p) for p in body["players"]], undo=body["undo"],
+            clock=_clock(body)))
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")
@@ -274,7 +274,7 @@ def abort_match(body, match_id: str):
     the log stays auditable; nobody acts after. 409 ``match_over`` when it has ended."""
     request_owner(matches(), match_id, "aborts it")
     state = matches().abort(match_id, body.get("reason", "aborted by its platform"))
-    return matches().summary(match_id, state)
+    return views.summary(match_id, state, matches_now())
 
 
 @v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/join", methods=["POST"])
@@ -348,7 +348,7 @@ def get_match(match_id: str):
     Anyone may read it; a platform key nobody issued is a 401 here as everywhere (a client with a revoked
     key learns so)."""
     request_platform(matches())
-    return matches().summary(match_id, matches().load(match_id))
+    return views.summary(match_id, matches().load(match_id), matches_now())
 
 
 @v1.route("/matches/<match_id>/state", methods=["GET"])
@@ -560,7 +560,7 @@ def stream_events(query, match_id: str):
         sent = after
         state = app.load(match_id)
         revealed = state.seed is not None
-        _, batch = app.repository.read(match_id, after=after)
+        _, batch = app.entries(match_id, after=after)
         yield "retry: 2000\n\n"
         if not batch and state.result is not None:  # resumed at the end of a scored match: nothing will come
             yield _END.format(version=state.version)
@@ -756,7 +756,7 @@ def create_webhook(body):
     if unknown:
         raise invalid({"events": [f"no entry type {', '.join(map(repr, unknown))} in any game here: the catalogue "
                                   "(GET /v1/games) lists each game's entry_types"]})
-    return matches().webhooks.register(platform["id"], body["url"], body["events"], body.get("secret"))
+    return matches().register_webhook(platform["id"], body["url"], body["events"], body.get("secret"))
 
 
 @v1.route("/webhooks", methods=["GET"])
@@ -767,7 +767,7 @@ def list_webhooks():
     """The key's platform's webhooks, by id (without their secrets): after a ``503`` on a
     registration, one that is not listed was not registered; one that is, was (delete it if its
     secret, made by the server, never arrived)."""
-    return {"webhooks": matches().webhooks.of_platform(_webhooks_platform()["id"])}
+    return {"webhooks": matches().webhooks_of(_webhooks_platform()["id"])}
 
 
 def _webhooks_platform() -> dict:
@@ -785,7 +785,7 @@ def delete_webhook(hook_id: str):
     """Stop delivering to this webhook and forget it with its deliveries. Deliveries already queued
     find it gone. Again after a ``503``: ``404 webhook_not_found`` means it is gone."""
     platform = _own_webhook(hook_id)["platform"]
-    matches().webhooks.remove(hook_id, platform)
+    matches().remove_webhook(hook_id, platform)
     return ""
 
 
@@ -797,13 +797,13 @@ def get_deliveries(hook_id: str):
     """The latest delivery attempts (newest first, the last 100): delivery id, attempt, HTTP status or
     error, time taken."""
     _own_webhook(hook_id)
-    return {"deliveries": matches().webhooks.deliveries(hook_id)}
+    return {"deliveries": matches().webhook_deliveries(hook_id)}
 
 
 def _own_webhook(hook_id: str) -> dict:
     """The webhook, if the key's platform has it: 401 without a key, 404 unknown, 403 another's."""
     platform = _webhooks_platform()
-    hook = matches().webhooks.get(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
+    hook = matches().webhook(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
     if hook is None:
         raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")
     if hook["platform"] != platform["id"]:

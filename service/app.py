@@ -59,7 +59,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     )
     app.json.sort_keys = False
     app.extensions["matchlog"] = Matches(redis_client, settings)
-    app.extensions["matchlog-livefeed"] = LiveFeed(app.extensions["matchlog"])
+    app.extensions["matchlog-livefeed"] = LiveFeed(app.extensions["matchlog"], redis_client)
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand
     api.spec.components.schemas["CreateMatch"]["properties"]["game"]["enum"] = list(GAMES)

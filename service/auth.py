@@ -37,7 +37,7 @@ def request_platform(matches) -> dict | None:
     token = bearer()
     if token is None or not is_platform_key(token):
         return None
-    platform = matches.platforms.of_key(token)
+    platform = matches.platform_of_key(token)
     if platform is None:
         raise ApiError(401, "unknown_platform_key", "this platform key is not one this server issued")
     if Platforms.ended(platform):
@@ -86,10 +86,10 @@ def still_holds(matches, match_id: str, token: str, seat: int | None, fresh: boo
     a seat token still ``seat``'s. A seat's tokens are this process's copy, up to ``META_FRESH_S`` old, or,
     ``fresh``, what Redis holds now (a seat's new token is stored before the log says it changed hands)."""
     if is_platform_key(token):
-        platform = matches.platforms.of_key(token)
+        platform = matches.platform_of_key(token)
         return platform is not None and not Platforms.ended(platform) and platform["id"] == matches.platform_of(match_id)
     if fresh:  # the one seat's digest, compared as every token is
-        return seat_for(token, (matches.repository.seat_digest(match_id, seat) or "",)) == 0
+        return seat_for(token, (matches.seat_digest(match_id, seat) or "",)) == 0
     return seat_for(token, matches.seat_hashes(match_id)) == seat
 
 

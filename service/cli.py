@@ -140,7 +140,8 @@ def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: f
     if action != "list" and not subject:
         sys.exit(f"matchlog: keys {action} needs " + ("the platform's name" if action == "create" else
                                                      "the platform's id (matchlog keys list shows them)"))
-    platforms = Platforms(connect(redis_url(settings)), Keys(settings.namespace))
+    client, keys = connect(redis_url(settings)), Keys(settings.namespace)
+    platforms = Platforms(client, keys)
     note = "shown only now: keep it secret, send it as Authorization: Bearer <key>"
     try:
         if action == "create":
@@ -157,7 +158,7 @@ def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: f
             print(json.dumps({"platform": subject, "key": key, "note": f"{old}; {note}"}))
         else:
             gone = platforms.revoke(subject)
-            hooks = Webhooks(platforms.redis, platforms.keys, ServerKey(settings.secret_key))
+            hooks = Webhooks(client, keys, ServerKey(settings.secret_key))
             removed = [hooks.remove(hook["id"], gone["id"]) for hook in hooks.of_platform(gone["id"])]
             print(json.dumps({"platform": gone["id"], "name": gone["name"], "revoked": True,
                               "webhooks_removed": len(removed),
@@ -311,129 +312,23 @@ def print_openapi() -> None:
     sys.stdout.write(yaml.dump(spec(app), Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100))
 
 
-class AuditError(Exception):
-    """Why an exported log cannot be audited, in one line."""
-
-
-class ForgedLog(Exception):
-    """The log was audited and is not the server's: changed, or cut short."""
-
-
-class UncoveredEntries(AuditError):
-    """The checkpoint holds for the log up to its version, and says nothing of the entries after it."""
-
-
-def read_export(path: str) -> tuple[list, int | None]:
-    """The entries of an exported log and, for a page of ``/events``, the match's version then.
-    Reads the answer of ``GET .../events``, a JSON list of entries, or the JSON Lines of ``GET .../log``."""
-    from service.chain import Recorded
-
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise AuditError(f"cannot read {path}: {error}") from None
-    try:
-        body = json.loads(text)
-    except ValueError:
-        try:
-            body = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except ValueError:
-            raise AuditError(f"{path} is neither JSON nor JSON Lines") from None
-    current = body.get("version") if isinstance(body, dict) else None
-    raw = body.get("events") if isinstance(body, dict) else body
-    if not isinstance(raw, list) or not raw:
-        raise AuditError(f"{path} holds no log entries")
-    try:
-        return [Recorded.from_dict(e) for e in raw], current
-    except (KeyError, TypeError, AttributeError) as error:
-        raise AuditError(f"{path}: an entry is not a log entry ({error!r})") from None
-
-
-def check_whole(entries: list, current: int | None) -> None:
-    versions = [e.version for e in entries]
-    if sorted(versions) == list(range(1, len(entries) + 1)) != versions:  # the server exports in order
-        raise ForgedLog(f"entries out of order: entry {next(v for i, v in enumerate(versions, 1) if v != i)} "
-                        "is not where the server writes it")
-    if versions != list(range(1, len(entries) + 1)):
-        raise AuditError(f"a partial log: entries {versions[0]}..{versions[-1]} with gaps or without the "
-                         "start; export the whole log with GET /v1/matches/{id}/log")
-    if current is not None and current > versions[-1]:
-        raise AuditError(f"a partial log: entries 1..{versions[-1]} of {current}; export the whole log with "
-                         "GET /v1/matches/{id}/log")
-
-
-def check_checkpoint(path: str, entries: list, public_key: str) -> dict:
-    from service.chain import canonical_json
-    from service.serverkey import verify
-
-    try:
-        checkpoint = json.loads(Path(path).read_text(encoding="utf-8"))
-        signed = {k: checkpoint[k] for k in ("hash", "match", "version")}
-        key, signature = checkpoint["public_key"], checkpoint["signature"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise AuditError(f"cannot read the checkpoint {path}: {error!r}") from None
-    if public_key != key:
-        raise AuditError("the checkpoint is signed by another key than the one given")
-    if not verify(key, canonical_json(signed), signature):
-        raise AuditError("the checkpoint's signature is not valid")
-    version = signed["version"]
-    if version > len(entries):
-        raise ForgedLog(f"the log is not the one the server signed: it ends at entry {len(entries)}, "
-                        f"the checkpoint is at {version}")
-    if entries[version - 1].hash != signed["hash"]:
-        raise ForgedLog(f"the log is not the one the server signed: entry {version} differs from the checkpoint")
-    return {"version": version, "public_key": key}
-
-
-def check_covered(signed: dict, entries: list) -> None:
-    """A checkpoint proves the log only up to its version: what follows the signed head is anyone's,
-    and a forger extends a signed log there (undo back to the start, play again, score again)."""
-    version = signed["version"]
-    if version < len(entries):
-        raise UncoveredEntries(f"the checkpoint covers entries 1..{version} of {len(entries)}: nothing proves "
-                               f"entries {version + 1}..{len(entries)} are the server's; take a fresh checkpoint "
-                               "(GET /v1/matches/{id}/checkpoint) after the match ends")
-
-
 def replay_log(path: str, seed: str | None, salt: str | None = None, checkpoint: str | None = None,
                public_key: str | None = None) -> int:
-    """Check an exported log's hash chain, fold it with the game's rules, check the seed against its
-    commitment, and compare the recomputed result with the recorded one; with a checkpoint, check that
-    the server signed the log's last entry. Exit 0 when all holds, 1 when the log or its result was
-    changed, 2 when it cannot be audited (unreadable, partial, a checkpoint short of the end...)."""
-    from service.chain import BrokenChain
-    from service.replay import EntryOutOfPlace, replay
+    """``matchlog replay``: the audit (``service.audit``) of an exported log, its report printed. Exit 0 when
+    all holds, 1 when the log or its result was changed, 2 when it cannot be audited (unreadable, partial,
+    a checkpoint short of the end...)."""
+    from service.audit import AuditError, ForgedLog, audit
 
     try:
-        entries, current = read_export(path)
-        check_whole(entries, current)
-        # the checkpoint first: a log cut short before its seed_revealed is refuted by it, not "running"
-        signed = check_checkpoint(checkpoint, entries, public_key) if checkpoint else None
-        state = replay(entries, seed, salt)
-        if signed:  # after the fold: an entry the server never appends is the sharper finding
-            check_covered(signed, entries)
-    except (BrokenChain, ForgedLog, EntryOutOfPlace) as error:
+        report = audit(path, seed, salt, checkpoint or None, public_key)
+    except ForgedLog as error:
         print(f"matchlog replay: {error}", file=sys.stderr)
         return 1
-    except (AuditError, ValueError) as error:  # ValueError: no seed, or one the commitment refutes
+    except AuditError as error:
         print(f"matchlog replay: {error}", file=sys.stderr)
         return 2
-    engine = state.engine
-    report = {
-        "version": state.version,
-        "status": "finished" if state.finished else "active",
-        "to_act": engine.to_act(state.game),
-        "seed_verified": True,
-        "chain_verified": any(e.hash for e in entries),
-        "scores": engine.scores(state.game),
-    }
-    if signed:
-        report["checkpoint_verified"] = signed
-    if state.result is not None:
-        recomputed = {"final": state.finished, **report["scores"]}
-        report["recorded_result_matches"] = recomputed == state.result
-    print(json.dumps(report, indent=2))
-    return 0 if report.get("recorded_result_matches", True) else 1
+    print(json.dumps(report.as_dict(), indent=2))
+    return 0 if report.ok else 1
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -470,17 +365,16 @@ def main(argv: list[str] | None = None) -> None:
                                             "one the server signed (taken at its last entry: after the match ends)")
     audit.add_argument("--public-key", help="the server's public key the checkpoint must be signed with "
                                             "(needed with --checkpoint)")
+    for name, sub in commands.choices.items():
+        sub.set_defaults(run=RUN[name], parser=sub)
     args = parser.parse_args(argv)
+    args.run(args)
 
-    if args.command == "replay":
-        if args.checkpoint and not args.public_key:  # whoever rebuilds a chain can sign its head with a key of his own
-            audit.error("--checkpoint needs --public-key: the server's key, pinned from GET /v1/signing-key; "
-                        "a checkpoint checked against the key it carries proves nothing")
-        sys.exit(replay_log(args.log, args.seed, args.salt, args.checkpoint, args.public_key))
-    if args.command == "openapi":
-        print_openapi()
-        return
-    configure_logging()  # the long-running commands: one JSON object per log line
+
+def _settings(args: argparse.Namespace) -> Settings:
+    """For the long-running and administrative commands: their logging, and the settings of the environment
+    (with ``--data``), or the exit that says what is wrong with them."""
+    configure_logging()  # one JSON object per log line
     env = dict(os.environ)
     if getattr(args, "data", None):
         env["MATCHLOG_DATA"] = args.data
@@ -492,16 +386,26 @@ def main(argv: list[str] | None = None) -> None:
             and not settings.rq_redis_url:
         sys.exit("matchlog: RQ cannot run on a Redis Cluster: set RQ_REDIS_URL to a single Redis for the job queue "
                  "(matchlog serve starts an embedded one)")
-    if args.command == "keys":
-        manage_keys(settings, args.action, args.subject, args.grace)
-    elif args.command == "migrate":
-        migrate_keys(settings, args.source)
-    elif args.command == "serve":
-        serve(settings, args.host, args.port, args.workers)
-    elif args.command == "api":
-        run_api(settings, args.host, args.port, args.workers)
-    else:
-        run_worker(settings)
+    return settings
+
+
+def _replay(args: argparse.Namespace) -> None:
+    if args.checkpoint and not args.public_key:  # whoever rebuilds a chain can sign its head with a key of his own
+        args.parser.error("--checkpoint needs --public-key: the server's key, pinned from GET /v1/signing-key; "
+                          "a checkpoint checked against the key it carries proves nothing")
+    sys.exit(replay_log(args.log, args.seed, args.salt, args.checkpoint, args.public_key))
+
+
+RUN = {
+    "serve": lambda args: serve(_settings(args), args.host, args.port, args.workers),
+    "api": lambda args: run_api(_settings(args), args.host, args.port, args.workers),
+    "worker": lambda args: run_worker(_settings(args)),
+    "openapi": lambda args: print_openapi(),
+    "keys": lambda args: manage_keys(_settings(args), args.action, args.subject, args.grace),
+    "migrate": lambda args: migrate_keys(_settings(args), args.source),
+    "replay": _replay,
+}
+"""What each ``matchlog`` command runs, given its parsed arguments."""
 
 
 if __name__ == "__main__":

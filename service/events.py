@@ -131,6 +131,17 @@ class EventStore:
         self._remembered = redis_client.register_script(REMEMBERED)
         self._poll_s: dict[str, float] = {}  # per polling reader: its current interval
 
+    @classmethod
+    def of(cls, redis_client: redis.Redis, settings) -> "EventStore":
+        """The event store of ``settings``' namespace (a ``service.config.Settings``): what a reader of its
+        feed (the projector, the live feed) holds beside the application."""
+        return cls(redis_client, Keys(settings.namespace, settings.feed_partitions), settings.durability,
+                   settings.replica_wait_ms)
+
+    def partition(self, match_id: str) -> int:
+        """The feed partition the match's notices go to."""
+        return self.keys.partition(match_id)
+
     def append(self, match_id: str, expected_version: int, expected_hash: str | None, entries: list[Recorded],
                remember: Remember | None = None) -> tuple[int, str | None]:
         """Append ``entries`` (chained) if the log is at ``expected_version`` and its last entry has

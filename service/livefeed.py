@@ -25,8 +25,9 @@ from collections import OrderedDict
 
 import redis
 
-from service import metrics
+from service import metrics, views
 from service.chain import Recorded
+from service.events import EventStore
 from service.matches import Matches
 
 log = logging.getLogger("matchlog.livefeed")
@@ -65,8 +66,10 @@ class Subscription:
 
 
 class LiveFeed:
-    def __init__(self, matches: Matches, block_ms: int = 250):
+    def __init__(self, matches: Matches, redis_client: redis.Redis, block_ms: int = 250):
+        """``redis_client``: the match store's, whose feed it follows."""
         self.matches = matches
+        self.feed = EventStore.of(redis_client, matches.settings)
         self.block_ms = block_ms
         self.per_address = matches.settings.sse_per_address
         self.per_process = matches.settings.sse_per_process
@@ -88,7 +91,7 @@ class LiveFeed:
             text = self._rendered.get(key)
         if text is None:
             engine = self.matches.engine_of(match_id)
-            body = json.dumps(self.matches.entry_view(engine, entry, seat, revealed, sealed), separators=(",", ":"))
+            body = json.dumps(views.entry_view(engine, entry, seat, revealed, sealed), separators=(",", ":"))
             text = f"id: {entry.version}\ndata: {body}\n\n"
             with self._lock:
                 self._rendered[key] = text
@@ -100,13 +103,13 @@ class LiveFeed:
         """Follow a match from now on (read the backlog after subscribing, so nothing falls between), for a
         client at ``address``; Full when the process, or that address, holds as many as it may."""
         subscription = Subscription(match_id, address)
-        partition = self.matches.keys.partition(match_id)
+        partition = self.feed.partition(match_id)
         while True:
             with self._lock:
                 followed = partition in self._cursors
             # the partition's cursor is pinned before the version is read, so nothing falls between
-            pinned = None if followed else self.matches.store.newest_feed_ids([partition])[partition]
-            version = self.matches.store.version(match_id)
+            pinned = None if followed else self.feed.newest_feed_ids([partition])[partition]
+            version = self.feed.version(match_id)
             with self._lock:
                 if pinned is None and partition not in self._cursors:
                     continue  # its last follower left meanwhile: pin it again
@@ -151,8 +154,8 @@ class LiveFeed:
             if not followers:
                 self._subscribers.pop(subscription.match_id, None)
                 self._dispatched.pop(subscription.match_id, None)
-                partition = self.matches.keys.partition(subscription.match_id)
-                if not any(self.matches.keys.partition(m) == partition for m in self._subscribers):
+                partition = self.feed.partition(subscription.match_id)
+                if not any(self.feed.partition(m) == partition for m in self._subscribers):
                     self._cursors.pop(partition, None)
 
     def _release(self, address: str) -> None:
@@ -169,7 +172,7 @@ class LiveFeed:
             try:
                 with self._lock:
                     cursors = dict(self._cursors)
-                cursors, moved = self.matches.store.tail_feed(cursors, self.block_ms)
+                cursors, moved = self.feed.tail_feed(cursors, self.block_ms)
                 with self._lock:
                     self._cursors.update({p: c for p, c in cursors.items() if p in self._cursors})
                 for match_id, version in moved.items():
@@ -187,7 +190,7 @@ class LiveFeed:
             followers = list(self._subscribers.get(match_id, ()))
         if after is None or version <= after or not followers:
             return
-        _, entries = self.matches.repository.read(match_id, after=after, until=version)
+        _, entries = self.matches.entries(match_id, after=after, until=version)
         with self._lock:
             if match_id in self._dispatched:
                 self._dispatched[match_id] = max(self._dispatched[match_id], version)

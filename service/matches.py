@@ -12,22 +12,24 @@ import json
 import time
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
 
 import redis
 
-from service import clocks, lifecycle, packs, replay
+from service import clocks, lifecycle, packs, replay, views
 from service.config import Settings
 from service.chain import Recorded, canonical_json
 from service.events import Remember, VersionConflict
 from service.games import GAMES
-from service.games.bots import BOTS, bot_name, bots_of, shown_bot
+from service.games.bots import BOTS, bot_name, bots_of
 from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidRecord
 from service.jobqueue import JobQueue
 from service.keys import Keys
+from service.listings import Listings
 from service.replay import SHELL_EVENTS, MatchState
 from service.schemas import name_refusal
-from service.repository import MatchNotFound, MatchRepository, Meta
+from service.repository import MatchRepository, Meta
 from service.platforms import Platforms
 from service.redis_client import for_jobs
 from service.serverkey import ServerKey
@@ -97,8 +99,29 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-PUBLIC_LISTED = 10_000
-"""How many of the newest public matches are listed (older ones stay readable by their id)."""
+@dataclass(frozen=True)
+class NewMatch:
+    """What a match is created with.
+
+    ``players``: a name per seat, None for a seat left open (joined later). ``seed`` is mixed into the
+    server's own entropy, or, with ``seed_known_to_creator``, is the match's seed (a deterministic
+    match, which the log says). ``record``: an imported game record's actions, played through the rules
+    in order. ``platform``: the platform whose key creates it. A ``public`` match is listed for anyone (by
+    default a match is public unless a platform created it). ``bots``: a bot per seat, or None for a
+    person. ``undo``: the match's undo rule. ``clock``: the clock settings as the log keeps them
+    (milliseconds), with ``on_timeout``."""
+
+    game: str
+    players: Sequence[str | None]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    seed: str | None = None
+    seed_known_to_creator: bool = False
+    record: Sequence[dict[str, Any]] = ()
+    platform: str | None = None
+    public: bool | None = None
+    bots: Sequence[str | None] | None = None
+    undo: str = "none"
+    clock: Mapping[str, Any] | None = None
 
 
 class Matches:
@@ -106,65 +129,52 @@ class Matches:
                  jobs_redis: redis.Redis | None = None):
         """``jobs_redis``: the job queue's Redis (by default ``RQ_REDIS_URL``'s, else the match store's)."""
         self.settings = settings or Settings()
-        self.redis = redis_client
-        self.keys = Keys(self.settings.namespace, self.settings.feed_partitions)
-        self.server_key = ServerKey(self.settings.secret_key)
-        self.repository = MatchRepository(redis_client, self.keys, self.settings.snapshot_every, self.server_key,
-                                          cache_size, self.settings.durability, self.settings.replica_wait_ms)
-        self.store = self.repository.store
-        self.jobs = JobQueue(jobs_redis or for_jobs(self.settings.rq_redis_url, redis_client), self.keys)
-        self.platforms = Platforms(redis_client, self.keys)
-        self.webhooks = Webhooks(redis_client, self.keys, self.server_key, self.store.durably)
-        self.repository.on_saved = self._relist
+        """The configuration it was made with (a value: read it, it changes nothing)."""
+        self._keys = Keys(self.settings.namespace, self.settings.feed_partitions)
+        self._server_key = ServerKey(self.settings.secret_key)
+        self._repository = MatchRepository(redis_client, self._keys, self.settings.snapshot_every, self._server_key,
+                                           cache_size, self.settings.durability, self.settings.replica_wait_ms)
+        self._jobs = JobQueue(jobs_redis or for_jobs(self.settings.rq_redis_url, redis_client), self._keys)
+        self._platforms = Platforms(redis_client, self._keys)
+        self._listings = Listings(redis_client, self._keys, lambda match_id: self.load(match_id))
+        self._webhooks = Webhooks(redis_client, self._keys, self._server_key, self._repository.durably)
+        self._repository.on_saved = self._relist
 
     # -- creation ---------------------------------------------------------------------------
 
-    def create(self, game_id: str, players: list[str | None], options: dict[str, Any] | None = None,
-               seed: str | None = None, record: list[dict[str, Any]] = (),
-               seed_known_to_creator: bool = False, platform: str | None = None,
-               public: bool | None = None, bots: list[str | None] | None = None,
-               undo: str = "none", clock: dict[str, Any] | None = None) -> tuple[str, MatchState, list[str]]:
-        """A new match: its id, its latest state and one token per seat (shown only now). A ``public``
-        match is listed for anyone (by default a match is public unless a platform created it).
+    def create(self, new: NewMatch) -> tuple[str, MatchState, list[str]]:
+        """A new match: its id, its latest state and one token per seat (shown only now).
 
-        ``seed`` is mixed into the server's own entropy, or, with ``seed_known_to_creator``, is the
-        match's seed (a deterministic match, which the log says): then every seat must be filled now
-        and the match is not listed (KnownSeedRefused otherwise). ``record`` (an imported game
-        record's actions) is played through the rules in order; the first illegal move raises
-        IllegalRecordMove and nothing is stored."""
-        if seed_known_to_creator:
+        With ``seed_known_to_creator`` every seat must be filled now and the match is not listed
+        (KnownSeedRefused otherwise). A ``record``'s actions are played through the rules in order; the
+        first illegal move raises IllegalRecordMove and nothing is stored."""
+        game_id, players, public = new.game, list(new.players), new.public
+        if new.seed_known_to_creator:
             _check_known_seed(players, public)
             public = False  # reachable by its id only, whoever created it
-        resolved = lifecycle.check_options(game_id, options or {}, len(players))
+        resolved = lifecycle.check_options(game_id, dict(new.options or {}), len(players))
         game = GAMES[game_id]
         content = packs.content_for(game, resolved, self.settings.packs_dir)
-        secret = lifecycle.SeedSecret.new(seed, seed_known_to_creator)
-        bots = bots or [None] * len(players)
+        secret = lifecycle.SeedSecret.new(new.seed, new.seed_known_to_creator)
+        bots = list(new.bots) if new.bots else [None] * len(players)
         for seat, spec in enumerate(bots):
             if spec:
                 _check_bot(game, spec, f"players.{seat}")
+        clock = new.clock
         policy, allowed = clock["on_timeout"] if clock else "bot", game.timeouts(resolved)
         if policy != "bot" and policy not in allowed:
             options_say = " with these options" if policy in game.timeout_actions else ""
             raise InvalidOptions("on_timeout", f"{game.info.name} has no {policy} move{options_say}: use "
                                                + " or ".join(["bot", *sorted(allowed)]))
-        step = lifecycle.begin(game_id, resolved, players, secret, now(), content, record, seed_known_to_creator,
-                               bots, undo, clock)
+        step = lifecycle.begin(game_id, resolved, players, secret, now(), content, list(new.record),
+                               new.seed_known_to_creator, bots, new.undo, clock)
         match_id = uuid.uuid4().hex
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
         tokens = [None if bot else token for token, bot in zip(tokens, bots)]
-        self.repository.add(match_id, Meta(game_id, secret, hashes, platform), step)
-        created_ms = time.time() * 1000
-        if platform:
-            self.platforms.add_match(platform, match_id, created_ms)
-        listed = [self.keys.platform_matches(platform)] if platform else []
-        if platform is None if public is None else public:  # a private match is joined by its id, not found
-            listed.append(self.keys.public_matches)
-        with self.redis.pipeline(transaction=False) as pipe:
-            for index in listed:
-                self._list(pipe, index, match_id, game_id, status_of(step.state), created_ms)
-            pipe.execute()
+        self._repository.add(match_id, Meta(game_id, secret, hashes, new.platform), step)
+        self._listings.add(match_id, game_id, views.status_of(step.state), new.platform,
+                          new.platform is None if public is None else public, time.time() * 1000)
         return match_id, step.state, tokens
 
     def join(self, match_id: str, seat: int, name: str) -> tuple[MatchState, str]:
@@ -175,7 +185,7 @@ class Matches:
             raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
         _still_open(state)
         token = new_token()
-        if state.players[seat] is not None or not self.repository.claim_seat(match_id, seat, token_hash(token)):
+        if state.players[seat] is not None or not self._repository.claim_seat(match_id, seat, token_hash(token)):
             raise SeatTaken(f"seat {seat} is taken")
 
         def joined(state: MatchState) -> lifecycle.Step:  # the claim is ours; the log says so when it is our turn to append
@@ -184,7 +194,7 @@ class Matches:
 
         step, _ = self._append_retrying(match_id, joined)
         if step.state.started:
-            self.redis.zrem(self.keys.open_matches, match_id)
+            self._listings.closed(match_id)
         return step.state, token
 
     def check_clock(self, match_id: str, version: int) -> str:
@@ -205,18 +215,18 @@ class Matches:
     def _time_out(self, match_id: str, state: MatchState) -> lifecycle.Step | None:
         """Append ``timed_out`` (and what ``on_timeout`` does) if a clock of ``state`` has run out by now;
         VersionConflict if the log has moved on from ``state``."""
-        step = lifecycle.time_out(state, self.repository.meta(match_id).secret, now())
+        step = lifecycle.time_out(state, self._repository.meta(match_id).secret, now())
         if step is None:
             return None
         seat, handed_to_bot = step.entries[0].seat, step.state.clock["on_timeout"] == "bot"
         if handed_to_bot:  # the token goes first: its holder must not move for the bot's seat in between
-            kept = self.repository.seat_digest(match_id, seat)
-            self.repository.set_seat(match_id, seat, token_hash(new_token()))  # nobody's token
+            kept = self._repository.seat_digest(match_id, seat)
+            self._repository.set_seat(match_id, seat, token_hash(new_token()))  # nobody's token
         try:
-            self.repository.save(match_id, step)
+            self._repository.save(match_id, step)
         except VersionConflict:  # not timed out after all (the log moved on): the seat keeps its token
             if handed_to_bot and kept:
-                self.repository.set_seat(match_id, seat, kept)
+                self._repository.set_seat(match_id, seat, kept)
             raise
         return step
 
@@ -233,7 +243,7 @@ class Matches:
         (``again``: a check that came early sets another)."""
         deadline = clocks.deadline_ms(state.clock) if state.clock is not None and not state.finished else None
         if deadline is not None:
-            self.jobs.enqueue_deadline(match_id, state.version, deadline, again)
+            self._jobs.enqueue_deadline(match_id, state.version, deadline, again)
 
     def undo(self, match_id: str, seat: int, idempotency_key: str | None = None) -> dict[str, Any]:
         """``seat`` takes back its last move, or asks the others to let it (the match's ``undo``)."""
@@ -250,13 +260,13 @@ class Matches:
         """Append what ``decide(state, earlier)`` makes of the latest state; the answer is shaped like
         an action's, and kept under the idempotency key like an action's."""
         idem_key, fingerprint = self._idempotency(match_id, seat, idempotency_key, [command])
-        prior = self.repository.remembered(idem_key) if idem_key else None
+        prior = self._repository.remembered(idem_key) if idem_key else None
         if prior is not None:
             return _replayed(prior, fingerprint)
 
         def answer(step: lifecycle.Step) -> dict[str, Any]:
             return {"version": step.state.version,
-                    "events": [self.entry_view(step.state.engine, e, seat, False, step.state.sealed_chain)
+                    "events": [views.entry_view(step.state.engine, e, seat, False, step.state.sealed_chain)
                                for e in step.entries]}
 
         try:
@@ -271,7 +281,7 @@ class Matches:
                 lambda step: self._remember(idem_key, fingerprint, answer(step)) if idem_key else None)
         except IllegalAction:
             # a retry that raced its own first attempt is refused by what that attempt did: its answer
-            prior = self.repository.remembered(idem_key) if idem_key else None
+            prior = self._repository.remembered(idem_key) if idem_key else None
             if prior is None:
                 raise
         else:
@@ -286,7 +296,7 @@ class Matches:
         if not idempotency_key:
             return None, ""
         fingerprint = hashlib.sha256(json.dumps(request, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-        return self.keys.idempotency(match_id, seat, idempotency_key), fingerprint
+        return self._keys.idempotency(match_id, seat, idempotency_key), fingerprint
 
     def _remember(self, idem_key: str | None, fingerprint: str, answer: dict[str, Any]) -> Remember | None:
         if not idem_key:
@@ -303,7 +313,7 @@ class Matches:
         for _ in range(50):
             step = decide(self.load(match_id))
             try:
-                return step, self.repository.save(match_id, step, remember(step))
+                return step, self._repository.save(match_id, step, remember(step))
             except VersionConflict:
                 continue
         raise RuntimeError(f"could not append to {match_id}: the log kept moving")
@@ -322,7 +332,7 @@ class Matches:
         if bot:
             _check_bot(state.engine, bot, "")
         token = new_token()
-        self.repository.set_seat(match_id, seat, token_hash(token))
+        self._repository.set_seat(match_id, seat, token_hash(token))
 
         def replaced(state: MatchState) -> lifecycle.Step:
             if state.finished:  # it ended meanwhile: nothing but the seed and the result follows the end
@@ -332,25 +342,51 @@ class Matches:
         step, _ = self._append_retrying(match_id, replaced)
         return step.state, None if bot else token
 
+    def platform_of_key(self, key: str) -> dict | None:
+        """The platform a key is of (``{id, name, created}``), or None for a key nobody issued."""
+        return self._platforms.of_key(key)
+
+    def signing_key(self) -> str:
+        """The public key checkpoints are signed with."""
+        return self._server_key.public_key
+
+    # -- webhooks ---------------------------------------------------------------------------------
+
+    def register_webhook(self, platform: str, url: str, events: list[str], secret: str | None) -> dict[str, Any]:
+        return self._webhooks.register(platform, url, events, secret)
+
+    def webhooks_of(self, platform: str) -> list[dict[str, Any]]:
+        return self._webhooks.of_platform(platform)
+
+    def webhook(self, hook_id: str) -> dict[str, Any] | None:
+        return self._webhooks.get(hook_id)
+
+    def remove_webhook(self, hook_id: str, platform: str) -> None:
+        self._webhooks.remove(hook_id, platform)
+
+    def webhook_deliveries(self, hook_id: str) -> list[dict[str, Any]]:
+        return self._webhooks.deliveries(hook_id)
+
+    def record_delivery(self, hook_id: str, attempt: dict[str, Any]) -> None:
+        self._webhooks.record(hook_id, attempt)
+
     def platform_of(self, match_id: str) -> str | None:
-        return self.repository.meta(match_id).platform
+        return self._repository.meta(match_id).platform
 
     def deliver(self, match_id: str, version: int, types: tuple[str, ...]) -> None:
         """Enqueue a delivery to each webhook of the match's platform that wants one of the entry types
         one append brought (up to ``version``): the entries as a spectator sees them."""
         platform = self.platform_of(match_id)
-        hooks = [h for h in self.webhooks.of_platform(platform) if set(h["events"]) & set(types)] if platform else []
+        hooks = [h for h in self._webhooks.of_platform(platform) if set(h["events"]) & set(types)] if platform else []
         if not hooks:
             return
-        _, entries = self.repository.read(match_id, after=version - len(types), until=version)
+        _, entries = self._repository.read(match_id, after=version - len(types), until=version)
         state = self.load(match_id, version)
-        engine = self.engine_of(match_id)
         for hook in hooks:
             delivery_id = f"{hook['id']}-{match_id}-v{version}"
             body = {"delivery": delivery_id, "webhook": hook["id"], "match": match_id, "version": version,
-                    "entries": [self.entry_view(engine, e, None, state.seed is not None, state.sealed_chain)
-                                for e in entries if e.type in hook["events"]]}
-            self.jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
+                    "entries": views.entries_view(state, [e for e in entries if e.type in hook["events"]], None)}
+            self._jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
 
     def bot_move(self, match_id: str, seat: int, version: int) -> dict[str, Any] | None:
         """The seat's bot plays, if the match is still at ``version`` with the seat to act: through the
@@ -358,7 +394,7 @@ class Matches:
         state = self.load(match_id)
         if state.version != version or seat not in state.to_act() or not state.bot_of(seat):
             return None
-        action = lifecycle.bot_action(state, seat, self.repository.meta(match_id).secret)
+        action = lifecycle.bot_action(state, seat, self._repository.meta(match_id).secret)
         try:
             return self.submit(match_id, seat, version, action, by=replay.by_bot(state.bot_of(seat)))
         except VersionConflict:
@@ -368,7 +404,7 @@ class Matches:
         """Enqueue a move for each bot seat to act at ``state`` (the match's latest state)."""
         for seat in state.to_act():
             if state.bot_of(seat):
-                self.jobs.enqueue_bot_move(match_id, seat, state.version)
+                self._jobs.enqueue_bot_move(match_id, seat, state.version)
 
     def abort(self, match_id: str, reason: str) -> MatchState:
         """End the match where it stands (its platform asks): ``match_aborted``, and the seed revealed.
@@ -376,96 +412,29 @@ class Matches:
         def decide(state: MatchState) -> lifecycle.Step:
             if state.finished:
                 raise MatchOver("the match is over already")
-            return lifecycle.abort(state, reason, self.repository.meta(match_id).secret, now())
+            return lifecycle.abort(state, reason, self._repository.meta(match_id).secret, now())
 
         step, _ = self._append_retrying(match_id, decide)
-        self.redis.zrem(self.keys.open_matches, match_id)
+        self._listings.closed(match_id)
         return step.state
 
     def listed(self, platform: str | None, game_id: str | None, status: str | None, cursor: str | None,
                limit: int, newest_first: bool = False) -> tuple[list[dict[str, Any]], str | None]:
-        """Matches by creation time, of one game and status if given, and the cursor of the next page
-        (None on the last): a platform's own; else the lobby (``status`` open: a public match with a seat
-        to join); else the public ones."""
-        index = self.keys.platform_matches(platform) if platform else self.keys.public_matches  # with status open: the lobby
-        return self._listed(index, game_id, status, cursor, limit, newest_first)
-
-    def _listed(self, index: str, game_id: str | None, status: str | None, cursor: str | None,
-                limit: int, newest_first: bool) -> tuple[list[dict[str, Any]], str | None]:
-        """A page read from the listing narrowed to ``game_id`` and ``status``: it loads the page's matches
-        only (and, once, any the index still has under a status they have left), however many others
-        there are."""
-        narrowed = self.keys.listing(index, game_id, status)
-        bound = f"({cursor}" if cursor else "+inf" if newest_first else "-inf"
-        found, next_cursor = [], None
-        while len(found) < limit:
-            if newest_first:
-                batch = self.redis.zrevrangebyscore(narrowed, bound, "-inf", start=0, num=limit, withscores=True)
-            else:
-                batch = self.redis.zrangebyscore(narrowed, bound, "+inf", start=0, num=limit, withscores=True)
-            if not batch:
-                break
-            for member, score in batch:
-                bound = f"({score!r}"
-                match_id = member.decode()
-                try:
-                    state = self.load(match_id)
-                except MatchNotFound:
-                    self.redis.zrem(narrowed, match_id)
-                    continue
-                if status and status_of(state) != status:  # its status changed without its listings following
-                    self._move(index, match_id, state.game_id, status, status_of(state), score)
-                    continue
-                found.append(self.summary(match_id, state))
-                if len(found) == limit:
-                    next_cursor = repr(score)
-                    break
-        return found, next_cursor
-
-    def _list(self, pipe, index: str, match_id: str, game_id: str, status: str, score: float) -> None:
-        """Put a match in ``index`` and its listings narrowed to the match's game and status (the public
-        ones keep their newest ``PUBLIC_LISTED``)."""
-        for narrowed in {self.keys.listing(index, *by)
-                         for by in ((None, None), (game_id, None), (None, status), (game_id, status))}:
-            pipe.zadd(narrowed, {match_id: score})
-            if index == self.keys.public_matches:
-                pipe.zremrangebyrank(narrowed, 0, -PUBLIC_LISTED - 1)
-
-    def _move(self, index: str, match_id: str, game_id: str, old: str, new: str, score: float) -> None:
-        with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zrem(self.keys.listing(index, None, old), match_id)
-            pipe.zrem(self.keys.listing(index, game_id, old), match_id)
-            self._list(pipe, index, match_id, game_id, new, score)
-            pipe.execute()
+        """A page of a listing (``Listings.page``) as match summaries, and the cursor of the next page."""
+        found, next_cursor = self._listings.page(platform, game_id, status, cursor, limit, newest_first)
+        at = now()
+        return [views.summary(match_id, state, at) for match_id, state in found], next_cursor
 
     def _relist(self, match_id: str, step: lifecycle.Step) -> None:
         """After an append: a match whose status changed moves to the listings of its new status."""
-        old, new = status_of(step.base) if step.base else None, status_of(step.state)
+        old, new = views.status_of(step.base) if step.base else None, views.status_of(step.state)
         if old is None or old == new:
             return
-        platform = self.repository.meta(match_id).platform
-        indexes = [self.keys.public_matches] + ([self.keys.platform_matches(platform)] if platform else [])
-        for index in indexes:
-            score = self.redis.zscore(index, match_id)
-            if score is not None:  # listed there (a private match, or one past the newest PUBLIC_LISTED, is not)
-                self._move(index, match_id, step.state.game_id, old, new, score)
+        self._listings.relist(match_id, self.platform_of(match_id), step.state.game_id, old, new)
 
     def index_listings(self) -> int:
-        """Put every listed match in the listings narrowed to its game and status (for matches created
-        before this version kept them: ``matchlog migrate`` runs it). Returns how many it listed."""
-        indexes = [self.keys.public_matches] + [self.keys.platform_matches(p["id"]) for p in self.platforms.listed()]
-        listed = 0
-        for index in indexes:
-            for member, score in self.redis.zscan_iter(index):
-                try:
-                    state = self.load(member.decode())
-                except MatchNotFound:
-                    continue
-                with self.redis.pipeline(transaction=False) as pipe:
-                    self._list(pipe, index, member.decode(), state.game_id, status_of(state), score)
-                    pipe.execute()
-                listed += 1
-        return listed
+        """Put every listed match in the listings narrowed to its game and status (``matchlog migrate``)."""
+        return self._listings.index_all(p["id"] for p in self._platforms.listed())
 
     def create_from_record(self, mime: str, text: str, platform: str | None = None) -> tuple[str, MatchState, list[str]]:
         """A match replayed from a game record in the format ``mime``."""
@@ -480,7 +449,7 @@ class Matches:
             refusal = name_refusal(name)
             if refusal:
                 raise InvalidRecord(f"the name of seat {seat} ({name[:40]!r}): {refusal}")
-        return self.create(game.info.id, names, options, record=actions, platform=platform)
+        return self.create(NewMatch(game.info.id, names, options, record=actions, platform=platform))
 
     @staticmethod
     def record_games() -> dict[str, Game]:
@@ -490,21 +459,37 @@ class Matches:
     # -- reading ------------------------------------------------------------------------------
 
     def seat_hashes(self, match_id: str) -> tuple[str, ...]:
-        return self.repository.meta(match_id).seat_hashes
+        return self._repository.meta(match_id).seat_hashes
 
     def engine_of(self, match_id: str) -> Game:
-        return GAMES[self.repository.meta(match_id).game_id]
+        return GAMES[self._repository.meta(match_id).game_id]
 
     def load(self, match_id: str, version: int | None = None) -> MatchState:
-        return self.repository.load(match_id, version)
+        return self._repository.load(match_id, version)
+
+    def version(self, match_id: str) -> int:
+        """The match's current version, as the log has it now (0: no such match)."""
+        return self._repository.version(match_id)
+
+    def entries(self, match_id: str, after: int = 0, until: int | None = None,
+                limit: int | None = None) -> tuple[int, list[Recorded]]:
+        """The current version and the log entries with ``after < version <= until``, whole (not a seat's
+        view: ``views.entries_view`` makes that)."""
+        return self._repository.read(match_id, after=after, until=until, limit=limit)
+
+    def seat_digest(self, match_id: str, seat: int) -> str | None:
+        """The digest of the seat's token as the store holds it now (no cache)."""
+        return self._repository.seat_digest(match_id, seat)
+
+    def compact(self, match_id: str) -> None:
+        """Keep a finished, scored match's final state only (``MatchRepository.compact``)."""
+        self._repository.compact(match_id)
 
     def events(self, match_id: str, seat: int | None, after: int = 0, limit: int | None = None,
                ) -> tuple[int, list[dict[str, Any]]]:
         """The current version, and the log entries after ``after`` as ``seat`` may see them."""
-        current, entries = self.repository.read(match_id, after=after, limit=limit)
-        state = self.load(match_id)
-        engine = self.engine_of(match_id)
-        return current, [self.entry_view(engine, e, seat, state.seed is not None, state.sealed_chain) for e in entries]
+        current, entries = self._repository.read(match_id, after=after, limit=limit)
+        return current, views.entries_view(self.load(match_id), entries, seat)
 
     def export_record(self, match_id: str, accepts: Callable[[str], bool] = lambda mime: True) -> tuple[str, str]:
         """The match as a game record: ``(mime, text)``; NoRecordFormat when the game has no record
@@ -515,9 +500,8 @@ class Matches:
         if not accepts(engine.record.mime):
             raise NoRecordFormat(f"a {engine.info.name} record is {engine.record.mime}")
         state = self.load(match_id)
-        _, entries = self.repository.read(match_id, until=state.version)
-        events = [self.entry_view(engine, e, None, state.seed is not None, state.sealed_chain) for e in entries
-                  if e.type not in SHELL_EVENTS]
+        _, entries = self._repository.read(match_id, until=state.version)
+        events = views.entries_view(state, [e for e in entries if e.type not in SHELL_EVENTS], None)
         names = [name or "" for name in state.players]  # an open seat has nobody's name yet
         return engine.record.mime, engine.record.export(state.options, names, events)
 
@@ -534,7 +518,7 @@ class Matches:
             return self._submit(match_id, seat, expected_version, action, idem_key, fingerprint, by)
         except VersionConflict:
             # a retry that raced its own first attempt and lost gets the first attempt's answer
-            prior = self.repository.remembered(idem_key) if idem_key else None
+            prior = self._repository.remembered(idem_key) if idem_key else None
             if prior is None:
                 raise
             return _replayed(prior, fingerprint)
@@ -542,13 +526,13 @@ class Matches:
     def _submit(self, match_id: str, seat: int, expected_version: int, action: dict[str, Any],
                 idem_key: str | None, fingerprint: str, by: str | None = None) -> dict[str, Any]:
         if idem_key:
-            prior = self.repository.remembered(idem_key)
+            prior = self._repository.remembered(idem_key)
             if prior is not None:
                 return _replayed(prior, fingerprint)
         # The state this process last saw is the true state at its version; if that is the version
         # the client expects, judge the action on it without reading the log: should the log have
         # moved on, the append refuses it anyway.
-        state = self.repository.head(match_id)
+        state = self._repository.head(match_id)
         if state is None or state.version != expected_version:
             state = self.load(match_id)
         for _ in range(50):
@@ -558,18 +542,18 @@ class Matches:
             if late is not None:  # another seat's time ran out: the client's version is behind now
                 raise VersionConflict(late.state.version)
             try:
-                step = lifecycle.act(state, seat, action, self.repository.meta(match_id).secret, now(), by)
+                step = lifecycle.act(state, seat, action, self._repository.meta(match_id).secret, now(), by)
             except IllegalAction:
-                latest = self.repository.store.version(match_id)  # refused on a copy that may be behind the log:
+                latest = self._repository.version(match_id)  # refused on a copy that may be behind the log:
                 if latest != state.version:                      # judge it again on the latest
                     state = self.load(match_id)
                     continue
                 raise
             answer = {"version": step.state.version,
-                      "events": [self.entry_view(state.engine, e, seat, False, state.sealed_chain)
+                      "events": [views.entry_view(state.engine, e, seat, False, state.sealed_chain)
                                  for e in step.entries]}
             try:
-                prior = self.repository.save(match_id, step, self._remember(idem_key, fingerprint, answer))
+                prior = self._repository.save(match_id, step, self._remember(idem_key, fingerprint, answer))
             except VersionConflict:  # another seat got in first: in a step all act in, that may not concern us
                 state = self.load(match_id)
                 continue
@@ -587,7 +571,7 @@ class Matches:
         then = self.load(match_id, expected_version)
         if len(then.to_act()) < 2 or seat not in then.to_act():
             return False
-        _, since = self.repository.read(match_id, after=expected_version, until=state.version)
+        _, since = self._repository.read(match_id, after=expected_version, until=state.version)
         if any(entry.seat is None or entry.seat == seat for entry in since):
             return False
         return then.legal_actions(seat) == state.legal_actions(seat)
@@ -600,9 +584,9 @@ class Matches:
                 return state.result
             step = lifecycle.score(state, now())
             if not step.entries:  # not over yet: the scores so far, recorded nowhere
-                return _provisional(state)
+                return views.provisional(state)
             try:
-                self.repository.save(match_id, step)
+                self._repository.save(match_id, step)
             except VersionConflict:
                 continue  # someone else appended (another scoring job?): look again
             return step.state.result
@@ -612,95 +596,39 @@ class Matches:
         """The match's version and head hash, signed with the server's key: an auditor holding an
         exported log proves with it that the log is the one this server holds."""
         state = self.load(match_id)
-        if self.hashes_withheld(state):
+        if views.hashes_withheld(state):
             raise HiddenUntilRevealed("this match's log was written before hidden data was sealed in its hash "
                                       "chain, so its hashes are shown once the seed is revealed, at the end")
         signed = {"match": match_id, "version": state.version, "hash": state.head_hash}
         return {**signed, "signed_at": now(), "algorithm": "Ed25519",
-                "public_key": self.server_key.public_key, "signature": self.server_key.sign(canonical_json(signed))}
+                "public_key": self._server_key.public_key, "signature": self._server_key.sign(canonical_json(signed))}
 
-    def request_scoring(self, match_id: str) -> str:
-        """The job that scores the match at its current version: one per version, however often asked."""
-        return self.jobs.enqueue_scoring(match_id, self.load(match_id).version)
+    def request_scoring(self, match_id: str, version: int | None = None, reuse: bool = True) -> str:
+        """The job that scores the match at ``version`` (its current one by default): one per version,
+        however often asked (``reuse``: a finished job of that version stands; else it is run again)."""
+        version = self.load(match_id).version if version is None else version
+        return self._jobs.enqueue_scoring(match_id, version, reuse=reuse)
+
+    def move_due_jobs(self) -> int:
+        """Enqueue the deadlines and delayed retries that are due (``JobQueue.enqueue_overdue``)."""
+        return self._jobs.enqueue_overdue()
+
+    def clean_job_registries(self) -> None:
+        self._jobs.clean_registries()
 
     def scoring_job(self, job_id: str) -> tuple[str, dict[str, Any]] | None:
         """The match a scoring job is for and the job's status (None: no such scoring job)."""
-        return self.jobs.scoring(job_id)
+        return self._jobs.scoring(job_id)
 
     def readiness(self) -> dict[str, Any]:
         """Whether this process can serve: Redis answers, some rule worker has renewed its partition lease
         within the lease's time (else nothing would score matches or follow the feed) and, with replicated
         durability, every master has a replica."""
         try:
-            self.redis.ping()
-            replicas = {"replicas": self.store.fewest_replicas()} if self.settings.durability == "replicated" else {}
-            workers = self.store.live_workers(self.settings.partition_lease_ms)
+            return self._repository.readiness(self.settings.partition_lease_ms,
+                                              replicated=self.settings.durability == "replicated")
         except redis.exceptions.RedisError:
             return {"redis": False, "workers": 0}
-        return {"redis": True, "workers": workers, **replicas}
-
-    # -- what a seat may see ---------------------------------------------------------------------
-
-    @staticmethod
-    def entry_view(engine: Game, entry: Recorded, seat: int | None, revealed: bool, sealed: bool) -> dict[str, Any]:
-        """A log entry as ``seat`` may see it: the game's ``event_view`` is the only gate while the
-        match runs. Once the seed is ``revealed`` anyone can rebuild every hidden card from the log, so
-        entries are shown whole, and with them the hash chain can be checked by anyone.
-
-        A ``sealed`` chain commits to hidden data through a keyed commitment, so its hashes can be
-        shown to anyone (``service.chain``). In a log from before sealing, a hash covers hidden data
-        whole, and guessing the data from it is easy: in a game with hidden information those hashes
-        are withheld until the seed is revealed."""
-        body = entry.as_dict()
-        if not revealed:
-            if entry.type not in SHELL_EVENTS:
-                seen = engine.event_view(entry.event(), seat)
-                body.update(type=seen["type"], seat=seen["seat"], data=seen["data"])
-            if not sealed and engine.info.hidden_information:
-                body["hash"] = None
-        body["text"] = replay.describe(engine, body)
-        return body
-
-    @staticmethod
-    def hashes_withheld(state: MatchState) -> bool:
-        """Whether the match's hashes would tell a viewer hidden data (``entry_view``): a checkpoint
-        waits for the seed to be revealed."""
-        return not state.sealed_chain and state.engine.info.hidden_information and state.seed is None
-
-    @staticmethod
-    def summary(match_id: str, state: MatchState) -> dict[str, Any]:
-        body = {
-            "id": match_id,
-            "game": state.game_id,
-            "status": status_of(state),
-            "version": state.version,
-            "players": [{"seat": i, "name": name, **shown_bot(state.bot_of(i))}
-                        if name is not None else {"seat": i, "open": True} for i, name in enumerate(state.players)],
-            "options": state.options,
-            "to_act": state.to_act(),
-            "seed_known_to_creator": state.seed_known_to_creator,
-            "undo": state.undo,
-        }
-        if state.clock is not None:
-            body["clock"] = clocks.shown(state.clock, now())
-        if state.undo_request is not None:
-            body["undo_request"] = state.undo_request
-        if state.result is not None:
-            body["result"] = state.result
-        return body
-
-
-def _provisional(state: MatchState) -> dict[str, Any]:
-    """The scores of a match still running, for whoever asked (any seat, the platform). Where the game
-    hides information they are withheld: they count what only some seats may see (Blackout: Hong Kong
-    scores the cards in hands and face-down slots), and one job answers every seat alike."""
-    if state.engine.info.hidden_information:
-        return {"final": False, "withheld": "hidden_information"}
-    return replay.result(state)
-
-
-def status_of(state: MatchState) -> str:
-    return "aborted" if state.aborted else "finished" if state.finished else "active" if state.started else "open"
 
 
 def _check_bot(game: Game, spec: str, where: str) -> None:

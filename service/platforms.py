@@ -114,6 +114,3 @@ class Platforms:
         for a key nobody issued, or one revoked."""
         raw = self.redis.hget(self.keys.platforms, token_hash(key))
         return json.loads(raw) if raw else None
-
-    def add_match(self, platform_id: str, match_id: str, created_ms: float | None = None) -> None:
-        self.redis.zadd(self.keys.platform_matches(platform_id), {match_id: created_ms or time.time() * 1000})

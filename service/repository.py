@@ -161,6 +161,17 @@ class MatchRepository:
     def remembered(self, key: str) -> str | None:
         return self.store.remembered(key)
 
+    def durably(self, key: str, write):
+        """Make ``write(client)`` to ``key`` as the event store makes an append (``EventStore.durably``)."""
+        return self.store.durably(key, write)
+
+    def readiness(self, lease_ms: int, replicated: bool) -> dict:
+        """Redis answers (RedisError if not), how many rule workers renewed a partition lease within
+        ``lease_ms`` and, ``replicated``, the fewest replicas any master has."""
+        self.redis.ping()
+        replicas = {"replicas": self.store.fewest_replicas()} if replicated else {}
+        return {"redis": True, "workers": self.store.live_workers(lease_ms), **replicas}
+
     # -- reading -----------------------------------------------------------------------------------
 
     def meta(self, match_id: str) -> Meta:
@@ -189,6 +200,10 @@ class MatchRepository:
         processes within ``META_FRESH_S``."""
         self.redis.hset(self.keys.meta(match_id), f"seat:{seat}", bytes.fromhex(digest))
         self._metas.drop(match_id)
+
+    def version(self, match_id: str) -> int:
+        """The log's current version (0: no such match), read from Redis."""
+        return self.store.version(match_id)
 
     def head(self, match_id: str) -> MatchState | None:
         """The newest state of the match this process holds, without asking Redis (may be stale)."""

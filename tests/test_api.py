@@ -299,10 +299,13 @@ def test_a_job_is_read_only_with_a_credential_of_its_match(client, fake_redis, s
         assert client.get(f"/v1/jobs/{job_id}", headers=bearer(allowed)).json["id"] == job_id
 
 
-def test_bot_clock_and_webhook_jobs_are_nobodys_to_read(app, client):
+def test_bot_clock_and_webhook_jobs_are_nobodys_to_read(client, fake_redis, settings):
     """Only scoring jobs are handed out by id; the workers' own are not shown, even to the match's seats."""
+    from service.jobqueue import JobQueue
+    from service.keys import Keys
+
     match_id, tokens = create(client)
-    jobs = app.extensions["matchlog"].jobs
+    jobs = JobQueue(fake_redis, Keys(settings.namespace))
     jobs.enqueue_bot_move(match_id, 1, 1)
     jobs.enqueue_deadline(match_id, 1, 4_102_444_800_000)
     jobs.enqueue_delivery("d" * 32, "h" * 16, "{}")

@@ -237,16 +237,16 @@ def test_a_timeout_that_loses_its_race_leaves_the_seat_its_token(fake_redis, set
     import time
 
     from service.events import VersionConflict
-    from service.matches import Matches
+    from service.matches import Matches, NewMatch
     from service.tokens import seat_for
 
     matches = Matches(fake_redis, settings)
-    match_id, state, tokens = matches.create("blokus", ["ann", "bob"], {}, clock={"per_action_ms": 1000,
-                                                                                "on_timeout": "bot"})
+    match_id, state, tokens = matches.create(NewMatch("blokus", ["ann", "bob"], {},
+                                                      clock={"per_action_ms": 1000, "on_timeout": "bot"}))
     stale = matches.load(match_id)
     matches.submit(match_id, 0, 1, state.legal_actions(0)[0])  # in time
     time.sleep(1.1)  # seat 1 is out of time now, and seat 0 was, judged on the stale copy
     with pytest.raises(VersionConflict):
         matches._time_out(match_id, stale)
     assert seat_for(tokens[0], matches.seat_hashes(match_id)) == 0
-    assert matches.repository.seat_digest(match_id, 0) is not None
+    assert matches.seat_digest(match_id, 0) is not None

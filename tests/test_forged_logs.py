@@ -18,7 +18,8 @@ import pytest
 
 from service import lifecycle, replay
 from service.app import create_app
-from service.cli import ForgedLog, UncoveredEntries, check_checkpoint, check_covered, main
+from service.audit import ForgedLog, UncoveredEntries, check_checkpoint, check_covered
+from service.cli import main
 from service.config import Settings
 from service.events import Recorded
 from service.games.protocol import IllegalAction

@@ -19,10 +19,9 @@ from dataclasses import replace
 
 import pytest
 
-from service import lifecycle, packs, replay
+from service import lifecycle, packs, replay, views
 from service.chain import BrokenChain, Recorded, canonical_json, commitment_key, verify_chain
 from service.games import GAMES
-from service.matches import Matches
 
 AT = "2026-11-27T12:00:00.000Z"
 
@@ -60,7 +59,7 @@ def played_log(game_id: str, players: int, options: dict, seed: int, max_moves: 
 
 
 def shown(state, entries, viewer, revealed=False):
-    return [Matches.entry_view(state.engine, e, viewer, revealed, state.sealed_chain) for e in entries]
+    return [views.entry_view(state.engine, e, viewer, revealed, state.sealed_chain) for e in entries]
 
 
 def attacker_recipes(prev_hash: str | None, whole: Recorded, shown_entry: dict, created_hash: str) -> dict[str, str]:
@@ -156,7 +155,7 @@ def test_a_log_from_before_sealing_still_verifies_and_its_hashes_wait_for_the_re
     assert not running.sealed_chain and running.game == state.game
     for viewer in (None, 0, 1):
         assert {v["hash"] for v in shown(running, legacy, viewer)} == {None}
-    assert Matches.hashes_withheld(running)
+    assert views.hashes_withheld(running)
     verify_chain(legacy)
 
 

@@ -68,7 +68,8 @@ def test_engines_import_nothing_with_io():
                 assert name.split(".")[0] not in ("flask", "redis", "rq", "werkzeug", "requests"), (path, name)
 
 
-PURE_CORE = ("service.chain", "service.replay", "service.lifecycle", "service.clocks", "service.games")
+PURE_CORE = ("service.chain", "service.replay", "service.lifecycle", "service.clocks", "service.games", "service.audit",
+             "service.views")
 
 
 def test_the_pure_core_imports_where_redis_cannot():

@@ -96,10 +96,15 @@ def test_blokus_refuses_a_colour_missing_or_not_in_the_variant():
     assert refused(blokus, duo, 0, {"type": "place", "colour": "orange", "cells": [[9, 9]]}) == "wrong_colour"
 
 
-def test_the_server_refuses_play_in_an_aborted_match_an_unstarted_one_and_a_bots_seat(app):
+def test_the_server_refuses_play_in_an_aborted_match_an_unstarted_one_and_a_bots_seat(app, fake_redis, settings):
     from service import lifecycle
+    from service.keys import Keys
+    from service.repository import MatchRepository
+    from service.serverkey import ServerKey
 
     client, matches = app.test_client(), app.extensions["matchlog"]
+    repository = MatchRepository(fake_redis, Keys(settings.namespace, settings.feed_partitions),
+                                 settings.snapshot_every, ServerKey(settings.secret_key))  # the sealed seed, unsealed
 
     def create(game, players):
         created = client.post("/v1/matches", json={"game": game, "players": players})
@@ -109,7 +114,7 @@ def test_the_server_refuses_play_in_an_aborted_match_an_unstarted_one_and_a_bots
     action = {"type": "place", "cells": [[0, 0]]}
 
     def refusal(match_id, seat, by=None):
-        state, secret = matches.load(match_id), matches.repository.meta(match_id).secret
+        state, secret = matches.load(match_id), repository.meta(match_id).secret
         with pytest.raises(IllegalAction) as refused_:
             lifecycle.act(state, seat, action, secret, "2026-01-01T00:00:00.000Z", by=by)
         return refused_.value.reason

@@ -4,11 +4,12 @@ snapshot leaves the state cached as the head, like any other."""
 
 from __future__ import annotations
 
-from service.matches import Matches
+from service.matches import Matches, NewMatch
+from service.keys import Keys
 
 
 def _grown(matches: Matches, version: int) -> str:
-    match_id, state, _ = matches.create("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent")
+    match_id, state, _ = matches.create(NewMatch("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent"))
     seat = state.to_act()[0]
     matches.submit(match_id, seat, state.version, state.legal_actions(seat)[0])
     state = matches.load(match_id)
@@ -54,23 +55,23 @@ def test_a_cold_load_reads_the_due_snapshot_directly(fake_redis, settings):
     state = fresh.load(match_id)
     assert state.version == 16 * 7 + 5
     assert counting.hkeys_calls == 0
-    assert state == Matches(fake_redis, settings).repository.load(match_id)
+    assert state == Matches(fake_redis, settings).load(match_id)
 
 
 def test_a_load_that_lands_on_a_snapshot_caches_the_head(fake_redis, settings):
     match_id = _grown(Matches(fake_redis, settings), 16 * 4)
     fresh = Matches(fake_redis, settings)
-    assert fresh.repository.head(match_id) is None
+    assert fresh._repository.head(match_id) is None  # the cache itself
     state = fresh.load(match_id)
     assert state.version == 64
-    assert fresh.repository.head(match_id) == state
+    assert fresh._repository.head(match_id) == state
 
 
 def test_a_compacted_match_still_loads_from_its_one_snapshot(fake_redis, settings):
     matches = Matches(fake_redis, settings)
     match_id = _grown(matches, 16 * 3 + 3)
-    matches.repository.compact(match_id)  # keeps one snapshot, at a version no interval names
-    assert fake_redis.hkeys(matches.keys.snapshots(match_id)) == [b"51"]
+    matches.compact(match_id)  # keeps one snapshot, at a version no interval names
+    assert fake_redis.hkeys(Keys(settings.namespace).snapshots(match_id)) == [b"51"]
     counting = _Counting(fake_redis)
     assert Matches(counting, settings).load(match_id).version == 51
     assert counting.hkeys_calls == 1  # the due snapshot (48) is gone: the list says which one is left
@@ -88,8 +89,8 @@ def test_a_scored_match_folded_again_keeps_its_one_snapshot(client, fake_redis, 
     play_random_game(client, match_id, tokens, random.Random(4))
     score(client, fake_redis, settings, match_id, tokens[0])
     matches = Matches(fake_redis, settings)
-    matches.repository.compact(match_id)
-    key = matches.keys.snapshots(match_id)
+    matches.compact(match_id)
+    key = Keys(settings.namespace).snapshots(match_id)
     (version, raw), = fake_redis.hgetall(key).items()
     stored = snapshots.decode(raw)
     fake_redis.hset(key, version, snapshots.encode({**stored, "rules": "blokus@0+shell1"}))  # an older fold's

@@ -44,7 +44,7 @@ def _matches(namespace: str) -> Matches:
 
 def run_here(matches: Matches, jobs) -> None:
     """Run this process's jobs of ``matches``'s namespace, taken from ``jobs``, on ``matches`` itself."""
-    _apps[(id(jobs), matches.keys.namespace)] = matches
+    _apps[(id(jobs), matches.settings.namespace)] = matches
 
 
 def score_match(match_id: str, namespace: str) -> dict[str, Any]:
@@ -75,7 +75,7 @@ def check_clock(match_id: str, version: int, namespace: str) -> dict[str, Any]:
 def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -> dict[str, Any]:
     """POST one delivery, signed; a failure or a timeout raises, and RQ retries with backoff."""
     matches = _matches(namespace)
-    hook = matches.webhooks.get(hook_id)
+    hook = matches.webhook(hook_id)
     if hook is None:
         return {"delivered": False, "why": "the webhook is gone"}
     job = get_current_job()
@@ -92,7 +92,7 @@ def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -
     except (OSError, http.client.HTTPException, ValueError) as error:  # ValueError: a URL http.client refuses
         outcome["error"] = str(error) or type(error).__name__
     outcome["ms"] = round((time.monotonic() - started) * 1000, 1)
-    matches.webhooks.record(hook_id, outcome)
+    matches.record_delivery(hook_id, outcome)
     if not 200 <= outcome.get("status", 0) < 300:
         metrics.JOBS.labels("deliver_webhook", "retried").inc()
         where = urllib.parse.urlsplit(hook["url"]).netloc  # not the path: receivers' URLs can carry their secret

@@ -25,7 +25,8 @@ import time
 import redis
 
 from service import metrics
-from service.events import FeedNotice
+from service.events import EventStore, FeedNotice
+from service.keys import Keys
 from service.matches import Matches
 from service.repository import MatchNotFound
 from workers.partitions import PartitionLeases
@@ -42,16 +43,20 @@ log = logging.getLogger("matchlog.projector")
 
 
 class Projector:
-    def __init__(self, matches: Matches, consumer: str | None = None, block_ms: int = 1000):
+    def __init__(self, matches: Matches, redis_client: redis.Redis, consumer: str | None = None,
+                 block_ms: int = 1000):
+        """``redis_client``: the match store's, whose feed it follows."""
         self.matches = matches
-        self.store = matches.store
+        self.store = EventStore.of(redis_client, matches.settings)
         self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
         self.block_ms = block_ms
         self.claim_idle_ms = matches.settings.claim_idle_ms
         self._last_claim = 0.0
         self._extras: dict[str, bool] = {}  # match id -> has bots or a clock
         self._last_rebalance = -REBALANCE_S
-        self.leases = PartitionLeases(matches.redis, matches.keys, self.consumer, matches.settings.partition_lease_ms)
+        settings = matches.settings
+        self.leases = PartitionLeases(redis_client, Keys(settings.namespace, settings.feed_partitions), self.consumer,
+                                      settings.partition_lease_ms)
 
     def handle(self, notice: FeedNotice) -> bool:
         """Do a notice's work; False while it must stay pending (a finished game not yet scored)."""
@@ -65,12 +70,12 @@ class Projector:
             return True
         self.matches.deliver(notice.match_id, notice.version, notice.types)  # before the ack: none is lost
         if state.finished and state.result is None and self.matches.load(notice.match_id).result is None:
-            self.matches.jobs.enqueue_scoring(notice.match_id, notice.version, reuse=False)
+            self.matches.request_scoring(notice.match_id, notice.version, reuse=False)
             return False
         if "match_scored" in notice.types:  # the match will not change again: one snapshot is enough
-            self.matches.repository.compact(notice.match_id)
+            self.matches.compact(notice.match_id)
         elif self._remember_extras(notice.match_id, state) and \
-                self.matches.store.version(notice.match_id) == notice.version:  # they answer the latest version only
+                self.store.version(notice.match_id) == notice.version:  # they answer the latest version only
             self.matches.bots_to_move(notice.match_id, state)
             self.matches.schedule_deadline(notice.match_id, state)
         return True
@@ -93,7 +98,7 @@ class Projector:
         """Handle one batch: the pending notices of partitions just gained and stale ones first, then
         new ones. Returns how many."""
         notices = self._rebalance() + self._chores()
-        self.matches.jobs.enqueue_overdue()  # deadlines and delayed retries: every worker moves them when due
+        self.matches.move_due_jobs()  # deadlines and delayed retries: every worker moves them when due
         if not notices:
             owned = self.leases.owned()  # COUNT is per stream: a few hundred notices a step at most
             notices = self.store.read_feed(GROUP, self.consumer, owned, count=max(16, BATCH // max(1, len(owned))),
@@ -128,7 +133,7 @@ class Projector:
             notices += self.store.claim_stale(GROUP, self.consumer, partition, self.claim_idle_ms)
             self.store.trim_feed(partition)
             self.store.drop_idle_consumers(GROUP, partition, 10 * self.claim_idle_ms)
-        self.matches.jobs.clean_registries()
+        self.matches.clean_job_registries()
         metrics.FEED_LAG.set(self.store.feed_lag(GROUP, owned))
         return notices
 

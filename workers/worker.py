@@ -18,6 +18,7 @@ from service.config import Settings
 from service.matches import Matches
 from service.redis_client import connect, for_jobs
 from service.jobqueue import JobQueue
+from service.keys import Keys
 from workers.jobs import DeliveryFailed, run_here
 from workers.projector import Projector
 
@@ -51,22 +52,23 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
     if jobs_connection is store:
         jobs_connection = connect(redis_url)  # RQ changes its socket timeout: keep it to itself
     matches = Matches(store, settings)
+    keys = Keys(settings.namespace, settings.feed_partitions)
     run_here(matches, jobs_connection)  # jobs share the rule thread's cache: what one folded, the other reuses
     try:
-        legacy = store.exists(matches.keys.legacy_feed)
+        legacy = store.exists(keys.legacy_feed)
     except redis.exceptions.RedisError as error:  # Redis away at the start: the loops below wait for it
         log.warning("redis unavailable (%s); waiting", error)
         legacy = False
     if legacy:
         log.warning("this Redis holds data in the layout before feed partitions: stop the API and workers and "
                     "run `matchlog migrate` (until then those matches are not found)")
-    projector = Projector(matches)
+    projector = Projector(matches, store)
     thread = threading.Thread(target=projector.run, args=(stop,), name="projector", daemon=True)
     thread.start()
     try:
         while not stop.is_set():
             try:  # RQ's worker asks Redis about itself as it is made: Redis may be away then too
-                worker = _JobWorker([JobQueue(jobs_connection, matches.keys).queue()], connection=jobs_connection,
+                worker = _JobWorker([JobQueue(jobs_connection, keys).queue()], connection=jobs_connection,
                                     name=f"matchlog-{uuid.uuid4().hex[:8]}", worker_ttl=30)
                 worker.stop = stop
                 # scheduled jobs (deadlines, delayed retries) are moved by the rule loop: JobQueue.enqueue_overdue

@@ -14,7 +14,7 @@ import uuid
 import redis
 
 from service.config import Settings
-from service.matches import Matches
+from service.matches import Matches, NewMatch
 
 
 def main(others: int) -> None:
@@ -23,8 +23,8 @@ def main(others: int) -> None:
     matches = Matches(client, settings)
     try:
         for _ in range(others):
-            matches.create("blokus", ["ann", "bob"])
-        aborted = [matches.create("blokus", ["ann", "bob"])[0] for _ in range(5)]
+            matches.create(NewMatch("blokus", ["ann", "bob"]))
+        aborted = [matches.create(NewMatch("blokus", ["ann", "bob"]))[0] for _ in range(5)]
         for match_id in aborted:
             matches.abort(match_id, "bench")
         fresh = Matches(client, settings)  # a new worker: no match state cached

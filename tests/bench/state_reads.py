@@ -27,7 +27,8 @@ import sys
 import time
 
 from service.config import Settings
-from service.matches import Matches
+from service.matches import Matches, NewMatch
+from service.keys import Keys
 from service.redis_client import connect
 from service.serverkey import new_secret
 from tests.bench.api import HOST, Servers
@@ -37,7 +38,7 @@ from tests.bench.throughput import RedisServer
 
 def grown(matches: Matches, version: int) -> tuple[str, str]:
     """A Blokus Duo match at exactly ``version`` (at least 4), and the token of seat 0."""
-    match_id, state, tokens = matches.create("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent")
+    match_id, state, tokens = matches.create(NewMatch("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent"))
     seat = state.to_act()[0]
     action = state.legal_actions(seat)[0]
     matches.submit(match_id, seat, state.version, action)
@@ -95,7 +96,7 @@ def run(seconds: float, long: int) -> list[Figure]:
                 results[version] = (timed(lambda: cold_load(match_id), seconds),
                                     timed(lambda: get_state(match_id, token), seconds))
         connection.close()
-        snapshots = client.hlen(matches.keys.snapshots(made[long][0]))
+        snapshots = client.hlen(Keys(matches.settings.namespace).snapshots(made[long][0]))
     finally:
         if servers is not None:
             servers.close()

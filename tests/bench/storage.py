@@ -21,7 +21,9 @@ from pathlib import Path
 from rq import SimpleWorker
 
 from service.config import Settings
-from service.matches import Matches
+from service.matches import Matches, NewMatch
+from service.jobqueue import JobQueue
+from service.keys import Keys
 from service.redis_client import connect
 from tests.bench.common import Figure, json_figures, machine, table
 from workers.projector import Projector
@@ -36,7 +38,7 @@ CASES = {
 
 
 def play_to_the_end(matches: Matches, game_id: str, players: int, options: dict, rng: random.Random) -> str:
-    match_id, state, _ = matches.create(game_id, [f"p{i}" for i in range(players)], options)
+    match_id, state, _ = matches.create(NewMatch(game_id, [f"p{i}" for i in range(players)], options))
     while not state.finished:
         seat = state.engine.to_act(state.game)[0]
         action = rng.choice(state.engine.legal_actions(state.game, seat))
@@ -59,10 +61,10 @@ def measure(url: str, matches_per_case: int) -> list[Figure]:
         for label, (game_id, players, options) in CASES.items():
             rng = random.Random(label)
             ids = [play_to_the_end(matches, game_id, players, options, rng) for _ in range(matches_per_case)]
-            projector = Projector(matches, consumer="storage-bench", block_ms=10)
+            projector = Projector(matches, redis_client, consumer="storage-bench", block_ms=10)
             while projector.step():
                 pass
-            SimpleWorker([matches.jobs.queue()], connection=redis_client).work(burst=True)
+            SimpleWorker([JobQueue(redis_client, Keys(settings.namespace)).queue()], connection=redis_client).work(burst=True)
             while projector.step():  # the notices of the game ends, now scored, are done
                 pass
             per_kind: dict[str, list[int]] = {}

@@ -274,7 +274,7 @@ def test_a_game_lost_before_the_first_move_still_reveals_its_seed_and_is_scored(
     assert [e["type"] for e in log] == ["match_created", "seed_revealed"]
     assert client.get(f"/v1/matches/{match_id}").json["status"] == "finished"
 
-    projector = Projector(Matches(fake_redis, configured), consumer="test", block_ms=1)
+    projector = Projector(Matches(fake_redis, configured), fake_redis, consumer="test", block_ms=1)
     projector.step()
     run_jobs(fake_redis, settings)
     result = client.get(f"/v1/matches/{match_id}").json["result"]

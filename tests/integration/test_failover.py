@@ -14,6 +14,7 @@ import uuid
 
 import pytest
 
+from service.events import EventStore
 from service.app import create_app
 from service.chain import verify_chain
 from service.keys import Keys
@@ -86,7 +87,7 @@ def test_no_acknowledged_action_is_lost_when_a_master_dies(doomed_cluster, redis
     app = create_app(settings, store)
     client = app.test_client()
     matches = [create(client, "blokus") for _ in range(9)]
-    keys = app.extensions["matchlog"].keys
+    keys = Keys(settings.namespace, settings.feed_partitions)
     assert app.extensions["matchlog"].readiness()["replicas"] == 1  # every master has its replica
     victim = doomed_cluster.master_of(keys.log(matches[0][0]))
     on_victim = [m for m, _ in matches if doomed_cluster.master_of(keys.log(m)) == victim]
@@ -123,9 +124,9 @@ def test_no_acknowledged_action_is_lost_when_a_master_dies(doomed_cluster, redis
     assert recovered, "the matches of the killed master took actions again, with no restart of the API"
 
     fresh = connect(doomed_cluster.startup_url)  # a client that never saw the old master
-    reader = create_app(settings, fresh).extensions["matchlog"]
+    reader = EventStore.of(fresh, settings)
     for player in players:
-        log = reader.store.read(player.match_id)
+        log = reader.read(player.match_id)
         verify_chain(log)
         by_version = {entry.version: entry for entry in log}
         for _, entry in player.acknowledged:

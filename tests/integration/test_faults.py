@@ -111,7 +111,7 @@ def test_a_game_end_is_scored_even_if_the_scoring_job_is_lost(real_client, real_
     """The game-over notice stays pending until the result is in the log, so a lost job is redone."""
     match_id, tokens = create(real_client)
     play_random_game(real_client, match_id, tokens, random.Random(11))
-    projector = Projector(Matches(real_redis, settings), consumer="doomed", block_ms=10)
+    projector = Projector(Matches(real_redis, settings), real_redis, consumer="doomed", block_ms=10)
     while projector.step():
         pass
     jobs = f"rq:queue:{settings.namespace}"

@@ -26,11 +26,11 @@ def drain(app, settings, redis_client):
     from service.matches import Matches
 
     matches = Matches(redis_client, dataclasses.replace(settings, claim_idle_ms=0))
-    projector = Projector(matches, consumer="test-worker", block_ms=10)
+    projector = Projector(matches, redis_client, consumer="test-worker", block_ms=10)
     for _ in range(20):
         busy = projector.step()
         run_jobs(redis_client, settings)
-        if not busy and not matches.store.feed_pending(GROUP):
+        if not busy and not projector.store.feed_pending(GROUP):
             return
     raise AssertionError("the worker did not settle")
 

@@ -17,6 +17,8 @@ import random
 
 import pytest
 
+from service.events import EventStore
+from service.keys import Keys
 from service.redis_client import connect
 from tests.helpers import create, play_random_game
 from tests.integration.test_bots_on_redis import test_bot_only_matches_of_every_game_and_mode_finish_by_themselves
@@ -65,7 +67,7 @@ def fake_redis(real_redis):
 
 def test_matches_spread_over_every_master(real_client, real_redis, redis_cluster, settings):
     match_ids = [create(real_client)[0] for _ in range(60)]
-    keys = real_client.application.extensions["matchlog"].keys
+    keys = Keys(settings.namespace, settings.feed_partitions)
     by_master = collections.Counter(redis_cluster.master_of(keys.log(m)) for m in match_ids)
     print(f"\n60 matches over the masters (port: matches): {dict(sorted(by_master.items()))}")
     assert sorted(by_master) == sorted(redis_cluster.master_ports())
@@ -84,7 +86,7 @@ def test_a_worker_follows_partitions_on_every_master(real_client, real_app, real
     drain(real_app, settings, real_redis)  # one worker owns all 64 partitions, spread over 3 masters
     for match_id in match_ids:
         assert real_client.get(f"/v1/matches/{match_id}").json["result"]["final"] is True
-    assert real_app.extensions["matchlog"].store.feed_pending("projector") == 0
+    assert EventStore.of(real_redis, settings).feed_pending("projector") == 0
 
 
 def test_matchlog_migrate_from_one_redis_into_the_cluster(real_client, real_redis, single_redis_url, settings):

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from service.keys import Keys
 from service.matches import Matches
 from tests.helpers import create, wait_for
 from workers.projector import GROUP, Projector
@@ -22,7 +23,7 @@ LEASE_MS = 1000
 def workers(real_redis, settings):
     """Projectors in this process, each a worker of its own name, with short leases."""
     settings = dataclasses.replace(settings, partition_lease_ms=LEASE_MS, claim_idle_ms=60_000)
-    return lambda name: Projector(Matches(real_redis, settings), consumer=name, block_ms=10)
+    return lambda name: Projector(Matches(real_redis, settings), real_redis, consumer=name, block_ms=10)
 
 
 def owners(*projectors) -> list[frozenset[int]]:
@@ -81,17 +82,17 @@ def test_a_worker_that_stops_hands_its_partitions_over_at_once(workers):
     assert owners(staying) == [frozenset(range(64))]
 
 
-def test_workers_forget_dead_consumers_of_a_partition(workers, real_client, real_redis):
+def test_workers_forget_dead_consumers_of_a_partition(workers, real_client, real_redis, settings):
     gone = workers("gone")
     gone.step()
     match_id, _ = create(real_client)
-    partition = gone.matches.keys.partition(match_id)
+    partition = gone.store.partition(match_id)
     wait_for(lambda: gone.step() == 0 and not gone.store.feed_pending(GROUP))
     gone.leases.resign()
     alive = workers("alive")
     alive.claim_idle_ms = 0  # its chores run on every step, and every consumer counts as idle
     alive.step()
     alive.step()
-    feed = alive.matches.keys.feed(partition)
+    feed = Keys(settings.namespace, settings.feed_partitions).feed(partition)
     names = {c["name"] for c in real_redis.xinfo_consumers(feed, GROUP)}
     assert b"gone" not in names and "gone" not in names

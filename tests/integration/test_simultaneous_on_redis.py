@@ -11,6 +11,9 @@ import threading
 
 from service import replay
 from service.chain import Recorded
+from service.keys import Keys
+from service.repository import MatchRepository
+from service.serverkey import ServerKey
 from tests.helpers import act, bearer, create, full_log
 
 PLAYERS = [{"name": n} for n in ("ann", "bob", "cat", "dan")]
@@ -83,9 +86,11 @@ def test_the_log_of_simultaneous_plans_replays_to_the_served_state(real_app, rea
         thread.start()
     for thread in threads:
         thread.join()
-    secret = real_app.extensions["matchlog"].repository.meta(match_id).secret
+    repository = MatchRepository(real_redis, Keys(settings.namespace, settings.feed_partitions),
+                                 settings.snapshot_every, ServerKey(settings.secret_key))  # the sealed seed, unsealed
+    secret = repository.meta(match_id).secret
     entries = [Recorded.from_dict(e) for e in full_log(client, match_id, None)]
-    whole = real_app.extensions["matchlog"].repository.read(match_id)[1]
+    whole = repository.read(match_id)[1]
     folded = replay.fold(replay.start(whole[0], secret.seed, secret.salt), whole[1:])
     served = real_app.extensions["matchlog"].load(match_id)
     assert folded.game == served.game and folded.version == served.version == len(entries)

@@ -52,7 +52,7 @@ def test_a_finished_scored_match_keeps_only_its_final_snapshot(real_client, real
     matches = Matches(real_redis, settings)
     match_id, tokens = create(real_client, "blokus")
     play_random_game(real_client, match_id, tokens, random.Random(2))
-    projector = Projector(matches, consumer="compactor", block_ms=10)
+    projector = Projector(matches, real_redis, consumer="compactor", block_ms=10)
     drain(projector)
     run_jobs(real_redis, settings)
     drain(projector)

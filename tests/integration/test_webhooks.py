@@ -74,7 +74,7 @@ def work(settings, real_redis, until, seconds=60):
     """Run the rule worker and the job worker (with its scheduler, for the retries) until ``until()``."""
     matches = Matches(real_redis, settings)
     run_here(matches, real_redis)  # the jobs run with these settings (webhooks_private), as a worker's do with its own
-    projector = Projector(matches, consumer="test", block_ms=10)
+    projector = Projector(matches, real_redis, consumer="test", block_ms=10)
     queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
     deadline = time.monotonic() + seconds
     while not until():
@@ -315,7 +315,7 @@ def test_a_webhook_gets_private_draws_sealed_as_a_spectator_sees_them(hooked, re
         match_id = created["id"]
         play_drawing(client, match_id, [s["token"] for s in created["seats"]])
         work(settings, real_redis, lambda: any(b'"private":true' in body for _, body in receiver.received))
-        whole = {e.version: e for e in Matches(real_redis, settings).repository.read(match_id)[1]}
+        whole = {e.version: e for e in Matches(real_redis, settings).entries(match_id)[1]}
         drawn = [e for _, body in receiver.received for e in json.loads(body)["entries"]
                  if e["data"].get("private")]
         assert drawn

@@ -1,0 +1,161 @@
+"""The audit of an exported log, offline: read the export, check that it is whole, check its hash chain
+while folding it with the game's rules, check the seed against its commitment and, with a checkpoint,
+that the server signed the log's last entry. A program calls ``audit``; ``matchlog replay`` prints its
+``Report``. No Redis, no web framework: what an auditor runs needs the log and the rules only.
+
+Errors: ``ForgedLog`` when the log (or its result) is not the server's (changed, cut short, reordered, a
+broken chain, an entry the server never appends); ``AuditError`` when it cannot be audited (unreadable,
+partial, no seed for a running match, a checkpoint short of the end: ``UncoveredEntries``...).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from service.chain import BrokenChain, Recorded, canonical_json
+from service.replay import EntryOutOfPlace, replay
+from service.serverkey import verify
+
+
+class AuditError(Exception):
+    """Why an exported log cannot be audited, in one line."""
+
+
+class ForgedLog(Exception):
+    """The log was audited and is not the server's: changed, or cut short."""
+
+
+class UncoveredEntries(AuditError):
+    """The checkpoint holds for the log up to its version, and says nothing of the entries after it."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """What an audit found: the match as its log folds, and what was verified."""
+
+    version: int
+    status: str
+    to_act: list[int]
+    chain_verified: bool
+    scores: dict[str, Any]
+    checkpoint_verified: dict[str, Any] | None = None
+    recorded_result_matches: bool | None = None  # None: no result recorded yet
+
+    @property
+    def ok(self) -> bool:
+        """False when the recorded result is not the one the rules compute."""
+        return self.recorded_result_matches is not False
+
+    def as_dict(self) -> dict[str, Any]:
+        body = {"version": self.version, "status": self.status, "to_act": self.to_act, "seed_verified": True,
+                "chain_verified": self.chain_verified, "scores": self.scores}
+        if self.checkpoint_verified is not None:
+            body["checkpoint_verified"] = self.checkpoint_verified
+        if self.recorded_result_matches is not None:
+            body["recorded_result_matches"] = self.recorded_result_matches
+        return body
+
+
+def audit(log: str | list[Recorded], seed: str | None = None, salt: str | None = None,
+          checkpoint: str | dict | None = None, public_key: str | None = None,
+          current: int | None = None) -> Report:
+    """Audit ``log`` (a file holding an export, ``-`` for stdin, or its entries; ``current``: the match's
+    version when they were exported, if known). ``seed`` and ``salt``: for a match still running (a
+    finished log reveals them). ``checkpoint`` (a file, or its body) is checked against ``public_key``,
+    the server's key pinned beforehand. Raises ForgedLog or AuditError."""
+    if checkpoint is not None and not public_key:
+        raise AuditError("a checkpoint needs the server's public key: one checked against the key it carries "
+                         "proves nothing")
+    try:
+        entries, current = read_export(log) if isinstance(log, str) else (list(log), current)
+        check_whole(entries, current)
+        # the checkpoint first: a log cut short before its seed_revealed is refuted by it, not "running"
+        signed = check_checkpoint(checkpoint, entries, public_key) if checkpoint is not None else None
+        state = replay(entries, seed, salt)
+        if signed:  # after the fold: an entry the server never appends is the sharper finding
+            check_covered(signed, entries)
+    except (BrokenChain, EntryOutOfPlace) as error:
+        raise ForgedLog(str(error)) from error
+    except ValueError as error:  # no seed, or one the commitment refutes
+        raise AuditError(str(error)) from error
+    engine = state.engine
+    scores = engine.scores(state.game)
+    recorded = None if state.result is None else {"final": state.finished, **scores} == state.result
+    return Report(state.version, "finished" if state.finished else "active", engine.to_act(state.game),
+                  any(e.hash for e in entries), scores, signed, recorded)
+
+
+def read_export(path: str) -> tuple[list[Recorded], int | None]:
+    """The entries of an exported log and, for a page of ``/events``, the match's version then.
+    Reads the answer of ``GET .../events``, a JSON list of entries, or the JSON Lines of ``GET .../log``."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise AuditError(f"cannot read {path}: {error}") from None
+    try:
+        body = json.loads(text)
+    except ValueError:
+        try:
+            body = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except ValueError:
+            raise AuditError(f"{path} is neither JSON nor JSON Lines") from None
+    current = body.get("version") if isinstance(body, dict) else None
+    raw = body.get("events") if isinstance(body, dict) else body
+    if not isinstance(raw, list) or not raw:
+        raise AuditError(f"{path} holds no log entries")
+    try:
+        return [Recorded.from_dict(e) for e in raw], current
+    except (KeyError, TypeError, AttributeError) as error:
+        raise AuditError(f"{path}: an entry is not a log entry ({error!r})") from None
+
+
+def check_whole(entries: list[Recorded], current: int | None) -> None:
+    """AuditError unless the entries are the whole log from its start (ForgedLog for the server's entries
+    out of the order it writes them in)."""
+    versions = [e.version for e in entries]
+    if sorted(versions) == list(range(1, len(entries) + 1)) != versions:  # the server exports in order
+        raise ForgedLog(f"entries out of order: entry {next(v for i, v in enumerate(versions, 1) if v != i)} "
+                        "is not where the server writes it")
+    if versions != list(range(1, len(entries) + 1)):
+        raise AuditError(f"a partial log: entries {versions[0]}..{versions[-1]} with gaps or without the "
+                         "start; export the whole log with GET /v1/matches/{id}/log")
+    if current is not None and current > versions[-1]:
+        raise AuditError(f"a partial log: entries 1..{versions[-1]} of {current}; export the whole log with "
+                         "GET /v1/matches/{id}/log")
+
+
+def check_checkpoint(checkpoint: str | dict, entries: list[Recorded], public_key: str) -> dict:
+    """The checkpoint's version and key, once its signature by ``public_key`` holds and the log's entry at
+    its version has its hash (ForgedLog otherwise). ``checkpoint``: a file holding it, or its body."""
+    where = checkpoint if isinstance(checkpoint, str) else "given"
+    try:
+        body = json.loads(Path(checkpoint).read_text(encoding="utf-8")) if isinstance(checkpoint, str) else checkpoint
+        signed = {k: body[k] for k in ("hash", "match", "version")}
+        key, signature = body["public_key"], body["signature"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise AuditError(f"cannot read the checkpoint {where}: {error!r}") from None
+    if public_key != key:
+        raise AuditError("the checkpoint is signed by another key than the one given")
+    if not verify(key, canonical_json(signed), signature):
+        raise AuditError("the checkpoint's signature is not valid")
+    version = signed["version"]
+    if version > len(entries):
+        raise ForgedLog(f"the log is not the one the server signed: it ends at entry {len(entries)}, "
+                        f"the checkpoint is at {version}")
+    if entries[version - 1].hash != signed["hash"]:
+        raise ForgedLog(f"the log is not the one the server signed: entry {version} differs from the checkpoint")
+    return {"version": version, "public_key": key}
+
+
+def check_covered(signed: dict, entries: list[Recorded]) -> None:
+    """A checkpoint proves the log only up to its version: what follows the signed head is anyone's,
+    and a forger extends a signed log there (undo back to the start, play again, score again)."""
+    version = signed["version"]
+    if version < len(entries):
+        raise UncoveredEntries(f"the checkpoint covers entries 1..{version} of {len(entries)}: nothing proves "
+                               f"entries {version + 1}..{len(entries)} are the server's; take a fresh checkpoint "
+                               "(GET /v1/matches/{id}/checkpoint) after the match ends")
