@@ -1,0 +1,74 @@
+"""What every phase of Blackout: Hong Kong looks up: the steps of a round and their phase numbers
+(written once, here), the pack's cards and tiles, a player's plan cards and holdings, the limited
+pools (A-37), the refusal of an action and the event that resolves the head of the effect queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.games.blackout_hong_kong.board import board_of
+from service.games.kit import event
+from service.games.protocol import Event, IllegalAction, State
+
+STEPS = ("start_cubes", "plan", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "over")
+"""Where the game stands (§3.9): start cubes (S-12), Phase 1 ("plan") to Phase 8, then over."""
+PHASE_OF_STEP = {step: number for number, step in enumerate(STEPS)}  # start cubes 0, Phase 1-8, over 9
+NEXT_STEP = dict(zip(STEPS[1:8], STEPS[2:9]))  # plan -> p2 ... p7 -> p8; p8 ends the round
+SEQUENTIAL = ("p2", "p3", "p4", "p8")  # one seat after another, each turn ended by turn_ended
+ACTIVE_FROM_FIRST = ("p2", "p3", "p4", "p5", "p8")  # the phases whose first seat acts as they begin
+
+
+def refuse(reason: str, message: str) -> IllegalAction:
+    return IllegalAction(reason, message)
+
+
+def require_phase(state: State, step: str, rule: str) -> None:
+    if state["step"] != step:
+        raise refuse("wrong_phase", f"{rule}: not in Phase {PHASE_OF_STEP[step]}")
+
+
+def resolving(kind: str, seat: int, **data: Any) -> Event:
+    """The event that resolves the head of the effect queue."""
+    return event(kind, seat, queued=True, **data)
+
+
+def card(state: State, card_id: str) -> dict:
+    return board_of(state["content"]).cards[card_id]
+
+
+def tile(state: State, tile_id: str) -> dict:
+    return board_of(state["content"]).tiles[tile_id]
+
+
+def held(player: dict) -> dict[str, int]:
+    """What the player can pay with: the rondel's resources and batteries, and HK$."""
+    return {**player["rondel"], "hkd": player["hkd"]}
+
+
+def plan_at(player: dict, source: dict) -> dict | None:
+    """The plan card (with its completed objectives and markers) on an objective space or the
+    emergency-plan space; None elsewhere."""
+    if source["area"] == "OBJECTIVE_SPACE":
+        return player["objectives"][source["index"]]
+    if source["area"] == "EMERGENCY_PLAN":
+        return player["emergency"] if isinstance(player["emergency"], dict) else None
+    return None
+
+
+def usable_slots(player: dict) -> list[int]:
+    return [1, 2, 3, 4] if player["slot4"] else [1, 2, 3]
+
+
+def gainable(state: State, player: dict, n: int) -> int:
+    """R-0.6, A-37: a gain of cubes onto the rondel is cut to the supply when cubes are limited."""
+    return min(n, player["supply"]) if state["options"]["CUBES_LIMITED"] else n
+
+
+def transport_pool(state: State) -> int:
+    if not state["options"]["TRANSPORT_POOL_LIMITED"]:
+        return 10 ** 6
+    return 24 - sum(player["transport"] for player in state["players"])  # A-37
+
+
+def scoring_table(state: State) -> list[int]:
+    return state["options"]["SCORING_TABLE"] or state["content"]["scoringTable"]
