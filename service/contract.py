@@ -58,8 +58,19 @@ def openapi30(schema: Any) -> Any:
             out[key] = [openapi30(item) for item in value]
         elif key == "const":
             out["enum"] = [value]
+            if type(value) in (str, bool, int, float) and "type" not in schema:
+                out["type"] = {str: "string", bool: "boolean", int: "integer", float: "number"}[type(value)]
         else:
             out[key] = copy.deepcopy(value)
+    kinds_of = {str: "string", bool: "boolean", int: "integer", float: "number"}
+    values = [v for v in out.get("enum", []) if v is not None]
+    if "type" not in out and len({type(v) for v in values}) > 1:  # ["random", 0, 1]: one enum a type
+        by_type: dict[str, list] = {}
+        for value in values:
+            by_type.setdefault(kinds_of[type(value)], []).append(value)
+        if None in out.pop("enum"):
+            out["nullable"] = True
+        out["anyOf"] = [{"type": kind, "enum": listed} for kind, listed in by_type.items()]
     kind = out.get("type")
     if isinstance(kind, list):
         kinds = [k for k in kind if k != "null"]
