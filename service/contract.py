@@ -202,7 +202,9 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
         "game": {"type": "string", "enum": [game.info.id]},
         "options": {"allOf": [ref(f"{p}Options")], "description": "The options, resolved (every default filled in)."},
         "result": {"allOf": [ref(f"{p}Result")], "description": "Present once the scoring job has recorded it."},
-        "clock": {"allOf": [ref("MatchClock")], "description": "A clocked match's clocks, as every seat sees them."}})
+        "clock": {"allOf": [ref("MatchClock")], "description": "A clocked match's clocks, as every seat sees them."},
+        "undo": {"type": "string", "enum": ["none", "until_next_action", "with_consent"]},
+        "undo_request": {"allOf": [ref("UndoRequest")], "description": "An undo waiting for the other seats."}})
     components[f"{p}Match"] = {**typed, "additionalProperties": False, "description": f"A {game.info.name} match."}
     components[f"{p}WebhookDelivery"] = _closed({
         "delivery": {**STR, "description": "The Matchlog-Delivery id (the same on every retry)."},
@@ -228,10 +230,16 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
                                        "mapping": {g.info.id: REF + f"{prefix(g)}{suffix}" for g in games}}
         return schema
 
-    out["MatchClock"] = {"type": "object", "description": "Turn clocks: the settings (initial_ms, increment_ms or "
-                                                          "per_action_ms), on_timeout, remaining_ms per seat (as of "
-                                                          "as_of) and the running seats.",
-                         "additionalProperties": True}
+    out["MatchClock"] = _closed({
+        **LOGGED_CLOCK["properties"],
+        "remaining_ms": {"type": "array", "items": INT, "description": "Each seat's time left, as of as_of."},
+        "running": {"type": "array", "items": INT, "description": "The seats whose clocks run."},
+        "as_of": {**STR, "description": "UTC, ISO 8601: now for the latest version, else that version's entry."}},
+        ["on_timeout", "remaining_ms", "running", "as_of"],
+        "Turn clocks, as every seat sees them: the settings (initial_ms and increment_ms, or per_action_ms), "
+        "on_timeout, and each seat's time left.")
+    out["UndoRequest"] = _closed({"seat": INT, "to_version": INT, "accepted": {"type": "array", "items": INT}},
+                                 ["seat", "to_version", "accepted"], "An undo waiting for the other seats' consent.")
     out["Match"] = union("oneOf", "Match", "A match of one of the games, by its game.", "game")
     out["State"] = union("oneOf", "State", "The state as the caller may see it, in the shape of the match's game.")
     out["Events"] = union("anyOf", "Events", "Log entries, typed by the match's game (an empty page fits any).")
