@@ -176,8 +176,7 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
         "players": {"type": "array", "items": CREATED_PLAYER}, "seed_commitment": STR, "chain": INT,
         "seed_known_to_creator": {"type": "boolean", "enum": [True]},
         "undo": {"type": "string", "enum": ["until_next_action", "with_consent"]}, "clock": LOGGED_CLOCK,
-        "content_sha256": STR,
-        "content": ref(f"{p}Content") if f"{p}Content" in components else {"type": "object"},
+        **({"content_sha256": STR, "content": ref(f"{p}Content")} if f"{p}Content" in components else {}),
     }, ["game", "options", "players", "seed_commitment"])
     data = {"match_created": created, "match_scored": ref(f"{p}Result"),
             **{t: ref(f"ShellData{camel(t)}") for t in SHELL_DATA}}
@@ -253,6 +252,13 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
     job["properties"]["result"] = {"description": job["properties"]["result"].get("description", ""),
                                    "allOf": [ref("MatchResult")]}
     out["Job"] = job
+    out["Deliveries"] = _closed({"deliveries": {"type": "array", "description": "Newest first, the last 100.",
+                                                "items": _closed({
+        "delivery": STR, "attempt": INT, "at": {**INT, "description": "Unix seconds."},
+        "status": {**INT, "description": "The receiver's HTTP status."},
+        "error": {**STR, "description": "Why no status came back (refused, timed out...)."},
+        "ms": {"type": "number", "description": "Time taken."}}, ["delivery", "attempt", "at", "ms"])}},
+        ["deliveries"])
     out["WebhookDelivery"] = union("anyOf", "WebhookDelivery", "The body of a webhook delivery (POST to the "
                                    "webhook's url, signed with Matchlog-Signature): the entries of one append, by "
                                    "the match's game.")
