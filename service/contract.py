@@ -173,7 +173,7 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
                                      "description": f"{game.info.name}: a loaded content pack, as match_created keeps it."}
     created = _closed({
         "game": {"type": "string", "enum": [game.info.id]}, "options": ref(f"{p}Options"),
-        "players": {"type": "array", "items": CREATED_PLAYER}, "seed_commitment": STR, "chain": INT,
+        "players": {"type": "array", "items": CREATED_PLAYER}, "seed_commitment": STR, "chain": INT, "views": STR,
         "seed_known_to_creator": {"type": "boolean", "enum": [True]},
         "undo": {"type": "string", "enum": ["until_next_action", "with_consent"]}, "clock": LOGGED_CLOCK,
         **({"content_sha256": STR, "content": ref(f"{p}Content")} if f"{p}Content" in components else {}),

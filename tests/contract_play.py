@@ -150,7 +150,7 @@ def capture_webhooks(app, seen: Seen) -> None:
     """Hand every webhook body the app enqueues to ``seen`` (nothing is posted anywhere: the app needs webhooks_private for the loopback URLs)."""
     matches = app.extensions["matchlog"]
 
-    def enqueue(delivery_id, hook_id, body):
+    def enqueue(delivery_id, hook_id, body, *more, **options):
         seen("webhook", json.loads(body))
 
-    matches.jobs.enqueue_delivery = enqueue
+    matches._jobs.enqueue_delivery = enqueue  # the queue the app delivers through, caught before RQ
