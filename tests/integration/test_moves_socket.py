@@ -67,7 +67,8 @@ def test_a_whole_match_over_one_socket_per_seat(served):
         for event in answer["events"]:
             assert by_version[event["version"]]["hash"] == event["hash"]
     ended = [e["type"] for e in log["events"]][-2:]  # the worker may have scored it already
-    assert "seed_revealed" in ended and set(ended) <= {"seed_revealed", "match_scored", *ended[:1]} and len(answers) > 20
+    assert ended[-1] == "seed_revealed" or ended == ["seed_revealed", "match_scored"]
+    assert len(answers) > 20
 
 
 def test_the_socket_refuses_as_the_post_does(served):
