@@ -304,12 +304,14 @@ def time_out(state: MatchState, secret: SeedSecret, at: str) -> Step | None:
 def undo(state: MatchState, seat: int, at: str, earlier: Callable[[int], MatchState]) -> Step:
     """``seat`` asks to take back its last move: ``undone`` at once (``until_next_action``), or a
     request the other seats answer (``with_consent``; bots accept). IllegalAction says why not."""
+    if seat in state.conceded:
+        raise IllegalAction("seat_conceded", f"seat {seat} has conceded")
     last = _undoable(state, seat)
     if state.undo == "until_next_action":
         return _undo_to(state, seat, last["before"], at, earlier)
     step = _append(state, replay.undo_requested(seat, last["before"]), at)
     for other in range(len(state.players)):
-        if other != seat and state.bot_of(other):
+        if other != seat and state.bot_of(other) and other not in state.conceded:
             step = step.then(answer_undo(step.state, other, True, at, earlier))
     return step
 
@@ -321,10 +323,12 @@ def answer_undo(state: MatchState, seat: int, accepted: bool, at: str, earlier: 
         raise IllegalAction("no_undo_request", "nobody has asked for an undo (or it lapsed: someone moved)")
     if state.finished:  # a bot's reply can end the game while the request waits: nothing follows the end
         raise IllegalAction("game_over", "the game is over")
+    if seat in state.conceded:
+        raise IllegalAction("seat_conceded", f"seat {seat} has conceded: the others answer")
     if seat == request["seat"] or seat in request["accepted"]:
         raise IllegalAction("undo_already_answered", "this seat has asked or answered already")
     step = _append(state, replay.undo_answered(seat, accepted), at)
-    others = {s for s in range(len(state.players)) if s != request["seat"]}
+    others = {s for s in range(len(state.players)) if s != request["seat"] and s not in state.conceded}
     if accepted and others <= set(step.state.undo_request["accepted"]):
         step = step.then(_undo_to(step.state, request["seat"], request["to_version"], at, earlier))
     return step

@@ -311,3 +311,26 @@ def test_an_idle_match_is_ended_as_abandoned_and_leaves_the_open_and_active_list
     assert {active["id"], waiting["id"]} <= set(listed["aborted"])
     assert app.end_abandoned() == []  # nothing ends twice
     assert real_redis.zscore(Keys(settings.namespace).activity, active["id"]) is None
+
+
+def test_an_undo_asked_after_a_concession_needs_only_the_seats_still_in_play(client):
+    created = client.post("/v1/matches", json={"game": "chock-a-block", "players": players(3),
+                                                "undo": "with_consent"}).json
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    url = f"/v1/matches/{match_id}"
+    quitter = next(seat for seat in range(3) if seat not in client.get(url).json["to_act"])
+    assert client.post(f"{url}/concede", headers=bearer(tokens[quitter])).status_code == 201
+    mover = client.get(url).json["to_act"][0]
+    legal = client.get(f"{url}/legal-actions", headers=bearer(tokens[mover])).json
+    moves = [a for a in legal["actions"] if a.get("type") != "draw_card"] or legal["actions"]
+    assert act(client, match_id, tokens[mover], legal["version"], moves[0]).status_code == 201
+    asked = client.post(f"{url}/undo", headers=bearer(tokens[mover]))
+    if asked.status_code == 422:  # that move revealed something: it stands, nothing to ask
+        assert asked.json["reason"] == "hidden_information_revealed"
+        pytest.skip("the move revealed something")
+    assert asked.status_code == 201, asked.json
+    refused = client.post(f"{url}/undo/accept", headers=bearer(tokens[quitter]))
+    assert refused.status_code == 422 and refused.json["reason"] == "seat_conceded"
+    other = next(seat for seat in range(3) if seat not in (quitter, mover))
+    accepted = client.post(f"{url}/undo/accept", headers=bearer(tokens[other]))
+    assert accepted.status_code == 201 and accepted.json["events"][-1]["type"] == "undone", accepted.json
