@@ -605,8 +605,21 @@ class Matches:
         self._listings.relist(match_id, self.platform_of(match_id), step.state.game_id, old, new)
 
     def index_listings(self) -> int:
-        """Put every listed match in the listings narrowed to its game and status (``matchlog migrate``)."""
-        return self._listings.index_all(p["id"] for p in self._platforms.listed())
+        """Put every listed match in the listings narrowed to its game and status, and every listed match not
+        over under the abandonment watch from its last entry (``matchlog migrate``)."""
+        platforms = [p["id"] for p in self._platforms.listed()]
+        listed = self._listings.index_all(platforms)
+        for index in [self._keys.public_matches] + [self._keys.platform_matches(p) for p in platforms]:
+            for member, _ in self._redis.zscan_iter(index):
+                match_id = member.decode()
+                try:
+                    state = self.load(match_id)
+                except MatchNotFound:
+                    continue
+                if not state.finished:
+                    _, last = self._repository.read(match_id, after=state.version - 1, until=state.version)
+                    self._redis.zadd(self._keys.activity, {match_id: _ms(last[-1].at)}, nx=True)
+        return listed
 
     def create_from_record(self, mime: str, text: str, platform: str | None = None) -> tuple[str, MatchState, list[str]]:
         """A match replayed from a game record in the format ``mime``."""

@@ -334,3 +334,11 @@ def test_an_undo_asked_after_a_concession_needs_only_the_seats_still_in_play(cli
     other = next(seat for seat in range(3) if seat not in (quitter, mover))
     accepted = client.post(f"{url}/undo/accept", headers=bearer(tokens[other]))
     assert accepted.status_code == 201 and accepted.json["events"][-1]["type"] == "undone", accepted.json
+
+
+def test_migrate_puts_matches_from_before_under_the_abandonment_watch(client, fake_redis, settings):
+    created = client.post("/v1/matches", json={"game": "blokus", "players": players(2)}).json
+    keys = Keys(settings.namespace)
+    fake_redis.delete(keys.activity)  # as a match created before abandonment was watched
+    app_of(client).index_listings()
+    assert fake_redis.zscore(keys.activity, created["id"]) is not None
