@@ -179,6 +179,8 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
     created = _closed({
         "game": {"type": "string", "enum": [game.info.id]}, "options": ref(f"{p}Options"),
         "players": {"type": "array", "items": CREATED_PLAYER}, "seed_commitment": STR, "chain": INT,
+        "views": {**STR, "description": "The game's views_version when the log was written (the audit proves "
+                                        "entries whose view has changed since by their commitments)."},
         "seed_known_to_creator": {"type": "boolean", "enum": [True]},
         "undo": {"type": "string", "enum": ["until_next_action", "with_consent"]}, "clock": LOGGED_CLOCK,
         **({"content_sha256": STR, "content": ref(f"{p}Content")} if f"{p}Content" in components else {}),

@@ -196,6 +196,21 @@ def test_a_seat_concedes_in_every_game_and_the_log_replays_to_the_same_result(cl
     assert rebuilt.result == result and rebuilt.conceded == (quitter,)
     late = client.post(f"/v1/matches/{match_id}/concede", headers=bearer(tokens[(quitter + 1) % seats]))
     assert late.status_code == 422 and late.json["reason"] == "game_over"
+    # and every answer is what openapi.yaml says: the created match with its creator token, the concession,
+    # the log with seat_conceded and the server's moves, the result with conceded
+    from service.contract import prefix
+    from service.games import GAMES
+    from tests.test_typed_contract import problems
+    shape = prefix(GAMES[game])
+    assert problems("create", shape, created) == []
+    assert problems("accepted", shape, answer.json) == []
+    # (up to the concession: a long random game's later entries are the game's contract's business)
+    upto = answer.json["version"]
+    page = client.get(f"/v1/matches/{match_id}/events?limit={upto}").json
+    assert problems("events", shape, page) == []
+    tail = client.get(f"/v1/matches/{match_id}/events?after={client.get(f'/v1/matches/{match_id}').json['version'] - 2}").json
+    assert problems("events", shape, tail) == []  # the end: seed_revealed, match_scored with conceded
+    assert problems("match", shape, client.get(f"/v1/matches/{match_id}").json) == []
 
 
 def test_a_conceded_seats_own_move_is_refused_with_its_reason(client):
