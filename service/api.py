@@ -19,6 +19,7 @@ from webargs.flaskparser import FlaskParser
 
 from service import metrics, packs, schemas, views
 from service.auth import bearer, request_owner, request_platform, request_seat, still_holds
+from service.tokens import is_platform_key
 from service.errors import ApiError, flatten, invalid
 from service import clocks
 from service.games.bots import bots_of, shown_bot
@@ -77,6 +78,7 @@ SEAT_OR_PLATFORM = [{"seatToken": []}, {"platformKey": []}]  # a seat of the mat
 SEAT_OR_SPECTATOR = [{}, {"seatToken": []}, {"platformKey": []}]
 PLATFORM = [{"platformKey": []}]
 PLATFORM_OR_ANONYMOUS = [{}, {"platformKey": []}]
+PLATFORM_OR_CREATOR = [{"platformKey": []}, {"creatorToken": []}]  # the match's platform, or its creator
 
 log = logging.getLogger("matchlog")
 
@@ -97,11 +99,13 @@ def _errors(*codes: int):
         404: "No such match, version or job.",
         409: "version_conflict: the match moved on (current_version says where it is); out_of_time: the seat's "
              "clock ran out first (the timeout was applied); seat_taken for a join; hidden_until_revealed for the "
-             "checkpoint of a hidden-information match whose log predates sealed hash chains, until its end.",
+             "checkpoint of a hidden-information match whose log predates sealed hash chains, until its end; "
+             "idempotency_key_in_progress: the first request with this Idempotency-Key is still running.",
         406: "The game cannot answer in the asked content type.",
         413: "The body is larger than the server accepts (64 KiB by default).",
         415: "The body's Content-Type is neither JSON nor a game record type.",
-        422: "illegal_action (with reason; with move for a game record), idempotency_key_reused, or "
+        422: "illegal_action (with reason; with move for a game record), idempotency_key_reused (the "
+             "Idempotency-Key came with another request before), or "
              "seed_known_to_creator_refused (reason open_seat or public: a creator who knows the seed knows every "
              "hand).",
         429: "too_many_requests: over the server's write limit per token or address, or its read limit per "
@@ -186,8 +190,9 @@ def get_signing_key():
 @v1.doc(responses={201: {"links": _match_links()}}, security=PLATFORM_OR_ANONYMOUS)
 @v1.games_doc(lambda games: {"requestBody": {"required": True, "content": {
     "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}}, **_record_bodies(games)}}})
-@_errors(400, 413, 415, 422, 429, 503)
-def create_match():
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@_errors(400, 409, 413, 415, 422, 429, 503)
+def create_match(headers):
     """Create a match. The answer holds one secret token per seat: it is shown only this once.
 
     A body in a game's record format (its ``record_type`` in the catalogue, such as
@@ -204,24 +209,33 @@ def create_match():
             text = request.get_data().decode("utf-8-sig")
         except UnicodeDecodeError as error:
             raise InvalidRecord(f"it is not UTF-8 (byte {error.start})") from None
-        match_id, state, tokens = matches().create_from_record(request.mimetype, text, owner)
+        asked: Any = [request.mimetype, text]
+        new = lambda: matches().from_record(request.mimetype, text, owner)  # noqa: E731
     elif request.mimetype == "application/json":
         try:
             body = schemas.CreateMatchSchema().load(request.get_json())
         except ValidationError as error:
             raise invalid(flatten(error.messages))
         names = [None if p.get("open") else p.get("name") or f"{p['bot']} bot" for p in body["players"]]
-        match_id, state, tokens = matches().create(NewMatch(
+        asked = [JSON, request.get_json()]
+        new = lambda: NewMatch(  # noqa: E731
             body["game"], names, body["options"], body.get("seed"), seed_known_to_creator=body["seed_known_to_creator"],
             platform=owner, public=body.get("public"), bots=[_bot(p) for p in body["players"]], undo=body["undo"],
-            clock=_clock(body)))
+            clock=_clock(body))
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")
-    return {
-        "id": match_id, "game": state.game_id, "version": state.version,
-        "seats": [_created_seat(state, i, tokens[i]) for i in range(len(state.players))],
-    }
+
+    def create(remember) -> dict[str, Any]:
+        created = matches().open_match(new())
+        state, tokens = created.state, created.tokens
+        creator = {"creator_token": created.creator_token} if created.creator_token else {}
+        return {"id": created.match_id, "game": state.game_id, "version": state.version,
+                "seats": [_created_seat(state, i, tokens[i]) for i in range(len(state.players))], **creator}
+
+    # a platform's key is scoped by the platform; an anonymous one by the key itself and the body
+    return matches().once(None, "create", f"platform:{owner}" if owner else "anyone", headers.get("idempotency_key"),
+                          asked, create)
 
 
 @v1.route("/matches", methods=["GET"])
@@ -268,28 +282,47 @@ def _created_seat(state, seat: int, token: str | None) -> dict[str, Any]:
 
 @v1.route("/matches/<match_id>/abort", methods=["POST"])
 @v1.arguments(schemas.AbortSchema())
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(200, schemas.MatchSchema)
-@v1.doc(security=PLATFORM)
-@_errors(400, 401, 403, 404, 409, 429, 503)
-def abort_match(body, match_id: str):
-    """End the match where it stands (its platform asks): ``match_aborted``, with the seed revealed so
-    the log stays auditable; nobody acts after. 409 ``match_over`` when it has ended."""
-    request_owner(matches(), match_id, "aborts it")
-    state = matches().abort(match_id, body.get("reason", "aborted by its platform"))
-    return views.summary(match_id, state, matches_now())
+@v1.doc(security=PLATFORM_OR_CREATOR)
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
+def abort_match(body, headers, match_id: str):
+    """End the match where it stands (its platform asks, with its key, or the creator of a match made
+    without a platform key, with the ``creator_token``): ``match_aborted``, with the seed revealed so the
+    log stays auditable; nobody acts after. 409 ``match_over`` when it has ended."""
+    token = bearer()
+    if token is not None and not is_platform_key(token) and matches().is_creator(match_id, token):
+        caller, reason = "creator", body.get("reason", "aborted by its creator")
+    else:
+        caller = "platform:" + request_owner(matches(), match_id, "aborts it")["id"]
+        reason = body.get("reason", "aborted by its platform")
+    return matches().abort(match_id, reason, headers.get("idempotency_key"), caller)
+
+
+@v1.route("/matches/<match_id>/concede", methods=["POST"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(201, schemas.AcceptedSchema)
+@v1.doc(security=SEAT)
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
+def concede(headers, match_id: str):
+    """The token's seat concedes (in any game): ``seat_conceded``. With fewer than two seats left in play
+    the match ends there; otherwise the others play on and the server takes the seat's turns (the game's
+    pass or forfeit, else a random legal move). A seat that conceded ranks after every seat still in play.
+    422 with reason ``seat_conceded`` (again), ``game_over``, ``match_not_started``..."""
+    return matches().concede(match_id, request_seat(matches(), match_id, required=True), headers.get("idempotency_key"))
 
 
 @v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/join", methods=["POST"])
 @v1.arguments(schemas.JoinSchema())
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.JoinedSchema)
-@_errors(400, 404, 409, 429, 503)
-def join_seat(body, match_id: str, seat: int):
+@_errors(400, 404, 409, 422, 429, 503)
+def join_seat(body, headers, match_id: str, seat: int):
     """Take an open seat: its token is in the answer, shown only this once. Of two joins for one seat,
     one gets it and the other 409 ``seat_taken`` (``match_over`` once the match was aborted). The join that
     fills the last seat starts the match
     (``match_started``): nobody can act before."""
-    state, token = matches().join(match_id, seat, body["name"])
-    return {"seat": seat, "name": body["name"], "token": token, "version": state.version, "started": state.started}
+    return matches().join(match_id, seat, body["name"], headers.get("idempotency_key"))
 
 
 @v1.route("/matches/<match_id>/undo", methods=["POST"])
@@ -328,17 +361,17 @@ def refuse_undo(headers, match_id: str):
 
 @v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/replace", methods=["POST"])
 @v1.arguments(schemas.ReplaceSeatSchema())
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(200, schemas.ReplacedSchema)
 @v1.doc(security=PLATFORM)
-@_errors(400, 401, 403, 404, 409, 429, 503)
-def replace_seat(body, match_id: str, seat: int):
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
+def replace_seat(body, headers, match_id: str, seat: int):
     """Hand a seat to a bot (a player who left) or back to a person, by the match's platform:
     ``seat_replaced`` in the log. The seat's old token stops working; a person's new one is in the
     answer, shown only this once. 409 ``seat_taken`` for an open seat, ``match_over`` after the end."""
-    request_owner(matches(), match_id, "hands its seats over")
-    state, token = matches().replace_seat(match_id, seat, body.get("name"), _bot(body))
-    answer = {"seat": seat, "name": state.players[seat], "version": state.version}
-    return {**answer, **shown_bot(state.bot_of(seat))} if state.bot_of(seat) else {**answer, "token": token}
+    owner = request_owner(matches(), match_id, "hands its seats over")
+    return matches().replace_seat(match_id, seat, body.get("name"), _bot(body), headers.get("idempotency_key"),
+                                  "platform:" + owner["id"])
 
 
 @v1.route("/matches/<match_id>", methods=["GET"])
@@ -664,16 +697,19 @@ def get_checkpoint(match_id: str):
 
 
 @v1.route("/matches/<match_id>/score", methods=["POST"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(202, schemas.JobAcceptedSchema)
 @v1.doc(security=SEAT_OR_PLATFORM)
-@_errors(401, 403, 404, 429, 503)
-def score_match(match_id: str):
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
+def score_match(headers, match_id: str):
     """Score the match in the background (a seat of the match, or its platform, asks); the result is
     recorded in the log once the game is over. Asking again at the same version gets the same job. Before
     the end, a game with hidden information gives ``{"final": false, "withheld": "hidden_information"}``:
     its scores so far would count what some seats cannot see."""
-    request_seat(matches(), match_id, required=True, platform="own")
-    return {"job_id": matches().request_scoring(match_id)}
+    seat = request_seat(matches(), match_id, required=True, platform="own")
+    caller = f"seat:{seat}" if seat is not None else "platform:" + matches().platform_of(match_id)
+    return matches().once(match_id, "score", caller, headers.get("idempotency_key"), [],
+                          lambda remember: {"job_id": matches().request_scoring(match_id)})
 
 
 @v1.route("/jobs/<job_id>", methods=["GET"])
@@ -744,6 +780,7 @@ def get_metrics():
 
 @v1.route("/webhooks", methods=["POST"])
 @v1.arguments(schemas.WebhookSchema())
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.WebhookCreatedSchema)
 @v1.doc(security=PLATFORM, callbacks={"delivery": {"{$request.body#/url}": {"post": {
     "summary": "A delivery: the entries of one append that the webhook asked for, as a spectator sees them",
@@ -755,8 +792,8 @@ def get_metrics():
     "requestBody": {"required": True, "content": {JSON: {"schema": {"$ref": "#/components/schemas/WebhookDelivery"}}}},
     "responses": {"2XX": {"description": "Delivered. Any other answer, or none within 5 s, is retried with "
                                          "backoff."}}}}}})
-@_errors(400, 401, 429, 503)
-def create_webhook(body):
+@_errors(400, 401, 409, 422, 429, 503)
+def create_webhook(body, headers):
     """Deliver the entries of these ``events`` types, for every match of the key's platform, to ``url``:
     signed (``Matchlog-Signature``), retried with backoff, each with a ``Matchlog-Delivery`` id. The
     ``secret`` (made when not given) is shown only now."""
@@ -769,7 +806,9 @@ def create_webhook(body):
     if unknown:
         raise invalid({"events": [f"no entry type {', '.join(map(repr, unknown))} in any game here: the catalogue "
                                   "(GET /v1/games) lists each game's entry_types"]})
-    return matches().register_webhook(platform["id"], body["url"], body["events"], body.get("secret"))
+    return matches().once(None, "webhooks", "platform:" + platform["id"], headers.get("idempotency_key"), body,
+                          lambda remember: matches().register_webhook(platform["id"], body["url"], body["events"],
+                                                                      body.get("secret")))
 
 
 @v1.route("/webhooks", methods=["GET"])
@@ -791,14 +830,20 @@ def _webhooks_platform() -> dict:
 
 
 @v1.route("/webhooks/<hook_id>", methods=["DELETE"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(204)
 @v1.doc(security=PLATFORM)
-@_errors(401, 403, 404, 503)
-def delete_webhook(hook_id: str):
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
+def delete_webhook(headers, hook_id: str):
     """Stop delivering to this webhook and forget it with its deliveries. Deliveries already queued
     find it gone. Again after a ``503``: ``404 webhook_not_found`` means it is gone."""
-    platform = _own_webhook(hook_id)["platform"]
-    matches().remove_webhook(hook_id, platform)
+    platform = _webhooks_platform()["id"]
+
+    def remove(remember) -> dict[str, Any]:
+        matches().remove_webhook(hook_id, _own_webhook(hook_id)["platform"])
+        return {}
+
+    matches().once(None, f"webhooks/{hook_id}", "platform:" + platform, headers.get("idempotency_key"), [], remove)
     return ""
 
 

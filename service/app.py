@@ -56,6 +56,9 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
                 "platformKey": {"type": "http", "scheme": "bearer",
                                 "description": "A platform's key (matchlog keys create): its own matches, their "
                                                "seats' views, webhooks. In the same Authorization header."},
+                "creatorToken": {"type": "http", "scheme": "bearer",
+                                 "description": "The creator_token from POST /v1/matches made without a platform "
+                                                "key: it aborts that match. In the same Authorization header."},
             }},
         },
         JSON_SORT_KEYS=False,

@@ -30,6 +30,9 @@ class Settings:
     """``MATCHLOG_PACKS``: extra content packs, as ``<dir>/<game id>/<name>.json``."""
     idempotency_ttl_s: int = 24 * 3600
     """How long a retried request with the same ``Idempotency-Key`` gets the first answer back."""
+    abandon_after_s: float = 3 * 24 * 3600
+    """``MATCHLOG_ABANDON_AFTER_S`` (default 3 days; 0: never): a match not over with nothing appended for
+    this long is ended as abandoned by the worker (``match_aborted``, reason ``abandoned``)."""
     cors_origins: tuple[str, ...] = ("*",)
     """``MATCHLOG_CORS_ORIGINS``: comma-separated origins browsers may call the API from (``*``: any)."""
     rate_limit_per_token: str | None = None
@@ -113,6 +116,7 @@ class Settings:
             sse_per_address=int(env.get("MATCHLOG_SSE_PER_ADDRESS", 20)),
             sse_per_process=int(env.get("MATCHLOG_SSE_PER_PROCESS", 500)),
             sse_idle_s=float(env.get("MATCHLOG_SSE_IDLE_S", 300)),
+            abandon_after_s=float(env.get("MATCHLOG_ABANDON_AFTER_S", 3 * 24 * 3600)),
             cors_origins=tuple(o.strip() for o in env.get("MATCHLOG_CORS_ORIGINS", "*").split(",") if o.strip()),
             feed_partitions=int(env.get("MATCHLOG_FEED_PARTITIONS", 64)),
             partition_lease_ms=int(env.get("MATCHLOG_PARTITION_LEASE_MS", 10_000)),

@@ -112,14 +112,16 @@ SHELL_DATA: dict[str, dict[str, Any]] = {
     "seed_revealed": _closed({"seed": STR, "salt": {**STR, "nullable": True}}, ["seed"], "The match's seed, and the "
                              "salt of its commitment in match_created (none in logs from before salted commitments)."),
     "acted_by": _closed({"by": {**STR, "nullable": True, "description": "bot:<name> for a seat's bot, timeout for "
-                                                                    "its clock; null: the seat's person (a move "
-                                                                    "marked where undo is on)."}}, ["by"]),
+                                                                    "its clock, conceded for the server's move for "
+                                                                    "a seat that conceded; null: the seat's person "
+                                                                    "(a move marked where undo is on)."}}, ["by"]),
     "seat_replaced": _closed({"seat": INT, "name": STR, "bot": STR}, ["seat", "name"]),
     "undone": _closed({"to_version": INT}, ["to_version"]),
     "undo_requested": _closed({"to_version": INT}, ["to_version"]),
     "undo_accepted": _closed({}, []),
     "undo_refused": _closed({}, []),
     "timed_out": _closed({"on_timeout": {"type": "string", "enum": ["pass", "bot", "forfeit"]}}, ["on_timeout"]),
+    "seat_conceded": _closed({"seat": INT}, ["seat"], "The seat gave up (POST .../concede): out of play from now on."),
 }
 """The data of the server's own entries that are the same in every game (match_created and match_scored
 carry the game's options, content and result: they are the game's)."""
@@ -166,14 +168,19 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
         **result, "description": f"{game.info.name}: the result as scoring recorded it: final (false for the "
                                  "provisional scores of a match still running), aborted for a match ended early, "
                                  "and the game's scores, ranks and breakdown.",
-        "properties": {"final": BOOL, "aborted": {"type": "boolean", "enum": [True]}, **result.get("properties", {})},
+        "properties": {"final": BOOL, "aborted": {"type": "boolean", "enum": [True]},
+                       "conceded": {"type": "array", "items": INT, "description": "The seats that conceded, in "
+                                    "order: they rank after every seat still in play."},
+                       **result.get("properties", {})},
         "required": sorted({"final", *result.get("required", [])})}
     if contract and contract.content is not None:
         components[f"{p}Content"] = {**openapi30(contract.content),
                                      "description": f"{game.info.name}: a loaded content pack, as match_created keeps it."}
     created = _closed({
         "game": {"type": "string", "enum": [game.info.id]}, "options": ref(f"{p}Options"),
-        "players": {"type": "array", "items": CREATED_PLAYER}, "seed_commitment": STR, "chain": INT, "views": STR,
+        "players": {"type": "array", "items": CREATED_PLAYER}, "seed_commitment": STR, "chain": INT,
+        "views": {**STR, "description": "The game's views_version when the log was written (the audit proves "
+                                        "entries whose view has changed since by their commitments)."},
         "seed_known_to_creator": {"type": "boolean", "enum": [True]},
         "undo": {"type": "string", "enum": ["until_next_action", "with_consent"]}, "clock": LOGGED_CLOCK,
         **({"content_sha256": STR, "content": ref(f"{p}Content")} if f"{p}Content" in components else {}),

@@ -22,7 +22,7 @@ from service.chain import BrokenChain
 from service.events import NotReplicated, VersionConflict
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
 from service.lifecycle import IllegalRecordMove
-from service.matches import (HiddenUntilRevealed, IdempotencyKeyReused, KnownSeedRefused, MatchOver, NoRecordFormat,
+from service.matches import (HiddenUntilRevealed, IdempotencyKeyInProgress, IdempotencyKeyReused, KnownSeedRefused, MatchOver, NoRecordFormat,
                              NoSuchSeat, OutOfTime, SeatTaken)
 from service.repository import MatchNotFound, VersionNotFound
 
@@ -60,6 +60,7 @@ API_ERRORS: dict[str, str] = {
     "unsupported_media_type": "a body type the endpoint does not take",
     "illegal_action": "the rules refuse the action: reason says why (the game's refusals in GET /v1/games)",
     "idempotency_key_reused": "the Idempotency-Key was used for a different request",
+    "idempotency_key_in_progress": "the first request with this Idempotency-Key is still running: retry shortly",
     "seed_known_to_creator_refused": "a seed known to its creator where a stranger could sit down (reason)",
     "too_many_requests": "over a rate limit: Retry-After says when to retry",
     "too_many_streams": "this address holds as many live feeds as it may",
@@ -163,12 +164,11 @@ DOMAIN = {
                                          fields={"seed_known_to_creator": [str(e)]}),
     IdempotencyKeyReused: lambda e: ApiError(
         422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"),
+    IdempotencyKeyInProgress: lambda e: ApiError(409, "idempotency_key_in_progress", str(e)),
     NotReplicated: lambda e: ApiError(
         503, "not_replicated", "no replica confirmed the write in time, so it may or may not survive a failover: "
-                               "send the request again with the same Idempotency-Key (an action, an undo or an "
-                               "answer to one) to learn whether it was appended (its first answer comes back) "
-                               "or to append it now; after any other write, read what it wrote to see whether "
-                               "it happened"),
+                               "send the request again with the same Idempotency-Key to learn whether it was "
+                               "appended (its first answer comes back) or to append it now"),
     **{kind: lambda e: ApiError(503, "storage_unavailable", "the match store is unreachable; retry shortly")
        for kind in STORAGE_DOWN},
     redis.exceptions.OutOfMemoryError: lambda e: ApiError(

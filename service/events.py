@@ -43,7 +43,8 @@ APPEND = """
 --       the last two are '' for an entry with nothing hidden, and then not stored
 if ARGV[4] == '1' then
   local prior = redis.call('GET', KEYS[3])
-  if prior then
+  -- a pending marker (``PENDING``) is this request's own claim of the key: the answer replaces it below
+  if prior and string.sub(prior, 1, 8) ~= 'pending:' then
     -- a write, so that a WAIT after a retry waits until replicas have the first attempt's entries too
     redis.call('PEXPIRE', KEYS[3], math.max(redis.call('PTTL', KEYS[3]), 1))
     return {'replayed', prior}
@@ -74,6 +75,24 @@ end
 redis.call('XADD', KEYS[2], '*', 'match', ARGV[2], 'version', version, 'types', table.concat(types, ','))
 if ARGV[4] == '1' then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6]) end
 return {'appended', tostring(version)}
+"""
+
+
+PENDING = "pending:"
+"""What an idempotency key holds while its first request runs (then the fingerprint): a claim, not an answer."""
+
+CLAIM = """
+-- KEYS: idempotency key. ARGV: pending marker, its ttl (s). Claims the key for a request (SET NX), or
+-- returns what it holds: another request's pending marker, or the first answer.
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return false end
+return redis.call('GET', KEYS[1])
+"""
+
+RELEASE = """
+-- KEYS: idempotency key. ARGV: the pending marker this request set. Drops it if it is still there (the
+-- request failed: a retry may try again); an answer written meanwhile stays.
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
 """
 
 
@@ -129,6 +148,8 @@ class EventStore:
         self.replica_wait_ms = replica_wait_ms
         self._append = redis_client.register_script(APPEND)
         self._remembered = redis_client.register_script(REMEMBERED)
+        self._claim = redis_client.register_script(CLAIM)
+        self._release = redis_client.register_script(RELEASE)
         self._poll_s: dict[str, float] = {}  # per polling reader: its current interval
 
     @classmethod
@@ -173,6 +194,19 @@ class EventStore:
         prior = self.durably(key, lambda client: self._remembered(keys=[key], client=client)) if self.replicated \
             else self.redis.get(key)
         return prior.decode() if prior is not None else None
+
+    def claim(self, key: str, marker: str, ttl_s: int) -> str | None:
+        """Set ``marker`` under an idempotency key if it holds nothing (None then), else what it holds."""
+        prior = self.durably(key, lambda client: self._claim(keys=[key], args=[marker, ttl_s], client=client))
+        return prior.decode() if prior is not None else None
+
+    def release(self, key: str, marker: str) -> None:
+        """Drop this request's pending marker (it failed), unless something else stands there now."""
+        self._release(keys=[key], args=[marker])
+
+    def keep(self, key: str, answer: str, ttl_s: int) -> None:
+        """Keep an answer under an idempotency key (a write that is not an append)."""
+        self.durably(key, lambda client: client.set(key, answer, ex=ttl_s))
 
     def durably(self, key: str, write):
         """``write(client)``, a write to ``key``'s slot; with replicated durability, followed by ``WAIT`` on

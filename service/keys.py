@@ -90,6 +90,17 @@ class Keys:
         """The first answer to a request sent with this ``Idempotency-Key``."""
         return self.match_key(match_id, f"idempotency:{seat}:{key}")
 
+    def scoped_idempotency(self, match_id: str | None, endpoint: str, caller: str, key_digest: str) -> str:
+        """The first answer to a request of ``endpoint`` by ``caller`` with an ``Idempotency-Key`` (by its
+        digest): beside the match's log when there is a match (the append remembers it atomically)."""
+        part = f"idempotency:{endpoint}:{caller}:{key_digest}"
+        return self.match_key(match_id, part) if match_id else f"{self.namespace}:{part}"
+
+    @property
+    def activity(self) -> str:
+        """Matches not over, scored by the time of their last append (ms): where abandonment looks."""
+        return f"{self.namespace}:activity"
+
     def unused(self, match_id: str) -> str:
         """A key no one writes, standing in for an absent optional key of a script."""
         return self.match_key(match_id, "none")

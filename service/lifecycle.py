@@ -40,6 +40,7 @@ SHELL_REFUSALS: Refusals = {
     "undo_pending": Refusal("README: Undo", "an undo is already waiting for the other seats"),
     "no_undo_request": Refusal("README: Undo", "nobody has asked for an undo, or it lapsed"),
     "undo_already_answered": Refusal("README: Undo", "this seat has asked or answered already"),
+    "seat_conceded": Refusal("howto: Retries and ending a match", "the seat has conceded: it is out of play, the server moves for it"),
 }
 
 
@@ -177,6 +178,8 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
     if not state.started:
         raise IllegalAction("match_not_started", f"seats {state.open_seats} are still open: play starts when every "
                                                  "seat is filled")
+    if seat in state.conceded and by != replay.BY_CONCESSION:
+        raise IllegalAction("seat_conceded", f"seat {seat} has conceded: the server plays its turns")
     if state.bot_of(seat) and not replay.made_by_a_bot(by):  # a token a process still trusted for a moment
         raise IllegalAction("seat_played_by_a_bot", f"seat {seat} is played by the {state.bot_of(seat)} bot now")
     played = state.engine.play(state.game, seat, action)
@@ -194,7 +197,54 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
         entries.append(entry)
         states.append(base)
     step = Step(state, tuple(entries), tuple(states))
+    if by != replay.BY_CONCESSION:
+        step = _play_for_conceded(step, secret, at)
     return step.then(_ending(step.state, secret, at))
+
+
+def concede(state: MatchState, seat: int, secret: SeedSecret, at: str) -> Step:
+    """``seat_conceded``: the seat gives up. With fewer than two seats left in play the match ends there
+    (the seed revealed); otherwise the others play on and the server takes the seat's turns (its pass or
+    forfeit where the game has one, else a random legal move). It ranks after every seat still in play
+    (``replay.result``). IllegalAction says why not."""
+    if state.aborted:
+        raise IllegalAction("match_aborted", "the match was aborted")
+    if not state.started:
+        raise IllegalAction("match_not_started", f"seats {state.open_seats} are still open: nothing to concede yet")
+    if state.finished:
+        raise IllegalAction("game_over", "the game is over")
+    if seat in state.conceded:
+        raise IllegalAction("seat_conceded", f"seat {seat} has conceded already")
+    if state.bot_of(seat):
+        raise IllegalAction("seat_played_by_a_bot", f"seat {seat} is played by the {state.bot_of(seat)} bot now")
+    step = _append(state, replay.seat_conceded(seat), at)
+    step = _play_for_conceded(step, secret, at)
+    return step.then(_ending(step.state, secret, at))
+
+
+def _play_for_conceded(step: Step, secret: SeedSecret, at: str) -> Step:
+    """While a seat that conceded is to act (and the match goes on), the server's move for it."""
+    for _ in range(100_000):
+        state = step.state
+        seats = [seat for seat in state.to_act() if seat in state.conceded] if not state.finished else []
+        if not seats:
+            return step
+        step = step.then(_concession_move(state, seats[0], secret, at))
+    return step
+
+
+def _concession_move(state: MatchState, seat: int, secret: SeedSecret, at: str) -> Step:
+    """A conceded seat's turn: the game's pass or forfeit (as for a clock's timeout), else a random legal move
+    drawn from the match's secret seed (the log records it, so replays agree)."""
+    offered = state.engine.timeouts(state.options)
+    for name in ("pass", "forfeit"):
+        if name in offered:
+            try:
+                return act(state, seat, offered[name], secret, at, by=replay.BY_CONCESSION)
+            except IllegalAction:
+                pass
+    action = random.Random(f"{secret.seed}:conceded:{state.version}").choice(state.legal_actions(seat))
+    return act(state, seat, action, secret, at, by=replay.BY_CONCESSION)
 
 
 def _sealer(state: MatchState, secret: SeedSecret) -> Callable[[Recorded], Recorded]:
@@ -254,12 +304,14 @@ def time_out(state: MatchState, secret: SeedSecret, at: str) -> Step | None:
 def undo(state: MatchState, seat: int, at: str, earlier: Callable[[int], MatchState]) -> Step:
     """``seat`` asks to take back its last move: ``undone`` at once (``until_next_action``), or a
     request the other seats answer (``with_consent``; bots accept). IllegalAction says why not."""
+    if seat in state.conceded:
+        raise IllegalAction("seat_conceded", f"seat {seat} has conceded")
     last = _undoable(state, seat)
     if state.undo == "until_next_action":
         return _undo_to(state, seat, last["before"], at, earlier)
     step = _append(state, replay.undo_requested(seat, last["before"]), at)
     for other in range(len(state.players)):
-        if other != seat and state.bot_of(other):
+        if other != seat and state.bot_of(other) and other not in state.conceded:
             step = step.then(answer_undo(step.state, other, True, at, earlier))
     return step
 
@@ -271,10 +323,12 @@ def answer_undo(state: MatchState, seat: int, accepted: bool, at: str, earlier: 
         raise IllegalAction("no_undo_request", "nobody has asked for an undo (or it lapsed: someone moved)")
     if state.finished:  # a bot's reply can end the game while the request waits: nothing follows the end
         raise IllegalAction("game_over", "the game is over")
+    if seat in state.conceded:
+        raise IllegalAction("seat_conceded", f"seat {seat} has conceded: the others answer")
     if seat == request["seat"] or seat in request["accepted"]:
         raise IllegalAction("undo_already_answered", "this seat has asked or answered already")
     step = _append(state, replay.undo_answered(seat, accepted), at)
-    others = {s for s in range(len(state.players)) if s != request["seat"]}
+    others = {s for s in range(len(state.players)) if s != request["seat"] and s not in state.conceded}
     if accepted and others <= set(step.state.undo_request["accepted"]):
         step = step.then(_undo_to(step.state, request["seat"], request["to_version"], at, earlier))
     return step

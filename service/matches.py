@@ -8,6 +8,7 @@ the lifecycle, Redis in the repository.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import time
 import uuid
@@ -20,16 +21,16 @@ import redis
 from service import clocks, lifecycle, packs, replay, views
 from service.config import Settings
 from service.chain import Recorded, canonical_json
-from service.events import Remember, VersionConflict
+from service.events import PENDING, Remember, VersionConflict
 from service.games import GAMES
-from service.games.bots import BOTS, bot_name, bots_of
+from service.games.bots import BOTS, bot_name, bots_of, shown_bot
 from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidRecord
 from service.jobqueue import JobQueue
 from service.keys import Keys
 from service.listings import Listings
 from service.replay import SHELL_EVENTS, MatchState
 from service.schemas import name_refusal
-from service.repository import MatchRepository, Meta
+from service.repository import MatchNotFound, MatchRepository, Meta
 from service.platforms import Platforms
 from service.redis_client import for_jobs
 from service.serverkey import ServerKey
@@ -39,6 +40,21 @@ from service.tokens import new_token, token_hash
 
 class IdempotencyKeyReused(Exception):
     pass
+
+
+class IdempotencyKeyInProgress(Exception):
+    """The first request with this Idempotency-Key is still running: try again in a moment."""
+
+
+IDEMPOTENCY_PENDING_S = 60
+"""How long a request's claim of its Idempotency-Key stands while it runs (a crashed request's claim lapses)."""
+IDEMPOTENCY_WAIT_S = 5.0
+"""How long a retry waits for the first request with its key to answer before 409 idempotency_key_in_progress."""
+
+
+def fingerprint_of(request: Any) -> str:
+    """The digest of what a retry must repeat (its endpoint's body, as JSON)."""
+    return hashlib.sha256(json.dumps(request, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 class SeatTaken(Exception):
@@ -95,6 +111,19 @@ class HiddenUntilRevealed(Exception):
     """What would tell hidden data (a legacy log's head hash) waits for the seed to be revealed."""
 
 
+ABANDONED = "abandoned"
+"""The ``reason`` of the ``match_aborted`` a match idle for ``MATCHLOG_ABANDON_AFTER_S`` ends with."""
+
+
+class _NotNow(Exception):
+    """A decision that finds nothing to do on the latest state."""
+
+
+def _ms(at: str) -> float:
+    """An entry's time (ISO 8601, Z) in ms since the epoch."""
+    return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1000
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -124,6 +153,17 @@ class NewMatch:
     clock: Mapping[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class Created:
+    """A match just created: its id, its state, a token per seat (None: open or a bot's) and, without a
+    platform, the creator token (shown only now)."""
+
+    match_id: str
+    state: MatchState
+    tokens: list[str | None]
+    creator_token: str | None = None
+
+
 class Matches:
     def __init__(self, redis_client: redis.Redis, settings: Settings | None = None, cache_size: int = 2048,
                  jobs_redis: redis.Redis | None = None):
@@ -139,11 +179,18 @@ class Matches:
         self._listings = Listings(redis_client, self._keys, lambda match_id: self.load(match_id))
         self._webhooks = Webhooks(redis_client, self._keys, self._server_key, self._repository.durably)
         self._repository.on_saved = self._relist
+        self._redis = redis_client
 
     # -- creation ---------------------------------------------------------------------------
 
     def create(self, new: NewMatch) -> tuple[str, MatchState, list[str]]:
-        """A new match: its id, its latest state and one token per seat (shown only now).
+        """A new match: its id, its latest state and one token per seat (shown only now)."""
+        created = self.open_match(new)
+        return created.match_id, created.state, created.tokens
+
+    def open_match(self, new: NewMatch) -> "Created":
+        """A new match (``create``), with the creator token of a match created without a platform (shown only
+        now): it aborts the match as a platform key aborts its platform's.
 
         With ``seed_known_to_creator`` every seat must be filled now and the match is not listed
         (KnownSeedRefused otherwise). A ``record``'s actions are played through the rules in order; the
@@ -172,14 +219,24 @@ class Matches:
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
         tokens = [None if bot else token for token, bot in zip(tokens, bots)]
-        self._repository.add(match_id, Meta(game_id, secret, hashes, new.platform), step)
+        creator = None if new.platform else new_token()
+        self._repository.add(match_id, Meta(game_id, secret, hashes, new.platform,
+                                            token_hash(creator) if creator else ""), step)
         self._listings.add(match_id, game_id, views.status_of(step.state), new.platform,
                           new.platform is None if public is None else public, time.time() * 1000)
-        return match_id, step.state, tokens
+        if not step.state.finished:
+            self._active(match_id)
+        return Created(match_id, step.state, tokens, creator)
 
-    def join(self, match_id: str, seat: int, name: str) -> tuple[MatchState, str]:
-        """Take an open seat: its token, shown only now. SeatTaken if someone else has it (of two racing
-        joins exactly one gets the seat); the join that fills the last seat starts the match."""
+    def join(self, match_id: str, seat: int, name: str, idempotency_key: str | None = None) -> dict[str, Any]:
+        """Take an open seat: the answer with its token, shown only now (and again to a retry with the same
+        ``idempotency_key`` and name: a join has no caller, so the key is the client's secret). SeatTaken if
+        someone else has it (of two racing joins exactly one gets the seat); the join that fills the last
+        seat starts the match."""
+        return self.once(match_id, f"join:{seat}", "anyone", idempotency_key, [name],
+                         lambda remember: self._join(match_id, seat, name, remember))
+
+    def _join(self, match_id: str, seat: int, name: str, remember: Callable) -> dict[str, Any]:
         state = self.load(match_id)
         if not 0 <= seat < len(state.players):
             raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
@@ -192,10 +249,15 @@ class Matches:
             _still_open(state)  # unless the match was aborted meanwhile
             return lifecycle.join(state, seat, name, now())
 
-        step, _ = self._append_retrying(match_id, joined)
+        def answer(state: MatchState) -> dict[str, Any]:
+            return {"seat": seat, "name": name, "token": token, "version": state.version, "started": state.started}
+
+        step, prior = self._append_retrying(match_id, joined, lambda step: remember(answer(step.state)))
+        if prior is not None:
+            return json.loads(prior)["answer"]
         if step.state.started:
             self._listings.closed(match_id)
-        return step.state, token
+        return answer(step.state)
 
     def check_clock(self, match_id: str, version: int) -> str:
         """At a deadline: ``timed_out`` (and what ``on_timeout`` does) if the match is still at ``version``
@@ -304,6 +366,43 @@ class Matches:
         return Remember(idem_key, json.dumps({"fingerprint": fingerprint, "answer": answer}),
                         self.settings.idempotency_ttl_s)
 
+    def once(self, match_id: str | None, endpoint: str, caller: str, idempotency_key: str | None, request: Any,
+             run: Callable[[Callable[[dict[str, Any]], Remember | None]], dict[str, Any]]) -> dict[str, Any]:
+        """``run(remember)``'s answer, once per ``idempotency_key`` of ``caller`` at ``endpoint`` (of the match
+        ``match_id``, if any): a retry with the same key and ``request`` gets the first answer back, one with
+        another request IdempotencyKeyReused; one that comes while the first still runs waits for its answer
+        (IdempotencyKeyInProgress after ``IDEMPOTENCY_WAIT_S``). The key is claimed (a pending marker, SET NX)
+        before ``run``; ``remember(answer)`` is what an append keeps under it in the same step, and whatever
+        ``run`` answers is kept after it too. A request that fails leaves no answer: a retry runs again.
+        Answers (tokens among them) live only in Redis, for ``idempotency_ttl_s``."""
+        if not idempotency_key:
+            return run(lambda answer: None)
+        digest = hashlib.sha256(idempotency_key.encode()).hexdigest()
+        key = self._keys.scoped_idempotency(match_id, endpoint, caller, digest)
+        fingerprint = fingerprint_of([endpoint, request])
+        marker = PENDING + fingerprint
+        waited_until = time.monotonic() + IDEMPOTENCY_WAIT_S
+        while True:
+            prior = self._repository.claim(key, marker, IDEMPOTENCY_PENDING_S)
+            if prior is None:
+                break
+            if not prior.startswith(PENDING):
+                return _replayed(prior, fingerprint)
+            if prior != marker:
+                raise IdempotencyKeyReused()
+            if time.monotonic() > waited_until:
+                raise IdempotencyKeyInProgress("a request with this Idempotency-Key is still running: "
+                                               "send it again in a moment for its answer")
+            time.sleep(0.05)
+        try:
+            answer = run(lambda answer: self._remember(key, fingerprint, answer))
+        except BaseException:
+            self._repository.release(key, marker)
+            raise
+        self._repository.keep(key, json.dumps({"fingerprint": fingerprint, "answer": answer}),
+                              self.settings.idempotency_ttl_s)
+        return answer
+
     def _append_retrying(self, match_id: str, decide: Callable[[MatchState], lifecycle.Step],
                          remember: Callable[[lifecycle.Step], Remember | None] = lambda step: None,
                          ) -> tuple[lifecycle.Step, str | None]:
@@ -318,10 +417,16 @@ class Matches:
                 continue
         raise RuntimeError(f"could not append to {match_id}: the log kept moving")
 
-    def replace_seat(self, match_id: str, seat: int, name: str | None = None,
-                     bot: str | None = None) -> tuple[MatchState, str | None]:
-        """Hand a filled seat to a bot, or to a person (whose new token is returned, shown only now).
-        The seat's old token stops working at once, before the log says so."""
+    def replace_seat(self, match_id: str, seat: int, name: str | None = None, bot: str | None = None,
+                     idempotency_key: str | None = None, caller: str = "platform") -> dict[str, Any]:
+        """Hand a filled seat to a bot, or to a person (whose new token is in the answer, shown only now,
+        and again to a retry of ``caller`` with the same ``idempotency_key``). The seat's old token stops
+        working at once, before the log says so."""
+        return self.once(match_id, f"replace:{seat}", caller, idempotency_key, [name, bot],
+                         lambda remember: self._replace_seat(match_id, seat, name, bot, remember))
+
+    def _replace_seat(self, match_id: str, seat: int, name: str | None, bot: str | None,
+                      remember: Callable) -> dict[str, Any]:
         state = self.load(match_id)
         if not 0 <= seat < len(state.players):
             raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
@@ -329,6 +434,8 @@ class Matches:
             raise SeatTaken(f"seat {seat} is open: a person joins it")
         if state.finished:
             raise MatchOver("the match is over")
+        if seat in state.conceded:
+            raise SeatTaken(f"seat {seat} has conceded: it is out of play")
         if bot:
             _check_bot(state.engine, bot, "")
         token = new_token()
@@ -339,8 +446,12 @@ class Matches:
                 raise MatchOver("the match is over")
             return lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, now())
 
-        step, _ = self._append_retrying(match_id, replaced)
-        return step.state, None if bot else token
+        def answer(state: MatchState) -> dict[str, Any]:
+            shown = {"seat": seat, "name": state.players[seat], "version": state.version}
+            return {**shown, **shown_bot(state.bot_of(seat))} if state.bot_of(seat) else {**shown, "token": token}
+
+        step, prior = self._append_retrying(match_id, replaced, lambda step: remember(answer(step.state)))
+        return json.loads(prior)["answer"] if prior is not None else answer(step.state)
 
     def platform_of_key(self, key: str) -> dict | None:
         """The platform a key is of (``{id, name, created}``), or None for a key nobody issued."""
@@ -406,17 +517,73 @@ class Matches:
             if state.bot_of(seat):
                 self._jobs.enqueue_bot_move(match_id, seat, state.version)
 
-    def abort(self, match_id: str, reason: str) -> MatchState:
-        """End the match where it stands (its platform asks): ``match_aborted``, and the seed revealed.
-        MatchOver if it has ended already."""
+    def abort(self, match_id: str, reason: str, idempotency_key: str | None = None,
+              caller: str = "platform") -> dict[str, Any]:
+        """End the match where it stands (its platform, or its creator, asks): ``match_aborted``, and the
+        seed revealed. The answer is the match's summary (a retry of ``caller`` with the same
+        ``idempotency_key`` and reason gets it again). MatchOver if it has ended already."""
+        return self.once(match_id, "abort", caller, idempotency_key, [reason],
+                         lambda remember: self._abort(match_id, reason, remember))
+
+    def _abort(self, match_id: str, reason: str, remember: Callable = lambda answer: None,
+               still: Callable[[MatchState], bool] = lambda state: True) -> dict[str, Any] | None:
+        """``match_aborted`` unless the match is over (MatchOver) or ``still(state)`` says otherwise (None)."""
         def decide(state: MatchState) -> lifecycle.Step:
             if state.finished:
                 raise MatchOver("the match is over already")
+            if not still(state):
+                raise _NotNow()
             return lifecycle.abort(state, reason, self._repository.meta(match_id).secret, now())
 
-        step, _ = self._append_retrying(match_id, decide)
+        try:
+            step, prior = self._append_retrying(
+                match_id, decide, lambda step: remember(views.summary(match_id, step.state, now())))
+        except _NotNow:
+            return None
         self._listings.closed(match_id)
-        return step.state
+        return json.loads(prior)["answer"] if prior is not None else views.summary(match_id, step.state, now())
+
+    def is_creator(self, match_id: str, token: str) -> bool:
+        """Whether ``token`` is the creator token of the match (one created without a platform key)."""
+        digest = self._repository.meta(match_id).creator
+        return bool(digest) and hmac.compare_digest(digest, token_hash(token))
+
+    def concede(self, match_id: str, seat: int, idempotency_key: str | None = None) -> dict[str, Any]:
+        """``seat`` gives up (``lifecycle.concede``): the answer is shaped like an action's."""
+        return self._command(match_id, seat, "concede", idempotency_key,
+                             lambda state, earlier: lifecycle.concede(state, seat, self._repository.meta(match_id).secret,
+                                                                      now()))
+
+    def _active(self, match_id: str) -> None:
+        """The match was appended to now (and is not over): abandonment counts from here."""
+        self._redis.zadd(self._keys.activity, {match_id: time.time() * 1000})
+
+    def end_abandoned(self, limit: int = 100) -> list[str]:
+        """End the matches with nothing appended for ``abandon_after_s`` (0: never) as abandoned:
+        ``match_aborted`` with reason ``abandoned``, scored as they stand, out of the open and active
+        listings. Returns their ids (at most ``limit`` a call)."""
+        after_s = self.settings.abandon_after_s
+        if after_s <= 0:
+            return []
+        cutoff_ms = time.time() * 1000 - after_s * 1000
+        ended = []
+        for member in self._redis.zrangebyscore(self._keys.activity, "-inf", cutoff_ms, start=0, num=limit):
+            match_id = member.decode()
+
+            def idle(state: MatchState) -> bool:  # by its log: an append since the listing looked counts
+                _, last = self._repository.read(match_id, after=state.version - 1, until=state.version)
+                return not last or _ms(last[-1].at) <= cutoff_ms
+
+            try:
+                if self._abort(match_id, ABANDONED, still=idle) is not None:
+                    ended.append(match_id)
+                    continue
+            except (MatchOver, MatchNotFound):
+                pass
+            else:
+                continue  # active again: its next append lists it anew
+            self._redis.zrem(self._keys.activity, match_id)
+        return ended
 
     def listed(self, platform: str | None, game_id: str | None, status: str | None, cursor: str | None,
                limit: int, newest_first: bool = False) -> tuple[list[dict[str, Any]], str | None]:
@@ -426,18 +593,40 @@ class Matches:
         return [views.summary(match_id, state, at) for match_id, state in found], next_cursor
 
     def _relist(self, match_id: str, step: lifecycle.Step) -> None:
-        """After an append: a match whose status changed moves to the listings of its new status."""
+        """After an append: a match whose status changed moves to the listings of its new status; one that
+        goes on counts as active now, one that ended leaves the abandonment watch."""
+        if step.state.finished:
+            self._redis.zrem(self._keys.activity, match_id)
+        elif step.entries:
+            self._active(match_id)
         old, new = views.status_of(step.base) if step.base else None, views.status_of(step.state)
         if old is None or old == new:
             return
         self._listings.relist(match_id, self.platform_of(match_id), step.state.game_id, old, new)
 
     def index_listings(self) -> int:
-        """Put every listed match in the listings narrowed to its game and status (``matchlog migrate``)."""
-        return self._listings.index_all(p["id"] for p in self._platforms.listed())
+        """Put every listed match in the listings narrowed to its game and status, and every listed match not
+        over under the abandonment watch from its last entry (``matchlog migrate``)."""
+        platforms = [p["id"] for p in self._platforms.listed()]
+        listed = self._listings.index_all(platforms)
+        for index in [self._keys.public_matches] + [self._keys.platform_matches(p) for p in platforms]:
+            for member, _ in self._redis.zscan_iter(index):
+                match_id = member.decode()
+                try:
+                    state = self.load(match_id)
+                except MatchNotFound:
+                    continue
+                if not state.finished:
+                    _, last = self._repository.read(match_id, after=state.version - 1, until=state.version)
+                    self._redis.zadd(self._keys.activity, {match_id: _ms(last[-1].at)}, nx=True)
+        return listed
 
     def create_from_record(self, mime: str, text: str, platform: str | None = None) -> tuple[str, MatchState, list[str]]:
         """A match replayed from a game record in the format ``mime``."""
+        return self.create(self.from_record(mime, text, platform))
+
+    def from_record(self, mime: str, text: str, platform: str | None = None) -> NewMatch:
+        """The new match a game record in the format ``mime`` makes (InvalidRecord when it cannot be read)."""
         game = self.record_games().get(mime)
         if game is None:
             raise InvalidRecord(f"no game reads {mime}")
@@ -449,7 +638,7 @@ class Matches:
             refusal = name_refusal(name)
             if refusal:
                 raise InvalidRecord(f"the name of seat {seat} ({name[:40]!r}): {refusal}")
-        return self.create(NewMatch(game.info.id, names, options, record=actions, platform=platform))
+        return NewMatch(game.info.id, names, options, record=actions, platform=platform)
 
     @staticmethod
     def record_games() -> dict[str, Game]:

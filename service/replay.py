@@ -36,7 +36,8 @@ from service.games.bots import bot_name
 from service.games.protocol import Game, reveals
 
 SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "match_aborted", "seed_revealed", "match_scored",
-                "acted_by", "seat_replaced", "undone", "undo_requested", "undo_accepted", "undo_refused", "timed_out")
+                "acted_by", "seat_replaced", "undone", "undo_requested", "undo_accepted", "undo_refused", "timed_out",
+                "seat_conceded")
 
 
 SHELL_FOLD = 2
@@ -64,6 +65,12 @@ class MatchState:
     undo_request: dict[str, Any] | None = None  # {seat, to_version, accepted: [seats]}: waiting for consent
     clock: dict[str, Any] | None = None  # the turn clocks (service.clocks), when the match has them
     sealed_chain: bool = False  # hidden data chained through commitments (``chain: 2``), not whole
+    conceded: tuple[int, ...] = ()  # seats that conceded, in the order they did: out of play
+
+    @property
+    def conceded_out(self) -> bool:
+        """Fewer than two seats are left in play: the concessions ended the match."""
+        return bool(self.conceded) and len(self.players) - len(self.conceded) < 2
 
     @property
     def engine(self) -> Game:
@@ -71,7 +78,7 @@ class MatchState:
 
     @property
     def finished(self) -> bool:
-        return self.aborted or self.engine.is_over(self.game)
+        return self.aborted or self.conceded_out or self.engine.is_over(self.game)
 
     @property
     def started(self) -> bool:
@@ -81,7 +88,7 @@ class MatchState:
     @property
     def in_play(self) -> bool:
         """Seats may act: every seat is filled and nobody stopped the match."""
-        return self.started and not self.aborted
+        return self.started and not self.aborted and not self.conceded_out
 
     def to_act(self) -> list[int]:
         return self.engine.to_act(self.game) if self.in_play else []
@@ -102,7 +109,8 @@ class MatchState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "MatchState":
-        return cls(**{**data, "players": tuple(data["players"]), "bots": tuple(data.get("bots", ()))})
+        return cls(**{**data, "players": tuple(data["players"]), "bots": tuple(data.get("bots", ())),
+                      "conceded": tuple(data.get("conceded", ()))})
 
 
 def seed_commitment(seed: str, salt: str | None) -> str:
@@ -149,6 +157,10 @@ def acted_by(seat: int, by: str) -> dict[str, Any]:
 BY_TIMEOUT = "timeout"
 """``acted_by``'s ``by`` for a move the clock made for a seat out of time."""
 
+BY_CONCESSION = "conceded"
+"""``acted_by``'s ``by`` for a move the server made for a seat that conceded (its pass, forfeit, or a random
+legal move): the others play on."""
+
 
 def by_bot(name: str) -> str:
     """``acted_by``'s ``by`` for a move of the seat's bot ``name``."""
@@ -182,6 +194,11 @@ def seat_replaced(seat: int, name: str, bot: str | None) -> dict[str, Any]:
     return {"type": "seat_replaced", "seat": seat, "data": {"seat": seat, "name": name, **({"bot": bot} if bot else {})}}
 
 
+def seat_conceded(seat: int) -> dict[str, Any]:
+    """The seat gives up: out of play from now on (``MatchState.conceded``)."""
+    return {"type": "seat_conceded", "seat": seat, "data": {"seat": seat}}
+
+
 def seat_joined(seat: int, name: str) -> dict[str, Any]:
     return {"type": "seat_joined", "seat": seat, "data": {"seat": seat, "name": name}}
 
@@ -209,7 +226,8 @@ SHELL_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {
         player.get("name") or f"an open seat {player['seat']}" for player in data["players"]),
     "seat_joined": lambda data: f"{data['name']} took seat {data['seat']}",
     "match_started": lambda data: "every seat is taken: the match starts",
-    "acted_by": lambda data: {None: "a move:", "timeout": "on its timeout:"}.get(
+    "seat_conceded": lambda data: f"seat {data['seat']} concedes",
+    "acted_by": lambda data: {None: "a move:", "timeout": "on its timeout:", "conceded": "for a seat that conceded:"}.get(
         data.get("by"), f"the {bot_name(str(data.get('by')).removeprefix('bot:'))[0]} bot moves:"),
     "undone": lambda data: f"undone: back to version {data['to_version']}",
     "timed_out": lambda data: f"out of time: {data['on_timeout']}",
@@ -231,9 +249,27 @@ def describe(engine: Game, event: dict[str, Any]) -> str:
 
 
 def result(state: "MatchState") -> dict[str, Any]:
-    """The result as the log records it: whether it is final, and the game's scores and ranks."""
+    """The result as the log records it: whether it is final, and the game's scores and ranks. Seats that
+    conceded rank after every seat still in play (the last to concede first among them); the others keep
+    their order by the game's standing."""
     aborted = {"aborted": True} if state.aborted else {}
-    return {"final": state.finished, **aborted, **state.engine.scores(state.game)}
+    scored = state.engine.scores(state.game)
+    if state.conceded:
+        scored = {**scored, "ranks": conceded_ranks(scored["ranks"], state.conceded), "conceded": list(state.conceded)}
+    return {"final": state.finished, **aborted, **scored}
+
+
+def conceded_ranks(ranks: Sequence[int], conceded: Sequence[int]) -> list[int]:
+    """``ranks`` (1 = best, ties share) with the ``conceded`` seats moved to the bottom: the seats in play keep
+    their order and ties among themselves, then the conceded ones, the latest to concede ranking highest."""
+    playing = sorted((seat for seat in range(len(ranks)) if seat not in conceded), key=lambda seat: ranks[seat])
+    out = [0] * len(ranks)
+    for position, seat in enumerate(playing):
+        tied = position and ranks[seat] == ranks[playing[position - 1]]
+        out[seat] = out[playing[position - 1]] if tied else position + 1
+    for offset, seat in enumerate(reversed(list(conceded))):
+        out[seat] = len(playing) + offset + 1
+    return out
 
 
 def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
@@ -276,7 +312,7 @@ def _acted_by(state: MatchState, entry: Recorded) -> MatchState:
     by = entry.data.get("by")
     if made_by_a_bot(by) and state.last_action is not None and state.last_action["seat"] != entry.seat:
         return state
-    last = None if by == BY_TIMEOUT else {"seat": entry.seat, "before": entry.version - 1, "revealed": False}
+    last = None if by in (BY_TIMEOUT, BY_CONCESSION) else {"seat": entry.seat, "before": entry.version - 1, "revealed": False}
     return replace(state, last_action=last, undo_request=None)
 
 
@@ -291,6 +327,8 @@ _SHELL_FOLDS = {
         **state.undo_request, "accepted": [*state.undo_request["accepted"], entry.seat]}),
     "undo_refused": lambda state, entry: replace(state, undo_request=None),
     "timed_out": lambda state, entry: state,
+    "seat_conceded": lambda state, entry: replace(state, conceded=(*state.conceded, entry.data["seat"]),
+                                                  last_action=None, undo_request=None),
     "seat_replaced": lambda state, entry: replace(
         state, players=_seat_set(state.players, entry.data["seat"], entry.data["name"]),
         bots=_seat_set(state.bots or (None,) * len(state.players), entry.data["seat"], entry.data.get("bot"))),
@@ -339,6 +377,19 @@ def _out_of_place(state: MatchState, entry: Recorded) -> str | None:
             "records a result before the match is over and its seed revealed"
     if state.finished:
         return "follows the end of the match: only seed_revealed and match_scored may"
+    if entry.type == "seat_conceded":
+        seat = entry.data.get("seat") if isinstance(entry.data, dict) else None
+        if not (type(seat) is int and 0 <= seat < len(state.players) and entry.seat == seat):
+            return "concedes for a seat the match does not have"
+        if not state.started:
+            return "concedes before the match started"
+        if seat in state.conceded or state.bot_of(seat):
+            return "concedes for a seat that has conceded already, or a bot's"
+    if entry.seat in state.conceded:
+        if entry.type == "acted_by" and entry.data.get("by") != BY_CONCESSION:
+            return "marks a move of a seat that conceded as made by someone else than the server"
+        if entry.type in ("undone", "undo_requested", "undo_accepted", "undo_refused", "seat_replaced", "timed_out"):
+            return "is a seat's doing after it conceded"
     to_version = entry.data.get("to_version")
     if entry.type == "undone" and not (type(to_version) is int and 1 <= to_version < entry.version):
         return "undoes back to a version that is not an earlier one"

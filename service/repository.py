@@ -53,13 +53,15 @@ class Meta:
     secret: SeedSecret | None  # None once the log has revealed it (see ``compact``)
     seat_hashes: tuple[str, ...]
     platform: str | None = None  # the platform whose key created the match
+    creator: str = ""  # the digest of the creator token (a match created without a platform key), else ""
 
     def fields(self, key: ServerKey, match_id: str) -> dict[str, bytes | str]:
         # raw bytes, not text: a finished match's whole footprint is counted in kilobytes
         sealed = key.seal(json.dumps([self.secret.seed, self.secret.salt]).encode(), match_id.encode())
         opened = {"seats": str(len(self.seat_hashes))} if "" in self.seat_hashes else {}  # a lobby's open seats
         owner = {"platform": self.platform} if self.platform else {}
-        return {"game": self.game_id, "sealed": sealed, **opened, **owner,
+        creator = {"creator": bytes.fromhex(self.creator)} if self.creator else {}
+        return {"game": self.game_id, "sealed": sealed, **opened, **owner, **creator,
                 **{f"seat:{i}": bytes.fromhex(digest) for i, digest in enumerate(self.seat_hashes) if digest}}
 
     @classmethod
@@ -78,7 +80,7 @@ class Meta:
         else:  # a finished match: its log reveals the seed
             secret = None
         platform = fields["platform"].decode() if "platform" in fields else None
-        return cls(fields["game"].decode(), secret, hashes, platform)
+        return cls(fields["game"].decode(), secret, hashes, platform, fields["creator"].hex() if "creator" in fields else "")
 
 
 META_FRESH_S = 2.0
@@ -160,6 +162,15 @@ class MatchRepository:
 
     def remembered(self, key: str) -> str | None:
         return self.store.remembered(key)
+
+    def claim(self, key: str, marker: str, ttl_s: int) -> str | None:
+        return self.store.claim(key, marker, ttl_s)
+
+    def release(self, key: str, marker: str) -> None:
+        self.store.release(key, marker)
+
+    def keep(self, key: str, answer: str, ttl_s: int) -> None:
+        self.store.keep(key, answer, ttl_s)
 
     def durably(self, key: str, write):
         """Make ``write(client)`` to ``key`` as the event store makes an append (``EventStore.durably``)."""

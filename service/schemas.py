@@ -323,6 +323,10 @@ class CreatedMatchSchema(Schema):
     game = fields.String(required=True)
     version = fields.Integer(required=True)
     seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    creator_token = fields.String(metadata={"description": "Only for a match created without a platform key, "
+                                                           "shown only now: it aborts the match "
+                                                           "(POST /v1/matches/{id}/abort with Authorization: "
+                                                           "Bearer <creator token>)."})
 
 
 class MatchSchema(Schema):
@@ -380,8 +384,16 @@ class SubmitActionSchema(Schema):
 
 class IdempotencyHeaderSchema(Schema):
     idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(min=1, max=128),
-                                    metadata={"description": "A retry with the same key returns the first "
-                                                             "answer and appends nothing."})
+                                    metadata={"description": "A retry with the same key (and the same body) "
+                                                             "within the retention window (24 h by default) gets "
+                                                             "the first answer back and changes nothing; the same "
+                                                             "key with another body is 422 "
+                                                             "idempotency_key_reused; while the first is still "
+                                                             "running, 409 idempotency_key_in_progress. Keys are "
+                                                             "scoped by endpoint and by caller (seat token, "
+                                                             "platform, creator token); where there is no caller "
+                                                             "(an anonymous create, a join) the key itself is the "
+                                                             "client's secret: make it random."})
 
 
 class EventSchema(Schema):

@@ -45,6 +45,28 @@ class _JobWorker(SimpleWorker):
         super().handle_exception(job, *exc_info)
 
 
+def abandonment_period_s(after_s: float) -> float:
+    """How often the worker looks for abandoned matches: a quarter of ``MATCHLOG_ABANDON_AFTER_S``, between
+    half a second and a minute."""
+    return min(60.0, max(0.5, after_s / 4))
+
+
+def end_abandoned(matches: Matches, stop: threading.Event) -> None:
+    """The abandonment chore: until ``stop``, end the matches idle for ``MATCHLOG_ABANDON_AFTER_S``
+    (``Matches.end_abandoned``). Several workers may run it at once: an abort is a versioned append, so a
+    match is ended once."""
+    if matches.settings.abandon_after_s <= 0:
+        return
+    while not stop.wait(abandonment_period_s(matches.settings.abandon_after_s)):
+        try:
+            while len(matches.end_abandoned()) == 100:  # a full batch: there may be more
+                pass
+        except redis.exceptions.RedisError as error:
+            log.warning("abandonment: redis unavailable (%s); trying again later", error)
+        except Exception:  # a chore must not die of one match
+            log.exception("abandonment chore failed; trying again later")
+
+
 def run(settings: Settings, redis_url: str, stop: threading.Event | None = None, burst: bool = False) -> None:
     stop = stop or threading.Event()
     store = connect(redis_url)
@@ -65,6 +87,8 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
     projector = Projector(matches, store)
     thread = threading.Thread(target=projector.run, args=(stop,), name="projector", daemon=True)
     thread.start()
+    chores = threading.Thread(target=end_abandoned, args=(matches, stop), name="abandonment", daemon=True)
+    chores.start()
     try:
         while not stop.is_set():
             try:  # RQ's worker asks Redis about itself as it is made: Redis may be away then too
@@ -81,3 +105,4 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
     finally:
         stop.set()
         thread.join(timeout=5)
+        chores.join(timeout=5)

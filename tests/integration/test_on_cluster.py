@@ -4,7 +4,8 @@ its own single Redis (``RQ_REDIS_URL``: RQ cannot run on a cluster).
 
 The tests below are the single-Redis suite's own, collected here again with the fixtures of this
 module: random games of every game and mode played to the end by bots on two real worker processes,
-scored, each log replayed; replay at every version; racing writers; idempotent retries; the live feed
+scored, each log replayed; replay at every version; racing writers; idempotent retries (creates and joins
+racing with one key too); the live feed
 (SSE) to the end of a match; then what only a cluster shows: matches spread over every master, and
 a worker's partitions on all of them.
 """
@@ -25,6 +26,8 @@ from tests.integration.test_bots_on_redis import test_bot_only_matches_of_every_
 from tests.integration.test_matches_on_redis import (
     drain, test_idempotent_retries_race_to_one_append, test_racing_clients_on_one_version_exactly_one_wins,
     test_random_games_play_to_the_end_and_get_scored, test_replay_at_every_version_equals_the_state_reached_live)
+from tests.test_retries_and_ending import (test_racing_creates_with_one_key_make_one_match,
+                                           test_racing_joins_with_one_key_get_one_seat_and_one_token)
 from tests.test_livefeed import (test_the_backlog_then_each_new_entry_with_its_version_as_id,
                                  test_the_stream_ends_once_the_match_is_scored)
 
@@ -32,7 +35,8 @@ __all__ = [  # the single-Redis suite's tests, collected again here, on the clus
     "test_bot_only_matches_of_every_game_and_mode_finish_by_themselves", "test_idempotent_retries_race_to_one_append",
     "test_racing_clients_on_one_version_exactly_one_wins", "test_random_games_play_to_the_end_and_get_scored",
     "test_replay_at_every_version_equals_the_state_reached_live",
-    "test_the_backlog_then_each_new_entry_with_its_version_as_id", "test_the_stream_ends_once_the_match_is_scored"]
+    "test_the_backlog_then_each_new_entry_with_its_version_as_id", "test_the_stream_ends_once_the_match_is_scored",
+    "test_racing_creates_with_one_key_make_one_match", "test_racing_joins_with_one_key_get_one_seat_and_one_token"]
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
