@@ -790,14 +790,17 @@ def delete_webhook(hook_id: str):
 
 
 @v1.route("/webhooks/<hook_id>/deliveries", methods=["GET"])
+@v1.arguments(schemas.DeliveriesQuerySchema(), location="query")
 @v1.response(200, schemas.DeliveriesSchema)
 @v1.doc(security=PLATFORM)
-@_errors(401, 403, 404)
-def get_deliveries(hook_id: str):
-    """The latest delivery attempts (newest first, the last 100): delivery id, attempt, HTTP status or
-    error, time taken."""
+@_errors(400, 401, 403, 404)
+def get_deliveries(query, hook_id: str):
+    """The delivery attempts, newest first, ``limit`` a page (the latest 10,000 or so are kept): delivery
+    id, attempt, when (ISO 8601 UTC), HTTP status or error, time taken. ``next_cursor`` asks for the
+    next, older page (null: none)."""
     _own_webhook(hook_id)
-    return {"deliveries": matches().webhook_deliveries(hook_id)}
+    page, cursor = matches().webhook_deliveries(hook_id, query.get("cursor"), query["limit"])
+    return {"deliveries": page, "next_cursor": cursor}
 
 
 def _own_webhook(hook_id: str) -> dict:

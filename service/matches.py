@@ -364,8 +364,10 @@ class Matches:
     def remove_webhook(self, hook_id: str, platform: str) -> None:
         self._webhooks.remove(hook_id, platform)
 
-    def webhook_deliveries(self, hook_id: str) -> list[dict[str, Any]]:
-        return self._webhooks.deliveries(hook_id)
+    def webhook_deliveries(self, hook_id: str, cursor: str | None = None, limit: int = 100,
+                           ) -> tuple[list[dict[str, Any]], str | None]:
+        """A page of the webhook's delivery attempts, newest first, and the next page's cursor."""
+        return self._webhooks.deliveries(hook_id, cursor, limit)
 
     def record_delivery(self, hook_id: str, attempt: dict[str, Any]) -> None:
         self._webhooks.record(hook_id, attempt)
@@ -384,7 +386,9 @@ class Matches:
         state = self.load(match_id, version)
         for hook in hooks:
             delivery_id = f"{hook['id']}-{match_id}-v{version}"
+            previous = self._webhooks.previous_version(hook["id"], match_id, version)  # in version order: the feed's
             body = {"delivery": delivery_id, "webhook": hook["id"], "match": match_id, "version": version,
+                    "previous_version": previous,
                     "entries": views.entries_view(state, [e for e in entries if e.type in hook["events"]], None)}
             self._jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
 
