@@ -505,7 +505,7 @@ class Matches:
             raise NoRecordFormat(f"a {engine.info.name} record is {engine.record.mime}")
         state = self.load(match_id)
         _, entries = self._repository.read(match_id, until=state.version)
-        events = views.entries_view(state, [e for e in entries if e.type not in SHELL_EVENTS], None)
+        events = views.entries_view(state, _kept_moves(entries), None)
         names = [name or "" for name in state.players]  # an open seat has nobody's name yet
         return engine.record.mime, engine.record.export(state.options, names, events)
 
@@ -633,6 +633,20 @@ class Matches:
                                               replicated=self.settings.durability == "replicated")
         except redis.exceptions.RedisError:
             return {"redis": False, "workers": 0}
+
+
+def _kept_moves(entries: list[Recorded]) -> list[Recorded]:
+    """The game's entries the match's state kept: an ``undone`` goes back to the moves kept at its
+    ``to_version``, as the fold does (the log keeps what it took back; a record leaves it out)."""
+    kept: tuple[Recorded, ...] = ()
+    kept_at: dict[int, tuple[Recorded, ...]] = {0: kept}
+    for entry in entries:
+        if entry.type == "undone":
+            kept = kept_at[entry.data["to_version"]]
+        elif entry.type not in SHELL_EVENTS:
+            kept = (*kept, entry)
+        kept_at[entry.version] = kept
+    return list(kept)
 
 
 def _check_bot(game: Game, spec: str, where: str) -> None:
