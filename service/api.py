@@ -74,7 +74,7 @@ EVENT_STREAM = "text/event-stream"
 TEXT = "text/plain"
 SEAT = [{"seatToken": []}]
 SEAT_OR_SPECTATOR = [{}, {"seatToken": []}]
-PLATFORM = [{"seatToken": []}]  # the platform key goes in the same Authorization header
+PLATFORM = [{"platformKey": []}]  # in the same Authorization header as a seat token: Bearer <key>
 
 log = logging.getLogger("matchlog")
 
@@ -181,7 +181,7 @@ def get_signing_key():
 
 @v1.route("/matches", methods=["POST"])
 @v1.response(201, schemas.CreatedMatchSchema)
-@v1.doc(responses={201: {"links": _match_links()}})
+@v1.doc(responses={201: {"links": _match_links()}}, security=[{}, {"platformKey": []}])
 @v1.games_doc(lambda games: {"requestBody": {"required": True, "content": {
     "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}}, **_record_bodies(games)}}})
 @_errors(400, 413, 415, 422, 429, 503)
@@ -225,7 +225,7 @@ def create_match():
 @v1.route("/matches", methods=["GET"])
 @v1.arguments(schemas.LobbyQuerySchema(), location="query")
 @v1.response(200, schemas.LobbySchema)
-@v1.doc(security=[{}, {"seatToken": []}])
+@v1.doc(security=[{}, {"platformKey": []}])
 @_errors(400, 401)
 def list_matches(query):
     """Matches by creation time (``order``: oldest first, or newest), optionally of one ``game`` and
@@ -521,6 +521,25 @@ HANDOVERS = ("seat_replaced", "timed_out")
 """Entries after which a seat may be someone else's (a ``timed_out`` hands it to a bot, or not)."""
 
 
+SSE_EVENT = {
+    "type": "object",
+    "description": "One event of the stream (OpenAPI 3.0 reads a text/event-stream schema as each event's): an "
+                   "entry (``id``: its version; ``data``: the entry as JSON, as /events has it), ``end`` (``data``: "
+                   "{}), ``revoked`` (no data), or the ``retry`` advice that opens the stream.",
+    "properties": {
+        "event": {"type": "string", "enum": ["message", "end", "revoked"],
+                  "description": "message (the default) for an entry; end: the match is scored; revoked: the credential no longer holds."},
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The entry's version (end: the last one)."},
+        "retry": {"type": "integer", "description": "How long a client waits before reconnecting, in ms."},
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "contentSchema": {"oneOf": [{"$ref": "#/components/schemas/Event"},
+                                             {"type": "object", "maxProperties": 0}]},
+                 "description": "The entry as JSON (the Event schema); {} with end."},
+    },
+}
+"""What the live feed sends, one event at a time (schemathesis checks each against it)."""
+
+
 @v1.route("/matches/<match_id>/events/stream", methods=["GET"])
 @v1.arguments(schemas.StreamQuerySchema(), location="query")
 @v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
@@ -530,7 +549,7 @@ HANDOVERS = ("seat_replaced", "timed_out")
                    "wins over it. A ``revoked`` event, then the end, once the credential no longer holds (the "
                    "seat was handed over, the platform key revoked); the end, without an event, after 5 minutes "
                    "with nothing to deliver (reconnect with ``Last-Event-ID``).",
-    "content": {EVENT_STREAM: {"schema": {"type": "string"}}}}})
+    "content": {EVENT_STREAM: {"schema": SSE_EVENT}}}})
 @_errors(400, 401, 403, 404)
 @v1.alt_response(503, schema=schemas.ErrorSchema, description="streams_full: this server process holds as many live "
                  "feeds as it may (another may have room), or storage_unavailable; Retry-After says when.")

@@ -53,6 +53,9 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
             "components": {"securitySchemes": {
                 "seatToken": {"type": "http", "scheme": "bearer",
                               "description": "The seat token from POST /v1/matches."},
+                "platformKey": {"type": "http", "scheme": "bearer",
+                                "description": "A platform's key (`matchlog keys create`): its matches, "
+                                               "webhooks, aborts and seat replacements."},
             }},
         },
         JSON_SORT_KEYS=False,
