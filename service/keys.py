@@ -107,6 +107,11 @@ class Keys:
         """The matches a platform created, scored by creation time (ms)."""
         return f"{self.namespace}:platform:{platform_id}:matches"
 
+    @property
+    def server_key(self) -> str:
+        """The fingerprint of the server key every API and worker process of the deployment uses."""
+        return f"{self.namespace}:server-key"
+
     def webhook(self, hook_id: str) -> str:
         """A webhook: its platform, URL, entry types and sealed secret."""
         return f"{self.namespace}:webhook:{hook_id}"
