@@ -316,11 +316,16 @@ def replay_log(path: str, seed: str | None, salt: str | None = None, checkpoint:
                public_key: str | None = None) -> int:
     """``matchlog replay``: the audit (``service.audit``) of an exported log, its report printed. Exit 0 when
     all holds, 1 when the log or its result was changed, 2 when it cannot be audited (unreadable, partial,
-    a checkpoint short of the end...)."""
-    from service.audit import AuditError, ForgedLog, audit
+    a checkpoint short of the end...), 3 for a viewer's copy of a running match: what it shows was checked
+    and held (its report printed), the rest waits for the seed."""
+    from service.audit import AuditError, ForgedLog, PartialView, audit
 
     try:
         report = audit(path, seed, salt, checkpoint or None, public_key)
+    except PartialView as partial:
+        print(json.dumps(partial.report, indent=2))
+        print(f"matchlog replay: {partial}", file=sys.stderr)
+        return 3
     except ForgedLog as error:
         print(f"matchlog replay: {error}", file=sys.stderr)
         return 1
