@@ -44,8 +44,9 @@ class PartialView(Exception):
         chain = (f"the chain of what is shown holds (entries 1..{report['version']})" if report["chain_verified"]
                  else "no hash is shown yet to check the chain with (a log from before sealed chains)")
         super().__init__(
-            f"a partial view of a running match, verified as far as it goes: {chain}; {report['sealed_entries']} "
-            f"entries sealed, {report['hidden_hashes']} hashes not shown; the seed is not revealed yet, so the fold, "
+            f"a partial view of a running match, verified as far as it goes: {chain}; sealed entries (their hidden "
+            f"data not checkable yet): {report['sealed_entries']}, hashes not shown: {report['hidden_hashes']}; the "
+            "seed is not revealed yet, so the fold, "
             "the commitments and the result cannot be checked. Audit the whole log (GET /v1/matches/{id}/log) "
             "once the match is over, or pass --seed and --salt with a whole log")
 
