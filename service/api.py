@@ -528,7 +528,8 @@ SSE_EVENT = {
                    "{}), ``revoked`` (no data), or the ``retry`` advice that opens the stream.",
     "properties": {
         "event": {"type": "string", "enum": ["message", "end", "revoked"],
-                  "description": "message (the default) for an entry; end: the match is scored; revoked: the credential no longer holds."},
+                  "description": "message (the default) for an entry; end: the match is scored; revoked: the "
+                                 "credential no longer holds."},
         "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The entry's version (end: the last one)."},
         "retry": {"type": "integer", "description": "How long a client waits before reconnecting, in ms."},
         "data": {"type": "string", "contentMediaType": "application/json",
