@@ -14,10 +14,8 @@ from service.config import Settings
 from service.games import GAMES, action_component, legal_actions_component, refusals_component
 from service.lifecycle import refusals_of
 from service.matches import KNOWN_SEED_REASONS, Matches
-from service.keys import Keys
 from service.livefeed import LiveFeed
 from service.redis_client import connect
-from service.serverkey import ServerKey
 from service.viewer import viewer
 
 DESCRIPTION = """\
@@ -64,10 +62,6 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     )
     app.json.sort_keys = False
     app.extensions["matchlog"] = Matches(redis_client, settings)
-    try:  # every process of the deployment on one secret: a second one with another stops here, saying so
-        ServerKey(settings.secret_key).claim(redis_client, Keys(settings.namespace).server_key)
-    except redis.exceptions.RedisError:
-        pass  # Redis away: the workers check when it is back
     app.extensions["matchlog-livefeed"] = LiveFeed(app.extensions["matchlog"], redis_client)
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand

@@ -90,11 +90,29 @@ def check_layout(settings: Settings, url: str) -> None:
         pass
 
 
+def check_server_key(settings: Settings, url: str) -> None:
+    """Refuse to start with another server secret than the deployment's (its fingerprint in Redis, recorded
+    by the first API or worker to start): this one could not open the matches' sealed seeds."""
+    import redis
+
+    from service.keys import Keys
+    from service.redis_client import connect
+    from service.serverkey import ServerKey, WrongServerKey
+
+    try:
+        ServerKey(settings.secret_key).claim(connect(url), Keys(settings.namespace).server_key)
+    except WrongServerKey as error:
+        sys.exit(f"matchlog api: {error}")
+    except redis.exceptions.RedisError:  # Redis away: the workers check when it is back
+        pass
+
+
 def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     from service import serving
 
     url = redis_url(settings)
     check_layout(settings, url)
+    check_server_key(settings, url)
     metrics_dir(settings)
 
     def load():

@@ -5,12 +5,16 @@ on, its heartbeat (/readyz) with it."""
 
 from __future__ import annotations
 
+import dataclasses
 import glob
+
+import pytest
 
 from prometheus_client import CollectorRegistry
 from prometheus_client import multiprocess
 
 from service.app import create_app
+from service.cli import check_server_key
 from service.keys import Keys
 from service.platforms import Platforms
 from service.serverkey import new_secret
@@ -23,10 +27,23 @@ def _stopped(worker, timeout=30):
 
 
 def test_a_worker_with_another_secret_stops_naming_the_misconfiguration(real_redis, redis_url, settings):
-    create_app(settings, real_redis)  # the API started first: its key's fingerprint is the deployment's
+    check_server_key(settings, redis_url)  # the API started first: its key's fingerprint is the deployment's
     code, errors = _stopped(start_worker(redis_url, settings, MATCHLOG_SECRET_KEY=new_secret()))
     assert code != 0
     assert "MATCHLOG_SECRET_KEY is not this deployment's" in errors and "server key fingerprint" in errors, errors
+
+
+def test_an_api_with_another_secret_than_the_workers_does_not_start(real_redis, redis_url, settings):
+    worker = start_worker(redis_url, settings)  # a worker started first records the deployment's key
+    try:
+        wait_for(lambda: real_redis.exists(Keys(settings.namespace).server_key), timeout=30)
+        check_server_key(settings, redis_url)  # the same secret: nothing to say
+        with pytest.raises(SystemExit) as exit_:
+            check_server_key(dataclasses.replace(settings, secret_key=new_secret()), redis_url)
+        assert str(exit_.value.code).startswith("matchlog api: MATCHLOG_SECRET_KEY is not this deployment's")
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
 
 
 def test_a_sealed_seed_that_does_not_open_stops_the_worker(real_redis, redis_url, settings):
