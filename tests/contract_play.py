@@ -153,4 +153,4 @@ def capture_webhooks(app, seen: Seen) -> None:
     def enqueue(delivery_id, hook_id, body):
         seen("webhook", json.loads(body))
 
-    matches.jobs.enqueue_delivery = enqueue
+    matches._jobs.enqueue_delivery = enqueue  # (Matches keeps its job queue as _jobs since struct-split)
