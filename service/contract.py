@@ -174,6 +174,7 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
     created = _closed({
         "game": {"type": "string", "enum": [game.info.id]}, "options": ref(f"{p}Options"),
         "players": {"type": "array", "items": CREATED_PLAYER}, "seed_commitment": STR, "chain": INT,
+        "views": {**STR, "description": "The version of the game's spectator views the log was sealed with."},
         "seed_known_to_creator": {"type": "boolean", "enum": [True]},
         "undo": {"type": "string", "enum": ["until_next_action", "with_consent"]}, "clock": LOGGED_CLOCK,
         **({"content_sha256": STR, "content": ref(f"{p}Content")} if f"{p}Content" in components else {}),
