@@ -557,6 +557,26 @@ HANDOVERS = ("seat_replaced", "timed_out")
 """Entries after which a seat may be someone else's (a ``timed_out`` hands it to a bot, or not)."""
 
 
+SSE_EVENT = {
+    "type": "object",
+    "description": "One event of the stream (OpenAPI 3.0 reads a text/event-stream schema as each event's): an "
+                   "entry (``id``: its version; ``data``: the entry as JSON, as /events has it), ``end`` (``data``: "
+                   "{}), ``revoked`` (no data), or the ``retry`` advice that opens the stream.",
+    "properties": {
+        "event": {"type": "string", "enum": ["message", "end", "revoked"],
+                  "description": "message (the default) for an entry; end: the match is scored; revoked: the "
+                                 "credential no longer holds."},
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The entry's version (end: the last one)."},
+        "retry": {"type": "integer", "description": "How long a client waits before reconnecting, in ms."},
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "contentSchema": {"oneOf": [{"$ref": "#/components/schemas/Event"},
+                                             {"type": "object", "maxProperties": 0}]},
+                 "description": "The entry as JSON (the Event schema); {} with end."},
+    },
+}
+"""What the live feed sends, one event at a time (schemathesis checks each against it)."""
+
+
 @v1.route("/matches/<match_id>/events/stream", methods=["GET"])
 @v1.arguments(schemas.StreamQuerySchema(), location="query")
 @v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
@@ -566,7 +586,7 @@ HANDOVERS = ("seat_replaced", "timed_out")
                    "wins over it. A ``revoked`` event, then the end, once the credential no longer holds (the "
                    "seat was handed over, the platform key revoked); the end, without an event, after 5 minutes "
                    "with nothing to deliver (reconnect with ``Last-Event-ID``).",
-    "content": {EVENT_STREAM: {"schema": {"type": "string"}}}}})
+    "content": {EVENT_STREAM: {"schema": SSE_EVENT}}}})
 @_errors(400, 401, 403, 404)
 @v1.alt_response(503, schema=schemas.ErrorSchema, description="streams_full: this server process holds as many live "
                  "feeds as it may (another may have room), or storage_unavailable; Retry-After says when.")
@@ -848,14 +868,17 @@ def delete_webhook(headers, hook_id: str):
 
 
 @v1.route("/webhooks/<hook_id>/deliveries", methods=["GET"])
+@v1.arguments(schemas.DeliveriesQuerySchema(), location="query")
 @v1.response(200, schemas.DeliveriesSchema)
 @v1.doc(security=PLATFORM)
-@_errors(401, 403, 404)
-def get_deliveries(hook_id: str):
-    """The latest delivery attempts (newest first, the last 100): delivery id, attempt, HTTP status or
-    error, time taken."""
+@_errors(400, 401, 403, 404)
+def get_deliveries(query, hook_id: str):
+    """The delivery attempts, newest first, ``limit`` a page (the latest 10,000 or so are kept): delivery
+    id, attempt, when (ISO 8601 UTC), HTTP status or error, time taken. ``next_cursor`` asks for the
+    next, older page (null: none)."""
     _own_webhook(hook_id)
-    return {"deliveries": matches().webhook_deliveries(hook_id)}
+    page, cursor = matches().webhook_deliveries(hook_id, query.get("cursor"), query["limit"])
+    return {"deliveries": page, "next_cursor": cursor}
 
 
 def _own_webhook(hook_id: str) -> dict:

@@ -5,7 +5,8 @@ that the server signed the log's last entry. A program calls ``audit``; ``matchl
 
 Errors: ``ForgedLog`` when the log (or its result) is not the server's (changed, cut short, reordered, a
 broken chain, an entry the server never appends); ``AuditError`` when it cannot be audited (unreadable,
-partial, no seed for a running match, a checkpoint short of the end: ``UncoveredEntries``...).
+partial, a checkpoint short of the end: ``UncoveredEntries``...); ``PartialView`` for a viewer's copy of
+a running match (no seed revealed, none given): what can be checked of it was, and held.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.chain import BrokenChain, Recorded, canonical_json
+from service.chain import BrokenChain, Recorded, canonical_json, verify_chain
 from service.replay import EntryOutOfPlace, replay
 from service.serverkey import verify
 
@@ -31,6 +32,23 @@ class ForgedLog(Exception):
 
 class UncoveredEntries(AuditError):
     """The checkpoint holds for the log up to its version, and says nothing of the entries after it."""
+
+
+class PartialView(Exception):
+    """A copy of a running match's log as a viewer has it (a seat's or a spectator's: sealed entries carry
+    only what that viewer may see) or, without a seed, any log whose seed is not revealed yet: checked as far
+    as it goes, and nothing found wrong. ``report`` says what was checked and what could not be."""
+
+    def __init__(self, report: dict[str, Any]):
+        self.report = report
+        chain = (f"the chain of what is shown holds (entries 1..{report['version']})" if report["chain_verified"]
+                 else "no hash is shown yet to check the chain with (a log from before sealed chains)")
+        super().__init__(
+            f"a partial view of a running match, verified as far as it goes: {chain}; sealed entries (their hidden "
+            f"data not checkable yet): {report['sealed_entries']}, hashes not shown: {report['hidden_hashes']}; the "
+            "seed is not revealed yet, so the fold, "
+            "the commitments and the result cannot be checked. Audit the whole log (GET /v1/matches/{id}/log) "
+            "once the match is over, or pass --seed and --salt with a whole log")
 
 
 @dataclass(frozen=True)
@@ -75,6 +93,8 @@ def audit(log: str | list[Recorded], seed: str | None = None, salt: str | None =
         check_whole(entries, current)
         # the checkpoint first: a log cut short before its seed_revealed is refuted by it, not "running"
         signed = check_checkpoint(checkpoint, entries, public_key) if checkpoint is not None else None
+        if seed is None and not any(e.type == "seed_revealed" for e in entries):
+            raise PartialView(partial_report(entries, signed))
         state = replay(entries, seed, salt)
         if signed:  # after the fold: an entry the server never appends is the sharper finding
             check_covered(signed, entries)
@@ -87,6 +107,21 @@ def audit(log: str | list[Recorded], seed: str | None = None, salt: str | None =
     recorded = None if state.result is None else {"final": state.finished, **scores} == state.result
     return Report(state.version, "finished" if state.finished else "active", engine.to_act(state.game),
                   any(e.hash for e in entries), scores, signed, recorded)
+
+
+def partial_report(entries: list[Recorded], signed: dict | None) -> dict[str, Any]:
+    """What can be checked of a log whose seed is not revealed: the chain of what is shown (ForgedLog, as
+    BrokenChain, where it breaks), and what stays to check once the seed is known."""
+    verify_chain(entries)
+    report: dict[str, Any] = {
+        "view": "partial", "version": entries[-1].version, "seed_revealed": False,
+        "chain_verified": any(e.hash for e in entries),
+        "sealed_entries": sum(e.commitment is not None for e in entries),
+        "hidden_hashes": sum(e.hash is None for e in entries),
+        "not_checked": ["the fold by the rules", "the commitments of sealed entries", "the result"]}
+    if signed is not None:
+        report["checkpoint_verified"] = signed
+    return report
 
 
 def read_export(path: str) -> tuple[list[Recorded], int | None]:

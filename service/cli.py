@@ -90,11 +90,29 @@ def check_layout(settings: Settings, url: str) -> None:
         pass
 
 
+def check_server_key(settings: Settings, url: str) -> None:
+    """Refuse to start with another server secret than the deployment's (its fingerprint in Redis, recorded
+    by the first API or worker to start): this one could not open the matches' sealed seeds."""
+    import redis
+
+    from service.keys import Keys
+    from service.redis_client import connect
+    from service.serverkey import ServerKey, WrongServerKey
+
+    try:
+        ServerKey(settings.secret_key).claim(connect(url), Keys(settings.namespace).server_key)
+    except WrongServerKey as error:
+        sys.exit(f"matchlog api: {error}")
+    except redis.exceptions.RedisError:  # Redis away: the workers check when it is back
+        pass
+
+
 def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     from service import serving
 
     url = redis_url(settings)
     check_layout(settings, url)
+    check_server_key(settings, url)
     metrics_dir(settings)
 
     def load():
@@ -316,11 +334,16 @@ def replay_log(path: str, seed: str | None, salt: str | None = None, checkpoint:
                public_key: str | None = None) -> int:
     """``matchlog replay``: the audit (``service.audit``) of an exported log, its report printed. Exit 0 when
     all holds, 1 when the log or its result was changed, 2 when it cannot be audited (unreadable, partial,
-    a checkpoint short of the end...)."""
-    from service.audit import AuditError, ForgedLog, audit
+    a checkpoint short of the end...), 3 for a viewer's copy of a running match: what it shows was checked
+    and held (its report printed), the rest waits for the seed."""
+    from service.audit import AuditError, ForgedLog, PartialView, audit
 
     try:
         report = audit(path, seed, salt, checkpoint or None, public_key)
+    except PartialView as partial:
+        print(json.dumps(partial.report, indent=2))
+        print(f"matchlog replay: {partial}", file=sys.stderr)
+        return 3
     except ForgedLog as error:
         print(f"matchlog replay: {error}", file=sys.stderr)
         return 1

@@ -215,9 +215,13 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
     components[f"{p}WebhookDelivery"] = _closed({
         "delivery": {**STR, "description": "The Matchlog-Delivery id (the same on every retry)."},
         "webhook": STR, "match": STR, "version": INT,
+        "previous_version": {"type": "integer", "nullable": True,
+                             "description": "The version of the delivery of this match to this webhook before this "
+                                            "one (null: the first): hold a delivery until that one has come."},
         "entries": {"type": "array", "items": ref(f"{p}Entry"),
                     "description": "The entries of one append that the webhook asked for, as a spectator sees them."}},
-        ["delivery", "webhook", "match", "version", "entries"], f"A webhook delivery of a {game.info.name} match.")
+        ["delivery", "webhook", "match", "version", "previous_version", "entries"],
+        f"A webhook delivery of a {game.info.name} match.")
     return components
 
 
@@ -259,13 +263,15 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
     job["properties"]["result"] = {"description": job["properties"]["result"].get("description", ""),
                                    "allOf": [ref("MatchResult")]}
     out["Job"] = job
-    out["Deliveries"] = _closed({"deliveries": {"type": "array", "description": "Newest first, the last 100.",
+    out["Deliveries"] = _closed({"deliveries": {"type": "array", "description": "Newest first, a page (limit).",
                                                 "items": _closed({
-        "delivery": STR, "attempt": INT, "at": {**INT, "description": "Unix seconds."},
+        "delivery": STR, "attempt": INT, "at": {**STR, "description": "When the attempt started (UTC, ISO 8601)."},
         "status": {**INT, "description": "The receiver's HTTP status."},
         "error": {**STR, "description": "Why no status came back (refused, timed out...)."},
-        "ms": {"type": "number", "description": "Time taken."}}, ["delivery", "attempt", "at", "ms"])}},
-        ["deliveries"])
+        "ms": {"type": "number", "description": "Time taken."}}, ["delivery", "attempt", "at", "ms"])},
+        "next_cursor": {"type": "string", "nullable": True,
+                        "description": "The cursor of the next, older page; null on the last."}},
+        ["deliveries", "next_cursor"])
     out["WebhookDelivery"] = union("anyOf", "WebhookDelivery", "The body of a webhook delivery (POST to the "
                                    "webhook's url, signed with Matchlog-Signature): the entries of one append, by "
                                    "the match's game.")

@@ -132,6 +132,8 @@ class FeedNotice:
     version: int
     types: tuple[str, ...]
     partition: int = 0
+    bad: str | None = None
+    """Why the notice cannot be read (its fields are not a notice's): it is set aside."""
 
 
 CLUSTER_POLL_S = (0.02, 0.25)
@@ -380,6 +382,15 @@ class EventStore:
     def ack(self, group: str, notice: FeedNotice) -> None:
         self.redis.xack(self.keys.feed(notice.partition), group, notice.entry_id)
 
+    def set_aside(self, group: str, notice: FeedNotice, why: str) -> None:
+        """Move a notice whose work keeps failing aside, into its partition's ``:aside`` stream (capped at
+        10,000), with why, and acknowledge it: the notices after it go on. An operator reads them there."""
+        feed = self.keys.feed(notice.partition)
+        self.redis.xadd(f"{feed}:aside", {"notice": notice.entry_id, "match": notice.match_id,
+                                          "version": notice.version, "types": ",".join(notice.types),
+                                          "why": why[:2000]}, maxlen=10_000, approximate=True)
+        self.redis.xack(feed, group, notice.entry_id)
+
     def announce(self, match_id: str, version: int) -> None:
         """A notice without an append: the workers look at the match again (after ``matchlog migrate``)."""
         self.redis.xadd(self.keys.feed(self.keys.partition(match_id)),
@@ -475,6 +486,14 @@ def _stream_id(raw) -> tuple[int, int]:
 
 
 def _notice(entry_id: bytes, fields: dict[bytes, bytes], partition: int) -> FeedNotice:
-    types = fields[b"types"].decode()
-    return FeedNotice(entry_id.decode(), fields[b"match"].decode(), int(fields[b"version"]),
-                      tuple(types.split(",")) if types else (), partition)
+    """The notice, or one that says what is wrong with it (``bad``): a notice nobody can read must not stop
+    the reading of those after it."""
+    try:
+        types = fields[b"types"].decode()
+        version = int(fields[b"version"])
+        if version < 1:
+            raise ValueError(f"version {version}")
+        return FeedNotice(entry_id.decode(), fields[b"match"].decode(), version,
+                          tuple(types.split(",")) if types else (), partition)
+    except (KeyError, ValueError, UnicodeDecodeError) as error:
+        return FeedNotice(entry_id.decode(), "", 0, (), partition, bad=f"unreadable notice ({error!r})")

@@ -26,7 +26,13 @@ SCORE_MATCH = "workers.jobs.score_match"
 DELIVER_WEBHOOK = "workers.jobs.deliver_webhook"
 BOT_MOVE = "workers.jobs.bot_move"
 CHECK_CLOCK = "workers.jobs.check_clock"
-DELIVERY_RETRIES = Retry(max=6, interval=[1, 2, 4, 8, 16, 32])  # exponential backoff, about a minute in all
+DELIVERY_BACKOFF_S = (1, 2, 4, 8, 16, 32)
+"""A failed delivery's retries come no sooner than these many seconds after the failure, and at most about
+2 s later: about a minute in all."""
+DELIVERY_RETRIES = Retry(max=len(DELIVERY_BACKOFF_S), interval=[s + 1 for s in DELIVERY_BACKOFF_S])
+"""RQ registers a retry at a whole second, the fraction cut off (up to 1 s early); the rule loop moves a
+due one within a second. One second more makes the backoff a lower bound: a retry registered at
+``floor(failed + s + 1) >= failed + s``, taken within about a second of that."""
 DELIVERY_TIMEOUT_S = 10
 """A delivery's job timeout: its POST gives up after 5 s, so a delivery still started after this has no worker."""
 RQ_HEARTBEAT_GRACE_S = 60

@@ -118,13 +118,27 @@ class Keys:
         """The matches a platform created, scored by creation time (ms)."""
         return f"{self.namespace}:platform:{platform_id}:matches"
 
+    @property
+    def server_key(self) -> str:
+        """The fingerprint of the server key every API and worker process of the deployment uses."""
+        return f"{self.namespace}:server-key"
+
     def webhook(self, hook_id: str) -> str:
         """A webhook: its platform, URL, entry types and sealed secret."""
         return f"{self.namespace}:webhook:{hook_id}"
 
     def webhook_deliveries(self, hook_id: str) -> str:
-        """The latest delivery attempts of a webhook, newest first (the last 100)."""
+        """Before 0.x: the latest delivery attempts of a webhook as a list (the last 100); deleted with the hook."""
         return f"{self.namespace}:webhook:{hook_id}:deliveries"
+
+    def webhook_attempts(self, hook_id: str) -> str:
+        """A webhook's delivery attempts: a stream, capped (``webhooks.KEPT_ATTEMPTS``), paged newest first."""
+        return f"{self.namespace}:webhook:{hook_id}:attempts"
+
+    def webhook_order(self, hook_id: str, match_id: str) -> str:
+        """For one webhook and one match: the version of the latest delivery enqueued (``last``) and, for each
+        delivery, the version of the one before it (``v<version>``): its ``previous_version``."""
+        return f"{self.namespace}:webhook:{hook_id}:order:{match_id}"
 
     def platform_webhooks(self, platform_id: str) -> str:
         return f"{self.namespace}:platform:{platform_id}:webhooks"

@@ -475,8 +475,10 @@ class Matches:
     def remove_webhook(self, hook_id: str, platform: str) -> None:
         self._webhooks.remove(hook_id, platform)
 
-    def webhook_deliveries(self, hook_id: str) -> list[dict[str, Any]]:
-        return self._webhooks.deliveries(hook_id)
+    def webhook_deliveries(self, hook_id: str, cursor: str | None = None, limit: int = 100,
+                           ) -> tuple[list[dict[str, Any]], str | None]:
+        """A page of the webhook's delivery attempts, newest first, and the next page's cursor."""
+        return self._webhooks.deliveries(hook_id, cursor, limit)
 
     def record_delivery(self, hook_id: str, attempt: dict[str, Any]) -> None:
         self._webhooks.record(hook_id, attempt)
@@ -495,7 +497,9 @@ class Matches:
         state = self.load(match_id, version)
         for hook in hooks:
             delivery_id = f"{hook['id']}-{match_id}-v{version}"
+            previous = self._webhooks.previous_version(hook["id"], match_id, version)  # in version order: the feed's
             body = {"delivery": delivery_id, "webhook": hook["id"], "match": match_id, "version": version,
+                    "previous_version": previous,
                     "entries": views.entries_view(state, [e for e in entries if e.type in hook["events"]], None)}
             self._jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
 
@@ -690,7 +694,7 @@ class Matches:
             raise NoRecordFormat(f"a {engine.info.name} record is {engine.record.mime}")
         state = self.load(match_id)
         _, entries = self._repository.read(match_id, until=state.version)
-        events = views.entries_view(state, [e for e in entries if e.type not in SHELL_EVENTS], None)
+        events = views.entries_view(state, _kept_moves(entries), None)
         names = [name or "" for name in state.players]  # an open seat has nobody's name yet
         return engine.record.mime, engine.record.export(state.options, names, events)
 
@@ -818,6 +822,20 @@ class Matches:
                                               replicated=self.settings.durability == "replicated")
         except redis.exceptions.RedisError:
             return {"redis": False, "workers": 0}
+
+
+def _kept_moves(entries: list[Recorded]) -> list[Recorded]:
+    """The game's entries the match's state kept: an ``undone`` goes back to the moves kept at its
+    ``to_version``, as the fold does (the log keeps what it took back; a record leaves it out)."""
+    kept: tuple[Recorded, ...] = ()
+    kept_at: dict[int, tuple[Recorded, ...]] = {0: kept}
+    for entry in entries:
+        if entry.type == "undone":
+            kept = kept_at[entry.data["to_version"]]
+        elif entry.type not in SHELL_EVENTS:
+            kept = (*kept, entry)
+        kept_at[entry.version] = kept
+    return list(kept)
 
 
 def _check_bot(game: Game, spec: str, where: str) -> None:

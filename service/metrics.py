@@ -21,6 +21,8 @@ APPENDS = Counter("matchlog_appended_entries", "Log entries appended by accepted
 CONFLICTS = Counter("matchlog_version_conflicts", "Actions refused because the match had moved on")
 ILLEGAL = Counter("matchlog_illegal_actions", "Actions the rules refused", ["reason"])
 JOBS = Counter("matchlog_jobs", "Background jobs run", ["job", "outcome"])
+FEED_FAILURES = Counter("matchlog_feed_failures", "Feed notices whose work failed in a rule worker (retried: "
+                        "tried again later; set_aside: moved to the partition's :aside stream)", ["outcome"])
 SUBSCRIBERS = Gauge("matchlog_live_subscribers", "Live-feed (SSE) connections open", multiprocess_mode="livesum")
 FEED_LAG = Gauge("matchlog_feed_lag_entries", "Feed entries not yet read by the rule workers (each counts its "
                  "own partitions)", multiprocess_mode="livesum")

@@ -186,8 +186,16 @@ class WebhooksSchema(Schema):
     webhooks = fields.List(fields.Nested(WebhookListedSchema), required=True)
 
 
+class DeliveriesQuerySchema(Schema):
+    cursor = fields.String(validate=validate.Regexp(r"^[0-9]{1,20}-[0-9]{1,20}$"),
+                           metadata={"description": "next_cursor of the previous page."})
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
 class DeliveriesSchema(Schema):
-    deliveries = fields.List(fields.Dict(), required=True)
+    deliveries = fields.List(fields.Dict(), required=True, metadata={"description": "Newest first (typed in "
+                                                                                   "service/contract.py)."})
+    next_cursor = fields.String(allow_none=True, required=True, metadata={"description": "null on the last page"})
 
 
 class AbortSchema(Schema):

@@ -18,10 +18,18 @@ import os
 import secrets
 from pathlib import Path
 
+import hashlib
+
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+
+class WrongServerKey(RuntimeError):
+    """A misconfiguration no retry mends: this process's ``MATCHLOG_SECRET_KEY`` is not the one the
+    deployment's data was sealed with. A worker that meets it stops, saying so."""
 
 
 def new_secret() -> str:
@@ -76,7 +84,31 @@ class ServerKey:
         return nonce + self._sealing.encrypt(nonce, plain, context)
 
     def open(self, sealed: bytes, context: bytes) -> bytes:
-        return self._sealing.decrypt(sealed[:12], sealed[12:], context)
+        """What ``seal`` sealed; WrongServerKey when it does not open (sealed with another secret, or altered)."""
+        try:
+            return self._sealing.decrypt(sealed[:12], sealed[12:], context)
+        except InvalidTag:
+            raise WrongServerKey(
+                f"a value sealed for {context.decode(errors='replace')!r} does not open with this process's server "
+                f"secret (MATCHLOG_SECRET_KEY, key fingerprint {self.fingerprint()}): every API and worker "
+                "process of a deployment must use the same one (or the value was altered in Redis)") from None
+
+    def fingerprint(self) -> str:
+        """The first 16 hex digits of SHA-256 of the public signing key: which secret, without telling it."""
+        return hashlib.sha256(self.public_key.encode()).hexdigest()[:16]
+
+    def claim(self, redis_client, key: str) -> None:
+        """Record this key's fingerprint under ``key`` if no process of the deployment has yet, else compare:
+        WrongServerKey when it differs (a process started with another MATCHLOG_SECRET_KEY)."""
+        mine = self.fingerprint()
+        redis_client.set(key, mine, nx=True)
+        recorded = redis_client.get(key)
+        recorded = recorded.decode() if isinstance(recorded, bytes) else recorded
+        if recorded != mine:
+            raise WrongServerKey(
+                f"MATCHLOG_SECRET_KEY is not this deployment's: its server key fingerprint is {recorded} (recorded "
+                f"in Redis at {key} by the first API or worker to start), this process's is {mine}. Every API and "
+                "worker process must use the same secret: this one could not open the matches' sealed seeds")
 
     def sign(self, message: bytes) -> str:
         return _b64(self._signing.sign(message))

@@ -14,6 +14,7 @@ import hmac
 import http.client
 import ipaddress
 import json
+import re
 import secrets
 import socket
 import time
@@ -28,7 +29,26 @@ from service.serverkey import ServerKey
 
 SIGNATURE_HEADER = "Matchlog-Signature"
 DELIVERY_HEADER = "Matchlog-Delivery"
-KEPT_DELIVERIES = 100
+KEPT_ATTEMPTS = 10_000
+"""Delivery attempts kept per webhook (about: Redis trims a stream by whole nodes), paged newest first."""
+ORDER_KEPT_S = 30 * 24 * 3600
+"""How long a webhook remembers, per match, the version of its latest delivery (``previous_version``)
+after the match's last delivery to it."""
+CURSOR = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
+
+_PREVIOUS = """
+local done = redis.call('HGET', KEYS[1], 'v' .. ARGV[1])
+if done then return done end
+local last = redis.call('HGET', KEYS[1], 'last') or ''
+if last == '' or tonumber(last) < tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'last', ARGV[1])
+else
+  last = ''  -- enqueued out of order (never, from one projector): nothing to wait for
+end
+redis.call('HSET', KEYS[1], 'v' .. ARGV[1], last)
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return last
+"""
 
 
 IPV4_INSIDE = tuple(ipaddress.ip_network(prefix) for prefix in (
@@ -147,6 +167,7 @@ class Webhooks:
         self.keys = keys
         self.server_key = server_key
         self.durably = durably or (lambda key, write: write(redis_client))
+        self._previous = redis_client.register_script(_PREVIOUS)
 
     def register(self, platform: str, url: str, events: list[str], secret: str | None) -> dict[str, Any]:
         hook_id = uuid.uuid4().hex[:16]
@@ -182,14 +203,29 @@ class Webhooks:
         """No more deliveries: unlisted first (what is not listed gets none), then forgotten."""
         listed = self.keys.platform_webhooks(platform)
         self.durably(listed, lambda client: client.srem(listed, hook_id))
-        self.redis.delete(self.keys.webhook(hook_id), self.keys.webhook_deliveries(hook_id))
+        self.redis.delete(self.keys.webhook(hook_id), self.keys.webhook_deliveries(hook_id),
+                          self.keys.webhook_attempts(hook_id))
+
+    def previous_version(self, hook_id: str, match_id: str, version: int) -> int | None:
+        """The version of the delivery of ``match_id`` to ``hook_id`` enqueued before the one of ``version``
+        (None: it is the first), and ``version`` is now the latest. Asked again for the same version (a feed
+        notice handled twice) it answers the same: a receiver holds a delivery until it has had the previous one."""
+        previous = self._previous(keys=[self.keys.webhook_order(hook_id, match_id)],
+                                  args=[version, ORDER_KEPT_S])
+        previous = previous.decode() if isinstance(previous, bytes) else previous
+        return int(previous) if previous else None
 
     def record(self, hook_id: str, attempt: dict[str, Any]) -> None:
-        key = self.keys.webhook_deliveries(hook_id)
-        with self.redis.pipeline() as pipe:
-            pipe.lpush(key, json.dumps(attempt))
-            pipe.ltrim(key, 0, KEPT_DELIVERIES - 1)
-            pipe.execute()
+        self.redis.xadd(self.keys.webhook_attempts(hook_id), {"attempt": json.dumps(attempt)},
+                        maxlen=KEPT_ATTEMPTS, approximate=True)
 
-    def deliveries(self, hook_id: str) -> list[dict[str, Any]]:
-        return [json.loads(d) for d in self.redis.lrange(self.keys.webhook_deliveries(hook_id), 0, -1)]
+    def deliveries(self, hook_id: str, cursor: str | None = None, limit: int = 100,
+                   ) -> tuple[list[dict[str, Any]], str | None]:
+        """A page of the webhook's delivery attempts, newest first, older than ``cursor`` (a ``next_cursor``
+        of an earlier page; none: from the newest), and the cursor of the next page (None: no more)."""
+        if cursor is not None and not CURSOR.fullmatch(cursor):
+            raise ValueError("not a cursor this server gave")
+        rows = self.redis.xrevrange(self.keys.webhook_attempts(hook_id), f"({cursor}" if cursor else "+", "-",
+                                    count=limit + 1)
+        page = [json.loads(fields[b"attempt"]) for _, fields in rows[:limit]]
+        return page, (rows[limit - 1][0].decode() if len(rows) > limit else None)

@@ -15,6 +15,8 @@ from hypothesis import HealthCheck, settings
 from service.app import create_app, spec
 from service.config import Settings
 from service.games import GAMES
+from service.keys import Keys
+from service.platforms import Platforms
 from tests.helpers import beating_worker, create
 
 CONTRACT = Path(__file__).resolve().parent.parent / "openapi.yaml"
@@ -33,12 +35,32 @@ schemathesis.serializer.alias("application/x-blokus-sgf", "text/plain")
 # One app for all generated cases (schemathesis's lazy-fixture loader does not work with pytest 9),
 # on its own fakeredis, with a real match of every game in it.
 CONTRACT_REDIS = fakeredis.FakeRedis()
-CONTRACT_APP = create_app(Settings(namespace="contract"), CONTRACT_REDIS)
+# a live feed with nothing to deliver ends after a second (a generated stream of a running match, ever)
+CONTRACT_APP = create_app(Settings(namespace="contract", sse_idle_s=1.0, sse_heartbeat_s=0.5), CONTRACT_REDIS)
 CONTRACT_WORKER = beating_worker(CONTRACT_REDIS, Settings(namespace="contract"))  # /readyz: 200, as in service
 LIVE_MATCHES = [create(CONTRACT_APP.test_client(), game=game_id, players=[{"name": "a"}, {"name": "b"}])
                 for game_id in GAMES]
-# The live feed never ends while a match runs: tests/test_livefeed.py and the integration suite read it.
-schema = schemathesis.openapi.from_path(CONTRACT).exclude(path="/v1/matches/{match_id}/events/stream")
+
+
+def _scored_match_of_each_game() -> list[str]:
+    """A match of every game, aborted by its platform and scored: its live feed sends every entry, then
+    ``end``, and ends."""
+    _, key = Platforms(CONTRACT_REDIS, Keys("contract")).create("contract")
+    client, app = CONTRACT_APP.test_client(), CONTRACT_APP.extensions["matchlog"]
+    scored = []
+    for game_id in GAMES:
+        created = client.post("/v1/matches", json={"game": game_id, "players": [{"name": "a"}, {"name": "b"}]},
+                              headers={"Authorization": f"Bearer {key}"}).json
+        assert client.post(f"/v1/matches/{created['id']}/abort", json={"reason": "contract"},
+                           headers={"Authorization": f"Bearer {key}"}).status_code == 200
+        app.record_result(created["id"])
+        scored.append(created["id"])
+    return scored
+
+
+SCORED_MATCHES = _scored_match_of_each_game()
+STREAM = "/v1/matches/{match_id}/events/stream"
+schema = schemathesis.openapi.from_path(CONTRACT)
 schema.app = CONTRACT_APP  # requests go to the WSGI app in-process, never to a network
 schema.config.update(base_url="http://localhost")
 
@@ -61,6 +83,9 @@ def test_api_honours_its_contract(case):
         headers["Authorization"] = f"Bearer {tokens[(match['to_act'] or [0])[0]]}"
         if isinstance(case.body, dict) and "expected_version" in case.body:
             case.body["expected_version"] = match["version"]  # else nearly every action is a 409
+    if positive and case.path == STREAM:  # a scored match's feed, which ends (a seat's or a spectator's)
+        case.path_parameters["match_id"] = SCORED_MATCHES[pick % len(SCORED_MATCHES)]
+        headers.pop("Authorization", None)
     # A request can fit the schema and still be refused for what a schema cannot say (the player
     # count of a game, a move the rules forbid): those get their documented 400 or 422, so the
     # "schema-valid data is accepted" check does not apply. Every other check does.

@@ -189,3 +189,62 @@ def test_a_pack_dropped_or_changed_in_match_created_is_a_changed_log(finished_se
     code, out, err = run(capsys, tmp_path, finished_sealed_log)
     assert code == 1 and out == "" and len(err.strip().splitlines()) == 1
     assert "entry 1 has a content pack that does not match its content_sha256" in err
+
+
+def _hidden_match(client, game, rng, moves=None):
+    """A two-seat match of a hidden-information game, ``moves`` actions in (None: to the end)."""
+    from tests.helpers import bearer
+
+    match_id, tokens = create(client, game=game)
+    play_random_game(client, match_id, tokens, rng, max_actions=moves)
+    return match_id, tokens, bearer
+
+
+def _export(client, match_id, headers, tmp_path, name):
+    lines = client.get(f"/v1/matches/{match_id}/log", headers=headers)
+    assert lines.status_code == 200, lines.json
+    path = tmp_path / name
+    path.write_bytes(lines.data)
+    return path, [json.loads(line) for line in lines.data.splitlines()]
+
+
+def _replay(capsys, path):
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(path)])
+    captured = capsys.readouterr()
+    return exit_.value.code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("game", ["chock-a-block", "blackout-hong-kong"])
+def test_a_viewers_copy_of_a_running_match_is_a_partial_view_checked_as_far_as_it_goes(client, capsys, tmp_path,
+                                                                                         game):
+    match_id, tokens, bearer = _hidden_match(client, game, random.Random(7), moves=12)
+    for who, headers in (("spectator", {}), ("seat", bearer(tokens[0]))):
+        path, entries = _export(client, match_id, headers, tmp_path, f"{who}.jsonl")
+        assert any(e.get("commitment") for e in entries), who  # sealed entries, shown as this viewer may see them
+        code, out, err = _replay(capsys, path)
+        report = json.loads(out)
+        assert code == 3, (who, err)
+        assert report["view"] == "partial" and report["chain_verified"] and not report["seed_revealed"]
+        assert report["sealed_entries"] == sum(1 for e in entries if e.get("commitment"))
+        assert "verified as far as it goes" in err and "the seed is not revealed yet" in err
+        assert "forged" not in err and "changed" not in err
+        # what it shows is checked: an entry changed in a viewer's copy is still a forgery
+        changed = [dict(e) for e in entries]
+        public = next(i for i, e in enumerate(changed) if e["seat"] is not None and not e.get("commitment"))
+        changed[public] = {**changed[public], "at": "2000-01-01T00:00:00.000Z"}
+        path.write_text("\n".join(json.dumps(e) for e in changed))
+        code, out, err = _replay(capsys, path)
+        assert code == 1 and out == "" and f"entry {public + 1} breaks the hash chain" in err, (who, err)
+
+
+@pytest.mark.parametrize("game", ["chock-a-block", "blackout-hong-kong"])
+def test_a_viewers_copy_of_a_finished_match_is_audited_in_full(client, capsys, tmp_path, game):
+    match_id, tokens, bearer = _hidden_match(client, game, random.Random(8))
+    for who, headers in (("spectator", {}), ("seat", bearer(tokens[1]))):
+        path, entries = _export(client, match_id, headers, tmp_path, f"{who}.jsonl")
+        assert any(e["type"] == "seed_revealed" for e in entries)
+        code, out, err = _replay(capsys, path)
+        assert code == 0, (who, err)
+        report = json.loads(out)
+        assert report["status"] == "finished" and report["chain_verified"] and report["seed_verified"]

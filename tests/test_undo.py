@@ -311,3 +311,52 @@ def test_a_stabilised_district_shows_nobody_the_tiles_it_returns_to_the_box():
         seen = game.event_view(stabilised, viewer)
         assert seen["data"] == {"district": "D1", "tiles_returned": 2, "stabilisers": [0], "scores": {"0": 3}}
     assert not game.reveals(stabilised)
+
+
+SGF = "application/x-blokus-sgf"
+
+
+def _round_trip(client, match_id, headers=None):
+    """The match's record, imported as a new match: its final state and the original's."""
+    record = client.get(f"/v1/matches/{match_id}/record", headers={"Accept": SGF})
+    assert record.status_code == 200, record.json
+    imported = client.post("/v1/matches", data=record.data, content_type=SGF, headers=headers or {})
+    assert imported.status_code == 201, (imported.json, record.data)
+    original = client.get(f"/v1/matches/{match_id}/state").json["state"]
+    copy = client.get(f"/v1/matches/{imported.json['id']}/state").json["state"]
+    return original, copy
+
+
+def test_a_record_leaves_out_what_was_undone_and_imports_to_the_same_state(client):
+    match_id, tokens = _match(client)
+    seat, _ = _move(client, match_id, tokens)
+    assert _undo(client, match_id, tokens[seat]).status_code == 201
+    _move(client, match_id, tokens, pick=1)
+    _move(client, match_id, tokens)
+    seat, _ = _move(client, match_id, tokens)
+    assert _undo(client, match_id, tokens[seat]).status_code == 201
+    original, copy = _round_trip(client, match_id)
+    assert copy == original
+
+
+def test_a_record_of_a_match_with_a_seat_handed_to_a_bot_and_an_undo_imports_to_the_same_state(client, store,
+                                                                                               settings):
+    """A seat handed to a bot (its moves marked acted_by) and back, an undo in between: the record plays
+    the moves the state kept, named as the state names the seats."""
+    from service.keys import Keys
+    from service.platforms import Platforms
+
+    _, key = Platforms(store, Keys(settings.namespace)).create("arena")
+    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}],
+                                               "undo": "until_next_action"}, headers=bearer(key)).json
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    seat, _ = _move(client, match_id, tokens)
+    assert _undo(client, match_id, tokens[seat]).status_code == 201
+    _move(client, match_id, tokens, pick=2)
+    replaced = client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"name": "cy"}, headers=bearer(key))
+    assert replaced.status_code == 200, replaced.json
+    tokens[1] = replaced.json["token"]
+    _move(client, match_id, tokens)
+    _move(client, match_id, tokens)
+    original, copy = _round_trip(client, match_id, headers=bearer(key))
+    assert copy == original

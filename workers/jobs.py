@@ -20,7 +20,7 @@ from rq import get_current_job
 from service import metrics
 from service.config import Settings
 from service.jobqueue import DELIVERY_RETRIES
-from service.matches import Matches
+from service.matches import Matches, now
 from service.redis_client import connect
 from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, BadWebhookUrl, post, signature
 
@@ -84,7 +84,7 @@ def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -
     headers = {"Content-Type": "application/json", "User-Agent": "matchlog-webhooks",
                SIGNATURE_HEADER: signature(hook["secret"], int(time.time()), data), DELIVERY_HEADER: delivery_id}
     started = time.monotonic()
-    outcome: dict[str, Any] = {"delivery": delivery_id, "attempt": attempt, "at": int(time.time())}
+    outcome: dict[str, Any] = {"delivery": delivery_id, "attempt": attempt, "at": now()}
     try:  # checked again, and sent to the address checked: the name may point elsewhere by now
         outcome["status"] = post(hook["url"], data, headers, matches.settings.webhooks_private, timeout=5)
     except BadWebhookUrl as error:

@@ -29,6 +29,7 @@ from service.events import EventStore, FeedNotice
 from service.keys import Keys
 from service.matches import Matches
 from service.repository import MatchNotFound
+from service.serverkey import ServerKey, WrongServerKey
 from workers.partitions import PartitionLeases
 
 GROUP = "projector"
@@ -38,6 +39,9 @@ BATCH = 100
 """Notices a step reads (spread over the partitions it reads, at least 16 from each): a step stays well
 inside a lease."""
 REBALANCE_S = 1.0
+ATTEMPTS = 3
+"""Times a notice's work may fail (each failure logged and counted; it is tried again once pending for
+``claim_idle_ms``) before it is set aside, into its partition's ``:aside`` stream."""
 """How often a worker renews its partition leases and takes or gives up its share."""
 log = logging.getLogger("matchlog.projector")
 
@@ -55,8 +59,13 @@ class Projector:
         self._extras: dict[str, bool] = {}  # match id -> has bots or a clock
         self._last_rebalance = -REBALANCE_S
         settings = matches.settings
-        self.leases = PartitionLeases(redis_client, Keys(settings.namespace, settings.feed_partitions), self.consumer,
-                                      settings.partition_lease_ms)
+        self.keys = Keys(settings.namespace, settings.feed_partitions)
+        self.leases = PartitionLeases(redis_client, self.keys, self.consumer, settings.partition_lease_ms)
+        self.redis = redis_client
+        self._key_checked = False
+        self._failures: dict[tuple[int, str], int] = {}  # (partition, notice id) -> failed attempts
+        self.fatal: WrongServerKey | None = None
+        """The misconfiguration that stopped the loop, if one did."""
 
     def handle(self, notice: FeedNotice) -> bool:
         """Do a notice's work; False while it must stay pending (a finished game not yet scored)."""
@@ -97,6 +106,9 @@ class Projector:
     def step(self) -> int:
         """Handle one batch: the pending notices of partitions just gained and stale ones first, then
         new ones. Returns how many."""
+        if not self._key_checked:  # once Redis answers: the deployment's secret, or stop
+            ServerKey(self.matches.settings.secret_key).claim(self.redis, self.keys.server_key)
+            self._key_checked = True
         notices = self._rebalance() + self._chores()
         self.matches.move_due_jobs()  # deadlines and delayed retries: every worker moves them when due
         if not notices:
@@ -106,9 +118,41 @@ class Projector:
         for notice in notices:
             if notice.partition not in self.leases.owned():  # the lease ran out mid-batch: the heir claims the rest
                 break
-            if self.handle(notice):
+            if notice.bad:
+                self._set_aside(notice, notice.bad)
+                continue
+            try:
+                done = self.handle(notice)
+            except (redis.exceptions.RedisError, WrongServerKey):
+                raise  # Redis away: the loop waits; another secret than the deployment's: the worker stops
+            except Exception as error:  # noqa: BLE001 - a bad entry, a bug: that notice's, not the worker's
+                self._failed(notice, error)
+                continue
+            self._failures.pop((notice.partition, notice.entry_id), None)
+            if done:
                 self.store.ack(GROUP, notice)
         return len(notices)
+
+    def _failed(self, notice: FeedNotice, error: Exception) -> None:
+        """A notice whose work raised: left pending (claimed again after ``claim_idle_ms``), set aside after
+        ``ATTEMPTS`` failures."""
+        where = (notice.partition, notice.entry_id)
+        if len(self._failures) > 10_000:
+            self._failures.clear()
+        self._failures[where] = attempts = self._failures.get(where, 0) + 1
+        what = f"feed notice {notice.entry_id} (match {notice.match_id} v{notice.version}) failed, attempt {attempts}"
+        if attempts < ATTEMPTS:
+            log.warning("%s; tried again later", what, exc_info=error)
+            metrics.FEED_FAILURES.labels("retried").inc()
+            return
+        self._failures.pop(where, None)
+        self._set_aside(notice, f"{type(error).__name__}: {error}", what)
+
+    def _set_aside(self, notice: FeedNotice, why: str, what: str | None = None) -> None:
+        what = what or f"feed notice {notice.entry_id} of partition {notice.partition}"
+        log.error("%s: %s; set aside in %s:aside", what, why, self.keys.feed(notice.partition))
+        self.store.set_aside(GROUP, notice, why)
+        metrics.FEED_FAILURES.labels("set_aside").inc()
 
     def _rebalance(self) -> list[FeedNotice]:
         if time.monotonic() - self._last_rebalance < REBALANCE_S:
@@ -137,7 +181,10 @@ class Projector:
         metrics.FEED_LAG.set(self.store.feed_lag(GROUP, owned))
         return notices
 
-    def run(self, stop: threading.Event) -> None:
+    def run(self, stop: threading.Event, on_fatal=lambda error: None) -> None:
+        """Step until ``stop``. Redis away: wait and go on. Anything else unexpected: logged, counted, tried
+        again a second later. A misconfiguration (another secret than the deployment's): logged, kept in
+        ``fatal``, ``on_fatal(error)`` told, and the loop ends; the worker process stops with it."""
         while not stop.is_set():
             try:
                 self.step()
@@ -147,6 +194,16 @@ class Projector:
                 if "NOGROUP" in str(error):  # a feed partition deleted under us: make it again
                     self._last_rebalance = -REBALANCE_S
                     self.leases.start_over()
+            except WrongServerKey as error:
+                log.critical("misconfigured, the rule worker stops: %s", error)
+                self.fatal = error
+                stop.set()
+                on_fatal(error)
+                break
+            except Exception:  # noqa: BLE001 - the loop itself (a rebalance, a chore): it must not die quietly
+                log.exception("the rule loop failed; trying again in a second")
+                metrics.FEED_FAILURES.labels("loop").inc()
+                stop.wait(1.0)
         try:
             self.leases.resign()  # the others take over at once rather than after a lease
         except redis.exceptions.RedisError:

@@ -8,6 +8,8 @@ forking beside a running thread is unsafe. When Redis goes away both halves wait
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import threading
 import uuid
 
@@ -19,6 +21,7 @@ from service.matches import Matches
 from service.redis_client import connect, for_jobs
 from service.jobqueue import JobQueue
 from service.keys import Keys
+from service.serverkey import ServerKey, WrongServerKey
 from workers.jobs import DeliveryFailed, run_here
 from workers.projector import Projector
 
@@ -81,11 +84,20 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
     except redis.exceptions.RedisError as error:  # Redis away at the start: the loops below wait for it
         log.warning("redis unavailable (%s); waiting", error)
         legacy = False
+    try:  # the deployment's secret, or stop now, saying so (Redis away: the rule loop checks when it is back)
+        ServerKey(settings.secret_key).claim(store, keys.server_key)
+    except redis.exceptions.RedisError:
+        pass
+    except WrongServerKey as error:
+        log.critical("misconfigured, the worker does not start: %s", error)
+        raise SystemExit(f"matchlog worker: {error}") from None
     if legacy:
         log.warning("this Redis holds data in the layout before feed partitions: stop the API and workers and "
                     "run `matchlog migrate` (until then those matches are not found)")
     projector = Projector(matches, store)
-    thread = threading.Thread(target=projector.run, args=(stop,), name="projector", daemon=True)
+    # a misconfiguration met later stops the whole process: RQ's handler ends the job worker's loop
+    thread = threading.Thread(target=projector.run, args=(stop, lambda error: os.kill(os.getpid(), signal.SIGTERM)),
+                              name="projector", daemon=True)
     thread.start()
     chores = threading.Thread(target=end_abandoned, args=(matches, stop), name="abandonment", daemon=True)
     chores.start()
@@ -106,3 +118,5 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
         stop.set()
         thread.join(timeout=5)
         chores.join(timeout=5)
+    if projector.fatal is not None:
+        raise SystemExit(f"matchlog worker: {projector.fatal}")
