@@ -212,7 +212,7 @@ def create_match():
         match_id, state, tokens = matches().create(NewMatch(
             body["game"], names, body["options"], body.get("seed"), seed_known_to_creator=body["seed_known_to_creator"],
             platform=owner, public=body.get("public"), bots=[_bot(p) for p in body["players"]], undo=body["undo"],
-            clock=_clock(body)))
+            clock=_clock(body), player_ids=[p.get("player") for p in body["players"]]))
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")
@@ -285,8 +285,10 @@ def join_seat(body, match_id: str, seat: int):
     """Take an open seat: its token is in the answer, shown only this once. Of two joins for one seat,
     one gets it and the other 409 ``seat_taken`` (``match_over`` once the match was aborted). The join that
     fills the last seat starts the match
-    (``match_started``): nobody can act before."""
-    state, token = matches().join(match_id, seat, body["name"])
+    (``match_started``): nobody can act before. A ``player`` id takes the match's platform key."""
+    if body.get("player") and matches().platform_of(match_id) is not None:  # anonymous: a 400 from join
+        request_owner(matches(), match_id, "names its players")
+    state, token = matches().join(match_id, seat, body["name"], body.get("player"))
     return {"seat": seat, "name": body["name"], "token": token, "version": state.version, "started": state.started}
 
 
@@ -334,7 +336,7 @@ def replace_seat(body, match_id: str, seat: int):
     ``seat_replaced`` in the log. The seat's old token stops working; a person's new one is in the
     answer, shown only this once. 409 ``seat_taken`` for an open seat, ``match_over`` after the end."""
     request_owner(matches(), match_id, "hands its seats over")
-    state, token = matches().replace_seat(match_id, seat, body.get("name"), _bot(body))
+    state, token = matches().replace_seat(match_id, seat, body.get("name"), _bot(body), body.get("player"))
     answer = {"seat": seat, "name": state.players[seat], "version": state.version}
     return {**answer, **shown_bot(state.bot_of(seat))} if state.bot_of(seat) else {**answer, "token": token}
 

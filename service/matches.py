@@ -109,7 +109,8 @@ class NewMatch:
     in order. ``platform``: the platform whose key creates it. A ``public`` match is listed for anyone (by
     default a match is public unless a platform created it). ``bots``: a bot per seat, or None for a
     person. ``undo``: the match's undo rule. ``clock``: the clock settings as the log keeps them
-    (milliseconds), with ``on_timeout``."""
+    (milliseconds), with ``on_timeout``. ``player_ids``: the platform's own id of each seat's player, or
+    None (``service.ratings``); a platform match only."""
 
     game: str
     players: Sequence[str | None]
@@ -122,6 +123,21 @@ class NewMatch:
     bots: Sequence[str | None] | None = None
     undo: str = "none"
     clock: Mapping[str, Any] | None = None
+    player_ids: Sequence[str | None] | None = None
+
+
+def _check_player(platform: str | None, player: str | None, where: str, bot: str | None = None) -> None:
+    """InvalidOptions for a player id where none may stand: in an anonymous match (a player id is scoped
+    to a platform), on a bot's seat (a bot is rated as ``bot:<name>``), or a person's id spelt ``bot:...``."""
+    if not player:
+        return
+    if platform is None:
+        raise InvalidOptions(where, "a player id is a platform's own: create the match with a platform key "
+                                    "(anonymous matches have no player ids)")
+    if bot:
+        raise InvalidOptions(where, f"a bot's seat is rated as bot:{bot}; give a player id to people only")
+    if player.startswith("bot:"):
+        raise InvalidOptions(where, "player ids starting with bot: are the bots' own")
 
 
 class Matches:
@@ -160,6 +176,9 @@ class Matches:
         for seat, spec in enumerate(bots):
             if spec:
                 _check_bot(game, spec, f"players.{seat}")
+        player_ids = list(new.player_ids) if new.player_ids else [None] * len(players)
+        for seat, player in enumerate(player_ids):
+            _check_player(new.platform, player, f"players.{seat}.player", bots[seat])
         clock = new.clock
         policy, allowed = clock["on_timeout"] if clock else "bot", game.timeouts(resolved)
         if policy != "bot" and policy not in allowed:
@@ -167,7 +186,7 @@ class Matches:
             raise InvalidOptions("on_timeout", f"{game.info.name} has no {policy} move{options_say}: use "
                                                + " or ".join(["bot", *sorted(allowed)]))
         step = lifecycle.begin(game_id, resolved, players, secret, now(), content, list(new.record),
-                               new.seed_known_to_creator, bots, new.undo, clock)
+                               new.seed_known_to_creator, bots, new.undo, clock, player_ids)
         match_id = uuid.uuid4().hex
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
@@ -177,20 +196,21 @@ class Matches:
                           new.platform is None if public is None else public, time.time() * 1000)
         return match_id, step.state, tokens
 
-    def join(self, match_id: str, seat: int, name: str) -> tuple[MatchState, str]:
+    def join(self, match_id: str, seat: int, name: str, player: str | None = None) -> tuple[MatchState, str]:
         """Take an open seat: its token, shown only now. SeatTaken if someone else has it (of two racing
         joins exactly one gets the seat); the join that fills the last seat starts the match."""
         state = self.load(match_id)
         if not 0 <= seat < len(state.players):
             raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
         _still_open(state)
+        _check_player(self.platform_of(match_id), player, "player")
         token = new_token()
         if state.players[seat] is not None or not self._repository.claim_seat(match_id, seat, token_hash(token)):
             raise SeatTaken(f"seat {seat} is taken")
 
         def joined(state: MatchState) -> lifecycle.Step:  # the claim is ours; the log says so when it is our turn to append
             _still_open(state)  # unless the match was aborted meanwhile
-            return lifecycle.join(state, seat, name, now())
+            return lifecycle.join(state, seat, name, now(), player)
 
         step, _ = self._append_retrying(match_id, joined)
         if step.state.started:
@@ -319,7 +339,7 @@ class Matches:
         raise RuntimeError(f"could not append to {match_id}: the log kept moving")
 
     def replace_seat(self, match_id: str, seat: int, name: str | None = None,
-                     bot: str | None = None) -> tuple[MatchState, str | None]:
+                     bot: str | None = None, player: str | None = None) -> tuple[MatchState, str | None]:
         """Hand a filled seat to a bot, or to a person (whose new token is returned, shown only now).
         The seat's old token stops working at once, before the log says so."""
         state = self.load(match_id)
@@ -331,13 +351,14 @@ class Matches:
             raise MatchOver("the match is over")
         if bot:
             _check_bot(state.engine, bot, "")
+        _check_player(self.platform_of(match_id), player, "player", bot)
         token = new_token()
         self._repository.set_seat(match_id, seat, token_hash(token))
 
         def replaced(state: MatchState) -> lifecycle.Step:
             if state.finished:  # it ended meanwhile: nothing but the seed and the result follows the end
                 raise MatchOver("the match is over")
-            return lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, now())
+            return lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, now(), player)
 
         step, _ = self._append_retrying(match_id, replaced)
         return step.state, None if bot else token

@@ -144,8 +144,18 @@ class GameSchema(Schema):
                        "the game's own, with the rule each enforces, then the server's."})
 
 
+PLAYER_ID = {"description": "The platform's own id of the person on this seat: an opaque string, scoped to the "
+                            "platform (another platform's u-123 is someone else). Kept in the log; rated "
+                            "(docs/howto/players-and-ratings.md). Needs a platform key."}
+
+
+def player_id(**extra) -> fields.String:
+    return fields.String(validate=validate.Length(min=1, max=128), metadata=PLAYER_ID, **extra)
+
+
 class PlayerSchema(Schema):
     name = ShownText()
+    player = player_id()
     open = StrictBoolean(
                           metadata={"description": "true: leave this seat open for someone to join (the lobby)."})
     bot = fields.String(validate=validate.Length(min=1, max=64), metadata={
@@ -197,6 +207,7 @@ class AbortSchema(Schema):
 
 class JoinSchema(Schema):
     name = ShownText(required=True)
+    player = player_id()
 
 
 class ReplaceSeatSchema(Schema):
@@ -205,6 +216,7 @@ class ReplaceSeatSchema(Schema):
     bot = fields.String(validate=validate.Length(min=1, max=64), metadata={"description": "A bot plays the seat "
                                                                                          "(the catalogue's bots)."})
     level = fields.Integer(validate=validate.Range(min=1, max=3), metadata={"description": "A search bot's strength."})
+    player = player_id()
 
     @validates_schema
     def _one(self, data, **kwargs):
