@@ -135,7 +135,8 @@ def _check_player(platform: str | None, player: str | None, where: str, bot: str
         raise InvalidOptions(where, "a player id is a platform's own: create the match with a platform key "
                                     "(anonymous matches have no player ids)")
     if bot:
-        raise InvalidOptions(where, f"a bot's seat is rated as bot:{bot}; give a player id to people only")
+        raise InvalidOptions(where, f"a bot's seat is rated as bot:{bot} (or bot:{bot}/<its name>); give a player "
+                                    "id to people only")
     if player.startswith("bot:"):
         raise InvalidOptions(where, "player ids starting with bot: are the bots' own")
 
@@ -408,6 +409,20 @@ class Matches:
             body = {"delivery": delivery_id, "webhook": hook["id"], "match": match_id, "version": version,
                     "entries": views.entries_view(state, [e for e in entries if e.type in hook["events"]], None)}
             self._jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
+
+    def deliver_event(self, platform: str, event: str, delivery_id: str, body: dict[str, Any]) -> None:
+        """Enqueue a delivery of an event that is no log entry (``rating_changed``) to each webhook of the
+        platform that asked for it."""
+        for hook in self._webhooks.of_platform(platform):
+            if event in hook["events"]:
+                delivery = f"{hook['id']}-{delivery_id}"
+                self._jobs.enqueue_delivery(delivery, hook["id"], json.dumps(
+                    {"delivery": delivery, "webhook": hook["id"], "event": event, **body}, separators=(",", ":")))
+
+    def request_rating(self, match_id: str) -> None:
+        """Rate a scored match of a platform (``service.ratings``); nothing for an anonymous one."""
+        if self.platform_of(match_id) is not None:
+            self._jobs.enqueue_rating(match_id)
 
     def bot_move(self, match_id: str, seat: int, version: int) -> dict[str, Any] | None:
         """The seat's bot plays, if the match is still at ``version`` with the seat to act: through the

@@ -73,6 +73,7 @@ class Projector:
             self.matches.request_scoring(notice.match_id, notice.version, reuse=False)
             return False
         if "match_scored" in notice.types:  # the match will not change again: one snapshot is enough
+            self.matches.request_rating(notice.match_id)  # the scoring job asked too; a match is rated once
             self.matches.compact(notice.match_id)
         elif self._remember_extras(notice.match_id, state) and \
                 self.store.version(notice.match_id) == notice.version:  # they answer the latest version only
