@@ -137,6 +137,11 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
     }
 
 
+OTHER_EVENTS = frozenset({"rating_changed"})
+"""What a webhook may ask for besides log entries: ``rating_changed``, a match's players rated
+(``workers.jobs.rate_match``)."""
+
+
 def entry_types() -> frozenset[str]:
     """What a webhook may ask for: the entry types of any game hosted here (registered games included)."""
     return frozenset(SHELL_EVENTS).union(*(game.event_types for game in GAMES.values()))
@@ -754,7 +759,7 @@ def create_webhook(body):
         check_url(body["url"], matches().settings.webhooks_private)
     except BadWebhookUrl as error:
         raise invalid({"url": [str(error)]})
-    unknown = sorted(set(body["events"]) - entry_types())
+    unknown = sorted(set(body["events"]) - entry_types() - OTHER_EVENTS)
     if unknown:
         raise invalid({"events": [f"no entry type {', '.join(map(repr, unknown))} in any game here: the catalogue "
                                   "(GET /v1/games) lists each game's entry_types"]})

@@ -135,7 +135,7 @@ def _check_player(platform: str | None, player: str | None, where: str, bot: str
         raise InvalidOptions(where, "a player id is a platform's own: create the match with a platform key "
                                     "(anonymous matches have no player ids)")
     if bot:
-        raise InvalidOptions(where, f"a bot's seat is rated as bot:{bot} (or bot:{bot}/<its name>); give a player "
+        raise InvalidOptions(where, f"a bot's seat is rated as bot:{bot} (or bot:{bot}@<its name>); give a player "
                                     "id to people only")
     if player.startswith("bot:"):
         raise InvalidOptions(where, "player ids starting with bot: are the bots' own")

@@ -191,6 +191,9 @@ class PlayerStore:
     def all_ratings(self, platform: str, pool: str) -> dict[str, Rating]:
         return {k.decode(): _rating(v) for k, v in self.redis.hgetall(self.ratings_key(platform, pool)).items()}
 
+    def board_size(self, platform: str, pool: str) -> int:
+        return self.redis.zcard(self.board(platform, pool))
+
     def leaderboard(self, platform: str, pool: str, cursor: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
         """A page of the pool's players by conservative rating (best first), from place ``cursor``."""
         found = self.redis.zrevrange(self.board(platform, pool), cursor, cursor + limit - 1)

@@ -13,7 +13,7 @@ sigma 25/3), which rates any number of players by rank with ties. The policies
   ``blokus:classic:4p``);
 * rated: a finished, scored match of a platform with at least two rated seats; a seat's player is the
   platform's player id of whoever held it last (``seat_replaced`` hands the seat and its result on), a
-  bot's seat is ``bot:<bot>`` (with its level, ``bot:mcts:2``), or ``bot:<bot>/<name>`` when the platform
+  bot's seat is ``bot:<bot>`` (with its level, ``bot:mcts:2``), or ``bot:<bot>@<name>`` when the platform
   named the bot (``bot_player``); a seat without a player id is left out;
 * not rated: aborted matches, anonymous ones, games with fewer than two rated seats, and matches of
   co-operative modes (``COOPERATIVE``: everyone wins or loses together, no ranking between them);
@@ -97,9 +97,9 @@ def epoch_ms(at: str) -> int:
 
 
 def bot_player(bot: str, name: str | None = None) -> str:
-    """A bot seat's player: ``bot:<bot>`` (with its level: ``bot:mcts:2``), or ``bot:<bot>/<name>`` for a
+    """A bot seat's player: ``bot:<bot>`` (with its level: ``bot:mcts:2``), or ``bot:<bot>@<name>`` for a
     bot the platform named (a persona of its own: two named random bots are two players)."""
-    return f"bot:{bot}" if not name or name == f"{bot} bot" else f"bot:{bot}/{name}"
+    return f"bot:{bot}" if not name or name == f"{bot} bot" else f"bot:{bot}@{name.replace('/', '_')}"
 
 
 def rated_match(match_id: str, entries: Iterable[Any]) -> tuple[RatedMatch | None, str]:
