@@ -49,6 +49,13 @@ return 1
 """
 
 
+HOLD = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 or redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 0 end
+redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1])
+return 1
+"""
+
+
 def _rating_text(rating: Rating) -> str:
     return json.dumps([rating.mu, rating.sigma, rating.games])  # repr floats: read back exactly
 
@@ -65,6 +72,7 @@ class PlayerStore:
         self.redis = redis_client
         self.namespace = namespace
         self._apply = redis_client.register_script(APPLY)
+        self._hold = redis_client.register_script(HOLD)
 
     # -- keys -------------------------------------------------------------------------------------
 
@@ -111,6 +119,22 @@ class PlayerStore:
 
     # -- the live projection ---------------------------------------------------------------------
 
+    def hold(self, platform: str, pool: str, match_id: str, ended_ms: int) -> bool:
+        """A game of the pool has ended and is not scored yet: its place in the queue is kept, and the
+        matches that ended after it wait (``process`` stops there) until it is rated or released.
+        Nothing for a match already queued with its result, rated or released."""
+        return bool(self._hold(keys=[self.applied(platform, pool), self.queue(platform, pool),
+                                     self.pending(platform, pool)], args=[match_id, ended_ms]))
+
+    def release(self, platform: str, pool: str, match_id: str, why: str) -> None:
+        """A scored match that is not rated (aborted...): out of the queue for good, so the matches after
+        it go on."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hsetnx(self.applied(platform, pool), match_id, f"not rated: {why}")
+        pipe.zrem(self.queue(platform, pool), match_id)
+        pipe.hdel(self.pending(platform, pool), match_id)
+        pipe.execute()
+
     def enqueue(self, platform: str, match: RatedMatch) -> None:
         """Put a scored match in its pool's queue (again: nothing changes)."""
         pipe = self.redis.pipeline(transaction=True)
@@ -128,9 +152,11 @@ class PlayerStore:
                 break
             match_id = head[0].decode()
             text = self.redis.hget(self.pending(platform, pool), match_id)
-            if text is None:  # applied by another worker between the two reads: it took it out of both
-                self.redis.zrem(self.queue(platform, pool), match_id)
-                continue
+            if text is None:
+                if self.redis.hexists(self.applied(platform, pool), match_id):  # another worker's, meanwhile
+                    self.redis.zrem(self.queue(platform, pool), match_id)
+                    continue
+                break  # held: a game that ended before the rest, not scored yet; its rating job goes on
             match = RatedMatch.from_json(json.loads(text))
             applied = self.apply(platform, match)
             if applied is not None:

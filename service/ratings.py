@@ -142,6 +142,15 @@ def rated_match(match_id: str, entries: Iterable[Any]) -> tuple[RatedMatch | Non
     return RatedMatch(match_id, game, pool, ended_ms, scored.version, seats), "rated"
 
 
+def pool_of_log(entries: Iterable[Any]) -> str | None:
+    """The pool of a match from its ``match_created`` (the first entry), whatever its end."""
+    for entry in entries:
+        if entry.type == "match_created":
+            data = entry.data
+            return pool_of(data["game"], data["options"], len(data["players"]))
+    return None
+
+
 def rate(current: Mapping[str, Rating], match: RatedMatch) -> dict[str, Rating]:
     """The new ratings of the match's players, from their ``current`` ones (absent: a new player)."""
     before = [current.get(seat.player) or initial() for seat in match.seats]

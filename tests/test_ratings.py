@@ -212,3 +212,24 @@ def test_a_rebuild_from_the_logs_gets_the_same_numbers(client, app, settings, fa
         queue.enqueue_rebuild(platform_name, pool, match_ids)
     run_jobs(fake_redis, settings)
     assert json.dumps(_snapshot(store, platform_id), sort_keys=True) == json.dumps(live, sort_keys=True)
+
+
+def test_a_match_waits_for_a_match_of_its_pool_that_ended_before_it(fake_redis, settings):
+    """The rule worker holds a game's place in its pool's queue when it ends; a match that ended later
+    but was scored first waits for it, so ratings follow the order the games ended."""
+    from service.ratings import replay_pool
+
+    store = PlayerStore(fake_redis, settings.namespace)
+    early = RatedMatch("early", "g", "g:2p", 1000, 40, (Seat(0, "a", 2), Seat(1, "b", 1)))
+    late = RatedMatch("late", "g", "g:2p", 2000, 40, (Seat(0, "a", 1), Seat(1, "b", 2)))
+    aborted_id = "aborted"
+    assert store.hold("p", "g:2p", "early", 1000) and store.hold("p", "g:2p", aborted_id, 500)
+    store.enqueue("p", late)
+    assert store.process("p", "g:2p") == []  # the aborted one, then early, come first: nothing yet
+    store.release("p", "g:2p", aborted_id, "aborted")
+    assert store.process("p", "g:2p") == []  # early still unscored
+    store.enqueue("p", early)
+    assert [m.match_id for m, _, _ in store.process("p", "g:2p")] == ["early", "late"]
+    assert store.all_ratings("p", "g:2p") == replay_pool([late, early])
+    assert not store.hold("p", "g:2p", "early", 1000) and not store.hold("p", "g:2p", aborted_id, 500)
+    assert fake_redis.zcard(store.queue("p", "g:2p")) == 0

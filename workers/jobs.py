@@ -134,10 +134,14 @@ def rate_match(match_id: str, namespace: str) -> dict[str, Any]:
         return {"rated": False, "why": "anonymous"}
     _, entries = matches.entries(match_id)
     match, why = ratings.rated_match(match_id, entries)
+    store = _players(namespace)
     if match is None:
+        pool = ratings.pool_of_log(entries)
+        if pool is not None:  # its place in the queue, if held, goes: the matches after it are rated
+            store.release(platform, pool, match_id, why)
+            store.process(platform, pool)
         metrics.JOBS.labels("rate_match", "not_rated").inc()
         return {"rated": False, "why": why}
-    store = _players(namespace)
     store.enqueue(platform, match)
     for done, before, after in store.process(platform, match.pool):
         changed = [{"player": player, "mu": mu, "sigma": sigma, "rating": mu - 3 * sigma,
