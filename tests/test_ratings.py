@@ -233,3 +233,15 @@ def test_a_match_waits_for_a_match_of_its_pool_that_ended_before_it(fake_redis, 
     assert store.all_ratings("p", "g:2p") == replay_pool([late, early])
     assert not store.hold("p", "g:2p", "early", 1000) and not store.hold("p", "g:2p", aborted_id, 500)
     assert fake_redis.zcard(store.queue("p", "g:2p")) == 0
+
+
+def test_a_webhook_may_ask_for_rating_changed(client, app, settings, fake_redis, platform):
+    platform_id, key = platform
+    matches = app.extensions["matchlog"]
+    hook = matches.register_webhook(platform_id, "https://hooks.example/ratings", ["rating_changed"], None)
+    created = client.post("/v1/matches", headers=bearer(key), json={"game": "blokus", "options": {"variant": "duo"},
+                          "players": [{"bot": "random", "name": "r1"}, {"bot": "greedy"}]}).json
+    _play_bots(matches, created["id"])
+    _scored(client, app, fake_redis, settings, created["id"])  # the delivery is tried (and fails: no network)
+    (attempt,) = matches.webhook_deliveries(hook["id"])
+    assert attempt["delivery"] == f"{hook['id']}-rated-{created['id']}"
