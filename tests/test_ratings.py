@@ -245,3 +245,13 @@ def test_a_webhook_may_ask_for_rating_changed(client, app, settings, fake_redis,
     _scored(client, app, fake_redis, settings, created["id"])  # the delivery is tried (and fails: no network)
     (attempt,) = matches.webhook_deliveries(hook["id"])
     assert attempt["delivery"] == f"{hook['id']}-rated-{created['id']}"
+
+
+@pytest.mark.redis
+def test_the_ratings_benchmark_rebuilds_on_shared_workers_to_the_live_numbers(single_redis_url):
+    """``tests.bench.ratings`` on a few matches: the live projection through real Redis (its Lua), then
+    two worker processes sharing the pools' rebuild, equal to live."""
+    from tests.bench.ratings import measure
+
+    figures = dict(measure(single_redis_url, 60, 2))
+    assert figures["matches"] == "60" and figures["rebuild equals live"] == "True"
