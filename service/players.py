@@ -30,9 +30,10 @@ redis.call('INCR', KEYS[2])
 redis.call('ZREM', KEYS[5], ARGV[1])
 redis.call('HDEL', KEYS[6], ARGV[1])
 redis.call('SADD', KEYS[7], ARGV[4])
+redis.call('HSET', KEYS[8], ARGV[1], ARGV[6])
 local n = tonumber(ARGV[5])
 for i = 0, n - 1 do
-  local a, k = 6 + i * 7, 8 + i * 3
+  local a, k = 7 + i * 7, 9 + i * 3
   local player, rating, conservative = ARGV[a], ARGV[a + 1], ARGV[a + 2]
   local rank, seat, win, ended = tonumber(ARGV[a + 3]), ARGV[a + 4], tonumber(ARGV[a + 5]), ARGV[a + 6]
   redis.call('HSET', KEYS[3], player, rating)
@@ -166,17 +167,21 @@ class PlayerStore:
     def apply(self, platform: str, match: RatedMatch) -> tuple[dict, dict] | None:
         """Rate one match on the pool's current ratings, atomically; None when it was applied already."""
         pool = match.pool
+        players = [seat.player for seat in match.seats]
         while True:
-            seq = int(self.redis.get(self.seq(platform, pool)) or 0)
-            players = [seat.player for seat in match.seats]
-            before = {p: r for p, r in zip(players, map(_rating, self.redis.hmget(self.ratings_key(platform, pool),
-                                                                                  players))) if r is not None}
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.get(self.seq(platform, pool))
+            pipe.hmget(self.ratings_key(platform, pool), players)
+            seq, found = pipe.execute()
+            seq = int(seq or 0)
+            before = {p: r for p, r in zip(players, map(_rating, found)) if r is not None}
             after = rate(before, match)
             best = min(seat.rank for seat in match.seats)
             keys = [self.applied(platform, pool), self.seq(platform, pool), self.ratings_key(platform, pool),
                     self.board(platform, pool), self.queue(platform, pool), self.pending(platform, pool),
-                    self.pools_key(platform)]
-            args: list[Any] = [match.match_id, match.version, seq, pool, len(match.seats)]
+                    self.pools_key(platform), self.match_key(platform, pool)]
+            args: list[Any] = [match.match_id, match.version, seq, pool, len(match.seats), json.dumps(
+                {**match.to_json(), "after": {p: [r.mu, r.sigma] for p, r in after.items()}})]
             for seat in match.seats:
                 rating = after[seat.player]
                 keys += [self.record(platform, pool, seat.player), self.player_matches(platform, pool, seat.player),
@@ -188,8 +193,6 @@ class PlayerStore:
                 continue  # another worker rated a match of this pool meanwhile: read again
             if outcome == 0:
                 return None
-            self.redis.hset(self.match_key(platform, pool), match.match_id, json.dumps(
-                {**match.to_json(), "after": {p: [r.mu, r.sigma] for p, r in after.items()}}))
             return ({p: [r.mu, r.sigma] for p, r in before.items()}, {p: [r.mu, r.sigma] for p, r in after.items()})
 
     # -- rebuilding ------------------------------------------------------------------------------
