@@ -73,8 +73,10 @@ JSONL = "application/jsonl"
 EVENT_STREAM = "text/event-stream"
 TEXT = "text/plain"
 SEAT = [{"seatToken": []}]
-SEAT_OR_SPECTATOR = [{}, {"seatToken": []}]
-PLATFORM = [{"seatToken": []}]  # the platform key goes in the same Authorization header
+SEAT_OR_PLATFORM = [{"seatToken": []}, {"platformKey": []}]  # a seat of the match, or the match's platform
+SEAT_OR_SPECTATOR = [{}, {"seatToken": []}, {"platformKey": []}]
+PLATFORM = [{"platformKey": []}]
+PLATFORM_OR_ANONYMOUS = [{}, {"platformKey": []}]
 
 log = logging.getLogger("matchlog")
 
@@ -186,7 +188,7 @@ def get_signing_key():
 
 @v1.route("/matches", methods=["POST"])
 @v1.response(201, schemas.CreatedMatchSchema)
-@v1.doc(responses={201: {"links": _match_links()}})
+@v1.doc(responses={201: {"links": _match_links()}}, security=PLATFORM_OR_ANONYMOUS)
 @v1.games_doc(lambda games: {"requestBody": {"required": True, "content": {
     "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}}, **_record_bodies(games)}}})
 @_errors(400, 413, 415, 422, 429, 503)
@@ -230,7 +232,7 @@ def create_match():
 @v1.route("/matches", methods=["GET"])
 @v1.arguments(schemas.LobbyQuerySchema(), location="query")
 @v1.response(200, schemas.LobbySchema)
-@v1.doc(security=[{}, {"seatToken": []}])
+@v1.doc(security=PLATFORM_OR_ANONYMOUS)
 @_errors(400, 401)
 def list_matches(query):
     """Matches by creation time (``order``: oldest first, or newest), optionally of one ``game`` and
@@ -348,6 +350,7 @@ def replace_seat(body, match_id: str, seat: int):
 
 @v1.route("/matches/<match_id>", methods=["GET"])
 @v1.response(200, schemas.MatchSchema)
+@v1.doc(security=PLATFORM_OR_ANONYMOUS)
 @_errors(401, 404)
 def get_match(match_id: str):
     """Status, version, players, options, who may act now, and the result once scored.
@@ -432,7 +435,7 @@ def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
 @v1.route("/matches/<match_id>/legal-actions", methods=["GET"])
 @v1.arguments(schemas.SeatQuerySchema(), location="query")
 @v1.games_doc(_legal_actions_doc)
-@v1.doc(security=SEAT)
+@v1.doc(security=SEAT_OR_PLATFORM)
 @_errors(400, 401, 403, 404)
 def get_legal_actions(query, match_id: str):
     """Every action the seat may take now (empty when it is not its turn)."""
@@ -532,7 +535,7 @@ HANDOVERS = ("seat_replaced", "timed_out")
 @v1.arguments(schemas.StreamQuerySchema(), location="query")
 @v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
     "description": "Server-Sent Events: each log entry as the caller may see it (the same gate as /events), "
-                   "``id:`` its version, ``data:`` the entry as JSON; a ``: ping`` comment every 15 s; an "
+                   "``id:`` its version, ``data:`` the entry as JSON (an Event, typed by the match's game); a ``: ping`` comment every 15 s; an "
                    "``end`` event after ``match_scored``. Start after ``?after=``; ``Last-Event-ID`` (a reconnect) "
                    "wins over it. A ``revoked`` event, then the end, once the credential no longer holds (the "
                    "seat was handed over, the platform key revoked); the end, without an event, after 5 minutes "
@@ -635,7 +638,8 @@ def _subscribe(feed: LiveFeed, match_id: str) -> Subscription:
 @v1.route("/matches/<match_id>/log", methods=["GET"])
 @v1.arguments(schemas.SeatQuerySchema(), location="query")
 @v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
-    "description": "The whole log, one entry per line, oldest first (as /events shows them).",
+    "description": "The whole log, one entry per line, oldest first (as /events shows them): each line an "
+                   "Event, typed by the match's game.",
     "content": {JSONL: {"schema": {"type": "string"}}}}})
 @_errors(400, 401, 403, 404)
 def get_log(query, match_id: str):
@@ -668,7 +672,7 @@ def get_checkpoint(match_id: str):
 
 @v1.route("/matches/<match_id>/score", methods=["POST"])
 @v1.response(202, schemas.JobAcceptedSchema)
-@v1.doc(security=SEAT)
+@v1.doc(security=SEAT_OR_PLATFORM)
 @_errors(401, 403, 404, 429, 503)
 def score_match(match_id: str):
     """Score the match in the background (a seat of the match, or its platform, asks); the result is
@@ -681,7 +685,7 @@ def score_match(match_id: str):
 
 @v1.route("/jobs/<job_id>", methods=["GET"])
 @v1.response(200, schemas.JobSchema)
-@v1.doc(security=SEAT)
+@v1.doc(security=SEAT_OR_PLATFORM)
 @_errors(401, 404)
 def get_job(job_id: str):
     """A scoring job's status, and its result or error once done: for a seat of its match (its token) or
@@ -748,7 +752,16 @@ def get_metrics():
 @v1.route("/webhooks", methods=["POST"])
 @v1.arguments(schemas.WebhookSchema())
 @v1.response(201, schemas.WebhookCreatedSchema)
-@v1.doc(security=PLATFORM)
+@v1.doc(security=PLATFORM, callbacks={"delivery": {"{$request.body#/url}": {"post": {
+    "summary": "A delivery: the entries of one append that the webhook asked for, as a spectator sees them",
+    "parameters": [
+        {"name": "Matchlog-Signature", "in": "header", "required": True, "schema": {"type": "string"},
+         "description": "t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\" with the webhook's secret>"},
+        {"name": "Matchlog-Delivery", "in": "header", "required": True, "schema": {"type": "string"},
+         "description": "The delivery's id, the same on every retry (for de-duplication)."}],
+    "requestBody": {"required": True, "content": {JSON: {"schema": {"$ref": "#/components/schemas/WebhookDelivery"}}}},
+    "responses": {"2XX": {"description": "Delivered. Any other answer, or none within 5 s, is retried with "
+                                         "backoff."}}}}}})
 @_errors(400, 401, 429, 503)
 def create_webhook(body):
     """Deliver the entries of these ``events`` types, for every match of the key's platform, to ``url``:

@@ -7,7 +7,7 @@ from flask import Flask
 from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service import errors, guards, manners, metrics, moves, ratelimits, schemas
+from service import contract, errors, guards, manners, metrics, moves, ratelimits, schemas
 from service.api import answers, body_types, probes, v1
 from service import players_api  # noqa: F401  (its routes join v1 before v1 is registered)
 from service.players import PlayerStore
@@ -54,7 +54,10 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
             "info": {"description": DESCRIPTION, "license": {"name": "MIT"}},
             "components": {"securitySchemes": {
                 "seatToken": {"type": "http", "scheme": "bearer",
-                              "description": "The seat token from POST /v1/matches."},
+                              "description": "The seat token from POST /v1/matches (or from a join)."},
+                "platformKey": {"type": "http", "scheme": "bearer",
+                                "description": "A platform's key (matchlog keys create): its own matches, their "
+                                               "seats' views, webhooks. In the same Authorization header."},
             }},
         },
         JSON_SORT_KEYS=False,
@@ -81,6 +84,10 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     _document_errors(api)
     api.register_blueprint(v1)
     api.register_blueprint(probes)
+    served = api.spec.components.schemas  # the games' data typed, and the answers that carry it made unions
+    served.update(contract.components(list(GAMES.values()), served))
+    served.pop("PaginationMetadata", None)  # flask-smorest's, for a pagination header no operation sends
+    contract.optional_defaults(served["CreateMatch"])
     app.register_blueprint(viewer)  # pages for people, outside the API's contract
     app.register_blueprint(apidocs)  # /docs: the contract as an interactive reference (Swagger UI)
     moves.install(app)  # the moves socket: a WebSocket, outside the OpenAPI contract too

@@ -69,6 +69,24 @@ def test_the_generated_client_plays_every_game(generated, app, game_id):
                                  body=models.SubmitAction(expected_version=version, action=action))
     assert again.status_code == 422 and again.parsed.error == "illegal_action" and again.parsed.reason
 
+    # the state, the match and the entries parse as this game's models, with typed fields
+    prefix = {g: "".join(p.capitalize() for p in g.split("-")) for g in GAMES}[game_id]
+    state = module(generated, "api.v1.get_v1_matches_match_id_state").sync(match_id=match_id, client=seat)
+    assert type(state).__name__ == f"{prefix}State" and type(state.state).__name__ == f"{prefix}View"
+    assert state.version == version
+    view = state.state
+    read = {"blokus": lambda: (view.board[0][0], view.colours[0].squares_left, view.variant),
+            "block-block": lambda: (view.heights[0][0], view.move_no, view.status),
+            "chock-a-block": lambda: (view.players[0].hand_size, view.round_, view.deck_size),
+            "blackout-hong-kong": lambda: (view.players[0].hand_size, view.players[0].vp, view.round_)}[game_id]()
+    assert all(value is not None for value in read[1:]) and isinstance(read[1], int)
+    summary = match.sync(match_id=match_id, client=anonymous)
+    assert type(summary).__name__ == f"{prefix}Match" and summary.game.value == game_id
+    assert type(summary.options).__name__ == f"{prefix}Options"
+    page = module(generated, "api.v1.get_v1_matches_match_id_events").sync(match_id=match_id, client=seat)
+    assert type(page).__name__ == f"{prefix}Events"
+    assert type(page.events[0]).__name__ == f"{prefix}MatchCreatedEntry"
+
 
 def test_the_generated_client_downloads_a_blokus_record(generated, app):
     transport = httpx.WSGITransport(app=app)
@@ -89,14 +107,52 @@ export function firstBlockBlockAction(listing: Listing): components["schemas"]["
 """
 
 
-def test_typescript_types_compile_under_strict(tmp_path):
-    npx = shutil.which("npx")
-    if npx is None:
-        pytest.skip("node is not installed (Debian: apt-get install nodejs npm); the TypeScript check needs npx")
-    types = subprocess.run([npx, "--yes", "openapi-typescript@7.4.4", str(CONTRACT), "-o", str(tmp_path / "matchlog.d.ts")],
-                           capture_output=True, text=True, timeout=300)
+TS_CLIENT = Path(__file__).resolve().parent / "clients" / "ts"  # package.json and package-lock.json pin the tools
+
+
+@pytest.fixture(scope="module")
+def typescript(tmp_path_factory):
+    """openapi-typescript, openapi-fetch and tsc at the versions package-lock.json pins, in a folder of their
+    own, with the types generated from openapi.yaml in it (matchlog.d.ts)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("node is not installed (Debian: apt-get install nodejs npm); the TypeScript check needs npm")
+    folder = tmp_path_factory.mktemp("ts")
+    for name in ("package.json", "package-lock.json", "play.ts"):
+        shutil.copy(TS_CLIENT / name, folder / name)
+    installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--prefer-offline"], cwd=folder,
+                               capture_output=True, text=True, timeout=600)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    types = subprocess.run([str(folder / "node_modules" / ".bin" / "openapi-typescript"), str(CONTRACT), "-o",
+                            "matchlog.d.ts"], cwd=folder, capture_output=True, text=True, timeout=300)
     assert types.returncode == 0, types.stdout + types.stderr
-    (tmp_path / "use.ts").write_text(USE_TYPES)
-    compiled = subprocess.run([npx, "--yes", "-p", "typescript@5.6.3", "tsc", "--strict", "--noEmit", "use.ts",
-                               "matchlog.d.ts"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    return folder
+
+
+def tsc(folder: Path, *files: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(folder / "node_modules" / ".bin" / "tsc"), "--strict", "--noEmit", "--target", "es2022",
+                           "--module", "nodenext", "--moduleResolution", "nodenext", *files, "matchlog.d.ts"],
+                          capture_output=True, text=True, timeout=300, cwd=folder)
+
+
+def test_typescript_types_compile_under_strict(typescript):
+    (typescript / "use.ts").write_text(USE_TYPES)
+    compiled = tsc(typescript, "use.ts")
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+
+
+def test_a_typescript_client_creates_a_match_and_reads_typed_state(typescript):
+    """tests/clients/ts/play.ts, with openapi-fetch: the simplest create body ({game, players}), then the
+    state's fields (a Blokus board cell, whose turn it is, a Blackout hand size), a match's score and
+    entries' data, each typed, under tsc --strict."""
+    compiled = tsc(typescript, "play.ts")
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+
+
+def test_typed_reads_that_the_contract_does_not_allow_do_not_compile(typescript):
+    """The types are not any: a field a view does not have, or a string read as a number, is an error."""
+    (typescript / "wrong.ts").write_text(
+        'import type { components } from "./matchlog";\n'
+        'export const f = (v: components["schemas"]["BlokusView"]): number => v.board[0][0] + v.no_such_field;\n')
+    compiled = tsc(typescript, "wrong.ts")
+    assert compiled.returncode != 0 and "no_such_field" in compiled.stdout, compiled.stdout

@@ -64,6 +64,12 @@ value of its own type, so the server reads what a game can do from the game itse
     imported actions through ``play`` in order, each by the seat to act, so a record becomes an
     ordinary match with an ordinary log; reading errors are InvalidRecord.
 
+``contract: Contract | None``
+    JSON Schemas of what the game shows: its ``view`` (as a seat and as a spectator sees it), the
+    ``data`` of each of its event types as ``event_view`` shows it to each viewer, what ``scores``
+    returns, and the content pack ``match_created`` records. ``openapi.yaml`` is built from them
+    (``service.contract``), beside ``options_schema`` and ``action_schema``.
+
 ``play`` returns a ``Played``: the events, in order, as a list that also carries the state after
 each of them, so that the server keeps those states instead of folding the events a second time.
 The engine kit (``service.games.kit``) builds it; an engine written without the kit must too.
@@ -211,6 +217,30 @@ class RecordFormat:
     """A short record, shown in the OpenAPI document."""
 
 
+@dataclass(frozen=True)
+class Contract:
+    """JSON Schemas (draft 2020-12 vocabulary: ``type`` lists with ``"null"``, ``enum``, ``anyOf``) of what a
+    game shows. The server's own entries (``match_created``, ``seat_joined``...) are the shell's to describe."""
+
+    state: dict[str, Any]
+    """``view(state, seat)``, for any seat and for a spectator."""
+    events: dict[str, dict[str, Any]]
+    """Each event type the rules append -> its ``data``, as every viewer may see it (redacted forms too)."""
+    result: dict[str, Any]
+    """What ``scores(state)`` returns: ``scores`` and ``ranks`` and the game's breakdown."""
+    content: dict[str, Any] | None = None
+    """The loaded content pack, as ``match_created`` records it (games with packs)."""
+
+    @classmethod
+    def load(cls, path: Path) -> "Contract":
+        """A contract kept as a JSON document beside the engine: {state, events, result, content?}."""
+        import json
+
+        document = json.loads(path.read_text(encoding="utf-8"))
+        return cls(state=document["state"], events=document["events"], result=document["result"],
+                   content=document.get("content"))
+
+
 class Played(list):
     """The events of one action, in order, with ``states``: the state after each event.
 
@@ -245,6 +275,8 @@ class Game(Protocol):
     event_types: frozenset[str]
     """Every type of event the game's rules append (what ``apply`` folds): the entry types a webhook
     may ask for, beside the shell's own."""
+    contract: Contract | None
+    """JSON Schemas of the view, the events' data and the result (see the module's doc)."""
     irreversible: frozenset[str]
     """Event types that reveal hidden information to someone (a card drawn, a die rolled, a private
     look): an action that brought one cannot be undone. A game whose event reveals only in some

@@ -2,6 +2,8 @@
 single game, campaign chapter 1 and solo. Cards, tiles, the map and the dice come from a content pack
 (``packs/``, made by ``packgen``: generated, not the publisher's data)."""
 
+from service.games.blackout_hong_kong.contract import CONTRACT
 from service.games.blackout_hong_kong.engine import BlackoutHongKong
 
 GAME = BlackoutHongKong()
+GAME.contract = CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them

@@ -2,7 +2,9 @@
 piece set as a content pack (``packs/bb-default-generated.json``, the spec's generated default)."""
 
 from service.games.block_block.bot import BOT as STRONG_BOT
+from service.games.block_block.contract import CONTRACT
 from service.games.block_block.engine import BlockBlock
 
 GAME = BlockBlock()
 GAME.bots = {"block-block-strong": STRONG_BOT}  # an alpha-beta search bot (``bot.py``)
+GAME.contract = CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them

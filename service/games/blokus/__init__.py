@@ -1,7 +1,9 @@
 """Blokus (spec: ``docs/rules/blokus.md``)."""
 
 from service.games.blokus.bot import BOT as STRONG_BOT
+from service.games.blokus.contract import CONTRACT
 from service.games.blokus.engine import Blokus
 
 GAME = Blokus()
 GAME.bots = {"blokus-strong": STRONG_BOT}  # a search bot (``bot.py``) beside random and greedy
+GAME.contract = CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them

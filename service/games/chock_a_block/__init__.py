@@ -1,6 +1,8 @@
 """Chock-a-Block (spec: ``docs/rules/chock-a-block.md``): apartment building for 1-5 players, with
 the Autoblock automa. Cards, tiles and tokens come from a content pack (``packs/``)."""
 
+from service.games.chock_a_block.contract import CONTRACT
 from service.games.chock_a_block.engine import ChockABlock
 
 GAME = ChockABlock()
+GAME.contract = CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them

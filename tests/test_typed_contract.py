@@ -1,0 +1,170 @@
+"""The contract alone is enough: random matches of every game and mode, played through the HTTP API as
+every seat and as a spectator, and every answer (created match, match, state, legal actions, accepted
+entries, event pages, the log, the live feed's entries, webhook bodies, scoring jobs, the lobby) is valid
+against openapi.yaml, by a JSON Schema validator, with its $refs resolved in the document. One field
+that the document does not describe, or describes otherwise, fails the test."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import zlib
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from service.app import create_app
+from service.contract import prefix
+from service.games import GAMES
+from tests.contract_play import MODES, capture_webhooks, play
+
+CONTRACT = Path(__file__).resolve().parent.parent / "openapi.yaml"
+
+OPERATIONS = {  # an answer's kind -> where openapi.yaml describes it, and which of its shapes the game's is
+    "create": ("/v1/matches", "post", "201", "CreatedMatch"),
+    "match": ("/v1/matches/{match_id}", "get", "200", "{game}Match"),
+    "state": ("/v1/matches/{match_id}/state", "get", "200", "{game}State"),
+    "legal_actions": ("/v1/matches/{match_id}/legal-actions", "get", "200", "{game}LegalActions"),
+    "accepted": ("/v1/matches/{match_id}/actions", "post", "201", "{game}Events"),
+    "events": ("/v1/matches/{match_id}/events", "get", "200", "{game}Events"),
+    "job": ("/v1/jobs/{job_id}", "get", "200", "Job"),
+    "lobby": ("/v1/matches", "get", "200", "Lobby"),
+    # JSON Lines and Server-Sent Events are text to OpenAPI 3.0: their entries are the document's Event
+    "log": (None, None, "Event", "{game}Entry"),
+    "feed": (None, None, "Event", "{game}Entry"),
+    "webhook": ("/v1/webhooks", "post", "callbacks", "{game}WebhookDelivery"),
+}
+
+
+def json_schema(node: Any) -> Any:
+    """OpenAPI 3.0's schema dialect as JSON Schema: ``nullable`` becomes a null branch; ``discriminator``
+    (an annotation: the oneOf/anyOf it stands beside is what validates) goes."""
+    if isinstance(node, list):
+        return [json_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: json_schema(value) for key, value in node.items() if key not in ("discriminator", "nullable")}
+    if node.get("nullable"):
+        if "enum" in out and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+        return {"anyOf": [{"type": "null"}, out]}
+    return out
+
+
+@functools.cache
+def raw() -> dict[str, Any]:
+    return yaml.safe_load(CONTRACT.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def document() -> dict[str, Any]:
+    return json_schema(raw())
+
+
+@functools.cache
+def validator(component: str) -> jsonschema.Validator:
+    # OpenAPI 3.0 schemas are draft 4's (a $ref's siblings are ignored, exclusiveMinimum is a boolean)
+    return jsonschema.Draft4Validator({"$ref": f"#/components/schemas/{component}",
+                                       "components": document()["components"]})
+
+
+def refs(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        return {node["$ref"].rsplit("/", 1)[-1]} if "$ref" in node else set().union(*map(refs, node.values()))
+    return set().union(*map(refs, node)) if isinstance(node, list) else set()
+
+
+def reachable(name: str) -> set[str]:
+    """The components a component is made of, transitively."""
+    seen, todo = set(), [name]
+    while todo:
+        current = todo.pop()
+        if current not in seen:
+            seen.add(current)
+            todo += refs(raw()["components"]["schemas"][current])
+    return seen
+
+
+def shape(kind: str, game: str) -> str:
+    """The component an answer of ``kind`` has for ``game``: the branch of the operation's schema a client
+    picks (by ``game``, or, for the answers without it, the match's game), checked to be one of its
+    branches."""
+    path, method, status, name = OPERATIONS[kind]
+    name = name.format(game=game)
+    if path is None:
+        described = {"$ref": f"#/components/schemas/{status}"}
+    elif status == "callbacks":
+        described = raw()["paths"][path][method]["callbacks"]
+    else:
+        described = raw()["paths"][path][method]["responses"][status]["content"]
+    assert name in set().union(*(reachable(r) for r in refs(described))), f"{kind}: {name} is not in {path} {method}"
+    return name
+
+
+def problems(kind: str, game: str, answer: Any) -> list[str]:
+    """Why ``answer`` is not what openapi.yaml says a ``kind`` of ``game`` is (none: it is). Entries are
+    checked each by its type's shape, as the discriminator picks it (quicker than trying every type)."""
+    name = shape(kind, game)
+    checks = [(name, answer, "")]
+    entries = answer.get("events", answer.get("entries")) if isinstance(answer, dict) else None
+    if name.endswith("Entry"):
+        checks = [(entry_shape(name, answer), answer, "")]
+    elif isinstance(entries, list):
+        key = "events" if "events" in answer else "entries"
+        checks = [(name, {**answer, key: []}, "")] + [
+            (entry_shape(name.replace("Events", "Entry").replace("WebhookDelivery", "Entry"), entry), entry,
+             f"{key}/{i}/") for i, entry in enumerate(entries)]
+    found = []
+    for component, instance, where in checks:
+        key = (component, json.dumps(instance, sort_keys=True))
+        if key in VALID:  # an entry every viewer sees alike, again in the log and the live feed: checked once
+            continue
+        errors = list(validator(component).iter_errors(instance))
+        if not errors:
+            VALID.add(key)
+        for error in errors:
+            leaf = max([error, *error.context], key=lambda e: len(e.absolute_path)) if error.context else error
+            found.append(f"{kind} ({component}) at /{where}{'/'.join(map(str, leaf.absolute_path))}: "
+                         f"{leaf.message[:300]}")
+    return found
+
+
+VALID: set[tuple[str, str]] = set()
+
+
+def entry_shape(union: str, entry: dict[str, Any]) -> str:
+    mapping = raw()["components"]["schemas"][union]["discriminator"]["mapping"]
+    assert entry.get("type") in mapping, f"{union} has no entry type {entry.get('type')!r}"
+    return mapping[entry["type"]].rsplit("/", 1)[-1]
+
+
+class Checker:
+    def __init__(self, game: str):
+        self.game = prefix(GAMES[game])
+        self.counts: dict[str, int] = {}
+        self.failures: list[str] = []
+
+    def __call__(self, kind: str, answer: Any) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        if len(self.failures) < 20:
+            self.failures += problems(kind, self.game, answer)
+
+
+@pytest.mark.parametrize("game, players, options", MODES,
+                         ids=[f"{g}-{n}-{'-'.join(map(str, o.values())) or 'default'}" for g, n, o in MODES])
+def test_every_answer_of_a_random_match_fits_the_contract(settings, fake_redis, game, players, options):
+    settings = dataclasses.replace(settings, webhooks_private=True)  # loopback hooks (never posted)
+    app = create_app(settings, fake_redis)
+    check = Checker(game)
+    capture_webhooks(app, check)
+    # a long game is checked for its first 250 actions, every seat's views every 8th: the shapes repeat, and
+    # the whole suite's time is the CI's
+    play(app, fake_redis, settings, game, players, options, seed=zlib.crc32(repr((game, players, options)).encode()) % 1000,
+         seen=check, max_actions=250, views_every=8)
+    assert not check.failures, "\n".join(check.failures)
+    for kind in ("create", "match", "state", "legal_actions", "accepted", "events", "log", "feed", "webhook", "job"):
+        assert check.counts.get(kind), f"no {kind} answer was checked"
