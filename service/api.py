@@ -143,6 +143,11 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
     }
 
 
+OTHER_EVENTS = frozenset({"rating_changed"})
+"""What a webhook may ask for besides log entries: ``rating_changed``, a match's players rated
+(``workers.jobs.rate_match``)."""
+
+
 def entry_types() -> frozenset[str]:
     """What a webhook may ask for: the entry types of any game hosted here (registered games included)."""
     return frozenset(SHELL_EVENTS).union(*(game.event_types for game in GAMES.values()))
@@ -221,7 +226,7 @@ def create_match(headers):
         new = lambda: NewMatch(  # noqa: E731
             body["game"], names, body["options"], body.get("seed"), seed_known_to_creator=body["seed_known_to_creator"],
             platform=owner, public=body.get("public"), bots=[_bot(p) for p in body["players"]], undo=body["undo"],
-            clock=_clock(body))
+            clock=_clock(body), player_ids=[p.get("player") for p in body["players"]])
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"send application/json or one of the game record types {sorted(matches().record_games())}")
@@ -321,8 +326,10 @@ def join_seat(body, headers, match_id: str, seat: int):
     """Take an open seat: its token is in the answer, shown only this once. Of two joins for one seat,
     one gets it and the other 409 ``seat_taken`` (``match_over`` once the match was aborted). The join that
     fills the last seat starts the match
-    (``match_started``): nobody can act before."""
-    return matches().join(match_id, seat, body["name"], headers.get("idempotency_key"))
+    (``match_started``): nobody can act before. A ``player`` id takes the match's platform key."""
+    if body.get("player") and matches().platform_of(match_id) is not None:  # anonymous: a 400 from join
+        request_owner(matches(), match_id, "names its players")
+    return matches().join(match_id, seat, body["name"], headers.get("idempotency_key"), body.get("player"))
 
 
 @v1.route("/matches/<match_id>/undo", methods=["POST"])
@@ -371,7 +378,7 @@ def replace_seat(body, headers, match_id: str, seat: int):
     answer, shown only this once. 409 ``seat_taken`` for an open seat, ``match_over`` after the end."""
     owner = request_owner(matches(), match_id, "hands its seats over")
     return matches().replace_seat(match_id, seat, body.get("name"), _bot(body), headers.get("idempotency_key"),
-                                  "platform:" + owner["id"])
+                                  "platform:" + owner["id"], body.get("player"))
 
 
 @v1.route("/matches/<match_id>", methods=["GET"])
@@ -822,7 +829,7 @@ def create_webhook(body, headers):
         check_url(body["url"], matches().settings.webhooks_private)
     except BadWebhookUrl as error:
         raise invalid({"url": [str(error)]})
-    unknown = sorted(set(body["events"]) - entry_types())
+    unknown = sorted(set(body["events"]) - entry_types() - OTHER_EVENTS)
     if unknown:
         raise invalid({"events": [f"no entry type {', '.join(map(repr, unknown))} in any game here: the catalogue "
                                   "(GET /v1/games) lists each game's entry_types"]})

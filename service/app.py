@@ -9,6 +9,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import contract, errors, guards, manners, metrics, moves, ratelimits, schemas
 from service.api import answers, body_types, probes, v1
+from service import players_api  # noqa: F401  (its routes join v1 before v1 is registered)
+from service.players import PlayerStore
 from service.apidocs import apidocs
 from service.config import Settings
 from service.games import GAMES, action_component, legal_actions_component, refusals_component
@@ -65,6 +67,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     )
     app.json.sort_keys = False
     app.extensions["matchlog"] = Matches(redis_client, settings)
+    app.extensions["matchlog-players"] = PlayerStore(redis_client, settings.namespace)
     app.extensions["matchlog-livefeed"] = LiveFeed(app.extensions["matchlog"], redis_client)
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand

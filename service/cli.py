@@ -354,6 +354,41 @@ def replay_log(path: str, seed: str | None, salt: str | None = None, checkpoint:
     return 0 if report.ok else 1
 
 
+def rebuild_ratings(settings: Settings, here: bool) -> None:
+    """``matchlog ratings rebuild``: every rating computed again from the logs, one job per platform and
+    pool (workers share them; ``--here`` runs them in this process)."""
+    from rq import SimpleWorker
+
+    from service.jobqueue import JobQueue
+    from service.keys import Keys
+    from service.matches import Matches
+    from service.platforms import Platforms
+    from service.players import plan_rebuild
+    from service.redis_client import connect, for_jobs
+    from workers.jobs import run_here
+
+    embedded = None
+    if not settings.redis_url and not EmbeddedRedis(settings.data_dir).answers():
+        embedded = EmbeddedRedis(settings.data_dir).start()
+    try:
+        client = connect(redis_url(settings))
+        jobs_redis = for_jobs(settings.rq_redis_url, client)
+        keys = Keys(settings.namespace, settings.feed_partitions)
+        matches = Matches(client, settings, jobs_redis=jobs_redis)
+        plan = plan_rebuild(client, matches, [p["id"] for p in Platforms(client, keys).listed()])
+        queue = JobQueue(jobs_redis, keys)
+        started = time.monotonic()
+        ids = [queue.enqueue_rebuild(platform, pool, match_ids) for (platform, pool), match_ids in sorted(plan.items())]
+        if here:
+            run_here(matches, jobs_redis, client)
+            SimpleWorker([queue.queue()], connection=jobs_redis).work(burst=True)
+        print(json.dumps({"pools": len(plan), "matches": sum(map(len, plan.values())), "jobs": ids,
+                          "ran_here": here, "seconds": round(time.monotonic() - started, 2)}, indent=2))
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="matchlog", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -388,6 +423,11 @@ def main(argv: list[str] | None = None) -> None:
                                             "one the server signed (taken at its last entry: after the match ends)")
     audit.add_argument("--public-key", help="the server's public key the checkpoint must be signed with "
                                             "(needed with --checkpoint)")
+    rated = commands.add_parser("ratings", help="ratings rebuild: compute every rating again from the logs")
+    rated.add_argument("action", choices=["rebuild"])
+    rated.add_argument("--here", action="store_true", help="run the rebuild's jobs in this process too (else the "
+                                                           "workers share them)")
+    rated.add_argument("--data", help="folder of the embedded Redis to use when REDIS_URL is unset")
     for name, sub in commands.choices.items():
         sub.set_defaults(run=RUN[name], parser=sub)
     args = parser.parse_args(argv)
@@ -427,6 +467,7 @@ RUN = {
     "keys": lambda args: manage_keys(_settings(args), args.action, args.subject, args.grace),
     "migrate": lambda args: migrate_keys(_settings(args), args.source),
     "replay": _replay,
+    "ratings": lambda args: rebuild_ratings(_settings(args), args.here),
 }
 """What each ``matchlog`` command runs, given its parsed arguments."""
 

@@ -104,9 +104,10 @@ def _closed(properties: dict[str, Any], required: Iterable[str], description: st
 
 
 INT, STR, BOOL = {"type": "integer"}, {"type": "string"}, {"type": "boolean"}
+PLAYER_ID = {**STR, "description": "The platform's own id of whoever plays the seat (docs/howto/players-and-ratings.md)."}
 
 SHELL_DATA: dict[str, dict[str, Any]] = {
-    "seat_joined": _closed({"seat": INT, "name": STR}, ["seat", "name"]),
+    "seat_joined": _closed({"seat": INT, "name": STR, "player": PLAYER_ID}, ["seat", "name"]),
     "match_started": _closed({}, []),
     "match_aborted": _closed({"reason": STR}, ["reason"]),
     "seed_revealed": _closed({"seed": STR, "salt": {**STR, "nullable": True}}, ["seed"], "The match's seed, and the "
@@ -115,7 +116,7 @@ SHELL_DATA: dict[str, dict[str, Any]] = {
                                                                     "its clock, conceded for the server's move for "
                                                                     "a seat that conceded; null: the seat's person "
                                                                     "(a move marked where undo is on)."}}, ["by"]),
-    "seat_replaced": _closed({"seat": INT, "name": STR, "bot": STR}, ["seat", "name"]),
+    "seat_replaced": _closed({"seat": INT, "name": STR, "bot": STR, "player": PLAYER_ID}, ["seat", "name"]),
     "undone": _closed({"to_version": INT}, ["to_version"]),
     "undo_requested": _closed({"to_version": INT}, ["to_version"]),
     "undo_accepted": _closed({}, []),
@@ -126,7 +127,8 @@ SHELL_DATA: dict[str, dict[str, Any]] = {
 """The data of the server's own entries that are the same in every game (match_created and match_scored
 carry the game's options, content and result: they are the game's)."""
 
-CREATED_PLAYER = _closed({"seat": INT, "name": STR, "open": {"type": "boolean", "enum": [True]}, "bot": STR}, ["seat"])
+CREATED_PLAYER = _closed({"seat": INT, "name": STR, "open": {"type": "boolean", "enum": [True]}, "bot": STR,
+                          "player": PLAYER_ID}, ["seat"])
 LOGGED_CLOCK = _closed({"initial_ms": INT, "increment_ms": INT, "per_action_ms": INT,
                         "on_timeout": {"type": "string", "enum": ["pass", "bot", "forfeit"]}}, ["on_timeout"])
 WITHHELD = _closed({"final": {"type": "boolean", "enum": [False]},
@@ -275,6 +277,18 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
     out["WebhookDelivery"] = union("anyOf", "WebhookDelivery", "The body of a webhook delivery (POST to the "
                                    "webhook's url, signed with Matchlog-Signature): the entries of one append, by "
                                    "the match's game.")
+    rating = _closed({"mu": {"type": "number"}, "sigma": {"type": "number"}}, ["mu", "sigma"])
+    out["RatingChangedDelivery"] = _closed({
+        "delivery": STR, "webhook": STR, "event": {"type": "string", "enum": ["rating_changed"]}, "match": STR,
+        "game": STR, "pool": {**STR, "description": "The rating pool: <game>[:<variant>]:<n>p."},
+        "players": {"type": "array", "items": _closed({
+            "player": STR, "mu": {"type": "number"}, "sigma": {"type": "number"},
+            "rating": {"type": "number", "description": "mu - 3 sigma."},
+            "before": {**rating, "description": "Absent for a player's first rated match."}},
+            ["player", "mu", "sigma", "rating"])}},
+        ["delivery", "webhook", "event", "match", "game", "pool", "players"],
+        "A rating_changed delivery: a match of the platform rated its players (docs/howto/players-and-ratings.md).")
+    # its own component, not in WebhookDelivery's union: a hook that asks for entries gets entries only
     return out
 
 

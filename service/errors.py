@@ -48,6 +48,7 @@ API_ERRORS: dict[str, str] = {
     "seat_not_found": "no such seat",
     "job_not_found": "no such job for this credential",
     "webhook_not_found": "no such webhook",
+    "player_not_found": "the platform has no rated player of that id",
     "not_your_webhook": "the webhook belongs to another platform",
     "not_acceptable": "the game cannot answer in the asked content type",
     "version_conflict": "the match moved on: read it again (current_version)",

@@ -26,6 +26,8 @@ SCORE_MATCH = "workers.jobs.score_match"
 DELIVER_WEBHOOK = "workers.jobs.deliver_webhook"
 BOT_MOVE = "workers.jobs.bot_move"
 CHECK_CLOCK = "workers.jobs.check_clock"
+RATE_MATCH = "workers.jobs.rate_match"
+REBUILD_RATINGS = "workers.jobs.rebuild_ratings"
 DELIVERY_BACKOFF_S = (1, 2, 4, 8, 16, 32)
 """A failed delivery's retries come no sooner than these many seconds after the failure, and at most about
 2 s later: about a minute in all."""
@@ -91,6 +93,18 @@ class JobQueue:
         self._once(f"bot-{match_id}-{seat}-v{version}", None, BOT_MOVE, match_id, seat, version, self.keys.namespace,
                    retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S,
                    job_timeout=BOT_MOVE_TIMEOUT_S)
+
+    def enqueue_rating(self, match_id: str) -> None:
+        """Rate a scored match (``workers.jobs.rate_match``), once while the job is queued or running;
+        asking again later runs it again, which changes nothing (the ratings count a match once)."""
+        self._once(f"rate-{match_id}", None, RATE_MATCH, match_id, self.keys.namespace, retry=Retry(max=3),
+                   result_ttl=0, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S, job_timeout=SCORE_TIMEOUT_S)
+
+    def enqueue_rebuild(self, platform: str, pool: str, match_ids: list[str]) -> str:
+        """One pool's part of ``matchlog ratings rebuild``: workers share a rebuild pool by pool."""
+        job = self.queue().enqueue(REBUILD_RATINGS, platform, pool, match_ids, self.keys.namespace,
+                                   result_ttl=RESULT_TTL_S, failure_ttl=RESULT_TTL_S, job_timeout=3600)
+        return job.id
 
     def enqueue_deadline(self, match_id: str, version: int, deadline_ms: int, again: int = 0) -> None:
         """A clock check at ``deadline_ms`` (RQ's scheduler keeps it in Redis: a dead worker loses none).

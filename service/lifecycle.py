@@ -137,11 +137,12 @@ def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[s
 
 def begin(game_id: str, options: dict[str, Any], players: Sequence[str | None], secret: SeedSecret, at: str,
           content: Any = None, record: Sequence[Action] = (), seed_known_to_creator: bool = False,
-          bots: Sequence[str | None] = (), undo: str = "none", clock: dict[str, Any] | None = None) -> Step:
+          bots: Sequence[str | None] = (), undo: str = "none", clock: dict[str, Any] | None = None,
+          player_ids: Sequence[str | None] = ()) -> Step:
     """A new match's log: ``match_created`` and, for an imported game record, its moves played
     through the rules in order, each by the seat to act (IllegalRecordMove at the first illegal one)."""
     created = replay.match_created(game_id, options, list(players), secret.seed, secret.salt, content,
-                                   seed_known_to_creator, bots, undo, clock)
+                                   seed_known_to_creator, bots, undo, clock, player_ids)
     entry = Recorded(1, created["type"], None, created["data"], at).chained(None)
     step = Step(None, (entry,), (replay.start(entry, secret.seed, secret.salt),))
     step = step.then(_ending(step.state, secret, at))  # a game can be over before anyone acts
@@ -156,17 +157,17 @@ def begin(game_id: str, options: dict[str, Any], players: Sequence[str | None], 
     return step
 
 
-def join(state: MatchState, seat: int, name: str, at: str) -> Step:
+def join(state: MatchState, seat: int, name: str, at: str, player: str | None = None) -> Step:
     """``seat_joined`` for an open seat, and ``match_started`` with it when it was the last one open."""
-    step = _append(state, replay.seat_joined(seat, name), at)
+    step = _append(state, replay.seat_joined(seat, name, player), at)
     if step.state.started:
         step = step.then(_append(step.state, replay.match_started(), at))
     return step
 
 
-def replace_seat(state: MatchState, seat: int, name: str, bot: str | None, at: str) -> Step:
+def replace_seat(state: MatchState, seat: int, name: str, bot: str | None, at: str, player: str | None = None) -> Step:
     """``seat_replaced``: a bot (``bot``) or a person (``name``) plays the seat from now on."""
-    return _append(state, replay.seat_replaced(seat, name, bot), at)
+    return _append(state, replay.seat_replaced(seat, name, bot, player), at)
 
 
 def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: str, by: str | None = None) -> Step:

@@ -138,7 +138,8 @@ class NewMatch:
     in order. ``platform``: the platform whose key creates it. A ``public`` match is listed for anyone (by
     default a match is public unless a platform created it). ``bots``: a bot per seat, or None for a
     person. ``undo``: the match's undo rule. ``clock``: the clock settings as the log keeps them
-    (milliseconds), with ``on_timeout``."""
+    (milliseconds), with ``on_timeout``. ``player_ids``: the platform's own id of each seat's player, or
+    None (``service.ratings``); a platform match only."""
 
     game: str
     players: Sequence[str | None]
@@ -151,6 +152,22 @@ class NewMatch:
     bots: Sequence[str | None] | None = None
     undo: str = "none"
     clock: Mapping[str, Any] | None = None
+    player_ids: Sequence[str | None] | None = None
+
+
+def _check_player(platform: str | None, player: str | None, where: str, bot: str | None = None) -> None:
+    """InvalidOptions for a player id where none may stand: in an anonymous match (a player id is scoped
+    to a platform), on a bot's seat (a bot is rated as ``bot:<name>``), or a person's id spelt ``bot:...``."""
+    if not player:
+        return
+    if platform is None:
+        raise InvalidOptions(where, "a player id is a platform's own: create the match with a platform key "
+                                    "(anonymous matches have no player ids)")
+    if bot:
+        raise InvalidOptions(where, f"a bot's seat is rated as bot:{bot} (or bot:{bot}@<its name>); give a player "
+                                    "id to people only")
+    if player.startswith("bot:"):
+        raise InvalidOptions(where, "player ids starting with bot: are the bots' own")
 
 
 @dataclass(frozen=True)
@@ -207,6 +224,9 @@ class Matches:
         for seat, spec in enumerate(bots):
             if spec:
                 _check_bot(game, spec, f"players.{seat}")
+        player_ids = list(new.player_ids) if new.player_ids else [None] * len(players)
+        for seat, player in enumerate(player_ids):
+            _check_player(new.platform, player, f"players.{seat}.player", bots[seat])
         clock = new.clock
         policy, allowed = clock["on_timeout"] if clock else "bot", game.timeouts(resolved)
         if policy != "bot" and policy not in allowed:
@@ -214,7 +234,7 @@ class Matches:
             raise InvalidOptions("on_timeout", f"{game.info.name} has no {policy} move{options_say}: use "
                                                + " or ".join(["bot", *sorted(allowed)]))
         step = lifecycle.begin(game_id, resolved, players, secret, now(), content, list(new.record),
-                               new.seed_known_to_creator, bots, new.undo, clock)
+                               new.seed_known_to_creator, bots, new.undo, clock, player_ids)
         match_id = uuid.uuid4().hex
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
@@ -228,26 +248,28 @@ class Matches:
             self._active(match_id)
         return Created(match_id, step.state, tokens, creator)
 
-    def join(self, match_id: str, seat: int, name: str, idempotency_key: str | None = None) -> dict[str, Any]:
+    def join(self, match_id: str, seat: int, name: str, idempotency_key: str | None = None,
+             player: str | None = None) -> dict[str, Any]:
         """Take an open seat: the answer with its token, shown only now (and again to a retry with the same
-        ``idempotency_key`` and name: a join has no caller, so the key is the client's secret). SeatTaken if
-        someone else has it (of two racing joins exactly one gets the seat); the join that fills the last
-        seat starts the match."""
-        return self.once(match_id, f"join:{seat}", "anyone", idempotency_key, [name],
-                         lambda remember: self._join(match_id, seat, name, remember))
+        ``idempotency_key``, name and player: a join has no caller, so the key is the client's secret).
+        SeatTaken if someone else has it (of two racing joins exactly one gets the seat); the join that fills
+        the last seat starts the match."""
+        return self.once(match_id, f"join:{seat}", "anyone", idempotency_key, [name, player],
+                         lambda remember: self._join(match_id, seat, name, player, remember))
 
-    def _join(self, match_id: str, seat: int, name: str, remember: Callable) -> dict[str, Any]:
+    def _join(self, match_id: str, seat: int, name: str, player: str | None, remember: Callable) -> dict[str, Any]:
         state = self.load(match_id)
         if not 0 <= seat < len(state.players):
             raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
         _still_open(state)
+        _check_player(self.platform_of(match_id), player, "player")
         token = new_token()
         if state.players[seat] is not None or not self._repository.claim_seat(match_id, seat, token_hash(token)):
             raise SeatTaken(f"seat {seat} is taken")
 
         def joined(state: MatchState) -> lifecycle.Step:  # the claim is ours; the log says so when it is our turn to append
             _still_open(state)  # unless the match was aborted meanwhile
-            return lifecycle.join(state, seat, name, now())
+            return lifecycle.join(state, seat, name, now(), player)
 
         def answer(state: MatchState) -> dict[str, Any]:
             return {"seat": seat, "name": name, "token": token, "version": state.version, "started": state.started}
@@ -418,14 +440,15 @@ class Matches:
         raise RuntimeError(f"could not append to {match_id}: the log kept moving")
 
     def replace_seat(self, match_id: str, seat: int, name: str | None = None, bot: str | None = None,
-                     idempotency_key: str | None = None, caller: str = "platform") -> dict[str, Any]:
+                     idempotency_key: str | None = None, caller: str = "platform",
+                     player: str | None = None) -> dict[str, Any]:
         """Hand a filled seat to a bot, or to a person (whose new token is in the answer, shown only now,
         and again to a retry of ``caller`` with the same ``idempotency_key``). The seat's old token stops
         working at once, before the log says so."""
-        return self.once(match_id, f"replace:{seat}", caller, idempotency_key, [name, bot],
-                         lambda remember: self._replace_seat(match_id, seat, name, bot, remember))
+        return self.once(match_id, f"replace:{seat}", caller, idempotency_key, [name, bot, player],
+                         lambda remember: self._replace_seat(match_id, seat, name, bot, player, remember))
 
-    def _replace_seat(self, match_id: str, seat: int, name: str | None, bot: str | None,
+    def _replace_seat(self, match_id: str, seat: int, name: str | None, bot: str | None, player: str | None,
                       remember: Callable) -> dict[str, Any]:
         state = self.load(match_id)
         if not 0 <= seat < len(state.players):
@@ -438,13 +461,14 @@ class Matches:
             raise SeatTaken(f"seat {seat} has conceded: it is out of play")
         if bot:
             _check_bot(state.engine, bot, "")
+        _check_player(self.platform_of(match_id), player, "player", bot)
         token = new_token()
         self._repository.set_seat(match_id, seat, token_hash(token))
 
         def replaced(state: MatchState) -> lifecycle.Step:
             if state.finished:  # it ended meanwhile: nothing but the seed and the result follows the end
                 raise MatchOver("the match is over")
-            return lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, now())
+            return lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, now(), player)
 
         def answer(state: MatchState) -> dict[str, Any]:
             shown = {"seat": seat, "name": state.players[seat], "version": state.version}
@@ -502,6 +526,20 @@ class Matches:
                     "previous_version": previous,
                     "entries": views.entries_view(state, [e for e in entries if e.type in hook["events"]], None)}
             self._jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
+
+    def deliver_event(self, platform: str, event: str, delivery_id: str, body: dict[str, Any]) -> None:
+        """Enqueue a delivery of an event that is no log entry (``rating_changed``) to each webhook of the
+        platform that asked for it."""
+        for hook in self._webhooks.of_platform(platform):
+            if event in hook["events"]:
+                delivery = f"{hook['id']}-{delivery_id}"
+                self._jobs.enqueue_delivery(delivery, hook["id"], json.dumps(
+                    {"delivery": delivery, "webhook": hook["id"], "event": event, **body}, separators=(",", ":")))
+
+    def request_rating(self, match_id: str) -> None:
+        """Rate a scored match of a platform (``service.ratings``); nothing for an anonymous one."""
+        if self.platform_of(match_id) is not None:
+            self._jobs.enqueue_rating(match_id)
 
     def bot_move(self, match_id: str, seat: int, version: int) -> dict[str, Any] | None:
         """The seat's bot plays, if the match is still at ``version`` with the seat to act: through the

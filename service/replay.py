@@ -122,12 +122,14 @@ def seed_commitment(seed: str, salt: str | None) -> str:
 def match_created(game_id: str, options: dict[str, Any], players: list[str | None], seed: str, salt: str,
                   content: Any = None, seed_known_to_creator: bool = False,
                   bots: Sequence[str | None] = (), undo: str = "none",
-                  clock: dict[str, Any] | None = None) -> dict[str, Any]:
+                  clock: dict[str, Any] | None = None, player_ids: Sequence[str | None] = ()) -> dict[str, Any]:
     bots = list(bots) or [None] * len(players)
+    ids = list(player_ids) or [None] * len(players)
     data = {
         "game": game_id,
         "options": options,
-        "players": [{"seat": i, "name": name, **({"bot": bots[i]} if bots[i] else {})} if name is not None
+        "players": [{"seat": i, "name": name, **({"bot": bots[i]} if bots[i] else {}),
+                     **({"player": ids[i]} if ids[i] else {})} if name is not None
                     else {"seat": i, "open": True} for i, name in enumerate(players)],
         "seed_commitment": seed_commitment(seed, salt),
     }
@@ -189,9 +191,11 @@ def undo_answered(seat: int, accepted: bool) -> dict[str, Any]:
     return {"type": "undo_accepted" if accepted else "undo_refused", "seat": seat, "data": {}}
 
 
-def seat_replaced(seat: int, name: str, bot: str | None) -> dict[str, Any]:
-    """Someone else plays the seat from now on: a bot, or a person (with a new token)."""
-    return {"type": "seat_replaced", "seat": seat, "data": {"seat": seat, "name": name, **({"bot": bot} if bot else {})}}
+def seat_replaced(seat: int, name: str, bot: str | None, player: str | None = None) -> dict[str, Any]:
+    """Someone else plays the seat from now on: a bot, or a person (with a new token); ``player``: the
+    platform's own id of whoever plays it now (``service.ratings`` reads it)."""
+    return {"type": "seat_replaced", "seat": seat, "data": {"seat": seat, "name": name, **({"bot": bot} if bot else {}),
+                                                            **({"player": player} if player else {})}}
 
 
 def seat_conceded(seat: int) -> dict[str, Any]:
@@ -199,8 +203,9 @@ def seat_conceded(seat: int) -> dict[str, Any]:
     return {"type": "seat_conceded", "seat": seat, "data": {"seat": seat}}
 
 
-def seat_joined(seat: int, name: str) -> dict[str, Any]:
-    return {"type": "seat_joined", "seat": seat, "data": {"seat": seat, "name": name}}
+def seat_joined(seat: int, name: str, player: str | None = None) -> dict[str, Any]:
+    return {"type": "seat_joined", "seat": seat,
+            "data": {"seat": seat, "name": name, **({"player": player} if player else {})}}
 
 
 def match_started() -> dict[str, Any]:

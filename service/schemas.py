@@ -144,8 +144,20 @@ class GameSchema(Schema):
                        "the game's own, with the rule each enforces, then the server's."})
 
 
+PLAYER_ID = {"description": "The platform's own id of the person on this seat: an opaque string, scoped to the "
+                            "platform (another platform's u-123 is someone else). Kept in the log; rated "
+                            "(docs/howto/players-and-ratings.md). Needs a platform key."}
+
+
+def player_id(**extra) -> fields.String:
+    return fields.String(validate=[validate.Length(min=1, max=128), validate.Regexp(
+        r"^[^/\x00-\x1f\x7f]+$", error="a player id has no / and no control characters (it goes in URLs)")],
+        metadata=PLAYER_ID, **extra)
+
+
 class PlayerSchema(Schema):
     name = ShownText()
+    player = player_id()
     open = StrictBoolean(
                           metadata={"description": "true: leave this seat open for someone to join (the lobby)."})
     bot = fields.String(validate=validate.Length(min=1, max=64), metadata={
@@ -167,7 +179,8 @@ class WebhookSchema(Schema):
     url = fields.String(required=True, validate=validate.Length(min=8, max=2000))
     events = fields.List(fields.String(validate=validate.Length(min=1, max=64)), required=True,
                          validate=validate.Length(min=1, max=50),
-                         metadata={"description": "Entry types to deliver, e.g. match_started, match_scored."})
+                         metadata={"description": "Entry types to deliver, e.g. match_started, match_scored; and "
+                                                  "rating_changed: a match of the platform rated its players."})
     secret = fields.String(validate=validate.Length(min=16, max=200),
                            metadata={"description": "Signs the deliveries; made by the server when omitted."})
 
@@ -205,6 +218,7 @@ class AbortSchema(Schema):
 
 class JoinSchema(Schema):
     name = ShownText(required=True)
+    player = player_id()
 
 
 class ReplaceSeatSchema(Schema):
@@ -213,6 +227,7 @@ class ReplaceSeatSchema(Schema):
     bot = fields.String(validate=validate.Length(min=1, max=64), metadata={"description": "A bot plays the seat "
                                                                                          "(the catalogue's bots)."})
     level = fields.Integer(validate=validate.Range(min=1, max=3), metadata={"description": "A search bot's strength."})
+    player = player_id()
 
     @validates_schema
     def _one(self, data, **kwargs):
@@ -479,3 +494,75 @@ class JobSchema(Schema):
                                                   "false before the end; then, in a game with hidden "
                                                   "information, only withheld: hidden_information)."})
     error = fields.String(metadata={"description": "Why the job failed."})
+
+
+class CursorPageQuerySchema(Schema):
+    cursor = fields.String(validate=validate.Length(max=200), metadata={
+        "description": "The next_cursor of the page before: the page after it."})
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class LeaderboardQuerySchema(CursorPageQuerySchema):
+    pool = fields.String(validate=validate.Length(min=1, max=200), metadata={
+        "description": "The rating pool (the answer's pools lists the game's): the game's variant or mode and "
+                       "its seats, such as blokus:duo:2p. By default the pool with the most rated players."})
+
+
+class RatingFields(Schema):
+    mu = fields.Float(required=True, metadata={"description": "The rating's mean (openskill Plackett-Luce; 25 to "
+                                                              "begin with)."})
+    sigma = fields.Float(required=True, metadata={"description": "Its uncertainty (25/3 to begin with)."})
+    rating = fields.Float(required=True, metadata={"description": "mu - 3 sigma: the conservative rating "
+                                                                  "leaderboards order by."})
+
+
+class LeaderboardRowSchema(RatingFields):
+    place = fields.Integer(required=True)
+    player = fields.String(required=True, metadata={"description": "The platform's player id (bot:<bot> for a bot)."})
+    games = fields.Integer(required=True, metadata={"description": "Rated matches in this pool."})
+
+
+class LeaderboardSchema(Schema):
+    game = fields.String(required=True)
+    pool = fields.String(required=True, allow_none=True, metadata={"description": "The pool shown (null: the "
+                                                                                  "game has no rated match yet)."})
+    pools = fields.List(fields.String(), required=True, metadata={"description": "The game's pools with ratings."})
+    players = fields.List(fields.Nested(LeaderboardRowSchema), required=True)
+    next_cursor = fields.String(required=True, allow_none=True)
+
+
+class SeatRecordSchema(Schema):
+    seat = fields.Integer(required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+
+
+class PoolRecordSchema(RatingFields):
+    pool = fields.String(required=True)
+    game = fields.String(required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True, metadata={"description": "Rated matches ranked first (a shared first too)."})
+    average_rank = fields.Float(required=True, allow_none=True)
+    by_seat = fields.List(fields.Nested(SeatRecordSchema), required=True)
+
+
+class PlayerProfileSchema(Schema):
+    player = fields.String(required=True)
+    pools = fields.List(fields.Nested(PoolRecordSchema), required=True)
+
+
+class PlayerMatchSchema(RatingFields):
+    match = fields.String(required=True)
+    game = fields.String(required=True)
+    pool = fields.String(required=True)
+    ended_ms = fields.Integer(required=True, metadata={"description": "When the game ended, ms since the epoch."})
+    seat = fields.Integer(required=True)
+    rank = fields.Integer(required=True)
+    players = fields.Integer(required=True, metadata={"description": "Rated seats in the match."})
+
+
+class PlayerMatchesSchema(Schema):
+    player = fields.String(required=True)
+    matches = fields.List(fields.Nested(PlayerMatchSchema), required=True, metadata={
+        "description": "Newest first; mu, sigma and rating as the match left them."})
+    next_cursor = fields.String(required=True, allow_none=True)

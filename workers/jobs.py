@@ -17,7 +17,8 @@ from typing import Any
 
 from rq import get_current_job
 
-from service import metrics
+from service import metrics, ratings
+from service.players import PlayerStore
 from service.config import Settings
 from service.jobqueue import DELIVERY_RETRIES
 from service.matches import Matches, now
@@ -25,6 +26,7 @@ from service.redis_client import connect
 from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, BadWebhookUrl, post, signature
 
 _apps: dict[tuple[int, str], Matches] = {}
+_stores: dict[tuple[int, str], PlayerStore] = {}
 
 
 class DeliveryFailed(RuntimeError):
@@ -42,15 +44,36 @@ def _matches(namespace: str) -> Matches:
     return _apps[key]
 
 
-def run_here(matches: Matches, jobs) -> None:
-    """Run this process's jobs of ``matches``'s namespace, taken from ``jobs``, on ``matches`` itself."""
+def _players(namespace: str) -> PlayerStore:
+    """The ratings store of ``namespace``: in the match store's Redis."""
+    jobs = get_current_job().connection
+    key = (id(jobs), namespace)
+    if key not in _stores:
+        settings = dataclasses.replace(Settings.from_env(), namespace=namespace)
+        store = _store_of.get(key) or (connect(settings.redis_url) if settings.rq_redis_url and settings.redis_url
+                                       else jobs)
+        _stores[key] = PlayerStore(store, namespace)
+    return _stores[key]
+
+
+_store_of: dict[tuple[int, str], object] = {}
+
+
+def run_here(matches: Matches, jobs, store=None) -> None:
+    """Run this process's jobs of ``matches``'s namespace, taken from ``jobs``, on ``matches`` itself
+    (``store``: its Redis, for the ratings)."""
     _apps[(id(jobs), matches.settings.namespace)] = matches
+    if store is not None:
+        _store_of[(id(jobs), matches.settings.namespace)] = store
 
 
 def score_match(match_id: str, namespace: str) -> dict[str, Any]:
     """The match's scores; once it is over, also recorded in its log as ``match_scored``."""
     try:
-        result = _matches(namespace).record_result(match_id)
+        matches = _matches(namespace)
+        result = matches.record_result(match_id)
+        if result.get("final"):
+            matches.request_rating(match_id)  # the projector asks again when it sees match_scored
     except Exception:
         metrics.JOBS.labels("score_match", "failed").inc()
         raise
@@ -100,3 +123,46 @@ def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -
                              f"{outcome.get('status') or outcome.get('error')}")
     metrics.JOBS.labels("deliver_webhook", "finished").inc()
     return {"delivered": True, **outcome}
+
+
+def rate_match(match_id: str, namespace: str) -> dict[str, Any]:
+    """Rate a scored match: it joins its pool's queue, and the queue is rated in the order its matches
+    ended (``PlayerStore.process``); run twice, or beside another worker's, it counts the match once."""
+    matches = _matches(namespace)
+    platform = matches.platform_of(match_id)
+    if platform is None:
+        return {"rated": False, "why": "anonymous"}
+    _, entries = matches.entries(match_id)
+    match, why = ratings.rated_match(match_id, entries)
+    store = _players(namespace)
+    if match is None:
+        pool = ratings.pool_of_log(entries)
+        if pool is not None:  # its place in the queue, if held, goes: the matches after it are rated
+            store.release(platform, pool, match_id, why)
+            store.process(platform, pool)
+        metrics.JOBS.labels("rate_match", "not_rated").inc()
+        return {"rated": False, "why": why}
+    store.enqueue(platform, match)
+    for done, before, after in store.process(platform, match.pool):
+        changed = [{"player": player, "mu": mu, "sigma": sigma, "rating": mu - 3 * sigma,
+                    **({"before": {"mu": before[player][0], "sigma": before[player][1]}} if player in before else {})}
+                   for player, (mu, sigma) in after.items()]
+        matches.deliver_event(platform, "rating_changed", f"rated-{done.match_id}",
+                              {"match": done.match_id, "game": done.game, "pool": done.pool, "players": changed})
+    metrics.JOBS.labels("rate_match", "finished").inc()
+    return {"rated": True, "pool": match.pool}
+
+
+def rebuild_ratings(platform: str, pool: str, match_ids: list[str], namespace: str) -> dict[str, Any]:
+    """One pool of ``matchlog ratings rebuild``: its matches read from their logs and rated again, in
+    the order they ended, from nothing."""
+    matches = _matches(namespace)
+    rated = []
+    for match_id in match_ids:
+        _, entries = matches.entries(match_id)
+        match, _ = ratings.rated_match(match_id, entries)
+        if match is not None and match.pool == pool:
+            rated.append(match)
+    count = _players(namespace).write_pool(platform, pool, rated)
+    metrics.JOBS.labels("rebuild_ratings", "finished").inc()
+    return {"pool": pool, "matches": count}

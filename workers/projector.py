@@ -28,6 +28,8 @@ from service import metrics
 from service.events import EventStore, FeedNotice
 from service.keys import Keys
 from service.matches import Matches
+from service.players import PlayerStore
+from service.ratings import epoch_ms, pool_of
 from service.repository import MatchNotFound
 from service.serverkey import ServerKey, WrongServerKey
 from workers.partitions import PartitionLeases
@@ -66,6 +68,7 @@ class Projector:
         self._failures: dict[tuple[int, str], int] = {}  # (partition, notice id) -> failed attempts
         self.fatal: WrongServerKey | None = None
         """The misconfiguration that stopped the loop, if one did."""
+        self.players = PlayerStore(redis_client, settings.namespace)
 
     def handle(self, notice: FeedNotice) -> bool:
         """Do a notice's work; False while it must stay pending (a finished game not yet scored)."""
@@ -79,15 +82,30 @@ class Projector:
             return True
         self.matches.deliver(notice.match_id, notice.version, notice.types)  # before the ack: none is lost
         if state.finished and state.result is None and self.matches.load(notice.match_id).result is None:
+            self._hold_rating(notice, state)
             self.matches.request_scoring(notice.match_id, notice.version, reuse=False)
             return False
         if "match_scored" in notice.types:  # the match will not change again: one snapshot is enough
+            self.matches.request_rating(notice.match_id)  # the scoring job asked too; a match is rated once
             self.matches.compact(notice.match_id)
         elif self._remember_extras(notice.match_id, state) and \
                 self.store.version(notice.match_id) == notice.version:  # they answer the latest version only
             self.matches.bots_to_move(notice.match_id, state)
             self.matches.schedule_deadline(notice.match_id, state)
         return True
+
+    def _hold_rating(self, notice: FeedNotice, state) -> None:
+        """A platform's game ended: its place in its rating pool's queue, by the time it ended, so that the
+        matches that end after it are rated after it even when they are scored first."""
+        platform = self.matches.platform_of(notice.match_id)
+        if platform is None or "seed_revealed" not in notice.types:
+            return
+        _, entries = self.matches.entries(notice.match_id, after=notice.version - len(notice.types),
+                                          until=notice.version)
+        ended = [entry.at for entry in entries if entry.type == "seed_revealed"]
+        if ended:
+            self.players.hold(platform, pool_of(state.game_id, state.options, len(state.players)),
+                              notice.match_id, epoch_ms(ended[0]))
 
     def _needs_state(self, notice: FeedNotice) -> bool:
         """Whether the notice's work needs the match's state: a game's end (``seed_revealed``), a seat
