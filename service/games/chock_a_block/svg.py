@@ -13,7 +13,9 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 CELL = 30
+HAND_CELL = 26  # a card in the hand, large enough to read its rooms' letters
 LETTER = {"CAT": "C", "UNDERWEAR": "U", "FLOWER": "F", "BIRD": "B"}
+KEY = "C cat · U underwear · F flower · B bird · struck through: closed · R: a room for rent · discs: neighbour tiles"
 INK = "#222222"
 
 
@@ -174,11 +176,13 @@ def render_svg(view: dict[str, Any]) -> str:
         hx = 12
         for card in me["hand"]:
             for face in ("FRONT", "BACK"):
-                body += _face(hx, y + 8, faces.get(card, {}).get(face), rgb, 18)
-                hx += 42
-            body.append(_text(hx - 42, y + 8 + 36 + 11, card, 9, "middle"))
-            hx += 16
-        y += 70
+                body += _face(hx, y + 8, faces.get(card, {}).get(face), rgb, HAND_CELL)
+                hx += 2 * HAND_CELL + 6
+            body.append(_text(hx - 2 * HAND_CELL - 6, y + 8 + 2 * HAND_CELL + 14, card, 11, "middle", "bold"))
+            hx += 18
+        y += 2 * HAND_CELL + 34
+    body.append(_text(12, y, KEY, 11, fill="#555555"))  # what the letters on rooms and tiles stand for
+    y += 16
 
     width = max(x, 760, 24 + 9.5 * len(title))
     height = y + 10
