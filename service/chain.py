@@ -92,8 +92,13 @@ class Recorded:
                    entry.get("public_data"), entry.get("commitment"))
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+"""``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``: the same text, without
+an encoder built per call (what ``json.dumps`` does for any argument besides the defaults)."""
+
+
 def canonical_json(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _CANONICAL(value).encode("utf-8")
 
 
 def commitment_key(seed: str, salt: str) -> bytes:
