@@ -7,8 +7,6 @@ anything imports ssl, socket or threading.
 
 from __future__ import annotations
 
-import gc
-
 from typing import Any, Callable
 
 WORKER_CLASS = "service.serving.GeventWorker"
@@ -92,12 +90,6 @@ def run(load: Callable[[], Any], host: str, port: int, workers: int, **extra: An
                 self.cfg.set(name, value)
 
         def load(self):
-            app = load()
-            # what the app built to start (routes, schemas, games' tables: some 250,000 objects) lives as long as
-            # the worker: kept out of the collector's passes, which then walk only what requests make
-            # (a POST loop's collections: 16.5 -> 6.2 us a move), and no full pass walks it again
-            gc.collect()
-            gc.freeze()
-            return app
+            return load()
 
     Gunicorn().run()
