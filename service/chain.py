@@ -28,6 +28,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
+from service.frozen import replaced
+
 SEALED_CHAIN = 2
 """``match_created``'s ``chain`` for logs whose hidden data is chained through commitments."""
 
@@ -80,7 +82,7 @@ class Recorded:
     def chained(self, prev_hash: str | None) -> "Recorded":
         """This entry with its hash: SHA-256 of the previous entry's hash and this entry's bytes."""
         digest = hashlib.sha256((prev_hash or "").encode("ascii") + b"\n" + self.canonical()).hexdigest()
-        return replace(self, hash=digest)
+        return replaced(self, hash=digest)
 
     def event(self) -> dict[str, Any]:
         """The event as an engine (and the append) sees it: without version and time."""
