@@ -28,6 +28,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
+from service.frozen import replaced
+
 SEALED_CHAIN = 2
 """``match_created``'s ``chain`` for logs whose hidden data is chained through commitments."""
 
@@ -80,7 +82,7 @@ class Recorded:
     def chained(self, prev_hash: str | None) -> "Recorded":
         """This entry with its hash: SHA-256 of the previous entry's hash and this entry's bytes."""
         digest = hashlib.sha256((prev_hash or "").encode("ascii") + b"\n" + self.canonical()).hexdigest()
-        return replace(self, hash=digest)
+        return replaced(self, hash=digest)
 
     def event(self) -> dict[str, Any]:
         """The event as an engine (and the append) sees it: without version and time."""
@@ -92,8 +94,13 @@ class Recorded:
                    entry.get("public_data"), entry.get("commitment"))
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+"""``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``: the same text, without
+an encoder built per call (what ``json.dumps`` does for any argument besides the defaults)."""
+
+
 def canonical_json(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _CANONICAL(value).encode("utf-8")
 
 
 def commitment_key(seed: str, salt: str) -> bytes:

@@ -176,20 +176,33 @@ class EventStore:
         args: list[Any] = [expected_version, match_id, _packed_hash(expected_hash), 1 if remember else 0,
                            remember.answer if remember else "", remember.ttl_s if remember else 0, len(entries)]
         for entry in entries:
-            args += [entry.type, "" if entry.seat is None else entry.seat,
-                     json.dumps(entry.data, separators=(",", ":"), ensure_ascii=False), _packed_time(entry.at),
-                     _packed_hash(entry.hash),
-                     "" if entry.commitment is None else json.dumps(entry.public_data, separators=(",", ":"),
-                                                                    ensure_ascii=False),
+            args += [entry.type, "" if entry.seat is None else entry.seat, _compact(entry.data),
+                     _packed_time(entry.at), _packed_hash(entry.hash),
+                     "" if entry.commitment is None else _compact(entry.public_data),
                      _packed_hash(entry.commitment)]
-        keys = [self.keys.log(match_id), self.keys.feed(self.keys.partition(match_id)),
-                remember.key if remember else self.keys.unused(match_id)]
-        outcome, value = self.durably(keys[0], lambda client: self._append(keys=keys, args=args, client=client))
+        log = self.keys.log(match_id)
+        keys = (log, self.keys.feed(self.keys.partition(match_id)),
+                remember.key if remember else self.keys.unused(match_id))
+        outcome, value = self.durably(log, lambda client: self._evalsha(client, self._append, keys, args))
         if outcome == b"replayed":
             return -1, value.decode()
         if outcome == b"conflict":
             raise VersionConflict(int(value))
         return int(value), None
+
+    @staticmethod
+    def _evalsha(client, script, keys: tuple, args: list):
+        """``script(keys=keys, args=args, client=client)`` without redis-py's Script wrapper (its tuple
+        copies and pipeline check, per append): EVALSHA, and on NOSCRIPT (a server that lost its scripts:
+        restarted, failed over) load it and run it again, as the wrapper does. A pipeline (replicated
+        durability) goes through the wrapper, which registers the script with the pipeline."""
+        if isinstance(client, redis.client.Pipeline):
+            return script(keys=keys, args=args, client=client)
+        try:
+            return client.evalsha(script.sha, len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:
+            script.sha = client.script_load(script.script)
+            return client.evalsha(script.sha, len(keys), *keys, *args)
 
     def remembered(self, key: str) -> str | None:
         """The answer kept under an idempotency key (once replicated, with replicated durability)."""
@@ -438,6 +451,11 @@ def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
 # Stored compactly, shown readably: a hash as its 32 raw bytes (not 64 hex digits), a time as
 # milliseconds since the epoch in base 36 (8 characters, not 24). Entries written before this keep
 # their ISO text, which always holds a "-".
+
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+"""``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, the same text, without building an
+encoder per call (what ``json.dumps`` does for any argument besides the defaults)."""
+
 
 def _packed_hash(digest: str | None) -> bytes:
     return bytes.fromhex(digest) if digest else b""

@@ -21,6 +21,7 @@ import jsonschema
 
 from service import clocks, replay
 from service.chain import Recorded, commitment_key
+from service.frozen import replaced
 from service.games import GAMES
 from service.games.bots import SeatView, bot_name, bots_of
 from service.games.protocol import Action, Game, IllegalAction, InvalidOptions, Refusal, Refusals
@@ -193,8 +194,8 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
     for event, game_state in zip(played, played.states):
         version = state.version + len(entries) + 1
         entry = seal(Recorded(version, event["type"], event.get("seat"), event["data"], at)).chained(base.head_hash)
-        base = replay.clocked(replace(replay.revealing(base, entry), version=version, game=game_state,
-                                      head_hash=entry.hash), at)
+        base = replay.clocked(replaced(replay.revealing(base, entry), version=version, game=game_state,
+                                       head_hash=entry.hash), at)
         entries.append(entry)
         states.append(base)
     step = Step(state, tuple(entries), tuple(states))

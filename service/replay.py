@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable, Sequence
 
 from service import clocks
+from service.frozen import replaced
 from service.chain import SEALED_CHAIN, BrokenChain, BrokenSeal, Recorded, canonical_json, commitment, commitment_key, verify_chain
 from service.games import GAMES
 from service.games.bots import bot_name
@@ -413,7 +414,7 @@ def _advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchS
     why = _out_of_place(state, entry)
     if why is not None:
         raise EntryOutOfPlace(entry, why)
-    state = replace(state, version=entry.version, head_hash=entry.hash)
+    state = replaced(state, version=entry.version, head_hash=entry.hash)
     if entry.type == "undone":
         if earlier is None:
             raise ValueError(f"entry {entry.version} undoes back to an earlier version: fold it with the log")
@@ -424,7 +425,7 @@ def _advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchS
     if shell_fold is not None:
         return shell_fold(state, entry)
     state = revealing(state, entry)
-    return replace(state, game=state.engine.apply(state.game, entry.event()))
+    return replaced(state, game=state.engine.apply(state.game, entry.event()))
 
 
 def fold(state: MatchState, entries: list[Recorded], earlier: Callable[[int], MatchState] | None = None
