@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import random
 import zlib
 from pathlib import Path
 from typing import Any
@@ -156,8 +157,12 @@ class Checker:
 
 @pytest.mark.parametrize("game, players, options", MODES,
                          ids=[f"{g}-{n}-{'-'.join(map(str, o.values())) or 'default'}" for g, n, o in MODES])
-def test_every_answer_of_a_random_match_fits_the_contract(settings, fake_redis, game, players, options):
+def test_every_answer_of_a_random_match_fits_the_contract(settings, fake_redis, game, players, options, monkeypatch):
     settings = dataclasses.replace(settings, webhooks_private=True)  # loopback hooks (never posted)
+    # the same matches in every run: the server's seed entropy drawn from the mode's own generator, so a
+    # shape the contract misses fails every run, not one run in many
+    drawn = random.Random(repr((game, players, options)))
+    monkeypatch.setattr("service.lifecycle.secrets.token_hex", lambda n: drawn.randbytes(n).hex())
     app = create_app(settings, fake_redis)
     check = Checker(game)
     capture_webhooks(app, check)
