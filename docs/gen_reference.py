@@ -24,8 +24,10 @@ def _served() -> tuple[list[dict], dict]:
     from service.app import create_app
     from service.config import Settings
 
-    app = create_app(Settings(namespace="docs", secret_key="ZG9jcy1vbmx5LWEtc2VjcmV0LW9mLTMyLWJ5dGVzLWZvci1kb2Nz"),
-                     fakeredis.FakeRedis())
+    app = create_app(
+        Settings(namespace="docs", secret_key="ZG9jcy1vbmx5LWEtc2VjcmV0LW9mLTMyLWJ5dGVzLWZvci1kb2Nz"),
+        fakeredis.FakeRedis(),
+    )
     client = app.test_client()
     games, contract = client.get("/v1/games"), client.get("/openapi.json")
     assert games.status_code == 200 and contract.status_code == 200
@@ -73,11 +75,18 @@ def _reasons(entry: dict, contract: dict, prefix: str) -> list[str]:
         declared = schema.get("enum")
     if not declared:
         return []
-    lines = ["### Refusal reasons", "", "A refused action is `422 illegal_action` with one of these `reason`s:", ""]
+    lines = [
+        "### Refusal reasons",
+        "",
+        "A refused action is `422 illegal_action` with one of these `reason`s:",
+        "",
+    ]
     if isinstance(declared, dict):
         lines += ["| reason | rule |", "|---|---|"]
-        lines += [f"| `{reason}` | {_cell(rule if isinstance(rule, str) else json.dumps(rule))} |"
-                  for reason, rule in declared.items()]
+        lines += [
+            f"| `{reason}` | {_cell(rule if isinstance(rule, str) else json.dumps(rule))} |"
+            for reason, rule in declared.items()
+        ]
     else:
         items = [item if isinstance(item, str) else item.get("reason", json.dumps(item)) for item in declared]
         lines += [", ".join(f"`{reason}`" for reason in items)]
@@ -93,29 +102,46 @@ def reference(entry: dict, contract: dict) -> str:
     prefix = action.removesuffix("Action")
     kinds = [word for word in ("chance", "hidden_information") if entry.get(word)]
     record = f"`{entry['record_type']}`" if entry.get("record_type") else "none"
-    out = ["", "## Reference", "",
-           f"Generated from `GET /v1/games` and `GET /openapi.json` when this site was built. The rules each "
-           f"action follows, and the ids refusals cite, are in the [rules spec](../rules/{entry['id']}.md).", "",
-           "| | |", "|---|---|",
-           f"| id | `{entry['id']}` |",
-           f"| players | {', '.join(map(str, entry['player_counts']))} |",
-           f"| kind | {', '.join(kinds) or 'perfect information, no chance'}; {entry['dynamics']}; "
-           f"{entry['utility']} |",
-           f"| bots | {', '.join(f'`{bot}`' for bot in entry['bots'])} |",
-           f"| `on_timeout` | {', '.join(f'`{policy}`' for policy in entry['timeouts'])} |",
-           f"| pictures (`Accept` on `state`) | {', '.join(f'`{p}`' for p in entry['pictures']) or 'none'} |",
-           f"| game record | {record} |",
-           f"| content packs | {', '.join(f'`{pack}`' for pack in entry['packs']) or 'none'} |", ""]
+    out = [
+        "",
+        "## Reference",
+        "",
+        f"Generated from `GET /v1/games` and `GET /openapi.json` when this site was built. The rules each "
+        f"action follows, and the ids refusals cite, are in the [rules spec](../rules/{entry['id']}.md).",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| id | `{entry['id']}` |",
+        f"| players | {', '.join(map(str, entry['player_counts']))} |",
+        f"| kind | {', '.join(kinds) or 'perfect information, no chance'}; {entry['dynamics']}; "
+        f"{entry['utility']} |",
+        f"| bots | {', '.join(f'`{bot}`' for bot in entry['bots'])} |",
+        f"| `on_timeout` | {', '.join(f'`{policy}`' for policy in entry['timeouts'])} |",
+        f"| pictures (`Accept` on `state`) | {', '.join(f'`{p}`' for p in entry['pictures']) or 'none'} |",
+        f"| game record | {record} |",
+        f"| content packs | {', '.join(f'`{pack}`' for pack in entry['packs']) or 'none'} |",
+        "",
+    ]
     out += ["### Options", "", "`options` in `POST /v1/matches`, checked against this JSON Schema:", ""]
     out += _properties(entry["options_schema"], with_default=True) + [""]
-    out += [f"### Actions (`{action}`)", "", "The body's `action` in `POST .../actions`; `legal-actions` lists them "
-            "ready to post.", ""]
+    out += [
+        f"### Actions (`{action}`)",
+        "",
+        "The body's `action` in `POST .../actions`; `legal-actions` lists them ready to post.",
+        "",
+    ]
     out += _properties(schemas[action], with_default=False) + [""]
     if f"{prefix}State" in schemas:
         out += [f"### State (`{prefix}State`)", ""] + _properties(schemas[f"{prefix}State"], False) + [""]
     out += _reasons(entry, contract, prefix)
-    out += ["### Entry types", "", "The types of entry its matches log (what a webhook may ask for):", "",
-            ", ".join(f"`{kind}`" for kind in entry["entry_types"]), ""]
+    out += [
+        "### Entry types",
+        "",
+        "The types of entry its matches log (what a webhook may ask for):",
+        "",
+        ", ".join(f"`{kind}`" for kind in entry["entry_types"]),
+        "",
+    ]
     return "\n".join(out)
 
 
@@ -123,8 +149,10 @@ def index(games: list[dict]) -> str:
     lines = ["", "| game | id | players | kind |", "|---|---|---|---|"]
     for entry in games:
         kinds = [word.replace("_", " ") for word in ("chance", "hidden_information") if entry.get(word)]
-        lines.append(f"| [{entry['name']}]({entry['id']}.md) | `{entry['id']}` | "
-                     f"{', '.join(map(str, entry['player_counts']))} | {', '.join(kinds + [entry['dynamics']])} |")
+        lines.append(
+            f"| [{entry['name']}]({entry['id']}.md) | `{entry['id']}` | "
+            f"{', '.join(map(str, entry['player_counts']))} | {', '.join(kinds + [entry['dynamics']])} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -11,9 +11,12 @@ import urllib.request
 
 
 def call(base, method, path, body=None, token=None):
-    request = urllib.request.Request(base + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        base + path,
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     with urllib.request.urlopen(request) as response:
@@ -29,8 +32,13 @@ def main(base, match_id, *tokens):
             return
         seat = match["to_act"][0]
         legal = call(base, "GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
-        call(base, "POST", f"/v1/matches/{match_id}/actions",
-             {"expected_version": legal["version"], "action": random.choice(legal["actions"])}, token=tokens[seat])
+        call(
+            base,
+            "POST",
+            f"/v1/matches/{match_id}/actions",
+            {"expected_version": legal["version"], "action": random.choice(legal["actions"])},
+            token=tokens[seat],
+        )
         actions += 1
 
 

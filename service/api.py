@@ -8,7 +8,8 @@ import json
 import logging
 import re
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import redis
 from flask import Response, current_app, request, stream_with_context
@@ -17,13 +18,11 @@ from flask_smorest.utils import deepupdate
 from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
-from service import fastload, metrics, packs, schemas, views
+from service import clocks, fastload, metrics, packs, schemas, views
 from service.auth import bearer, request_owner, request_platform, request_seat, still_holds
-from service.tokens import is_platform_key
 from service.errors import ApiError, flatten, invalid
-from service import clocks
-from service.games.bots import bots_of, shown_bot
 from service.games import GAMES, legal_actions_component
+from service.games.bots import bots_of, shown_bot
 from service.games.protocol import Game, InvalidRecord
 from service.lifecycle import refusals_of
 from service.livefeed import CHECK_S, Full, LiveFeed, Subscription, client_gone
@@ -31,6 +30,7 @@ from service.matches import Matches, NewMatch
 from service.matches import now as matches_now
 from service.replay import SHELL_EVENTS
 from service.repository import Lru, MatchNotFound
+from service.tokens import is_platform_key
 from service.webhooks import BadWebhookUrl, check_url
 
 
@@ -98,21 +98,21 @@ def _errors(*codes: int):
         403: "The token is not a seat of this match.",
         404: "No such match, version or job.",
         409: "version_conflict: the match moved on (current_version says where it is); out_of_time: the seat's "
-             "clock ran out first (the timeout was applied); seat_taken for a join; hidden_until_revealed for the "
-             "checkpoint of a hidden-information match whose log predates sealed hash chains, until its end; "
-             "idempotency_key_in_progress: the first request with this Idempotency-Key is still running.",
+        "clock ran out first (the timeout was applied); seat_taken for a join; hidden_until_revealed for the "
+        "checkpoint of a hidden-information match whose log predates sealed hash chains, until its end; "
+        "idempotency_key_in_progress: the first request with this Idempotency-Key is still running.",
         406: "The game cannot answer in the asked content type.",
         413: "The body is larger than the server accepts (64 KiB by default).",
         415: "The body's Content-Type is neither JSON nor a game record type.",
         422: "illegal_action (with reason; with move for a game record), idempotency_key_reused (the "
-             "Idempotency-Key came with another request before), or "
-             "seed_known_to_creator_refused (reason open_seat or public: a creator who knows the seed knows every "
-             "hand).",
+        "Idempotency-Key came with another request before), or "
+        "seed_known_to_creator_refused (reason open_seat or public: a creator who knows the seed knows every "
+        "hand).",
         429: "too_many_requests: over the server's write limit per token or address, or its read limit per "
-             "address; Retry-After says when.",
+        "address; Retry-After says when.",
         503: "storage_unavailable (the match store is unreachable or failing over) or not_replicated (no replica "
-             "confirmed the write in time): the write may or may not have landed; send it again with the same "
-             "Idempotency-Key to learn which. Retry-After says when.",
+        "confirmed the write in time): the write may or may not have landed; send it again with the same "
+        "Idempotency-Key to learn which. Retry-After says when.",
     }
 
     def decorate(view):
@@ -126,20 +126,33 @@ def _errors(*codes: int):
 def catalogue_entry(game: Game) -> dict[str, Any]:
     info = game.info
     return {
-        "id": info.id, "name": info.name, "min_players": info.min_players, "max_players": info.max_players,
-        "player_counts": info.counts(), "hidden_information": info.hidden_information, "chance": info.chance,
-        "dynamics": info.dynamics, "utility": info.utility,
+        "id": info.id,
+        "name": info.name,
+        "min_players": info.min_players,
+        "max_players": info.max_players,
+        "player_counts": info.counts(),
+        "hidden_information": info.hidden_information,
+        "chance": info.chance,
+        "dynamics": info.dynamics,
+        "utility": info.utility,
         "utility_by_option": {option: dict(values) for option, values in info.utility_by_option.items()},
-        "description": info.description, "options_schema": game.options_schema,
+        "description": info.description,
+        "options_schema": game.options_schema,
         "packs": packs.installed(game, matches().settings.packs_dir),
         "pictures": [SVG] if game.svg is not None else [],
         "record_type": game.record.mime if game.record is not None else None,
         "timeouts": ["bot", *sorted(game.timeout_actions)],
         "bots": sorted(bots_of(game)),
         "entry_types": sorted({*SHELL_EVENTS, *game.event_types}),
-        "refusals": [{"reason": code, "rule": refusal.rule, "description": refusal.description,
-                      "by": "game" if code in game.refusals else "server"}
-                     for code, refusal in refusals_of(game).items()],
+        "refusals": [
+            {
+                "reason": code,
+                "rule": refusal.rule,
+                "description": refusal.description,
+                "by": "game" if code in game.refusals else "server",
+            }
+            for code, refusal in refusals_of(game).items()
+        ],
     }
 
 
@@ -154,9 +167,14 @@ def entry_types() -> frozenset[str]:
 
 
 def _record_bodies(games: list[Game]) -> dict[str, Any]:
-    return {game.record.mime: {"schema": {"type": "string", "description": game.record.description},
-                               "example": game.record.example}
-            for game in games if game.record is not None}
+    return {
+        game.record.mime: {
+            "schema": {"type": "string", "description": game.record.description},
+            "example": game.record.example,
+        }
+        for game in games
+        if game.record is not None
+    }
 
 
 @v1.route("/games", methods=["GET"])
@@ -170,15 +188,23 @@ def list_games():
 def _match_links() -> dict[str, Any]:
     """OpenAPI links from a created match to what can be done with it (clients and stateful test
     tools follow them)."""
-    operations = {"GetMatch": ("/v1/matches/{match_id}", "get"), "GetState": ("/v1/matches/{match_id}/state", "get"),
-                  "GetLegalActions": ("/v1/matches/{match_id}/legal-actions", "get"),
-                  "SubmitAction": ("/v1/matches/{match_id}/actions", "post"),
-                  "GetEvents": ("/v1/matches/{match_id}/events", "get"), "GetLog": ("/v1/matches/{match_id}/log", "get"),
-                  "GetCheckpoint": ("/v1/matches/{match_id}/checkpoint", "get"),
-                  "ScoreMatch": ("/v1/matches/{match_id}/score", "post")}
-    return {name: {"operationRef": "#/paths/" + path.replace("/", "~1") + "/" + method,
-                   "parameters": {"match_id": "$response.body#/id"}}
-            for name, (path, method) in operations.items()}
+    operations = {
+        "GetMatch": ("/v1/matches/{match_id}", "get"),
+        "GetState": ("/v1/matches/{match_id}/state", "get"),
+        "GetLegalActions": ("/v1/matches/{match_id}/legal-actions", "get"),
+        "SubmitAction": ("/v1/matches/{match_id}/actions", "post"),
+        "GetEvents": ("/v1/matches/{match_id}/events", "get"),
+        "GetLog": ("/v1/matches/{match_id}/log", "get"),
+        "GetCheckpoint": ("/v1/matches/{match_id}/checkpoint", "get"),
+        "ScoreMatch": ("/v1/matches/{match_id}/score", "post"),
+    }
+    return {
+        name: {
+            "operationRef": "#/paths/" + path.replace("/", "~1") + "/" + method,
+            "parameters": {"match_id": "$response.body#/id"},
+        }
+        for name, (path, method) in operations.items()
+    }
 
 
 @v1.route("/signing-key", methods=["GET"])
@@ -193,8 +219,17 @@ def get_signing_key():
 @v1.route("/matches", methods=["POST"])
 @v1.response(201, schemas.CreatedMatchSchema)
 @v1.doc(responses={201: {"links": _match_links()}}, security=PLATFORM_OR_ANONYMOUS)
-@v1.games_doc(lambda games: {"requestBody": {"required": True, "content": {
-    "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}}, **_record_bodies(games)}}})
+@v1.games_doc(
+    lambda games: {
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}},
+                **_record_bodies(games),
+            },
+        }
+    }
+)
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @_errors(400, 409, 413, 415, 422, 429, 503)
 def create_match(headers):
@@ -206,8 +241,11 @@ def create_match(headers):
     with ``move``, its number, and ``reason``, the rule) and nothing is stored."""
     platform = request_platform(matches())
     if platform is None and not matches().settings.anonymous_matches:
-        raise ApiError(401, "platform_key_required", "this server creates matches for platforms only: "
-                                                     "Authorization: Bearer <platform key>")
+        raise ApiError(
+            401,
+            "platform_key_required",
+            "this server creates matches for platforms only: Authorization: Bearer <platform key>",
+        )
     owner = platform["id"] if platform else None
     if request.mimetype in matches().record_games():
         try:  # as_text would turn bytes that are not UTF-8 into U+FFFD, and so into a player's name; a BOM goes
@@ -224,23 +262,46 @@ def create_match(headers):
         names = [None if p.get("open") else p.get("name") or f"{p['bot']} bot" for p in body["players"]]
         asked = [JSON, request.get_json()]
         new = lambda: NewMatch(  # noqa: E731
-            body["game"], names, body["options"], body.get("seed"), seed_known_to_creator=body["seed_known_to_creator"],
-            platform=owner, public=body.get("public"), bots=[_bot(p) for p in body["players"]], undo=body["undo"],
-            clock=_clock(body), player_ids=[p.get("player") for p in body["players"]])
+            body["game"],
+            names,
+            body["options"],
+            body.get("seed"),
+            seed_known_to_creator=body["seed_known_to_creator"],
+            platform=owner,
+            public=body.get("public"),
+            bots=[_bot(p) for p in body["players"]],
+            undo=body["undo"],
+            clock=_clock(body),
+            player_ids=[p.get("player") for p in body["players"]],
+        )
     else:
-        raise ApiError(415, "unsupported_media_type",
-                       f"send application/json or one of the game record types {sorted(matches().record_games())}")
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            f"send application/json or one of the game record types {sorted(matches().record_games())}",
+        )
 
     def create(remember) -> dict[str, Any]:
         created = matches().open_match(new())
         state, tokens = created.state, created.tokens
         creator = {"creator_token": created.creator_token} if created.creator_token else {}
-        return {"id": created.match_id, "game": state.game_id, "version": state.version,
-                "seats": [_created_seat(state, i, tokens[i]) for i in range(len(state.players))], **creator}
+        return {
+            "id": created.match_id,
+            "game": state.game_id,
+            "version": state.version,
+            "seats": [_created_seat(state, i, tokens[i]) for i in range(len(state.players))],
+            **creator,
+        }
 
     # a platform's key is scoped by the platform; an anonymous one by the key itself and the body
-    return matches().once(None, "create", f"platform:{owner}" if owner else "anyone", headers.get("idempotency_key"),
-                          asked, create)
+    return matches().once(
+        None,
+        "create",
+        f"platform:{owner}" if owner else "anyone",
+        headers.get("idempotency_key"),
+        asked,
+        create,
+    )
 
 
 @v1.route("/matches", methods=["GET"])
@@ -255,9 +316,14 @@ def list_matches(query):
     if query.get("game") is not None and query["game"] not in GAMES:
         raise invalid({"game": [f"unknown game {query['game']!r}; GET /v1/games lists them"]})
     platform = request_platform(matches())
-    found, next_cursor = matches().listed(platform["id"] if platform else None, query.get("game"),
-                                          query.get("status"), query.get("cursor"), query["limit"],
-                                          newest_first=query["order"] == "newest")
+    found, next_cursor = matches().listed(
+        platform["id"] if platform else None,
+        query.get("game"),
+        query.get("status"),
+        query.get("cursor"),
+        query["limit"],
+        newest_first=query["order"] == "newest",
+    )
     return {"matches": found, "next_cursor": next_cursor}
 
 
@@ -273,7 +339,8 @@ def _clock(body: dict[str, Any]) -> dict[str, Any] | None:
     if "clock" not in body:
         return None
     return {f"{name[:-2]}_ms": round(seconds * 1000) for name, seconds in body["clock"].items()} | {
-        "on_timeout": body["on_timeout"]}
+        "on_timeout": body["on_timeout"]
+    }
 
 
 def _created_seat(state, seat: int, token: str | None) -> dict[str, Any]:
@@ -314,7 +381,9 @@ def concede(headers, match_id: str):
     the match ends there; otherwise the others play on and the server takes the seat's turns (the game's
     pass or forfeit, else a random legal move). A seat that conceded ranks after every seat still in play.
     422 with reason ``seat_conceded`` (again), ``game_over``, ``match_not_started``..."""
-    return matches().concede(match_id, request_seat(matches(), match_id, required=True), headers.get("idempotency_key"))
+    return matches().concede(
+        match_id, request_seat(matches(), match_id, required=True), headers.get("idempotency_key")
+    )
 
 
 @v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/join", methods=["POST"])
@@ -341,7 +410,9 @@ def undo_move(headers, match_id: str):
     """Take back the seat's last move: ``undone`` at once (undo ``until_next_action``), or an
     ``undo_requested`` the other seats answer (``with_consent``). The log keeps both the move and the
     undo. 422 with a reason: ``undo_off``, ``nothing_to_undo``, ``hidden_information_revealed``..."""
-    return matches().undo(match_id, request_seat(matches(), match_id, required=True), headers.get("idempotency_key"))
+    return matches().undo(
+        match_id, request_seat(matches(), match_id, required=True), headers.get("idempotency_key")
+    )
 
 
 @v1.route("/matches/<match_id>/undo/accept", methods=["POST"])
@@ -351,8 +422,9 @@ def undo_move(headers, match_id: str):
 @_errors(400, 401, 403, 404, 422, 429, 503)
 def accept_undo(headers, match_id: str):
     """Accept the undo another seat asked for; the last acceptance undoes the move."""
-    return matches().answer_undo(match_id, request_seat(matches(), match_id, required=True), True,
-                                 headers.get("idempotency_key"))
+    return matches().answer_undo(
+        match_id, request_seat(matches(), match_id, required=True), True, headers.get("idempotency_key")
+    )
 
 
 @v1.route("/matches/<match_id>/undo/refuse", methods=["POST"])
@@ -362,8 +434,9 @@ def accept_undo(headers, match_id: str):
 @_errors(400, 401, 403, 404, 422, 429, 503)
 def refuse_undo(headers, match_id: str):
     """Refuse the undo another seat asked for: the move stands."""
-    return matches().answer_undo(match_id, request_seat(matches(), match_id, required=True), False,
-                                 headers.get("idempotency_key"))
+    return matches().answer_undo(
+        match_id, request_seat(matches(), match_id, required=True), False, headers.get("idempotency_key")
+    )
 
 
 @v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/replace", methods=["POST"])
@@ -377,8 +450,15 @@ def replace_seat(body, headers, match_id: str, seat: int):
     ``seat_replaced`` in the log. The seat's old token stops working; a person's new one is in the
     answer, shown only this once. 409 ``seat_taken`` for an open seat, ``match_over`` after the end."""
     owner = request_owner(matches(), match_id, "hands its seats over")
-    return matches().replace_seat(match_id, seat, body.get("name"), _bot(body), headers.get("idempotency_key"),
-                                  "platform:" + owner["id"], body.get("player"))
+    return matches().replace_seat(
+        match_id,
+        seat,
+        body.get("name"),
+        _bot(body),
+        headers.get("idempotency_key"),
+        "platform:" + owner["id"],
+        body.get("player"),
+    )
 
 
 @v1.route("/matches/<match_id>", methods=["GET"])
@@ -397,10 +477,18 @@ def get_match(match_id: str):
 @v1.route("/matches/<match_id>/state", methods=["GET"])
 @v1.arguments(schemas.StateQuerySchema(), location="query")
 @v1.response(200, schemas.StateSchema)
-@v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {"description": "OK", "content": {
-    "application/json": {"schema": {"$ref": "#/components/schemas/State"}},
-    SVG: {"schema": {"type": "string"}},
-}}})
+@v1.doc(
+    security=SEAT_OR_SPECTATOR,
+    responses={
+        "200": {
+            "description": "OK",
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/State"}},
+                SVG: {"schema": {"type": "string"}},
+            },
+        }
+    },
+)
 @_errors(400, 401, 403, 404, 406)
 def get_state(query, match_id: str):
     """The state as the caller may see it (a seat with its token, else a spectator), now or at ``version``.
@@ -411,9 +499,14 @@ def get_state(query, match_id: str):
     view = state.engine.view(state.game, seat)
     if _wants(SVG, ["application/json", SVG]):
         if state.engine.svg is None:
-            raise ApiError(406, "not_acceptable", f"{state.engine.info.name} has no picture; ask for application/json")
-        return Response(state.engine.svg(view), mimetype=SVG,
-                        headers={"Vary": "Accept", "X-Match-Version": str(state.version)})
+            raise ApiError(
+                406, "not_acceptable", f"{state.engine.info.name} has no picture; ask for application/json"
+            )
+        return Response(
+            state.engine.svg(view),
+            mimetype=SVG,
+            headers={"Vary": "Accept", "X-Match-Version": str(state.version)},
+        )
     # the latest version's clocks run on until now; an earlier version's stood still at its own entry
     as_of = matches_now() if query.get("version") is None else None
     clock = {"clock": clocks.shown(state.clock, as_of)} if state.clock is not None else {}
@@ -456,13 +549,31 @@ def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
     """The listing typed per game, told apart by its ``game`` (a discriminator), so that a generated
     client parses a BLOCK.BLOCK action as one, not as the first action shape that happens to fit."""
     refs = {game.info.id: f"#/components/schemas/{legal_actions_component(game)}" for game in games}
-    return {"responses": {"200": {"description": "OK", "content": {JSON: {"schema": {
-        "oneOf": [{"$ref": ref} for ref in refs.values()],
-        "discriminator": {"propertyName": "game", "mapping": refs}}}},
-        "links": {"SubmitListedAction": {  # any listed action can be posted back unchanged
-            "operationRef": "#/paths/~1v1~1matches~1{match_id}~1actions/post",
-            "parameters": {"match_id": "$request.path.match_id"},
-            "requestBody": {"expected_version": "$response.body#/version", "action": "$response.body#/actions/0"}}}}}}
+    return {
+        "responses": {
+            "200": {
+                "description": "OK",
+                "content": {
+                    JSON: {
+                        "schema": {
+                            "oneOf": [{"$ref": ref} for ref in refs.values()],
+                            "discriminator": {"propertyName": "game", "mapping": refs},
+                        }
+                    }
+                },
+                "links": {
+                    "SubmitListedAction": {  # any listed action can be posted back unchanged
+                        "operationRef": "#/paths/~1v1~1matches~1{match_id}~1actions/post",
+                        "parameters": {"match_id": "$request.path.match_id"},
+                        "requestBody": {
+                            "expected_version": "$response.body#/version",
+                            "action": "$response.body#/actions/0",
+                        },
+                    }
+                },
+            }
+        }
+    }
 
 
 @v1.route("/matches/<match_id>/legal-actions", methods=["GET"])
@@ -491,7 +602,8 @@ def legal_actions_answer(match_id: str, state, seat: int) -> Response:
     if body is None:
         actions = state.legal_actions(seat)
         response = current_app.json.response(
-            {"game": state.engine.info.id, "version": state.version, "seat": seat, "actions": actions})
+            {"game": state.engine.info.id, "version": state.version, "seat": seat, "actions": actions}
+        )
         if len(actions) >= LISTED_CACHE_FROM:
             _listed.put(key, response.get_data())
         return response
@@ -512,8 +624,11 @@ def submit_action(body, headers, match_id: str):
     answer = app.submit(match_id, seat, body["expected_version"], action, headers.get("idempotency_key"))
     metrics.APPENDS.labels(app.engine_of(match_id).info.id).inc(len(answer["events"]))
     events = answer["events"]  # where the new entries are (said here: manners need not parse the answer back)
-    return answer, {"Location": f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}" if events
-                    else f"/v1/matches/{match_id}"}
+    return answer, {
+        "Location": f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}"
+        if events
+        else f"/v1/matches/{match_id}"
+    }
 
 
 def load_action(game_id: str, raw: dict) -> dict:
@@ -542,17 +657,27 @@ def _action_loader(game_id: str):
 
 
 @v1.route("/matches/<match_id>/record", methods=["GET"])
-@v1.games_doc(lambda games: {"responses": {"200": {
-    "description": "The match as a game record, in its game's format (or the same text as text/plain, the "
-                   "type code generators know).",
-    "content": {**{mime: {"schema": body["schema"]} for mime, body in _record_bodies(games).items()},
-                TEXT: {"schema": {"type": "string"}}}}}})
+@v1.games_doc(
+    lambda games: {
+        "responses": {
+            "200": {
+                "description": "The match as a game record, in its game's format (or the same text as text/plain, the "
+                "type code generators know).",
+                "content": {
+                    **{mime: {"schema": body["schema"]} for mime, body in _record_bodies(games).items()},
+                    TEXT: {"schema": {"type": "string"}},
+                },
+            }
+        }
+    }
+)
 @_errors(404, 406)
 def get_record(match_id: str):
     """The match, finished or not, in its game's record format (ask with that type, or text/plain, in
     ``Accept``)."""
     mime, text = matches().export_record(
-        match_id, accepts=lambda mime: _wants(mime, [mime, TEXT]) or _wants(TEXT, [mime, TEXT]))
+        match_id, accepts=lambda mime: _wants(mime, [mime, TEXT]) or _wants(TEXT, [mime, TEXT])
+    )
     return Response(text, mimetype=mime if _wants(mime, [mime, TEXT]) else TEXT)
 
 
@@ -568,7 +693,9 @@ def get_events(query, match_id: str):
     return {"version": current, "events": events}
 
 
-LAST_EVENT_ID = re.compile(r"[0-9]{1,15}")  # a version (below 2**53): ASCII digits, not whatever isdigit() takes
+LAST_EVENT_ID = re.compile(
+    r"[0-9]{1,15}"
+)  # a version (below 2**53): ASCII digits, not whatever isdigit() takes
 
 
 HANDOVERS = ("seat_replaced", "timed_out")
@@ -578,18 +705,29 @@ HANDOVERS = ("seat_replaced", "timed_out")
 SSE_EVENT = {
     "type": "object",
     "description": "One event of the stream (OpenAPI 3.0 reads a text/event-stream schema as each event's): an "
-                   "entry (``id``: its version; ``data``: the entry as JSON, as /events has it), ``end`` (``data``: "
-                   "{}), ``revoked`` (no data), or the ``retry`` advice that opens the stream.",
+    "entry (``id``: its version; ``data``: the entry as JSON, as /events has it), ``end`` (``data``: "
+    "{}), ``revoked`` (no data), or the ``retry`` advice that opens the stream.",
     "properties": {
-        "event": {"type": "string", "enum": ["message", "end", "revoked"],
-                  "description": "message (the default) for an entry; end: the match is scored; revoked: the "
-                                 "credential no longer holds."},
-        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The entry's version (end: the last one)."},
+        "event": {
+            "type": "string",
+            "enum": ["message", "end", "revoked"],
+            "description": "message (the default) for an entry; end: the match is scored; revoked: the "
+            "credential no longer holds.",
+        },
+        "id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "The entry's version (end: the last one).",
+        },
         "retry": {"type": "integer", "description": "How long a client waits before reconnecting, in ms."},
-        "data": {"type": "string", "contentMediaType": "application/json",
-                 "contentSchema": {"oneOf": [{"$ref": "#/components/schemas/Event"},
-                                             {"type": "object", "maxProperties": 0}]},
-                 "description": "The entry as JSON (the Event schema); {} with end."},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {
+                "oneOf": [{"$ref": "#/components/schemas/Event"}, {"type": "object", "maxProperties": 0}]
+            },
+            "description": "The entry as JSON (the Event schema); {} with end.",
+        },
     },
 }
 """What the live feed sends, one event at a time (schemathesis checks each against it)."""
@@ -597,19 +735,33 @@ SSE_EVENT = {
 
 @v1.route("/matches/<match_id>/events/stream", methods=["GET"])
 @v1.arguments(schemas.StreamQuerySchema(), location="query")
-@v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
-    "description": "Server-Sent Events: each log entry as the caller may see it (the same gate as /events), "
-                   "``id:`` its version, ``data:`` the entry as JSON (an Event, typed by the match's game); a ``: ping`` comment every 15 s; an "
-                   "``end`` event after ``match_scored``. Start after ``?after=``; ``Last-Event-ID`` (a reconnect) "
-                   "wins over it. A ``revoked`` event, then the end, once the credential no longer holds (the "
-                   "seat was handed over, the platform key revoked); the end, without an event, after 5 minutes "
-                   "with nothing to deliver (reconnect with ``Last-Event-ID``).",
-    "content": {EVENT_STREAM: {"schema": SSE_EVENT}}}})
+@v1.doc(
+    security=SEAT_OR_SPECTATOR,
+    responses={
+        "200": {
+            "description": "Server-Sent Events: each log entry as the caller may see it (the same gate as /events), "
+            "``id:`` its version, ``data:`` the entry as JSON (an Event, typed by the match's game); a ``: ping`` comment every 15 s; an "
+            "``end`` event after ``match_scored``. Start after ``?after=``; ``Last-Event-ID`` (a reconnect) "
+            "wins over it. A ``revoked`` event, then the end, once the credential no longer holds (the "
+            "seat was handed over, the platform key revoked); the end, without an event, after 5 minutes "
+            "with nothing to deliver (reconnect with ``Last-Event-ID``).",
+            "content": {EVENT_STREAM: {"schema": SSE_EVENT}},
+        }
+    },
+)
 @_errors(400, 401, 403, 404)
-@v1.alt_response(503, schema=schemas.ErrorSchema, description="streams_full: this server process holds as many live "
-                 "feeds as it may (another may have room), or storage_unavailable; Retry-After says when.")
-@v1.alt_response(429, schema=schemas.ErrorSchema, description="too_many_streams: this client address holds as many "
-                 "live feeds as the server allows one address; Retry-After says when to try again.")
+@v1.alt_response(
+    503,
+    schema=schemas.ErrorSchema,
+    description="streams_full: this server process holds as many live "
+    "feeds as it may (another may have room), or storage_unavailable; Retry-After says when.",
+)
+@v1.alt_response(
+    429,
+    schema=schemas.ErrorSchema,
+    description="too_many_streams: this client address holds as many "
+    "live feeds as the server allows one address; Retry-After says when to try again.",
+)
 def stream_events(query, match_id: str):
     """The log as it grows, pushed: the entries after ``after`` (or ``Last-Event-ID``), then each new
     one as it is appended, until the match is scored."""
@@ -639,7 +791,9 @@ def stream_events(query, match_id: str):
         if not batch and state.result is not None:  # resumed at the end of a scored match: nothing will come
             yield _END.format(version=state.version)
             return
-        fresh = True  # at first, by Redis: this process's copy of the seat tokens may be older than the backlog
+        fresh = (
+            True  # at first, by Redis: this process's copy of the seat tokens may be older than the backlog
+        )
         delivered = pinged = time.monotonic()
         while True:
             if not holds(fresh):  # before each batch is shown: a key revoked meanwhile shows nothing more
@@ -669,13 +823,18 @@ def stream_events(query, match_id: str):
     def closing():
         try:
             yield from entries()
-        except redis.exceptions.RedisError as error:  # the credential could not be asked: the client reconnects
+        except (
+            redis.exceptions.RedisError
+        ) as error:  # the credential could not be asked: the client reconnects
             log.warning("a live feed ends: redis unavailable (%s)", error)
         finally:
             feed.unsubscribe(subscription)
 
-    response = Response(stream_with_context(closing()), mimetype=EVENT_STREAM,
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response = Response(
+        stream_with_context(closing()),
+        mimetype=EVENT_STREAM,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
     response.call_on_close(lambda: feed.unsubscribe(subscription))  # also when the stream never started
     return response
 
@@ -693,18 +852,32 @@ def _subscribe(feed: LiveFeed, match_id: str) -> Subscription:
         return feed.subscribe(match_id, request.remote_addr or "")
     except Full as full:
         if full.cap == "address":
-            raise ApiError(429, "too_many_streams", f"this address holds {feed.per_address} live feeds, as many "
-                                                    "as one address may: close one first")
-        raise ApiError(503, "streams_full", f"this server process holds {feed.per_process} live feeds, as many "
-                                            "as it may: try again (another may have room)")
+            raise ApiError(
+                429,
+                "too_many_streams",
+                f"this address holds {feed.per_address} live feeds, as many "
+                "as one address may: close one first",
+            )
+        raise ApiError(
+            503,
+            "streams_full",
+            f"this server process holds {feed.per_process} live feeds, as many "
+            "as it may: try again (another may have room)",
+        )
 
 
 @v1.route("/matches/<match_id>/log", methods=["GET"])
 @v1.arguments(schemas.SeatQuerySchema(), location="query")
-@v1.doc(security=SEAT_OR_SPECTATOR, responses={"200": {
-    "description": "The whole log, one entry per line, oldest first (as /events shows them): each line an "
-                   "Event, typed by the match's game.",
-    "content": {JSONL: {"schema": {"type": "string"}}}}})
+@v1.doc(
+    security=SEAT_OR_SPECTATOR,
+    responses={
+        "200": {
+            "description": "The whole log, one entry per line, oldest first (as /events shows them): each line an "
+            "Event, typed by the match's game.",
+            "content": {JSONL: {"schema": {"type": "string"}}},
+        }
+    },
+)
 @_errors(400, 401, 403, 404)
 def get_log(query, match_id: str):
     """The whole log as JSON Lines, as the caller may see it, streamed: no page limit. This is what
@@ -719,7 +892,9 @@ def get_log(query, match_id: str):
             _, page = app.events(match_id, seat, after=after, limit=500)
             if not page:
                 return
-            yield "".join(json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n" for entry in page)
+            yield "".join(
+                json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n" for entry in page
+            )
             after = page[-1]["version"]
 
     return Response(stream_with_context(lines()), mimetype=JSONL)
@@ -746,8 +921,14 @@ def score_match(headers, match_id: str):
     its scores so far would count what some seats cannot see."""
     seat = request_seat(matches(), match_id, required=True, platform="own")
     caller = f"seat:{seat}" if seat is not None else "platform:" + matches().platform_of(match_id)
-    return matches().once(match_id, "score", caller, headers.get("idempotency_key"), [],
-                          lambda remember: {"job_id": matches().request_scoring(match_id)})
+    return matches().once(
+        match_id,
+        "score",
+        caller,
+        headers.get("idempotency_key"),
+        [],
+        lambda remember: {"job_id": matches().request_scoring(match_id)},
+    )
 
 
 @v1.route("/jobs/<job_id>", methods=["GET"])
@@ -759,8 +940,12 @@ def get_job(job_id: str):
     the match's platform (its key). Any other credential gets ``404 job_not_found``, as for a job that
     does not exist: ids are predictable, so an answer must not tell whether the job is there."""
     if bearer() is None:
-        raise ApiError(401, "missing_token", "a job is read with a seat token of its match, or the match's "
-                                             "platform key: Authorization: Bearer <token>")
+        raise ApiError(
+            401,
+            "missing_token",
+            "a job is read with a seat token of its match, or the match's "
+            "platform key: Authorization: Bearer <token>",
+        )
     found = matches().scoring_job(job_id)
     if found is None or not _may_read_match(found[0]):
         raise ApiError(404, "job_not_found", f"no job {job_id!r} for this credential")
@@ -790,25 +975,45 @@ def healthz():
 
 @probes.route("/readyz", methods=["GET"])
 @probes.response(200, schemas.HealthSchema)
-@probes.alt_response(503, schema=schemas.ErrorSchema,
-                     description="not_ready: Redis unreachable, no worker, or (replicated durability) a master "
-                                 "without a replica")
+@probes.alt_response(
+    503,
+    schema=schemas.ErrorSchema,
+    description="not_ready: Redis unreachable, no worker, or (replicated durability) a master "
+    "without a replica",
+)
 def readyz():
     """Ready to serve: Redis answers, at least one rule worker has renewed its partition lease in time
     and, with replicated durability, every master has a replica to confirm writes."""
     state = matches().readiness()
     if not state["redis"] or not state["workers"]:
-        raise ApiError(503, "not_ready", "Redis is unreachable" if not state["redis"] else
-                       "no worker has sent a heartbeat lately (start one: matchlog worker)", **state)
+        raise ApiError(
+            503,
+            "not_ready",
+            "Redis is unreachable"
+            if not state["redis"]
+            else "no worker has sent a heartbeat lately (start one: matchlog worker)",
+            **state,
+        )
     if state.get("replicas", 1) < 1:
-        raise ApiError(503, "not_ready", "a master of the match store has no replica, so no write can be "
-                                         "acknowledged (MATCHLOG_DURABILITY=replicated)", **state)
+        raise ApiError(
+            503,
+            "not_ready",
+            "a master of the match store has no replica, so no write can be "
+            "acknowledged (MATCHLOG_DURABILITY=replicated)",
+            **state,
+        )
     return {"status": "ok", **state}
 
 
 @probes.route("/metrics", methods=["GET"])
-@probes.doc(responses={"200": {"description": "Prometheus text exposition of every process of this server",
-                               "content": {"text/plain": {"schema": {"type": "string"}}}}})
+@probes.doc(
+    responses={
+        "200": {
+            "description": "Prometheus text exposition of every process of this server",
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+        }
+    }
+)
 def get_metrics():
     """Prometheus metrics: requests by route and status with latency, appends, version conflicts,
     illegal actions by reason, job outcomes, the feed's lag."""
@@ -820,16 +1025,44 @@ def get_metrics():
 @v1.arguments(schemas.WebhookSchema())
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.WebhookCreatedSchema)
-@v1.doc(security=PLATFORM, callbacks={"delivery": {"{$request.body#/url}": {"post": {
-    "summary": "A delivery: the entries of one append that the webhook asked for, as a spectator sees them",
-    "parameters": [
-        {"name": "Matchlog-Signature", "in": "header", "required": True, "schema": {"type": "string"},
-         "description": "t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\" with the webhook's secret>"},
-        {"name": "Matchlog-Delivery", "in": "header", "required": True, "schema": {"type": "string"},
-         "description": "The delivery's id, the same on every retry (for de-duplication)."}],
-    "requestBody": {"required": True, "content": {JSON: {"schema": {"$ref": "#/components/schemas/WebhookDelivery"}}}},
-    "responses": {"2XX": {"description": "Delivered. Any other answer, or none within 5 s, is retried with "
-                                         "backoff."}}}}}})
+@v1.doc(
+    security=PLATFORM,
+    callbacks={
+        "delivery": {
+            "{$request.body#/url}": {
+                "post": {
+                    "summary": "A delivery: the entries of one append that the webhook asked for, as a spectator sees them",
+                    "parameters": [
+                        {
+                            "name": "Matchlog-Signature",
+                            "in": "header",
+                            "required": True,
+                            "schema": {"type": "string"},
+                            "description": 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the webhook\'s secret>',
+                        },
+                        {
+                            "name": "Matchlog-Delivery",
+                            "in": "header",
+                            "required": True,
+                            "schema": {"type": "string"},
+                            "description": "The delivery's id, the same on every retry (for de-duplication).",
+                        },
+                    ],
+                    "requestBody": {
+                        "required": True,
+                        "content": {JSON: {"schema": {"$ref": "#/components/schemas/WebhookDelivery"}}},
+                    },
+                    "responses": {
+                        "2XX": {
+                            "description": "Delivered. Any other answer, or none within 5 s, is retried with "
+                            "backoff."
+                        }
+                    },
+                }
+            }
+        }
+    },
+)
 @_errors(400, 401, 409, 422, 429, 503)
 def create_webhook(body, headers):
     """Deliver the entries of these ``events`` types, for every match of the key's platform, to ``url``:
@@ -842,11 +1075,24 @@ def create_webhook(body, headers):
         raise invalid({"url": [str(error)]})
     unknown = sorted(set(body["events"]) - entry_types() - OTHER_EVENTS)
     if unknown:
-        raise invalid({"events": [f"no entry type {', '.join(map(repr, unknown))} in any game here: the catalogue "
-                                  "(GET /v1/games) lists each game's entry_types"]})
-    return matches().once(None, "webhooks", "platform:" + platform["id"], headers.get("idempotency_key"), body,
-                          lambda remember: matches().register_webhook(platform["id"], body["url"], body["events"],
-                                                                      body.get("secret")))
+        raise invalid(
+            {
+                "events": [
+                    f"no entry type {', '.join(map(repr, unknown))} in any game here: the catalogue "
+                    "(GET /v1/games) lists each game's entry_types"
+                ]
+            }
+        )
+    return matches().once(
+        None,
+        "webhooks",
+        "platform:" + platform["id"],
+        headers.get("idempotency_key"),
+        body,
+        lambda remember: matches().register_webhook(
+            platform["id"], body["url"], body["events"], body.get("secret")
+        ),
+    )
 
 
 @v1.route("/webhooks", methods=["GET"])
@@ -863,7 +1109,9 @@ def list_webhooks():
 def _webhooks_platform() -> dict:
     platform = request_platform(matches())
     if platform is None:
-        raise ApiError(401, "platform_key_required", "webhooks belong to a platform: Authorization: Bearer <key>")
+        raise ApiError(
+            401, "platform_key_required", "webhooks belong to a platform: Authorization: Bearer <key>"
+        )
     return platform
 
 
@@ -881,7 +1129,9 @@ def delete_webhook(headers, hook_id: str):
         matches().remove_webhook(hook_id, _own_webhook(hook_id)["platform"])
         return {}
 
-    matches().once(None, f"webhooks/{hook_id}", "platform:" + platform, headers.get("idempotency_key"), [], remove)
+    matches().once(
+        None, f"webhooks/{hook_id}", "platform:" + platform, headers.get("idempotency_key"), [], remove
+    )
     return ""
 
 

@@ -7,16 +7,25 @@ from flask import Flask
 from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service import contract, errors, guards, manners, metrics, moves, ratelimits, schemas
+from service import (
+    contract,
+    errors,
+    guards,
+    manners,
+    metrics,
+    moves,
+    players_api,  # noqa: F401  (its routes join v1 before v1 is registered)
+    ratelimits,
+    schemas,
+)
 from service.api import answers, body_types, probes, v1
-from service import players_api  # noqa: F401  (its routes join v1 before v1 is registered)
-from service.players import PlayerStore
 from service.apidocs import apidocs
 from service.config import Settings
 from service.games import GAMES, action_component, legal_actions_component, refusals_component
 from service.lifecycle import refusals_of
-from service.matches import KNOWN_SEED_REASONS, Matches
 from service.livefeed import LiveFeed
+from service.matches import KNOWN_SEED_REASONS, Matches
+from service.players import PlayerStore
 from service.redis_client import connect
 from service.viewer import viewer
 
@@ -42,7 +51,9 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
             raise RuntimeError("set REDIS_URL (or start everything with `matchlog serve`)")
         redis_client = connect(settings.redis_url)
     app = Flask("matchlog")
-    app.url_map.merge_slashes = False  # /v1/matches//state (an empty id) is a 404 in the error shape, not a redirect
+    app.url_map.merge_slashes = (
+        False  # /v1/matches//state (an empty id) is a 404 in the error shape, not a redirect
+    )
     app.config.update(
         API_TITLE="matchlog",
         API_VERSION="1",
@@ -52,16 +63,27 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         API_SPEC_OPTIONS={
             "info": {"description": DESCRIPTION, "license": {"name": "MIT"}},
-            "components": {"securitySchemes": {
-                "seatToken": {"type": "http", "scheme": "bearer",
-                              "description": "The seat token from POST /v1/matches (or from a join)."},
-                "platformKey": {"type": "http", "scheme": "bearer",
-                                "description": "A platform's key (matchlog keys create): its own matches, their "
-                                               "seats' views, webhooks. In the same Authorization header."},
-                "creatorToken": {"type": "http", "scheme": "bearer",
-                                 "description": "The creator_token from POST /v1/matches made without a platform "
-                                                "key: it aborts that match. In the same Authorization header."},
-            }},
+            "components": {
+                "securitySchemes": {
+                    "seatToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "The seat token from POST /v1/matches (or from a join).",
+                    },
+                    "platformKey": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A platform's key (matchlog keys create): its own matches, their "
+                        "seats' views, webhooks. In the same Authorization header.",
+                    },
+                    "creatorToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "The creator_token from POST /v1/matches made without a platform "
+                        "key: it aborts that match. In the same Authorization header.",
+                    },
+                }
+            },
         },
         JSON_SORT_KEYS=False,
     )
@@ -74,16 +96,30 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     api.spec.components.schemas["CreateMatch"]["properties"]["game"]["enum"] = list(GAMES)
     for game in GAMES.values():  # each game's action shape, so that clients can generate code for it
         api.spec.components.schema(action_component(game), schema=game.action_schema)
-        api.spec.components.schema(legal_actions_component(game), {
-            "type": "object", "required": ["game", "version", "seat", "actions"],
-            "properties": {"game": {"type": "string", "enum": [game.info.id]}, "version": {"type": "integer"},
-                           "seat": {"type": "integer"},
-                           "actions": {"type": "array", "description": "Every legal action; each can be posted "
-                                                                       "back unchanged.",
-                                       "items": {"$ref": f"#/components/schemas/{action_component(game)}"}}}})
-    api.spec.components.schema("Action", {
-        "description": "An action of one of the games; which one is the match's game.",
-        "anyOf": [{"$ref": f"#/components/schemas/{action_component(game)}"} for game in GAMES.values()]})
+        api.spec.components.schema(
+            legal_actions_component(game),
+            {
+                "type": "object",
+                "required": ["game", "version", "seat", "actions"],
+                "properties": {
+                    "game": {"type": "string", "enum": [game.info.id]},
+                    "version": {"type": "integer"},
+                    "seat": {"type": "integer"},
+                    "actions": {
+                        "type": "array",
+                        "description": "Every legal action; each can be posted back unchanged.",
+                        "items": {"$ref": f"#/components/schemas/{action_component(game)}"},
+                    },
+                },
+            },
+        )
+    api.spec.components.schema(
+        "Action",
+        {
+            "description": "An action of one of the games; which one is the match's game.",
+            "anyOf": [{"$ref": f"#/components/schemas/{action_component(game)}"} for game in GAMES.values()],
+        },
+    )
     _document_errors(api)
     api.register_blueprint(v1)
     api.register_blueprint(probes)
@@ -98,8 +134,14 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     manners.install(app, settings.cors_origins, metrics.observe_request)  # before the guards: a preflight
     # meets no body check
     guards.install(app, body_types, answers)
-    ratelimits.install(app, redis_client, settings.namespace, settings.rate_limit_per_token,
-                       settings.rate_limit_per_address, settings.rate_limit_reads_per_address)
+    ratelimits.install(
+        app,
+        redis_client,
+        settings.namespace,
+        settings.rate_limit_per_token,
+        settings.rate_limit_per_address,
+        settings.rate_limit_reads_per_address,
+    )
     if settings.trusted_proxies:  # the client's address, not the proxy's, for the limits and the access log
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)
     return app
@@ -113,16 +155,26 @@ def _document_errors(api: Api) -> None:
     for game in GAMES.values():
         refusals = refusals_of(game)
         reasons |= set(refusals)
-        api.spec.components.schema(refusals_component(game), {
-            "type": "string", "enum": sorted(refusals),
-            "description": f"Why an action in a match of {game.info.name} is refused (the reason of a 422 "
-                           "illegal_action): the game's codes and the server's. GET /v1/games lists each with the "
-                           "rule it enforces."})
-    api.spec.components.schema("RefusalReason", {
-        "type": "string", "enum": sorted(reasons),
-        "description": "The reason of a 422: with illegal_action, a code of the match's game "
-                       "(" + ", ".join(refusals_component(game) for game in GAMES.values()) + "); with "
-                       "seed_known_to_creator_refused, " + " or ".join(sorted(KNOWN_SEED_REASONS)) + "."})
+        api.spec.components.schema(
+            refusals_component(game),
+            {
+                "type": "string",
+                "enum": sorted(refusals),
+                "description": f"Why an action in a match of {game.info.name} is refused (the reason of a 422 "
+                "illegal_action): the game's codes and the server's. GET /v1/games lists each with the "
+                "rule it enforces.",
+            },
+        )
+    api.spec.components.schema(
+        "RefusalReason",
+        {
+            "type": "string",
+            "enum": sorted(reasons),
+            "description": "The reason of a 422: with illegal_action, a code of the match's game "
+            "(" + ", ".join(refusals_component(game) for game in GAMES.values()) + "); with "
+            "seed_known_to_creator_refused, " + " or ".join(sorted(KNOWN_SEED_REASONS)) + ".",
+        },
+    )
     error = api.spec.components.schemas["Error"]["properties"]
     error["error"]["enum"] = sorted(errors.ERROR_CODES)
     error["reason"] = {"$ref": "#/components/schemas/RefusalReason"}

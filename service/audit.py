@@ -41,14 +41,18 @@ class PartialView(Exception):
 
     def __init__(self, report: dict[str, Any]):
         self.report = report
-        chain = (f"the chain of what is shown holds (entries 1..{report['version']})" if report["chain_verified"]
-                 else "no hash is shown yet to check the chain with (a log from before sealed chains)")
+        chain = (
+            f"the chain of what is shown holds (entries 1..{report['version']})"
+            if report["chain_verified"]
+            else "no hash is shown yet to check the chain with (a log from before sealed chains)"
+        )
         super().__init__(
             f"a partial view of a running match, verified as far as it goes: {chain}; sealed entries (their hidden "
             f"data not checkable yet): {report['sealed_entries']}, hashes not shown: {report['hidden_hashes']}; the "
             "seed is not revealed yet, so the fold, "
             "the commitments and the result cannot be checked. Audit the whole log (GET /v1/matches/{id}/log) "
-            "once the match is over, or pass --seed and --salt with a whole log")
+            "once the match is over, or pass --seed and --salt with a whole log"
+        )
 
 
 @dataclass(frozen=True)
@@ -69,8 +73,14 @@ class Report:
         return self.recorded_result_matches is not False
 
     def as_dict(self) -> dict[str, Any]:
-        body = {"version": self.version, "status": self.status, "to_act": self.to_act, "seed_verified": True,
-                "chain_verified": self.chain_verified, "scores": self.scores}
+        body = {
+            "version": self.version,
+            "status": self.status,
+            "to_act": self.to_act,
+            "seed_verified": True,
+            "chain_verified": self.chain_verified,
+            "scores": self.scores,
+        }
         if self.checkpoint_verified is not None:
             body["checkpoint_verified"] = self.checkpoint_verified
         if self.recorded_result_matches is not None:
@@ -78,16 +88,23 @@ class Report:
         return body
 
 
-def audit(log: str | list[Recorded], seed: str | None = None, salt: str | None = None,
-          checkpoint: str | dict | None = None, public_key: str | None = None,
-          current: int | None = None) -> Report:
+def audit(
+    log: str | list[Recorded],
+    seed: str | None = None,
+    salt: str | None = None,
+    checkpoint: str | dict | None = None,
+    public_key: str | None = None,
+    current: int | None = None,
+) -> Report:
     """Audit ``log`` (a file holding an export, ``-`` for stdin, or its entries; ``current``: the match's
     version when they were exported, if known). ``seed`` and ``salt``: for a match still running (a
     finished log reveals them). ``checkpoint`` (a file, or its body) is checked against ``public_key``,
     the server's key pinned beforehand. Raises ForgedLog or AuditError."""
     if checkpoint is not None and not public_key:
-        raise AuditError("a checkpoint needs the server's public key: one checked against the key it carries "
-                         "proves nothing")
+        raise AuditError(
+            "a checkpoint needs the server's public key: one checked against the key it carries "
+            "proves nothing"
+        )
     try:
         entries, current = read_export(log) if isinstance(log, str) else (list(log), current)
         check_whole(entries, current)
@@ -105,8 +122,15 @@ def audit(log: str | list[Recorded], seed: str | None = None, salt: str | None =
     engine = state.engine
     scores = engine.scores(state.game)
     recorded = None if state.result is None else {"final": state.finished, **scores} == state.result
-    return Report(state.version, "finished" if state.finished else "active", engine.to_act(state.game),
-                  any(e.hash for e in entries), scores, signed, recorded)
+    return Report(
+        state.version,
+        "finished" if state.finished else "active",
+        engine.to_act(state.game),
+        any(e.hash for e in entries),
+        scores,
+        signed,
+        recorded,
+    )
 
 
 def partial_report(entries: list[Recorded], signed: dict | None) -> dict[str, Any]:
@@ -114,11 +138,14 @@ def partial_report(entries: list[Recorded], signed: dict | None) -> dict[str, An
     BrokenChain, where it breaks), and what stays to check once the seed is known."""
     verify_chain(entries)
     report: dict[str, Any] = {
-        "view": "partial", "version": entries[-1].version, "seed_revealed": False,
+        "view": "partial",
+        "version": entries[-1].version,
+        "seed_revealed": False,
         "chain_verified": any(e.hash for e in entries),
         "sealed_entries": sum(e.commitment is not None for e in entries),
         "hidden_hashes": sum(e.hash is None for e in entries),
-        "not_checked": ["the fold by the rules", "the commitments of sealed entries", "the result"]}
+        "not_checked": ["the fold by the rules", "the commitments of sealed entries", "the result"],
+    }
     if signed is not None:
         report["checkpoint_verified"] = signed
     return report
@@ -153,14 +180,20 @@ def check_whole(entries: list[Recorded], current: int | None) -> None:
     out of the order it writes them in)."""
     versions = [e.version for e in entries]
     if sorted(versions) == list(range(1, len(entries) + 1)) != versions:  # the server exports in order
-        raise ForgedLog(f"entries out of order: entry {next(v for i, v in enumerate(versions, 1) if v != i)} "
-                        "is not where the server writes it")
+        raise ForgedLog(
+            f"entries out of order: entry {next(v for i, v in enumerate(versions, 1) if v != i)} "
+            "is not where the server writes it"
+        )
     if versions != list(range(1, len(entries) + 1)):
-        raise AuditError(f"a partial log: entries {versions[0]}..{versions[-1]} with gaps or without the "
-                         "start; export the whole log with GET /v1/matches/{id}/log")
+        raise AuditError(
+            f"a partial log: entries {versions[0]}..{versions[-1]} with gaps or without the "
+            "start; export the whole log with GET /v1/matches/{id}/log"
+        )
     if current is not None and current > versions[-1]:
-        raise AuditError(f"a partial log: entries 1..{versions[-1]} of {current}; export the whole log with "
-                         "GET /v1/matches/{id}/log")
+        raise AuditError(
+            f"a partial log: entries 1..{versions[-1]} of {current}; export the whole log with "
+            "GET /v1/matches/{id}/log"
+        )
 
 
 def check_checkpoint(checkpoint: str | dict, entries: list[Recorded], public_key: str) -> dict:
@@ -168,7 +201,11 @@ def check_checkpoint(checkpoint: str | dict, entries: list[Recorded], public_key
     its version has its hash (ForgedLog otherwise). ``checkpoint``: a file holding it, or its body."""
     where = checkpoint if isinstance(checkpoint, str) else "given"
     try:
-        body = json.loads(Path(checkpoint).read_text(encoding="utf-8")) if isinstance(checkpoint, str) else checkpoint
+        body = (
+            json.loads(Path(checkpoint).read_text(encoding="utf-8"))
+            if isinstance(checkpoint, str)
+            else checkpoint
+        )
         signed = {k: body[k] for k in ("hash", "match", "version")}
         key, signature = body["public_key"], body["signature"]
     except (OSError, ValueError, KeyError, TypeError) as error:
@@ -179,10 +216,14 @@ def check_checkpoint(checkpoint: str | dict, entries: list[Recorded], public_key
         raise AuditError("the checkpoint's signature is not valid")
     version = signed["version"]
     if version > len(entries):
-        raise ForgedLog(f"the log is not the one the server signed: it ends at entry {len(entries)}, "
-                        f"the checkpoint is at {version}")
+        raise ForgedLog(
+            f"the log is not the one the server signed: it ends at entry {len(entries)}, "
+            f"the checkpoint is at {version}"
+        )
     if entries[version - 1].hash != signed["hash"]:
-        raise ForgedLog(f"the log is not the one the server signed: entry {version} differs from the checkpoint")
+        raise ForgedLog(
+            f"the log is not the one the server signed: entry {version} differs from the checkpoint"
+        )
     return {"version": version, "public_key": key}
 
 
@@ -191,6 +232,8 @@ def check_covered(signed: dict, entries: list[Recorded]) -> None:
     and a forger extends a signed log there (undo back to the start, play again, score again)."""
     version = signed["version"]
     if version < len(entries):
-        raise UncoveredEntries(f"the checkpoint covers entries 1..{version} of {len(entries)}: nothing proves "
-                               f"entries {version + 1}..{len(entries)} are the server's; take a fresh checkpoint "
-                               "(GET /v1/matches/{id}/checkpoint) after the match ends")
+        raise UncoveredEntries(
+            f"the checkpoint covers entries 1..{version} of {len(entries)}: nothing proves "
+            f"entries {version + 1}..{len(entries)} are the server's; take a fresh checkpoint "
+            "(GET /v1/matches/{id}/checkpoint) after the match ends"
+        )

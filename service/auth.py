@@ -9,14 +9,13 @@ moderation) where ``platform="view"``, and do what only owners do (abort, ask fo
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from flask import request
 
 from service.errors import ApiError
 from service.platforms import Platforms
 from service.tokens import is_platform_key, seat_for
-
 
 SEAT = re.compile(r"[0-9]{1,2}")  # ASCII digits: str.isdigit() also takes "²", which int() refuses
 
@@ -41,9 +40,13 @@ def request_platform(matches) -> dict | None:
     if platform is None:
         raise ApiError(401, "unknown_platform_key", "this platform key is not one this server issued")
     if Platforms.ended(platform):
-        ended = datetime.fromtimestamp(platform["expires"], timezone.utc).isoformat(timespec="seconds")
-        raise ApiError(401, "platform_key_rotated", f"this platform key was rotated and its grace period ended at "
-                                                    f"{ended.replace('+00:00', 'Z')}: use the platform's new key")
+        ended = datetime.fromtimestamp(platform["expires"], UTC).isoformat(timespec="seconds")
+        raise ApiError(
+            401,
+            "platform_key_rotated",
+            f"this platform key was rotated and its grace period ended at "
+            f"{ended.replace('+00:00', 'Z')}: use the platform's new key",
+        )
     return platform
 
 
@@ -58,8 +61,12 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
         if required:
             raise ApiError(401, "missing_token", "this needs a seat token: Authorization: Bearer <token>")
         if platform == "view" and request.args.get("seat") is not None:
-            raise ApiError(401, "missing_token", "?seat=N reads a seat's view: send that seat's token (or the "
-                                                 "match's platform key) as Authorization: Bearer <token>")
+            raise ApiError(
+                401,
+                "missing_token",
+                "?seat=N reads a seat's view: send that seat's token (or the "
+                "match's platform key) as Authorization: Bearer <token>",
+            )
         return None
     if is_platform_key(token):
         owner = request_platform(matches)
@@ -68,15 +75,21 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
         if platform == "own":
             return None
         if platform != "view":
-            raise ApiError(403, "platform_cannot_act", "a platform reads and moderates; seats act with their tokens")
+            raise ApiError(
+                403, "platform_cannot_act", "a platform reads and moderates; seats act with their tokens"
+            )
         return _seat_asked(matches, match_id, required)
     seat = seat_for(token, matches.seat_hashes(match_id))
     if seat is None:
         raise ApiError(403, "wrong_token", "this token is not a seat of this match")
     asked = request.args.get("seat") if platform == "view" else None
     if asked is not None and _seat_number(asked, matches, match_id) != seat:
-        raise ApiError(403, "wrong_seat", f"this token is seat {seat}'s: it reads that seat's view, not ?seat={asked} "
-                                          "(a platform key reads any seat's)")
+        raise ApiError(
+            403,
+            "wrong_seat",
+            f"this token is seat {seat}'s: it reads that seat's view, not ?seat={asked} "
+            "(a platform key reads any seat's)",
+        )
     return seat
 
 
@@ -87,7 +100,11 @@ def still_holds(matches, match_id: str, token: str, seat: int | None, fresh: boo
     ``fresh``, what Redis holds now (a seat's new token is stored before the log says it changed hands)."""
     if is_platform_key(token):
         platform = matches.platform_of_key(token)
-        return platform is not None and not Platforms.ended(platform) and platform["id"] == matches.platform_of(match_id)
+        return (
+            platform is not None
+            and not Platforms.ended(platform)
+            and platform["id"] == matches.platform_of(match_id)
+        )
     if fresh:  # the one seat's digest, compared as every token is
         return seat_for(token, (matches.seat_digest(match_id, seat) or "",)) == 0
     return seat_for(token, matches.seat_hashes(match_id)) == seat
@@ -98,7 +115,9 @@ def _seat_number(asked: str, matches, match_id: str) -> int:
     text = asked.strip().lstrip("+")
     seats = len(matches.seat_hashes(match_id))
     if not SEAT.fullmatch(text) or int(text) >= seats:
-        raise ApiError(400, "invalid_request", f"seat must be 0 to {seats - 1}", fields={"seat": ["no such seat"]})
+        raise ApiError(
+            400, "invalid_request", f"seat must be 0 to {seats - 1}", fields={"seat": ["no such seat"]}
+        )
     return int(text)
 
 
@@ -106,7 +125,9 @@ def request_owner(matches, match_id: str, does: str) -> dict:
     """The match's platform, when the request's key is its: for what only it does (``does``: "aborts it").
     401 without a credential, 403 for a seat's token or another platform's key."""
     if bearer() is None:
-        raise ApiError(401, "platform_key_required", f"only the match's platform {does}: Authorization: Bearer <its key>")
+        raise ApiError(
+            401, "platform_key_required", f"only the match's platform {does}: Authorization: Bearer <its key>"
+        )
     request_seat(matches, match_id, required=True, platform="own")
     owner = request_platform(matches)
     if owner is None:
@@ -118,7 +139,11 @@ def _seat_asked(matches, match_id: str, required: bool) -> int | None:
     asked = request.args.get("seat")
     if asked is None:
         if required:
-            raise ApiError(400, "invalid_request", "a platform reads a seat's view with ?seat=N",
-                           fields={"seat": ["required with a platform key"]})
+            raise ApiError(
+                400,
+                "invalid_request",
+                "a platform reads a seat's view with ?seat=N",
+                fields={"seat": ["required with a platform key"]},
+            )
         return None
     return _seat_number(asked, matches, match_id)

@@ -25,8 +25,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Any
 
 from service.frozen import replaced
 
@@ -51,8 +52,14 @@ class Recorded:
     commitment: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        body = {"version": self.version, "type": self.type, "seat": self.seat, "data": self.data, "at": self.at,
-                "hash": self.hash}
+        body = {
+            "version": self.version,
+            "type": self.type,
+            "seat": self.seat,
+            "data": self.data,
+            "at": self.at,
+            "hash": self.hash,
+        }
         if self.commitment is not None:
             body.update(public_data=self.public_data, commitment=self.commitment)
         return body
@@ -63,23 +70,25 @@ class Recorded:
         ``content_sha256`` is covered by that digest, not by its bytes: the pack is stored once for
         every match that plays with it."""
         if self.commitment is not None:
-            return canonical_json([self.version, self.type, self.seat, self.public_data, self.at, self.commitment])
+            return canonical_json(
+                [self.version, self.type, self.seat, self.public_data, self.at, self.commitment]
+            )
         return canonical_json([self.version, self.type, self.seat, self.without_content().data, self.at])
 
-    def without_content(self) -> "Recorded":
+    def without_content(self) -> Recorded:
         """The entry as stored: a pack it references by digest is kept apart, once."""
         if "content_sha256" not in self.data or "content" not in self.data:
             return self
         return replace(self, data={k: v for k, v in self.data.items() if k != "content"})
 
-    def sealed(self, key: bytes, public_data: dict[str, Any]) -> "Recorded":
+    def sealed(self, key: bytes, public_data: dict[str, Any]) -> Recorded:
         """This entry committed to under ``key`` when ``public_data`` (what a spectator may see of it)
         is not the whole of its data; the entry unchanged otherwise."""
         if public_data == self.data:
             return self
         return replace(self, public_data=public_data, commitment=commitment(key, self))
 
-    def chained(self, prev_hash: str | None) -> "Recorded":
+    def chained(self, prev_hash: str | None) -> Recorded:
         """This entry with its hash: SHA-256 of the previous entry's hash and this entry's bytes."""
         digest = hashlib.sha256((prev_hash or "").encode("ascii") + b"\n" + self.canonical()).hexdigest()
         return replaced(self, hash=digest)
@@ -89,9 +98,17 @@ class Recorded:
         return {"type": self.type, "seat": self.seat, "data": self.data}
 
     @classmethod
-    def from_dict(cls, entry: dict[str, Any]) -> "Recorded":
-        return cls(entry["version"], entry["type"], entry["seat"], entry["data"], entry["at"], entry.get("hash"),
-                   entry.get("public_data"), entry.get("commitment"))
+    def from_dict(cls, entry: dict[str, Any]) -> Recorded:
+        return cls(
+            entry["version"],
+            entry["type"],
+            entry["seat"],
+            entry["data"],
+            entry["at"],
+            entry.get("hash"),
+            entry.get("public_data"),
+            entry.get("commitment"),
+        )
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
@@ -106,7 +123,9 @@ def canonical_json(value: Any) -> bytes:
 def commitment_key(seed: str, salt: str) -> bytes:
     """The key a match's commitments are made with: secret exactly as long as its salt (128 random bits,
     never shown before ``seed_revealed``), and not the salted seed commitment of ``match_created``."""
-    return hmac.new(salt.encode("utf-8"), b"matchlog commitments\n" + seed.encode("utf-8"), hashlib.sha256).digest()
+    return hmac.new(
+        salt.encode("utf-8"), b"matchlog commitments\n" + seed.encode("utf-8"), hashlib.sha256
+    ).digest()
 
 
 def commitment(key: bytes, entry: Recorded) -> str:
@@ -128,8 +147,11 @@ class BrokenSeal(BrokenChain):
     was changed at it (or it is a viewer's copy, whose hidden data is not all there)."""
 
     def __init__(self, version: int, what: str):
-        super().__init__(version, f"has a {what} that does not follow from its data: the log was changed at it, "
-                                  "or this is a viewer's copy of it (export the log once the seed is revealed)")
+        super().__init__(
+            version,
+            f"has a {what} that does not follow from its data: the log was changed at it, "
+            "or this is a viewer's copy of it (export the log once the seed is revealed)",
+        )
 
 
 def verify_chain(entries: Iterable[Recorded], prev_hash: str | None = None) -> None:

@@ -1,20 +1,22 @@
 """The ``matchlog`` command.
 
-    matchlog serve    everything on one machine: the API, a rule worker, and an embedded Redis
-                      (kept in --data) unless REDIS_URL names one
-    matchlog api      the HTTP API under gunicorn (production: run as many as needed)
-    matchlog worker   a rule worker: projector + RQ jobs (production: run as many as needed)
-    matchlog openapi  print the OpenAPI document the API serves (this is how openapi.yaml is made)
-    matchlog keys create NAME   a platform key, printed once (only its digest is kept); also
-                                keys list, keys rotate PLATFORM, keys revoke PLATFORM
-    matchlog replay   re-run a match from its exported log, offline, and check its recorded result
+matchlog serve    everything on one machine: the API, a rule worker, and an embedded Redis
+                  (kept in --data) unless REDIS_URL names one
+matchlog api      the HTTP API under gunicorn (production: run as many as needed)
+matchlog worker   a rule worker: projector + RQ jobs (production: run as many as needed)
+matchlog openapi  print the OpenAPI document the API serves (this is how openapi.yaml is made)
+matchlog keys create NAME   a platform key, printed once (only its digest is kept); also
+                            keys list, keys rotate PLATFORM, keys revoke PLATFORM
+matchlog replay   re-run a match from its exported log, offline, and check its recorded result
 """
 
 from __future__ import annotations
 
 import sys
 
-if sys.argv[1:2] == ["api"]:  # gunicorn's gevent workers: patch before anything imports ssl, socket or threading
+if sys.argv[1:2] == [
+    "api"
+]:  # gunicorn's gevent workers: patch before anything imports ssl, socket or threading
     from service import serving
 
     serving.patch()
@@ -28,7 +30,7 @@ import shutil
 import signal
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import yaml
@@ -47,8 +49,10 @@ def redis_url(settings: Settings) -> str:
     embedded = EmbeddedRedis(settings.data_dir)
     if embedded.answers():
         return embedded.url
-    sys.exit(f"matchlog: set REDIS_URL, or start everything with `matchlog serve` "
-             f"(no embedded Redis is running in {settings.data_dir})")
+    sys.exit(
+        f"matchlog: set REDIS_URL, or start everything with `matchlog serve` "
+        f"(no embedded Redis is running in {settings.data_dir})"
+    )
 
 
 def metrics_dir(settings: Settings) -> str:
@@ -63,8 +67,10 @@ def metrics_dir(settings: Settings) -> str:
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:
-        raise SystemExit(f"matchlog: cannot make {folder} for the metrics ({error.strerror}): set MATCHLOG_DATA "
-                         "(or PROMETHEUS_MULTIPROC_DIR) to a folder this user may write") from None
+        raise SystemExit(
+            f"matchlog: cannot make {folder} for the metrics ({error.strerror}): set MATCHLOG_DATA "
+            "(or PROMETHEUS_MULTIPROC_DIR) to a folder this user may write"
+        ) from None
     return folder
 
 
@@ -79,7 +85,8 @@ def check_layout(settings: Settings, url: str) -> None:
     import redis
 
     from service.keys import Keys
-    from service.migrate import LayoutMismatch, check_layout as check
+    from service.migrate import LayoutMismatch
+    from service.migrate import check_layout as check
     from service.redis_client import connect
 
     try:
@@ -143,7 +150,7 @@ def duration(text: str) -> float:
 
 
 def _iso(epoch_s: float) -> str:
-    return datetime.fromtimestamp(epoch_s, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.fromtimestamp(epoch_s, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: float = 0) -> None:
@@ -156,8 +163,14 @@ def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: f
     from service.webhooks import Webhooks
 
     if action != "list" and not subject:
-        sys.exit(f"matchlog: keys {action} needs " + ("the platform's name" if action == "create" else
-                                                     "the platform's id (matchlog keys list shows them)"))
+        sys.exit(
+            f"matchlog: keys {action} needs "
+            + (
+                "the platform's name"
+                if action == "create"
+                else "the platform's id (matchlog keys list shows them)"
+            )
+        )
     client, keys = connect(redis_url(settings)), Keys(settings.namespace)
     platforms = Platforms(client, keys)
     note = "shown only now: keep it secret, send it as Authorization: Bearer <key>"
@@ -167,20 +180,39 @@ def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: f
             print(json.dumps({"platform": platform_id, "name": subject.strip(), "key": key, "note": note}))
         elif action == "list":
             for platform in platforms.listed():
-                print(json.dumps({"platform": platform["id"], "name": platform["name"],
-                                  "created": platform["created"],
-                                  "previous_keys_valid_until": [_iso(t) for t in platform["previous_keys"]]}))
+                print(
+                    json.dumps(
+                        {
+                            "platform": platform["id"],
+                            "name": platform["name"],
+                            "created": platform["created"],
+                            "previous_keys_valid_until": [_iso(t) for t in platform["previous_keys"]],
+                        }
+                    )
+                )
         elif action == "rotate":
             key = platforms.rotate(subject, grace_s)
-            old = f"the old key works until {_iso(time.time() + grace_s)}" if grace_s else "the old key no longer works"
+            old = (
+                f"the old key works until {_iso(time.time() + grace_s)}"
+                if grace_s
+                else "the old key no longer works"
+            )
             print(json.dumps({"platform": subject, "key": key, "note": f"{old}; {note}"}))
         else:
             gone = platforms.revoke(subject)
             hooks = Webhooks(client, keys, ServerKey(settings.secret_key))
             removed = [hooks.remove(hook["id"], gone["id"]) for hook in hooks.of_platform(gone["id"])]
-            print(json.dumps({"platform": gone["id"], "name": gone["name"], "revoked": True,
-                              "webhooks_removed": len(removed),
-                              "note": "its matches play on; nobody can manage them as its platform"}))
+            print(
+                json.dumps(
+                    {
+                        "platform": gone["id"],
+                        "name": gone["name"],
+                        "revoked": True,
+                        "webhooks_removed": len(removed),
+                        "note": "its matches play on; nobody can manage them as its platform",
+                    }
+                )
+            )
     except ValueError as error:
         sys.exit(f"matchlog: {error}")
 
@@ -197,7 +229,9 @@ def migrate_keys(settings: Settings, source_url: str | None) -> None:
     try:
         target = connect(redis_url(settings))
         source = connect(source_url) if source_url else target
-        done = migrate(source, target, Keys(settings.namespace, settings.feed_partitions), same_server=source is target)
+        done = migrate(
+            source, target, Keys(settings.namespace, settings.feed_partitions), same_server=source is target
+        )
         # matches listed before the listings were narrowed by game and status are put in those too
         done["listed"] = Matches(target, settings).index_listings()
     finally:
@@ -232,11 +266,16 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         sys.exit(f"matchlog: cannot serve on {host}:{port}: {refusal}")
     holder = _serving_folder(settings.data_dir)
     if holder:
-        sys.exit(f"matchlog: another matchlog serve (pid {holder}) uses {settings.data_dir}: stop it, or give "
-                 "another --data")
+        sys.exit(
+            f"matchlog: another matchlog serve (pid {holder}) uses {settings.data_dir}: stop it, or give "
+            "another --data"
+        )
     embedded = None
-    env = dict(os.environ, MATCHLOG_SECRET_KEY=settings.secret_key,  # the children share the server's key
-               PROMETHEUS_MULTIPROC_DIR=metrics_dir(settings))  # and their metrics: /metrics adds them up
+    env = dict(
+        os.environ,
+        MATCHLOG_SECRET_KEY=settings.secret_key,  # the children share the server's key
+        PROMETHEUS_MULTIPROC_DIR=metrics_dir(settings),
+    )  # and their metrics: /metrics adds them up
     if not settings.redis_url:
         # a Redis already serving the folder was left by a serve killed outright: this one stops it in the end
         embedded = EmbeddedRedis(settings.data_dir).start(adopt=True)
@@ -245,8 +284,11 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     elif is_cluster(settings.redis_url) and not settings.rq_redis_url:  # RQ cannot run on a cluster
         embedded = EmbeddedRedis(settings.data_dir).start(adopt=True)
         env["RQ_REDIS_URL"] = embedded.url
-        print(f"matchlog: matches on the Redis Cluster at {settings.redis_url}; job queue on an embedded Redis "
-              f"on {embedded.url} (set RQ_REDIS_URL to use another)", flush=True)
+        print(
+            f"matchlog: matches on the Redis Cluster at {settings.redis_url}; job queue on an embedded Redis "
+            f"on {embedded.url} (set RQ_REDIS_URL to use another)",
+            flush=True,
+        )
     try:
         check_layout(settings, settings.redis_url or env["REDIS_URL"])
     except SystemExit:
@@ -254,14 +296,27 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
             embedded.stop()
         raise
     commands = {
-        "api": [sys.executable, "-m", "service.cli", "api", "--host", host, "--port", str(port),
-                "--workers", str(workers)],
+        "api": [
+            sys.executable,
+            "-m",
+            "service.cli",
+            "api",
+            "--host",
+            host,
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+        ],
         "worker": [sys.executable, "-m", "service.cli", "worker"],
     }
     children = {name: processes.start(cmd, env=env) for name, cmd in commands.items()}
     if settings.durability == "replicated":
-        print("matchlog: replicated durability: an append is acknowledged once a replica has it, else 503 "
-              "not_replicated (MATCHLOG_DURABILITY)", flush=True)
+        print(
+            "matchlog: replicated durability: an append is acknowledged once a replica has it, else 503 "
+            "not_replicated (MATCHLOG_DURABILITY)",
+            flush=True,
+        )
     print(f"matchlog: API on http://{host}:{port}/v1 (OpenAPI at /openapi.json); Ctrl-C stops", flush=True)
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
@@ -330,8 +385,13 @@ def print_openapi() -> None:
     sys.stdout.write(yaml.dump(spec(app), Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100))
 
 
-def replay_log(path: str, seed: str | None, salt: str | None = None, checkpoint: str | None = None,
-               public_key: str | None = None) -> int:
+def replay_log(
+    path: str,
+    seed: str | None,
+    salt: str | None = None,
+    checkpoint: str | None = None,
+    public_key: str | None = None,
+) -> int:
     """``matchlog replay``: the audit (``service.audit``) of an exported log, its report printed. Exit 0 when
     all holds, 1 when the log or its result was changed, 2 when it cannot be audited (unreadable, partial,
     a checkpoint short of the end...), 3 for a viewer's copy of a running match: what it shows was checked
@@ -378,55 +438,99 @@ def rebuild_ratings(settings: Settings, here: bool) -> None:
         plan = plan_rebuild(client, matches, [p["id"] for p in Platforms(client, keys).listed()])
         queue = JobQueue(jobs_redis, keys)
         started = time.monotonic()
-        ids = [queue.enqueue_rebuild(platform, pool, match_ids) for (platform, pool), match_ids in sorted(plan.items())]
+        ids = [
+            queue.enqueue_rebuild(platform, pool, match_ids)
+            for (platform, pool), match_ids in sorted(plan.items())
+        ]
         if here:
             run_here(matches, jobs_redis, client)
             SimpleWorker([queue.queue()], connection=jobs_redis).work(burst=True)
-        print(json.dumps({"pools": len(plan), "matches": sum(map(len, plan.values())), "jobs": ids,
-                          "ran_here": here, "seconds": round(time.monotonic() - started, 2)}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "pools": len(plan),
+                    "matches": sum(map(len, plan.values())),
+                    "jobs": ids,
+                    "ran_here": here,
+                    "seconds": round(time.monotonic() - started, 2),
+                },
+                indent=2,
+            )
+        )
     finally:
         if embedded is not None:
             embedded.stop()
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="matchlog", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="matchlog", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     for name in ("serve", "api"):
         sub = commands.add_parser(name)
         sub.add_argument("--host", default="127.0.0.1")
         sub.add_argument("--port", type=int, default=8000)
         sub.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-        sub.add_argument("--data", help="folder of the embedded Redis (default: $MATCHLOG_DATA or ./matchlog-data)")
+        sub.add_argument(
+            "--data", help="folder of the embedded Redis (default: $MATCHLOG_DATA or ./matchlog-data)"
+        )
     worker = commands.add_parser("worker")
     worker.add_argument("--data", help="folder of the embedded Redis to join when REDIS_URL is unset")
     commands.add_parser("openapi")
-    keys = commands.add_parser("keys", help="platform keys: create NAME, list, rotate PLATFORM, revoke PLATFORM")
+    keys = commands.add_parser(
+        "keys", help="platform keys: create NAME, list, rotate PLATFORM, revoke PLATFORM"
+    )
     keys.add_argument("action", choices=["create", "list", "rotate", "revoke"])
-    keys.add_argument("subject", nargs="?", metavar="NAME|PLATFORM",
-                      help="create: the platform's name (its site, say); rotate, revoke: the platform's id")
-    keys.add_argument("--grace", type=duration, default=0, metavar="DURATION",
-                      help="rotate: keep the old key working this long (e.g. 30m, 2h, 1d; default 0: it stops at "
-                           "once), so that every server of the platform can take the new key first")
+    keys.add_argument(
+        "subject",
+        nargs="?",
+        metavar="NAME|PLATFORM",
+        help="create: the platform's name (its site, say); rotate, revoke: the platform's id",
+    )
+    keys.add_argument(
+        "--grace",
+        type=duration,
+        default=0,
+        metavar="DURATION",
+        help="rotate: keep the old key working this long (e.g. 30m, 2h, 1d; default 0: it stops at "
+        "once), so that every server of the platform can take the new key first",
+    )
     keys.add_argument("--data", help="folder of the embedded Redis to use when REDIS_URL is unset")
-    move = commands.add_parser("migrate", help="move keys to this version's layout: hash-tagged by feed "
-                                               "partition (stop the API and workers first)")
-    move.add_argument("--from", dest="source", help="copy from this Redis (e.g. the single Redis a cluster at "
-                                                    "REDIS_URL replaces); default: migrate REDIS_URL in place")
+    move = commands.add_parser(
+        "migrate",
+        help="move keys to this version's layout: hash-tagged by feed "
+        "partition (stop the API and workers first)",
+    )
+    move.add_argument(
+        "--from",
+        dest="source",
+        help="copy from this Redis (e.g. the single Redis a cluster at "
+        "REDIS_URL replaces); default: migrate REDIS_URL in place",
+    )
     move.add_argument("--data", help="folder of the embedded Redis to use when REDIS_URL is unset")
     audit = commands.add_parser("replay", help="re-run an exported log: matchlog replay events.json")
-    audit.add_argument("log", help="a file holding GET /v1/matches/{id}/log (or a whole /events page), - for stdin")
+    audit.add_argument(
+        "log", help="a file holding GET /v1/matches/{id}/log (or a whole /events page), - for stdin"
+    )
     audit.add_argument("--seed", help="the seed, for a match still running (a finished log reveals it)")
     audit.add_argument("--salt", help="the seed's salt, with --seed")
-    audit.add_argument("--checkpoint", help="a file holding GET /v1/matches/{id}/checkpoint: prove the log is the "
-                                            "one the server signed (taken at its last entry: after the match ends)")
-    audit.add_argument("--public-key", help="the server's public key the checkpoint must be signed with "
-                                            "(needed with --checkpoint)")
+    audit.add_argument(
+        "--checkpoint",
+        help="a file holding GET /v1/matches/{id}/checkpoint: prove the log is the "
+        "one the server signed (taken at its last entry: after the match ends)",
+    )
+    audit.add_argument(
+        "--public-key",
+        help="the server's public key the checkpoint must be signed with (needed with --checkpoint)",
+    )
     rated = commands.add_parser("ratings", help="ratings rebuild: compute every rating again from the logs")
     rated.add_argument("action", choices=["rebuild"])
-    rated.add_argument("--here", action="store_true", help="run the rebuild's jobs in this process too (else the "
-                                                           "workers share them)")
+    rated.add_argument(
+        "--here",
+        action="store_true",
+        help="run the rebuild's jobs in this process too (else the workers share them)",
+    )
     rated.add_argument("--data", help="folder of the embedded Redis to use when REDIS_URL is unset")
     for name, sub in commands.choices.items():
         sub.set_defaults(run=RUN[name], parser=sub)
@@ -445,17 +549,27 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings = Settings.from_env(env)
     except (RuntimeError, ValueError) as error:  # no secret and nowhere to keep one; a setting out of range
         sys.exit(f"matchlog: {error}")
-    if args.command in ("api", "worker") and settings.redis_url and is_cluster(settings.redis_url) \
-            and not settings.rq_redis_url:
-        sys.exit("matchlog: RQ cannot run on a Redis Cluster: set RQ_REDIS_URL to a single Redis for the job queue "
-                 "(matchlog serve starts an embedded one)")
+    if (
+        args.command in ("api", "worker")
+        and settings.redis_url
+        and is_cluster(settings.redis_url)
+        and not settings.rq_redis_url
+    ):
+        sys.exit(
+            "matchlog: RQ cannot run on a Redis Cluster: set RQ_REDIS_URL to a single Redis for the job queue "
+            "(matchlog serve starts an embedded one)"
+        )
     return settings
 
 
 def _replay(args: argparse.Namespace) -> None:
-    if args.checkpoint and not args.public_key:  # whoever rebuilds a chain can sign its head with a key of his own
-        args.parser.error("--checkpoint needs --public-key: the server's key, pinned from GET /v1/signing-key; "
-                          "a checkpoint checked against the key it carries proves nothing")
+    if (
+        args.checkpoint and not args.public_key
+    ):  # whoever rebuilds a chain can sign its head with a key of his own
+        args.parser.error(
+            "--checkpoint needs --public-key: the server's key, pinned from GET /v1/signing-key; "
+            "a checkpoint checked against the key it carries proves nothing"
+        )
     sys.exit(replay_log(args.log, args.seed, args.salt, args.checkpoint, args.public_key))
 
 

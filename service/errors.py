@@ -22,8 +22,17 @@ from service.chain import BrokenChain
 from service.events import NotReplicated, VersionConflict
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
 from service.lifecycle import IllegalRecordMove
-from service.matches import (HiddenUntilRevealed, IdempotencyKeyInProgress, IdempotencyKeyReused, KnownSeedRefused, MatchOver, NoRecordFormat,
-                             NoSuchSeat, OutOfTime, SeatTaken)
+from service.matches import (
+    HiddenUntilRevealed,
+    IdempotencyKeyInProgress,
+    IdempotencyKeyReused,
+    KnownSeedRefused,
+    MatchOver,
+    NoRecordFormat,
+    NoSuchSeat,
+    OutOfTime,
+    SeatTaken,
+)
 from service.repository import MatchNotFound, VersionNotFound
 
 log = logging.getLogger("matchlog")
@@ -122,12 +131,17 @@ def http_error(error: HTTPException):
     data = getattr(error, "data", None) or {}
     if error.code in (400, 422) and "messages" in data:  # webargs: the request failed its schema
         messages = data["messages"]
-        fields = flatten({k: v for loc in messages.values() for k, v in loc.items()}
-                         if all(isinstance(v, dict) for v in messages.values()) else messages)
+        fields = flatten(
+            {k: v for loc in messages.values() for k, v in loc.items()}
+            if all(isinstance(v, dict) for v in messages.values())
+            else messages
+        )
         return jsonify(invalid(fields).body), 400
     body = {"error": http_code(error.code), "message": error.description or error.name}
     if error.code == 413 and has_request_context() and current_app.config.get("MAX_CONTENT_LENGTH"):
-        body["message"] = f"the body is over this server's limit of {current_app.config['MAX_CONTENT_LENGTH']} bytes"
+        body["message"] = (
+            f"the body is over this server's limit of {current_app.config['MAX_CONTENT_LENGTH']} bytes"
+        )
     response = jsonify(body)
     response.status_code = error.code or 500
     if error.code == 405 and hasattr(error, "valid_methods") and error.valid_methods:
@@ -135,25 +149,40 @@ def http_error(error: HTTPException):
     return response
 
 
-STORAGE_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, redis.exceptions.BusyLoadingError,
-                redis.exceptions.ClusterDownError,  # a cluster failing over: answers again by itself
-                redis.exceptions.TryAgainError, redis.exceptions.MasterDownError, redis.exceptions.SlotNotCoveredError,
-                redis.exceptions.MovedError, redis.exceptions.ReadOnlyError)
+STORAGE_DOWN = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.BusyLoadingError,
+    redis.exceptions.ClusterDownError,  # a cluster failing over: answers again by itself
+    redis.exceptions.TryAgainError,
+    redis.exceptions.MasterDownError,
+    redis.exceptions.SlotNotCoveredError,
+    redis.exceptions.MovedError,
+    redis.exceptions.ReadOnlyError,
+)
 
 # the API face of the application's exceptions, for HTTP answers and the moves socket alike
 DOMAIN = {
     IllegalAction: lambda e: ApiError(422, "illegal_action", e.message, reason=e.reason),
-    VersionConflict: lambda e: ApiError(409, "version_conflict",
-                                        f"the match is at version {e.current_version}: read it again "
-                                        "and choose an action at that version",
-                                        current_version=e.current_version),
-    OutOfTime: lambda e: ApiError(409, "out_of_time", f"this seat's clock ran out before the move came: the timeout "
-                                                      f"was applied, the match is at version {e.current_version}",
-                                  current_version=e.current_version),
+    VersionConflict: lambda e: ApiError(
+        409,
+        "version_conflict",
+        f"the match is at version {e.current_version}: read it again and choose an action at that version",
+        current_version=e.current_version,
+    ),
+    OutOfTime: lambda e: ApiError(
+        409,
+        "out_of_time",
+        f"this seat's clock ran out before the move came: the timeout "
+        f"was applied, the match is at version {e.current_version}",
+        current_version=e.current_version,
+    ),
     InvalidOptions: lambda e: invalid({e.field: [e.message]}, f"{e.field}: {e.message}"),
     MatchNotFound: lambda e: ApiError(404, "match_not_found", "no such match"),
     VersionNotFound: lambda e: ApiError(404, "version_not_found", str(e), current_version=e.current_version),
-    IllegalRecordMove: lambda e: ApiError(422, "illegal_action", str(e), reason=e.refusal.reason, move=e.number),
+    IllegalRecordMove: lambda e: ApiError(
+        422, "illegal_action", str(e), reason=e.refusal.reason, move=e.number
+    ),
     InvalidRecord: lambda e: ApiError(400, "invalid_record", f"the game record cannot be read: {e}"),
     NoRecordFormat: lambda e: ApiError(406, "not_acceptable", str(e)),
     BrokenChain: lambda e: ApiError(500, "broken_chain", f"the stored log fails its hash chain: {e}"),
@@ -161,19 +190,31 @@ DOMAIN = {
     HiddenUntilRevealed: lambda e: ApiError(409, "hidden_until_revealed", str(e)),
     MatchOver: lambda e: ApiError(409, "match_over", str(e)),
     NoSuchSeat: lambda e: ApiError(404, "seat_not_found", str(e)),
-    KnownSeedRefused: lambda e: ApiError(422, "seed_known_to_creator_refused", str(e), reason=e.reason,
-                                         fields={"seed_known_to_creator": [str(e)]}),
+    KnownSeedRefused: lambda e: ApiError(
+        422,
+        "seed_known_to_creator_refused",
+        str(e),
+        reason=e.reason,
+        fields={"seed_known_to_creator": [str(e)]},
+    ),
     IdempotencyKeyReused: lambda e: ApiError(
-        422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"),
+        422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"
+    ),
     IdempotencyKeyInProgress: lambda e: ApiError(409, "idempotency_key_in_progress", str(e)),
     NotReplicated: lambda e: ApiError(
-        503, "not_replicated", "no replica confirmed the write in time, so it may or may not survive a failover: "
-                               "send the request again with the same Idempotency-Key to learn whether it was "
-                               "appended (its first answer comes back) or to append it now"),
-    **{kind: lambda e: ApiError(503, "storage_unavailable", "the match store is unreachable; retry shortly")
-       for kind in STORAGE_DOWN},
+        503,
+        "not_replicated",
+        "no replica confirmed the write in time, so it may or may not survive a failover: "
+        "send the request again with the same Idempotency-Key to learn whether it was "
+        "appended (its first answer comes back) or to append it now",
+    ),
+    **{
+        kind: lambda e: ApiError(503, "storage_unavailable", "the match store is unreachable; retry shortly")
+        for kind in STORAGE_DOWN
+    },
     redis.exceptions.OutOfMemoryError: lambda e: ApiError(
-        503, "storage_full", "the match store is full and refuses new writes; nothing was lost"),
+        503, "storage_full", "the match store is full and refuses new writes; nothing was lost"
+    ),
 }
 
 

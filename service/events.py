@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import redis
@@ -142,7 +142,9 @@ CLUSTER_POLL_S = (0.02, 0.25)
 
 
 class EventStore:
-    def __init__(self, redis_client: redis.Redis, keys: Keys, durability: str = "local", replica_wait_ms: int = 1000):
+    def __init__(
+        self, redis_client: redis.Redis, keys: Keys, durability: str = "local", replica_wait_ms: int = 1000
+    ):
         self.redis = redis_client
         self.keys = keys
         self.cluster = isinstance(redis_client, RedisCluster)
@@ -155,34 +157,59 @@ class EventStore:
         self._poll_s: dict[str, float] = {}  # per polling reader: its current interval
 
     @classmethod
-    def of(cls, redis_client: redis.Redis, settings) -> "EventStore":
+    def of(cls, redis_client: redis.Redis, settings) -> EventStore:
         """The event store of ``settings``' namespace (a ``service.config.Settings``): what a reader of its
         feed (the projector, the live feed) holds beside the application."""
-        return cls(redis_client, Keys(settings.namespace, settings.feed_partitions), settings.durability,
-                   settings.replica_wait_ms)
+        return cls(
+            redis_client,
+            Keys(settings.namespace, settings.feed_partitions),
+            settings.durability,
+            settings.replica_wait_ms,
+        )
 
     def partition(self, match_id: str) -> int:
         """The feed partition the match's notices go to."""
         return self.keys.partition(match_id)
 
-    def append(self, match_id: str, expected_version: int, expected_hash: str | None, entries: list[Recorded],
-               remember: Remember | None = None) -> tuple[int, str | None]:
+    def append(
+        self,
+        match_id: str,
+        expected_version: int,
+        expected_hash: str | None,
+        entries: list[Recorded],
+        remember: Remember | None = None,
+    ) -> tuple[int, str | None]:
         """Append ``entries`` (chained) if the log is at ``expected_version`` and its last entry has
         ``expected_hash``.
 
         Returns ``(new_version, None)``, or ``(-1, earlier_answer)`` when ``remember.key`` already held
         an answer (a retried request); raises VersionConflict otherwise, and NotReplicated when
         durability is ``replicated`` and no replica confirmed in time."""
-        args: list[Any] = [expected_version, match_id, _packed_hash(expected_hash), 1 if remember else 0,
-                           remember.answer if remember else "", remember.ttl_s if remember else 0, len(entries)]
+        args: list[Any] = [
+            expected_version,
+            match_id,
+            _packed_hash(expected_hash),
+            1 if remember else 0,
+            remember.answer if remember else "",
+            remember.ttl_s if remember else 0,
+            len(entries),
+        ]
         for entry in entries:
-            args += [entry.type, "" if entry.seat is None else entry.seat, _compact(entry.data),
-                     _packed_time(entry.at), _packed_hash(entry.hash),
-                     "" if entry.commitment is None else _compact(entry.public_data),
-                     _packed_hash(entry.commitment)]
+            args += [
+                entry.type,
+                "" if entry.seat is None else entry.seat,
+                _compact(entry.data),
+                _packed_time(entry.at),
+                _packed_hash(entry.hash),
+                "" if entry.commitment is None else _compact(entry.public_data),
+                _packed_hash(entry.commitment),
+            ]
         log = self.keys.log(match_id)
-        keys = (log, self.keys.feed(self.keys.partition(match_id)),
-                remember.key if remember else self.keys.unused(match_id))
+        keys = (
+            log,
+            self.keys.feed(self.keys.partition(match_id)),
+            remember.key if remember else self.keys.unused(match_id),
+        )
         outcome, value = self.durably(log, lambda client: self._evalsha(client, self._append, keys, args))
         if outcome == b"replayed":
             return -1, value.decode()
@@ -206,8 +233,11 @@ class EventStore:
 
     def remembered(self, key: str) -> str | None:
         """The answer kept under an idempotency key (once replicated, with replicated durability)."""
-        prior = self.durably(key, lambda client: self._remembered(keys=[key], client=client)) if self.replicated \
+        prior = (
+            self.durably(key, lambda client: self._remembered(keys=[key], client=client))
+            if self.replicated
             else self.redis.get(key)
+        )
         return prior.decode() if prior is not None else None
 
     def claim(self, key: str, marker: str, ttl_s: int) -> str | None:
@@ -229,14 +259,20 @@ class EventStore:
         connection's writes) and NotReplicated unless one confirms."""
         if not self.replicated:
             return write(self.redis)
-        node = self.redis.get_redis_connection(self.redis.get_node_from_key(key)) if self.cluster else self.redis
+        node = (
+            self.redis.get_redis_connection(self.redis.get_node_from_key(key)) if self.cluster else self.redis
+        )
         try:
             with node.pipeline(transaction=False) as pipe:
                 write(pipe)
                 pipe.execute_command("WAIT", 1, self.replica_wait_ms)
                 reply, replicas = pipe.execute()
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, redis.exceptions.AskError,
-                redis.exceptions.ReadOnlyError):  # AskError: and MovedError
+        except (
+            redis.exceptions.ConnectionError,
+            redis.exceptions.TimeoutError,
+            redis.exceptions.AskError,
+            redis.exceptions.ReadOnlyError,
+        ):  # AskError: and MovedError
             if self.cluster:  # a failover: learn the new master for the next request
                 self._refresh_slots()
             raise
@@ -262,8 +298,9 @@ class EventStore:
         """The match's current version; 0 when there is no such match."""
         return self.redis.xlen(self.keys.log(match_id))
 
-    def read(self, match_id: str, after: int = 0, until: int | None = None,
-             limit: int | None = None) -> list[Recorded]:
+    def read(
+        self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None
+    ) -> list[Recorded]:
         """Entries with ``after < version <= until`` (to the end when ``until`` is None), oldest first."""
         end = "+" if until is None else f"{until}-0"
         if until is not None and until <= after:
@@ -286,8 +323,9 @@ class EventStore:
             return pipe.execute(raise_on_error=False)
 
     def ensure_group(self, group: str, partitions) -> None:
-        replies = self._each(partitions, lambda pipe, p: pipe.xgroup_create(self.keys.feed(p), group, id="0",
-                                                                            mkstream=True))
+        replies = self._each(
+            partitions, lambda pipe, p: pipe.xgroup_create(self.keys.feed(p), group, id="0", mkstream=True)
+        )
         for reply in replies:
             if isinstance(reply, Exception) and "BUSYGROUP" not in str(reply):
                 raise reply
@@ -299,13 +337,26 @@ class EventStore:
             time.sleep(block_ms / 1000)
             return []
         if not self.cluster:  # one blocking read over every partition
-            reply = self.redis.xreadgroup(group, consumer, {self.keys.feed(p): ">" for p in partitions},
-                                          count=count, block=block_ms)
+            reply = self.redis.xreadgroup(
+                group, consumer, {self.keys.feed(p): ">" for p in partitions}, count=count, block=block_ms
+            )
             return self._notices(reply)
-        return self._polled("read_feed", block_ms, lambda: [
-            n for reply in _raised(self._each(partitions, lambda pipe, p: pipe.xreadgroup(
-                group, consumer, {self.keys.feed(p): ">"}, count=count)))
-            for n in self._notices(reply)])
+        return self._polled(
+            "read_feed",
+            block_ms,
+            lambda: [
+                n
+                for reply in _raised(
+                    self._each(
+                        partitions,
+                        lambda pipe, p: pipe.xreadgroup(
+                            group, consumer, {self.keys.feed(p): ">"}, count=count
+                        ),
+                    )
+                )
+                for n in self._notices(reply)
+            ],
+        )
 
     def _polled(self, reader: str, block_ms: int, poll):
         """``poll()`` until it returns something or ``block_ms`` have gone by, backing off while idle."""
@@ -328,7 +379,9 @@ class EventStore:
         replies = _raised(self._each(partitions, lambda pipe, p: pipe.xrevrange(self.keys.feed(p), count=1)))
         return {p: reply[0][0].decode() if reply else "0-0" for p, reply in zip(partitions, replies)}
 
-    def tail_feed(self, cursors: dict[int, str], block_ms: int, count: int = 1000) -> tuple[dict[int, str], dict[str, int]]:
+    def tail_feed(
+        self, cursors: dict[int, str], block_ms: int, count: int = 1000
+    ) -> tuple[dict[int, str], dict[str, int]]:
         """Follow partitions without a consumer group (every reader sees every notice): the notices after
         each partition's cursor, waiting up to ``block_ms``; returns the cursors moved past them and,
         per match that moved, its highest version."""
@@ -336,12 +389,24 @@ class EventStore:
             time.sleep(block_ms / 1000)
             return cursors, {}
         if self.cluster:
-            reply = self._polled("tail_feed", block_ms, lambda: [
-                r for entries in _raised(self._each(cursors, lambda pipe, p: pipe.xread({self.keys.feed(p): cursors[p]},
-                                                                                          count=count)))
-                if entries for r in entries])
+            reply = self._polled(
+                "tail_feed",
+                block_ms,
+                lambda: [
+                    r
+                    for entries in _raised(
+                        self._each(
+                            cursors, lambda pipe, p: pipe.xread({self.keys.feed(p): cursors[p]}, count=count)
+                        )
+                    )
+                    if entries
+                    for r in entries
+                ],
+            )
         else:
-            reply = self.redis.xread({self.keys.feed(p): i for p, i in cursors.items()}, count=count, block=block_ms)
+            reply = self.redis.xread(
+                {self.keys.feed(p): i for p, i in cursors.items()}, count=count, block=block_ms
+            )
         cursors = dict(cursors)
         moved: dict[str, int] = {}
         for notice in self._notices(reply):
@@ -349,7 +414,9 @@ class EventStore:
             moved[notice.match_id] = max(moved.get(notice.match_id, 0), notice.version)
         return cursors, moved
 
-    def claim_stale(self, group: str, consumer: str, partition: int, idle_ms: int, count: int = 100) -> list[FeedNotice]:
+    def claim_stale(
+        self, group: str, consumer: str, partition: int, idle_ms: int, count: int = 100
+    ) -> list[FeedNotice]:
         """Take over notices of a partition read but not acknowledged within ``idle_ms`` (0: every pending
         notice, as a worker does that has just been given the partition)."""
         feed = self.keys.feed(partition)
@@ -379,8 +446,10 @@ class EventStore:
         """Notices of the feed (of ``partitions``; all when None) that ``group`` has not finished: never
         delivered, or delivered and not acknowledged."""
         lag = 0
-        for reply in self._each(self.partitions if partitions is None else partitions,
-                                lambda pipe, p: pipe.xinfo_groups(self.keys.feed(p))):
+        for reply in self._each(
+            self.partitions if partitions is None else partitions,
+            lambda pipe, p: pipe.xinfo_groups(self.keys.feed(p)),
+        ):
             for info in [] if isinstance(reply, Exception) else reply:
                 name = info["name"].decode() if isinstance(info["name"], bytes) else info["name"]
                 if name == group:
@@ -399,15 +468,26 @@ class EventStore:
         """Move a notice whose work keeps failing aside, into its partition's ``:aside`` stream (capped at
         10,000), with why, and acknowledge it: the notices after it go on. An operator reads them there."""
         feed = self.keys.feed(notice.partition)
-        self.redis.xadd(f"{feed}:aside", {"notice": notice.entry_id, "match": notice.match_id,
-                                          "version": notice.version, "types": ",".join(notice.types),
-                                          "why": why[:2000]}, maxlen=10_000, approximate=True)
+        self.redis.xadd(
+            f"{feed}:aside",
+            {
+                "notice": notice.entry_id,
+                "match": notice.match_id,
+                "version": notice.version,
+                "types": ",".join(notice.types),
+                "why": why[:2000],
+            },
+            maxlen=10_000,
+            approximate=True,
+        )
         self.redis.xack(feed, group, notice.entry_id)
 
     def announce(self, match_id: str, version: int) -> None:
         """A notice without an append: the workers look at the match again (after ``matchlog migrate``)."""
-        self.redis.xadd(self.keys.feed(self.keys.partition(match_id)),
-                        {"match": match_id, "version": version, "types": ""})
+        self.redis.xadd(
+            self.keys.feed(self.keys.partition(match_id)),
+            {"match": match_id, "version": version, "types": ""},
+        )
 
     def trim_feed(self, partition: int) -> None:
         """Drop the notices of a partition every consumer group is done with: delivered and acknowledged.
@@ -428,8 +508,12 @@ class EventStore:
 
     def _notices(self, reply) -> list[FeedNotice]:
         """The notices of an ``XREAD``/``XREADGROUP`` reply, each with its partition."""
-        return [_notice(i, f, self.keys.partition_of_feed(_text(stream)))
-                for stream, entries in (reply or []) for i, f in entries if f]
+        return [
+            _notice(i, f, self.keys.partition_of_feed(_text(stream)))
+            for stream, entries in (reply or [])
+            for i, f in entries
+            if f
+        ]
 
 
 def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
@@ -475,7 +559,7 @@ def _packed_time(at: str) -> str:
 def _unpacked_time(raw: bytes) -> str:
     if b"-" in raw or not raw:
         return raw.decode()
-    moment = datetime.fromtimestamp(int(raw, 36) / 1000, tz=timezone.utc)
+    moment = datetime.fromtimestamp(int(raw, 36) / 1000, tz=UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
@@ -486,6 +570,8 @@ def _base36(n: int) -> str:
         digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
         if not n:
             return digits
+
+
 def _raised(replies: list) -> list:
     """Pipeline replies, raising the first error among them (a missing group must not pass for "nothing new")."""
     for reply in replies:
@@ -511,7 +597,12 @@ def _notice(entry_id: bytes, fields: dict[bytes, bytes], partition: int) -> Feed
         version = int(fields[b"version"])
         if version < 1:
             raise ValueError(f"version {version}")
-        return FeedNotice(entry_id.decode(), fields[b"match"].decode(), version,
-                          tuple(types.split(",")) if types else (), partition)
+        return FeedNotice(
+            entry_id.decode(),
+            fields[b"match"].decode(),
+            version,
+            tuple(types.split(",")) if types else (),
+            partition,
+        )
     except (KeyError, ValueError, UnicodeDecodeError) as error:
         return FeedNotice(entry_id.decode(), "", 0, (), partition, bad=f"unreadable notice ({error!r})")

@@ -19,7 +19,8 @@ new dependency and cannot drift from it.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
@@ -38,13 +39,22 @@ def compiled(schema: Schema) -> Callable[[Any], dict | None] | None:
     def load(data: Any) -> dict | None:
         result = check(data)
         return None if result is _NO else result
+
     return load
 
 
 def _schema(schema: Schema) -> Callable[[Any], Any] | None:
     hooks = schema._hooks
-    if hooks[PRE_LOAD] or hooks[POST_LOAD] or hooks[VALIDATES] or schema.unknown != RAISE or schema.many \
-            or schema.partial or schema.only or schema.exclude:
+    if (
+        hooks[PRE_LOAD]
+        or hooks[POST_LOAD]
+        or hooks[VALIDATES]
+        or schema.unknown != RAISE
+        or schema.many
+        or schema.partial
+        or schema.only
+        or schema.exclude
+    ):
         return None
     for name, pass_collection, kwargs in hooks[VALIDATES_SCHEMA]:
         if pass_collection or kwargs.get("pass_original"):
@@ -52,7 +62,7 @@ def _schema(schema: Schema) -> Callable[[Any], Any] | None:
     validators = [getattr(schema, name) for name, _, _ in hooks[VALIDATES_SCHEMA]]
     plan = []
     for name, field in schema.load_fields.items():
-        if field.data_key is not None and field.data_key != name or field.attribute not in (None, name):
+        if (field.data_key is not None and field.data_key != name) or field.attribute not in (None, name):
             return None
         if field.load_default is not missing:
             return None
@@ -81,6 +91,7 @@ def _schema(schema: Schema) -> Callable[[Any], Any] | None:
         except ValidationError:
             return _NO
         return out
+
     return check
 
 
@@ -105,8 +116,12 @@ def _field(field: fields.Field) -> Callable[[Any], Any] | None:
         if key is None or value is None:
             return None
         inner = _dict(key, value)
-    elif kind is fields.Nested and not field.many and field.unknown in (None, RAISE) \
-            and isinstance(field.schema, Schema):
+    elif (
+        kind is fields.Nested
+        and not field.many
+        and field.unknown in (None, RAISE)
+        and isinstance(field.schema, Schema)
+    ):
         inner = _schema(field.schema)
         if inner is None:
             return None
@@ -128,6 +143,7 @@ def _field(field: fields.Field) -> Callable[[Any], Any] | None:
         except ValidationError:
             return _NO
         return value
+
     return load
 
 
@@ -145,6 +161,7 @@ def _list(item: Callable[[Any], Any]) -> Callable[[Any], Any]:
             return _NO
         out = [item(v) for v in value]
         return _NO if any(v is _NO for v in out) else out
+
     return load
 
 
@@ -159,4 +176,5 @@ def _dict(key: Callable[[Any], Any], value: Callable[[Any], Any]) -> Callable[[A
                 return _NO
             out[k] = v
         return out
+
     return load

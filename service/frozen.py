@@ -23,7 +23,7 @@ def _plain_fields(cls: type) -> frozenset[str] | None:
     if any(not f.init for f in fields) or any(isinstance(v, dataclasses.InitVar) for v in vars(cls).values()):
         return None
     names = frozenset(f.name for f in fields)
-    return names if names == frozenset(getattr(cls, "__dataclass_fields__")) else None
+    return names if names == frozenset(cls.__dataclass_fields__) else None
 
 
 def replaced(obj: T, **changes: Any) -> T:

@@ -22,7 +22,9 @@ from service.errors import ApiError, invalid
 
 MAX_URL_BYTES = 8 * 1024
 MAX_HEADER_BYTES = 16 * 1024
-MAX_HEADER_FIELDS = 128  # a browser sends about 20; gunicorn lets up to 32,768 through for this answer to be ours
+MAX_HEADER_FIELDS = (
+    128  # a browser sends about 20; gunicorn lets up to 32,768 through for this answer to be ours
+)
 MAX_JSON_DEPTH = 32
 MATCH_ID = re.compile(r"[0-9a-f]{32}")
 JSON = "application/json"
@@ -74,8 +76,12 @@ def check_strings(value: Any, path: str = "body") -> None:
             check_strings(item, f"{path}.{i}")
 
 
-_ORJSON = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-           | orjson.OPT_PASSTHROUGH_SUBCLASS)
+_ORJSON = (
+    orjson.OPT_NON_STR_KEYS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
 
 
 class GuardedJSON(DefaultJSONProvider):
@@ -120,20 +126,29 @@ def _check_sizes() -> None:
         raise ApiError(414, "uri_too_long", f"the URL is {url} bytes; at most {MAX_URL_BYTES}")
     fields = len(request.headers)
     if fields > MAX_HEADER_FIELDS:
-        raise ApiError(431, "request_header_fields_too_large",
-                       f"the request has {fields} header fields; at most {MAX_HEADER_FIELDS}")
+        raise ApiError(
+            431,
+            "request_header_fields_too_large",
+            f"the request has {fields} header fields; at most {MAX_HEADER_FIELDS}",
+        )
     headers = sum(len(k) + len(v) + 4 for k, v in request.headers.items())
     if headers > MAX_HEADER_BYTES:
-        raise ApiError(431, "request_header_fields_too_large",
-                       f"the headers are {headers} bytes; at most {MAX_HEADER_BYTES}")
+        raise ApiError(
+            431,
+            "request_header_fields_too_large",
+            f"the headers are {headers} bytes; at most {MAX_HEADER_BYTES}",
+        )
 
 
 def _check_body_type(body_types) -> None:
     if request.method in ("POST", "PUT", "PATCH") and (request.content_length or request.data):
         accepted = body_types(request.endpoint)
         if request.mimetype not in accepted:
-            raise ApiError(415, "unsupported_media_type",
-                           f"send the body as {' or '.join(sorted(accepted))}, not {request.mimetype or 'untyped'}")
+            raise ApiError(
+                415,
+                "unsupported_media_type",
+                f"send the body as {' or '.join(sorted(accepted))}, not {request.mimetype or 'untyped'}",
+            )
 
 
 def _check_streamed_size() -> None:
@@ -146,9 +161,15 @@ def _check_streamed_size() -> None:
             body = request.get_data(cache=True)
         except RequestEntityTooLarge:
             raise
-        except Exception as error:  # the WSGI server's own complaint: a chunk that is no chunk, a body cut off
-            raise invalid({"body": [f"{error}"]}, f"the body could not be read ({type(error).__name__})") from None
-        if len(body) >= limit and request.environ["wsgi.input"].read(1):  # cut at the limit, and more was coming
+        except (
+            Exception
+        ) as error:  # the WSGI server's own complaint: a chunk that is no chunk, a body cut off
+            raise invalid(
+                {"body": [f"{error}"]}, f"the body could not be read ({type(error).__name__})"
+            ) from None
+        if len(body) >= limit and request.environ["wsgi.input"].read(
+            1
+        ):  # cut at the limit, and more was coming
             raise RequestEntityTooLarge()
 
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import redis
 from rq import Queue, Retry
-from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 from rq.exceptions import NoSuchJobError
 from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 
 from service.keys import Keys
 
@@ -67,52 +67,114 @@ class JobQueue:
         job_id = f"score-{match_id}-v{version}"
         try:
             status = Job.fetch(job_id, connection=self.connection).get_status(refresh=False)
-            if reuse and str(getattr(status, "value", status)) in ("queued", "deferred", "scheduled", "started",
-                                                                   "finished"):
+            if reuse and str(getattr(status, "value", status)) in (
+                "queued",
+                "deferred",
+                "scheduled",
+                "started",
+                "finished",
+            ):
                 return job_id
             job_id = f"{job_id}-{uuid.uuid4().hex[:8]}"
         except NoSuchJobError:
             pass
         # a job nobody asked for (the projector's) leaves nothing behind once it has succeeded: its
         # result is in the log
-        job = self.queue().enqueue(SCORE_MATCH, match_id, self.keys.namespace, job_id=job_id,
-                                   result_ttl=RESULT_TTL_S if reuse else 0, failure_ttl=RESULT_TTL_S,
-                                   ttl=RESULT_TTL_S, retry=Retry(max=3), job_timeout=SCORE_TIMEOUT_S)
+        job = self.queue().enqueue(
+            SCORE_MATCH,
+            match_id,
+            self.keys.namespace,
+            job_id=job_id,
+            result_ttl=RESULT_TTL_S if reuse else 0,
+            failure_ttl=RESULT_TTL_S,
+            ttl=RESULT_TTL_S,
+            retry=Retry(max=3),
+            job_timeout=SCORE_TIMEOUT_S,
+        )
         return job.id
 
     def enqueue_delivery(self, delivery_id: str, hook_id: str, body: str) -> None:
         """A webhook delivery, once: a notice handled twice (a worker died before acknowledging it) finds
         the job there and adds nothing. A job whose worker died is retried by RQ (``clean_registries``)."""
-        self._once(f"hook-{delivery_id}", None, DELIVER_WEBHOOK, hook_id, delivery_id, body, self.keys.namespace,
-                   retry=DELIVERY_RETRIES, result_ttl=RESULT_TTL_S, failure_ttl=24 * 3600, ttl=24 * 3600,
-                   job_timeout=DELIVERY_TIMEOUT_S)
+        self._once(
+            f"hook-{delivery_id}",
+            None,
+            DELIVER_WEBHOOK,
+            hook_id,
+            delivery_id,
+            body,
+            self.keys.namespace,
+            retry=DELIVERY_RETRIES,
+            result_ttl=RESULT_TTL_S,
+            failure_ttl=24 * 3600,
+            ttl=24 * 3600,
+            job_timeout=DELIVERY_TIMEOUT_S,
+        )
 
     def enqueue_bot_move(self, match_id: str, seat: int, version: int) -> None:
         """A bot's move at ``version``, once (a notice handled twice adds nothing); the job does nothing
         if the match has moved on. Nothing is kept once it has run: the move is in the log."""
-        self._once(f"bot-{match_id}-{seat}-v{version}", None, BOT_MOVE, match_id, seat, version, self.keys.namespace,
-                   retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S,
-                   job_timeout=BOT_MOVE_TIMEOUT_S)
+        self._once(
+            f"bot-{match_id}-{seat}-v{version}",
+            None,
+            BOT_MOVE,
+            match_id,
+            seat,
+            version,
+            self.keys.namespace,
+            retry=Retry(max=3),
+            result_ttl=0,
+            failure_ttl=RESULT_TTL_S,
+            ttl=RESULT_TTL_S,
+            job_timeout=BOT_MOVE_TIMEOUT_S,
+        )
 
     def enqueue_rating(self, match_id: str) -> None:
         """Rate a scored match (``workers.jobs.rate_match``), once while the job is queued or running;
         asking again later runs it again, which changes nothing (the ratings count a match once)."""
-        self._once(f"rate-{match_id}", None, RATE_MATCH, match_id, self.keys.namespace, retry=Retry(max=3),
-                   result_ttl=0, failure_ttl=RESULT_TTL_S, ttl=RESULT_TTL_S, job_timeout=SCORE_TIMEOUT_S)
+        self._once(
+            f"rate-{match_id}",
+            None,
+            RATE_MATCH,
+            match_id,
+            self.keys.namespace,
+            retry=Retry(max=3),
+            result_ttl=0,
+            failure_ttl=RESULT_TTL_S,
+            ttl=RESULT_TTL_S,
+            job_timeout=SCORE_TIMEOUT_S,
+        )
 
     def enqueue_rebuild(self, platform: str, pool: str, match_ids: list[str]) -> str:
         """One pool's part of ``matchlog ratings rebuild``: workers share a rebuild pool by pool."""
-        job = self.queue().enqueue(REBUILD_RATINGS, platform, pool, match_ids, self.keys.namespace,
-                                   result_ttl=RESULT_TTL_S, failure_ttl=RESULT_TTL_S, job_timeout=3600)
+        job = self.queue().enqueue(
+            REBUILD_RATINGS,
+            platform,
+            pool,
+            match_ids,
+            self.keys.namespace,
+            result_ttl=RESULT_TTL_S,
+            failure_ttl=RESULT_TTL_S,
+            job_timeout=3600,
+        )
         return job.id
 
     def enqueue_deadline(self, match_id: str, version: int, deadline_ms: int, again: int = 0) -> None:
         """A clock check at ``deadline_ms`` (RQ's scheduler keeps it in Redis: a dead worker loses none).
         RQ schedules to the whole second, so the check is set for the second after the deadline."""
-        at = datetime.fromtimestamp(-(-deadline_ms // 1000), tz=timezone.utc)
-        self._once(f"clock-{match_id}-v{version}-{deadline_ms}-{again}", at, CHECK_CLOCK, match_id, version,
-                   self.keys.namespace, retry=Retry(max=3), result_ttl=0, failure_ttl=RESULT_TTL_S,
-                   job_timeout=CHECK_CLOCK_TIMEOUT_S)
+        at = datetime.fromtimestamp(-(-deadline_ms // 1000), tz=UTC)
+        self._once(
+            f"clock-{match_id}-v{version}-{deadline_ms}-{again}",
+            at,
+            CHECK_CLOCK,
+            match_id,
+            version,
+            self.keys.namespace,
+            retry=Retry(max=3),
+            result_ttl=0,
+            failure_ttl=RESULT_TTL_S,
+            job_timeout=CHECK_CLOCK_TIMEOUT_S,
+        )
 
     def _once(self, job_id: str, at: datetime | None, function: str, *args: Any, **options: Any) -> None:
         """Enqueue ``function(*args)`` as ``job_id`` (at ``at``, when given) unless that job exists: the

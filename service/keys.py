@@ -65,7 +65,7 @@ class Keys:
 
     def match_id_of(self, key: str) -> tuple[str, str] | None:
         """``(match id, part)`` of a match's key in either layout, else None."""
-        rest = key[len(self.namespace) + 1:] if key.startswith(self.namespace + ":") else ""
+        rest = key[len(self.namespace) + 1 :] if key.startswith(self.namespace + ":") else ""
         if rest.startswith("{"):
             rest = rest.partition("}:")[2]
         head, _, tail = rest.partition(":")

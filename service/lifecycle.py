@@ -14,8 +14,9 @@ import hashlib
 import hmac
 import random
 import secrets
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import jsonschema
 
@@ -27,27 +28,38 @@ from service.games.bots import SeatView, bot_name, bots_of
 from service.games.protocol import Action, Game, IllegalAction, InvalidOptions, Refusal, Refusals
 from service.replay import MatchState
 
-
 # The server's own refusals (422 illegal_action, as a game's): whatever the game, before or instead of its
 # rules. Every game's list in the catalogue includes them; the rule is the README section that explains it.
 SHELL_REFUSALS: Refusals = {
     "match_aborted": Refusal("README: The API", "the match was aborted by its platform"),
-    "match_not_started": Refusal("README: The API", "seats are still open: play starts when every seat is filled"),
+    "match_not_started": Refusal(
+        "README: The API", "seats are still open: play starts when every seat is filled"
+    ),
     "seat_played_by_a_bot": Refusal("README: Seat replacement", "a bot plays this seat now"),
-    "game_over": Refusal("README: Undo", "the game is over (a game record's move, or an undo, after the end)"),
+    "game_over": Refusal(
+        "README: Undo", "the game is over (a game record's move, or an undo, after the end)"
+    ),
     "undo_off": Refusal("README: Undo", "the match was created without undo"),
     "nothing_to_undo": Refusal("README: Undo", "only the last move is taken back, by the seat that made it"),
-    "hidden_information_revealed": Refusal("README: Undo", "that move showed someone what was hidden: it stands"),
+    "hidden_information_revealed": Refusal(
+        "README: Undo", "that move showed someone what was hidden: it stands"
+    ),
     "undo_pending": Refusal("README: Undo", "an undo is already waiting for the other seats"),
     "no_undo_request": Refusal("README: Undo", "nobody has asked for an undo, or it lapsed"),
     "undo_already_answered": Refusal("README: Undo", "this seat has asked or answered already"),
-    "seat_conceded": Refusal("howto: Retries and ending a match", "the seat has conceded: it is out of play, the server moves for it"),
+    "seat_conceded": Refusal(
+        "howto: Retries and ending a match",
+        "the seat has conceded: it is out of play, the server moves for it",
+    ),
 }
 
 
 def refusals_of(game: Game) -> dict[str, Refusal]:
     """Every reason a match of ``game`` may be refused with: the game's own, then the server's."""
-    return {**game.refusals, **{code: refusal for code, refusal in SHELL_REFUSALS.items() if code not in game.refusals}}
+    return {
+        **game.refusals,
+        **{code: refusal for code, refusal in SHELL_REFUSALS.items() if code not in game.refusals},
+    }
 
 
 class IllegalRecordMove(Exception):
@@ -68,7 +80,7 @@ class SeedSecret:
     salt: str
 
     @classmethod
-    def new(cls, client_seed: str | None = None, known_to_creator: bool = False) -> "SeedSecret":
+    def new(cls, client_seed: str | None = None, known_to_creator: bool = False) -> SeedSecret:
         """At least 128 bits of the server's own entropy; a client's seed is only mixed in, unless the
         creator asks for a match whose seed they know (a deterministic test match)."""
         salt = secrets.token_hex(16)
@@ -79,7 +91,7 @@ class SeedSecret:
         entropy = secrets.token_hex(16)
         if client_seed is None:
             return cls(entropy, salt)
-        return cls(hashlib.sha256(f"{entropy}:{client_seed}".encode("utf-8")).hexdigest(), salt)
+        return cls(hashlib.sha256(f"{entropy}:{client_seed}".encode()).hexdigest(), salt)
 
 
 @dataclass(frozen=True)
@@ -94,7 +106,7 @@ class Step:
     def state(self) -> MatchState:
         return self.states[-1] if self.states else self.base
 
-    def then(self, other: "Step") -> "Step":
+    def then(self, other: Step) -> Step:
         return Step(self.base, self.entries + other.entries, self.states + other.states)
 
 
@@ -103,7 +115,8 @@ class Step:
 _OptionsValidator = jsonschema.validators.extend(
     jsonschema.Draft202012Validator,
     type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
-        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)),
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+    ),
 )
 
 
@@ -118,7 +131,9 @@ def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[s
     """The resolved options of a new match, or InvalidOptions naming the field at fault."""
     game = game_named(game_id)
     if players not in game.info.counts():
-        raise InvalidOptions("players", f"{game.info.name} is for {game.info.counts()} players, not {players}")
+        raise InvalidOptions(
+            "players", f"{game.info.name} is for {game.info.counts()} players, not {players}"
+        )
     known = game.options_schema.get("properties", {})
     for key in options:
         if key not in known:
@@ -136,14 +151,35 @@ def check_options(game_id: str, options: dict[str, Any], players: int) -> dict[s
     return game.resolve_options(options, players)
 
 
-def begin(game_id: str, options: dict[str, Any], players: Sequence[str | None], secret: SeedSecret, at: str,
-          content: Any = None, record: Sequence[Action] = (), seed_known_to_creator: bool = False,
-          bots: Sequence[str | None] = (), undo: str = "none", clock: dict[str, Any] | None = None,
-          player_ids: Sequence[str | None] = ()) -> Step:
+def begin(
+    game_id: str,
+    options: dict[str, Any],
+    players: Sequence[str | None],
+    secret: SeedSecret,
+    at: str,
+    content: Any = None,
+    record: Sequence[Action] = (),
+    seed_known_to_creator: bool = False,
+    bots: Sequence[str | None] = (),
+    undo: str = "none",
+    clock: dict[str, Any] | None = None,
+    player_ids: Sequence[str | None] = (),
+) -> Step:
     """A new match's log: ``match_created`` and, for an imported game record, its moves played
     through the rules in order, each by the seat to act (IllegalRecordMove at the first illegal one)."""
-    created = replay.match_created(game_id, options, list(players), secret.seed, secret.salt, content,
-                                   seed_known_to_creator, bots, undo, clock, player_ids)
+    created = replay.match_created(
+        game_id,
+        options,
+        list(players),
+        secret.seed,
+        secret.salt,
+        content,
+        seed_known_to_creator,
+        bots,
+        undo,
+        clock,
+        player_ids,
+    )
     entry = Recorded(1, created["type"], None, created["data"], at).chained(None)
     step = Step(None, (entry,), (replay.start(entry, secret.seed, secret.salt),))
     step = step.then(_ending(step.state, secret, at))  # a game can be over before anyone acts
@@ -166,24 +202,32 @@ def join(state: MatchState, seat: int, name: str, at: str, player: str | None = 
     return step
 
 
-def replace_seat(state: MatchState, seat: int, name: str, bot: str | None, at: str, player: str | None = None) -> Step:
+def replace_seat(
+    state: MatchState, seat: int, name: str, bot: str | None, at: str, player: str | None = None
+) -> Step:
     """``seat_replaced``: a bot (``bot``) or a person (``name``) plays the seat from now on."""
     return _append(state, replay.seat_replaced(seat, name, bot, player), at)
 
 
-def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: str, by: str | None = None) -> Step:
+def act(
+    state: MatchState, seat: int, action: Action, secret: SeedSecret, at: str, by: str | None = None
+) -> Step:
     """The entries ``action`` of ``seat`` adds (IllegalAction if the rules refuse it), after an
     ``acted_by`` entry when ``by`` (a bot) made it. When they end the game, the seed is revealed in
     the same step, so anyone can re-run the match from the log."""
     if state.aborted:
         raise IllegalAction("match_aborted", "the match was aborted by its platform")
     if not state.started:
-        raise IllegalAction("match_not_started", f"seats {state.open_seats} are still open: play starts when every "
-                                                 "seat is filled")
+        raise IllegalAction(
+            "match_not_started",
+            f"seats {state.open_seats} are still open: play starts when every seat is filled",
+        )
     if seat in state.conceded and by != replay.BY_CONCESSION:
         raise IllegalAction("seat_conceded", f"seat {seat} has conceded: the server plays its turns")
     if state.bot_of(seat) and not replay.made_by_a_bot(by):  # a token a process still trusted for a moment
-        raise IllegalAction("seat_played_by_a_bot", f"seat {seat} is played by the {state.bot_of(seat)} bot now")
+        raise IllegalAction(
+            "seat_played_by_a_bot", f"seat {seat} is played by the {state.bot_of(seat)} bot now"
+        )
     played = state.engine.play(state.game, seat, action)
     # who moved, when a bot did; where undo is on, every move is marked, so an undo knows where it began
     marked = by or state.undo != "none"
@@ -193,9 +237,13 @@ def act(state: MatchState, seat: int, action: Action, secret: SeedSecret, at: st
     seal = _sealer(state, secret)
     for event, game_state in zip(played, played.states):
         version = state.version + len(entries) + 1
-        entry = seal(Recorded(version, event["type"], event.get("seat"), event["data"], at)).chained(base.head_hash)
-        base = replay.clocked(replaced(replay.revealing(base, entry), version=version, game=game_state,
-                                       head_hash=entry.hash), at)
+        entry = seal(Recorded(version, event["type"], event.get("seat"), event["data"], at)).chained(
+            base.head_hash
+        )
+        base = replay.clocked(
+            replaced(replay.revealing(base, entry), version=version, game=game_state, head_hash=entry.hash),
+            at,
+        )
         entries.append(entry)
         states.append(base)
     step = Step(state, tuple(entries), tuple(states))
@@ -212,13 +260,17 @@ def concede(state: MatchState, seat: int, secret: SeedSecret, at: str) -> Step:
     if state.aborted:
         raise IllegalAction("match_aborted", "the match was aborted")
     if not state.started:
-        raise IllegalAction("match_not_started", f"seats {state.open_seats} are still open: nothing to concede yet")
+        raise IllegalAction(
+            "match_not_started", f"seats {state.open_seats} are still open: nothing to concede yet"
+        )
     if state.finished:
         raise IllegalAction("game_over", "the game is over")
     if seat in state.conceded:
         raise IllegalAction("seat_conceded", f"seat {seat} has conceded already")
     if state.bot_of(seat):
-        raise IllegalAction("seat_played_by_a_bot", f"seat {seat} is played by the {state.bot_of(seat)} bot now")
+        raise IllegalAction(
+            "seat_played_by_a_bot", f"seat {seat} is played by the {state.bot_of(seat)} bot now"
+        )
     step = _append(state, replay.seat_conceded(seat), at)
     step = _play_for_conceded(step, secret, at)
     return step.then(_ending(step.state, secret, at))
@@ -278,8 +330,9 @@ def score(state: MatchState, at: str) -> Step:
 
 
 def _append(state: MatchState, shell_event: dict[str, Any], at: str) -> Step:
-    entry = Recorded(state.version + 1, shell_event["type"], shell_event["seat"], shell_event["data"],
-                     at).chained(state.head_hash)
+    entry = Recorded(
+        state.version + 1, shell_event["type"], shell_event["seat"], shell_event["data"], at
+    ).chained(state.head_hash)
     return Step(state, (entry,), (replay.advance(state, entry),))
 
 
@@ -297,9 +350,13 @@ def time_out(state: MatchState, secret: SeedSecret, at: str) -> Step | None:
     if policy == "bot":
         return step.then(replace_seat(step.state, seat, "random bot", "random", at))
     try:
-        return step.then(act(step.state, seat, state.engine.timeout_actions[policy], secret, at, by=replay.BY_TIMEOUT))
+        return step.then(
+            act(step.state, seat, state.engine.timeout_actions[policy], secret, at, by=replay.BY_TIMEOUT)
+        )
     except IllegalAction:  # not a move the rules allow at this point: any legal one instead
-        action = random.Random(f"{secret.seed}:timeout:{step.state.version}").choice(step.state.legal_actions(seat))
+        action = random.Random(f"{secret.seed}:timeout:{step.state.version}").choice(
+            step.state.legal_actions(seat)
+        )
         return step.then(act(step.state, seat, action, secret, at, by=replay.BY_TIMEOUT))
 
 
@@ -318,7 +375,9 @@ def undo(state: MatchState, seat: int, at: str, earlier: Callable[[int], MatchSt
     return step
 
 
-def answer_undo(state: MatchState, seat: int, accepted: bool, at: str, earlier: Callable[[int], MatchState]) -> Step:
+def answer_undo(
+    state: MatchState, seat: int, accepted: bool, at: str, earlier: Callable[[int], MatchState]
+) -> Step:
     """Another seat accepts or refuses the undo asked for; the last acceptance undoes."""
     request = state.undo_request
     if request is None:
@@ -343,19 +402,27 @@ def _undoable(state: MatchState, seat: int) -> dict[str, Any]:
         raise IllegalAction("game_over", "the game is over")
     last = state.last_action
     if last is None or last["seat"] != seat:
-        raise IllegalAction("nothing_to_undo", "only the last move can be taken back, by the seat that made it "
-                                               "(with the bots' replies since)")
+        raise IllegalAction(
+            "nothing_to_undo",
+            "only the last move can be taken back, by the seat that made it (with the bots' replies since)",
+        )
     if last["revealed"]:
-        raise IllegalAction("hidden_information_revealed", "that move showed someone what was hidden (a card "
-                                                           "drawn, a die rolled, a private look): it stands")
+        raise IllegalAction(
+            "hidden_information_revealed",
+            "that move showed someone what was hidden (a card "
+            "drawn, a die rolled, a private look): it stands",
+        )
     if state.undo_request is not None:
         raise IllegalAction("undo_pending", "an undo is already waiting for the other seats")
     return last
 
 
-def _undo_to(state: MatchState, seat: int, to_version: int, at: str, earlier: Callable[[int], MatchState]) -> Step:
+def _undo_to(
+    state: MatchState, seat: int, to_version: int, at: str, earlier: Callable[[int], MatchState]
+) -> Step:
     entry = Recorded(state.version + 1, "undone", seat, replay.undone(seat, to_version)["data"], at).chained(
-        state.head_hash)
+        state.head_hash
+    )
     return Step(state, (entry,), (replay.advance(state, entry, earlier),))
 
 
@@ -372,7 +439,14 @@ def bot_action(state: MatchState, seat: int, secret: SeedSecret) -> Action:
 
     name, level = bot_name(state.bot_of(seat))
     open_game = not (engine.info.hidden_information or engine.info.chance)
-    view = SeatView(seat, engine.view(state.game, seat), legal, standing_after,
-                    state.game if open_game else None, engine if open_game else None, level)
+    view = SeatView(
+        seat,
+        engine.view(state.game, seat),
+        legal,
+        standing_after,
+        state.game if open_game else None,
+        engine if open_game else None,
+        level,
+    )
     mixed = hmac.new(secret.seed.encode(), f"bot:{seat}:{state.version}".encode(), hashlib.sha256).digest()
     return bots_of(engine)[name].choose(view, random.Random(mixed))

@@ -4,7 +4,7 @@ owns its keys: sorted sets scored by creation time (ms), so that a page reads on
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import redis
 
@@ -28,8 +28,9 @@ class Listings:
         """The public matches and, for a platform's match, the platform's."""
         return [self.keys.public_matches] + ([self.keys.platform_matches(platform)] if platform else [])
 
-    def add(self, match_id: str, game_id: str, status: str, platform: str | None, public: bool,
-            created_ms: float) -> None:
+    def add(
+        self, match_id: str, game_id: str, status: str, platform: str | None, public: bool, created_ms: float
+    ) -> None:
         """List a new match: in its platform's matches and, if ``public``, for anyone (a private match is
         joined by its id, not found)."""
         listed = [self.keys.platform_matches(platform)] if platform else []
@@ -44,8 +45,15 @@ class Listings:
         """The match has no seat to join any more (it started, or was aborted): out of the lobby."""
         self.redis.zrem(self.keys.open_matches, match_id)
 
-    def page(self, platform: str | None, game_id: str | None, status: str | None, cursor: str | None,
-             limit: int, newest_first: bool = False) -> tuple[list[tuple[str, MatchState]], str | None]:
+    def page(
+        self,
+        platform: str | None,
+        game_id: str | None,
+        status: str | None,
+        cursor: str | None,
+        limit: int,
+        newest_first: bool = False,
+    ) -> tuple[list[tuple[str, MatchState]], str | None]:
         """Matches by creation time, of one game and status if given, and the cursor of the next page
         (None on the last): a platform's own; else the lobby (``status`` open: a public match with a seat
         to join); else the public ones.
@@ -58,7 +66,9 @@ class Listings:
         found, next_cursor = [], None
         while len(found) < limit:
             if newest_first:
-                batch = self.redis.zrevrangebyscore(narrowed, bound, "-inf", start=0, num=limit, withscores=True)
+                batch = self.redis.zrevrangebyscore(
+                    narrowed, bound, "-inf", start=0, num=limit, withscores=True
+                )
             else:
                 batch = self.redis.zrangebyscore(narrowed, bound, "+inf", start=0, num=limit, withscores=True)
             if not batch:
@@ -71,7 +81,9 @@ class Listings:
                 except MatchNotFound:
                     self.redis.zrem(narrowed, match_id)
                     continue
-                if status and views.status_of(state) != status:  # its status changed without its listings following
+                if (
+                    status and views.status_of(state) != status
+                ):  # its status changed without its listings following
                     self._move(index, match_id, state.game_id, status, views.status_of(state), score)
                     continue
                 found.append((match_id, state))
@@ -84,7 +96,9 @@ class Listings:
         """A match whose status changed from ``old`` to ``new`` moves to the listings of its new status."""
         for index in self._indexes(platform):
             score = self.redis.zscore(index, match_id)
-            if score is not None:  # listed there (a private match, or one past the newest PUBLIC_LISTED, is not)
+            if (
+                score is not None
+            ):  # listed there (a private match, or one past the newest PUBLIC_LISTED, is not)
                 self._move(index, match_id, game_id, old, new, score)
 
     def index_all(self, platforms: Iterable[str]) -> int:
@@ -107,8 +121,10 @@ class Listings:
     def _list(self, pipe, index: str, match_id: str, game_id: str, status: str, score: float) -> None:
         """Put a match in ``index`` and its listings narrowed to the match's game and status (the public
         ones keep their newest ``PUBLIC_LISTED``)."""
-        for narrowed in {self.keys.listing(index, *by)
-                         for by in ((None, None), (game_id, None), (None, status), (game_id, status))}:
+        for narrowed in {
+            self.keys.listing(index, *by)
+            for by in ((None, None), (game_id, None), (None, status), (game_id, status))
+        }:
             pipe.zadd(narrowed, {match_id: score})
             if index == self.keys.public_matches:
                 pipe.zremrangebyrank(narrowed, 0, -PUBLIC_LISTED - 1)

@@ -17,8 +17,8 @@ import logging
 import re
 import time
 import uuid
-from datetime import datetime, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 from flask import Flask, Response, g, has_request_context, request
 
@@ -46,9 +46,14 @@ class JsonLines(logging.Formatter):
     fields, so that logs can be searched by request id or match id without parsing prose."""
 
     def format(self, record: logging.LogRecord) -> str:
-        line = {"time": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
-                "level": record.levelname, "logger": record.name, "message": record.getMessage(),
-                "request_id": getattr(record, "request_id", None), **getattr(record, "access", {})}
+        line = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            "request_id": getattr(record, "request_id", None),
+            **getattr(record, "access", {}),
+        }
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
         return json.dumps(line, default=str)
@@ -61,8 +66,11 @@ def configure_logging(level: int = logging.INFO) -> None:
     logging.basicConfig(level=level, handlers=[handler], force=True)
 
 
-def install(app: Flask, cors_origins: tuple[str, ...],
-            observe: Callable[[str | None, str, int, float], None] = lambda *_: None) -> None:
+def install(
+    app: Flask,
+    cors_origins: tuple[str, ...],
+    observe: Callable[[str | None, str, int, float], None] = lambda *_: None,
+) -> None:
     """Register before the request guards: a preflight must not meet a body or ``Accept`` check.
     ``observe(route, method, status, seconds)`` sees every answer (the metrics)."""
 
@@ -95,13 +103,18 @@ def install(app: Flask, cors_origins: tuple[str, ...],
         route = request.url_rule.rule if request.url_rule else None
         seconds = time.perf_counter() - g.get("started", time.perf_counter())
         observe(route, request.method, response.status_code, seconds)
-        ACCESS.info("request", extra={"access": {
-            "method": request.method,
-            "route": route,
-            "status": response.status_code,
-            "latency_ms": round(seconds * 1000, 2),
-            "match_id": match_id,
-        }})
+        ACCESS.info(
+            "request",
+            extra={
+                "access": {
+                    "method": request.method,
+                    "route": route,
+                    "status": response.status_code,
+                    "latency_ms": round(seconds * 1000, 2),
+                    "match_id": match_id,
+                }
+            },
+        )
         return response
 
 

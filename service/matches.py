@@ -12,15 +12,16 @@ import hmac
 import json
 import time
 import uuid
-from datetime import datetime, timezone
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 import redis
 
 from service import clocks, lifecycle, packs, replay, views
-from service.config import Settings
 from service.chain import Recorded, canonical_json
+from service.config import Settings
 from service.events import PENDING, Remember, VersionConflict
 from service.games import GAMES
 from service.games.bots import BOTS, bot_name, bots_of, shown_bot
@@ -28,14 +29,14 @@ from service.games.protocol import Game, IllegalAction, InvalidOptions, InvalidR
 from service.jobqueue import JobQueue
 from service.keys import Keys
 from service.listings import Listings
-from service.replay import SHELL_EVENTS, MatchState
-from service.schemas import name_refusal
-from service.repository import MatchNotFound, MatchRepository, Meta
 from service.platforms import Platforms
 from service.redis_client import for_jobs
+from service.replay import SHELL_EVENTS, MatchState
+from service.repository import MatchNotFound, MatchRepository, Meta
+from service.schemas import name_refusal
 from service.serverkey import ServerKey
-from service.webhooks import Webhooks
 from service.tokens import new_token, token_hash
+from service.webhooks import Webhooks
 
 
 class IdempotencyKeyReused(Exception):
@@ -74,8 +75,10 @@ def _still_open(state: MatchState) -> None:
         raise MatchOver("the match is over: its seats can no longer be joined")
 
 
-KNOWN_SEED_REASONS = {"open_seat": "a seat is left open for someone to join",
-                      "public": "the match would be listed for anyone"}
+KNOWN_SEED_REASONS = {
+    "open_seat": "a seat is left open for someone to join",
+    "public": "the match would be listed for anyone",
+}
 """The ``reason`` of a ``seed_known_to_creator_refused`` answer."""
 
 
@@ -92,11 +95,17 @@ def _check_known_seed(players: list[str | None], public: bool | None) -> None:
     """A creator who chose the seed can compute every hand and the deck offline: such a match is only for
     people the creator seated (a test, a replayed deal), never one a stranger joins or finds listed."""
     if None in players:
-        raise KnownSeedRefused("open_seat", "seed_known_to_creator: the creator would know the hand of whoever "
-                                            "joins; fill every seat, or let the server choose the seed")
+        raise KnownSeedRefused(
+            "open_seat",
+            "seed_known_to_creator: the creator would know the hand of whoever "
+            "joins; fill every seat, or let the server choose the seed",
+        )
     if public:
-        raise KnownSeedRefused("public", "seed_known_to_creator: a match whose deal its creator knows is not "
-                                         "listed for anyone; leave out public (or false)")
+        raise KnownSeedRefused(
+            "public",
+            "seed_known_to_creator: a match whose deal its creator knows is not "
+            "listed for anyone; leave out public (or false)",
+        )
 
 
 class NoSuchSeat(Exception):
@@ -125,7 +134,7 @@ def _ms(at: str) -> float:
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -161,11 +170,16 @@ def _check_player(platform: str | None, player: str | None, where: str, bot: str
     if not player:
         return
     if platform is None:
-        raise InvalidOptions(where, "a player id is a platform's own: create the match with a platform key "
-                                    "(anonymous matches have no player ids)")
+        raise InvalidOptions(
+            where,
+            "a player id is a platform's own: create the match with a platform key "
+            "(anonymous matches have no player ids)",
+        )
     if bot:
-        raise InvalidOptions(where, f"a bot's seat is rated as bot:{bot} (or bot:{bot}@<its name>); give a player "
-                                    "id to people only")
+        raise InvalidOptions(
+            where,
+            f"a bot's seat is rated as bot:{bot} (or bot:{bot}@<its name>); give a player id to people only",
+        )
     if player.startswith("bot:"):
         raise InvalidOptions(where, "player ids starting with bot: are the bots' own")
 
@@ -182,15 +196,27 @@ class Created:
 
 
 class Matches:
-    def __init__(self, redis_client: redis.Redis, settings: Settings | None = None, cache_size: int = 2048,
-                 jobs_redis: redis.Redis | None = None):
+    def __init__(
+        self,
+        redis_client: redis.Redis,
+        settings: Settings | None = None,
+        cache_size: int = 2048,
+        jobs_redis: redis.Redis | None = None,
+    ):
         """``jobs_redis``: the job queue's Redis (by default ``RQ_REDIS_URL``'s, else the match store's)."""
         self.settings = settings or Settings()
         """The configuration it was made with (a value: read it, it changes nothing)."""
         self._keys = Keys(self.settings.namespace, self.settings.feed_partitions)
         self._server_key = ServerKey(self.settings.secret_key)
-        self._repository = MatchRepository(redis_client, self._keys, self.settings.snapshot_every, self._server_key,
-                                           cache_size, self.settings.durability, self.settings.replica_wait_ms)
+        self._repository = MatchRepository(
+            redis_client,
+            self._keys,
+            self.settings.snapshot_every,
+            self._server_key,
+            cache_size,
+            self.settings.durability,
+            self.settings.replica_wait_ms,
+        )
         self._jobs = JobQueue(jobs_redis or for_jobs(self.settings.rq_redis_url, redis_client), self._keys)
         self._platforms = Platforms(redis_client, self._keys)
         self._listings = Listings(redis_client, self._keys, lambda match_id: self.load(match_id))
@@ -205,7 +231,7 @@ class Matches:
         created = self.open_match(new)
         return created.match_id, created.state, created.tokens
 
-    def open_match(self, new: NewMatch) -> "Created":
+    def open_match(self, new: NewMatch) -> Created:
         """A new match (``create``), with the creator token of a match created without a platform (shown only
         now): it aborts the match as a platform key aborts its platform's.
 
@@ -231,48 +257,96 @@ class Matches:
         policy, allowed = clock["on_timeout"] if clock else "bot", game.timeouts(resolved)
         if policy != "bot" and policy not in allowed:
             options_say = " with these options" if policy in game.timeout_actions else ""
-            raise InvalidOptions("on_timeout", f"{game.info.name} has no {policy} move{options_say}: use "
-                                               + " or ".join(["bot", *sorted(allowed)]))
-        step = lifecycle.begin(game_id, resolved, players, secret, now(), content, list(new.record),
-                               new.seed_known_to_creator, bots, new.undo, clock, player_ids)
+            raise InvalidOptions(
+                "on_timeout",
+                f"{game.info.name} has no {policy} move{options_say}: use "
+                + " or ".join(["bot", *sorted(allowed)]),
+            )
+        step = lifecycle.begin(
+            game_id,
+            resolved,
+            players,
+            secret,
+            now(),
+            content,
+            list(new.record),
+            new.seed_known_to_creator,
+            bots,
+            new.undo,
+            clock,
+            player_ids,
+        )
         match_id = uuid.uuid4().hex
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
         tokens = [None if bot else token for token, bot in zip(tokens, bots)]
         creator = None if new.platform else new_token()
-        self._repository.add(match_id, Meta(game_id, secret, hashes, new.platform,
-                                            token_hash(creator) if creator else ""), step)
-        self._listings.add(match_id, game_id, views.status_of(step.state), new.platform,
-                          new.platform is None if public is None else public, time.time() * 1000)
+        self._repository.add(
+            match_id,
+            Meta(game_id, secret, hashes, new.platform, token_hash(creator) if creator else ""),
+            step,
+        )
+        self._listings.add(
+            match_id,
+            game_id,
+            views.status_of(step.state),
+            new.platform,
+            new.platform is None if public is None else public,
+            time.time() * 1000,
+        )
         if not step.state.finished:
             self._active(match_id)
         return Created(match_id, step.state, tokens, creator)
 
-    def join(self, match_id: str, seat: int, name: str, idempotency_key: str | None = None,
-             player: str | None = None) -> dict[str, Any]:
+    def join(
+        self,
+        match_id: str,
+        seat: int,
+        name: str,
+        idempotency_key: str | None = None,
+        player: str | None = None,
+    ) -> dict[str, Any]:
         """Take an open seat: the answer with its token, shown only now (and again to a retry with the same
         ``idempotency_key``, name and player: a join has no caller, so the key is the client's secret).
         SeatTaken if someone else has it (of two racing joins exactly one gets the seat); the join that fills
         the last seat starts the match."""
-        return self.once(match_id, f"join:{seat}", "anyone", idempotency_key, [name, player],
-                         lambda remember: self._join(match_id, seat, name, player, remember))
+        return self.once(
+            match_id,
+            f"join:{seat}",
+            "anyone",
+            idempotency_key,
+            [name, player],
+            lambda remember: self._join(match_id, seat, name, player, remember),
+        )
 
-    def _join(self, match_id: str, seat: int, name: str, player: str | None, remember: Callable) -> dict[str, Any]:
+    def _join(
+        self, match_id: str, seat: int, name: str, player: str | None, remember: Callable
+    ) -> dict[str, Any]:
         state = self.load(match_id)
         if not 0 <= seat < len(state.players):
             raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
         _still_open(state)
         _check_player(self.platform_of(match_id), player, "player")
         token = new_token()
-        if state.players[seat] is not None or not self._repository.claim_seat(match_id, seat, token_hash(token)):
+        if state.players[seat] is not None or not self._repository.claim_seat(
+            match_id, seat, token_hash(token)
+        ):
             raise SeatTaken(f"seat {seat} is taken")
 
-        def joined(state: MatchState) -> lifecycle.Step:  # the claim is ours; the log says so when it is our turn to append
+        def joined(
+            state: MatchState,
+        ) -> lifecycle.Step:  # the claim is ours; the log says so when it is our turn to append
             _still_open(state)  # unless the match was aborted meanwhile
             return lifecycle.join(state, seat, name, now(), player)
 
         def answer(state: MatchState) -> dict[str, Any]:
-            return {"seat": seat, "name": name, "token": token, "version": state.version, "started": state.started}
+            return {
+                "seat": seat,
+                "name": name,
+                "token": token,
+                "version": state.version,
+                "started": state.started,
+            }
 
         step, prior = self._append_retrying(match_id, joined, lambda step: remember(answer(step.state)))
         if prior is not None:
@@ -331,16 +405,28 @@ class Matches:
 
     def undo(self, match_id: str, seat: int, idempotency_key: str | None = None) -> dict[str, Any]:
         """``seat`` takes back its last move, or asks the others to let it (the match's ``undo``)."""
-        return self._command(match_id, seat, "undo", idempotency_key,
-                             lambda state, earlier: lifecycle.undo(state, seat, now(), earlier))
+        return self._command(
+            match_id,
+            seat,
+            "undo",
+            idempotency_key,
+            lambda state, earlier: lifecycle.undo(state, seat, now(), earlier),
+        )
 
-    def answer_undo(self, match_id: str, seat: int, accepted: bool,
-                    idempotency_key: str | None = None) -> dict[str, Any]:
-        return self._command(match_id, seat, "undo/accept" if accepted else "undo/refuse", idempotency_key,
-                             lambda state, earlier: lifecycle.answer_undo(state, seat, accepted, now(), earlier))
+    def answer_undo(
+        self, match_id: str, seat: int, accepted: bool, idempotency_key: str | None = None
+    ) -> dict[str, Any]:
+        return self._command(
+            match_id,
+            seat,
+            "undo/accept" if accepted else "undo/refuse",
+            idempotency_key,
+            lambda state, earlier: lifecycle.answer_undo(state, seat, accepted, now(), earlier),
+        )
 
-    def _command(self, match_id: str, seat: int, command: str, idempotency_key: str | None,
-                 decide: Callable) -> dict[str, Any]:
+    def _command(
+        self, match_id: str, seat: int, command: str, idempotency_key: str | None, decide: Callable
+    ) -> dict[str, Any]:
         """Append what ``decide(state, earlier)`` makes of the latest state; the answer is shaped like
         an action's, and kept under the idempotency key like an action's."""
         idem_key, fingerprint = self._idempotency(match_id, seat, idempotency_key, [command])
@@ -349,9 +435,13 @@ class Matches:
             return _replayed(prior, fingerprint)
 
         def answer(step: lifecycle.Step) -> dict[str, Any]:
-            return {"version": step.state.version,
-                    "events": [views.entry_view(step.state.engine, e, seat, False, step.state.sealed_chain)
-                               for e in step.entries]}
+            return {
+                "version": step.state.version,
+                "events": [
+                    views.entry_view(step.state.engine, e, seat, False, step.state.sealed_chain)
+                    for e in step.entries
+                ],
+            }
 
         try:
             self._meet_deadline(match_id, self.load(match_id), seat)  # an undo does not buy back time run out
@@ -361,8 +451,10 @@ class Matches:
             pass  # the log moved on meanwhile: the command looks at the latest
         try:
             step, prior = self._append_retrying(
-                match_id, lambda state: decide(state, lambda v: self.load(match_id, v)),
-                lambda step: self._remember(idem_key, fingerprint, answer(step)) if idem_key else None)
+                match_id,
+                lambda state: decide(state, lambda v: self.load(match_id, v)),
+                lambda step: self._remember(idem_key, fingerprint, answer(step)) if idem_key else None,
+            )
         except IllegalAction:
             # a retry that raced its own first attempt is refused by what that attempt did: its answer
             prior = self._repository.remembered(idem_key) if idem_key else None
@@ -373,23 +465,36 @@ class Matches:
                 return answer(step)
         return _replayed(prior, fingerprint)
 
-    def _idempotency(self, match_id: str, seat: int, idempotency_key: str | None,
-                     request: list) -> tuple[str | None, str]:
+    def _idempotency(
+        self, match_id: str, seat: int, idempotency_key: str | None, request: list
+    ) -> tuple[str | None, str]:
         """The Redis key a seat's idempotency key is kept under, and the fingerprint of what a retry must
         repeat (needed only when there can be a retry)."""
         if not idempotency_key:
             return None, ""
-        fingerprint = hashlib.sha256(json.dumps(request, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+        fingerprint = hashlib.sha256(
+            json.dumps(request, sort_keys=True, separators=(",", ":")).encode()
+        ).hexdigest()
         return self._keys.idempotency(match_id, seat, idempotency_key), fingerprint
 
     def _remember(self, idem_key: str | None, fingerprint: str, answer: dict[str, Any]) -> Remember | None:
         if not idem_key:
             return None
-        return Remember(idem_key, json.dumps({"fingerprint": fingerprint, "answer": answer}),
-                        self.settings.idempotency_ttl_s)
+        return Remember(
+            idem_key,
+            json.dumps({"fingerprint": fingerprint, "answer": answer}),
+            self.settings.idempotency_ttl_s,
+        )
 
-    def once(self, match_id: str | None, endpoint: str, caller: str, idempotency_key: str | None, request: Any,
-             run: Callable[[Callable[[dict[str, Any]], Remember | None]], dict[str, Any]]) -> dict[str, Any]:
+    def once(
+        self,
+        match_id: str | None,
+        endpoint: str,
+        caller: str,
+        idempotency_key: str | None,
+        request: Any,
+        run: Callable[[Callable[[dict[str, Any]], Remember | None]], dict[str, Any]],
+    ) -> dict[str, Any]:
         """``run(remember)``'s answer, once per ``idempotency_key`` of ``caller`` at ``endpoint`` (of the match
         ``match_id``, if any): a retry with the same key and ``request`` gets the first answer back, one with
         another request IdempotencyKeyReused; one that comes while the first still runs waits for its answer
@@ -413,21 +518,27 @@ class Matches:
             if prior != marker:
                 raise IdempotencyKeyReused()
             if time.monotonic() > waited_until:
-                raise IdempotencyKeyInProgress("a request with this Idempotency-Key is still running: "
-                                               "send it again in a moment for its answer")
+                raise IdempotencyKeyInProgress(
+                    "a request with this Idempotency-Key is still running: "
+                    "send it again in a moment for its answer"
+                )
             time.sleep(0.05)
         try:
             answer = run(lambda answer: self._remember(key, fingerprint, answer))
         except BaseException:
             self._repository.release(key, marker)
             raise
-        self._repository.keep(key, json.dumps({"fingerprint": fingerprint, "answer": answer}),
-                              self.settings.idempotency_ttl_s)
+        self._repository.keep(
+            key, json.dumps({"fingerprint": fingerprint, "answer": answer}), self.settings.idempotency_ttl_s
+        )
         return answer
 
-    def _append_retrying(self, match_id: str, decide: Callable[[MatchState], lifecycle.Step],
-                         remember: Callable[[lifecycle.Step], Remember | None] = lambda step: None,
-                         ) -> tuple[lifecycle.Step, str | None]:
+    def _append_retrying(
+        self,
+        match_id: str,
+        decide: Callable[[MatchState], lifecycle.Step],
+        remember: Callable[[lifecycle.Step], Remember | None] = lambda step: None,
+    ) -> tuple[lifecycle.Step, str | None]:
         """Append what ``decide`` makes of the latest state, deciding again on the new latest state
         whenever another append got in first (whatever ``decide`` raises is the answer). Returns the step
         and, when ``remember``'s key already held an answer (nothing appended then), that answer."""
@@ -439,17 +550,37 @@ class Matches:
                 continue
         raise RuntimeError(f"could not append to {match_id}: the log kept moving")
 
-    def replace_seat(self, match_id: str, seat: int, name: str | None = None, bot: str | None = None,
-                     idempotency_key: str | None = None, caller: str = "platform",
-                     player: str | None = None) -> dict[str, Any]:
+    def replace_seat(
+        self,
+        match_id: str,
+        seat: int,
+        name: str | None = None,
+        bot: str | None = None,
+        idempotency_key: str | None = None,
+        caller: str = "platform",
+        player: str | None = None,
+    ) -> dict[str, Any]:
         """Hand a filled seat to a bot, or to a person (whose new token is in the answer, shown only now,
         and again to a retry of ``caller`` with the same ``idempotency_key``). The seat's old token stops
         working at once, before the log says so."""
-        return self.once(match_id, f"replace:{seat}", caller, idempotency_key, [name, bot, player],
-                         lambda remember: self._replace_seat(match_id, seat, name, bot, player, remember))
+        return self.once(
+            match_id,
+            f"replace:{seat}",
+            caller,
+            idempotency_key,
+            [name, bot, player],
+            lambda remember: self._replace_seat(match_id, seat, name, bot, player, remember),
+        )
 
-    def _replace_seat(self, match_id: str, seat: int, name: str | None, bot: str | None, player: str | None,
-                      remember: Callable) -> dict[str, Any]:
+    def _replace_seat(
+        self,
+        match_id: str,
+        seat: int,
+        name: str | None,
+        bot: str | None,
+        player: str | None,
+        remember: Callable,
+    ) -> dict[str, Any]:
         state = self.load(match_id)
         if not 0 <= seat < len(state.players):
             raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
@@ -472,7 +603,11 @@ class Matches:
 
         def answer(state: MatchState) -> dict[str, Any]:
             shown = {"seat": seat, "name": state.players[seat], "version": state.version}
-            return {**shown, **shown_bot(state.bot_of(seat))} if state.bot_of(seat) else {**shown, "token": token}
+            return (
+                {**shown, **shown_bot(state.bot_of(seat))}
+                if state.bot_of(seat)
+                else {**shown, "token": token}
+            )
 
         step, prior = self._append_retrying(match_id, replaced, lambda step: remember(answer(step.state)))
         return json.loads(prior)["answer"] if prior is not None else answer(step.state)
@@ -487,7 +622,9 @@ class Matches:
 
     # -- webhooks ---------------------------------------------------------------------------------
 
-    def register_webhook(self, platform: str, url: str, events: list[str], secret: str | None) -> dict[str, Any]:
+    def register_webhook(
+        self, platform: str, url: str, events: list[str], secret: str | None
+    ) -> dict[str, Any]:
         return self._webhooks.register(platform, url, events, secret)
 
     def webhooks_of(self, platform: str) -> list[dict[str, Any]]:
@@ -499,8 +636,12 @@ class Matches:
     def remove_webhook(self, hook_id: str, platform: str) -> None:
         self._webhooks.remove(hook_id, platform)
 
-    def webhook_deliveries(self, hook_id: str, cursor: str | None = None, limit: int = 100,
-                           ) -> tuple[list[dict[str, Any]], str | None]:
+    def webhook_deliveries(
+        self,
+        hook_id: str,
+        cursor: str | None = None,
+        limit: int = 100,
+    ) -> tuple[list[dict[str, Any]], str | None]:
         """A page of the webhook's delivery attempts, newest first, and the next page's cursor."""
         return self._webhooks.deliveries(hook_id, cursor, limit)
 
@@ -514,17 +655,28 @@ class Matches:
         """Enqueue a delivery to each webhook of the match's platform that wants one of the entry types
         one append brought (up to ``version``): the entries as a spectator sees them."""
         platform = self.platform_of(match_id)
-        hooks = [h for h in self._webhooks.of_platform(platform) if set(h["events"]) & set(types)] if platform else []
+        hooks = (
+            [h for h in self._webhooks.of_platform(platform) if set(h["events"]) & set(types)]
+            if platform
+            else []
+        )
         if not hooks:
             return
         _, entries = self._repository.read(match_id, after=version - len(types), until=version)
         state = self.load(match_id, version)
         for hook in hooks:
             delivery_id = f"{hook['id']}-{match_id}-v{version}"
-            previous = self._webhooks.previous_version(hook["id"], match_id, version)  # in version order: the feed's
-            body = {"delivery": delivery_id, "webhook": hook["id"], "match": match_id, "version": version,
-                    "previous_version": previous,
-                    "entries": views.entries_view(state, [e for e in entries if e.type in hook["events"]], None)}
+            previous = self._webhooks.previous_version(
+                hook["id"], match_id, version
+            )  # in version order: the feed's
+            body = {
+                "delivery": delivery_id,
+                "webhook": hook["id"],
+                "match": match_id,
+                "version": version,
+                "previous_version": previous,
+                "entries": views.entries_view(state, [e for e in entries if e.type in hook["events"]], None),
+            }
             self._jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
 
     def deliver_event(self, platform: str, event: str, delivery_id: str, body: dict[str, Any]) -> None:
@@ -533,8 +685,14 @@ class Matches:
         for hook in self._webhooks.of_platform(platform):
             if event in hook["events"]:
                 delivery = f"{hook['id']}-{delivery_id}"
-                self._jobs.enqueue_delivery(delivery, hook["id"], json.dumps(
-                    {"delivery": delivery, "webhook": hook["id"], "event": event, **body}, separators=(",", ":")))
+                self._jobs.enqueue_delivery(
+                    delivery,
+                    hook["id"],
+                    json.dumps(
+                        {"delivery": delivery, "webhook": hook["id"], "event": event, **body},
+                        separators=(",", ":"),
+                    ),
+                )
 
     def request_rating(self, match_id: str) -> None:
         """Rate a scored match of a platform (``service.ratings``); nothing for an anonymous one."""
@@ -559,17 +717,30 @@ class Matches:
             if state.bot_of(seat):
                 self._jobs.enqueue_bot_move(match_id, seat, state.version)
 
-    def abort(self, match_id: str, reason: str, idempotency_key: str | None = None,
-              caller: str = "platform") -> dict[str, Any]:
+    def abort(
+        self, match_id: str, reason: str, idempotency_key: str | None = None, caller: str = "platform"
+    ) -> dict[str, Any]:
         """End the match where it stands (its platform, or its creator, asks): ``match_aborted``, and the
         seed revealed. The answer is the match's summary (a retry of ``caller`` with the same
         ``idempotency_key`` and reason gets it again). MatchOver if it has ended already."""
-        return self.once(match_id, "abort", caller, idempotency_key, [reason],
-                         lambda remember: self._abort(match_id, reason, remember))
+        return self.once(
+            match_id,
+            "abort",
+            caller,
+            idempotency_key,
+            [reason],
+            lambda remember: self._abort(match_id, reason, remember),
+        )
 
-    def _abort(self, match_id: str, reason: str, remember: Callable = lambda answer: None,
-               still: Callable[[MatchState], bool] = lambda state: True) -> dict[str, Any] | None:
+    def _abort(
+        self,
+        match_id: str,
+        reason: str,
+        remember: Callable = lambda answer: None,
+        still: Callable[[MatchState], bool] = lambda state: True,
+    ) -> dict[str, Any] | None:
         """``match_aborted`` unless the match is over (MatchOver) or ``still(state)`` says otherwise (None)."""
+
         def decide(state: MatchState) -> lifecycle.Step:
             if state.finished:
                 raise MatchOver("the match is over already")
@@ -579,11 +750,14 @@ class Matches:
 
         try:
             step, prior = self._append_retrying(
-                match_id, decide, lambda step: remember(views.summary(match_id, step.state, now())))
+                match_id, decide, lambda step: remember(views.summary(match_id, step.state, now()))
+            )
         except _NotNow:
             return None
         self._listings.closed(match_id)
-        return json.loads(prior)["answer"] if prior is not None else views.summary(match_id, step.state, now())
+        return (
+            json.loads(prior)["answer"] if prior is not None else views.summary(match_id, step.state, now())
+        )
 
     def is_creator(self, match_id: str, token: str) -> bool:
         """Whether ``token`` is the creator token of the match (one created without a platform key)."""
@@ -592,9 +766,15 @@ class Matches:
 
     def concede(self, match_id: str, seat: int, idempotency_key: str | None = None) -> dict[str, Any]:
         """``seat`` gives up (``lifecycle.concede``): the answer is shaped like an action's."""
-        return self._command(match_id, seat, "concede", idempotency_key,
-                             lambda state, earlier: lifecycle.concede(state, seat, self._repository.meta(match_id).secret,
-                                                                      now()))
+        return self._command(
+            match_id,
+            seat,
+            "concede",
+            idempotency_key,
+            lambda state, earlier: lifecycle.concede(
+                state, seat, self._repository.meta(match_id).secret, now()
+            ),
+        )
 
     def _active(self, match_id: str) -> None:
         """The match was appended to now (and is not over): abandonment counts from here."""
@@ -627,8 +807,15 @@ class Matches:
             self._redis.zrem(self._keys.activity, match_id)
         return ended
 
-    def listed(self, platform: str | None, game_id: str | None, status: str | None, cursor: str | None,
-               limit: int, newest_first: bool = False) -> tuple[list[dict[str, Any]], str | None]:
+    def listed(
+        self,
+        platform: str | None,
+        game_id: str | None,
+        status: str | None,
+        cursor: str | None,
+        limit: int,
+        newest_first: bool = False,
+    ) -> tuple[list[dict[str, Any]], str | None]:
         """A page of a listing (``Listings.page``) as match summaries, and the cursor of the next page."""
         found, next_cursor = self._listings.page(platform, game_id, status, cursor, limit, newest_first)
         at = now()
@@ -663,7 +850,9 @@ class Matches:
                     self._redis.zadd(self._keys.activity, {match_id: _ms(last[-1].at)}, nx=True)
         return listed
 
-    def create_from_record(self, mime: str, text: str, platform: str | None = None) -> tuple[str, MatchState, list[str]]:
+    def create_from_record(
+        self, mime: str, text: str, platform: str | None = None
+    ) -> tuple[str, MatchState, list[str]]:
         """A match replayed from a game record in the format ``mime``."""
         return self.create(self.from_record(mime, text, platform))
 
@@ -702,8 +891,9 @@ class Matches:
         """The match's current version, as the log has it now (0: no such match)."""
         return self._repository.version(match_id)
 
-    def entries(self, match_id: str, after: int = 0, until: int | None = None,
-                limit: int | None = None) -> tuple[int, list[Recorded]]:
+    def entries(
+        self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None
+    ) -> tuple[int, list[Recorded]]:
         """The current version and the log entries with ``after < version <= until``, whole (not a seat's
         view: ``views.entries_view`` makes that)."""
         return self._repository.read(match_id, after=after, until=until, limit=limit)
@@ -716,13 +906,20 @@ class Matches:
         """Keep a finished, scored match's final state only (``MatchRepository.compact``)."""
         self._repository.compact(match_id)
 
-    def events(self, match_id: str, seat: int | None, after: int = 0, limit: int | None = None,
-               ) -> tuple[int, list[dict[str, Any]]]:
+    def events(
+        self,
+        match_id: str,
+        seat: int | None,
+        after: int = 0,
+        limit: int | None = None,
+    ) -> tuple[int, list[dict[str, Any]]]:
         """The current version, and the log entries after ``after`` as ``seat`` may see them."""
         current, entries = self._repository.read(match_id, after=after, limit=limit)
         return current, views.entries_view(self.load(match_id), entries, seat)
 
-    def export_record(self, match_id: str, accepts: Callable[[str], bool] = lambda mime: True) -> tuple[str, str]:
+    def export_record(
+        self, match_id: str, accepts: Callable[[str], bool] = lambda mime: True
+    ) -> tuple[str, str]:
         """The match as a game record: ``(mime, text)``; NoRecordFormat when the game has no record
         format, or one the client does not ``accepts``."""
         engine = self.engine_of(match_id)
@@ -738,8 +935,15 @@ class Matches:
 
     # -- acting -----------------------------------------------------------------------------------
 
-    def submit(self, match_id: str, seat: int, expected_version: int, action: dict[str, Any],
-               idempotency_key: str | None = None, by: str | None = None) -> dict[str, Any]:
+    def submit(
+        self,
+        match_id: str,
+        seat: int,
+        expected_version: int,
+        action: dict[str, Any],
+        idempotency_key: str | None = None,
+        by: str | None = None,
+    ) -> dict[str, Any]:
         """Play ``action`` for ``seat`` if the match is still at ``expected_version``.
 
         Returns the answer body ``{version, events}`` (events as ``seat`` may see them). Raises
@@ -754,8 +958,16 @@ class Matches:
                 raise
             return _replayed(prior, fingerprint)
 
-    def _submit(self, match_id: str, seat: int, expected_version: int, action: dict[str, Any],
-                idem_key: str | None, fingerprint: str, by: str | None = None) -> dict[str, Any]:
+    def _submit(
+        self,
+        match_id: str,
+        seat: int,
+        expected_version: int,
+        action: dict[str, Any],
+        idem_key: str | None,
+        fingerprint: str,
+        by: str | None = None,
+    ) -> dict[str, Any]:
         if idem_key:
             prior = self._repository.remembered(idem_key)
             if prior is not None:
@@ -767,7 +979,9 @@ class Matches:
         if state is None or state.version != expected_version:
             state = self.load(match_id)
         for _ in range(50):
-            if expected_version != state.version and not self._unconcerned(match_id, seat, expected_version, state):
+            if expected_version != state.version and not self._unconcerned(
+                match_id, seat, expected_version, state
+            ):
                 raise VersionConflict(state.version)
             late = self._meet_deadline(match_id, state, seat)
             if late is not None:  # another seat's time ran out: the client's version is behind now
@@ -776,16 +990,21 @@ class Matches:
                 step = lifecycle.act(state, seat, action, self._repository.meta(match_id).secret, now(), by)
             except IllegalAction:
                 latest = self._repository.version(match_id)  # refused on a copy that may be behind the log:
-                if latest != state.version:                      # judge it again on the latest
+                if latest != state.version:  # judge it again on the latest
                     state = self.load(match_id)
                     continue
                 raise
-            answer = {"version": step.state.version,
-                      "events": [views.entry_view(state.engine, e, seat, False, state.sealed_chain)
-                                 for e in step.entries]}
+            answer = {
+                "version": step.state.version,
+                "events": [
+                    views.entry_view(state.engine, e, seat, False, state.sealed_chain) for e in step.entries
+                ],
+            }
             try:
                 prior = self._repository.save(match_id, step, self._remember(idem_key, fingerprint, answer))
-            except VersionConflict:  # another seat got in first: in a step all act in, that may not concern us
+            except (
+                VersionConflict
+            ):  # another seat got in first: in a step all act in, that may not concern us
                 state = self.load(match_id)
                 continue
             return answer if prior is None else _replayed(prior, fingerprint)
@@ -828,11 +1047,18 @@ class Matches:
         exported log proves with it that the log is the one this server holds."""
         state = self.load(match_id)
         if views.hashes_withheld(state):
-            raise HiddenUntilRevealed("this match's log was written before hidden data was sealed in its hash "
-                                      "chain, so its hashes are shown once the seed is revealed, at the end")
+            raise HiddenUntilRevealed(
+                "this match's log was written before hidden data was sealed in its hash "
+                "chain, so its hashes are shown once the seed is revealed, at the end"
+            )
         signed = {"match": match_id, "version": state.version, "hash": state.head_hash}
-        return {**signed, "signed_at": now(), "algorithm": "Ed25519",
-                "public_key": self._server_key.public_key, "signature": self._server_key.sign(canonical_json(signed))}
+        return {
+            **signed,
+            "signed_at": now(),
+            "algorithm": "Ed25519",
+            "public_key": self._server_key.public_key,
+            "signature": self._server_key.sign(canonical_json(signed)),
+        }
 
     def request_scoring(self, match_id: str, version: int | None = None, reuse: bool = True) -> str:
         """The job that scores the match at ``version`` (its current one by default): one per version,
@@ -856,8 +1082,9 @@ class Matches:
         within the lease's time (else nothing would score matches or follow the feed) and, with replicated
         durability, every master has a replica."""
         try:
-            return self._repository.readiness(self.settings.partition_lease_ms,
-                                              replicated=self.settings.durability == "replicated")
+            return self._repository.readiness(
+                self.settings.partition_lease_ms, replicated=self.settings.durability == "replicated"
+            )
         except redis.exceptions.RedisError:
             return {"redis": False, "workers": 0}
 
@@ -881,10 +1108,13 @@ def _check_bot(game: Game, spec: str, where: str) -> None:
     name, _ = bot_name(spec)
     prefix = f"{where}." if where else ""
     if name not in bots_of(game):
-        raise InvalidOptions(f"{prefix}bot", f"no such bot for {game.info.name}: the catalogue lists "
-                                             f"{sorted(bots_of(game))}")
+        raise InvalidOptions(
+            f"{prefix}bot", f"no such bot for {game.info.name}: the catalogue lists {sorted(bots_of(game))}"
+        )
     if ":" in spec and name in BOTS:
-        raise InvalidOptions(f"{prefix}level", f"the {name} bot has no levels: they are for a game's search bots")
+        raise InvalidOptions(
+            f"{prefix}level", f"the {name} bot has no levels: they are for a game's search bots"
+        )
 
 
 def _replayed(stored: str, fingerprint: str) -> dict[str, Any]:

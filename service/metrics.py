@@ -11,21 +11,42 @@ from __future__ import annotations
 
 import os
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client import REGISTRY, multiprocess
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 
 REQUESTS = Counter("matchlog_requests", "HTTP requests answered", ["route", "method", "status"])
-LATENCY = Histogram("matchlog_request_seconds", "Time to answer a request", ["route"],
-                    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
+LATENCY = Histogram(
+    "matchlog_request_seconds",
+    "Time to answer a request",
+    ["route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
+)
 APPENDS = Counter("matchlog_appended_entries", "Log entries appended by accepted actions", ["game"])
 CONFLICTS = Counter("matchlog_version_conflicts", "Actions refused because the match had moved on")
 ILLEGAL = Counter("matchlog_illegal_actions", "Actions the rules refused", ["reason"])
 JOBS = Counter("matchlog_jobs", "Background jobs run", ["job", "outcome"])
-FEED_FAILURES = Counter("matchlog_feed_failures", "Feed notices whose work failed in a rule worker (retried: "
-                        "tried again later; set_aside: moved to the partition's :aside stream)", ["outcome"])
-SUBSCRIBERS = Gauge("matchlog_live_subscribers", "Live-feed (SSE) connections open", multiprocess_mode="livesum")
-FEED_LAG = Gauge("matchlog_feed_lag_entries", "Feed entries not yet read by the rule workers (each counts its "
-                 "own partitions)", multiprocess_mode="livesum")
+FEED_FAILURES = Counter(
+    "matchlog_feed_failures",
+    "Feed notices whose work failed in a rule worker (retried: "
+    "tried again later; set_aside: moved to the partition's :aside stream)",
+    ["outcome"],
+)
+SUBSCRIBERS = Gauge(
+    "matchlog_live_subscribers", "Live-feed (SSE) connections open", multiprocess_mode="livesum"
+)
+FEED_LAG = Gauge(
+    "matchlog_feed_lag_entries",
+    "Feed entries not yet read by the rule workers (each counts its own partitions)",
+    multiprocess_mode="livesum",
+)
 
 
 def exposition() -> tuple[bytes, str]:

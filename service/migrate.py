@@ -22,7 +22,6 @@ from service.events import EventStore
 from service.keys import Keys
 
 
-
 class LayoutMismatch(Exception):
     """This process counts another number of feed partitions than the one the keys are tagged for."""
 
@@ -33,9 +32,11 @@ def check_layout(client: redis.Redis, keys: Keys) -> None:
     client.set(keys.layout, keys.partitions, nx=True)
     stored = int(client.get(keys.layout))
     if stored != keys.partitions:
-        raise LayoutMismatch(f"the matches in this Redis are laid out for {stored} feed partitions, not "
-                             f"{keys.partitions}: set MATCHLOG_FEED_PARTITIONS={stored}, or run `matchlog migrate` "
-                             f"with MATCHLOG_FEED_PARTITIONS={keys.partitions} (API and workers stopped) to move them")
+        raise LayoutMismatch(
+            f"the matches in this Redis are laid out for {stored} feed partitions, not "
+            f"{keys.partitions}: set MATCHLOG_FEED_PARTITIONS={stored}, or run `matchlog migrate` "
+            f"with MATCHLOG_FEED_PARTITIONS={keys.partitions} (API and workers stopped) to move them"
+        )
 
 
 def migrate(source: redis.Redis, target: redis.Redis, keys: Keys, same_server: bool) -> dict[str, Any]:
@@ -51,7 +52,7 @@ def migrate(source: redis.Redis, target: redis.Redis, keys: Keys, same_server: b
         if wanted == name and same_server:
             continue
         outcome = _copy(source, target, name, wanted)
-        if outcome == "gone" or outcome == "there" and same_server and wanted == name:
+        if outcome == "gone" or (outcome == "there" and same_server and wanted == name):
             continue
         if found and outcome != "there":
             touched.add(found[0])
@@ -67,15 +68,24 @@ def migrate(source: redis.Redis, target: redis.Redis, keys: Keys, same_server: b
     for feed in old_feeds:
         target.delete(feed)
     target.set(keys.layout, keys.partitions)
-    return {"moved_keys": moved, "copied_keys": copied, "dropped_feeds": len(old_feeds),
-            "announced_matches": announced}
+    return {
+        "moved_keys": moved,
+        "copied_keys": copied,
+        "dropped_feeds": len(old_feeds),
+        "announced_matches": announced,
+    }
 
 
 def _transient(keys: Keys, name: str) -> bool:
     """Not data: feed streams (pointers, made again), the workers' leases, rate-limit windows."""
-    rest = name[len(keys.namespace) + 1:]
-    return (rest == "feed" or rest.startswith("{") and rest.endswith("}:feed") or rest.startswith("{feed}:")
-            or rest.startswith("ratelimit"))
+    rest = name[len(keys.namespace) + 1 :]
+    return (
+        rest == "feed"
+        or (rest.startswith("{")
+        and rest.endswith("}:feed"))
+        or rest.startswith("{feed}:")
+        or rest.startswith("ratelimit")
+    )
 
 
 def _copy(source: redis.Redis, target: redis.Redis, name: str, wanted: str) -> str:
@@ -112,16 +122,21 @@ def _merge(source: redis.Redis, target: redis.Redis, name: str) -> bool:
 
 def _old_feeds(client: redis.Redis, keys: Keys) -> list[bytes]:
     current = {keys.feed(p) for p in range(keys.partitions)}
-    return [raw for raw in client.scan_iter(match=f"{keys.namespace}:*feed", count=1000)
-            if raw.decode() not in current and _transient(keys, raw.decode())]
+    return [
+        raw
+        for raw in client.scan_iter(match=f"{keys.namespace}:*feed", count=1000)
+        if raw.decode() not in current and _transient(keys, raw.decode())
+    ]
 
 
 def _announce(target: redis.Redis, keys: Keys, match_ids: set[str] | None) -> int:
     """Announce ``match_ids`` (every match of the target when None) on their feed partitions."""
     store = EventStore(target, keys)
     if match_ids is None:
-        match_ids = {keys.match_id_of(raw.decode())[0]
-                     for raw in target.scan_iter(match=f"{keys.namespace}:{{*}}:match:*:log", count=1000)}
+        match_ids = {
+            keys.match_id_of(raw.decode())[0]
+            for raw in target.scan_iter(match=f"{keys.namespace}:{{*}}:match:*:log", count=1000)
+        }
     announced = 0
     for match_id in sorted(match_ids):
         version = store.version(match_id)

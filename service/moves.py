@@ -17,7 +17,6 @@ binary message closes the connection (1003), and so does one larger than the ser
 
 from __future__ import annotations
 
-
 import socket
 import time
 
@@ -76,8 +75,14 @@ class _Lingering:
 
 
 def install(app: Flask) -> None:
-    app.config.setdefault("SOCK_SERVER_OPTIONS", {"ping_interval": 25, "selector_class": _selector,
-                                                  "max_message_size": app.config["MAX_CONTENT_LENGTH"]})
+    app.config.setdefault(
+        "SOCK_SERVER_OPTIONS",
+        {
+            "ping_interval": 25,
+            "selector_class": _selector,
+            "max_message_size": app.config["MAX_CONTENT_LENGTH"],
+        },
+    )
     sock.init_app(app)
 
     @app.before_request
@@ -113,8 +118,15 @@ def moves(ws, match_id: str) -> None:
             ws.close(1003, "text messages of JSON only")
             return
         if not still_holds(matches, match_id, token, seat):  # handed to a bot (a timeout) or another person
-            ws.send(app.json.text({"status": 403, "error": "wrong_token",
-                                   "message": "this token no longer holds the seat: it was handed over"}))
+            ws.send(
+                app.json.text(
+                    {
+                        "status": 403,
+                        "error": "wrong_token",
+                        "message": "this token no longer holds the seat: it was handed over",
+                    }
+                )
+            )
             ws.close(1008)
             return
         if message is not None:
@@ -126,9 +138,12 @@ def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, me
     try:
         wait = ratelimits.write_allowed(app, token)
         if wait:
-            raise ApiError(429, "too_many_requests", f"over this token's or this address's write limit; "
-                                                     f"retry in {wait} s",
-                           retry_after=wait)
+            raise ApiError(
+                429,
+                "too_many_requests",
+                f"over this token's or this address's write limit; retry in {wait} s",
+                retry_after=wait,
+            )
         try:
             parsed = app.json.loads(message)
             body = _fast_move(parsed) if _fast_move is not None else None
@@ -145,4 +160,3 @@ def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, me
         return {"status": refusal.status, **refusal.body}
     metrics.APPENDS.labels(game_id).inc(len(answer["events"]))
     return {"status": 201, **answer}
-

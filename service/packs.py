@@ -32,7 +32,9 @@ def folders(game: Game, packs_dir: Path | None) -> list[Path]:
 
 
 def installed(game: Game, packs_dir: Path | None) -> list[str]:
-    return sorted({p.stem for folder in folders(game, packs_dir) if folder.is_dir() for p in folder.glob("*.json")})
+    return sorted(
+        {p.stem for folder in folders(game, packs_dir) if folder.is_dir() for p in folder.glob("*.json")}
+    )
 
 
 def load(game: Game, name: str, packs_dir: Path | None, options: dict[str, Any]) -> Any:
@@ -43,7 +45,9 @@ def load(game: Game, name: str, packs_dir: Path | None, options: dict[str, Any])
         path = folder / f"{name}.json"
         if name and "/" not in name and path.is_file():
             return _checked_once(game, name, path.read_bytes(), options)
-    raise InvalidOptions(field, f"no pack {name!r} for {game.info.name}; installed: {installed(game, packs_dir)}")
+    raise InvalidOptions(
+        field, f"no pack {name!r} for {game.info.name}; installed: {installed(game, packs_dir)}"
+    )
 
 
 def _checked_once(game: Game, name: str, raw: bytes, options: dict[str, Any]) -> Any:
@@ -74,8 +78,9 @@ def _check(game: Game, name: str, raw: bytes, options: dict[str, Any]) -> Any:
     try:
         data = json.loads(raw.decode("utf-8"))
         if isinstance(data, dict) and data.get("packId", name) != name:
-            raise InvalidPack("packId", f"is {data['packId']!r} but the file is {name}.json: "
-                                        "a pack is named by its file")
+            raise InvalidPack(
+                "packId", f"is {data['packId']!r} but the file is {name}.json: a pack is named by its file"
+            )
         return game.packs.load(data, options)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise InvalidOptions(field, f"pack {name!r} is not valid JSON: {error}") from error

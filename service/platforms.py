@@ -32,8 +32,10 @@ class Platforms:
             raise ValueError(f"a platform's name: {refusal}")
         taken = next((p for p in self.listed() if p["name"].casefold() == name.casefold()), None)
         if taken:
-            raise ValueError(f"there is a platform named {taken['name']!r} already ({taken['id']}): a new key would "
-                             "be another platform that cannot see its matches; choose another name")
+            raise ValueError(
+                f"there is a platform named {taken['name']!r} already ({taken['id']}): a new key would "
+                "be another platform that cannot see its matches; choose another name"
+            )
         platform_id, key = uuid.uuid4().hex[:16], new_platform_key()
         record = {"id": platform_id, "name": name, "created": int(time.time())}
         self.redis.hset(self.keys.platforms, token_hash(key), json.dumps(record))
@@ -47,9 +49,14 @@ class Platforms:
         for record in records:
             if "expires" in record and not self.ended(record):
                 retired.setdefault(record["id"], []).append(record["expires"])
-        return sorted(({**record, "previous_keys": sorted(retired.get(record["id"], []))}
-                       for record in records if "expires" not in record),
-                      key=lambda p: (p["created"], p["id"]))
+        return sorted(
+            (
+                {**record, "previous_keys": sorted(retired.get(record["id"], []))}
+                for record in records
+                if "expires" not in record
+            ),
+            key=lambda p: (p["created"], p["id"]),
+        )
 
     def rotate(self, platform_id: str, grace_s: float = 0) -> str:
         """A new key for the platform, its matches and webhooks still its own. The old key stops working at
@@ -60,7 +67,9 @@ class Platforms:
         def swap(pipe, digest: bytes, record: dict) -> None:
             pipe.hset(self.keys.platforms, token_hash(key), json.dumps(record))
             if grace_s > 0:
-                pipe.hset(self.keys.platforms, digest, json.dumps({**record, "expires": time.time() + grace_s}))
+                pipe.hset(
+                    self.keys.platforms, digest, json.dumps({**record, "expires": time.time() + grace_s})
+                )
             else:
                 pipe.hdel(self.keys.platforms, digest)
 
@@ -71,14 +80,18 @@ class Platforms:
         """The platform's key stops working, for good, and so do rotated keys still in their grace period:
         its matches play on, and nobody can abort them, hand their seats over or list them as its (its
         webhooks go too: ``matchlog keys revoke``). ValueError for no such platform."""
+
         def forget(pipe, digest: bytes, record: dict) -> None:
             pipe.hdel(self.keys.platforms, digest, *self._retired_digests(platform_id))
 
         return self._changed(platform_id, forget)
 
     def _retired_digests(self, platform_id: str) -> list[bytes]:
-        return [digest for digest, raw in self.redis.hgetall(self.keys.platforms).items()
-                if json.loads(raw)["id"] == platform_id and "expires" in json.loads(raw)]
+        return [
+            digest
+            for digest, raw in self.redis.hgetall(self.keys.platforms).items()
+            if json.loads(raw)["id"] == platform_id and "expires" in json.loads(raw)
+        ]
 
     def _changed(self, platform_id: str, change) -> dict:
         """Apply ``change(pipe, digest, record)`` to the platform's key as one transaction with the read

@@ -12,7 +12,8 @@ reads again), so each match counts exactly once, on the ratings left by the matc
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import redis
 
@@ -124,8 +125,12 @@ class PlayerStore:
         """A game of the pool has ended and is not scored yet: its place in the queue is kept, and the
         matches that ended after it wait (``process`` stops there) until it is rated or released.
         Nothing for a match already queued with its result, rated or released."""
-        return bool(self._hold(keys=[self.applied(platform, pool), self.queue(platform, pool),
-                                     self.pending(platform, pool)], args=[match_id, ended_ms]))
+        return bool(
+            self._hold(
+                keys=[self.applied(platform, pool), self.queue(platform, pool), self.pending(platform, pool)],
+                args=[match_id, ended_ms],
+            )
+        )
 
     def release(self, platform: str, pool: str, match_id: str, why: str) -> None:
         """A scored match that is not rated (aborted...): out of the queue for good, so the matches after
@@ -177,23 +182,49 @@ class PlayerStore:
             before = {p: r for p, r in zip(players, map(_rating, found)) if r is not None}
             after = rate(before, match)
             best = min(seat.rank for seat in match.seats)
-            keys = [self.applied(platform, pool), self.seq(platform, pool), self.ratings_key(platform, pool),
-                    self.board(platform, pool), self.queue(platform, pool), self.pending(platform, pool),
-                    self.pools_key(platform), self.match_key(platform, pool)]
-            args: list[Any] = [match.match_id, match.version, seq, pool, len(match.seats), json.dumps(
-                {**match.to_json(), "after": {p: [r.mu, r.sigma] for p, r in after.items()}})]
+            keys = [
+                self.applied(platform, pool),
+                self.seq(platform, pool),
+                self.ratings_key(platform, pool),
+                self.board(platform, pool),
+                self.queue(platform, pool),
+                self.pending(platform, pool),
+                self.pools_key(platform),
+                self.match_key(platform, pool),
+            ]
+            args: list[Any] = [
+                match.match_id,
+                match.version,
+                seq,
+                pool,
+                len(match.seats),
+                json.dumps({**match.to_json(), "after": {p: [r.mu, r.sigma] for p, r in after.items()}}),
+            ]
             for seat in match.seats:
                 rating = after[seat.player]
-                keys += [self.record(platform, pool, seat.player), self.player_matches(platform, pool, seat.player),
-                         self.player_pools(platform, seat.player)]
-                args += [seat.player, _rating_text(rating), repr(rating.conservative), seat.rank, seat.seat,
-                         int(seat.rank == best), match.ended_ms]
+                keys += [
+                    self.record(platform, pool, seat.player),
+                    self.player_matches(platform, pool, seat.player),
+                    self.player_pools(platform, seat.player),
+                ]
+                args += [
+                    seat.player,
+                    _rating_text(rating),
+                    repr(rating.conservative),
+                    seat.rank,
+                    seat.seat,
+                    int(seat.rank == best),
+                    match.ended_ms,
+                ]
             outcome = self._apply(keys=keys, args=args)
             if outcome == -1:
                 continue  # another worker rated a match of this pool meanwhile: read again
             if outcome == 0:
                 return None
-            return ({p: [r.mu, r.sigma] for p, r in before.items()}, {p: [r.mu, r.sigma] for p, r in after.items()})
+            return (
+                {p: [r.mu, r.sigma] for p, r in before.items()},
+                {p: [r.mu, r.sigma] for p, r in after.items()},
+            )
 
     # -- rebuilding ------------------------------------------------------------------------------
 
@@ -207,8 +238,13 @@ class PlayerStore:
         for player in players:
             pipe.delete(self.record(platform, pool, player), self.player_matches(platform, pool, player))
             pipe.srem(self.player_pools(platform, player), pool)
-        pipe.delete(self.applied(platform, pool), self.seq(platform, pool), self.ratings_key(platform, pool),
-                    self.board(platform, pool), self.match_key(platform, pool))
+        pipe.delete(
+            self.applied(platform, pool),
+            self.seq(platform, pool),
+            self.ratings_key(platform, pool),
+            self.board(platform, pool),
+            self.match_key(platform, pool),
+        )
         pipe.srem(self.pools_key(platform), pool)
         pipe.execute()
 
@@ -218,12 +254,16 @@ class PlayerStore:
         return _rating(self.redis.hget(self.ratings_key(platform, pool), player))
 
     def all_ratings(self, platform: str, pool: str) -> dict[str, Rating]:
-        return {k.decode(): _rating(v) for k, v in self.redis.hgetall(self.ratings_key(platform, pool)).items()}
+        return {
+            k.decode(): _rating(v) for k, v in self.redis.hgetall(self.ratings_key(platform, pool)).items()
+        }
 
     def board_size(self, platform: str, pool: str) -> int:
         return self.redis.zcard(self.board(platform, pool))
 
-    def leaderboard(self, platform: str, pool: str, cursor: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
+    def leaderboard(
+        self, platform: str, pool: str, cursor: int, limit: int
+    ) -> tuple[list[dict[str, Any]], int | None]:
         """A page of the pool's players by conservative rating (best first), from place ``cursor``."""
         found = self.redis.zrevrange(self.board(platform, pool), cursor, cursor + limit - 1)
         players = [p.decode() for p in found]
@@ -231,8 +271,16 @@ class PlayerStore:
         rows = []
         for place, (player, text) in enumerate(zip(players, ratings), start=cursor + 1):
             rating = _rating(text)
-            rows.append({"place": place, "player": player, "mu": rating.mu, "sigma": rating.sigma,
-                         "rating": rating.conservative, "games": rating.games})
+            rows.append(
+                {
+                    "place": place,
+                    "player": player,
+                    "mu": rating.mu,
+                    "sigma": rating.sigma,
+                    "rating": rating.conservative,
+                    "games": rating.games,
+                }
+            )
         more = len(players) == limit and self.redis.zcard(self.board(platform, pool)) > cursor + limit
         return rows, cursor + limit if more else None
 
@@ -244,29 +292,47 @@ class PlayerStore:
         rows = []
         for pool in pools:
             rating = self.rating(platform, pool, player)
-            record = {k.decode(): int(v) for k, v in self.redis.hgetall(self.record(platform, pool, player)).items()}
+            record = {
+                k.decode(): int(v) for k, v in self.redis.hgetall(self.record(platform, pool, player)).items()
+            }
             seats: dict[int, dict[str, int]] = {}
             for name, value in record.items():
                 if name.startswith("seat:"):
                     _, seat, what = name.split(":")
                     seats.setdefault(int(seat), {"seat": int(seat), "games": 0, "wins": 0})[what] = value
             games = record.get("games", 0)
-            rows.append({"pool": pool, "game": pool.split(":")[0], "mu": rating.mu, "sigma": rating.sigma,
-                         "rating": rating.conservative, "games": games, "wins": record.get("wins", 0),
-                         "average_rank": record.get("rank_sum", 0) / games if games else None,
-                         "by_seat": [seats[s] for s in sorted(seats)]})
+            rows.append(
+                {
+                    "pool": pool,
+                    "game": pool.split(":")[0],
+                    "mu": rating.mu,
+                    "sigma": rating.sigma,
+                    "rating": rating.conservative,
+                    "games": games,
+                    "wins": record.get("wins", 0),
+                    "average_rank": record.get("rank_sum", 0) / games if games else None,
+                    "by_seat": [seats[s] for s in sorted(seats)],
+                }
+            )
         return {"player": player, "pools": rows}
 
-    def matches_of(self, platform: str, player: str, cursor: str | None, limit: int
-                   ) -> tuple[list[dict[str, Any]], str | None]:
+    def matches_of(
+        self, platform: str, player: str, cursor: str | None, limit: int
+    ) -> tuple[list[dict[str, Any]], str | None]:
         """The player's rated matches, newest first; ``cursor``: ``<ended_ms>:<match id>`` of the last shown."""
         pools = sorted(p.decode() for p in self.redis.smembers(self.player_pools(platform, player)))
         bound = (int(cursor.split(":", 1)[0]), cursor.split(":", 1)[1]) if cursor else None
         found: list[tuple[int, str, str]] = []
         for pool in pools:
             top = "+inf" if bound is None else bound[0]
-            for member, score in self.redis.zrevrangebyscore(self.player_matches(platform, pool, player), top, "-inf",
-                                                             start=0, num=limit + 50, withscores=True):
+            for member, score in self.redis.zrevrangebyscore(
+                self.player_matches(platform, pool, player),
+                top,
+                "-inf",
+                start=0,
+                num=limit + 50,
+                withscores=True,
+            ):
                 key = (int(score), member.decode())
                 if bound is None or key < bound:
                     found.append((*key, pool))
@@ -279,9 +345,20 @@ class PlayerStore:
                 continue
             seat = next(s for s in match["seats"] if s[1] == player)
             mu, sigma = match["after"][player]
-            rows.append({"match": match_id, "game": match["game"], "pool": pool, "ended_ms": ended, "seat": seat[0],
-                         "rank": seat[2], "players": len(match["seats"]), "mu": mu, "sigma": sigma,
-                         "rating": mu - 3 * sigma})
+            rows.append(
+                {
+                    "match": match_id,
+                    "game": match["game"],
+                    "pool": pool,
+                    "ended_ms": ended,
+                    "seat": seat[0],
+                    "rank": seat[2],
+                    "players": len(match["seats"]),
+                    "mu": mu,
+                    "sigma": sigma,
+                    "rating": mu - 3 * sigma,
+                }
+            )
         more = len(found) > limit
         return rows, f"{page[-1][0]}:{page[-1][1]}" if more and page else None
 
@@ -296,7 +373,9 @@ class PlayerStore:
         return count
 
 
-def plan_rebuild(redis_client: redis.Redis, matches, platform_ids: Iterable[str]) -> dict[tuple[str, str], list[str]]:
+def plan_rebuild(
+    redis_client: redis.Redis, matches, platform_ids: Iterable[str]
+) -> dict[tuple[str, str], list[str]]:
     """What ``matchlog ratings rebuild`` rates again: every finished match of every platform, by pool
     (read from its ``match_created`` alone; the pool's job reads the rest of each log)."""
     from service.keys import Keys
@@ -312,6 +391,7 @@ def plan_rebuild(redis_client: redis.Redis, matches, platform_ids: Iterable[str]
             if not first or first[0].type != "match_created":
                 continue
             data = first[0].data
-            plan.setdefault((platform, pool_of(data["game"], data["options"], len(data["players"]))), []).append(match_id)
+            plan.setdefault(
+                (platform, pool_of(data["game"], data["options"], len(data["players"]))), []
+            ).append(match_id)
     return plan
-

@@ -21,8 +21,11 @@ def players() -> PlayerStore:
 def _platform() -> str:
     platform = request_platform(matches())
     if platform is None:
-        raise ApiError(401, "platform_key_required", "players and their ratings are a platform's: "
-                                                     "Authorization: Bearer <platform key>")
+        raise ApiError(
+            401,
+            "platform_key_required",
+            "players and their ratings are a platform's: Authorization: Bearer <platform key>",
+        )
     return platform["id"]
 
 
@@ -56,8 +59,13 @@ def get_leaderboard(query, game: str):
     if pool is None:
         return {"game": game, "pool": None, "pools": [], "players": [], "next_cursor": None}
     rows, after = store.leaderboard(platform, pool, _offset(query.get("cursor")), query["limit"])
-    return {"game": game, "pool": pool, "pools": pools, "players": rows,
-            "next_cursor": None if after is None else str(after)}
+    return {
+        "game": game,
+        "pool": pool,
+        "pools": pools,
+        "players": rows,
+        "next_cursor": None if after is None else str(after),
+    }
 
 
 @v1.route("/players/<player>", methods=["GET"])

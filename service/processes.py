@@ -16,7 +16,9 @@ PR_SET_PDEATHSIG = 1
 def start(command: list[str], **options: Any) -> subprocess.Popen:
     """``Popen(command)``, told by the kernel (Linux) to stop when its parent dies, however it dies: a
     parent killed with SIGKILL would otherwise leave it running, holding the port its next start needs."""
-    return subprocess.Popen(command, preexec_fn=_die_with_parent if sys.platform == "linux" else None, **options)
+    return subprocess.Popen(
+        command, preexec_fn=_die_with_parent if sys.platform == "linux" else None, **options
+    )
 
 
 def _die_with_parent() -> None:

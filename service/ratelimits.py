@@ -17,12 +17,11 @@ import hashlib
 import time
 
 import redis
-from redis.cluster import RedisCluster
 from flask import Flask, request
 from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.util import get_remote_address
 from limits import parse_many
-
+from redis.cluster import RedisCluster
 
 WRITES = "writes"
 """The one scope every write is counted in."""
@@ -61,31 +60,62 @@ def _token_digest(token: str) -> str:
     return "token:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:24]
 
 
-def install(app: Flask, redis_client: redis.Redis, namespace: str, per_token: str | None,
-            per_address: str | None, reads_per_address: str | None = None) -> Limiter | None:
+def install(
+    app: Flask,
+    redis_client: redis.Redis,
+    namespace: str,
+    per_token: str | None,
+    per_address: str | None,
+    reads_per_address: str | None = None,
+) -> Limiter | None:
     limits = []
     if per_address:
-        limits.append(ApplicationLimit(per_address, key_function=_address_key,
-                                       exempt_when=lambda: not _writing(), scope=WRITES))
+        limits.append(
+            ApplicationLimit(
+                per_address, key_function=_address_key, exempt_when=lambda: not _writing(), scope=WRITES
+            )
+        )
     if reads_per_address:
-        limits.append(ApplicationLimit(reads_per_address, key_function=_address_key,
-                                       exempt_when=lambda: not _reading(), scope=READS))
+        limits.append(
+            ApplicationLimit(
+                reads_per_address, key_function=_address_key, exempt_when=lambda: not _reading(), scope=READS
+            )
+        )
     if per_token:
-        limits.append(ApplicationLimit(per_token, key_function=_token_key,
-                                       exempt_when=lambda: not _writing() or not _token_key(), scope=WRITES))
+        limits.append(
+            ApplicationLimit(
+                per_token,
+                key_function=_token_key,
+                exempt_when=lambda: not _writing() or not _token_key(),
+                scope=WRITES,
+            )
+        )
     if not limits:
         return None
     key_prefix = f"{namespace}:ratelimit"
     # writes over the moves socket count against the same per-token and per-address windows
-    app.extensions["matchlog-write-limits"] = (parse_many(per_token) if per_token else [],
-                                               parse_many(per_address) if per_address else [], key_prefix)
+    app.extensions["matchlog-write-limits"] = (
+        parse_many(per_token) if per_token else [],
+        parse_many(per_address) if per_address else [],
+        key_prefix,
+    )
     if isinstance(redis_client, RedisCluster):  # limits makes its own cluster client, from the same nodes
         nodes = ",".join(f"{n.host}:{n.port}" for n in redis_client.get_primaries())
         storage = {"storage_uri": f"redis+cluster://{nodes}", "storage_options": {"protocol": 2}}
     else:
-        storage = {"storage_uri": "redis://", "storage_options": {"connection_pool": redis_client.connection_pool}}
-    limiter = Limiter(key_func=get_remote_address, app=app, application_limits=limits, headers_enabled=True,
-                      strategy="fixed-window", key_prefix=key_prefix, **storage)
+        storage = {
+            "storage_uri": "redis://",
+            "storage_options": {"connection_pool": redis_client.connection_pool},
+        }
+    limiter = Limiter(
+        key_func=get_remote_address,
+        app=app,
+        application_limits=limits,
+        headers_enabled=True,
+        strategy="fixed-window",
+        key_prefix=key_prefix,
+        **storage,
+    )
     app.extensions["matchlog-limiter"] = limiter
     return limiter
 

@@ -22,9 +22,10 @@ sigma 25/3), which rates any number of players by rank with ties. The policies
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from openskill.models import PlackettLuce
 
@@ -72,13 +73,25 @@ class RatedMatch:
     seats: tuple[Seat, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"match": self.match_id, "game": self.game, "pool": self.pool, "ended_ms": self.ended_ms,
-                "version": self.version, "seats": [[s.seat, s.player, s.rank] for s in self.seats]}
+        return {
+            "match": self.match_id,
+            "game": self.game,
+            "pool": self.pool,
+            "ended_ms": self.ended_ms,
+            "version": self.version,
+            "seats": [[s.seat, s.player, s.rank] for s in self.seats],
+        }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "RatedMatch":
-        return cls(data["match"], data["game"], data["pool"], data["ended_ms"], data["version"],
-                   tuple(Seat(*seat) for seat in data["seats"]))
+    def from_json(cls, data: Mapping[str, Any]) -> RatedMatch:
+        return cls(
+            data["match"],
+            data["game"],
+            data["pool"],
+            data["ended_ms"],
+            data["version"],
+            tuple(Seat(*seat) for seat in data["seats"]),
+        )
 
     @property
     def order(self) -> tuple[int, str]:
@@ -112,15 +125,19 @@ def rated_match(match_id: str, entries: Iterable[Any]) -> tuple[RatedMatch | Non
         data = entry.data
         if entry.type == "match_created":
             game = data["game"]
-            if data["options"].get("variant") in COOPERATIVE.get(game, ()) or \
-                    data["options"].get("mode") in COOPERATIVE.get(game, ()):
+            if data["options"].get("variant") in COOPERATIVE.get(game, ()) or data["options"].get(
+                "mode"
+            ) in COOPERATIVE.get(game, ()):
                 return None, "co-operative"
             pool = pool_of(game, data["options"], len(data["players"]))
             for seat in data["players"]:
-                holders[seat["seat"]] = bot_player(seat["bot"], seat.get("name")) if seat.get("bot") \
-                    else seat.get("player")
+                holders[seat["seat"]] = (
+                    bot_player(seat["bot"], seat.get("name")) if seat.get("bot") else seat.get("player")
+                )
         elif entry.type in ("seat_joined", "seat_replaced"):
-            holders[data["seat"]] = bot_player(data["bot"], data.get("name")) if data.get("bot") else data.get("player")
+            holders[data["seat"]] = (
+                bot_player(data["bot"], data.get("name")) if data.get("bot") else data.get("player")
+            )
         elif entry.type == "match_aborted":
             return None, "aborted"
         elif entry.type == "seed_revealed":
@@ -156,8 +173,10 @@ def rate(current: Mapping[str, Rating], match: RatedMatch) -> dict[str, Rating]:
     before = [current.get(seat.player) or initial() for seat in match.seats]
     teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
     after = MODEL.rate(teams, ranks=[seat.rank for seat in match.seats])
-    return {seat.player: Rating(team[0].mu, team[0].sigma, old.games + 1)
-            for seat, team, old in zip(match.seats, after, before)}
+    return {
+        seat.player: Rating(team[0].mu, team[0].sigma, old.games + 1)
+        for seat, team, old in zip(match.seats, after, before)
+    }
 
 
 def replay_pool(matches: Sequence[RatedMatch]) -> dict[str, Rating]:

@@ -5,10 +5,9 @@ others)."""
 from __future__ import annotations
 
 import redis
-from redis.cluster import RedisCluster
 from redis.backoff import ExponentialBackoff, NoBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
-
 
 POOL_SIZE = 32
 """Connections one process keeps to Redis at most: requests wait their turn for one (a few ms) rather
@@ -46,9 +45,14 @@ def _cluster(url: str, pool_size: int) -> RedisCluster:
     scheme, _, rest = url.partition("://")
     # protocol=2 and bytes replies as above; the client follows MOVED/ASK and, after a failover, asks
     # the cluster for its new masters by itself
-    return RedisCluster.from_url(f"{scheme.partition('+')[0]}://{rest}", protocol=2, max_connections=pool_size,
-                                 socket_connect_timeout=2, socket_timeout=5,
-                                 retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3))
+    return RedisCluster.from_url(
+        f"{scheme.partition('+')[0]}://{rest}",
+        protocol=2,
+        max_connections=pool_size,
+        socket_connect_timeout=2,
+        socket_timeout=5,
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+    )
 
 
 def for_jobs(rq_url: str | None, store: redis.Redis) -> redis.Redis:
@@ -57,5 +61,7 @@ def for_jobs(rq_url: str | None, store: redis.Redis) -> redis.Redis:
     if rq_url:
         return connect(rq_url)
     if isinstance(store, RedisCluster):
-        raise RuntimeError("RQ cannot run on a Redis Cluster: set RQ_REDIS_URL to a single Redis for the job queue")
+        raise RuntimeError(
+            "RQ cannot run on a Redis Cluster: set RQ_REDIS_URL to a single Redis for the job queue"
+        )
     return store

@@ -26,19 +26,42 @@ Game engines must not use these three type names.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from service import clocks
+from service.chain import (
+    SEALED_CHAIN,
+    BrokenChain,
+    BrokenSeal,
+    Recorded,
+    canonical_json,
+    commitment,
+    commitment_key,
+    verify_chain,
+)
 from service.frozen import replaced
-from service.chain import SEALED_CHAIN, BrokenChain, BrokenSeal, Recorded, canonical_json, commitment, commitment_key, verify_chain
 from service.games import GAMES
 from service.games.bots import bot_name
 from service.games.protocol import Game, reveals
 
-SHELL_EVENTS = ("match_created", "seat_joined", "match_started", "match_aborted", "seed_revealed", "match_scored",
-                "acted_by", "seat_replaced", "undone", "undo_requested", "undo_accepted", "undo_refused", "timed_out",
-                "seat_conceded")
+SHELL_EVENTS = (
+    "match_created",
+    "seat_joined",
+    "match_started",
+    "match_aborted",
+    "seed_revealed",
+    "match_scored",
+    "acted_by",
+    "seat_replaced",
+    "undone",
+    "undo_requested",
+    "undo_accepted",
+    "undo_refused",
+    "timed_out",
+    "seat_conceded",
+)
 
 
 SHELL_FOLD = 2
@@ -62,7 +85,9 @@ class MatchState:
     aborted: bool = False  # stopped by its platform: over, whatever the rules would say
     bots: tuple[str | None, ...] = ()  # per seat: the bot that plays it, if one does
     undo: str = "none"  # none, until_next_action or with_consent
-    last_action: dict[str, Any] | None = None  # {seat, before (its version), revealed}: what an undo goes back on
+    last_action: dict[str, Any] | None = (
+        None  # {seat, before (its version), revealed}: what an undo goes back on
+    )
     undo_request: dict[str, Any] | None = None  # {seat, to_version, accepted: [seats]}: waiting for consent
     clock: dict[str, Any] | None = None  # the turn clocks (service.clocks), when the match has them
     sealed_chain: bool = False  # hidden data chained through commitments (``chain: 2``), not whole
@@ -109,9 +134,15 @@ class MatchState:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "MatchState":
-        return cls(**{**data, "players": tuple(data["players"]), "bots": tuple(data.get("bots", ())),
-                      "conceded": tuple(data.get("conceded", ()))})
+    def from_json(cls, data: dict[str, Any]) -> MatchState:
+        return cls(
+            **{
+                **data,
+                "players": tuple(data["players"]),
+                "bots": tuple(data.get("bots", ())),
+                "conceded": tuple(data.get("conceded", ())),
+            }
+        )
 
 
 def seed_commitment(seed: str, salt: str | None) -> str:
@@ -120,18 +151,35 @@ def seed_commitment(seed: str, salt: str | None) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def match_created(game_id: str, options: dict[str, Any], players: list[str | None], seed: str, salt: str,
-                  content: Any = None, seed_known_to_creator: bool = False,
-                  bots: Sequence[str | None] = (), undo: str = "none",
-                  clock: dict[str, Any] | None = None, player_ids: Sequence[str | None] = ()) -> dict[str, Any]:
+def match_created(
+    game_id: str,
+    options: dict[str, Any],
+    players: list[str | None],
+    seed: str,
+    salt: str,
+    content: Any = None,
+    seed_known_to_creator: bool = False,
+    bots: Sequence[str | None] = (),
+    undo: str = "none",
+    clock: dict[str, Any] | None = None,
+    player_ids: Sequence[str | None] = (),
+) -> dict[str, Any]:
     bots = list(bots) or [None] * len(players)
     ids = list(player_ids) or [None] * len(players)
     data = {
         "game": game_id,
         "options": options,
-        "players": [{"seat": i, "name": name, **({"bot": bots[i]} if bots[i] else {}),
-                     **({"player": ids[i]} if ids[i] else {})} if name is not None
-                    else {"seat": i, "open": True} for i, name in enumerate(players)],
+        "players": [
+            {
+                "seat": i,
+                "name": name,
+                **({"bot": bots[i]} if bots[i] else {}),
+                **({"player": ids[i]} if ids[i] else {}),
+            }
+            if name is not None
+            else {"seat": i, "open": True}
+            for i, name in enumerate(players)
+        ],
         "seed_commitment": seed_commitment(seed, salt),
     }
     data["chain"] = SEALED_CHAIN
@@ -195,8 +243,16 @@ def undo_answered(seat: int, accepted: bool) -> dict[str, Any]:
 def seat_replaced(seat: int, name: str, bot: str | None, player: str | None = None) -> dict[str, Any]:
     """Someone else plays the seat from now on: a bot, or a person (with a new token); ``player``: the
     platform's own id of whoever plays it now (``service.ratings`` reads it)."""
-    return {"type": "seat_replaced", "seat": seat, "data": {"seat": seat, "name": name, **({"bot": bot} if bot else {}),
-                                                            **({"player": player} if player else {})}}
+    return {
+        "type": "seat_replaced",
+        "seat": seat,
+        "data": {
+            "seat": seat,
+            "name": name,
+            **({"bot": bot} if bot else {}),
+            **({"player": player} if player else {}),
+        },
+    }
 
 
 def seat_conceded(seat: int) -> dict[str, Any]:
@@ -205,8 +261,11 @@ def seat_conceded(seat: int) -> dict[str, Any]:
 
 
 def seat_joined(seat: int, name: str, player: str | None = None) -> dict[str, Any]:
-    return {"type": "seat_joined", "seat": seat,
-            "data": {"seat": seat, "name": name, **({"player": player} if player else {})}}
+    return {
+        "type": "seat_joined",
+        "seat": seat,
+        "data": {"seat": seat, "name": name, **({"player": player} if player else {})},
+    }
 
 
 def match_started() -> dict[str, Any]:
@@ -223,25 +282,33 @@ def match_scored(result: dict[str, Any]) -> dict[str, Any]:
 
 def _scored_text(result: dict[str, Any]) -> str:
     ranked = sorted(range(len(result.get("ranks", []))), key=lambda seat: result["ranks"][seat])
-    return "scored: " + ", ".join(f"seat {seat} ranked {result['ranks'][seat]} with {result['scores'][seat]}"
-                                  for seat in ranked)
+    return "scored: " + ", ".join(
+        f"seat {seat} ranked {result['ranks'][seat]} with {result['scores'][seat]}" for seat in ranked
+    )
 
 
 SHELL_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {
-    "match_created": lambda data: f"a {data['game']} match for " + ", ".join(
-        player.get("name") or f"an open seat {player['seat']}" for player in data["players"]),
+    "match_created": lambda data: (
+        f"a {data['game']} match for "
+        + ", ".join(player.get("name") or f"an open seat {player['seat']}" for player in data["players"])
+    ),
     "seat_joined": lambda data: f"{data['name']} took seat {data['seat']}",
     "match_started": lambda data: "every seat is taken: the match starts",
     "seat_conceded": lambda data: f"seat {data['seat']} concedes",
-    "acted_by": lambda data: {None: "a move:", "timeout": "on its timeout:", "conceded": "for a seat that conceded:"}.get(
-        data.get("by"), f"the {bot_name(str(data.get('by')).removeprefix('bot:'))[0]} bot moves:"),
+    "acted_by": lambda data: {
+        None: "a move:",
+        "timeout": "on its timeout:",
+        "conceded": "for a seat that conceded:",
+    }.get(data.get("by"), f"the {bot_name(str(data.get('by')).removeprefix('bot:'))[0]} bot moves:"),
     "undone": lambda data: f"undone: back to version {data['to_version']}",
     "timed_out": lambda data: f"out of time: {data['on_timeout']}",
     "undo_requested": lambda data: f"an undo back to version {data['to_version']} is asked for",
     "undo_accepted": lambda data: "the undo is accepted",
     "undo_refused": lambda data: "the undo is refused",
-    "seat_replaced": lambda data: f"seat {data['seat']} is now played by "
-                                  + (f"the {bot_name(data['bot'])[0]} bot" if data.get("bot") else data["name"]),
+    "seat_replaced": lambda data: (
+        f"seat {data['seat']} is now played by "
+        + (f"the {bot_name(data['bot'])[0]} bot" if data.get("bot") else data["name"])
+    ),
     "match_aborted": lambda data: f"aborted: {data['reason']}",
     "seed_revealed": lambda data: "the seed is revealed: anyone can now check every hidden card in the log",
     "match_scored": _scored_text,
@@ -254,21 +321,27 @@ def describe(engine: Game, event: dict[str, Any]) -> str:
     return shell(event["data"]) if shell else engine.describe(event)
 
 
-def result(state: "MatchState") -> dict[str, Any]:
+def result(state: MatchState) -> dict[str, Any]:
     """The result as the log records it: whether it is final, and the game's scores and ranks. Seats that
     conceded rank after every seat still in play (the last to concede first among them); the others keep
     their order by the game's standing."""
     aborted = {"aborted": True} if state.aborted else {}
     scored = state.engine.scores(state.game)
     if state.conceded:
-        scored = {**scored, "ranks": conceded_ranks(scored["ranks"], state.conceded), "conceded": list(state.conceded)}
+        scored = {
+            **scored,
+            "ranks": conceded_ranks(scored["ranks"], state.conceded),
+            "conceded": list(state.conceded),
+        }
     return {"final": state.finished, **aborted, **scored}
 
 
 def conceded_ranks(ranks: Sequence[int], conceded: Sequence[int]) -> list[int]:
     """``ranks`` (1 = best, ties share) with the ``conceded`` seats moved to the bottom: the seats in play keep
     their order and ties among themselves, then the conceded ones, the latest to concede ranking highest."""
-    playing = sorted((seat for seat in range(len(ranks)) if seat not in conceded), key=lambda seat: ranks[seat])
+    playing = sorted(
+        (seat for seat in range(len(ranks)) if seat not in conceded), key=lambda seat: ranks[seat]
+    )
     out = [0] * len(ranks)
     for position, seat in enumerate(playing):
         tied = position and ranks[seat] == ranks[playing[position - 1]]
@@ -284,26 +357,33 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
     commitment = data.get("seed_commitment") or data["seed_sha256"]  # the second: logs from before salts
     if seed_commitment(seed, salt if "seed_commitment" in data else None) != commitment:
         raise ValueError("the seed does not match the commitment in match_created")
-    if "content_sha256" in data and ("content" not in data or  # the chain covers the digest, not the pack
-                                     hashlib.sha256(canonical_json(data["content"])).hexdigest() != data["content_sha256"]):
-        raise BrokenChain(created.version, "has a content pack that does not match its content_sha256: the log was "
-                                           "changed at it")
+    if "content_sha256" in data and (
+        "content" not in data  # the chain covers the digest, not the pack
+        or hashlib.sha256(canonical_json(data["content"])).hexdigest() != data["content_sha256"]
+    ):
+        raise BrokenChain(
+            created.version,
+            "has a content pack that does not match its content_sha256: the log was changed at it",
+        )
     game = GAMES[data["game"]]
     players = tuple(p.get("name") for p in data["players"])
-    return clocked(MatchState(
-        version=created.version,
-        game_id=data["game"],
-        options=data["options"],
-        players=players,
-        commitment=commitment,
-        game=game.setup(data["options"], len(players), seed, data.get("content")),
-        head_hash=created.hash,
-        seed_known_to_creator=bool(data.get("seed_known_to_creator")),
-        bots=tuple(p.get("bot") for p in data["players"]),
-        undo=data.get("undo", "none"),
-        clock=clocks.started(data["clock"], len(players), created.at) if "clock" in data else None,
-        sealed_chain=data.get("chain") == SEALED_CHAIN,
-    ), created.at)
+    return clocked(
+        MatchState(
+            version=created.version,
+            game_id=data["game"],
+            options=data["options"],
+            players=players,
+            commitment=commitment,
+            game=game.setup(data["options"], len(players), seed, data.get("content")),
+            head_hash=created.hash,
+            seed_known_to_creator=bool(data.get("seed_known_to_creator")),
+            bots=tuple(p.get("bot") for p in data["players"]),
+            undo=data.get("undo", "none"),
+            clock=clocks.started(data["clock"], len(players), created.at) if "clock" in data else None,
+            sealed_chain=data.get("chain") == SEALED_CHAIN,
+        ),
+        created.at,
+    )
 
 
 def _seat_set(values: tuple, seat: int, value: Any) -> tuple:
@@ -318,26 +398,40 @@ def _acted_by(state: MatchState, entry: Recorded) -> MatchState:
     by = entry.data.get("by")
     if made_by_a_bot(by) and state.last_action is not None and state.last_action["seat"] != entry.seat:
         return state
-    last = None if by in (BY_TIMEOUT, BY_CONCESSION) else {"seat": entry.seat, "before": entry.version - 1, "revealed": False}
+    last = (
+        None
+        if by in (BY_TIMEOUT, BY_CONCESSION)
+        else {"seat": entry.seat, "before": entry.version - 1, "revealed": False}
+    )
     return replace(state, last_action=last, undo_request=None)
 
 
 _SHELL_FOLDS = {
-    "seat_joined": lambda state, entry: replace(state, players=tuple(
-        entry.data["name"] if seat == entry.data["seat"] else name for seat, name in enumerate(state.players))),
+    "seat_joined": lambda state, entry: replace(
+        state,
+        players=tuple(
+            entry.data["name"] if seat == entry.data["seat"] else name
+            for seat, name in enumerate(state.players)
+        ),
+    ),
     "match_started": lambda state, entry: state,
     "acted_by": lambda state, entry: _acted_by(state, entry),
     "undo_requested": lambda state, entry: replace(
-        state, undo_request={"seat": entry.seat, "to_version": entry.data["to_version"], "accepted": []}),
-    "undo_accepted": lambda state, entry: replace(state, undo_request={
-        **state.undo_request, "accepted": [*state.undo_request["accepted"], entry.seat]}),
+        state, undo_request={"seat": entry.seat, "to_version": entry.data["to_version"], "accepted": []}
+    ),
+    "undo_accepted": lambda state, entry: replace(
+        state, undo_request={**state.undo_request, "accepted": [*state.undo_request["accepted"], entry.seat]}
+    ),
     "undo_refused": lambda state, entry: replace(state, undo_request=None),
     "timed_out": lambda state, entry: state,
-    "seat_conceded": lambda state, entry: replace(state, conceded=(*state.conceded, entry.data["seat"]),
-                                                  last_action=None, undo_request=None),
+    "seat_conceded": lambda state, entry: replace(
+        state, conceded=(*state.conceded, entry.data["seat"]), last_action=None, undo_request=None
+    ),
     "seat_replaced": lambda state, entry: replace(
-        state, players=_seat_set(state.players, entry.data["seat"], entry.data["name"]),
-        bots=_seat_set(state.bots or (None,) * len(state.players), entry.data["seat"], entry.data.get("bot"))),
+        state,
+        players=_seat_set(state.players, entry.data["seat"], entry.data["name"]),
+        bots=_seat_set(state.bots or (None,) * len(state.players), entry.data["seat"], entry.data.get("bot")),
+    ),
     "match_aborted": lambda state, entry: replace(state, aborted=True),
     "seed_revealed": lambda state, entry: replace(state, seed=entry.data["seed"]),
     "match_scored": lambda state, entry: replace(state, result=entry.data),
@@ -376,11 +470,17 @@ def _out_of_place(state: MatchState, entry: Recorded) -> str | None:
     if state.result is not None:
         return "follows match_scored: nothing follows the result"
     if entry.type == "seed_revealed":
-        return None if state.finished and state.seed is None else \
-            "reveals the seed " + ("again" if state.seed is not None else "before the match is over")
+        return (
+            None
+            if state.finished and state.seed is None
+            else "reveals the seed " + ("again" if state.seed is not None else "before the match is over")
+        )
     if entry.type == "match_scored":
-        return None if state.finished and state.seed is not None else \
-            "records a result before the match is over and its seed revealed"
+        return (
+            None
+            if state.finished and state.seed is not None
+            else "records a result before the match is over and its seed revealed"
+        )
     if state.finished:
         return "follows the end of the match: only seed_revealed and match_scored may"
     if entry.type == "seat_conceded":
@@ -394,7 +494,14 @@ def _out_of_place(state: MatchState, entry: Recorded) -> str | None:
     if entry.seat in state.conceded:
         if entry.type == "acted_by" and entry.data.get("by") != BY_CONCESSION:
             return "marks a move of a seat that conceded as made by someone else than the server"
-        if entry.type in ("undone", "undo_requested", "undo_accepted", "undo_refused", "seat_replaced", "timed_out"):
+        if entry.type in (
+            "undone",
+            "undo_requested",
+            "undo_accepted",
+            "undo_refused",
+            "seat_replaced",
+            "timed_out",
+        ):
             return "is a seat's doing after it conceded"
     to_version = entry.data.get("to_version")
     if entry.type == "undone" and not (type(to_version) is int and 1 <= to_version < entry.version):
@@ -402,7 +509,9 @@ def _out_of_place(state: MatchState, entry: Recorded) -> str | None:
     return None
 
 
-def advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchState] | None = None) -> MatchState:
+def advance(
+    state: MatchState, entry: Recorded, earlier: Callable[[int], MatchState] | None = None
+) -> MatchState:
     """Fold one more log entry into the match (its clocks too). ``earlier(version)`` gives the match
     at an earlier version, which an ``undone`` entry goes back to."""
     return clocked(_advance(state, entry, earlier), entry.at)
@@ -428,8 +537,9 @@ def _advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchS
     return replaced(state, game=state.engine.apply(state.game, entry.event()))
 
 
-def fold(state: MatchState, entries: list[Recorded], earlier: Callable[[int], MatchState] | None = None
-         ) -> MatchState:
+def fold(
+    state: MatchState, entries: list[Recorded], earlier: Callable[[int], MatchState] | None = None
+) -> MatchState:
     """Fold entries in order; an ``undone`` among them goes back to a state of this fold or ``earlier``."""
     seen = {state.version: state}
     for entry in entries:
@@ -463,7 +573,9 @@ def check_sealed(engine: Game, entries: Sequence[Recorded], key: bytes) -> None:
     for entry in entries:
         # a sealed entry's data is covered by its commitment only, not by the chain: anything may stand
         # there in a forged log, so it is checked against the commitment before the game reads it
-        if entry.commitment is not None and (not isinstance(entry.data, dict) or entry.commitment != commitment(key, entry)):
+        if entry.commitment is not None and (
+            not isinstance(entry.data, dict) or entry.commitment != commitment(key, entry)
+        ):
             raise BrokenSeal(entry.version, "commitment")
         if not same_views:
             continue  # the commitment, checked above, and the chain prove it

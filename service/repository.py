@@ -20,8 +20,9 @@ import json
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 import redis
 
@@ -58,14 +59,22 @@ class Meta:
     def fields(self, key: ServerKey, match_id: str) -> dict[str, bytes | str]:
         # raw bytes, not text: a finished match's whole footprint is counted in kilobytes
         sealed = key.seal(json.dumps([self.secret.seed, self.secret.salt]).encode(), match_id.encode())
-        opened = {"seats": str(len(self.seat_hashes))} if "" in self.seat_hashes else {}  # a lobby's open seats
+        opened = (
+            {"seats": str(len(self.seat_hashes))} if "" in self.seat_hashes else {}
+        )  # a lobby's open seats
         owner = {"platform": self.platform} if self.platform else {}
         creator = {"creator": bytes.fromhex(self.creator)} if self.creator else {}
-        return {"game": self.game_id, "sealed": sealed, **opened, **owner, **creator,
-                **{f"seat:{i}": bytes.fromhex(digest) for i, digest in enumerate(self.seat_hashes) if digest}}
+        return {
+            "game": self.game_id,
+            "sealed": sealed,
+            **opened,
+            **owner,
+            **creator,
+            **{f"seat:{i}": bytes.fromhex(digest) for i, digest in enumerate(self.seat_hashes) if digest},
+        }
 
     @classmethod
-    def from_fields(cls, raw: dict[bytes, bytes], key: ServerKey, match_id: str) -> "Meta":
+    def from_fields(cls, raw: dict[bytes, bytes], key: ServerKey, match_id: str) -> Meta:
         fields = {k.decode(): v for k, v in raw.items()}
         seats = sorted((int(k.split(":")[1]), v) for k, v in fields.items() if k.startswith("seat:"))
         # hashes: 32 raw bytes, or 64 hex digits in matches created before
@@ -80,7 +89,13 @@ class Meta:
         else:  # a finished match: its log reveals the seed
             secret = None
         platform = fields["platform"].decode() if "platform" in fields else None
-        return cls(fields["game"].decode(), secret, hashes, platform, fields["creator"].hex() if "creator" in fields else "")
+        return cls(
+            fields["game"].decode(),
+            secret,
+            hashes,
+            platform,
+            fields["creator"].hex() if "creator" in fields else "",
+        )
 
 
 META_FRESH_S = 2.0
@@ -116,8 +131,16 @@ class Lru:
 
 
 class MatchRepository:
-    def __init__(self, redis_client: redis.Redis, keys: Keys, snapshot_every: int, server_key: ServerKey,
-                 cache_size: int = 2048, durability: str = "local", replica_wait_ms: int = 1000):
+    def __init__(
+        self,
+        redis_client: redis.Redis,
+        keys: Keys,
+        snapshot_every: int,
+        server_key: ServerKey,
+        cache_size: int = 2048,
+        durability: str = "local",
+        replica_wait_ms: int = 1000,
+    ):
         self.redis = redis_client
         self.keys = keys
         self.server_key = server_key
@@ -137,7 +160,9 @@ class MatchRepository:
         created = step.entries[0]
         if "content_sha256" in created.data:
             pack = self.keys.pack(created.data["content_sha256"])
-            self.store.durably(pack, lambda client: client.set(pack, canonical_json(created.data["content"]), nx=True))
+            self.store.durably(
+                pack, lambda client: client.set(pack, canonical_json(created.data["content"]), nx=True)
+            )
         self.redis.hset(self.keys.meta(match_id), mapping=meta.fields(self.server_key, match_id))
         self.store.append(match_id, 0, None, [e.without_content() for e in step.entries])
         self._keep(match_id, step.states)
@@ -149,8 +174,9 @@ class MatchRepository:
         is appended then); raises VersionConflict when the log has moved on or is not the one the
         step's state was folded from (the cached head is then dropped)."""
         try:
-            _, prior = self.store.append(match_id, step.base.version, step.base.head_hash, list(step.entries),
-                                         remember)
+            _, prior = self.store.append(
+                match_id, step.base.version, step.base.head_hash, list(step.entries), remember
+            )
         except VersionConflict:
             self._heads.drop(match_id)
             raise
@@ -265,8 +291,9 @@ class MatchRepository:
         secret = self.meta(match_id).secret or self._revealed(match_id)
         return self._fold(match_id, replay.start(entries[0], secret.seed, secret.salt), entries[1:], remember)
 
-    def read(self, match_id: str, after: int = 0, until: int | None = None,
-             limit: int | None = None) -> tuple[int, list[Recorded]]:
+    def read(
+        self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None
+    ) -> tuple[int, list[Recorded]]:
         """The match's current version and its entries with ``after < version <= until``."""
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.xlen(self.keys.log(match_id))
@@ -325,8 +352,10 @@ class MatchRepository:
         """Store the snapshots that fall due among ``states`` and, with ``remember``, cache the last of
         them (or ``head`` when there are none: a load that landed on a snapshot) as the match's head."""
         due = self.snapshots.due(states)
-        if states and states[-1].result is not None:  # a scored match keeps its final state only (``compact``),
-            due = [states[-1]]                        # folded again or not
+        if (
+            states and states[-1].result is not None
+        ):  # a scored match keeps its final state only (``compact``),
+            due = [states[-1]]  # folded again or not
         self.snapshots.save(match_id, due)
         newest = states[-1] if states else head
         if remember and newest is not None:

@@ -14,11 +14,10 @@ of existing matches.
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import secrets
 from pathlib import Path
-
-import hashlib
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
@@ -41,8 +40,10 @@ def secret_from_file(path: Path) -> str:
     try:
         return _secret_in(path)
     except OSError as error:
-        raise RuntimeError(f"no server secret: set MATCHLOG_SECRET_KEY, or let this process write {path} "
-                           f"({error.strerror or error})") from None
+        raise RuntimeError(
+            f"no server secret: set MATCHLOG_SECRET_KEY, or let this process write {path} "
+            f"({error.strerror or error})"
+        ) from None
 
 
 def _secret_in(path: Path) -> str:
@@ -91,7 +92,8 @@ class ServerKey:
             raise WrongServerKey(
                 f"a value sealed for {context.decode(errors='replace')!r} does not open with this process's server "
                 f"secret (MATCHLOG_SECRET_KEY, key fingerprint {self.fingerprint()}): every API and worker "
-                "process of a deployment must use the same one (or the value was altered in Redis)") from None
+                "process of a deployment must use the same one (or the value was altered in Redis)"
+            ) from None
 
     def fingerprint(self) -> str:
         """The first 16 hex digits of SHA-256 of the public signing key: which secret, without telling it."""
@@ -108,7 +110,8 @@ class ServerKey:
             raise WrongServerKey(
                 f"MATCHLOG_SECRET_KEY is not this deployment's: its server key fingerprint is {recorded} (recorded "
                 f"in Redis at {key} by the first API or worker to start), this process's is {mine}. Every API and "
-                "worker process must use the same secret: this one could not open the matches' sealed seeds")
+                "worker process must use the same secret: this one could not open the matches' sealed seeds"
+            )
 
     def sign(self, message: bytes) -> str:
         return _b64(self._signing.sign(message))
@@ -116,7 +119,11 @@ class ServerKey:
     @property
     def public_key(self) -> str:
         """The Ed25519 public key, raw bytes in base64url: what an auditor checks signatures with."""
-        return _b64(self._signing.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+        return _b64(
+            self._signing.public_key().public_bytes(
+                serialization.Encoding.Raw, serialization.PublicFormat.Raw
+            )
+        )
 
 
 def verify(public_key: str, message: bytes, signature: str) -> bool:

@@ -7,7 +7,8 @@ anything imports ssl, socket or threading.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 WORKER_CLASS = "service.serving.GeventWorker"
 """gunicorn's gevent worker, patching all but ``select`` (``GeventWorker``): a held live-feed connection
@@ -54,8 +55,9 @@ def _gevent_worker():
     class Worker(GeventWorker):
         def patch(self):  # gunicorn's own patches everything, select too
             patch()
-            self.sockets = [socket.socket(s.FAMILY, socket.SOCK_STREAM, fileno=s.sock.detach())
-                            for s in self.sockets]
+            self.sockets = [
+                socket.socket(s.FAMILY, socket.SOCK_STREAM, fileno=s.sock.detach()) for s in self.sockets
+            ]
 
     return Worker
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from typing import Iterable
+from collections.abc import Iterable
 
 import redis
 
@@ -64,9 +64,12 @@ class Snapshots:
 
     def save(self, match_id: str, states: list[MatchState]) -> None:
         if states:
-            self.redis.hset(self.keys.snapshots(match_id), mapping={
-                str(s.version): encode({"rules": rules_of(s), "state": s.to_json()}) for s in states
-            })
+            self.redis.hset(
+                self.keys.snapshots(match_id),
+                mapping={
+                    str(s.version): encode({"rules": rules_of(s), "state": s.to_json()}) for s in states
+                },
+            )
 
     def drop(self, match_id: str, version: int) -> None:
         self.redis.hdel(self.keys.snapshots(match_id), str(version))

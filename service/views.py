@@ -12,7 +12,9 @@ from service.games.protocol import Game
 from service.replay import SHELL_EVENTS, MatchState
 
 
-def entry_view(engine: Game, entry: Recorded, seat: int | None, revealed: bool, sealed: bool) -> dict[str, Any]:
+def entry_view(
+    engine: Game, entry: Recorded, seat: int | None, revealed: bool, sealed: bool
+) -> dict[str, Any]:
     """A log entry as ``seat`` may see it: the game's ``event_view`` is the only gate while the
     match runs. Once the seed is ``revealed`` anyone can rebuild every hidden card from the log, so
     entries are shown whole, and with them the hash chain can be checked by anyone.
@@ -44,7 +46,15 @@ def hashes_withheld(state: MatchState) -> bool:
 
 
 def status_of(state: MatchState) -> str:
-    return "aborted" if state.aborted else "finished" if state.finished else "active" if state.started else "open"
+    return (
+        "aborted"
+        if state.aborted
+        else "finished"
+        if state.finished
+        else "active"
+        if state.started
+        else "open"
+    )
 
 
 def summary(match_id: str, state: MatchState, at: str) -> dict[str, Any]:
@@ -55,8 +65,12 @@ def summary(match_id: str, state: MatchState, at: str) -> dict[str, Any]:
         "game": state.game_id,
         "status": status_of(state),
         "version": state.version,
-        "players": [{"seat": i, "name": name, **shown_bot(state.bot_of(i))}
-                    if name is not None else {"seat": i, "open": True} for i, name in enumerate(state.players)],
+        "players": [
+            {"seat": i, "name": name, **shown_bot(state.bot_of(i))}
+            if name is not None
+            else {"seat": i, "open": True}
+            for i, name in enumerate(state.players)
+        ],
         "options": state.options,
         "to_act": state.to_act(),
         "seed_known_to_creator": state.seed_known_to_creator,

@@ -51,15 +51,18 @@ return last
 """
 
 
-IPV4_INSIDE = tuple(ipaddress.ip_network(prefix) for prefix in (
-    "::ffff:0:0/96",    # IPv4-mapped: the kernel itself connects to the IPv4 address
-    "::ffff:0:0:0/96",  # IPv4-translated (SIIT)
-    "::/96",            # IPv4-compatible (deprecated)
-    "64:ff9b::/96",     # NAT64, the well-known prefix
-    "64:ff9b:1::/48",   # NAT64, local use (RFC 8215): a site's own translator
-    "2002::/16",        # 6to4
-    "2001::/32",        # Teredo
-))
+IPV4_INSIDE = tuple(
+    ipaddress.ip_network(prefix)
+    for prefix in (
+        "::ffff:0:0/96",  # IPv4-mapped: the kernel itself connects to the IPv4 address
+        "::ffff:0:0:0/96",  # IPv4-translated (SIIT)
+        "::/96",  # IPv4-compatible (deprecated)
+        "64:ff9b::/96",  # NAT64, the well-known prefix
+        "64:ff9b:1::/48",  # NAT64, local use (RFC 8215): a site's own translator
+        "2002::/16",  # 6to4
+        "2001::/32",  # Teredo
+    )
+)
 """IPv6 prefixes whose addresses carry an IPv4 address that a gateway on the way may deliver to."""
 
 
@@ -86,8 +89,10 @@ def check_url(url: str, allow_private: bool) -> list[str]:
     for address in addresses:
         ip = ipaddress.ip_address(address.split("%")[0])
         if not allow_private and not _public(ip):
-            raise BadWebhookUrl(f"{hostname} is a private address ({ip}); this server delivers to public "
-                                "ones only (its operator can allow others: MATCHLOG_WEBHOOKS_PRIVATE=true)")
+            raise BadWebhookUrl(
+                f"{hostname} is a private address ({ip}); this server delivers to public "
+                "ones only (its operator can allow others: MATCHLOG_WEBHOOKS_PRIVATE=true)"
+            )
     return sorted(addresses)
 
 
@@ -101,7 +106,9 @@ def post(url: str, body: bytes, headers: dict[str, str], allow_private: bool, ti
     kind = _PinnedTLS if parts.scheme == "https" else _Pinned
     connection = kind(parts.hostname, parts.port, timeout=timeout, address=address)
     try:
-        connection.request("POST", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body, headers)
+        connection.request(
+            "POST", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body, headers
+        )
         return connection.getresponse().status
     finally:
         connection.close()
@@ -176,8 +183,13 @@ class Webhooks:
         sealed = self.server_key.seal(secret.encode(), hook_id.encode())  # the secret signs: kept sealed
         hook, listed = self.keys.webhook(hook_id), self.keys.platform_webhooks(platform)
         # the hook first: one that is not listed yet (a 503 in between) is invisible and harmless
-        self.durably(hook, lambda client: client.hset(hook, mapping={
-            "platform": platform, "url": url, "events": json.dumps(events), "secret": sealed}))
+        self.durably(
+            hook,
+            lambda client: client.hset(
+                hook,
+                mapping={"platform": platform, "url": url, "events": json.dumps(events), "secret": sealed},
+            ),
+        )
         self.durably(listed, lambda client: client.sadd(listed, hook_id))
         return {"id": hook_id, "url": url, "events": events, "secret": secret}
 
@@ -185,9 +197,13 @@ class Webhooks:
         raw = {k.decode(): v for k, v in self.redis.hgetall(self.keys.webhook(hook_id)).items()}
         if not raw:
             return None
-        return {"id": hook_id, "platform": raw["platform"].decode(), "url": raw["url"].decode(),
-                "events": json.loads(raw["events"]),
-                "secret": self.server_key.open(raw["secret"], hook_id.encode()).decode()}
+        return {
+            "id": hook_id,
+            "platform": raw["platform"].decode(),
+            "url": raw["url"].decode(),
+            "events": json.loads(raw["events"]),
+            "secret": self.server_key.open(raw["secret"], hook_id.encode()).decode(),
+        }
 
     def of_platform(self, platform: str) -> list[dict[str, Any]]:
         """The platform's webhooks, by id: ``id``, ``url``, ``events`` (their secrets stay sealed)."""
@@ -196,36 +212,52 @@ class Webhooks:
             for hook_id in ids:
                 pipe.hmget(self.keys.webhook(hook_id), "url", "events")
             rows = pipe.execute() if ids else []
-        return [{"id": hook_id, "url": url.decode(), "events": json.loads(events)}
-                for hook_id, (url, events) in zip(ids, rows) if url is not None]
+        return [
+            {"id": hook_id, "url": url.decode(), "events": json.loads(events)}
+            for hook_id, (url, events) in zip(ids, rows)
+            if url is not None
+        ]
 
     def remove(self, hook_id: str, platform: str) -> None:
         """No more deliveries: unlisted first (what is not listed gets none), then forgotten."""
         listed = self.keys.platform_webhooks(platform)
         self.durably(listed, lambda client: client.srem(listed, hook_id))
-        self.redis.delete(self.keys.webhook(hook_id), self.keys.webhook_deliveries(hook_id),
-                          self.keys.webhook_attempts(hook_id))
+        self.redis.delete(
+            self.keys.webhook(hook_id),
+            self.keys.webhook_deliveries(hook_id),
+            self.keys.webhook_attempts(hook_id),
+        )
 
     def previous_version(self, hook_id: str, match_id: str, version: int) -> int | None:
         """The version of the delivery of ``match_id`` to ``hook_id`` enqueued before the one of ``version``
         (None: it is the first), and ``version`` is now the latest. Asked again for the same version (a feed
         notice handled twice) it answers the same: a receiver holds a delivery until it has had the previous one."""
-        previous = self._previous(keys=[self.keys.webhook_order(hook_id, match_id)],
-                                  args=[version, ORDER_KEPT_S])
+        previous = self._previous(
+            keys=[self.keys.webhook_order(hook_id, match_id)], args=[version, ORDER_KEPT_S]
+        )
         previous = previous.decode() if isinstance(previous, bytes) else previous
         return int(previous) if previous else None
 
     def record(self, hook_id: str, attempt: dict[str, Any]) -> None:
-        self.redis.xadd(self.keys.webhook_attempts(hook_id), {"attempt": json.dumps(attempt)},
-                        maxlen=KEPT_ATTEMPTS, approximate=True)
+        self.redis.xadd(
+            self.keys.webhook_attempts(hook_id),
+            {"attempt": json.dumps(attempt)},
+            maxlen=KEPT_ATTEMPTS,
+            approximate=True,
+        )
 
-    def deliveries(self, hook_id: str, cursor: str | None = None, limit: int = 100,
-                   ) -> tuple[list[dict[str, Any]], str | None]:
+    def deliveries(
+        self,
+        hook_id: str,
+        cursor: str | None = None,
+        limit: int = 100,
+    ) -> tuple[list[dict[str, Any]], str | None]:
         """A page of the webhook's delivery attempts, newest first, older than ``cursor`` (a ``next_cursor``
         of an earlier page; none: from the newest), and the cursor of the next page (None: no more)."""
         if cursor is not None and not CURSOR.fullmatch(cursor):
             raise ValueError("not a cursor this server gave")
-        rows = self.redis.xrevrange(self.keys.webhook_attempts(hook_id), f"({cursor}" if cursor else "+", "-",
-                                    count=limit + 1)
+        rows = self.redis.xrevrange(
+            self.keys.webhook_attempts(hook_id), f"({cursor}" if cursor else "+", "-", count=limit + 1
+        )
         page = [json.loads(fields[b"attempt"]) for _, fields in rows[:limit]]
         return page, (rows[limit - 1][0].decode() if len(rows) > limit else None)

@@ -23,7 +23,6 @@ from service.config import Settings
 from service.embedded_redis import EmbeddedRedis
 from service.redis_client import connect
 
-
 # Every process of a deployment shares the server's secret (it seals seeds and signs checkpoints):
 # the tests' apps, the jobs they run in-process and the workers they start all get this one.
 TEST_SECRET = "dGVzdC1zZWNyZXQtb2YtbWF0Y2hsb2ctdGVzdHMtMzJieXRlcw"
@@ -159,9 +158,13 @@ def declared_refusals() -> dict[str, set[str]]:
 def pytest_sessionfinish(session, exitstatus):
     """The whole suite (no file, -k or -m chosen): every declared code was produced by some test."""
     config = session.config
-    whole = all(Path(arg).resolve() in (config.rootpath, config.rootpath / "tests") for arg in config.args) \
-        and not config.option.keyword and not config.option.markexpr \
-        and not getattr(config.option, "lf", False) and not getattr(config.option, "deselect", None)
+    whole = (
+        all(Path(arg).resolve() in (config.rootpath, config.rootpath / "tests") for arg in config.args)
+        and not config.option.keyword
+        and not config.option.markexpr
+        and not getattr(config.option, "lf", False)
+        and not getattr(config.option, "deselect", None)
+    )
     if os.environ.get("MATCHLOG_REFUSALS_REPORT"):
         _report(sys.stderr)
     if whole and exitstatus == 0 and session.testscollected:
@@ -176,5 +179,7 @@ def _report(out) -> None:
     out.write("\nrefusal codes: declared / produced in this run / never produced / undeclared\n")
     for owner, codes in sorted(declared_refusals().items()):
         produced = PRODUCED.get(owner, set())
-        out.write(f"  {owner}: {len(codes)} / {len(produced & codes)} / {sorted(codes - produced)} / "
-                  f"{sorted(produced - codes)}\n")
+        out.write(
+            f"  {owner}: {len(codes)} / {len(produced & codes)} / {sorted(codes - produced)} / "
+            f"{sorted(produced - codes)}\n"
+        )

@@ -6,20 +6,31 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from service.keys import Keys
 from service.platforms import Platforms
 from tests.helpers import bearer, run_jobs
 
 MODES: list[tuple[str, int, dict[str, Any]]] = [
-    ("blokus", 4, {}), ("blokus", 3, {}), ("blokus", 2, {"scoring": "advanced"}), ("blokus", 2, {"variant": "duo"}),
-    ("blokus", 1, {"variant": "solo_rectangle"}), ("blokus", 1, {}),
-    ("block-block", 2, {}), ("block-block", 2, {"half_piece_scoring": "SPLIT"}),
-    ("chock-a-block", 2, {}), ("chock-a-block", 5, {}), ("chock-a-block", 1, {}),
-    ("chock-a-block", 3, {"mode": "AUTOBLOCK_EXTRA"}), ("chock-a-block", 2, {"mode": "COOP"}),
+    ("blokus", 4, {}),
+    ("blokus", 3, {}),
+    ("blokus", 2, {"scoring": "advanced"}),
+    ("blokus", 2, {"variant": "duo"}),
+    ("blokus", 1, {"variant": "solo_rectangle"}),
+    ("blokus", 1, {}),
+    ("block-block", 2, {}),
+    ("block-block", 2, {"half_piece_scoring": "SPLIT"}),
+    ("chock-a-block", 2, {}),
+    ("chock-a-block", 5, {}),
+    ("chock-a-block", 1, {}),
+    ("chock-a-block", 3, {"mode": "AUTOBLOCK_EXTRA"}),
+    ("chock-a-block", 2, {"mode": "COOP"}),
     ("chock-a-block", 2, {"building_rules": "BUILDING_BLOCK"}),
-    ("blackout-hong-kong", 2, {}), ("blackout-hong-kong", 4, {}), ("blackout-hong-kong", 1, {}),
+    ("blackout-hong-kong", 2, {}),
+    ("blackout-hong-kong", 4, {}),
+    ("blackout-hong-kong", 1, {}),
     ("blackout-hong-kong", 3, {"mode": "CAMPAIGN"}),
 ]
 """(game, players, options): every mode of every game."""
@@ -28,12 +39,25 @@ Seen = Callable[[str, Any], None]
 
 
 def sse_entries(text: str) -> list[dict[str, Any]]:
-    return [json.loads(line[len("data: "):]) for line in text.splitlines()
-            if line.startswith("data: ") and line != "data: {}"]
+    return [
+        json.loads(line[len("data: ") :])
+        for line in text.splitlines()
+        if line.startswith("data: ") and line != "data: {}"
+    ]
 
 
-def play(app, fake_redis, settings, game: str, players: int, options: dict[str, Any], seed: int, seen: Seen,
-         max_actions: int = 400, views_every: int = 5) -> None:
+def play(
+    app,
+    fake_redis,
+    settings,
+    game: str,
+    players: int,
+    options: dict[str, Any],
+    seed: int,
+    seen: Seen,
+    max_actions: int = 400,
+    views_every: int = 5,
+) -> None:
     """One match, to its end (or ``max_actions``), then scored; answers as every seat and a spectator."""
     rng = random.Random(seed)
     client = app.test_client()
@@ -41,12 +65,19 @@ def play(app, fake_redis, settings, game: str, players: int, options: dict[str, 
     platform = bearer(key)
     all_types = sorted({t for g in client.get("/v1/games").json for t in g["entry_types"]})
     for start in range(0, len(all_types), 50):  # every entry type of every game, 50 a webhook
-        hook = client.post("/v1/webhooks", headers=platform, json={"url": f"http://127.0.0.1:9/hook{start}",
-                                                                    "events": all_types[start:start + 50]})
+        hook = client.post(
+            "/v1/webhooks",
+            headers=platform,
+            json={"url": f"http://127.0.0.1:9/hook{start}", "events": all_types[start : start + 50]},
+        )
         assert hook.status_code == 201, hook.json
     clocked = rng.random() < 0.3
-    body = {"game": game, "players": [{"name": f"p{i}"} for i in range(players)], "options": options,
-            "undo": rng.choice(["none", "until_next_action", "with_consent"])}
+    body = {
+        "game": game,
+        "players": [{"name": f"p{i}"} for i in range(players)],
+        "options": options,
+        "undo": rng.choice(["none", "until_next_action", "with_consent"]),
+    }
     if players > 1 and rng.random() < 0.5:
         body["players"][-1] = {"open": True}
     if clocked:
@@ -65,8 +96,9 @@ def play(app, fake_redis, settings, game: str, players: int, options: dict[str, 
 
     def look(version: int | None = None) -> None:
         for headers in viewers:
-            answer = client.get(f"/v1/matches/{match_id}/state" + (f"?version={version}" if version else ""),
-                                headers=headers)
+            answer = client.get(
+                f"/v1/matches/{match_id}/state" + (f"?version={version}" if version else ""), headers=headers
+            )
             assert answer.status_code == 200, answer.json
             seen("state", answer.json)
 
@@ -84,8 +116,11 @@ def play(app, fake_redis, settings, game: str, players: int, options: dict[str, 
             seen("legal_actions", listing.json)
             if other == seat:
                 legal = listing.json
-        answer = client.post(f"/v1/matches/{match_id}/actions", headers=bearer(tokens[seat]),
-                             json={"expected_version": legal["version"], "action": rng.choice(legal["actions"])})
+        answer = client.post(
+            f"/v1/matches/{match_id}/actions",
+            headers=bearer(tokens[seat]),
+            json={"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
+        )
         assert answer.status_code == 201, answer.json
         seen("accepted", answer.json)
         acted += 1
@@ -97,8 +132,10 @@ def play(app, fake_redis, settings, game: str, players: int, options: dict[str, 
                 seen("match", pending)
                 for other, token in tokens.items():
                     if "undo_request" in pending and other != seat:
-                        reply = client.post(f"/v1/matches/{match_id}/undo/{rng.choice(['accept', 'refuse'])}",
-                                            headers=bearer(token))
+                        reply = client.post(
+                            f"/v1/matches/{match_id}/undo/{rng.choice(['accept', 'refuse'])}",
+                            headers=bearer(token),
+                        )
                         if reply.status_code == 201:
                             seen("accepted", reply.json)
     look()
@@ -129,7 +166,10 @@ def play(app, fake_redis, settings, game: str, players: int, options: dict[str, 
     seen("match", client.get(f"/v1/matches/{match_id}", headers=platform).json)
     # what the projector delivers to the webhooks (capture_webhooks catches them): an entry of each type
     # and some more, each as its own append
-    entries = [json.loads(line) for line in client.get(f"/v1/matches/{match_id}/log").get_data(as_text=True).splitlines()]
+    entries = [
+        json.loads(line)
+        for line in client.get(f"/v1/matches/{match_id}/log").get_data(as_text=True).splitlines()
+    ]
     firsts = {entry["type"]: entry for entry in entries}
     for entry in [*firsts.values(), *rng.sample(entries, min(20, len(entries)))]:
         app.extensions["matchlog"].deliver(match_id, entry["version"], (entry["type"],))

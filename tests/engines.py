@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Callable
+from collections.abc import Callable
 
 from service import packs
 
@@ -20,13 +20,21 @@ def play(game, state, seat: int, action: dict):
     return played.states[-1] if played else state
 
 
-def random_playout(game, state, rng: random.Random, on_move: Callable | None = None, max_moves: int | None = None,
-                   until: Callable | None = None):
+def random_playout(
+    game,
+    state,
+    rng: random.Random,
+    on_move: Callable | None = None,
+    max_moves: int | None = None,
+    until: Callable | None = None,
+):
     """Random legal moves by the seat to act until the game is over, ``max_moves`` are played or
     ``until(state)`` holds; returns the last state. ``on_move(state, seat, action, played)`` sees
     each move before the state moves on."""
     moves = 0
-    while not game.is_over(state) and (max_moves is None or moves < max_moves) and not (until and until(state)):
+    while (
+        not game.is_over(state) and (max_moves is None or moves < max_moves) and not (until and until(state))
+    ):
         seat = game.to_act(state)[0]
         action = rng.choice(game.legal_actions(state, seat))
         played = game.play(state, seat, action)

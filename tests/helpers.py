@@ -23,12 +23,22 @@ def create(client, game="blokus", players=PLAYERS, **extra):
 
 
 def act(client, match_id, token, expected_version, action, **headers):
-    return client.post(f"/v1/matches/{match_id}/actions", headers={**bearer(token), **headers},
-                       json={"expected_version": expected_version, "action": action})
+    return client.post(
+        f"/v1/matches/{match_id}/actions",
+        headers={**bearer(token), **headers},
+        json={"expected_version": expected_version, "action": action},
+    )
 
 
-def play_random_game(client, match_id, tokens, rng: random.Random, on_action=None, on_listing=None,
-                     max_actions: int | None = None):
+def play_random_game(
+    client,
+    match_id,
+    tokens,
+    rng: random.Random,
+    on_action=None,
+    on_listing=None,
+    max_actions: int | None = None,
+):
     """Play through the API only: read who acts, list their legal actions, post one; to the end, or
     ``max_actions``. ``on_listing(seat, listing)`` sees each list, ``on_action(answer)`` each answer."""
     played = 0
@@ -55,7 +65,6 @@ def run_jobs(redis_client, settings) -> None:
 
     from service.jobqueue import JobQueue
     from service.keys import Keys
-
     from service.matches import Matches
     from service.redis_client import for_jobs
     from workers.jobs import run_here
@@ -82,7 +91,9 @@ def full_log(client, match_id, token=None) -> list[dict]:
     headers = bearer(token) if token else {}
     entries, after = [], 0
     while True:
-        page = client.get(f"/v1/matches/{match_id}/events?after={after}&limit=1000", headers=headers).json["events"]
+        page = client.get(f"/v1/matches/{match_id}/events?after={after}&limit=1000", headers=headers).json[
+            "events"
+        ]
         if not page:
             return entries
         entries += page
@@ -121,11 +132,22 @@ def wait_for(condition, timeout=60.0, every=0.05):
 
 def start_worker(redis_url, settings, **env) -> subprocess.Popen:
     """``matchlog worker`` as its own process (so that a test may kill it), quick to claim a dead one's work
-(and, within 2 s, the feed partitions of one that stopped renewing its leases)."""
-    env = {**os.environ, "REDIS_URL": redis_url, "MATCHLOG_NAMESPACE": settings.namespace,
-           "MATCHLOG_SECRET_KEY": settings.secret_key,
-           "MATCHLOG_CLAIM_IDLE_MS": "500", "MATCHLOG_SNAPSHOT_EVERY": "4",
-           "MATCHLOG_PARTITION_LEASE_MS": "2000", "MATCHLOG_DURABILITY": settings.durability,
-           **({"RQ_REDIS_URL": settings.rq_redis_url} if settings.rq_redis_url else {}), **env}
-    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    (and, within 2 s, the feed partitions of one that stopped renewing its leases)."""
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "MATCHLOG_NAMESPACE": settings.namespace,
+        "MATCHLOG_SECRET_KEY": settings.secret_key,
+        "MATCHLOG_CLAIM_IDLE_MS": "500",
+        "MATCHLOG_SNAPSHOT_EVERY": "4",
+        "MATCHLOG_PARTITION_LEASE_MS": "2000",
+        "MATCHLOG_DURABILITY": settings.durability,
+        **({"RQ_REDIS_URL": settings.rq_redis_url} if settings.rq_redis_url else {}),
+        **env,
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "worker"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )

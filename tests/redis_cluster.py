@@ -134,8 +134,15 @@ class _Node:
             self.process.wait()
 
     def client(self, timeout: float = 1.0) -> redis.Redis:
-        return redis.Redis("127.0.0.1", self.port, socket_timeout=timeout, socket_connect_timeout=timeout,
-                           protocol=2, decode_responses=True, retry=Retry(NoBackoff(), 0))  # polls: fail fast
+        return redis.Redis(
+            "127.0.0.1",
+            self.port,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            protocol=2,
+            decode_responses=True,
+            retry=Retry(NoBackoff(), 0),
+        )  # polls: fail fast
 
 
 def _parse_nodes(text: str) -> list[dict]:
@@ -150,22 +157,32 @@ def _parse_nodes(text: str) -> list[dict]:
                 continue  # a slot being migrated
             lo, _, hi = item.partition("-")
             slots.append((int(lo), int(hi or lo)))
-        nodes.append({
-            "id": parts[0],
-            "port": int(addr.rsplit(":", 1)[1]) if addr.rsplit(":", 1)[1] else 0,
-            "flags": set(parts[2].split(",")),
-            "master": None if parts[3] == "-" else parts[3],
-            "link": parts[7],
-            "slots": tuple(slots),
-        })
+        nodes.append(
+            {
+                "id": parts[0],
+                "port": int(addr.rsplit(":", 1)[1]) if addr.rsplit(":", 1)[1] else 0,
+                "flags": set(parts[2].split(",")),
+                "master": None if parts[3] == "-" else parts[3],
+                "link": parts[7],
+                "slots": tuple(slots),
+            }
+        )
     return nodes
 
 
 class LocalCluster:
     """A 6-node (3 masters + 3 replicas) Redis Cluster on 127.0.0.1; a context manager."""
 
-    def __init__(self, binary: str | None = None, *, masters: int = 3, node_timeout_ms: int = 1000,
-                 appendfsync: str = "everysec", startup_timeout: float = 30.0, base_dir: str | None = None):
+    def __init__(
+        self,
+        binary: str | None = None,
+        *,
+        masters: int = 3,
+        node_timeout_ms: int = 1000,
+        appendfsync: str = "everysec",
+        startup_timeout: float = 30.0,
+        base_dir: str | None = None,
+    ):
         chosen = binary or os.environ.get("MATCHLOG_REDIS_SERVER") or find_redis_server()
         self.binary = os.path.abspath(shutil.which(chosen) or chosen)  # nodes run in their own folders
         self.version = server_version(self.binary)
@@ -180,13 +197,13 @@ class LocalCluster:
 
     # ---- lifecycle -------------------------------------------------------------------------
 
-    def __enter__(self) -> "LocalCluster":
+    def __enter__(self) -> LocalCluster:
         return self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def start(self) -> "LocalCluster":
+    def start(self) -> LocalCluster:
         began = time.monotonic()
         deadline = began + self.startup_timeout
         self.dir = Path(tempfile.mkdtemp(prefix="matchlog-cluster-", dir=self._base_dir))
@@ -216,10 +233,21 @@ class LocalCluster:
     def _spawn(self, node: _Node) -> None:
         node.dir.mkdir(parents=True, exist_ok=True)
         config = node.dir / "redis.conf"
-        config.write_text(CONFIG.format(port=node.port, dir=node.dir, node_timeout_ms=self.node_timeout_ms,
-                                        appendfsync=self.appendfsync))
-        node.process = subprocess.Popen([self.binary, str(config)], cwd=node.dir, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, start_new_session=True)
+        config.write_text(
+            CONFIG.format(
+                port=node.port,
+                dir=node.dir,
+                node_timeout_ms=self.node_timeout_ms,
+                appendfsync=self.appendfsync,
+            )
+        )
+        node.process = subprocess.Popen(
+            [self.binary, str(config)],
+            cwd=node.dir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
     def _wait_answers(self, node: _Node, deadline: float) -> bool:
         """True once the node answers PING; False if its process died (e.g. its port was taken)."""
@@ -261,27 +289,38 @@ class LocalCluster:
         for epoch, node in enumerate(nodes, start=1):
             c = node.client()
             node.node_id = c.execute_command("CLUSTER", "MYID")
-            c.execute_command("CLUSTER", "SET-CONFIG-EPOCH", epoch)  # distinct epochs: no collisions to settle
+            c.execute_command(
+                "CLUSTER", "SET-CONFIG-EPOCH", epoch
+            )  # distinct epochs: no collisions to settle
         first = nodes[0].client()
         for node in nodes[1:]:
             first.execute_command("CLUSTER", "MEET", "127.0.0.1", node.port)
-        self._until(deadline, "every node knows every other", lambda: all(
-            self._knows_all(n) for n in nodes))
+        self._until(deadline, "every node knows every other", lambda: all(self._knows_all(n) for n in nodes))
 
-        masters, replicas = nodes[: self.master_count], nodes[self.master_count:]
+        masters, replicas = nodes[: self.master_count], nodes[self.master_count :]
         bounds = [SLOTS * i // self.master_count for i in range(self.master_count + 1)]
         for i, node in enumerate(masters):
             node.client().execute_command("CLUSTER", "ADDSLOTS", *range(bounds[i], bounds[i + 1]))
         for master, replica in zip(masters, replicas):
-            self._until(deadline, f"replica {replica.port} sees master {master.port} with its slots",
-                        lambda: self._sees_master_with_slots(replica, master))
+            self._until(
+                deadline,
+                f"replica {replica.port} sees master {master.port} with its slots",
+                lambda: self._sees_master_with_slots(replica, master),
+            )
             replica.client().execute_command("CLUSTER", "REPLICATE", master.node_id)
         self._until(deadline, "cluster_state:ok and replication links up everywhere", self._healthy)
         self._until(deadline, "a RedisCluster client writes and reads on every master", self._client_works)
         # 7.0 leaves a replica out of CLUSTER SLOTS while its replication offset is 0 (the writes
         # above move it): wait until it is listed, so that a client built now knows the replicas too
-        self._until(deadline, "CLUSTER SLOTS lists a replica for every master on every node", lambda: all(
-            len(slot_range) >= 4 for n in nodes for slot_range in n.client().execute_command("CLUSTER", "SLOTS")))
+        self._until(
+            deadline,
+            "CLUSTER SLOTS lists a replica for every master on every node",
+            lambda: all(
+                len(slot_range) >= 4
+                for n in nodes
+                for slot_range in n.client().execute_command("CLUSTER", "SLOTS")
+            ),
+        )
 
     # ---- waiting ---------------------------------------------------------------------------
 
@@ -291,8 +330,9 @@ class LocalCluster:
         for log in logs:
             tail = log.read_text(errors="replace")[-1500:] if log.exists() else "(no log)"
             tails.append(f"--- {log}\n{tail}")
-        error = ClusterStartError(f"redis cluster ({self.binary}, {self.version}) in {self.dir}: {what}; "
-                                  f"logs:\n" + "\n".join(tails))
+        error = ClusterStartError(
+            f"redis cluster ({self.binary}, {self.version}) in {self.dir}: {what}; logs:\n" + "\n".join(tails)
+        )
         error.folder = self.dir
         raise error
 
@@ -315,13 +355,17 @@ class LocalCluster:
 
     def _knows_all(self, node: _Node) -> bool:
         known = self._cluster_nodes(node)
-        return (len(known) == len(self.nodes)
-                and not any(f in n["flags"] for n in known for f in ("handshake", "noaddr", "fail?", "fail"))
-                and all(n["link"] == "connected" for n in known))
+        return (
+            len(known) == len(self.nodes)
+            and not any(f in n["flags"] for n in known for f in ("handshake", "noaddr", "fail?", "fail"))
+            and all(n["link"] == "connected" for n in known)
+        )
 
     def _sees_master_with_slots(self, replica: _Node, master: _Node) -> bool:
-        return any(n["id"] == master.node_id and n["slots"] and "master" in n["flags"]
-                   for n in self._cluster_nodes(replica))
+        return any(
+            n["id"] == master.node_id and n["slots"] and "master" in n["flags"]
+            for n in self._cluster_nodes(replica)
+        )
 
     def _healthy(self) -> bool:
         live = [n for n in self.nodes.values() if n.alive()]
@@ -385,8 +429,11 @@ class LocalCluster:
         """The live nodes as the first live node sees them (failed ones left out)."""
         view = self._cluster_nodes(self._live()[0])
         ports = {n.port for n in self._live()}
-        return [NodeInfo(n["port"], n["id"], n["master"], n["slots"]) for n in view
-                if n["port"] in ports and not ({"fail", "fail?", "handshake"} & n["flags"])]
+        return [
+            NodeInfo(n["port"], n["id"], n["master"], n["slots"])
+            for n in view
+            if n["port"] in ports and not ({"fail", "fail?", "handshake"} & n["flags"])
+        ]
 
     def masters(self) -> list[NodeInfo]:
         """Live masters that serve slots, by port."""
@@ -463,8 +510,10 @@ class LocalCluster:
             except (redis.RedisError, OSError):
                 pass
             if time.monotonic() > deadline:
-                raise TimeoutError(f"replica {replica_port} of killed master {killed_port} not promoted "
-                                   f"in {timeout}s; see {replica.log}")
+                raise TimeoutError(
+                    f"replica {replica_port} of killed master {killed_port} not promoted "
+                    f"in {timeout}s; see {replica.log}"
+                )
             time.sleep(0.05)
 
     def restart(self, port: int, timeout: float = 20.0) -> None:
@@ -473,14 +522,21 @@ class LocalCluster:
         node = self.nodes[port]
         if node.alive():
             raise RuntimeError(f"node {port} is running")
-        node.process = subprocess.Popen([self.binary, str(node.dir / "redis.conf")], cwd=node.dir,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                        start_new_session=True)
+        node.process = subprocess.Popen(
+            [self.binary, str(node.dir / "redis.conf")],
+            cwd=node.dir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + timeout
         if not self._wait_answers(node, deadline):
             self._fail("restarted node died", node)
-        self._until(deadline, f"restarted node {port} rejoined, cluster healthy",
-                    lambda: self._healthy() and self._views_agree())
+        self._until(
+            deadline,
+            f"restarted node {port} rejoined, cluster healthy",
+            lambda: self._healthy() and self._views_agree(),
+        )
 
     def _views_agree(self) -> bool:
         """Every live node sees every live node, none flagged failed, with the same masters."""
@@ -503,8 +559,10 @@ class LocalCluster:
 def _info(client: redis.Redis, section: str) -> dict[str, str]:
     """``INFO <section>`` as plain strings (no type guessing)."""
     parsed = client.info(section)  # redis-py parses values (ints, dicts for slave0=...): back to strings
-    return {k: (",".join(f"{a}={b}" for a, b in v.items()) if isinstance(v, dict) else str(v))
-            for k, v in parsed.items()}
+    return {
+        k: (",".join(f"{a}={b}" for a, b in v.items()) if isinstance(v, dict) else str(v))
+        for k, v in parsed.items()
+    }
 
 
 def _cluster_state(client: redis.Redis) -> str:
@@ -518,8 +576,10 @@ def main() -> None:
     """``python -m tests.redis_cluster``: a local cluster to try matchlog on, until Ctrl-C."""
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop the nodes on SIGTERM too
     with LocalCluster() as cluster:
-        print(f"Redis {cluster.version} cluster up in {cluster.startup_seconds:.1f} s: "
-              f"masters {cluster.master_ports()}, replicas {[r.port for r in cluster.replicas()]}")
+        print(
+            f"Redis {cluster.version} cluster up in {cluster.startup_seconds:.1f} s: "
+            f"masters {cluster.master_ports()}, replicas {[r.port for r in cluster.replicas()]}"
+        )
         print(f"REDIS_URL={cluster.startup_url}", flush=True)
         try:
             signal.pause()

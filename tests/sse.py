@@ -6,7 +6,7 @@ import json
 import queue
 import threading
 import time
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 
 def parse(chunks: Iterable[bytes]) -> Iterator[dict]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from tests.helpers import PLAYERS, act, bearer, create, run_jobs
 
 CORNERS = [(0, 0), (19, 0), (19, 19), (0, 19)]
@@ -62,7 +61,9 @@ def test_create_returns_one_token_per_seat_and_version_1(client):
 
 def test_tokens_are_stored_hashed(client, fake_redis):
     body = client.post("/v1/matches", json={"game": "blokus", "players": PLAYERS}).json
-    stored = b"".join(k + b"".join(v for v in fake_redis.hgetall(k).values()) for k in fake_redis.keys("*meta"))
+    stored = b"".join(
+        k + b"".join(v for v in fake_redis.hgetall(k).values()) for k in fake_redis.keys("*meta")
+    )
     assert not any(seat["token"].encode() in stored for seat in body["seats"])
 
 
@@ -70,8 +71,13 @@ def test_match_summary_says_who_acts(client):
     match_id, _ = create(client)
     body = client.get(f"/v1/matches/{match_id}").json
     assert body["status"] == "active" and body["to_act"] == [0] and body["version"] == 1
-    assert body["options"] == {"variant": "four_player", "scoring": "simple", "start_corners": "fixed",
-                               "allow_voluntary_pass": False, "puzzle_corner_contact": "required"}
+    assert body["options"] == {
+        "variant": "four_player",
+        "scoring": "simple",
+        "start_corners": "fixed",
+        "allow_voluntary_pass": False,
+        "puzzle_corner_contact": "required",
+    }
     assert "result" not in body
 
 
@@ -86,9 +92,18 @@ def test_creation_errors_name_the_field(client):
         ({"game": "blokus"}, "players"),
         ({"game": "blokus", "players": [{"name": ""}] * 4}, "players.0.name"),
         ({"game": "blokus", "players": PLAYERS, "surprise": 1}, "surprise"),
-        ({"game": "chock-a-block", "players": PLAYERS[:2], "options": {"market_size": 4.0}}, "options.market_size"),
-        ({"game": "chock-a-block", "players": PLAYERS[:2], "options": {"start_seat": 0.0}}, "options.start_seat"),
-        ({"game": "block-block", "players": PLAYERS[:2], "options": {"board_size": [4.0, 4]}}, "options.board_size"),
+        (
+            {"game": "chock-a-block", "players": PLAYERS[:2], "options": {"market_size": 4.0}},
+            "options.market_size",
+        ),
+        (
+            {"game": "chock-a-block", "players": PLAYERS[:2], "options": {"start_seat": 0.0}},
+            "options.start_seat",
+        ),
+        (
+            {"game": "block-block", "players": PLAYERS[:2], "options": {"board_size": [4.0, 4]}},
+            "options.board_size",
+        ),
     ]
     for body, field in cases:
         response = client.post("/v1/matches", json=body)
@@ -200,7 +215,10 @@ def test_a_body_failing_the_schema_is_a_400_naming_fields(client):
         ({"expected_version": 1, "action": {"type": "place", "cells": [[0]]}}, "action.cells.0"),
         ({"expected_version": 1, "action": {"type": "place"}}, "action.cells"),
         ({"expected_version": 1, "action": {"type": "place", "cells": [[0, 0]], "seat": 1}}, "action.seat"),
-        ({"expected_version": 1, "action": {"type": "place", "cells": [[0, 0]], "colour": "teal"}}, "action.colour"),
+        (
+            {"expected_version": 1, "action": {"type": "place", "cells": [[0, 0]], "colour": "teal"}},
+            "action.colour",
+        ),
         ({"expected_version": 1, "action": place([(0, 0)]), "extra": 1}, "extra"),
     ]
     for body, field in cases:
@@ -287,8 +305,9 @@ def test_a_job_is_read_only_with_a_credential_of_its_match(client, fake_redis, s
     platforms = Platforms(fake_redis, Keys(settings.namespace))
     _, key = platforms.create("arena")
     _, other_key = platforms.create("elsewhere")
-    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": n} for n in "abcd"]},
-                          headers=bearer(key)).json
+    created = client.post(
+        "/v1/matches", json={"game": "blokus", "players": [{"name": n} for n in "abcd"]}, headers=bearer(key)
+    ).json
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     _, other_tokens = create(client)
     job_id = client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])).json["job_id"]
@@ -319,9 +338,13 @@ def test_scoring_needs_a_seat_and_is_one_job_per_version(client, fake_redis, set
     match_id, tokens = opened(client)
     assert_error(client.post(f"/v1/matches/{match_id}/score"), 401, "missing_token")
     other, other_tokens = create(client)
-    assert_error(client.post(f"/v1/matches/{match_id}/score", headers=bearer(other_tokens[0])), 403, "wrong_token")
-    jobs = {client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[i % 4])).json["job_id"]
-            for i in range(20)}
+    assert_error(
+        client.post(f"/v1/matches/{match_id}/score", headers=bearer(other_tokens[0])), 403, "wrong_token"
+    )
+    jobs = {
+        client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[i % 4])).json["job_id"]
+        for i in range(20)
+    }
     assert jobs == {f"score-{match_id}-v5"}
     assert act(client, match_id, tokens[0], 5, place([(1, 1), (2, 1)])).status_code == 201
     again = client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])).json["job_id"]
@@ -331,20 +354,39 @@ def test_scoring_needs_a_seat_and_is_one_job_per_version(client, fake_redis, set
     assert 0 < ttl <= 3600
 
 
-def test_a_move_chosen_at_an_old_version_is_a_conflict_even_where_this_process_is_behind(app, fake_redis, settings):
+def test_a_move_chosen_at_an_old_version_is_a_conflict_even_where_this_process_is_behind(
+    app, fake_redis, settings
+):
     """Two API processes: the second appends; the first, whose copy is still at version 1, gets a move
     for version 1 that its copy would refuse (not that seat's turn there): it is a 409, not a 422."""
     from service.app import create_app
 
     first, second = app.test_client(), create_app(settings, fake_redis).test_client()
-    created = first.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}).json
+    created = first.post(
+        "/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
+    ).json
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
-    legal = first.get(f"/v1/matches/{match_id}/legal-actions", headers={"Authorization": f"Bearer {tokens[0]}"}).json
-    assert second.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {tokens[0]}"},
-                       json={"expected_version": 1, "action": legal["actions"][0]}).status_code == 201
-    stale = first.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {tokens[1]}"},
-                       json={"expected_version": 1, "action": {"type": "place", "cells": [[19, 0]]}})
-    assert stale.status_code == 409 and stale.json["error"] == "version_conflict" and stale.json["current_version"] == 2
+    legal = first.get(
+        f"/v1/matches/{match_id}/legal-actions", headers={"Authorization": f"Bearer {tokens[0]}"}
+    ).json
+    assert (
+        second.post(
+            f"/v1/matches/{match_id}/actions",
+            headers={"Authorization": f"Bearer {tokens[0]}"},
+            json={"expected_version": 1, "action": legal["actions"][0]},
+        ).status_code
+        == 201
+    )
+    stale = first.post(
+        f"/v1/matches/{match_id}/actions",
+        headers={"Authorization": f"Bearer {tokens[1]}"},
+        json={"expected_version": 1, "action": {"type": "place", "cells": [[19, 0]]}},
+    )
+    assert (
+        stale.status_code == 409
+        and stale.json["error"] == "version_conflict"
+        and stale.json["current_version"] == 2
+    )
 
 
 def test_a_running_blackout_match_scores_nothing_anyone_may_not_see(client, fake_redis, settings):
@@ -353,4 +395,7 @@ def test_a_running_blackout_match_scores_nothing_anyone_may_not_see(client, fake
     from tests.helpers import score
 
     match_id, tokens = create(client, "blackout-hong-kong", PLAYERS[:2])
-    assert score(client, fake_redis, settings, match_id, tokens[1]) == {"final": False, "withheld": "hidden_information"}
+    assert score(client, fake_redis, settings, match_id, tokens[1]) == {
+        "final": False,
+        "withheld": "hidden_information",
+    }

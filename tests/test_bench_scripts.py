@@ -42,10 +42,14 @@ def test_the_bare_stack_appends_once_per_version(fake_redis, monkeypatch):
     version = 1
     for seat, action, after in renumbered(script)[:5]:
         assert client.get(f"/v1/matches/{match_id}/legal-actions").json["version"] == version
-        answer = client.post(f"/v1/matches/{match_id}/actions", json={"expected_version": version, "action": action})
+        answer = client.post(
+            f"/v1/matches/{match_id}/actions", json={"expected_version": version, "action": action}
+        )
         assert answer.status_code == 201 and answer.json["version"] == after
         version = after
-    stale = client.post(f"/v1/matches/{match_id}/actions", json={"expected_version": 1, "action": script[0][1]})
+    stale = client.post(
+        f"/v1/matches/{match_id}/actions", json={"expected_version": 1, "action": script[0][1]}
+    )
     assert stale.status_code == 409
 
 
@@ -67,7 +71,9 @@ def test_the_bare_moves_socket_appends_once_per_version():
         conn.request("POST", "/v1/matches", json.dumps(body), {"Content-Type": "application/json"})
         match_id = json.loads(conn.getresponse().read())["id"]
         conn.close()
-        socket = websocket.create_connection(f"ws://{HOST}:{servers.port}/v1/matches/{match_id}/moves", timeout=10)
+        socket = websocket.create_connection(
+            f"ws://{HOST}:{servers.port}/v1/matches/{match_id}/moves", timeout=10
+        )
         version = 1
         for _, action, after in renumbered(script)[:5]:
             socket.send(json.dumps({"expected_version": version, "action": action}))

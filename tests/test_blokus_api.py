@@ -58,8 +58,14 @@ def test_options_errors_name_the_field(client):
         ({"game": "blokus", "players": names(4), "options": {"variant": "octagon"}}, "options.variant"),
         ({"game": "blokus", "players": names(4), "options": {"variant": "duo"}}, "players"),
         ({"game": "blokus", "players": names(2), "options": {"handicap": 3}}, "options.handicap"),
-        ({"game": "blokus", "players": names(1), "options": {"variant": "solo_rectangle", "scoring": "advanced"}},
-         "options.scoring"),
+        (
+            {
+                "game": "blokus",
+                "players": names(1),
+                "options": {"variant": "solo_rectangle", "scoring": "advanced"},
+            },
+            "options.scoring",
+        ),
     ]:
         response = client.post("/v1/matches", json=body)
         assert response.status_code == 400 and response.json["error"] == "invalid_request"
@@ -71,7 +77,9 @@ def test_options_errors_name_the_field(client):
 
 def test_any_match_exports_as_sgf_finished_or_not(client):
     match_id, tokens = create(client)
-    assert act(client, match_id, tokens[0], 1, {"type": "place", "cells": [[0, 0], [1, 0]]}).status_code == 201
+    assert (
+        act(client, match_id, tokens[0], 1, {"type": "place", "cells": [[0, 0], [1, 0]]}).status_code == 201
+    )
     response = client.get(f"/v1/matches/{match_id}/record", headers={"Accept": SGF})
     assert response.status_code == 200 and response.mimetype == SGF
     text = response.get_data(as_text=True)
@@ -93,27 +101,37 @@ def test_an_sgf_body_creates_an_ordinary_match(client):
     assert [e["type"] for e in events] == ["match_created", "placed", "placed"]
     assert events[1]["data"] == {"colour": "purple", "piece": "2", "cells": [[4, 4], [5, 4]]}
     # and play goes on from there, with the tokens it handed out
-    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(body["seats"][0]["token"])).json
+    legal = client.get(
+        f"/v1/matches/{match_id}/legal-actions", headers=bearer(body["seats"][0]["token"])
+    ).json
     assert legal["version"] == 3 and legal["actions"]
 
 
 def test_a_record_that_is_not_utf8_is_refused_not_turned_into_replacement_characters(client):
-    response = client.post("/v1/matches", data=b"(;GM[Blokus Duo]PB[\xff]PW[Olu]\n;B[e10,f10])", content_type=SGF)
+    response = client.post(
+        "/v1/matches", data=b"(;GM[Blokus Duo]PB[\xff]PW[Olu]\n;B[e10,f10])", content_type=SGF
+    )
     assert response.status_code == 400 and response.json["error"] == "invalid_record", response.json
     assert "not UTF-8 (byte 19)" in response.json["message"]
 
 
 def test_a_record_names_players_as_json_would_and_may_start_with_a_bom(client):
-    long = client.post("/v1/matches", data=f"(;GM[Blokus Duo]PB[{'p' * 65}]PW[Olu]\n;B[e10,f10])", content_type=SGF)
+    long = client.post(
+        "/v1/matches", data=f"(;GM[Blokus Duo]PB[{'p' * 65}]PW[Olu]\n;B[e10,f10])", content_type=SGF
+    )
     assert long.status_code == 400 and long.json["error"] == "invalid_record", long.json
     assert "the name of seat 0" in long.json["message"] and "64" in long.json["message"]
-    bom = client.post("/v1/matches", data="\ufeff(;GM[Blokus Duo]PB[Pia]PW[Olu]\n;B[e10,f10])".encode(), content_type=SGF)
+    bom = client.post(
+        "/v1/matches", data="\ufeff(;GM[Blokus Duo]PB[Pia]PW[Olu]\n;B[e10,f10])".encode(), content_type=SGF
+    )
     assert bom.status_code == 201 and [s["name"] for s in bom.json["seats"]] == ["Pia", "Olu"], bom.json
 
 
 def test_a_record_with_an_illegal_move_is_refused_and_nothing_is_stored(client, fake_redis, settings):
     keys_before = set(fake_redis.keys("*"))
-    record = "(;GM[Blokus];1[a20];2[t20];3[t1];4[a1];1[b19,c19];2[j10,j11])"  # move 6: yellow, far from its own
+    record = (
+        "(;GM[Blokus];1[a20];2[t20];3[t1];4[a1];1[b19,c19];2[j10,j11])"  # move 6: yellow, far from its own
+    )
     response = client.post("/v1/matches", data=record, content_type=SGF)
     assert response.status_code == 422
     assert response.json["error"] == "illegal_action"
@@ -132,8 +150,11 @@ def test_an_unreadable_record_is_a_400(client):
 
 
 def test_a_move_of_another_dialect_is_refused_not_dropped(client):
-    for record, tag in (("(;GM[Blokus Two-Player]P1[a]P2[b];9[a20])", "9"), ("(;GM[Blokus Duo]PB[a]PW[b];1[e10])", "1"),
-                        ("(;GM[Blokus];B[a20])", "B")):
+    for record, tag in (
+        ("(;GM[Blokus Two-Player]P1[a]P2[b];9[a20])", "9"),
+        ("(;GM[Blokus Duo]PB[a]PW[b];1[e10])", "1"),
+        ("(;GM[Blokus];B[a20])", "B"),
+    ):
         response = client.post("/v1/matches", data=record, content_type=SGF)
         assert response.status_code == 400 and f"{tag}[...] is not a move" in response.json["message"], record
     named = client.post("/v1/matches", data="(;GM[Blokus Duo]P1[Pia]P2[Olu];B[e10])", content_type=SGF)
@@ -141,19 +162,25 @@ def test_a_move_of_another_dialect_is_refused_not_dropped(client):
 
 
 def test_names_in_a_record_meet_the_rule_json_names_meet(client):
-    response = client.post("/v1/matches", data="(;GM[Blokus Duo]PB[\u202eevil]PW[Olu];B[e10])", content_type=SGF)
+    response = client.post(
+        "/v1/matches", data="(;GM[Blokus Duo]PB[\u202eevil]PW[Olu];B[e10])", content_type=SGF
+    )
     assert response.status_code == 400 and response.json["error"] == "invalid_record"
     assert "seat 0" in response.json["message"] and "U+202E" in response.json["message"]
 
 
 def test_a_match_with_an_open_seat_exports_its_record(client):
-    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"open": True}]}).json
+    created = client.post(
+        "/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"open": True}]}
+    ).json
     record = client.get(f"/v1/matches/{created['id']}/record", headers={"Accept": SGF})
     assert record.status_code == 200 and "P1[ann]P2[]" in record.get_data(as_text=True)
 
 
 def test_other_body_types_are_refused(client):
-    response = client.post("/v1/matches", data="game=blokus", content_type="application/x-www-form-urlencoded")
+    response = client.post(
+        "/v1/matches", data="game=blokus", content_type="application/x-www-form-urlencoded"
+    )
     assert response.status_code == 415 and response.json["error"] == "unsupported_media_type"
 
 
@@ -166,8 +193,11 @@ def test_export_then_import_round_trip_over_http(client, fake_redis, settings):
     copied = scored(client, fake_redis, settings, copy["id"], copy["seats"][0]["token"])
     assert copied["status"] == "finished"
     assert copied["result"] == original["result"]
-    moves = lambda m: [e["data"] for e in client.get(f"/v1/matches/{m}/events?limit=1000").json["events"]
-                       if e["type"] == "placed"]
+    moves = lambda m: [
+        e["data"]
+        for e in client.get(f"/v1/matches/{m}/events?limit=1000").json["events"]
+        if e["type"] == "placed"
+    ]
     assert moves(copy["id"]) == moves(match_id)
 
 

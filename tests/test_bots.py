@@ -11,8 +11,8 @@ from service import lifecycle
 from service.games import GAMES
 from service.games.bots import BOTS, GreedyBot, SeatView
 from service.keys import Keys
-from service.platforms import Platforms
 from service.lifecycle import SeedSecret
+from service.platforms import Platforms
 from service.replay import MatchState
 from tests.helpers import bearer, full_log
 
@@ -30,8 +30,15 @@ def _mid_game(game_id: str, players: int, moves: int, seed: int = 7):
 
 
 def _match_state(game_id: str, game: dict, players: int, bot: str) -> MatchState:
-    return MatchState(version=9, game_id=game_id, options={}, players=tuple(f"p{i}" for i in range(players)),
-                      commitment="", game=game, bots=tuple(bot for _ in range(players)))
+    return MatchState(
+        version=9,
+        game_id=game_id,
+        options={},
+        players=tuple(f"p{i}" for i in range(players)),
+        commitment="",
+        game=game,
+        bots=tuple(bot for _ in range(players)),
+    )
 
 
 @pytest.mark.parametrize("bot", sorted(BOTS))
@@ -80,10 +87,13 @@ def test_a_bots_choice_is_seeded_from_the_match():
     game = _mid_game("blokus", 2, 6)
     state = _match_state("blokus", game, 2, "random")
     seat = GAMES["blokus"].to_act(game)[0]
-    choices = {str(lifecycle.bot_action(state, seat, SeedSecret(seed, "salt"))) for seed in ("a", "b", "c", "d")}
+    choices = {
+        str(lifecycle.bot_action(state, seat, SeedSecret(seed, "salt"))) for seed in ("a", "b", "c", "d")
+    }
     assert len(choices) > 1  # another match, other moves
     assert lifecycle.bot_action(state, seat, SeedSecret("a", "salt")) == lifecycle.bot_action(
-        state, seat, SeedSecret("a", "salt"))
+        state, seat, SeedSecret("a", "salt")
+    )
 
 
 def test_greedy_takes_the_best_immediate_standing():
@@ -101,66 +111,134 @@ def test_greedy_takes_the_best_immediate_standing():
 
 
 def test_bot_seats_are_created_named_and_listed(client):
-    created = client.post("/v1/matches", json={"game": "blokus", "players": [
-        {"name": "ann"}, {"bot": "random"}, {"bot": "greedy", "name": "Greta"}, {"open": True}]})
+    created = client.post(
+        "/v1/matches",
+        json={
+            "game": "blokus",
+            "players": [
+                {"name": "ann"},
+                {"bot": "random"},
+                {"bot": "greedy", "name": "Greta"},
+                {"open": True},
+            ],
+        },
+    )
     assert created.status_code == 201, created.json
-    assert created.json["seats"][1] == {"seat": 1, "name": "random bot", "bot": "random"}  # no token: nobody acts for it
+    assert created.json["seats"][1] == {
+        "seat": 1,
+        "name": "random bot",
+        "bot": "random",
+    }  # no token: nobody acts for it
     assert created.json["seats"][2] == {"seat": 2, "name": "Greta", "bot": "greedy"}
     match = client.get(f"/v1/matches/{created.json['id']}").json
     assert match["players"][1] == {"seat": 1, "name": "random bot", "bot": "random"}
     assert match["players"][3] == {"seat": 3, "open": True}
-    assert client.post(f"/v1/matches/{created.json['id']}/seats/1/join", json={"name": "eve"}).status_code == 409
-    refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "clever"}]})
+    assert (
+        client.post(f"/v1/matches/{created.json['id']}/seats/1/join", json={"name": "eve"}).status_code == 409
+    )
+    refused = client.post(
+        "/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "clever"}]}
+    )
     assert refused.status_code == 400 and "players.1.bot" in refused.json["fields"]
     assert {"random", "greedy"} <= set(client.get("/v1/games").json[0]["bots"])
-    both = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "random", "open": True}]})
+    both = client.post(
+        "/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "random", "open": True}]}
+    )
     assert both.status_code == 400
     token = created.json["seats"][0]["token"]
-    assert client.get(f"/v1/matches/{created.json['id']}/legal-actions", headers=bearer(token)).status_code == 200
+    assert (
+        client.get(f"/v1/matches/{created.json['id']}/legal-actions", headers=bearer(token)).status_code
+        == 200
+    )
 
 
 def test_a_platform_hands_a_seat_to_a_bot_and_back_to_a_person(client, settings, fake_redis):
     _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
-    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}]},
-                          headers=bearer(key)).json
+    created = client.post(
+        "/v1/matches",
+        json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}]},
+        headers=bearer(key),
+    ).json
     match_id, bob = created["id"], created["seats"][1]["token"]
-    to_bot = client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"bot": "greedy"}, headers=bearer(key))
+    to_bot = client.post(
+        f"/v1/matches/{match_id}/seats/1/replace", json={"bot": "greedy"}, headers=bearer(key)
+    )
     assert to_bot.status_code == 200, to_bot.json
     assert to_bot.json == {"seat": 1, "name": "greedy bot", "bot": "greedy", "version": 2}
-    assert client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(bob)).json["error"] == "wrong_token"
-    assert client.get(f"/v1/matches/{match_id}").json["players"][1] == {"seat": 1, "name": "greedy bot", "bot": "greedy"}
-    back = client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"name": "carl"}, headers=bearer(key)).json
+    assert (
+        client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(bob)).json["error"]
+        == "wrong_token"
+    )
+    assert client.get(f"/v1/matches/{match_id}").json["players"][1] == {
+        "seat": 1,
+        "name": "greedy bot",
+        "bot": "greedy",
+    }
+    back = client.post(
+        f"/v1/matches/{match_id}/seats/1/replace", json={"name": "carl"}, headers=bearer(key)
+    ).json
     assert back["name"] == "carl" and back["version"] == 3 and "bot" not in back
-    assert client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(back["token"])).status_code == 200
+    assert (
+        client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(back["token"])).status_code == 200
+    )
     log = full_log(client, match_id)
     assert [(e["type"], e["data"]) for e in log[1:]] == [
         ("seat_replaced", {"seat": 1, "name": "greedy bot", "bot": "greedy"}),
-        ("seat_replaced", {"seat": 1, "name": "carl"})]
-    assert [e["text"] for e in log[1:]] == ["seat 1 is now played by the greedy bot", "seat 1 is now played by carl"]
-    assert client.get(f"/v1/matches/{match_id}").json["players"] == [{"seat": 0, "name": "ann"},
-                                                                      {"seat": 1, "name": "carl"}]
+        ("seat_replaced", {"seat": 1, "name": "carl"}),
+    ]
+    assert [e["text"] for e in log[1:]] == [
+        "seat 1 is now played by the greedy bot",
+        "seat 1 is now played by carl",
+    ]
+    assert client.get(f"/v1/matches/{match_id}").json["players"] == [
+        {"seat": 0, "name": "ann"},
+        {"seat": 1, "name": "carl"},
+    ]
     ann = created["seats"][0]["token"]
-    assert client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"bot": "random"},
-                       headers=bearer(ann)).json["error"] == "platform_only"
+    assert (
+        client.post(
+            f"/v1/matches/{match_id}/seats/1/replace", json={"bot": "random"}, headers=bearer(ann)
+        ).json["error"]
+        == "platform_only"
+    )
     for seat in (5, -1):
-        assert client.post(f"/v1/matches/{match_id}/seats/{seat}/replace", json={"bot": "random"},
-                           headers=bearer(key)).json["error"] == "seat_not_found"
-    assert client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"bot": "random", "name": "x"},
-                       headers=bearer(key)).status_code == 400
+        assert (
+            client.post(
+                f"/v1/matches/{match_id}/seats/{seat}/replace", json={"bot": "random"}, headers=bearer(key)
+            ).json["error"]
+            == "seat_not_found"
+        )
+    assert (
+        client.post(
+            f"/v1/matches/{match_id}/seats/1/replace",
+            json={"bot": "random", "name": "x"},
+            headers=bearer(key),
+        ).status_code
+        == 400
+    )
 
 
 def test_a_bots_level_is_shown_beside_its_catalogue_name(client):
-    created = client.post("/v1/matches", json={"game": "blokus", "players": [
-        {"name": "ann"}, {"bot": "blokus-strong", "level": 3}]})
+    created = client.post(
+        "/v1/matches",
+        json={"game": "blokus", "players": [{"name": "ann"}, {"bot": "blokus-strong", "level": 3}]},
+    )
     assert created.status_code == 201, created.json
-    assert created.json["seats"][1] == {"seat": 1, "name": "blokus-strong bot", "bot": "blokus-strong", "level": 3}
+    assert created.json["seats"][1] == {
+        "seat": 1,
+        "name": "blokus-strong bot",
+        "bot": "blokus-strong",
+        "level": 3,
+    }
     players = client.get(f"/v1/matches/{created.json['id']}").json["players"]
     catalogue = next(g for g in client.get("/v1/games").json if g["id"] == "blokus")
     assert players[1]["bot"] in catalogue["bots"] and players[1]["level"] == 3
 
 
 def test_a_level_is_only_for_a_games_own_search_bots(client):
-    refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "greedy", "level": 2}]})
+    refused = client.post(
+        "/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"bot": "greedy", "level": 2}]}
+    )
     assert refused.status_code == 400 and "players.1.level" in refused.json["fields"]
 
 
@@ -177,13 +255,17 @@ def test_a_bots_move_and_a_clock_check_are_taken_back_soon_if_their_worker_dies(
     jobs.enqueue_deadline("a" * 32, 5, 1_000)
     bot = Job.fetch(f"bot-{'a' * 32}-1-v5", connection=real_redis)
     clock = Job.fetch(f"clock-{'a' * 32}-v5-1000-0", connection=real_redis)
-    assert (bot.timeout, clock.timeout) == (BOT_MOVE_TIMEOUT_S, CHECK_CLOCK_TIMEOUT_S) and BOT_MOVE_TIMEOUT_S <= 30
+    assert (bot.timeout, clock.timeout) == (
+        BOT_MOVE_TIMEOUT_S,
+        CHECK_CLOCK_TIMEOUT_S,
+    ) and BOT_MOVE_TIMEOUT_S <= 30
     bot.delete()
     clock.delete()
 
 
-def test_a_job_whose_worker_died_between_taking_and_starting_it_goes_back_on_the_queue(real_redis, settings,
-                                                                                       monkeypatch):
+def test_a_job_whose_worker_died_between_taking_and_starting_it_goes_back_on_the_queue(
+    real_redis, settings, monkeypatch
+):
     """RQ moves a job from the queue to an intermediate list, then starts it: a worker killed in between
     left the job in that list, and the match waited for a bot's move that nobody would make."""
     from service import jobqueue
@@ -193,9 +275,13 @@ def test_a_job_whose_worker_died_between_taking_and_starting_it_goes_back_on_the
     jobs.enqueue_bot_move("b" * 32, 1, 7)
     queue = jobs.queue()
     job_id = f"bot-{'b' * 32}-1-v7"
-    assert real_redis.lmove(queue.key, queue.intermediate_queue_key) == job_id.encode()  # taken, then the kill
+    assert (
+        real_redis.lmove(queue.key, queue.intermediate_queue_key) == job_id.encode()
+    )  # taken, then the kill
     jobs.clean_registries()  # first seen: it may just be starting
-    assert queue.get_job_ids() == [] and real_redis.lrange(queue.intermediate_queue_key, 0, -1) == [job_id.encode()]
+    assert queue.get_job_ids() == [] and real_redis.lrange(queue.intermediate_queue_key, 0, -1) == [
+        job_id.encode()
+    ]
     monkeypatch.setattr(jobqueue, "STRANDED_S", 0)
     jobs.clean_registries()
     assert queue.get_job_ids() == [job_id] and real_redis.llen(queue.intermediate_queue_key) == 0
@@ -209,7 +295,9 @@ def test_a_job_whose_worker_died_between_taking_and_starting_it_goes_back_on_the
     assert real_redis.hlen(jobs.keys.stranded_jobs) == 0
     real_redis.lpush(queue.intermediate_queue_key, job_id)  # its retry, taken later
     jobs.clean_registries()
-    assert real_redis.lrange(queue.intermediate_queue_key, 0, -1) == [job_id.encode()]  # first sighting: left be
+    assert real_redis.lrange(queue.intermediate_queue_key, 0, -1) == [
+        job_id.encode()
+    ]  # first sighting: left be
     real_redis.delete(queue.intermediate_queue_key, jobs.keys.stranded_jobs)
     queue.fetch_job(job_id).delete()
 
@@ -223,8 +311,14 @@ def test_only_a_bot_moves_a_bots_seat():
     from service.lifecycle import SeedSecret
 
     secret = SeedSecret("seed", "salt")
-    step = lifecycle.begin("blokus", GAMES["blokus"].resolve_options({}, 2), ["ann", "random bot"], secret,
-                           "2026-01-01T00:00:00.000Z", bots=["random", "random"])
+    step = lifecycle.begin(
+        "blokus",
+        GAMES["blokus"].resolve_options({}, 2),
+        ["ann", "random bot"],
+        secret,
+        "2026-01-01T00:00:00.000Z",
+        bots=["random", "random"],
+    )
     action = step.state.legal_actions(0)[0]
     with pytest.raises(IllegalAction) as refused:
         lifecycle.act(step.state, 0, action, secret, "2026-01-01T00:00:01.000Z")

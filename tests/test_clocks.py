@@ -3,7 +3,7 @@ to act, the time left shown to everyone, and ``on_timeout`` carried out through 
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -14,8 +14,11 @@ from tests.helpers import act, bearer
 
 
 def _at(seconds: float) -> str:
-    return datetime.fromtimestamp(1_800_000_000 + seconds, tz=timezone.utc).isoformat(
-        timespec="milliseconds").replace("+00:00", "Z")
+    return (
+        datetime.fromtimestamp(1_800_000_000 + seconds, tz=UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )
 
 
 def test_fischer_charges_the_running_seat_and_adds_its_increment():
@@ -54,7 +57,10 @@ def test_every_seat_sees_the_clocks(client):
     match = client.get(f"/v1/matches/{match_id}").json
     assert match["clock"]["initial_ms"] == 300_000 and match["clock"]["increment_ms"] == 5_000
     assert match["clock"]["on_timeout"] == "bot" and match["clock"]["running"] == [0]
-    assert 290_000 < match["clock"]["remaining_ms"][0] <= 300_000 and match["clock"]["remaining_ms"][1] == 300_000
+    assert (
+        290_000 < match["clock"]["remaining_ms"][0] <= 300_000
+        and match["clock"]["remaining_ms"][1] == 300_000
+    )
     legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
     act(client, match_id, tokens[0], 1, legal["actions"][0])
     assert client.get(f"/v1/matches/{match_id}").json["clock"]["running"] == [1]
@@ -62,43 +68,80 @@ def test_every_seat_sees_the_clocks(client):
 
 def test_clock_seconds_are_json_numbers(client):
     for odd in ("30", True, None, [30]):
-        refused = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}],
-                                                   "clock": {"per_action_s": odd}})
-        assert refused.status_code == 400 and "clock.per_action_s" in refused.json["fields"], (odd, refused.json)
+        refused = client.post(
+            "/v1/matches",
+            json={
+                "game": "blokus",
+                "players": [{"name": "a"}, {"name": "b"}],
+                "clock": {"per_action_s": odd},
+            },
+        )
+        assert refused.status_code == 400 and "clock.per_action_s" in refused.json["fields"], (
+            odd,
+            refused.json,
+        )
     assert _clocked_match(client, per_action_s=30.5)[0]
 
 
 def test_a_clock_setting_the_game_cannot_carry_out_is_refused(client):
-    refused = client.post("/v1/matches", json={"game": "chock-a-block", "players": [{"name": "a"}, {"name": "b"}],
-                                               "clock": {"per_action_s": 30}, "on_timeout": "forfeit"})
+    refused = client.post(
+        "/v1/matches",
+        json={
+            "game": "chock-a-block",
+            "players": [{"name": "a"}, {"name": "b"}],
+            "clock": {"per_action_s": 30},
+            "on_timeout": "forfeit",
+        },
+    )
     assert refused.status_code == 400 and "on_timeout" in refused.json["fields"]
-    both = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}],
-                                            "clock": {"per_action_s": 30, "initial_s": 60}})
+    both = client.post(
+        "/v1/matches",
+        json={
+            "game": "blokus",
+            "players": [{"name": "a"}, {"name": "b"}],
+            "clock": {"per_action_s": 30, "initial_s": 60},
+        },
+    )
     assert both.status_code == 400
     assert client.get("/v1/games").json[0]["timeouts"][0] == "bot"
 
 
 def test_a_blokus_pass_on_timeout_needs_a_match_where_a_colour_may_pass(client):
-    two = {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}], "clock": {"per_action_s": 30},
-           "on_timeout": "pass"}
+    two = {
+        "game": "blokus",
+        "players": [{"name": "a"}, {"name": "b"}],
+        "clock": {"per_action_s": 30},
+        "on_timeout": "pass",
+    }
     refused = client.post("/v1/matches", json=two)  # blokus spec 2.7: no voluntary pass by default
     assert refused.status_code == 400 and "with these options" in refused.json["fields"]["on_timeout"][0]
     allowed = client.post("/v1/matches", json={**two, "options": {"allow_voluntary_pass": True}})
     assert allowed.status_code == 201, allowed.json
-    rectangle = {**two, "players": [{"name": "a"}], "options": {"allow_voluntary_pass": True,
-                                                                  "variant": "solo_rectangle"}}
-    assert client.post("/v1/matches", json=rectangle).status_code == 400  # any colour at any time: no turn to pass
+    rectangle = {
+        **two,
+        "players": [{"name": "a"}],
+        "options": {"allow_voluntary_pass": True, "variant": "solo_rectangle"},
+    }
+    assert (
+        client.post("/v1/matches", json=rectangle).status_code == 400
+    )  # any colour at any time: no turn to pass
 
 
 def test_on_timeout_without_a_clock_is_refused(client):
     two = {"game": "block-block", "players": [{"name": "a"}, {"name": "b"}]}
     refused = client.post("/v1/matches", json={**two, "on_timeout": "forfeit"})
     assert refused.status_code == 400 and "give the match a clock" in refused.json["fields"]["on_timeout"][0]
-    assert client.post("/v1/matches", json={**two, "on_timeout": "bot"}).status_code == 201  # the default, said
+    assert (
+        client.post("/v1/matches", json={**two, "on_timeout": "bot"}).status_code == 201
+    )  # the default, said
 
 
 def _iso(ms: float) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return (
+        datetime.fromtimestamp(ms / 1000, tz=UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )
 
 
 def _out_of_time(matches, match_id):
@@ -111,15 +154,17 @@ def _out_of_time(matches, match_id):
 def test_each_timeout_policy(app, client):
     matches = app.extensions["matchlog"]
     secret = SeedSecret("s", "t")
-    cases = [("blokus", {"per_action_s": 5, "on_timeout": "bot"}, ["timed_out", "seat_replaced"]),
-             ("block-block", {"per_action_s": 5, "on_timeout": "forfeit"}, ["timed_out", "acted_by", "resigned"]),
-             ("blackout-hong-kong", {"per_action_s": 5, "on_timeout": "pass"}, ["timed_out", "acted_by"])]
+    cases = [
+        ("blokus", {"per_action_s": 5, "on_timeout": "bot"}, ["timed_out", "seat_replaced"]),
+        ("block-block", {"per_action_s": 5, "on_timeout": "forfeit"}, ["timed_out", "acted_by", "resigned"]),
+        ("blackout-hong-kong", {"per_action_s": 5, "on_timeout": "pass"}, ["timed_out", "acted_by"]),
+    ]
     for game, clock, types in cases:
         match_id, _ = _clocked_match(client, game, **clock)
         state, early, late = _out_of_time(matches, match_id)
         assert lifecycle.time_out(state, secret, early) is None  # not yet
         step = lifecycle.time_out(state, secret, late)
-        assert [e.type for e in step.entries][:len(types)] == types, (game, [e.type for e in step.entries])
+        assert [e.type for e in step.entries][: len(types)] == types, (game, [e.type for e in step.entries])
         assert step.entries[0].data == {"on_timeout": clock["on_timeout"]}
         if clock["on_timeout"] == "bot":
             assert step.state.bot_of(step.entries[0].seat) == "random"
@@ -140,8 +185,15 @@ def _undo_at(undo: str, clock: dict, seconds: list[float]) -> list[list[int]]:
     back at ``seconds[1]`` (seat 1 consenting at ``seconds[2]`` with ``with_consent``); the clocks
     (remaining ms) after the move and after the undo."""
     secret = SeedSecret("seed", "salt")
-    step = lifecycle.begin("blokus", GAMES["blokus"].resolve_options({}, 2), ["ann", "bob"], secret, _at(0), undo=undo,
-                           clock={**clock, "on_timeout": "bot"})
+    step = lifecycle.begin(
+        "blokus",
+        GAMES["blokus"].resolve_options({}, 2),
+        ["ann", "bob"],
+        secret,
+        _at(0),
+        undo=undo,
+        clock={**clock, "on_timeout": "bot"},
+    )
     states = {s.version: s for s in step.states}
     moved = lifecycle.act(step.state, 0, step.state.legal_actions(0)[0], secret, _at(seconds[0]))
     states.update({s.version: s for s in moved.states})
@@ -166,8 +218,15 @@ def test_an_undo_takes_back_what_the_undone_moves_earned_and_time_spent_stays_sp
 
 def test_moving_and_undoing_again_and_again_runs_the_clock_down():
     secret = SeedSecret("seed", "salt")
-    step = lifecycle.begin("blokus", GAMES["blokus"].resolve_options({}, 2), ["ann", "bob"], secret, _at(0), undo="until_next_action",
-                           clock={"initial_ms": 10_000, "increment_ms": 5_000, "on_timeout": "bot"})
+    step = lifecycle.begin(
+        "blokus",
+        GAMES["blokus"].resolve_options({}, 2),
+        ["ann", "bob"],
+        secret,
+        _at(0),
+        undo="until_next_action",
+        clock={"initial_ms": 10_000, "increment_ms": 5_000, "on_timeout": "bot"},
+    )
     states = {s.version: s for s in step.states}
     state = step.state
     for second in range(1, 5):
@@ -185,9 +244,15 @@ def test_a_move_the_clock_made_stands():
     from service.games.protocol import IllegalAction
 
     secret = SeedSecret("seed", "salt")
-    step = lifecycle.begin("blokus", GAMES["blokus"].resolve_options({"allow_voluntary_pass": True}, 2),
-                           ["ann", "bob"], secret, _at(0), undo="until_next_action",
-                           clock={"per_action_ms": 5_000, "on_timeout": "pass"})
+    step = lifecycle.begin(
+        "blokus",
+        GAMES["blokus"].resolve_options({"allow_voluntary_pass": True}, 2),
+        ["ann", "bob"],
+        secret,
+        _at(0),
+        undo="until_next_action",
+        clock={"per_action_ms": 5_000, "on_timeout": "pass"},
+    )
     timed_out = lifecycle.time_out(step.state, secret, _at(6))
     assert [e.type for e in timed_out.entries][:2] == ["timed_out", "acted_by"]
     assert timed_out.entries[1].data == {"by": "timeout"}
@@ -218,8 +283,15 @@ def test_an_undo_does_not_buy_back_time_run_out(client):
     """Seat 0 is out of time when seat 1 takes its move back: the timeout is appended first, as for a move."""
     import time
 
-    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}],
-                                               "clock": {"per_action_s": 1}, "undo": "until_next_action"})
+    created = client.post(
+        "/v1/matches",
+        json={
+            "game": "blokus",
+            "players": [{"name": "ann"}, {"name": "bob"}],
+            "clock": {"per_action_s": 1},
+            "undo": "until_next_action",
+        },
+    )
     match_id, tokens = created.json["id"], [s["token"] for s in created.json["seats"]]
     for seat, version in ((0, 1), (1, 3)):
         legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
@@ -228,7 +300,11 @@ def test_an_undo_does_not_buy_back_time_run_out(client):
     undone = client.post(f"/v1/matches/{match_id}/undo", headers=bearer(tokens[1]))
     assert undone.status_code == 201, undone.json
     log = client.get(f"/v1/matches/{match_id}/events").json["events"]
-    assert [(e["type"], e["seat"]) for e in log[5:]] == [("timed_out", 0), ("seat_replaced", 0), ("undone", 1)]
+    assert [(e["type"], e["seat"]) for e in log[5:]] == [
+        ("timed_out", 0),
+        ("seat_replaced", 0),
+        ("undone", 1),
+    ]
 
 
 def test_a_timeout_that_loses_its_race_leaves_the_seat_its_token(fake_redis, settings):
@@ -241,8 +317,9 @@ def test_a_timeout_that_loses_its_race_leaves_the_seat_its_token(fake_redis, set
     from service.tokens import seat_for
 
     matches = Matches(fake_redis, settings)
-    match_id, state, tokens = matches.create(NewMatch("blokus", ["ann", "bob"], {},
-                                                      clock={"per_action_ms": 1000, "on_timeout": "bot"}))
+    match_id, state, tokens = matches.create(
+        NewMatch("blokus", ["ann", "bob"], {}, clock={"per_action_ms": 1000, "on_timeout": "bot"})
+    )
     stale = matches.load(match_id)
     matches.submit(match_id, 0, 1, state.legal_actions(0)[0])  # in time
     time.sleep(1.1)  # seat 1 is out of time now, and seat 0 was, judged on the stale copy

@@ -21,7 +21,10 @@ def test_the_image_runs_as_a_user_with_a_data_folder_it_may_write():
 
 def test_the_compose_redis_refuses_writes_before_it_runs_out_of_memory():
     """``503 storage_full`` needs a limit: with noeviction and no maxmemory Redis grows until it is killed."""
-    settings = dict(line.split(None, 1) for line in (REPO / "deploy/redis.conf").read_text().splitlines()
-                    if line.strip() and not line.startswith("#"))
+    settings = dict(
+        line.split(None, 1)
+        for line in (REPO / "deploy/redis.conf").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    )
     assert settings["maxmemory-policy"] == "noeviction" and settings["maxmemory"].strip() != "0"
     assert settings["appendonly"] == "yes" and settings["appendfsync"] == "always"

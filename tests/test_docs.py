@@ -17,8 +17,14 @@ TEST_COMMAND = "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .
 
 def test_the_site_builds_strictly(tmp_path):
     quiet = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}  # plugins' own banners
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, **quiet})
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **quiet},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     for game in ("blokus", "block-block", "chock-a-block", "blackout-hong-kong"):  # the generated reference
         page = (tmp_path / "site" / "games" / game / "index.html").read_text()
@@ -44,4 +50,6 @@ def test_every_command_uses_the_default_port():
             for scheme, port in re.findall(r"(\S*?)(?:localhost|127\.0\.0\.1|--port)[: ](\d+)", line):
                 # Redis's own ports (redis://, redis+cluster://) and 8799, the webhook receiver the
                 # examples register, are not matchlog's
-                assert "redis" in scheme or port in {"8000", "8799"}, f"{path.relative_to(ROOT)}:{number}: {line}"
+                assert "redis" in scheme or port in {"8000", "8799"}, (
+                    f"{path.relative_to(ROOT)}:{number}: {line}"
+                )

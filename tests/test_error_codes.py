@@ -20,7 +20,11 @@ def api_error_codes() -> list[tuple[str, int, object]]:
     found = []
     for path in sorted(SERVICE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ApiError" and len(node.args) >= 2:
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "ApiError"
+                and len(node.args) >= 2
+            ):
                 code = node.args[1]
                 found.append((path.name, node.lineno, code.value if isinstance(code, ast.Constant) else None))
     return found

@@ -17,8 +17,32 @@ from service.errors import api_error_of, flatten, invalid
 from service.games import GAMES
 
 GAMES_PER_GAME = 2
-ODD_VALUES = (None, True, False, 0, 1, -1, 2, 10 ** 6, 1.0, 1.5, "", "x", "1", "place", "pass", "A", "true",
-              [], [0], [0, 0], [[0, 0]], {}, {"1": "x"}, b"x")
+ODD_VALUES = (
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    2,
+    10**6,
+    1.0,
+    1.5,
+    "",
+    "x",
+    "1",
+    "place",
+    "pass",
+    "A",
+    "true",
+    [],
+    [0],
+    [0, 0],
+    [[0, 0]],
+    {},
+    {"1": "x"},
+    b"x",
+)
 
 
 def _random_actions(game, rng: random.Random, limit: int = 400):
@@ -26,8 +50,14 @@ def _random_actions(game, rng: random.Random, limit: int = 400):
     players = max(game.info.counts())
     resolved = lifecycle.check_options(game.info.id, {}, players)
     secret = lifecycle.SeedSecret(f"fast-{rng.getrandbits(32)}", "salt")
-    state = lifecycle.begin(game.info.id, resolved, [f"p{i}" for i in range(players)], secret, "",
-                            packs.content_for(game, resolved)).state
+    state = lifecycle.begin(
+        game.info.id,
+        resolved,
+        [f"p{i}" for i in range(players)],
+        secret,
+        "",
+        packs.content_for(game, resolved),
+    ).state
     for _ in range(limit):
         if state.finished:
             return
@@ -65,7 +95,9 @@ def _agrees(fast, schema, data) -> None:
     if got is None:
         return  # the schema's business
     expected = schema.load(copy.deepcopy(data))  # must not refuse what the fast path took
-    assert json.dumps(got, default=repr) == json.dumps(expected, default=repr)  # the same, keys in the same order
+    assert json.dumps(got, default=repr) == json.dumps(
+        expected, default=repr
+    )  # the same, keys in the same order
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
@@ -78,7 +110,7 @@ def test_compiled_action_load_agrees_with_the_schema(game_id):
     for _ in range(GAMES_PER_GAME):
         for action in _random_actions(game, rng):
             if fast(copy.deepcopy(action)) is not None:  # (an action with a custom field, Blackout's payment,
-                taken += 1                              # goes to the schema)
+                taken += 1  # goes to the schema)
             _agrees(fast, schema, action)
             if rng.random() < 0.05:
                 for bent in _bent(action, rng):
@@ -108,8 +140,9 @@ def test_load_action_answers_as_before_for_bent_actions():
     for game_id, game in sorted(GAMES.items()):
         for action in list(_random_actions(game, rng, limit=3))[:5]:
             for bent in [action, *_bent(action, rng)]:
-                assert json.dumps(_answer(api.load_action, game_id, bent), default=repr) == \
-                    json.dumps(_answer(_reference_load_action, game_id, bent), default=repr)
+                assert json.dumps(_answer(api.load_action, game_id, bent), default=repr) == json.dumps(
+                    _answer(_reference_load_action, game_id, bent), default=repr
+                )
 
 
 def test_compiled_move_envelope_agrees_with_the_schema():
@@ -117,11 +150,22 @@ def test_compiled_move_envelope_agrees_with_the_schema():
     fast = moves._fast_move
     assert fast is not None
     action = {"type": "place", "cells": [[0, 0]]}
-    cases = [{"expected_version": v, "action": a} for v in (1, 2, 0, -1, True, 1.0, "1", None, 10 ** 12)
-             for a in (action, {}, [], None, "x")]
-    cases += [{"expected_version": 3, "action": action, "idempotency_key": k} for k in ("k", "", "x" * 128,
-                                                                                         "x" * 129, 1, None)]
-    cases += [{"action": action}, {"expected_version": 3}, {"expected_version": 3, "action": action, "x": 1}, [], "x"]
+    cases = [
+        {"expected_version": v, "action": a}
+        for v in (1, 2, 0, -1, True, 1.0, "1", None, 10**12)
+        for a in (action, {}, [], None, "x")
+    ]
+    cases += [
+        {"expected_version": 3, "action": action, "idempotency_key": k}
+        for k in ("k", "", "x" * 128, "x" * 129, 1, None)
+    ]
+    cases += [
+        {"action": action},
+        {"expected_version": 3},
+        {"expected_version": 3, "action": action, "x": 1},
+        [],
+        "x",
+    ]
     rng.shuffle(cases)
     for case in cases:
         _agrees(fast, moves._move, case)

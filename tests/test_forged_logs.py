@@ -44,7 +44,12 @@ def genuine():
     events = client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"]
     final = client.get(f"/v1/matches/{match_id}/checkpoint").json
     assert events[-1]["type"] == "match_scored" and final["version"] == len(events) > mid["version"]
-    return {"events": events, "mid": mid, "final": final, "public_key": client.get("/v1/signing-key").json["public_key"]}
+    return {
+        "events": events,
+        "mid": mid,
+        "final": final,
+        "public_key": client.get("/v1/signing-key").json["public_key"],
+    }
 
 
 def entries_of(events):
@@ -74,7 +79,9 @@ def another_game(genuine_events, after: int, rng: random.Random):
     step = lifecycle.Step(state)
     while not step.state.finished:
         seat = step.state.to_act()[0]
-        step = step.then(lifecycle.act(step.state, seat, rng.choice(step.state.legal_actions(seat)), secret, AT))
+        step = step.then(
+            lifecycle.act(step.state, seat, rng.choice(step.state.legal_actions(seat)), secret, AT)
+        )
     step = step.then(lifecycle.score(step.state, AT))
     return list(step.entries)
 
@@ -155,9 +162,23 @@ def test_the_findings_forgery_is_refused_by_the_command(genuine, tmp_path):
     path, checkpoint = tmp_path / "log.json", tmp_path / "checkpoint.json"
     path.write_text(json.dumps({"events": the_findings_forgery(genuine["events"])}))
     checkpoint.write_text(json.dumps(genuine["final"]))
-    done = subprocess.run([sys.executable, "-m", "service.cli", "replay", str(path), "--checkpoint", str(checkpoint),
-                           "--public-key", genuine["public_key"]], capture_output=True, text=True, timeout=120,
-                          check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "service.cli",
+            "replay",
+            str(path),
+            "--checkpoint",
+            str(checkpoint),
+            "--public-key",
+            genuine["public_key"],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 1 and done.stdout == "" and "follows match_scored" in done.stderr
 
 
@@ -176,14 +197,14 @@ def forge(events, how):
     if how == "undone_after_the_result":
         return rechained(entries + [shell(replay.undone(last_move.seat, 1))])
     if how == "game_event_after_the_end":
-        return rechained(entries[:end + 1] + [placed] + entries[end + 1:])
+        return rechained(entries[: end + 1] + [placed] + entries[end + 1 :])
     if how == "game_event_after_the_result":
         return rechained(entries + [placed])
     if how == "second_match_scored":
         flipped = {**entries[-1].data, "ranks": entries[-1].data["ranks"][::-1]}
         return rechained(entries + [replace(entries[-1], data=flipped)])
     if how == "second_seed_revealed":
-        return rechained(entries[:end + 1] + [entries[end]] + entries[end + 1:])
+        return rechained(entries[: end + 1] + [entries[end]] + entries[end + 1 :])
     if how == "result_before_the_seed":
         return rechained(entries[:end] + [entries[-1], entries[end]])
     if how == "match_aborted_after_the_end":
@@ -198,7 +219,10 @@ OUT_OF_PLACE = {  # forgery: (what the entry does, as refused, and where: an off
     "game_event_after_the_result": ("(placed) follows match_scored", None),
     "second_match_scored": ("(match_scored) follows match_scored", None),
     "second_seed_revealed": ("(seed_revealed) reveals the seed again", 2),
-    "result_before_the_seed": ("(match_scored) records a result before the match is over and its seed revealed", 1),
+    "result_before_the_seed": (
+        "(match_scored) records a result before the match is over and its seed revealed",
+        1,
+    ),
     "match_aborted_after_the_end": ("(match_aborted) follows the end of the match", 1),
 }
 
@@ -216,8 +240,11 @@ def test_an_entry_the_server_never_appends_is_refused(genuine, tmp_path, capsys,
     # with the checkpoint at the genuine end: an entry put in before it moves the signed head; one put
     # after it is refused by the fold, which comes before the checkpoint's coverage
     code, out, err = audit(tmp_path, capsys, forged, genuine["final"], genuine["public_key"])
-    expected = f"log entry {version} {text}" if offset is None else \
-        f"not the one the server signed: entry {len(genuine['events'])} differs from the checkpoint"
+    expected = (
+        f"log entry {version} {text}"
+        if offset is None
+        else f"not the one the server signed: entry {len(genuine['events'])} differs from the checkpoint"
+    )
     assert code == 1 and out == "" and expected in err, err
 
 
@@ -258,7 +285,9 @@ def test_an_undo_far_back_or_forward_is_refused(genuine, tmp_path, capsys):
     cut = genuine["mid"]["version"]
     for to_version in (0, cut + 1, "1"):
         forged = rechained(entries[:cut] + [shell(replay.undone(0, to_version))])
-        with pytest.raises(replay.EntryOutOfPlace, match=f"log entry {cut + 1} .undone. undoes back to a version"):
+        with pytest.raises(
+            replay.EntryOutOfPlace, match=f"log entry {cut + 1} .undone. undoes back to a version"
+        ):
             replay.replay(entries_of(forged), *seed_of(genuine["events"]))
 
 
@@ -296,4 +325,6 @@ def test_a_seat_replaced_as_the_match_ends_is_refused_not_appended(client, fake_
     with pytest.raises(MatchOver):
         matches.replace_seat(match_id, 0, bot="random")
     assert matches.load(match_id).finished and not matches.load(match_id).result
-    assert client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"][-1]["type"] == "seed_revealed"
+    assert (
+        client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"][-1]["type"] == "seed_revealed"
+    )

@@ -20,16 +20,23 @@ def _play(game, seed: int, limit: int = 300):
     players = max(game.info.counts())
     resolved = lifecycle.check_options(game.info.id, {}, players)
     secret = lifecycle.SeedSecret(f"frozen-{seed}", "salt")
-    step = lifecycle.begin(game.info.id, resolved, [f"p{i}" for i in range(players)], secret,
-                           "2026-01-01T00:00:00.000Z", packs.content_for(game, resolved))
+    step = lifecycle.begin(
+        game.info.id,
+        resolved,
+        [f"p{i}" for i in range(players)],
+        secret,
+        "2026-01-01T00:00:00.000Z",
+        packs.content_for(game, resolved),
+    )
     entries, states = list(step.entries), list(step.states)
     state = step.state
     for _ in range(limit):
         if state.finished:
             break
         seat = game.to_act(state.game)[0]
-        step = lifecycle.act(state, seat, rng.choice(game.legal_actions(state.game, seat)), secret,
-                             "2026-01-01T00:00:01.000Z")
+        step = lifecycle.act(
+            state, seat, rng.choice(game.legal_actions(state.game, seat)), secret, "2026-01-01T00:00:01.000Z"
+        )
         entries += step.entries
         states += step.states
         state = step.state

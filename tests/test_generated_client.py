@@ -23,8 +23,20 @@ CONTRACT = Path(__file__).resolve().parents[1] / "openapi.yaml"
 def generated(tmp_path_factory):
     folder = tmp_path_factory.mktemp("generated")
     tool = Path(sys.executable).with_name("openapi-python-client")
-    done = subprocess.run([str(tool), "generate", "--path", str(CONTRACT), "--output-path",
-                           str(folder / "matchlog_client"), "--meta", "none"], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            str(tool),
+            "generate",
+            "--path",
+            str(CONTRACT),
+            "--output-path",
+            str(folder / "matchlog_client"),
+            "--meta",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     sys.path.insert(0, str(folder))
     try:
@@ -50,23 +62,38 @@ def test_the_generated_client_plays_every_game(generated, app, game_id):
     match = module(generated, "api.v1.get_v1_matches_match_id")
 
     players = 2 if 2 in GAMES[game_id].info.counts() else GAMES[game_id].info.counts()[0]
-    created = create.sync_detailed(client=anonymous, body=models.CreateMatch(
-        game=models.CreateMatchGame(game_id), players=[models.Player(name=f"p{i}") for i in range(players)]))
+    created = create.sync_detailed(
+        client=anonymous,
+        body=models.CreateMatch(
+            game=models.CreateMatchGame(game_id),
+            players=[models.Player(name=f"p{i}") for i in range(players)],
+        ),
+    )
     assert created.status_code == 201, created.content
     match_id = created.parsed.id
     to_act = match.sync(match_id=match_id, client=anonymous).to_act[0]
-    seat = generated.AuthenticatedClient(base_url="http://matchlog.test", token=created.parsed.seats[to_act].token,
-                                         httpx_args={"transport": transport})
+    seat = generated.AuthenticatedClient(
+        base_url="http://matchlog.test",
+        token=created.parsed.seats[to_act].token,
+        httpx_args={"transport": transport},
+    )
     legal = listing.sync(match_id=match_id, client=seat)
     assert legal.game.value == game_id  # the listing parsed as this game's, by its discriminator
     action = legal.actions[0]
-    assert type(action).__name__ == {g: f"{''.join(p.capitalize() for p in g.split('-'))}Action" for g in GAMES}[game_id]
-    posted = submit.sync_detailed(match_id=match_id, client=seat,
-                                  body=models.SubmitAction(expected_version=legal.version, action=action))
+    assert (
+        type(action).__name__
+        == {g: f"{''.join(p.capitalize() for p in g.split('-'))}Action" for g in GAMES}[game_id]
+    )
+    posted = submit.sync_detailed(
+        match_id=match_id,
+        client=seat,
+        body=models.SubmitAction(expected_version=legal.version, action=action),
+    )
     assert posted.status_code == 201, posted.content
     version = posted.parsed.version
-    again = submit.sync_detailed(match_id=match_id, client=seat,
-                                 body=models.SubmitAction(expected_version=version, action=action))
+    again = submit.sync_detailed(
+        match_id=match_id, client=seat, body=models.SubmitAction(expected_version=version, action=action)
+    )
     assert again.status_code == 422 and again.parsed.error == "illegal_action" and again.parsed.reason
 
     # the state, the match and the entries parse as this game's models, with typed fields
@@ -75,10 +102,12 @@ def test_the_generated_client_plays_every_game(generated, app, game_id):
     assert type(state).__name__ == f"{prefix}State" and type(state.state).__name__ == f"{prefix}View"
     assert state.version == version
     view = state.state
-    read = {"blokus": lambda: (view.board[0][0], view.colours[0].squares_left, view.variant),
-            "block-block": lambda: (view.heights[0][0], view.move_no, view.status),
-            "chock-a-block": lambda: (view.players[0].hand_size, view.round_, view.deck_size),
-            "blackout-hong-kong": lambda: (view.players[0].hand_size, view.players[0].vp, view.round_)}[game_id]()
+    read = {
+        "blokus": lambda: (view.board[0][0], view.colours[0].squares_left, view.variant),
+        "block-block": lambda: (view.heights[0][0], view.move_no, view.status),
+        "chock-a-block": lambda: (view.players[0].hand_size, view.round_, view.deck_size),
+        "blackout-hong-kong": lambda: (view.players[0].hand_size, view.players[0].vp, view.round_),
+    }[game_id]()
     assert all(value is not None for value in read[1:]) and isinstance(read[1], int)
     summary = match.sync(match_id=match_id, client=anonymous)
     assert type(summary).__name__ == f"{prefix}Match" and summary.game.value == game_id
@@ -92,9 +121,16 @@ def test_the_generated_client_downloads_a_blokus_record(generated, app):
     transport = httpx.WSGITransport(app=app)
     client = generated.Client(base_url="http://matchlog.test", httpx_args={"transport": transport})
     models = module(generated, "models")
-    created = module(generated, "api.v1.post_v1_matches").sync(client=client, body=models.CreateMatch(
-        game=models.CreateMatchGame("blokus"), players=[models.Player(name="ann"), models.Player(name="bob")]))
-    record = module(generated, "api.v1.get_v1_matches_match_id_record").sync(match_id=created.id, client=client)
+    created = module(generated, "api.v1.post_v1_matches").sync(
+        client=client,
+        body=models.CreateMatch(
+            game=models.CreateMatchGame("blokus"),
+            players=[models.Player(name="ann"), models.Player(name="bob")],
+        ),
+    )
+    record = module(generated, "api.v1.get_v1_matches_match_id_record").sync(
+        match_id=created.id, client=client
+    )
     assert isinstance(record, str) and record.startswith("(;GM[Blokus") and "P1[ann]" in record
 
 
@@ -107,7 +143,9 @@ export function firstBlockBlockAction(listing: Listing): components["schemas"]["
 """
 
 
-TS_CLIENT = Path(__file__).resolve().parent / "clients" / "ts"  # package.json and package-lock.json pin the tools
+TS_CLIENT = (
+    Path(__file__).resolve().parent / "clients" / "ts"
+)  # package.json and package-lock.json pin the tools
 
 
 @pytest.fixture(scope="module")
@@ -116,23 +154,51 @@ def typescript(tmp_path_factory):
     own, with the types generated from openapi.yaml in it (matchlog.d.ts)."""
     npm = shutil.which("npm")
     if npm is None:
-        pytest.skip("node is not installed (Debian: apt-get install nodejs npm); the TypeScript check needs npm")
+        pytest.skip(
+            "node is not installed (Debian: apt-get install nodejs npm); the TypeScript check needs npm"
+        )
     folder = tmp_path_factory.mktemp("ts")
     for name in ("package.json", "package-lock.json", "play.ts"):
         shutil.copy(TS_CLIENT / name, folder / name)
-    installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--prefer-offline"], cwd=folder,
-                               capture_output=True, text=True, timeout=600)
+    installed = subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund", "--prefer-offline"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
-    types = subprocess.run([str(folder / "node_modules" / ".bin" / "openapi-typescript"), str(CONTRACT), "-o",
-                            "matchlog.d.ts"], cwd=folder, capture_output=True, text=True, timeout=300)
+    types = subprocess.run(
+        [str(folder / "node_modules" / ".bin" / "openapi-typescript"), str(CONTRACT), "-o", "matchlog.d.ts"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert types.returncode == 0, types.stdout + types.stderr
     return folder
 
 
 def tsc(folder: Path, *files: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(folder / "node_modules" / ".bin" / "tsc"), "--strict", "--noEmit", "--target", "es2022",
-                           "--module", "nodenext", "--moduleResolution", "nodenext", *files, "matchlog.d.ts"],
-                          capture_output=True, text=True, timeout=300, cwd=folder)
+    return subprocess.run(
+        [
+            str(folder / "node_modules" / ".bin" / "tsc"),
+            "--strict",
+            "--noEmit",
+            "--target",
+            "es2022",
+            "--module",
+            "nodenext",
+            "--moduleResolution",
+            "nodenext",
+            *files,
+            "matchlog.d.ts",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=folder,
+    )
 
 
 def test_typescript_types_compile_under_strict(typescript):
@@ -153,6 +219,7 @@ def test_typed_reads_that_the_contract_does_not_allow_do_not_compile(typescript)
     """The types are not any: a field a view does not have, or a string read as a number, is an error."""
     (typescript / "wrong.ts").write_text(
         'import type { components } from "./matchlog";\n'
-        'export const f = (v: components["schemas"]["BlokusView"]): number => v.board[0][0] + v.no_such_field;\n')
+        'export const f = (v: components["schemas"]["BlokusView"]): number => v.board[0][0] + v.no_such_field;\n'
+    )
     compiled = tsc(typescript, "wrong.ts")
     assert compiled.returncode != 0 and "no_such_field" in compiled.stdout, compiled.stdout

@@ -45,8 +45,9 @@ def played_log(game_id: str, players: int, options: dict, seed: int, max_moves: 
     game = GAMES[game_id]
     resolved = lifecycle.check_options(game_id, options, players)
     secret = lifecycle.SeedSecret.new()
-    step = lifecycle.begin(game_id, resolved, [f"p{i}" for i in range(players)], secret, AT,
-                           packs.content_for(game, resolved))
+    step = lifecycle.begin(
+        game_id, resolved, [f"p{i}" for i in range(players)], secret, AT, packs.content_for(game, resolved)
+    )
     entries, state = list(step.entries), step.state
     for _ in range(max_moves):
         if state.finished:
@@ -62,7 +63,9 @@ def shown(state, entries, viewer, revealed=False):
     return [views.entry_view(state.engine, e, viewer, revealed, state.sealed_chain) for e in entries]
 
 
-def attacker_recipes(prev_hash: str | None, whole: Recorded, shown_entry: dict, created_hash: str) -> dict[str, str]:
+def attacker_recipes(
+    prev_hash: str | None, whole: Recorded, shown_entry: dict, created_hash: str
+) -> dict[str, str]:
     """What a viewer can compute from a guess (``whole``) without the match's salt."""
     v1 = canonical_json([whole.version, whole.type, whole.seat, whole.without_content().data, whole.at])
     message = canonical_json([whole.version, whole.type, whole.seat, whole.without_content().data])
@@ -71,8 +74,11 @@ def attacker_recipes(prev_hash: str | None, whole: Recorded, shown_entry: dict, 
         "sha256 of the entry": hashlib.sha256(message).hexdigest(),
         "sha256 of the data": hashlib.sha256(canonical_json(whole.data)).hexdigest(),
     }
-    for name, key in {"empty key": b"", "match_created's hash": created_hash.encode(),
-                      "previous hash": (prev_hash or "").encode()}.items():
+    for name, key in {
+        "empty key": b"",
+        "match_created's hash": created_hash.encode(),
+        "previous hash": (prev_hash or "").encode(),
+    }.items():
         recipes[f"hmac with {name}"] = hmac.new(key, message, hashlib.sha256).hexdigest()
     return recipes
 
@@ -93,7 +99,9 @@ def test_no_viewer_can_test_a_guess_of_what_is_hidden_from_it(game_id, players, 
             exposed = {view["hash"], view["commitment"]}
             prev = entries[whole.version - 2].hash
             for recipe, value in attacker_recipes(prev, whole, view, entries[0].hash).items():
-                assert value not in exposed, f"v{whole.version} {whole.type}: {recipe} gives away the hidden data"
+                assert value not in exposed, (
+                    f"v{whole.version} {whole.type}: {recipe} gives away the hidden data"
+                )
             tried += 1
     if GAMES[game_id].info.hidden_information:
         assert tried, "the match hid nothing from anyone: the test would prove nothing"
@@ -130,7 +138,9 @@ def test_changing_a_hidden_card_of_a_sealed_log_is_found_once_revealed():
 
 def test_a_commitment_added_to_a_public_entry_is_found_once_revealed():
     entries, state, secret = played_log("chock-a-block", 2, {}, seed=4, max_moves=5000)
-    public = next(i for i, e in enumerate(entries) if i > 1 and not e.commitment and e.type not in replay.SHELL_EVENTS)
+    public = next(
+        i for i, e in enumerate(entries) if i > 1 and not e.commitment and e.type not in replay.SHELL_EVENTS
+    )
     forged = list(entries)
     key = commitment_key(secret.seed, secret.salt)
     forged[public] = entries[public].sealed(key, {"changed": True})
@@ -147,7 +157,9 @@ def test_a_log_from_before_sealing_still_verifies_and_its_hashes_wait_for_the_re
     its match runs, no viewer is shown a hash, since each would give hidden data away."""
     entries, state, secret = played_log("chock-a-block", 2, {}, seed=5, max_moves=30)
     created = entries[0]
-    legacy_created = replace(created, data={k: v for k, v in created.data.items() if k != "chain"}).chained(None)
+    legacy_created = replace(created, data={k: v for k, v in created.data.items() if k != "chain"}).chained(
+        None
+    )
     legacy = [legacy_created]
     for entry in entries[1:]:
         legacy.append(replace(entry, public_data=None, commitment=None).chained(legacy[-1].hash))
@@ -168,7 +180,9 @@ def test_a_sealed_log_from_an_earlier_version_of_a_games_views_still_audits(monk
     engine = GAMES["chock-a-block"]
     later = GameInfo(**{**engine.info.__dict__, "views_version": "2"})
     monkeypatch.setattr(engine, "info", later)
-    monkeypatch.setattr(engine, "event_view", lambda event, seat: {**event, "data": {}})  # views changed since
+    monkeypatch.setattr(
+        engine, "event_view", lambda event, seat: {**event, "data": {}}
+    )  # views changed since
     assert replay.replay(entries).game == state.game
     monkeypatch.undo()
     with pytest.raises(BrokenChain):  # with the same version, a view that does not match is refused

@@ -15,8 +15,13 @@ def test_every_key_of_a_match_shares_the_slot_of_its_feed_partition():
     for _ in range(200):
         match_id = uuid.uuid4().hex
         feed_slot = key_slot(keys.feed(keys.partition(match_id)).encode())
-        for key in (keys.log(match_id), keys.meta(match_id), keys.snapshots(match_id),
-                    keys.idempotency(match_id, 1, "retry-7"), keys.unused(match_id)):
+        for key in (
+            keys.log(match_id),
+            keys.meta(match_id),
+            keys.snapshots(match_id),
+            keys.idempotency(match_id, 1, "retry-7"),
+            keys.unused(match_id),
+        ):
             assert key_slot(key.encode()) == feed_slot
 
 

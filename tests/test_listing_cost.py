@@ -16,7 +16,9 @@ def _matches(client):
 def _counting_loads(monkeypatch, matches) -> list:
     loads = []
     load = matches.load
-    monkeypatch.setattr(matches, "load", lambda *args, **kwargs: loads.append(args[0]) or load(*args, **kwargs))
+    monkeypatch.setattr(
+        matches, "load", lambda *args, **kwargs: loads.append(args[0]) or load(*args, **kwargs)
+    )
     return loads
 
 
@@ -51,8 +53,11 @@ def test_the_redis_commands_of_a_listing_do_not_grow_with_the_other_matches(clie
         sent = []
         execute = fake_redis.execute_command
         with monkeypatch.context() as patched:
-            patched.setattr(fake_redis, "execute_command", lambda *args, **kwargs: sent.append(args[0]) or execute(
-                *args, **kwargs))
+            patched.setattr(
+                fake_redis,
+                "execute_command",
+                lambda *args, **kwargs: sent.append(args[0]) or execute(*args, **kwargs),
+            )
             assert _ids(client.get("/v1/matches?status=aborted")) == [aborted]
         return len(sent)
 
@@ -62,14 +67,23 @@ def test_the_redis_commands_of_a_listing_do_not_grow_with_the_other_matches(clie
 
 
 def test_a_match_moves_to_the_listing_of_its_new_status(client):
-    lobby = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"open": True}]}).json
+    lobby = client.post(
+        "/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"open": True}]}
+    ).json
     match_id = lobby["id"]
     assert _ids(client.get("/v1/matches?status=open&game=blokus")) == [match_id]
     assert client.post(f"/v1/matches/{match_id}/seats/1/join", json={"name": "bob"}).status_code == 201
-    assert _ids(client.get("/v1/matches?status=open")) == [] and _ids(client.get("/v1/matches?status=open&game=blokus")) == []
+    assert (
+        _ids(client.get("/v1/matches?status=open")) == []
+        and _ids(client.get("/v1/matches?status=open&game=blokus")) == []
+    )
     assert _ids(client.get("/v1/matches?status=active&game=blokus")) == [match_id]
-    small, tokens = create(client, game="block-block", players=[{"name": "ann"}, {"name": "bob"}],
-                           options={"board_size": [2, 2], "max_height": 1})
+    small, tokens = create(
+        client,
+        game="block-block",
+        players=[{"name": "ann"}, {"name": "bob"}],
+        options={"board_size": [2, 2], "max_height": 1},
+    )
     play_random_game(client, small, tokens, random.Random(3))
     assert _ids(client.get("/v1/matches?status=finished")) == [small]
     assert _ids(client.get("/v1/matches?status=finished&game=block-block")) == [small]
@@ -77,7 +91,9 @@ def test_a_match_moves_to_the_listing_of_its_new_status(client):
     assert _ids(client.get("/v1/matches")) == [match_id, small]  # every public match, whatever its status
 
 
-def test_a_match_left_under_a_status_it_has_left_is_moved_when_a_listing_meets_it(client, fake_redis, settings):
+def test_a_match_left_under_a_status_it_has_left_is_moved_when_a_listing_meets_it(
+    client, fake_redis, settings
+):
     matches = _matches(client)
     match_id = create(client)[0]
     matches.abort(match_id, "for the test")
@@ -92,7 +108,9 @@ def test_migrate_lists_the_matches_created_before_the_narrowed_listings(client, 
     matches = _matches(client)
     ids = [create(client)[0] for _ in range(3)]
     matches.abort(ids[1], "for the test")
-    for key in fake_redis.keys(f"{settings.namespace}:public:*"):  # what an earlier version kept: the public list only
+    for key in fake_redis.keys(
+        f"{settings.namespace}:public:*"
+    ):  # what an earlier version kept: the public list only
         fake_redis.delete(key)
     assert _ids(client.get("/v1/matches?status=aborted")) == []
     assert matches.index_listings() == 3

@@ -38,8 +38,10 @@ def test_the_backlog_then_each_new_entry_with_its_version_as_id(settings, fake_r
     assert pushed["data"] == client.get(f"/v1/matches/{match_id}/events?after=1").json["events"][0]
     assert listener.until(lambda e: e.get("comment") == "ping")  # heartbeats while nothing happens
     scraped = client.get("/metrics").get_data(as_text=True)
-    assert any(line.startswith("matchlog_live_subscribers ") and float(line.split()[1]) >= 1
-               for line in scraped.splitlines())
+    assert any(
+        line.startswith("matchlog_live_subscribers ") and float(line.split()[1]) >= 1
+        for line in scraped.splitlines()
+    )
 
 
 def test_resume_with_last_event_id_or_after(settings, fake_redis):
@@ -56,17 +58,26 @@ def test_resume_with_last_event_id_or_after(settings, fake_redis):
         answer = client.get(f"/v1/matches/{match_id}/events/stream", headers={"Last-Event-ID": odd})
         assert answer.status_code == 400 and "Last-Event-ID" in answer.json["fields"]
     # an EventSource opened on ?after=2 reconnects to that URL with the last id it got: nothing comes twice
-    reconnected = stream(client, match_id, query="?after=2", **{"Last-Event-ID": "5"}).until(lambda e: e.get("id") == "6")
+    reconnected = stream(client, match_id, query="?after=2", **{"Last-Event-ID": "5"}).until(
+        lambda e: e.get("id") == "6"
+    )
     assert [e["id"] for e in reconnected if "id" in e] == ["6"]
-    garbled_reconnect = client.get(f"/v1/matches/{match_id}/events/stream?after=2", headers={"Last-Event-ID": "zz"})
+    garbled_reconnect = client.get(
+        f"/v1/matches/{match_id}/events/stream?after=2", headers={"Last-Event-ID": "zz"}
+    )
     assert garbled_reconnect.status_code == 400 and "Last-Event-ID" in garbled_reconnect.json["fields"]
 
 
 def test_each_seat_and_a_spectator_see_what_events_shows_them(settings, fake_redis):
     client = live_client(settings, fake_redis)
-    match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}, {"name": "c"}])
-    listeners = {None: stream(client, match_id), 0: stream(client, match_id, tokens[0]),
-                 1: stream(client, match_id, tokens[1])}
+    match_id, tokens = create(
+        client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}, {"name": "c"}]
+    )
+    listeners = {
+        None: stream(client, match_id),
+        0: stream(client, match_id, tokens[0]),
+        1: stream(client, match_id, tokens[1]),
+    }
     play_random_game(client, match_id, tokens, random.Random(2), max_actions=25)
     version = client.get(f"/v1/matches/{match_id}").json["version"]
     for seat, listener in listeners.items():
@@ -105,14 +116,22 @@ def _draw_for_seat_0(client, match_id, tokens, draws: int) -> int:
 def test_a_seat_handed_over_in_another_process_ends_its_feed_at_the_handover(settings, fake_redis):
     """The feed's process still trusts its copy of the seat tokens (up to 2 s old) when the log says the
     seat was replaced elsewhere: the feed asks Redis then, and shows nothing of the new holder's."""
-    here, elsewhere = live_client(settings, fake_redis), live_client(settings, fake_redis)  # two API processes
+    here, elsewhere = (
+        live_client(settings, fake_redis),
+        live_client(settings, fake_redis),
+    )  # two API processes
     _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
-    created = here.post("/v1/matches", headers=bearer(key), json={"game": "chock-a-block", "players": [
-        {"name": "ann"}, {"name": "bob"}]}).json
+    created = here.post(
+        "/v1/matches",
+        headers=bearer(key),
+        json={"game": "chock-a-block", "players": [{"name": "ann"}, {"name": "bob"}]},
+    ).json
     match_id, tokens = created["id"], [seat["token"] for seat in created["seats"]]
     listener = stream(here, match_id, tokens[0])
     listener.until(lambda e: e.get("id") == "1")
-    replaced = elsewhere.post(f"/v1/matches/{match_id}/seats/0/replace", json={"name": "cat"}, headers=bearer(key))
+    replaced = elsewhere.post(
+        f"/v1/matches/{match_id}/seats/0/replace", json={"name": "cat"}, headers=bearer(key)
+    )
     assert replaced.status_code == 200
     _draw_for_seat_0(elsewhere, match_id, [replaced.json["token"], tokens[1]], 2)
     rest = listener.until(lambda e: "closed" in e)
@@ -122,8 +141,9 @@ def test_a_seat_handed_over_in_another_process_ends_its_feed_at_the_handover(set
 
 
 def test_feeds_are_counted_per_client_address_behind_trusted_proxies(settings, fake_redis):
-    app = create_app(dataclasses.replace(settings, sse_heartbeat_s=0.2, sse_per_address=1, trusted_proxies=1),
-                     fake_redis)
+    app = create_app(
+        dataclasses.replace(settings, sse_heartbeat_s=0.2, sse_per_address=1, trusted_proxies=1), fake_redis
+    )
     client = app.test_client()
     match_id, _ = create(client)
     forwarded = lambda address: {"X-Forwarded-For": address}  # noqa: E731

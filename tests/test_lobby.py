@@ -15,7 +15,9 @@ from tests.helpers import act, bearer, full_log, play_random_game
 from tests.helpers import create as create_match
 
 
-def open_match(client, game="blokus", players=({"name": "ann"}, {"open": True}, {"open": True}, {"name": "dan"})):
+def open_match(
+    client, game="blokus", players=({"name": "ann"}, {"open": True}, {"open": True}, {"name": "dan"})
+):
     created = client.post("/v1/matches", json={"game": game, "players": list(players)})
     assert created.status_code == 201, created.json
     return created.json
@@ -27,10 +29,17 @@ def test_open_seats_get_no_token_and_nobody_acts_before_every_seat_is_filled(cli
     match = client.get(f"/v1/matches/{created['id']}").json
     assert match["status"] == "open" and match["to_act"] == []
     assert match["players"][2] == {"seat": 2, "open": True}
-    legal = client.get(f"/v1/matches/{created['id']}/legal-actions", headers=bearer(created["seats"][0]["token"])).json
+    legal = client.get(
+        f"/v1/matches/{created['id']}/legal-actions", headers=bearer(created["seats"][0]["token"])
+    ).json
     assert legal["actions"] == []
-    refused = act(client, created["id"], created["seats"][0]["token"], 1,
-                  {"type": "place", "piece": "1", "cells": [[0, 0]]})
+    refused = act(
+        client,
+        created["id"],
+        created["seats"][0]["token"],
+        1,
+        {"type": "place", "piece": "1", "cells": [[0, 0]]},
+    )
     assert refused.status_code == 422 and refused.json["reason"] == "match_not_started"
 
 
@@ -40,9 +49,15 @@ def test_joins_fill_the_seats_and_the_last_one_starts_the_match(client):
     first = client.post(f"/v1/matches/{match_id}/seats/1/join", json={"name": "bob"})
     assert first.status_code == 201 and first.json["started"] is False and first.json["token"]
     assert first.headers["Location"] == f"/v1/matches/{match_id}"
-    assert client.post(f"/v1/matches/{match_id}/seats/1/join", json={"name": "eve"}).json["error"] == "seat_taken"
+    assert (
+        client.post(f"/v1/matches/{match_id}/seats/1/join", json={"name": "eve"}).json["error"]
+        == "seat_taken"
+    )
     for seat in (7, -1):
-        assert client.post(f"/v1/matches/{match_id}/seats/{seat}/join", json={"name": "eve"}).json["error"] == "seat_not_found"
+        assert (
+            client.post(f"/v1/matches/{match_id}/seats/{seat}/join", json={"name": "eve"}).json["error"]
+            == "seat_not_found"
+        )
     assert client.post(f"/v1/matches/{match_id}/seats/2/join", json={}).status_code == 400
     last = client.post(f"/v1/matches/{match_id}/seats/2/join", json={"name": "cat"})
     assert last.status_code == 201 and last.json["started"] is True
@@ -52,7 +67,12 @@ def test_joins_fill_the_seats_and_the_last_one_starts_the_match(client):
     match = client.get(f"/v1/matches/{match_id}").json
     assert match["status"] == "active" and match["to_act"] == [0]
     assert [p["name"] for p in match["players"]] == ["ann", "bob", "cat", "dan"]
-    tokens = [created["seats"][0]["token"], first.json["token"], last.json["token"], created["seats"][3]["token"]]
+    tokens = [
+        created["seats"][0]["token"],
+        first.json["token"],
+        last.json["token"],
+        created["seats"][3]["token"],
+    ]
     final = play_random_game(client, match_id, tokens, random.Random(1))  # the joined tokens act
     assert final["status"] == "finished"
     events = [Recorded.from_dict(e) for e in full_log(client, match_id)]
@@ -86,13 +106,17 @@ def test_public_matches_are_listed_newest_first_for_anyone(client, settings, fak
     rest = client.get(f"/v1/matches?order=newest&cursor={newest['next_cursor']}").json
     assert [m["id"] for m in rest["matches"]] == [anonymous[1], anonymous[0]] and rest["next_cursor"] is None
     assert [m["id"] for m in client.get("/v1/matches").json["matches"]] == anonymous + [shown]  # oldest first
-    assert {unlisted, private}.isdisjoint(m["id"] for m in client.get("/v1/matches?limit=200").json["matches"])
+    assert {unlisted, private}.isdisjoint(
+        m["id"] for m in client.get("/v1/matches?limit=200").json["matches"]
+    )
     assert client.get("/v1/matches?order=sideways").json["error"] == "invalid_request"
     unknown = client.get("/v1/matches?game=chess")
     assert unknown.status_code == 400 and "unknown game 'chess'" in unknown.json["fields"]["game"][0]
 
 
-def test_a_private_match_with_open_seats_is_not_in_the_lobby_but_its_id_is_joined(client, settings, fake_redis):
+def test_a_private_match_with_open_seats_is_not_in_the_lobby_but_its_id_is_joined(
+    client, settings, fake_redis
+):
     _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
     seats = {"game": "blokus", "players": [{"name": "ann"}, {"open": True}]}
     unlisted = client.post("/v1/matches", json={**seats, "public": False}).json["id"]
@@ -133,8 +157,10 @@ def test_every_entry_has_its_plain_words(client):
     legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
     answer = act(client, match_id, tokens[seat], legal["version"], legal["actions"][0]).json
     placed = answer["events"][0]
-    assert placed["text"] == (f"brown placed {placed['data']['shape']} at "
-                              f"({placed['data']['x']}, {placed['data']['y']}, {placed['data']['z']})")
+    assert placed["text"] == (
+        f"brown placed {placed['data']['shape']} at "
+        f"({placed['data']['x']}, {placed['data']['y']}, {placed['data']['z']})"
+    )
     log = full_log(client, match_id)
     assert log[0]["text"] == "a block-block match for ann, bob"
     assert log[1]["text"] == placed["text"]

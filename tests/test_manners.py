@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import logging
 
-from service.manners import JsonLines, RequestIdFilter
 from service.keys import Keys
-from tests.helpers import act, beating_worker, bearer, create
+from service.manners import JsonLines, RequestIdFilter
+from tests.helpers import act, bearer, beating_worker, create
 
 
 def test_a_request_id_is_echoed_or_made(client):
@@ -21,9 +21,14 @@ def test_a_request_id_is_echoed_or_made(client):
 
 
 def test_browsers_may_call_the_api_from_any_origin_by_default(client):
-    preflight = client.options("/v1/matches", headers={
-        "Origin": "https://play.example", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization, content-type"})
+    preflight = client.options(
+        "/v1/matches",
+        headers={
+            "Origin": "https://play.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type",
+        },
+    )
     assert preflight.status_code == 204
     assert preflight.headers["Access-Control-Allow-Origin"] == "*"
     assert "Authorization" in preflight.headers["Access-Control-Allow-Headers"]
@@ -44,7 +49,10 @@ def test_only_configured_origins_when_the_config_names_them(settings, fake_redis
     allowed = client.get("/v1/games", headers={"Origin": "https://play.example"})
     assert allowed.headers["Access-Control-Allow-Origin"] == "https://play.example"
     assert "Origin" in allowed.headers["Vary"]
-    assert "Access-Control-Allow-Origin" not in client.get("/v1/games", headers={"Origin": "https://evil.example"}).headers
+    assert (
+        "Access-Control-Allow-Origin"
+        not in client.get("/v1/games", headers={"Origin": "https://evil.example"}).headers
+    )
 
 
 def test_every_201_says_where_its_resource_is(client):
@@ -54,7 +62,9 @@ def test_every_201_says_where_its_resource_is(client):
     token = created.json["seats"][0]["token"]
     legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json
     answer = act(client, match_id, token, 1, legal["actions"][0])
-    assert answer.status_code == 201 and answer.headers["Location"] == f"/v1/matches/{match_id}/events?after=1"
+    assert (
+        answer.status_code == 201 and answer.headers["Location"] == f"/v1/matches/{match_id}/events?after=1"
+    )
     assert client.get(answer.headers["Location"]).json["events"][0]["version"] == 2
 
 
@@ -62,8 +72,11 @@ def test_access_log_lines_are_json_with_the_route_and_never_a_token(client, capl
     match_id, tokens = create(client)
     with caplog.at_level(logging.INFO, logger="matchlog.access"):
         client.get(f"/v1/matches/{match_id}/state", headers={**bearer(tokens[0]), "X-Request-Id": "r-1"})
-    record = next(r for r in caplog.records
-                  if r.name == "matchlog.access" and (r.access["route"] or "").endswith("/state"))
+    record = next(
+        r
+        for r in caplog.records
+        if r.name == "matchlog.access" and (r.access["route"] or "").endswith("/state")
+    )
     RequestIdFilter().filter(record)
     line = json.loads(JsonLines().format(record))
     assert line["route"] == "/v1/matches/<match_id>/state" and line["status"] == 200
@@ -77,7 +90,11 @@ def test_healthz_answers_while_the_process_lives(client):
 
 def test_readyz_wants_redis_and_a_fresh_worker(client, fake_redis, settings):
     not_ready = client.get("/readyz")
-    assert not_ready.status_code == 503 and not_ready.json["error"] == "not_ready" and not_ready.json["workers"] == 0
+    assert (
+        not_ready.status_code == 503
+        and not_ready.json["error"] == "not_ready"
+        and not_ready.json["workers"] == 0
+    )
     worker = beating_worker(fake_redis, settings)
     ready = client.get("/readyz")
     assert ready.status_code == 200 and ready.json == {"status": "ok", "redis": True, "workers": 1}

@@ -10,8 +10,11 @@ from tests.helpers import act, bearer, create
 def scrape(client) -> dict[tuple[str, tuple], float]:
     answer = client.get("/metrics")
     assert answer.status_code == 200 and answer.mimetype == "text/plain"
-    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
-            for family in text_string_to_metric_families(answer.get_data(as_text=True)) for sample in family.samples}
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(answer.get_data(as_text=True))
+        for sample in family.samples
+    }
 
 
 def value(samples, name, **labels) -> float:
@@ -29,16 +32,29 @@ def test_requests_appends_conflicts_and_illegal_actions_are_counted(client):
     assert refused.status_code == 422
     after = scrape(client)
     route = "/v1/matches/<match_id>/actions"
-    assert value(after, "matchlog_requests_total", route=route, method="POST", status="201") - value(
-        before, "matchlog_requests_total", route=route, method="POST", status="201") == 1
-    assert value(after, "matchlog_appended_entries_total", game="blokus") - value(
-        before, "matchlog_appended_entries_total", game="blokus") >= 1
-    assert value(after, "matchlog_version_conflicts_total") - value(before, "matchlog_version_conflicts_total") == 1
+    assert (
+        value(after, "matchlog_requests_total", route=route, method="POST", status="201")
+        - value(before, "matchlog_requests_total", route=route, method="POST", status="201")
+        == 1
+    )
+    assert (
+        value(after, "matchlog_appended_entries_total", game="blokus")
+        - value(before, "matchlog_appended_entries_total", game="blokus")
+        >= 1
+    )
+    assert (
+        value(after, "matchlog_version_conflicts_total") - value(before, "matchlog_version_conflicts_total")
+        == 1
+    )
     reason = refused.json["reason"]
-    assert value(after, "matchlog_illegal_actions_total", reason=reason) - value(
-        before, "matchlog_illegal_actions_total", reason=reason) == 1
+    assert (
+        value(after, "matchlog_illegal_actions_total", reason=reason)
+        - value(before, "matchlog_illegal_actions_total", reason=reason)
+        == 1
+    )
     assert value(after, "matchlog_request_seconds_count", route=route) > value(
-        before, "matchlog_request_seconds_count", route=route)
+        before, "matchlog_request_seconds_count", route=route
+    )
 
 
 def test_an_unknown_url_is_one_label_not_one_per_url(client):
@@ -46,5 +62,8 @@ def test_an_unknown_url_is_one_label_not_one_per_url(client):
     for i in range(3):
         client.get(f"/no/such/page/{i}")
     after = scrape(client)
-    assert value(after, "matchlog_requests_total", route="unmatched", method="GET", status="404") - value(
-        before, "matchlog_requests_total", route="unmatched", method="GET", status="404") == 3
+    assert (
+        value(after, "matchlog_requests_total", route="unmatched", method="GET", status="404")
+        - value(before, "matchlog_requests_total", route="unmatched", method="GET", status="404")
+        == 3
+    )

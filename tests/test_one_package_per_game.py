@@ -81,7 +81,9 @@ def test_the_toy_game_draws_itself_and_round_trips_its_record(toy_client):
     client, _ = toy_client
     match_id, tokens = create(client, "toy-nim", PLAYERS)
     picture = client.get(f"/v1/matches/{match_id}/state", headers={"Accept": "image/svg+xml"})
-    assert picture.status_code == 200 and picture.mimetype == "image/svg+xml" and b"<title>Nim" in picture.data
+    assert (
+        picture.status_code == 200 and picture.mimetype == "image/svg+xml" and b"<title>Nim" in picture.data
+    )
 
     record = "nim 3 ann,bob 0:3 1:2 2:3"
     created = client.post("/v1/matches", data=record, content_type="text/x-nim")

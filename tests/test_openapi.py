@@ -9,8 +9,8 @@ from pathlib import Path
 import fakeredis
 import schemathesis
 import yaml
-from schemathesis.specs.openapi.checks import ignored_auth, positive_data_acceptance
 from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import ignored_auth, positive_data_acceptance
 
 from service.app import create_app, spec
 from service.config import Settings
@@ -37,9 +37,13 @@ schemathesis.serializer.alias("application/x-blokus-sgf", "text/plain")
 CONTRACT_REDIS = fakeredis.FakeRedis()
 # a live feed with nothing to deliver ends after a second (a generated stream of a running match, ever)
 CONTRACT_APP = create_app(Settings(namespace="contract", sse_idle_s=1.0, sse_heartbeat_s=0.5), CONTRACT_REDIS)
-CONTRACT_WORKER = beating_worker(CONTRACT_REDIS, Settings(namespace="contract"))  # /readyz: 200, as in service
-LIVE_MATCHES = [create(CONTRACT_APP.test_client(), game=game_id, players=[{"name": "a"}, {"name": "b"}])
-                for game_id in GAMES]
+CONTRACT_WORKER = beating_worker(
+    CONTRACT_REDIS, Settings(namespace="contract")
+)  # /readyz: 200, as in service
+LIVE_MATCHES = [
+    create(CONTRACT_APP.test_client(), game=game_id, players=[{"name": "a"}, {"name": "b"}])
+    for game_id in GAMES
+]
 
 
 def _scored_match_of_each_game() -> list[str]:
@@ -49,10 +53,19 @@ def _scored_match_of_each_game() -> list[str]:
     client, app = CONTRACT_APP.test_client(), CONTRACT_APP.extensions["matchlog"]
     scored = []
     for game_id in GAMES:
-        created = client.post("/v1/matches", json={"game": game_id, "players": [{"name": "a"}, {"name": "b"}]},
-                              headers={"Authorization": f"Bearer {key}"}).json
-        assert client.post(f"/v1/matches/{created['id']}/abort", json={"reason": "contract"},
-                           headers={"Authorization": f"Bearer {key}"}).status_code == 200
+        created = client.post(
+            "/v1/matches",
+            json={"game": game_id, "players": [{"name": "a"}, {"name": "b"}]},
+            headers={"Authorization": f"Bearer {key}"},
+        ).json
+        assert (
+            client.post(
+                f"/v1/matches/{created['id']}/abort",
+                json={"reason": "contract"},
+                headers={"Authorization": f"Bearer {key}"},
+            ).status_code
+            == 200
+        )
         app.record_result(created["id"])
         scored.append(created["id"])
     return scored
@@ -116,8 +129,13 @@ class MatchWorkflows(schema.as_state_machine()):
         # Most generated match bodies break a rule no schema states (a game's player count, its
         # options): half of them become two named players, default options, so that chains go on.
         body = case.body
-        if case.path == "/v1/matches" and case.method == "POST" and isinstance(body, dict) \
-                and body.get("game") in GAMES and zlib.crc32(repr(body).encode()) % 2:
+        if (
+            case.path == "/v1/matches"
+            and case.method == "POST"
+            and isinstance(body, dict)
+            and body.get("game") in GAMES
+            and zlib.crc32(repr(body).encode()) % 2
+        ):
             case.body = {"game": body["game"], "players": [{"name": "a"}, {"name": "b"}]}
 
     def after_call(self, response, case):
@@ -126,7 +144,9 @@ class MatchWorkflows(schema.as_state_machine()):
             REACHED.add((case.method, case.path, response.status_code))
         if case.path == "/v1/matches" and case.method == "POST" and response.status_code == 201:
             body = response.json()
-            tokens = {seat["seat"]: seat["token"] for seat in body["seats"] if "token" in seat}  # open seats: none
+            tokens = {
+                seat["seat"]: seat["token"] for seat in body["seats"] if "token" in seat
+            }  # open seats: none
             if tokens:
                 self.tokens[body["id"]] = tokens
 
@@ -144,8 +164,9 @@ class MatchWorkflows(schema.as_state_machine()):
 
 
 TestMatchWorkflows = MatchWorkflows.TestCase
-TestMatchWorkflows.settings = settings(max_examples=25, stateful_step_count=8, deadline=None,
-                                       suppress_health_check=list(HealthCheck))
+TestMatchWorkflows.settings = settings(
+    max_examples=25, stateful_step_count=8, deadline=None, suppress_health_check=list(HealthCheck)
+)
 
 
 def test_stateful_workflows_reach_live_matches():
@@ -160,8 +181,14 @@ def test_stateful_workflows_reach_live_matches():
         return {status for method, path, status in REACHED if method == "POST"} - {401, 403, 404}
 
     for _ in range(3):  # schemathesis draws links with true randomness: a run may wander; three seldom all do
-        MatchWorkflows.run(settings=settings(max_examples=50, stateful_step_count=10, deadline=None,
-                                             suppress_health_check=list(HealthCheck)))
+        MatchWorkflows.run(
+            settings=settings(
+                max_examples=50,
+                stateful_step_count=10,
+                deadline=None,
+                suppress_health_check=list(HealthCheck),
+            )
+        )
         if len(reads()) >= 3 and writes():
             break
     assert len(reads()) >= 3, reads()

@@ -39,8 +39,9 @@ def test_an_installed_pack_is_checked_again_when_its_file_changes(tmp_path, fake
     client = create_app(settings, fake_redis).test_client()
 
     def create():
-        return client.post("/v1/matches", json={"game": "chock-a-block", "players": PLAYERS,
-                                                "options": {"pack": "mine"}})
+        return client.post(
+            "/v1/matches", json={"game": "chock-a-block", "players": PLAYERS, "options": {"pack": "mine"}}
+        )
 
     calls = _counting(monkeypatch, chock_content, "_validator")
     pack.write_text(json.dumps({**shipped, "packId": "mine"}))

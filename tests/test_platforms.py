@@ -25,8 +25,11 @@ def platform(fake_redis, settings, name="arena"):
 
 
 def create_as(client, key, game="chock-a-block", players=3):
-    answer = client.post("/v1/matches", json={"game": game, "players": [{"name": f"p{i}"} for i in range(players)]},
-                         headers=bearer(key))
+    answer = client.post(
+        "/v1/matches",
+        json={"game": game, "players": [{"name": f"p{i}"} for i in range(players)]},
+        headers=bearer(key),
+    )
     assert answer.status_code == 201, answer.json
     return answer.json
 
@@ -40,7 +43,9 @@ def test_a_platform_lists_its_own_matches_by_status_and_game(client, fake_redis,
     assert [m["id"] for m in listed["matches"]] == mine[:2]
     rest = client.get(f"/v1/matches?limit=10&cursor={listed['next_cursor']}", headers=bearer(key)).json
     assert [m["id"] for m in rest["matches"]] == mine[2:] and rest["next_cursor"] is None
-    assert [m["id"] for m in client.get("/v1/matches?game=blokus", headers=bearer(key)).json["matches"]] == mine[3:]
+    assert [
+        m["id"] for m in client.get("/v1/matches?game=blokus", headers=bearer(key)).json["matches"]
+    ] == mine[3:]
     assert len(client.get("/v1/matches?status=active", headers=bearer(key)).json["matches"]) == 4
     assert client.get("/v1/matches?status=finished", headers=bearer(key)).json["matches"] == []
     assert client.get("/v1/matches", headers=bearer("mlk_nobody")).json["error"] == "unknown_platform_key"
@@ -52,7 +57,9 @@ def test_a_platform_reads_any_seats_view_of_its_matches_and_nothing_of_another(c
     created = create_as(client, key)
     match_id = created["id"]
     seat_view = client.get(f"/v1/matches/{match_id}/state?seat=1", headers=bearer(key)).json["state"]
-    own_view = client.get(f"/v1/matches/{match_id}/state", headers=bearer(created["seats"][1]["token"])).json["state"]
+    own_view = client.get(f"/v1/matches/{match_id}/state", headers=bearer(created["seats"][1]["token"])).json[
+        "state"
+    ]
     assert seat_view == own_view and seat_view["players"][1]["hand"] is not None
     spectator = client.get(f"/v1/matches/{match_id}/state", headers=bearer(key)).json["state"]
     assert spectator["players"][1]["hand"] is None
@@ -62,8 +69,13 @@ def test_a_platform_reads_any_seats_view_of_its_matches_and_nothing_of_another(c
     assert client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(key)).status_code == 400
     assert client.get(f"/v1/matches/{match_id}/events?seat=9", headers=bearer(key)).status_code == 400
     for odd in ("%C2%B2", "abc", "-1", "1.0"):  # "²" passes str.isdigit() and fails int()
-        assert client.get(f"/v1/matches/{match_id}/log?seat={odd}", headers=bearer(key)).status_code == 400, odd
-    assert client.get(f"/v1/matches/{match_id}/state?seat=1", headers=bearer(other)).json["error"] == "not_your_match"
+        assert client.get(f"/v1/matches/{match_id}/log?seat={odd}", headers=bearer(key)).status_code == 400, (
+            odd
+        )
+    assert (
+        client.get(f"/v1/matches/{match_id}/state?seat=1", headers=bearer(other)).json["error"]
+        == "not_your_match"
+    )
     assert client.post(f"/v1/matches/{match_id}/abort", json={}, headers=bearer(other)).status_code == 403
     refused = act(client, match_id, key, 1, legal["actions"][0])
     assert refused.status_code == 403 and refused.json["error"] == "platform_cannot_act"
@@ -74,7 +86,9 @@ def test_a_platform_aborts_its_match_and_asks_for_scoring(client, fake_redis, se
     _, key = platform(fake_redis, settings)
     created = create_as(client, key, "blokus", 2)
     match_id, token = created["id"], created["seats"][0]["token"]
-    aborted = client.post(f"/v1/matches/{match_id}/abort", json={"reason": "a player left"}, headers=bearer(key))
+    aborted = client.post(
+        f"/v1/matches/{match_id}/abort", json={"reason": "a player left"}, headers=bearer(key)
+    )
     assert aborted.status_code == 200 and aborted.json["status"] == "aborted" and aborted.json["to_act"] == []
     log = full_log(client, match_id)
     assert [e["type"] for e in log[-2:]] == ["match_aborted", "seed_revealed"]
@@ -82,7 +96,10 @@ def test_a_platform_aborts_its_match_and_asks_for_scoring(client, fake_redis, se
     legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json
     blocked = act(client, match_id, token, aborted.json["version"], {"type": "pass"})
     assert blocked.status_code == 422 and blocked.json["reason"] == "match_aborted" and legal["actions"] == []
-    assert client.post(f"/v1/matches/{match_id}/abort", json={}, headers=bearer(key)).json["error"] == "match_over"
+    assert (
+        client.post(f"/v1/matches/{match_id}/abort", json={}, headers=bearer(key)).json["error"]
+        == "match_over"
+    )
     assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(key)).status_code == 202
     assert client.post(f"/v1/matches/{match_id}/abort", json={}, headers=bearer(token)).status_code == 403
     listed = client.get("/v1/matches?status=aborted", headers=bearer(key)).json["matches"]
@@ -107,10 +124,18 @@ def test_a_seats_view_is_read_with_its_token_and_seat_n_never_quietly_ignored(cl
     match_id, token = created["id"], created["seats"][0]["token"]
     own = client.get(f"/v1/matches/{match_id}/state?seat=0", headers=bearer(token))
     assert own.status_code == 200
-    assert own.json["state"] == client.get(f"/v1/matches/{match_id}/state", headers=bearer(token)).json["state"]
+    assert (
+        own.json["state"] == client.get(f"/v1/matches/{match_id}/state", headers=bearer(token)).json["state"]
+    )
     other = client.get(f"/v1/matches/{match_id}/state?seat=1", headers=bearer(token))
-    assert other.status_code == 403 and other.json["error"] == "wrong_seat" and "?seat=1" in other.json["message"]
-    assert client.get(f"/v1/matches/{match_id}/log?seat=00", headers=bearer(token)).status_code == 200  # seat 0, as webargs reads it
+    assert (
+        other.status_code == 403
+        and other.json["error"] == "wrong_seat"
+        and "?seat=1" in other.json["message"]
+    )
+    assert (
+        client.get(f"/v1/matches/{match_id}/log?seat=00", headers=bearer(token)).status_code == 200
+    )  # seat 0, as webargs reads it
     spectator = client.get(f"/v1/matches/{match_id}/events?seat=1")
     assert spectator.status_code == 401 and spectator.json["error"] == "missing_token"
     assert client.get(f"/v1/matches/{match_id}/state").status_code == 200  # a spectator without ?seat
@@ -125,10 +150,19 @@ def test_anonymous_creation_is_a_setting(settings, fake_redis):
 
 
 def test_keys_create_prints_a_key_once_and_stores_only_its_digest(real_redis, redis_url, settings):
-    env = {**os.environ, "REDIS_URL": redis_url, "MATCHLOG_NAMESPACE": settings.namespace,
-           "MATCHLOG_SECRET_KEY": settings.secret_key}
-    done = subprocess.run([sys.executable, "-m", "service.cli", "keys", "create", "discord-bot"], env=env,
-                          capture_output=True, text=True, timeout=60)
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "MATCHLOG_NAMESPACE": settings.namespace,
+        "MATCHLOG_SECRET_KEY": settings.secret_key,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "keys", "create", "discord-bot"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     printed = json.loads(done.stdout)
     assert printed["key"].startswith("mlk_") and printed["name"] == "discord-bot"
@@ -165,7 +199,9 @@ def test_a_leaked_key_is_rotated_and_the_platform_keeps_its_matches(client, fake
     assert revoked["name"] == "arena" and platforms.listed() == []
     assert client.get("/v1/matches", headers=bearer(new)).json["error"] == "unknown_platform_key"
     assert client.get(f"/v1/matches/{match_id}").status_code == 200  # its matches play on
-    revoked_read = client.get(f"/v1/matches/{match_id}", headers=bearer(new))  # a client that sends its key along
+    revoked_read = client.get(
+        f"/v1/matches/{match_id}", headers=bearer(new)
+    )  # a client that sends its key along
     assert revoked_read.status_code == 401 and revoked_read.json["error"] == "unknown_platform_key"
     with pytest.raises(ValueError, match="no platform"):
         platforms.rotate(platform_id)
@@ -174,8 +210,11 @@ def test_a_leaked_key_is_rotated_and_the_platform_keeps_its_matches(client, fake
 def test_an_aborted_matchs_open_seat_cannot_be_joined(client, fake_redis, settings):
     """An abort ends the match: a join afterwards would append after the end (and the seed's reveal)."""
     _, key = platform(fake_redis, settings)
-    created = client.post("/v1/matches", json={"game": "blokus", "public": True,
-                                               "players": [{"name": "ann"}, {"open": True}]}, headers=bearer(key))
+    created = client.post(
+        "/v1/matches",
+        json={"game": "blokus", "public": True, "players": [{"name": "ann"}, {"open": True}]},
+        headers=bearer(key),
+    )
     match_id = created.json["id"]
     assert client.post(f"/v1/matches/{match_id}/abort", json={}, headers=bearer(key)).status_code == 200
     length = len(full_log(client, match_id))
@@ -199,9 +238,9 @@ def test_a_revoked_platforms_webhooks_go_with_its_key(real_redis, redis_url, set
     assert hooks.of_platform(platform_id) == []
 
 
-def test_a_key_rotated_with_grace_works_until_its_grace_ends_then_says_it_was_rotated(real_redis, redis_url,
-                                                                                        settings, capsys,
-                                                                                        monkeypatch):
+def test_a_key_rotated_with_grace_works_until_its_grace_ends_then_says_it_was_rotated(
+    real_redis, redis_url, settings, capsys, monkeypatch
+):
     """``matchlog keys rotate NAME --grace D``: both keys work while the platform's servers take the new
     one; then the old one is refused with a reason that says why. A revocation ends both at once."""
     from service import cli

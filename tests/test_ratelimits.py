@@ -11,8 +11,15 @@ from tests.helpers import act, bearer, create
 
 
 def limited_client(settings, fake_redis, per_token=None, per_address=None, reads_per_address=None):
-    app = create_app(dataclasses.replace(settings, rate_limit_per_token=per_token, rate_limit_per_address=per_address,
-                                         rate_limit_reads_per_address=reads_per_address), fake_redis)
+    app = create_app(
+        dataclasses.replace(
+            settings,
+            rate_limit_per_token=per_token,
+            rate_limit_per_address=per_address,
+            rate_limit_reads_per_address=reads_per_address,
+        ),
+        fake_redis,
+    )
     return app.test_client()
 
 
@@ -22,10 +29,15 @@ def test_writes_per_token_beyond_the_limit_get_429_with_retry_after(settings, fa
     answers = [client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])) for _ in range(4)]
     assert [a.status_code for a in answers] == [202, 202, 202, 429]
     assert answers[-1].json["error"] == "too_many_requests" and int(answers[-1].headers["Retry-After"]) > 0
-    assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[1])).status_code == 202  # own window
-    assert all(client.get(f"/v1/matches/{match_id}", headers=bearer(tokens[0])).status_code == 200
-               for _ in range(5))  # reads are not in the writes' windows
-    assert not any(tokens[0].encode() in key for key in fake_redis.keys("*ratelimit*"))  # a digest, not the token
+    assert (
+        client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[1])).status_code == 202
+    )  # own window
+    assert all(
+        client.get(f"/v1/matches/{match_id}", headers=bearer(tokens[0])).status_code == 200 for _ in range(5)
+    )  # reads are not in the writes' windows
+    assert not any(
+        tokens[0].encode() in key for key in fake_redis.keys("*ratelimit*")
+    )  # a digest, not the token
 
 
 def test_retry_after_is_said_only_on_a_refusal_and_is_never_zero(settings, fake_redis):
@@ -39,16 +51,23 @@ def test_retry_after_is_said_only_on_a_refusal_and_is_never_zero(settings, fake_
 
 def test_writes_per_address(settings, fake_redis):
     client = limited_client(settings, fake_redis, per_address="2/minute")
-    created = [client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
-               for _ in range(3)]
+    created = [
+        client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
+        for _ in range(3)
+    ]
     assert [c.status_code for c in created] == [201, 201, 429]
-    other = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]},
-                        environ_base={"REMOTE_ADDR": "10.1.2.3"})
+    other = client.post(
+        "/v1/matches",
+        json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]},
+        environ_base={"REMOTE_ADDR": "10.1.2.3"},
+    )
     assert other.status_code == 201
 
 
 def test_the_server_limits_by_default_and_off_turns_them_off():
-    assert Settings.from_env({"MATCHLOG_SECRET_KEY": "x" * 43}).rate_limit_per_token == "50/second;1500/minute"
+    assert (
+        Settings.from_env({"MATCHLOG_SECRET_KEY": "x" * 43}).rate_limit_per_token == "50/second;1500/minute"
+    )
     off = Settings.from_env({"MATCHLOG_SECRET_KEY": "x" * 43, "MATCHLOG_RATE_LIMIT_PER_TOKEN": "off"})
     assert off.rate_limit_per_token is None and Settings().rate_limit_per_address is None
 
@@ -68,10 +87,14 @@ def test_a_limit_counts_every_write_together_whatever_the_endpoint(settings, fak
     client = limited_client(settings, fake_redis, per_address="3/minute")
     match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])  # one
     assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])).status_code == 202  # two
-    assert act(client, match_id, tokens[0], 1, {"type": "pass"}).status_code == 400  # three (not a chock-a-block action)
-    answers = [client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])),
-               client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}),
-               act(client, match_id, tokens[1], 1, {"type": "pass"})]
+    assert (
+        act(client, match_id, tokens[0], 1, {"type": "pass"}).status_code == 400
+    )  # three (not a chock-a-block action)
+    answers = [
+        client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])),
+        client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}),
+        act(client, match_id, tokens[1], 1, {"type": "pass"}),
+    ]
     assert [a.status_code for a in answers] == [429, 429, 429]
 
 
@@ -87,20 +110,32 @@ def test_moves_on_the_socket_count_in_the_tokens_windows(settings, fake_redis):
 
 
 def test_behind_trusted_proxies_the_limit_counts_the_client_not_the_proxy(settings, fake_redis):
-    app = create_app(dataclasses.replace(settings, rate_limit_per_address="1/minute", trusted_proxies=1), fake_redis)
+    app = create_app(
+        dataclasses.replace(settings, rate_limit_per_address="1/minute", trusted_proxies=1), fake_redis
+    )
     client = app.test_client()
     body = {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
     proxy = {"REMOTE_ADDR": "10.0.0.1"}
     for client_address in ("203.0.113.7", "203.0.113.8"):  # two clients through one proxy
-        answer = client.post("/v1/matches", json=body, environ_base=proxy,
-                             headers={"X-Forwarded-For": client_address})
+        answer = client.post(
+            "/v1/matches", json=body, environ_base=proxy, headers={"X-Forwarded-For": client_address}
+        )
         assert answer.status_code == 201, answer.json
-    again = client.post("/v1/matches", json=body, environ_base=proxy, headers={"X-Forwarded-For": "203.0.113.7"})
+    again = client.post(
+        "/v1/matches", json=body, environ_base=proxy, headers={"X-Forwarded-For": "203.0.113.7"}
+    )
     assert again.status_code == 429
     # without trusted proxies the header is not believed: one address, the proxy's
     untrusting = limited_client(settings, fake_redis, per_address="1/minute")
-    answers = [untrusting.post("/v1/matches", json=body, environ_base={"REMOTE_ADDR": "10.0.0.2"},
-                               headers={"X-Forwarded-For": address}) for address in ("198.51.100.1", "198.51.100.2")]
+    answers = [
+        untrusting.post(
+            "/v1/matches",
+            json=body,
+            environ_base={"REMOTE_ADDR": "10.0.0.2"},
+            headers={"X-Forwarded-For": address},
+        )
+        for address in ("198.51.100.1", "198.51.100.2")
+    ]
     assert [a.status_code for a in answers] == [201, 429]
 
 
@@ -111,7 +146,9 @@ def test_reads_per_address_beyond_the_limit_get_429_and_the_probes_never(setting
     assert [a.status_code for a in answers] == [200, 200, 200, 429]
     assert answers[-1].json["error"] == "too_many_requests" and int(answers[-1].headers["Retry-After"]) >= 1
     assert all(client.get(probe).status_code != 429 for probe in ("/healthz", "/readyz", "/metrics") * 3)
-    assert client.get("/v1/games", environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code == 200  # its own window
+    assert (
+        client.get("/v1/games", environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code == 200
+    )  # its own window
     assert create(client)  # the writes' window is apart
 
 
@@ -127,7 +164,9 @@ def test_moves_on_the_socket_count_in_the_addresss_write_window(settings, fake_r
 
     client = limited_client(settings, fake_redis, per_address="2/minute")
     match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])  # one
-    with client.application.test_request_context(environ_base={"REMOTE_ADDR": "127.0.0.1"}):  # the socket's opening
+    with client.application.test_request_context(
+        environ_base={"REMOTE_ADDR": "127.0.0.1"}
+    ):  # the socket's opening
         assert ratelimits.write_allowed(client.application, tokens[0]) == 0  # two, over the socket
     assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[1])).status_code == 429
     with client.application.test_request_context(environ_base={"REMOTE_ADDR": "127.0.0.1"}):

@@ -48,49 +48,88 @@ def _snapshot(store: PlayerStore, platform: str) -> dict:
     out = {}
     for pool in store.pools(platform):
         ratings = store.all_ratings(platform, pool)
-        out[pool] = {"ratings": {p: (r.mu, r.sigma, r.games) for p, r in sorted(ratings.items())},
-                     "players": {p: store.player(platform, p) for p in sorted(ratings)},
-                     "board": store.leaderboard(platform, pool, 0, 1000)[0]}
+        out[pool] = {
+            "ratings": {p: (r.mu, r.sigma, r.games) for p, r in sorted(ratings.items())},
+            "players": {p: store.player(platform, p) for p in sorted(ratings)},
+            "board": store.leaderboard(platform, pool, 0, 1000)[0],
+        }
     return out
 
 
 def test_player_ids_are_kept_in_the_log_and_need_a_platform(client, platform):
     _, key = platform
-    created = client.post("/v1/matches", headers=bearer(key), json={"game": "blokus", "players": [
-        PEOPLE[0], {"open": True}, {"bot": "random", "name": "Rita"}, {"name": "dan"}]})
+    created = client.post(
+        "/v1/matches",
+        headers=bearer(key),
+        json={
+            "game": "blokus",
+            "players": [PEOPLE[0], {"open": True}, {"bot": "random", "name": "Rita"}, {"name": "dan"}],
+        },
+    )
     assert created.status_code == 201, created.json
     match_id = created.json["id"]
-    assert client.post(f"/v1/matches/{match_id}/seats/1/join", json={"name": "bob", "player": "u-2"}).status_code == 401
-    assert client.post(f"/v1/matches/{match_id}/seats/1/join", json={"name": "bob", "player": "u-2"},
-                       headers=bearer(key)).status_code == 201
-    assert client.post(f"/v1/matches/{match_id}/seats/3/replace", json={"name": "eve", "player": "u-5"},
-                       headers=bearer(key)).status_code == 200
+    assert (
+        client.post(f"/v1/matches/{match_id}/seats/1/join", json={"name": "bob", "player": "u-2"}).status_code
+        == 401
+    )
+    assert (
+        client.post(
+            f"/v1/matches/{match_id}/seats/1/join", json={"name": "bob", "player": "u-2"}, headers=bearer(key)
+        ).status_code
+        == 201
+    )
+    assert (
+        client.post(
+            f"/v1/matches/{match_id}/seats/3/replace",
+            json={"name": "eve", "player": "u-5"},
+            headers=bearer(key),
+        ).status_code
+        == 200
+    )
     log = full_log(client, match_id)
-    assert log[0]["data"]["players"] == [{"seat": 0, "name": "ann", "player": "u-1"}, {"seat": 1, "open": True},
-                                         {"seat": 2, "name": "Rita", "bot": "random"}, {"seat": 3, "name": "dan"}]
+    assert log[0]["data"]["players"] == [
+        {"seat": 0, "name": "ann", "player": "u-1"},
+        {"seat": 1, "open": True},
+        {"seat": 2, "name": "Rita", "bot": "random"},
+        {"seat": 3, "name": "dan"},
+    ]
     assert [e["data"] for e in log if e["type"] in ("seat_joined", "seat_replaced")] == [
-        {"seat": 1, "name": "bob", "player": "u-2"}, {"seat": 3, "name": "eve", "player": "u-5"}]
+        {"seat": 1, "name": "bob", "player": "u-2"},
+        {"seat": 3, "name": "eve", "player": "u-5"},
+    ]
 
     anonymous = client.post("/v1/matches", json={"game": "blokus", "players": [PEOPLE[0], {"name": "b"}]})
     assert anonymous.status_code == 400 and "players.0.player" in anonymous.json["fields"]
     assert "platform key" in anonymous.json["message"]
-    open_anonymous = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"open": True}]}).json
-    refused = client.post(f"/v1/matches/{open_anonymous['id']}/seats/1/join", json={"name": "b", "player": "u-2"})
+    open_anonymous = client.post(
+        "/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"open": True}]}
+    ).json
+    refused = client.post(
+        f"/v1/matches/{open_anonymous['id']}/seats/1/join", json={"name": "b", "player": "u-2"}
+    )
     assert refused.status_code == 400 and "player" in refused.json["fields"]
-    for seat, field in (({"bot": "random", "player": "u-9"}, "players.0.player"),
-                        ({"name": "x", "player": "bot:random"}, "players.0.player"),
-                        ({"name": "x", "player": "a/b"}, "players.0.player")):
-        answer = client.post("/v1/matches", headers=bearer(key), json={"game": "blokus", "players": [seat, PEOPLE[1]]})
+    for seat, field in (
+        ({"bot": "random", "player": "u-9"}, "players.0.player"),
+        ({"name": "x", "player": "bot:random"}, "players.0.player"),
+        ({"name": "x", "player": "a/b"}, "players.0.player"),
+    ):
+        answer = client.post(
+            "/v1/matches", headers=bearer(key), json={"game": "blokus", "players": [seat, PEOPLE[1]]}
+        )
         assert answer.status_code == 400 and field in answer.json["fields"], answer.json
 
 
-def test_a_match_played_through_the_api_is_rated_as_openskill_rates_it(client, app, settings, fake_redis, platform):
+def test_a_match_played_through_the_api_is_rated_as_openskill_rates_it(
+    client, app, settings, fake_redis, platform
+):
     """Four people play Blokus to the end through the API, twice; the ratings are openskill's own, computed
     here independently, to the last digit."""
     _, key = platform
     model, expected = PlackettLuce(), {}
     for game_number in range(2):
-        created = client.post("/v1/matches", headers=bearer(key), json={"game": "blokus", "players": PEOPLE}).json
+        created = client.post(
+            "/v1/matches", headers=bearer(key), json={"game": "blokus", "players": PEOPLE}
+        ).json
         tokens = [seat["token"] for seat in created["seats"]]
         play_random_game(client, created["id"], tokens, random.Random(game_number))
         result = _scored(client, app, fake_redis, settings, created["id"])
@@ -102,17 +141,25 @@ def test_a_match_played_through_the_api_is_rated_as_openskill_rates_it(client, a
         assert profile.status_code == 200, profile.json
         (pool,) = profile.json["pools"]
         assert pool["pool"] == "blokus:four_player:4p" and pool["games"] == 2
-        assert (pool["mu"], pool["sigma"]) == (expected[person["player"]].mu, expected[person["player"]].sigma)
+        assert (pool["mu"], pool["sigma"]) == (
+            expected[person["player"]].mu,
+            expected[person["player"]].sigma,
+        )
         assert sum(s["games"] for s in pool["by_seat"]) == 2
     board = client.get("/v1/leaderboards/blokus", headers=bearer(key)).json
     assert board["pool"] == "blokus:four_player:4p" and len(board["players"]) == 4
-    assert [row["rating"] for row in board["players"]] == sorted((r.mu - 3 * r.sigma for r in expected.values()),
-                                                                 reverse=True)
+    assert [row["rating"] for row in board["players"]] == sorted(
+        (r.mu - 3 * r.sigma for r in expected.values()), reverse=True
+    )
     first = client.get("/v1/leaderboards/blokus?limit=3", headers=bearer(key)).json
-    rest = client.get(f"/v1/leaderboards/blokus?limit=3&cursor={first['next_cursor']}", headers=bearer(key)).json
+    rest = client.get(
+        f"/v1/leaderboards/blokus?limit=3&cursor={first['next_cursor']}", headers=bearer(key)
+    ).json
     assert first["players"] + rest["players"] == board["players"] and rest["next_cursor"] is None
     history = client.get("/v1/players/u-1/matches?limit=1", headers=bearer(key)).json
-    older = client.get(f"/v1/players/u-1/matches?limit=1&cursor={history['next_cursor']}", headers=bearer(key)).json
+    older = client.get(
+        f"/v1/players/u-1/matches?limit=1&cursor={history['next_cursor']}", headers=bearer(key)
+    ).json
     assert len(history["matches"]) == len(older["matches"]) == 1 and older["next_cursor"] is None
     assert history["matches"][0]["ended_ms"] >= older["matches"][0]["ended_ms"]
     assert history["matches"][0]["mu"] == expected["u-1"].mu
@@ -122,8 +169,15 @@ def test_another_platform_sees_none_of_it(client, app, settings, fake_redis, pla
     _, key = platform
     _, other = Platforms(fake_redis, Keys(settings.namespace)).create("elsewhere")
     matches = app.extensions["matchlog"]
-    created = client.post("/v1/matches", headers=bearer(key), json={"game": "blokus", "options": {"variant": "duo"},
-                          "players": [{"bot": "random", "name": "r1"}, {"bot": "random", "name": "r2"}]}).json
+    created = client.post(
+        "/v1/matches",
+        headers=bearer(key),
+        json={
+            "game": "blokus",
+            "options": {"variant": "duo"},
+            "players": [{"bot": "random", "name": "r1"}, {"bot": "random", "name": "r2"}],
+        },
+    ).json
     _play_bots(matches, created["id"])
     _scored(client, app, fake_redis, settings, created["id"])
     assert client.get("/v1/players/bot:random@r1", headers=bearer(key)).status_code == 200
@@ -138,8 +192,15 @@ def test_another_platform_sees_none_of_it(client, app, settings, fake_redis, pla
 def test_a_rating_counts_once_however_often_its_job_runs(client, app, settings, fake_redis, platform):
     platform_id, key = platform
     matches = app.extensions["matchlog"]
-    created = client.post("/v1/matches", headers=bearer(key), json={"game": "blokus", "options": {"variant": "duo"},
-                          "players": [{"bot": "random", "name": "r1"}, {"bot": "greedy"}]}).json
+    created = client.post(
+        "/v1/matches",
+        headers=bearer(key),
+        json={
+            "game": "blokus",
+            "options": {"variant": "duo"},
+            "players": [{"bot": "random", "name": "r1"}, {"bot": "greedy"}],
+        },
+    ).json
     _play_bots(matches, created["id"])
     _scored(client, app, fake_redis, settings, created["id"])
     store = PlayerStore(fake_redis, settings.namespace)
@@ -154,25 +215,39 @@ def test_a_rating_counts_once_however_often_its_job_runs(client, app, settings, 
     assert once["blokus:duo:2p"]["ratings"]["bot:greedy"][2] == 1
 
 
-def test_aborted_matches_are_not_rated_and_a_replaced_seat_rates_its_last_holder(client, app, settings, fake_redis,
-                                                                                 platform):
+def test_aborted_matches_are_not_rated_and_a_replaced_seat_rates_its_last_holder(
+    client, app, settings, fake_redis, platform
+):
     platform_id, key = platform
     matches = app.extensions["matchlog"]
-    aborted = client.post("/v1/matches", headers=bearer(key), json={"game": "blokus", "players": PEOPLE[:2],
-                                                                    "options": {"variant": "duo"}}).json
+    aborted = client.post(
+        "/v1/matches",
+        headers=bearer(key),
+        json={"game": "blokus", "players": PEOPLE[:2], "options": {"variant": "duo"}},
+    ).json
     client.post(f"/v1/matches/{aborted['id']}/abort", json={}, headers=bearer(key))
     assert _scored(client, app, fake_redis, settings, aborted["id"])["aborted"]
     _, entries = matches.entries(aborted["id"])
     assert rated_match(aborted["id"], entries) == (None, "aborted")
     assert PlayerStore(fake_redis, settings.namespace).pools(platform_id) == []
 
-    replaced = client.post("/v1/matches", headers=bearer(key), json={"game": "blokus", "players": PEOPLE[:2],
-                                                                     "options": {"variant": "duo"}}).json
+    replaced = client.post(
+        "/v1/matches",
+        headers=bearer(key),
+        json={"game": "blokus", "players": PEOPLE[:2], "options": {"variant": "duo"}},
+    ).json
     client.post(f"/v1/matches/{replaced['id']}/seats/1/replace", json={"bot": "random"}, headers=bearer(key))
-    client.post(f"/v1/matches/{replaced['id']}/seats/0/replace", json={"name": "zed", "player": "u-9"},
-                headers=bearer(key))
-    assert client.post(f"/v1/matches/{replaced['id']}/seats/0/replace", json={"bot": "greedy"},
-                       headers=bearer(key)).status_code == 200
+    client.post(
+        f"/v1/matches/{replaced['id']}/seats/0/replace",
+        json={"name": "zed", "player": "u-9"},
+        headers=bearer(key),
+    )
+    assert (
+        client.post(
+            f"/v1/matches/{replaced['id']}/seats/0/replace", json={"bot": "greedy"}, headers=bearer(key)
+        ).status_code
+        == 200
+    )
     _play_bots(matches, replaced["id"])
     _scored(client, app, fake_redis, settings, replaced["id"])
     ratings = PlayerStore(fake_redis, settings.namespace).all_ratings(platform_id, "blokus:duo:2p")
@@ -196,8 +271,11 @@ def test_a_rebuild_from_the_logs_gets_the_same_numbers(client, app, settings, fa
     rng = random.Random(4)
     personas = [{"bot": "random", "name": f"r{i}"} for i in range(6)] + [{"bot": "greedy"}]
     for _ in range(200):
-        created = client.post("/v1/matches", headers=bearer(key), json={
-            "game": "blokus", "options": {"variant": "duo"}, "players": rng.sample(personas, 2)}).json
+        created = client.post(
+            "/v1/matches",
+            headers=bearer(key),
+            json={"game": "blokus", "options": {"variant": "duo"}, "players": rng.sample(personas, 2)},
+        ).json
         _play_bots(matches, created["id"])
         matches.request_scoring(created["id"])
     run_jobs(fake_redis, settings)
@@ -239,8 +317,15 @@ def test_a_webhook_may_ask_for_rating_changed(client, app, settings, fake_redis,
     platform_id, key = platform
     matches = app.extensions["matchlog"]
     hook = matches.register_webhook(platform_id, "https://hooks.example/ratings", ["rating_changed"], None)
-    created = client.post("/v1/matches", headers=bearer(key), json={"game": "blokus", "options": {"variant": "duo"},
-                          "players": [{"bot": "random", "name": "r1"}, {"bot": "greedy"}]}).json
+    created = client.post(
+        "/v1/matches",
+        headers=bearer(key),
+        json={
+            "game": "blokus",
+            "options": {"variant": "duo"},
+            "players": [{"bot": "random", "name": "r1"}, {"bot": "greedy"}],
+        },
+    ).json
     _play_bots(matches, created["id"])
     _scored(client, app, fake_redis, settings, created["id"])  # the delivery is tried (and fails: no network)
     (attempt,), _ = matches.webhook_deliveries(hook["id"])

@@ -48,7 +48,10 @@ def test_the_catalogue_lists_each_games_refusals_with_their_rules(client):
             declared = refusals_of(game)[listed["reason"]]
             assert (listed["rule"], listed["description"]) == (declared.rule, declared.description)
             assert listed["by"] == ("game" if listed["reason"] in game.refusals else "server")
-    blokus = {r["reason"]: r for r in next(g for g in client.get("/v1/games").json if g["id"] == "blokus")["refusals"]}
+    blokus = {
+        r["reason"]: r
+        for r in next(g for g in client.get("/v1/games").json if g["id"] == "blokus")["refusals"]
+    }
     assert blokus["must_cover_start"]["rule"] == "spec 2.2" and blokus["undo_off"]["by"] == "server"
 
 
@@ -80,7 +83,9 @@ def test_random_games_with_wrong_actions_refuse_only_with_declared_codes(game_id
     for players in game.info.counts():
         for seed in range(2):
             rng = random.Random(f"{game_id}:{players}:{seed}")
-            random_playout(game, new_state(game, players, f"refusals-{seed}"), rng, on_move=wrong, max_moves=80)
+            random_playout(
+                game, new_state(game, players, f"refusals-{seed}"), rng, on_move=wrong, max_moves=80
+            )
     assert seen and seen <= set(game.refusals), seen - set(game.refusals)
 
 
@@ -90,21 +95,30 @@ def test_random_games_with_wrong_actions_refuse_only_with_declared_codes(game_id
 def test_blokus_refuses_a_colour_missing_or_not_in_the_variant():
     blokus = GAMES["blokus"]
     free_order = new_state(blokus, 1, variant="solo_rectangle")
-    assert refused(blokus, free_order, 0, {"type": "place", "cells": [[0, 0], [1, 0], [2, 0], [3, 0]]}) == "colour_required"
+    assert (
+        refused(blokus, free_order, 0, {"type": "place", "cells": [[0, 0], [1, 0], [2, 0], [3, 0]]})
+        == "colour_required"
+    )
     duo = new_state(blokus, 2, variant="duo")
     assert refused(blokus, duo, 0, {"type": "place", "colour": "blue", "cells": [[4, 4]]}) == "wrong_colour"
     assert refused(blokus, duo, 0, {"type": "place", "colour": "orange", "cells": [[9, 9]]}) == "wrong_colour"
 
 
-def test_the_server_refuses_play_in_an_aborted_match_an_unstarted_one_and_a_bots_seat(app, fake_redis, settings):
+def test_the_server_refuses_play_in_an_aborted_match_an_unstarted_one_and_a_bots_seat(
+    app, fake_redis, settings
+):
     from service import lifecycle
     from service.keys import Keys
     from service.repository import MatchRepository
     from service.serverkey import ServerKey
 
     client, matches = app.test_client(), app.extensions["matchlog"]
-    repository = MatchRepository(fake_redis, Keys(settings.namespace, settings.feed_partitions),
-                                 settings.snapshot_every, ServerKey(settings.secret_key))  # the sealed seed, unsealed
+    repository = MatchRepository(
+        fake_redis,
+        Keys(settings.namespace, settings.feed_partitions),
+        settings.snapshot_every,
+        ServerKey(settings.secret_key),
+    )  # the sealed seed, unsealed
 
     def create(game, players):
         created = client.post("/v1/matches", json={"game": game, "players": players})
@@ -137,12 +151,16 @@ def test_the_server_refuses_a_second_undo_request_and_a_record_move_after_the_en
     from tests.helpers import act, bearer
 
     client = app.test_client()
-    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}],
-                                               "undo": "with_consent"}).json
+    created = client.post(
+        "/v1/matches",
+        json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}], "undo": "with_consent"},
+    ).json
     match_id, token = created["id"], created["seats"][0]["token"]
     legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json
     assert act(client, match_id, token, legal["version"], legal["actions"][0]).status_code == 201
-    assert client.post(f"/v1/matches/{match_id}/undo", headers=bearer(token)).status_code == 201  # waits for bob
+    assert (
+        client.post(f"/v1/matches/{match_id}/undo", headers=bearer(token)).status_code == 201
+    )  # waits for bob
     again = client.post(f"/v1/matches/{match_id}/undo", headers=bearer(token))
     assert again.status_code == 422 and again.json["reason"] == "undo_pending"
 
@@ -162,15 +180,27 @@ def test_chock_a_block_refuses_tokens_draws_tiles_and_features_it_cannot_give():
     first = at_step(new_game(2), 0, "place")
     assert refused(chock, first, 0, place(first["seats"][0]["hand"][0], 1)) == "first_card_column"
     choosing = at_step(new_game(2), 0, "choose_feature")
-    assert refused(chock, choosing, 0, {"type": "choose_excluded_feature", "feature": "DRAGON"}) == "unknown_feature"
+    assert (
+        refused(chock, choosing, 0, {"type": "choose_excluded_feature", "feature": "DRAGON"})
+        == "unknown_feature"
+    )
 
     tokens = at_step(new_game(2), 0, "tokens", cards=[{"card": "X"}], fresh=[])
-    assert refused(chock, tokens, 0, {"type": "claim_token", "token": "DRAGON-1", "x": 0, "y": 0}) == "token_not_in_supply"
+    assert (
+        refused(chock, tokens, 0, {"type": "claim_token", "token": "DRAGON-1", "x": 0, "y": 0})
+        == "token_not_in_supply"
+    )
     short = inject(tokens, 0, icons_of("CAT", [(0, 0), (1, 0)]))
-    assert refused(chock, short, 0, {"type": "claim_token", "token": "CAT-6", "x": 0, "y": 0}) == "chain_too_short"
+    assert (
+        refused(chock, short, 0, {"type": "claim_token", "token": "CAT-6", "x": 0, "y": 0})
+        == "chain_too_short"
+    )
     stale = inject(tokens, 0, icons_of("CAT", [(x, 0) for x in range(6)]))
     stale = {**stale, "options": {**stale["options"], "token_claim_requires_growth": True}}
-    assert refused(chock, stale, 0, {"type": "claim_token", "token": "CAT-6", "x": 0, "y": 0}) == "chain_not_grown"
+    assert (
+        refused(chock, stale, 0, {"type": "claim_token", "token": "CAT-6", "x": 0, "y": 0})
+        == "chain_not_grown"
+    )
     nothing = {**tokens, "deck": [], "block_market": [None] * len(tokens["block_market"])}
     assert refused(chock, nothing, 0, {"type": "draw_card", "source": "DECK"}) == "no_draw"
     market_only_left = {**tokens, "deck": []}
@@ -180,8 +210,15 @@ def test_chock_a_block_refuses_tokens_draws_tiles_and_features_it_cannot_give():
     lonely = inject(neighbours, 0, {(0, 0): ("RED", True, [])})
     tile = {"type": "place_neighbour", "tile": lonely["neighbour_market"][0], "x": 0, "y": 0}
     assert refused(chock, lonely, 0, tile) == "group_not_qualifying"
-    no_pile = {**lonely, "tile_pile": [], "options": {**lonely["options"], "neighbour_tile_source": "MARKET_OR_PILE_TOP"}}
-    assert refused(chock, no_pile, 0, {"type": "place_neighbour", "source": "PILE", "x": 0, "y": 0}) == "pile_empty"
+    no_pile = {
+        **lonely,
+        "tile_pile": [],
+        "options": {**lonely["options"], "neighbour_tile_source": "MARKET_OR_PILE_TOP"},
+    }
+    assert (
+        refused(chock, no_pile, 0, {"type": "place_neighbour", "source": "PILE", "x": 0, "y": 0})
+        == "pile_empty"
+    )
 
 
 def test_blackout_refuses_what_its_rules_tests_do_not_try():
@@ -203,8 +240,12 @@ def test_blackout_refuses_what_its_rules_tests_do_not_try():
 
     # Phase 2: the card being resolved
     volunteer = next(c for c in hand if cards[c]["kind"] == "VOLUNTEER")
-    specialist = next(c for c, card in sorted(cards.items()) if card["kind"] == "SPECIALIST"
-                      and any(alternative["cost"] for row in card["actions"] for alternative in row["alternatives"]))
+    specialist = next(
+        c
+        for c, card in sorted(cards.items())
+        if card["kind"] == "SPECIALIST"
+        and any(alternative["cost"] for row in card["actions"] for alternative in row["alternatives"])
+    )
     gather = {"type": "GATHER", "cardId": volunteer, "targetResource": "FOOD", "buyTransport": 0}
     assert refused(blackout, in_phase(state, "p2"), 0, gather) == "not_revealed"
     as_volunteer = in_phase(state, "p2", current=specialist, revealed=[specialist])
@@ -214,8 +255,12 @@ def test_blackout_refuses_what_its_rules_tests_do_not_try():
     assert refused(blackout, as_specialist, 0, row) == "not_a_specialist"
     row_index = next(i for i, r in enumerate(cards[specialist]["actions"]) if r["alternatives"][0]["cost"])
     with_specialist = in_phase(state, "p2", current=specialist, revealed=[specialist])
-    odd_payment = {"type": "USE_SPECIALIST_ROW", "cardId": specialist, "rowIndex": row_index,
-                   "payment": {"resources": {"GOLD": 1}, "hkd": 0}}
+    odd_payment = {
+        "type": "USE_SPECIALIST_ROW",
+        "cardId": specialist,
+        "rowIndex": row_index,
+        "payment": {"resources": {"GOLD": 1}, "hkd": 0},
+    }
     assert refused(blackout, with_specialist, 0, odd_payment) == "unknown_resource"
 
     # Phase 4: patrols
@@ -244,5 +289,10 @@ def test_blackout_refuses_what_its_rules_tests_do_not_try():
     assert refused(blackout, in_phase(state, "p7"), 0, house) == "no_house_due"
     hospital = patched(state, queue=[{"seat": 0, "effect": {"type": "RETRIEVE_FROM_HOSPITAL"}, "source": {}}])
     assert refused(blackout, hospital, 0, {"type": "RETRIEVE_CARD", "cardId": volunteer}) == "not_a_target"
-    offer = patched(state, queue=[{"seat": 0, "effect": {"type": "CLOSE_OUT_OFFER"}, "source": {"card": "C1"}}])
-    assert refused(blackout, offer, 0, {"type": "RESOLVE_CLOSE_OUT", "cardId": "C2", "closeOut": True}) == "no_close_out"
+    offer = patched(
+        state, queue=[{"seat": 0, "effect": {"type": "CLOSE_OUT_OFFER"}, "source": {"card": "C1"}}]
+    )
+    assert (
+        refused(blackout, offer, 0, {"type": "RESOLVE_CLOSE_OUT", "cardId": "C2", "closeOut": True})
+        == "no_close_out"
+    )

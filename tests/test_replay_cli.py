@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from service.cli import main
 from service.chain import Recorded, canonical_json
+from service.cli import main
 from tests.helpers import create, play_random_game, score
 
 
@@ -71,7 +71,9 @@ def test_a_signed_checkpoint_proves_the_log_is_the_servers(client, finished_log,
     path.write_text(json.dumps(checkpoint))
     pinned = client.get("/v1/signing-key").json
     assert pinned == {"algorithm": "Ed25519", "public_key": checkpoint["public_key"]}
-    code, out, _ = run(capsys, tmp_path, finished_log, "--checkpoint", str(path), "--public-key", pinned["public_key"])
+    code, out, _ = run(
+        capsys, tmp_path, finished_log, "--checkpoint", str(path), "--public-key", pinned["public_key"]
+    )
     assert code == 0 and json.loads(out)["checkpoint_verified"]["version"] == checkpoint["version"]
 
     # a forger who rebuilds the chain after changing an entry cannot match the signed head
@@ -106,8 +108,12 @@ def test_a_checkpoint_is_checked_against_the_pinned_key_only(client, finished_lo
         main(["replay", str(tmp_path / "unused.json"), "--checkpoint", str(path)])
     assert exit_.value.code == 2 and "--checkpoint needs --public-key" in capsys.readouterr().err
     signed = {k: checkpoint[k] for k in ("hash", "match", "version")}
-    path.write_text(json.dumps({**signed, "public_key": own.public_key, "signature": own.sign(canonical_json(signed))}))
-    code, _, err = run(capsys, tmp_path, finished_log, "--checkpoint", str(path), "--public-key", checkpoint["public_key"])
+    path.write_text(
+        json.dumps({**signed, "public_key": own.public_key, "signature": own.sign(canonical_json(signed))})
+    )
+    code, _, err = run(
+        capsys, tmp_path, finished_log, "--checkpoint", str(path), "--public-key", checkpoint["public_key"]
+    )
     assert code == 2 and "signed by another key" in err
 
 
@@ -136,7 +142,9 @@ def test_unreadable_input_gets_one_line(capsys, tmp_path, content):
     with pytest.raises(SystemExit) as exit_:
         main(["replay", str(path)])
     err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.startswith("matchlog replay: ") and len(err.strip().splitlines()) == 1
+    assert (
+        exit_.value.code == 2 and err.startswith("matchlog replay: ") and len(err.strip().splitlines()) == 1
+    )
 
 
 def test_a_missing_file_gets_one_line(capsys, tmp_path):
@@ -167,7 +175,8 @@ def finished_sealed_log(client, fake_redis, settings):
 
 @pytest.mark.parametrize("data", ["x", [], None, 5, {}, {"source": "DECK"}])
 def test_a_sealed_entry_whose_data_is_anything_is_refused_at_that_entry_in_one_line(
-        finished_sealed_log, capsys, tmp_path, data):
+    finished_sealed_log, capsys, tmp_path, data
+):
     """The chain holds whatever stands in a sealed entry's data: the audit must say which entry was
     changed, not fail inside the game's rules with a traceback."""
     code, _, _ = run(capsys, tmp_path, finished_sealed_log)
@@ -180,7 +189,9 @@ def test_a_sealed_entry_whose_data_is_anything_is_refused_at_that_entry_in_one_l
 
 
 @pytest.mark.parametrize("change", ["dropped", "changed"])
-def test_a_pack_dropped_or_changed_in_match_created_is_a_changed_log(finished_sealed_log, capsys, tmp_path, change):
+def test_a_pack_dropped_or_changed_in_match_created_is_a_changed_log(
+    finished_sealed_log, capsys, tmp_path, change
+):
     created = finished_sealed_log["events"][0]["data"]
     if change == "dropped":
         del created["content"]
@@ -216,12 +227,15 @@ def _replay(capsys, path):
 
 
 @pytest.mark.parametrize("game", ["chock-a-block", "blackout-hong-kong"])
-def test_a_viewers_copy_of_a_running_match_is_a_partial_view_checked_as_far_as_it_goes(client, capsys, tmp_path,
-                                                                                         game):
+def test_a_viewers_copy_of_a_running_match_is_a_partial_view_checked_as_far_as_it_goes(
+    client, capsys, tmp_path, game
+):
     match_id, tokens, bearer = _hidden_match(client, game, random.Random(7), moves=12)
     for who, headers in (("spectator", {}), ("seat", bearer(tokens[0]))):
         path, entries = _export(client, match_id, headers, tmp_path, f"{who}.jsonl")
-        assert any(e.get("commitment") for e in entries), who  # sealed entries, shown as this viewer may see them
+        assert any(e.get("commitment") for e in entries), (
+            who
+        )  # sealed entries, shown as this viewer may see them
         code, out, err = _replay(capsys, path)
         report = json.loads(out)
         assert code == 3, (who, err)

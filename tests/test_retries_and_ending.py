@@ -42,7 +42,9 @@ def test_a_create_sent_twice_with_one_key_makes_one_match_and_a_new_body_is_refu
     assert again.json == first.json  # the same match, the same tokens, the same creator token
     other = client.post("/v1/matches", json={**body, "players": players(3)}, headers=KEY)
     assert other.status_code == 422 and other.json["error"] == "idempotency_key_reused"
-    assert client.post("/v1/matches", json=body).json["id"] != first.json["id"]  # no key: a new match each time
+    assert (
+        client.post("/v1/matches", json=body).json["id"] != first.json["id"]
+    )  # no key: a new match each time
 
 
 def test_a_platforms_key_is_its_own(client, fake_redis, settings):
@@ -66,11 +68,18 @@ def test_a_join_whose_answer_was_lost_gets_its_token_again(client):
     assert other.status_code == 422 and other.json["error"] == "idempotency_key_reused"
     stranger = client.post(url, json={"name": "eve"}, headers={"Idempotency-Key": "another"})
     assert stranger.status_code == 409 and stranger.json["error"] == "seat_taken"
-    assert client.get(f"/v1/matches/{created['id']}/legal-actions", headers=bearer(first.json["token"])).status_code == 200
+    assert (
+        client.get(
+            f"/v1/matches/{created['id']}/legal-actions", headers=bearer(first.json["token"])
+        ).status_code
+        == 200
+    )
 
 
 def test_racing_joins_with_one_key_get_one_seat_and_one_token(real_client):
-    created = real_client.post("/v1/matches", json={"game": "blokus", "players": players(2, open_seats=(1,))}).json
+    created = real_client.post(
+        "/v1/matches", json={"game": "blokus", "players": players(2, open_seats=(1,))}
+    ).json
     url = f"/v1/matches/{created['id']}/seats/1/join"
     barrier = threading.Barrier(4)
 
@@ -91,7 +100,9 @@ def test_racing_creates_with_one_key_make_one_match(real_client):
 
     def create(_):
         barrier.wait()
-        return real_client.post("/v1/matches", json={"game": "chock-a-block", "players": players(3)}, headers=KEY)
+        return real_client.post(
+            "/v1/matches", json={"game": "chock-a-block", "players": players(3)}, headers=KEY
+        )
 
     with ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(create, range(4)))
@@ -101,14 +112,23 @@ def test_racing_creates_with_one_key_make_one_match(real_client):
 
 def test_a_retry_while_the_first_still_runs_waits_then_is_told_it_is_in_progress(client, monkeypatch):
     from service import matches as matches_module
+
     monkeypatch.setattr(matches_module, "IDEMPOTENCY_WAIT_S", 0.2)
     app = app_of(client)
-    key = app._keys.scoped_idempotency(None, "create", "anyone", __import__("hashlib").sha256(b"slow").hexdigest())
-    fingerprint = matches_module.fingerprint_of(["create", ["application/json", {"game": "blokus", "players": players(2)}]])
+    key = app._keys.scoped_idempotency(
+        None, "create", "anyone", __import__("hashlib").sha256(b"slow").hexdigest()
+    )
+    fingerprint = matches_module.fingerprint_of(
+        ["create", ["application/json", {"game": "blokus", "players": players(2)}]]
+    )
     app._repository.claim(key, "pending:" + fingerprint, 60)  # a first request that is still running
-    answer = client.post("/v1/matches", json={"game": "blokus", "players": players(2)}, headers={"Idempotency-Key": "slow"})
+    answer = client.post(
+        "/v1/matches", json={"game": "blokus", "players": players(2)}, headers={"Idempotency-Key": "slow"}
+    )
     assert answer.status_code == 409 and answer.json["error"] == "idempotency_key_in_progress"
-    other = client.post("/v1/matches", json={"game": "blokus", "players": players(3)}, headers={"Idempotency-Key": "slow"})
+    other = client.post(
+        "/v1/matches", json={"game": "blokus", "players": players(3)}, headers={"Idempotency-Key": "slow"}
+    )
     assert other.status_code == 422 and other.json["error"] == "idempotency_key_reused"
 
 
@@ -117,11 +137,16 @@ def test_replace_abort_score_concede_and_webhooks_answer_a_retry_with_the_first_
     client = create_app(settings, fake_redis).test_client()
     _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
     owner = bearer(key)
-    created = client.post("/v1/matches", json={"game": "chock-a-block", "players": players(3)}, headers=owner).json
+    created = client.post(
+        "/v1/matches", json={"game": "chock-a-block", "players": players(3)}, headers=owner
+    ).json
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     url = f"/v1/matches/{match_id}"
 
-    replaced = [client.post(f"{url}/seats/2/replace", json={"name": "zed"}, headers={**owner, **KEY}) for _ in range(2)]
+    replaced = [
+        client.post(f"{url}/seats/2/replace", json={"name": "zed"}, headers={**owner, **KEY})
+        for _ in range(2)
+    ]
     assert replaced[0].status_code == replaced[1].status_code == 200 and replaced[0].json == replaced[1].json
     assert "token" in replaced[0].json
     other = client.post(f"{url}/seats/2/replace", json={"name": "yan"}, headers={**owner, **KEY})
@@ -134,7 +159,9 @@ def test_replace_abort_score_concede_and_webhooks_answer_a_retry_with_the_first_
     assert conceded[0].status_code == conceded[1].status_code == 201 and conceded[0].json == conceded[1].json
     assert [e["type"] for e in client.get(f"{url}/events").json["events"]].count("seat_conceded") == 1
 
-    aborted = [client.post(f"{url}/abort", json={"reason": "closing"}, headers={**owner, **KEY}) for _ in range(2)]
+    aborted = [
+        client.post(f"{url}/abort", json={"reason": "closing"}, headers={**owner, **KEY}) for _ in range(2)
+    ]
     assert aborted[0].status_code == aborted[1].status_code == 200 and aborted[0].json == aborted[1].json
     assert aborted[0].json["status"] == "aborted"
     unkeyed = client.post(f"{url}/abort", json={"reason": "closing"}, headers=owner)
@@ -151,18 +178,31 @@ def test_replace_abort_score_concede_and_webhooks_answer_a_retry_with_the_first_
 
 def test_every_write_documents_the_idempotency_key(client):
     spec = client.get("/openapi.json").json
-    writes = [(path, method) for path, item in spec["paths"].items() for method in item
-              if method in ("post", "delete") and path.startswith("/v1/")]
+    writes = [
+        (path, method)
+        for path, item in spec["paths"].items()
+        for method in item
+        if method in ("post", "delete") and path.startswith("/v1/")
+    ]
     assert len(writes) >= 12
     for path, method in writes:
-        names = [p["name"] for p in spec["paths"][path][method].get("parameters", []) if p.get("in") == "header"]
+        names = [
+            p["name"] for p in spec["paths"][path][method].get("parameters", []) if p.get("in") == "header"
+        ]
         assert "Idempotency-Key" in names, (path, method)
 
 
 # -- concede -------------------------------------------------------------------------------------------
 
-GAMES_AND_SEATS = [("blokus", 2), ("blokus", 3), ("block-block", 2), ("chock-a-block", 2), ("chock-a-block", 3),
-                   ("blackout-hong-kong", 2), ("blackout-hong-kong", 3)]
+GAMES_AND_SEATS = [
+    ("blokus", 2),
+    ("blokus", 3),
+    ("block-block", 2),
+    ("chock-a-block", 2),
+    ("chock-a-block", 3),
+    ("blackout-hong-kong", 2),
+    ("blackout-hong-kong", 3),
+]
 
 
 @pytest.mark.parametrize("game,seats", GAMES_AND_SEATS)
@@ -201,6 +241,7 @@ def test_a_seat_concedes_in_every_game_and_the_log_replays_to_the_same_result(cl
     from service.contract import prefix
     from service.games import GAMES
     from tests.test_typed_contract import problems
+
     shape = prefix(GAMES[game])
     assert problems("create", shape, created) == []
     assert problems("accepted", shape, answer.json) == []
@@ -208,7 +249,9 @@ def test_a_seat_concedes_in_every_game_and_the_log_replays_to_the_same_result(cl
     upto = answer.json["version"]
     page = client.get(f"/v1/matches/{match_id}/events?limit={upto}").json
     assert problems("events", shape, page) == []
-    tail = client.get(f"/v1/matches/{match_id}/events?after={client.get(f'/v1/matches/{match_id}').json['version'] - 2}").json
+    tail = client.get(
+        f"/v1/matches/{match_id}/events?after={client.get(f'/v1/matches/{match_id}').json['version'] - 2}"
+    ).json
     assert problems("events", shape, tail) == []  # the end: seed_revealed, match_scored with conceded
     assert problems("match", shape, client.get(f"/v1/matches/{match_id}").json) == []
 
@@ -223,8 +266,15 @@ def test_a_conceded_seats_own_move_is_refused_with_its_reason(client):
     state = app.load(match_id)
     from service import lifecycle
     from service.games.protocol import IllegalAction
+
     with pytest.raises(IllegalAction) as refused:
-        lifecycle.act(state, quitter, {"type": "anything"}, app._repository.meta(match_id).secret, "2026-01-01T00:00:00Z")
+        lifecycle.act(
+            state,
+            quitter,
+            {"type": "anything"},
+            app._repository.meta(match_id).secret,
+            "2026-01-01T00:00:00Z",
+        )
     assert refused.value.reason == "seat_conceded"
 
 
@@ -245,14 +295,19 @@ def test_a_forged_concession_is_out_of_place(client):
     seed = next(e for e in entries if e.type == "seed_revealed").data
     state = replay.start(entries[0], seed["seed"], seed["salt"])
     state = replay.fold(state, [e for e in entries if 1 < e.version <= conceded.version])
-    again = Recorded(state.version + 1, "seat_conceded", conceded.seat, conceded.data, conceded.at).chained(state.head_hash)
+    again = Recorded(state.version + 1, "seat_conceded", conceded.seat, conceded.data, conceded.at).chained(
+        state.head_hash
+    )
     with pytest.raises(replay.EntryOutOfPlace):
         replay.advance(state, again)
-    by_person = Recorded(state.version + 1, "acted_by", conceded.seat, {"by": "bot:random"}, conceded.at).chained(
-        state.head_hash)
+    by_person = Recorded(
+        state.version + 1, "acted_by", conceded.seat, {"by": "bot:random"}, conceded.at
+    ).chained(state.head_hash)
     with pytest.raises(replay.EntryOutOfPlace):
         replay.advance(state, by_person)
-    nobody = Recorded(state.version + 1, "seat_conceded", 7, {"seat": 7}, conceded.at).chained(state.head_hash)
+    nobody = Recorded(state.version + 1, "seat_conceded", 7, {"seat": 7}, conceded.at).chained(
+        state.head_hash
+    )
     with pytest.raises(replay.EntryOutOfPlace):
         replay.advance(state, nobody)
 
@@ -266,7 +321,9 @@ def test_ranks_put_conceded_seats_last_the_latest_first():
 # -- the creator token ---------------------------------------------------------------------------------
 
 
-def test_the_creator_token_aborts_a_wrong_one_is_refused_and_a_platforms_match_has_none(client, fake_redis, settings):
+def test_the_creator_token_aborts_a_wrong_one_is_refused_and_a_platforms_match_has_none(
+    client, fake_redis, settings
+):
     created = client.post("/v1/matches", json={"game": "blokus", "players": players(2)}).json
     url = f"/v1/matches/{created['id']}/abort"
     seat = client.post(url, json={}, headers=bearer(created["seats"][0]["token"]))
@@ -280,11 +337,17 @@ def test_the_creator_token_aborts_a_wrong_one_is_refused_and_a_platforms_match_h
     events = client.get(f"/v1/matches/{created['id']}/events").json["events"]
     assert events[-2]["type"] == "match_aborted" and events[-2]["data"]["reason"] == "we stopped"
     other = client.post("/v1/matches", json={"game": "blokus", "players": players(2)}).json
-    assert client.post(f"/v1/matches/{other['id']}/abort", json={},
-                       headers=bearer(created["creator_token"])).status_code == 403  # another match's
+    assert (
+        client.post(
+            f"/v1/matches/{other['id']}/abort", json={}, headers=bearer(created["creator_token"])
+        ).status_code
+        == 403
+    )  # another match's
 
     _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
-    platform_match = client.post("/v1/matches", json={"game": "blokus", "players": players(2)}, headers=bearer(key)).json
+    platform_match = client.post(
+        "/v1/matches", json={"game": "blokus", "players": players(2)}, headers=bearer(key)
+    ).json
     assert "creator_token" not in platform_match
     assert app_of(client)._repository.meta(platform_match["id"]).creator == ""
 
@@ -292,7 +355,9 @@ def test_the_creator_token_aborts_a_wrong_one_is_refused_and_a_platforms_match_h
 # -- abandonment -----------------------------------------------------------------------------------------
 
 
-def test_an_idle_match_is_ended_as_abandoned_and_leaves_the_open_and_active_listings(settings, real_redis, redis_url):
+def test_an_idle_match_is_ended_as_abandoned_and_leaves_the_open_and_active_listings(
+    settings, real_redis, redis_url
+):
     settings = dataclasses.replace(settings, abandon_after_s=0.3)
     client = create_app(settings, real_redis).test_client()
     active = client.post("/v1/matches", json={"game": "blokus", "players": players(2)}).json
@@ -304,6 +369,7 @@ def test_an_idle_match_is_ended_as_abandoned_and_leaves_the_open_and_active_list
     time.sleep(0.5)
 
     from workers.worker import end_abandoned
+
     stop = threading.Event()
     chore = threading.Thread(target=end_abandoned, args=(app, stop))
     chore.start()  # the worker's chore, as `matchlog worker` runs it
@@ -320,8 +386,10 @@ def test_an_idle_match_is_ended_as_abandoned_and_leaves_the_open_and_active_list
         assert events[-2]["data"]["reason"] == "abandoned"
         result = app.record_result(match["id"])
         assert result["aborted"] is True and result["final"] is True
-    listed = {status: [m["id"] for m in client.get(f"/v1/matches?status={status}").json["matches"]]
-              for status in ("open", "active", "aborted")}
+    listed = {
+        status: [m["id"] for m in client.get(f"/v1/matches?status={status}").json["matches"]]
+        for status in ("open", "active", "aborted")
+    }
     assert active["id"] not in listed["active"] and waiting["id"] not in listed["open"]
     assert {active["id"], waiting["id"]} <= set(listed["aborted"])
     assert app.end_abandoned() == []  # nothing ends twice
@@ -329,8 +397,9 @@ def test_an_idle_match_is_ended_as_abandoned_and_leaves_the_open_and_active_list
 
 
 def test_an_undo_asked_after_a_concession_needs_only_the_seats_still_in_play(client):
-    created = client.post("/v1/matches", json={"game": "chock-a-block", "players": players(3),
-                                                "undo": "with_consent"}).json
+    created = client.post(
+        "/v1/matches", json={"game": "chock-a-block", "players": players(3), "undo": "with_consent"}
+    ).json
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     url = f"/v1/matches/{match_id}"
     quitter = next(seat for seat in range(3) if seat not in client.get(url).json["to_act"])

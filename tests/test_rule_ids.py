@@ -28,6 +28,7 @@ Whose spec a citation is checked against:
   - otherwise (``protocol.py``, ``kit.py``: the contract quotes ids as examples of the format) the
     id must be defined by at least one spec.
 """
+
 from __future__ import annotations
 
 import re
@@ -39,8 +40,12 @@ RULES = ROOT / "docs" / "rules"
 SCANNED = [ROOT / "service", ROOT / "tests"]
 SUFFIXES = {".py", ".json", ".md", ".yaml", ".html", ".js"}
 # package -> the spec's slug; the slug is also the game's id in the API, so it is the marker
-GAMES = {"blokus": "blokus", "block_block": "block-block", "chock_a_block": "chock-a-block",
-         "blackout_hong_kong": "blackout-hong-kong"}
+GAMES = {
+    "blokus": "blokus",
+    "block_block": "block-block",
+    "chock_a_block": "chock-a-block",
+    "blackout_hong_kong": "blackout-hong-kong",
+}
 SHORT = {"blackout": "blackout_hong_kong"}  # file names that use a shorter name for the game
 
 NUM = r"\d+(?:\.\d+)*"
@@ -107,7 +112,9 @@ def game_of(path: Path) -> str:
     """The package whose spec a file's citations are checked against; "" for shared files."""
     relative = path.relative_to(ROOT).as_posix()
     for package in GAMES:
-        if relative.startswith(f"service/games/{package}/") or (relative.startswith("tests/") and package in path.name):
+        if relative.startswith(f"service/games/{package}/") or (
+            relative.startswith("tests/") and package in path.name
+        ):
             return package
     if relative.startswith("tests/"):
         return next((SHORT[name] for name in SHORT if name in path.name), "")
@@ -129,15 +136,23 @@ def unknown_citations(files: list[Path], specs: dict[str, set[str]]) -> list[str
 
 
 def specs() -> dict[str, set[str]]:
-    return {package: defined_ids((RULES / f"{slug}.md").read_text(encoding="utf-8"))
-            for package, slug in GAMES.items()}
+    return {
+        package: defined_ids((RULES / f"{slug}.md").read_text(encoding="utf-8"))
+        for package, slug in GAMES.items()
+    }
 
 
 def scanned_files() -> list[Path]:
     """Every text file under service/ and tests/ but this one, whose self-check cites a made-up id."""
-    return sorted(p for folder in SCANNED for p in folder.rglob("*")
-                  if p.suffix in SUFFIXES and p.is_file() and "__pycache__" not in p.parts
-                  and p != Path(__file__).resolve())
+    return sorted(
+        p
+        for folder in SCANNED
+        for p in folder.rglob("*")
+        if p.suffix in SUFFIXES
+        and p.is_file()
+        and "__pycache__" not in p.parts
+        and p != Path(__file__).resolve()
+    )
 
 
 def test_every_cited_rule_id_is_defined_by_its_games_spec():
@@ -150,14 +165,28 @@ def test_the_check_reports_a_made_up_id(tmp_path, monkeypatch):
     made_up.parent.mkdir(parents=True)
     made_up.write_text('raise Illegal("no such rule (R-99.99)")  # R-2.8 and spec 1.5.3 exist\n')
     assert unknown_citations([made_up], specs()) == [
-        "service/games/block_block/engine.py:1: R-99.99 (block-block)"]
+        "service/games/block_block/engine.py:1: R-99.99 (block-block)"
+    ]
 
 
 def test_the_spec_reader_finds_each_kind_of_id():
-    block_block, blackout, chock, blokus = (specs()[g] for g in
-                                            ("block_block", "blackout_hong_kong", "chock_a_block", "blokus"))
-    assert {"R-2.8", "S-4", "E-6", "AE-1", "A-01", "T-23", "K-9", "D-6", "0.5.5", "1.8.1", "A.6",
-            "Appendix A"} <= block_block
+    block_block, blackout, chock, blokus = (
+        specs()[g] for g in ("block_block", "blackout_hong_kong", "chock_a_block", "blokus")
+    )
+    assert {
+        "R-2.8",
+        "S-4",
+        "E-6",
+        "AE-1",
+        "A-01",
+        "T-23",
+        "K-9",
+        "D-6",
+        "0.5.5",
+        "1.8.1",
+        "A.6",
+        "Appendix A",
+    } <= block_block
     assert {"R-4.2c", "R-4.6.1", "R-0.4b", "OD-6", "C-11", "A-47", "T-22", "3.9", "8.3"} <= blackout
     assert {"R-1.4a", "R-3.3c", "V-5", "P-9", "T-12b", "7.11", "A.3"} <= chock
     assert {"2.2", "2.7", "4.3", "1", "Appendix A"} <= blokus
@@ -165,8 +194,21 @@ def test_the_spec_reader_finds_each_kind_of_id():
 
 
 def test_citations_are_read_in_each_form():
-    text = ("(spec 2.2) §7.6 spec §8.4 sections 1, 2, 3.1 and 4 Appendix A.3 R-4.2(c) T-1..T-23\n"
-            "# blokus spec 2.7: no voluntary pass\n")
+    text = (
+        "(spec 2.2) §7.6 spec §8.4 sections 1, 2, 3.1 and 4 Appendix A.3 R-4.2(c) T-1..T-23\n"
+        "# blokus spec 2.7: no voluntary pass\n"
+    )
     assert [(rule, marker) for _, rule, marker in citations(text)] == [
-        ("R-4.2c", ""), ("T-1", ""), ("T-23", ""), ("2.2", ""), ("7.6", ""), ("8.4", ""), ("1", ""),
-        ("2", ""), ("3.1", ""), ("4", ""), ("A.3", ""), ("2.7", "blokus")]
+        ("R-4.2c", ""),
+        ("T-1", ""),
+        ("T-23", ""),
+        ("2.2", ""),
+        ("7.6", ""),
+        ("8.4", ""),
+        ("1", ""),
+        ("2", ""),
+        ("3.1", ""),
+        ("4", ""),
+        ("A.3", ""),
+        ("2.7", "blokus"),
+    ]

@@ -17,7 +17,11 @@ def test_a_client_seed_is_only_extra_entropy(client):
     deals = []
     for _ in range(2):
         match_id, tokens = create(client, "chock-a-block", PLAYERS[:2], seed="7")
-        deals.append(client.get(f"/v1/matches/{match_id}/state", headers=bearer(tokens[0])).json["state"]["players"][0]["hand"])
+        deals.append(
+            client.get(f"/v1/matches/{match_id}/state", headers=bearer(tokens[0])).json["state"]["players"][
+                0
+            ]["hand"]
+        )
         data = created_entry(client, match_id)["data"]
         assert data["seed_commitment"] != hashlib.sha256(b"7").hexdigest()
         assert "seed_known_to_creator" not in data
@@ -29,15 +33,23 @@ def test_a_client_seed_is_only_extra_entropy(client):
 def test_a_deterministic_match_is_recorded_as_known_to_its_creator(client):
     hands = []
     for _ in range(2):
-        match_id, tokens = create(client, "chock-a-block", PLAYERS[:2], seed="fixture", seed_known_to_creator=True)
-        hands.append(client.get(f"/v1/matches/{match_id}/state", headers=bearer(tokens[0])).json["state"]["players"][0]["hand"])
+        match_id, tokens = create(
+            client, "chock-a-block", PLAYERS[:2], seed="fixture", seed_known_to_creator=True
+        )
+        hands.append(
+            client.get(f"/v1/matches/{match_id}/state", headers=bearer(tokens[0])).json["state"]["players"][
+                0
+            ]["hand"]
+        )
         assert created_entry(client, match_id)["data"]["seed_known_to_creator"] is True
         assert client.get(f"/v1/matches/{match_id}").json["seed_known_to_creator"] is True
     assert hands[0] == hands[1]
 
 
 def test_a_known_seed_needs_a_seed(client):
-    response = client.post("/v1/matches", json={"game": "blokus", "players": PLAYERS, "seed_known_to_creator": True})
+    response = client.post(
+        "/v1/matches", json={"game": "blokus", "players": PLAYERS, "seed_known_to_creator": True}
+    )
     assert response.status_code == 400 and "seed" in response.json["fields"]
 
 
@@ -46,8 +58,14 @@ def test_the_commitment_is_salted_and_the_reveal_checks_it(client):
     match_id, tokens = create(client, "block-block", PLAYERS[:2], seed="20261123", seed_known_to_creator=True)
     commitment = created_entry(client, match_id)["data"]["seed_commitment"]
     assert commitment != hashlib.sha256(b"20261123").hexdigest()
-    assert client.post(f"/v1/matches/{match_id}/actions", headers=bearer(tokens[0]),
-                       json={"expected_version": 1, "action": {"type": "resign"}}).status_code == 201
+    assert (
+        client.post(
+            f"/v1/matches/{match_id}/actions",
+            headers=bearer(tokens[0]),
+            json={"expected_version": 1, "action": {"type": "resign"}},
+        ).status_code
+        == 201
+    )
     revealed = client.get(f"/v1/matches/{match_id}/events").json["events"][-1]
     assert revealed["type"] == "seed_revealed" and revealed["data"]["seed"] == "20261123"
     assert len(revealed["data"]["salt"]) == 32
@@ -55,7 +73,9 @@ def test_the_commitment_is_salted_and_the_reveal_checks_it(client):
 
 
 def test_no_seed_or_salt_in_clear_in_redis(client, fake_redis, settings):
-    match_id, _ = create(client, "chock-a-block", PLAYERS[:2], seed="a-very-findable-seed", seed_known_to_creator=True)
+    match_id, _ = create(
+        client, "chock-a-block", PLAYERS[:2], seed="a-very-findable-seed", seed_known_to_creator=True
+    )
     everything = b""
     for key in fake_redis.scan_iter(match=f"{settings.namespace}:*"):
         kind = fake_redis.type(key)
@@ -85,17 +105,34 @@ def test_a_sealed_seed_opens_only_with_the_servers_key_and_for_its_match():
 
 def test_a_known_seed_is_refused_with_a_seat_left_open(client):
     """Whoever joined would sit down to a deal the creator computed offline (the lobby lists it)."""
-    response = client.post("/v1/matches", json={"game": "chock-a-block", "players": [{"name": "ann"}, {"open": True}],
-                                                "seed": "rigged", "seed_known_to_creator": True})
+    response = client.post(
+        "/v1/matches",
+        json={
+            "game": "chock-a-block",
+            "players": [{"name": "ann"}, {"open": True}],
+            "seed": "rigged",
+            "seed_known_to_creator": True,
+        },
+    )
     assert response.status_code == 422, response.json
-    assert response.json["error"] == "seed_known_to_creator_refused" and response.json["reason"] == "open_seat"
+    assert (
+        response.json["error"] == "seed_known_to_creator_refused" and response.json["reason"] == "open_seat"
+    )
     assert "seed_known_to_creator" in response.json["fields"]
     assert client.get("/v1/matches?status=open").json["matches"] == []
 
 
 def test_a_known_seed_is_refused_in_a_public_match(client):
-    response = client.post("/v1/matches", json={"game": "chock-a-block", "players": PLAYERS[:2], "public": True,
-                                                "seed": "rigged", "seed_known_to_creator": True})
+    response = client.post(
+        "/v1/matches",
+        json={
+            "game": "chock-a-block",
+            "players": PLAYERS[:2],
+            "public": True,
+            "seed": "rigged",
+            "seed_known_to_creator": True,
+        },
+    )
     assert response.status_code == 422, response.json
     assert response.json["error"] == "seed_known_to_creator_refused" and response.json["reason"] == "public"
 

@@ -4,12 +4,14 @@ snapshot leaves the state cached as the head, like any other."""
 
 from __future__ import annotations
 
-from service.matches import Matches, NewMatch
 from service.keys import Keys
+from service.matches import Matches, NewMatch
 
 
 def _grown(matches: Matches, version: int) -> str:
-    match_id, state, _ = matches.create(NewMatch("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent"))
+    match_id, state, _ = matches.create(
+        NewMatch("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent")
+    )
     seat = state.to_act()[0]
     matches.submit(match_id, seat, state.version, state.legal_actions(seat)[0])
     state = matches.load(match_id)
@@ -91,9 +93,11 @@ def test_a_scored_match_folded_again_keeps_its_one_snapshot(client, fake_redis, 
     matches = Matches(fake_redis, settings)
     matches.compact(match_id)
     key = Keys(settings.namespace).snapshots(match_id)
-    (version, raw), = fake_redis.hgetall(key).items()
+    ((version, raw),) = fake_redis.hgetall(key).items()
     stored = snapshots.decode(raw)
     fake_redis.hset(key, version, snapshots.encode({**stored, "rules": "blokus@0+shell1"}))  # an older fold's
     state = Matches(fake_redis, settings).load(match_id)
     assert state.result is not None and fake_redis.hkeys(key) == [version]
-    assert snapshots.decode(fake_redis.hget(key, version))["rules"].endswith("+shell2")  # taken again, in its place
+    assert snapshots.decode(fake_redis.hget(key, version))["rules"].endswith(
+        "+shell2"
+    )  # taken again, in its place

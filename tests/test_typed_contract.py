@@ -69,8 +69,9 @@ def document() -> dict[str, Any]:
 @functools.cache
 def validator(component: str) -> jsonschema.Validator:
     # OpenAPI 3.0 schemas are draft 4's (a $ref's siblings are ignored, exclusiveMinimum is a boolean)
-    return jsonschema.Draft4Validator({"$ref": f"#/components/schemas/{component}",
-                                       "components": document()["components"]})
+    return jsonschema.Draft4Validator(
+        {"$ref": f"#/components/schemas/{component}", "components": document()["components"]}
+    )
 
 
 def refs(node: Any) -> set[str]:
@@ -102,7 +103,9 @@ def shape(kind: str, game: str) -> str:
         described = raw()["paths"][path][method]["callbacks"]
     else:
         described = raw()["paths"][path][method]["responses"][status]["content"]
-    assert name in set().union(*(reachable(r) for r in refs(described))), f"{kind}: {name} is not in {path} {method}"
+    assert name in set().union(*(reachable(r) for r in refs(described))), (
+        f"{kind}: {name} is not in {path} {method}"
+    )
     return name
 
 
@@ -117,8 +120,13 @@ def problems(kind: str, game: str, answer: Any) -> list[str]:
     elif isinstance(entries, list):
         key = "events" if "events" in answer else "entries"
         checks = [(name, {**answer, key: []}, "")] + [
-            (entry_shape(name.replace("Events", "Entry").replace("WebhookDelivery", "Entry"), entry), entry,
-             f"{key}/{i}/") for i, entry in enumerate(entries)]
+            (
+                entry_shape(name.replace("Events", "Entry").replace("WebhookDelivery", "Entry"), entry),
+                entry,
+                f"{key}/{i}/",
+            )
+            for i, entry in enumerate(entries)
+        ]
     found = []
     for component, instance, where in checks:
         key = (component, json.dumps(instance, sort_keys=True))
@@ -128,9 +136,13 @@ def problems(kind: str, game: str, answer: Any) -> list[str]:
         if not errors:
             VALID.add(key)
         for error in errors:
-            leaf = max([error, *error.context], key=lambda e: len(e.absolute_path)) if error.context else error
-            found.append(f"{kind} ({component}) at /{where}{'/'.join(map(str, leaf.absolute_path))}: "
-                         f"{leaf.message[:300]}")
+            leaf = (
+                max([error, *error.context], key=lambda e: len(e.absolute_path)) if error.context else error
+            )
+            found.append(
+                f"{kind} ({component}) at /{where}{'/'.join(map(str, leaf.absolute_path))}: "
+                f"{leaf.message[:300]}"
+            )
     return found
 
 
@@ -155,9 +167,14 @@ class Checker:
             self.failures += problems(kind, self.game, answer)
 
 
-@pytest.mark.parametrize("game, players, options", MODES,
-                         ids=[f"{g}-{n}-{'-'.join(map(str, o.values())) or 'default'}" for g, n, o in MODES])
-def test_every_answer_of_a_random_match_fits_the_contract(settings, fake_redis, game, players, options, monkeypatch):
+@pytest.mark.parametrize(
+    "game, players, options",
+    MODES,
+    ids=[f"{g}-{n}-{'-'.join(map(str, o.values())) or 'default'}" for g, n, o in MODES],
+)
+def test_every_answer_of_a_random_match_fits_the_contract(
+    settings, fake_redis, game, players, options, monkeypatch
+):
     settings = dataclasses.replace(settings, webhooks_private=True)  # loopback hooks (never posted)
     # the same matches in every run: the server's seed entropy drawn from the mode's own generator, so a
     # shape the contract misses fails every run, not one run in many
@@ -168,8 +185,29 @@ def test_every_answer_of_a_random_match_fits_the_contract(settings, fake_redis, 
     capture_webhooks(app, check)
     # a long game is checked for its first 250 actions, every seat's views every 8th: the shapes repeat, and
     # the whole suite's time is the CI's
-    play(app, fake_redis, settings, game, players, options, seed=zlib.crc32(repr((game, players, options)).encode()) % 1000,
-         seen=check, max_actions=250, views_every=8)
+    play(
+        app,
+        fake_redis,
+        settings,
+        game,
+        players,
+        options,
+        seed=zlib.crc32(repr((game, players, options)).encode()) % 1000,
+        seen=check,
+        max_actions=250,
+        views_every=8,
+    )
     assert not check.failures, "\n".join(check.failures)
-    for kind in ("create", "match", "state", "legal_actions", "accepted", "events", "log", "feed", "webhook", "job"):
+    for kind in (
+        "create",
+        "match",
+        "state",
+        "legal_actions",
+        "accepted",
+        "events",
+        "log",
+        "feed",
+        "webhook",
+        "job",
+    ):
         assert check.counts.get(kind), f"no {kind} answer was checked"

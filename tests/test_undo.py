@@ -49,7 +49,9 @@ def test_undo_until_next_action_takes_back_the_last_move_and_keeps_it_in_the_log
     seat, moved = _move(client, match_id, tokens)
     undone = _undo(client, match_id, tokens[seat])
     assert undone.status_code == 201, undone.json
-    assert undone.json["events"][0]["type"] == "undone" and undone.json["events"][0]["data"] == {"to_version": 1}
+    assert undone.json["events"][0]["type"] == "undone" and undone.json["events"][0]["data"] == {
+        "to_version": 1
+    }
     state = client.get(f"/v1/matches/{match_id}/state").json
     assert state["state"] == before and state["version"] == 4  # created, acted_by, placed, undone
     assert client.get(f"/v1/matches/{match_id}").json["to_act"] == [seat]
@@ -70,7 +72,9 @@ def test_a_match_with_undos_replays_to_its_live_state(client, settings, store):
     entries = [Recorded.from_dict(e) for e in full_log(client, match_id)]
     assert sum(e.type == "undone" for e in entries) >= 2
     replayed = replay.replay(entries)
-    assert replayed.engine.view(replayed.game, None) == client.get(f"/v1/matches/{match_id}/state").json["state"]
+    assert (
+        replayed.engine.view(replayed.game, None) == client.get(f"/v1/matches/{match_id}/state").json["state"]
+    )
     assert replayed.version == entries[-1].version
     fresh = create_app(settings, store).test_client()  # another process: folds the log, undos and all
     for version in (entries[-1].version, next(e.version for e in entries if e.type == "undone")):
@@ -92,7 +96,10 @@ def test_undo_is_refused_without_the_option(client):
     seat, _ = _move(client, match_id, tokens)
     refused = _undo(client, match_id, tokens[seat])
     assert refused.status_code == 422 and refused.json["reason"] == "undo_off"
-    assert [e["type"] for e in full_log(client, match_id)] == ["match_created", "placed"]  # no marker without undo
+    assert [e["type"] for e in full_log(client, match_id)] == [
+        "match_created",
+        "placed",
+    ]  # no marker without undo
 
 
 def test_undo_is_refused_after_hidden_information_was_revealed(client):
@@ -116,13 +123,21 @@ def test_undo_is_refused_after_hidden_information_was_revealed(client):
 
 
 def test_undo_with_consent_waits_for_the_others_and_lapses_when_someone_moves(client):
-    match_id, tokens = _match(client, undo="with_consent", players=[{"name": n} for n in ("ann", "bob", "cat")])
+    match_id, tokens = _match(
+        client, undo="with_consent", players=[{"name": n} for n in ("ann", "bob", "cat")]
+    )
     seat, _ = _move(client, match_id, tokens)
     asked = _undo(client, match_id, tokens[seat])
     assert [e["type"] for e in asked.json["events"]] == ["undo_requested"]
     others = [s for s in range(3) if s != seat]
-    assert client.get(f"/v1/matches/{match_id}").json["undo_request"] == {"seat": seat, "to_version": 1, "accepted": []}
-    assert [e["type"] for e in _undo(client, match_id, tokens[others[0]], "/accept").json["events"]] == ["undo_accepted"]
+    assert client.get(f"/v1/matches/{match_id}").json["undo_request"] == {
+        "seat": seat,
+        "to_version": 1,
+        "accepted": [],
+    }
+    assert [e["type"] for e in _undo(client, match_id, tokens[others[0]], "/accept").json["events"]] == [
+        "undo_accepted"
+    ]
     assert _undo(client, match_id, tokens[others[0]], "/accept").json["reason"] == "undo_already_answered"
     last = _undo(client, match_id, tokens[others[1]], "/accept").json
     assert [e["type"] for e in last["events"]] == ["undo_accepted", "undone"]
@@ -131,7 +146,8 @@ def test_undo_with_consent_waits_for_the_others_and_lapses_when_someone_moves(cl
     seat, _ = _move(client, match_id, tokens)
     _undo(client, match_id, tokens[seat])
     assert [e["type"] for e in _undo(client, match_id, tokens[(seat + 1) % 3], "/refuse").json["events"]] == [
-        "undo_refused"]
+        "undo_refused"
+    ]
     assert "undo_request" not in client.get(f"/v1/matches/{match_id}").json
     # lapses when someone moves
     _undo(client, match_id, tokens[seat])
@@ -159,7 +175,9 @@ def test_a_person_playing_a_bot_takes_back_the_move_with_the_bots_reply(client, 
     _bot_replies(client, match_id, 1)
     answer = _undo(client, match_id, tokens[0])
     assert answer.status_code == 201, answer.json
-    assert answer.json["events"][-1]["type"] == "undone" and answer.json["events"][-1]["data"] == {"to_version": 1}
+    assert answer.json["events"][-1]["type"] == "undone" and answer.json["events"][-1]["data"] == {
+        "to_version": 1
+    }
     assert client.get(f"/v1/matches/{match_id}/state").json["state"] == before
     assert client.get(f"/v1/matches/{match_id}").json["to_act"] == [0]
     log = [e["type"] for e in full_log(client, match_id)]  # both moves stay in the log
@@ -167,7 +185,9 @@ def test_a_person_playing_a_bot_takes_back_the_move_with_the_bots_reply(client, 
 
 
 def test_an_undo_asked_for_is_still_open_after_a_bots_reply(client):
-    match_id, tokens = _match(client, undo="with_consent", players=[{"name": "ann"}, {"bot": "greedy"}, {"name": "cat"}])
+    match_id, tokens = _match(
+        client, undo="with_consent", players=[{"name": "ann"}, {"bot": "greedy"}, {"name": "cat"}]
+    )
     before = client.get(f"/v1/matches/{match_id}/state").json["state"]
     _move(client, match_id, tokens)
     asked = _undo(client, match_id, tokens[0])
@@ -198,22 +218,30 @@ def test_an_undo_retried_with_its_idempotency_key_gets_the_first_answer_and_undo
     again = client.post(f"/v1/matches/{match_id}/undo", headers=key)  # its first answer may have been lost
     assert first.status_code == again.status_code == 201 and first.json == again.json
     assert [e["type"] for e in full_log(client, match_id)].count("undone") == 1
-    assert _undo(client, match_id, tokens[seat]).json["reason"] == "nothing_to_undo"  # without the key: refused
+    assert (
+        _undo(client, match_id, tokens[seat]).json["reason"] == "nothing_to_undo"
+    )  # without the key: refused
 
 
 def test_answers_to_an_undo_request_are_idempotent_and_keys_are_not_shared_across_commands(client):
     match_id, tokens = _match(client, undo="with_consent")
     seat, _ = _move(client, match_id, tokens)
-    asked = client.post(f"/v1/matches/{match_id}/undo", headers={"Idempotency-Key": "k", **bearer(tokens[seat])})
+    asked = client.post(
+        f"/v1/matches/{match_id}/undo", headers={"Idempotency-Key": "k", **bearer(tokens[seat])}
+    )
     assert asked.status_code == 201 and asked.json["events"][0]["type"] == "undo_requested"
     other = {"Idempotency-Key": "k2", **bearer(tokens[1 - seat])}
     accepted = client.post(f"/v1/matches/{match_id}/undo/accept", headers=other)
     assert [e["type"] for e in accepted.json["events"]] == ["undo_accepted", "undone"]
     assert client.post(f"/v1/matches/{match_id}/undo/accept", headers=other).json == accepted.json
-    reused = client.post(f"/v1/matches/{match_id}/undo/refuse", headers=other)  # the same key, another command
+    reused = client.post(
+        f"/v1/matches/{match_id}/undo/refuse", headers=other
+    )  # the same key, another command
     assert reused.status_code == 422 and reused.json["error"] == "idempotency_key_reused"
     assert [e["type"] for e in full_log(client, match_id)].count("undone") == 1
-    too_long = client.post(f"/v1/matches/{match_id}/undo", headers={"Idempotency-Key": "x" * 129, **bearer(tokens[seat])})
+    too_long = client.post(
+        f"/v1/matches/{match_id}/undo", headers={"Idempotency-Key": "x" * 129, **bearer(tokens[seat])}
+    )
     assert too_long.status_code == 400 and too_long.json["error"] == "invalid_request"
 
 
@@ -234,15 +262,24 @@ def test_a_move_that_shows_every_seats_secret_choice_stands(bot_seat):
 
     secret, rng = SeedSecret("seed1", "salt"), random.Random(3)
     game = GAMES["blackout-hong-kong"]
-    step = lifecycle.begin(game.info.id, game.resolve_options({}, 2), ["ann", "bob"], secret,
-                           "2026-01-01T00:00:00.000Z", undo="until_next_action", bots=[None, "random" if bot_seat else None])
+    step = lifecycle.begin(
+        game.info.id,
+        game.resolve_options({}, 2),
+        ["ann", "bob"],
+        secret,
+        "2026-01-01T00:00:00.000Z",
+        undo="until_next_action",
+        bots=[None, "random" if bot_seat else None],
+    )
     states = {s.version: s for s in step.states}
     state, revealed = step.state, set()
     person = None
     while not state.finished and not {"plans_placed", "objectives_discarded"} <= revealed:
         seat = state.to_act()[0]
         by = "bot:random" if seat == bot_seat else None
-        moved = lifecycle.act(state, seat, rng.choice(state.legal_actions(seat)), secret, "2026-01-01T00:00:01.000Z", by)
+        moved = lifecycle.act(
+            state, seat, rng.choice(state.legal_actions(seat)), secret, "2026-01-01T00:00:01.000Z", by
+        )
         states.update({s.version: s for s in moved.states})
         person = seat if by is None else person
         shown = {e.type for e in moved.entries} & set(SECRET_REVEALS)
@@ -259,9 +296,15 @@ def test_a_move_that_shows_every_seats_secret_choice_stands(bot_seat):
 def _chock_pile_match(client):
     """Chock-a-Block where a neighbour may come unseen from the tile pile (A-19), and where the first
     room placed already calls for one (a group of 1), so the pile is reached on the first turn."""
-    created = client.post("/v1/matches", json={
-        "game": "chock-a-block", "players": [{"name": "ann"}, {"name": "bob"}], "undo": "until_next_action",
-        "options": {"neighbour_tile_source": "MARKET_OR_PILE_TOP", "neighbour_group_min": 1}})
+    created = client.post(
+        "/v1/matches",
+        json={
+            "game": "chock-a-block",
+            "players": [{"name": "ann"}, {"name": "bob"}],
+            "undo": "until_next_action",
+            "options": {"neighbour_tile_source": "MARKET_OR_PILE_TOP", "neighbour_group_min": 1},
+        },
+    )
     assert created.status_code == 201, created.json
     return created.json["id"], [s["token"] for s in created.json["seats"]]
 
@@ -279,8 +322,9 @@ def test_a_neighbour_from_the_face_down_pile_cannot_be_undone(client):
     match_id, tokens = _chock_pile_match(client)
     seat = client.get(f"/v1/matches/{match_id}").json["to_act"][0]
     _play_first(client, match_id, tokens[seat], lambda a: a["type"] == "place_card")
-    pile = _play_first(client, match_id, tokens[seat], lambda a: a["type"] == "place_neighbour"
-                       and a.get("source") == "PILE")
+    pile = _play_first(
+        client, match_id, tokens[seat], lambda a: a["type"] == "place_neighbour" and a.get("source") == "PILE"
+    )
     assert [e["data"]["source"] for e in pile["events"] if e["type"] == "neighbour_tile_placed"] == ["PILE"]
     refused = _undo(client, match_id, tokens[seat])
     assert refused.status_code == 422, refused.json
@@ -305,8 +349,11 @@ def test_a_stabilised_district_shows_nobody_the_tiles_it_returns_to_the_box():
     from service.games import GAMES
 
     game = GAMES["blackout-hong-kong"]
-    stabilised = {"type": "district_stabilised", "seat": None,
-                  "data": {"district": "D1", "tiles": ["T01", "T07"], "stabilisers": [0], "scores": {"0": 3}}}
+    stabilised = {
+        "type": "district_stabilised",
+        "seat": None,
+        "data": {"district": "D1", "tiles": ["T01", "T07"], "stabilisers": [0], "scores": {"0": 3}},
+    }
     for viewer in (None, 0, 1):
         seen = game.event_view(stabilised, viewer)
         assert seen["data"] == {"district": "D1", "tiles_returned": 2, "stabilisers": [0], "scores": {"0": 3}}
@@ -339,21 +386,27 @@ def test_a_record_leaves_out_what_was_undone_and_imports_to_the_same_state(clien
     assert copy == original
 
 
-def test_a_record_of_a_match_with_a_seat_handed_to_a_bot_and_an_undo_imports_to_the_same_state(client, store,
-                                                                                               settings):
+def test_a_record_of_a_match_with_a_seat_handed_to_a_bot_and_an_undo_imports_to_the_same_state(
+    client, store, settings
+):
     """A seat handed to a bot (its moves marked acted_by) and back, an undo in between: the record plays
     the moves the state kept, named as the state names the seats."""
     from service.keys import Keys
     from service.platforms import Platforms
 
     _, key = Platforms(store, Keys(settings.namespace)).create("arena")
-    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}],
-                                               "undo": "until_next_action"}, headers=bearer(key)).json
+    created = client.post(
+        "/v1/matches",
+        json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}], "undo": "until_next_action"},
+        headers=bearer(key),
+    ).json
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     seat, _ = _move(client, match_id, tokens)
     assert _undo(client, match_id, tokens[seat]).status_code == 201
     _move(client, match_id, tokens, pick=2)
-    replaced = client.post(f"/v1/matches/{match_id}/seats/1/replace", json={"name": "cy"}, headers=bearer(key))
+    replaced = client.post(
+        f"/v1/matches/{match_id}/seats/1/replace", json={"name": "cy"}, headers=bearer(key)
+    )
     assert replaced.status_code == 200, replaced.json
     tokens[1] = replaced.json["token"]
     _move(client, match_id, tokens)

@@ -18,10 +18,10 @@ from typing import Any
 from rq import get_current_job
 
 from service import metrics, ratings
-from service.players import PlayerStore
 from service.config import Settings
 from service.jobqueue import DELIVERY_RETRIES
 from service.matches import Matches, now
+from service.players import PlayerStore
 from service.redis_client import connect
 from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, BadWebhookUrl, post, signature
 
@@ -50,8 +50,9 @@ def _players(namespace: str) -> PlayerStore:
     key = (id(jobs), namespace)
     if key not in _stores:
         settings = dataclasses.replace(Settings.from_env(), namespace=namespace)
-        store = _store_of.get(key) or (connect(settings.redis_url) if settings.rq_redis_url and settings.redis_url
-                                       else jobs)
+        store = _store_of.get(key) or (
+            connect(settings.redis_url) if settings.rq_redis_url and settings.redis_url else jobs
+        )
         _stores[key] = PlayerStore(store, namespace)
     return _stores[key]
 
@@ -104,8 +105,12 @@ def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -
     job = get_current_job()
     attempt = (DELIVERY_RETRIES.max - (job.retries_left if job and job.retries_left is not None else 0)) + 1
     data = body.encode()
-    headers = {"Content-Type": "application/json", "User-Agent": "matchlog-webhooks",
-               SIGNATURE_HEADER: signature(hook["secret"], int(time.time()), data), DELIVERY_HEADER: delivery_id}
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "matchlog-webhooks",
+        SIGNATURE_HEADER: signature(hook["secret"], int(time.time()), data),
+        DELIVERY_HEADER: delivery_id,
+    }
     started = time.monotonic()
     outcome: dict[str, Any] = {"delivery": delivery_id, "attempt": attempt, "at": now()}
     try:  # checked again, and sent to the address checked: the name may point elsewhere by now
@@ -118,9 +123,13 @@ def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -
     matches.record_delivery(hook_id, outcome)
     if not 200 <= outcome.get("status", 0) < 300:
         metrics.JOBS.labels("deliver_webhook", "retried").inc()
-        where = urllib.parse.urlsplit(hook["url"]).netloc  # not the path: receivers' URLs can carry their secret
-        raise DeliveryFailed(f"delivery {delivery_id} of webhook {hook_id} to {where} failed (attempt {attempt}): "
-                             f"{outcome.get('status') or outcome.get('error')}")
+        where = urllib.parse.urlsplit(
+            hook["url"]
+        ).netloc  # not the path: receivers' URLs can carry their secret
+        raise DeliveryFailed(
+            f"delivery {delivery_id} of webhook {hook_id} to {where} failed (attempt {attempt}): "
+            f"{outcome.get('status') or outcome.get('error')}"
+        )
     metrics.JOBS.labels("deliver_webhook", "finished").inc()
     return {"delivered": True, **outcome}
 
@@ -144,11 +153,26 @@ def rate_match(match_id: str, namespace: str) -> dict[str, Any]:
         return {"rated": False, "why": why}
     store.enqueue(platform, match)
     for done, before, after in store.process(platform, match.pool):
-        changed = [{"player": player, "mu": mu, "sigma": sigma, "rating": mu - 3 * sigma,
-                    **({"before": {"mu": before[player][0], "sigma": before[player][1]}} if player in before else {})}
-                   for player, (mu, sigma) in after.items()]
-        matches.deliver_event(platform, "rating_changed", f"rated-{done.match_id}",
-                              {"match": done.match_id, "game": done.game, "pool": done.pool, "players": changed})
+        changed = [
+            {
+                "player": player,
+                "mu": mu,
+                "sigma": sigma,
+                "rating": mu - 3 * sigma,
+                **(
+                    {"before": {"mu": before[player][0], "sigma": before[player][1]}}
+                    if player in before
+                    else {}
+                ),
+            }
+            for player, (mu, sigma) in after.items()
+        ]
+        matches.deliver_event(
+            platform,
+            "rating_changed",
+            f"rated-{done.match_id}",
+            {"match": done.match_id, "game": done.game, "pool": done.pool, "players": changed},
+        )
     metrics.JOBS.labels("rate_match", "finished").inc()
     return {"rated": True, "pool": match.pool}
 

@@ -84,8 +84,13 @@ class PartitionLeases:
 
     def rebalance(self) -> Round:
         started = time.monotonic()
-        owned = frozenset(int(p) for p in self._rebalance(
-            keys=[self.keys.feed_members, self.keys.feed_owners], args=[self.worker, self.lease_ms, self.keys.partitions]))
+        owned = frozenset(
+            int(p)
+            for p in self._rebalance(
+                keys=[self.keys.feed_members, self.keys.feed_owners],
+                args=[self.worker, self.lease_ms, self.keys.partitions],
+            )
+        )
         self.current = Round(owned, owned - self.current.owned, started + self.lease_ms / 1000 * 0.8)
         return self.current
 

@@ -49,8 +49,9 @@ log = logging.getLogger("matchlog.projector")
 
 
 class Projector:
-    def __init__(self, matches: Matches, redis_client: redis.Redis, consumer: str | None = None,
-                 block_ms: int = 1000):
+    def __init__(
+        self, matches: Matches, redis_client: redis.Redis, consumer: str | None = None, block_ms: int = 1000
+    ):
         """``redis_client``: the match store's, whose feed it follows."""
         self.matches = matches
         self.store = EventStore.of(redis_client, matches.settings)
@@ -88,8 +89,10 @@ class Projector:
         if "match_scored" in notice.types:  # the match will not change again: one snapshot is enough
             self.matches.request_rating(notice.match_id)  # the scoring job asked too; a match is rated once
             self.matches.compact(notice.match_id)
-        elif self._remember_extras(notice.match_id, state) and \
-                self.store.version(notice.match_id) == notice.version:  # they answer the latest version only
+        elif (
+            self._remember_extras(notice.match_id, state)
+            and self.store.version(notice.match_id) == notice.version
+        ):  # they answer the latest version only
             self.matches.bots_to_move(notice.match_id, state)
             self.matches.schedule_deadline(notice.match_id, state)
         return True
@@ -100,12 +103,17 @@ class Projector:
         platform = self.matches.platform_of(notice.match_id)
         if platform is None or "seed_revealed" not in notice.types:
             return
-        _, entries = self.matches.entries(notice.match_id, after=notice.version - len(notice.types),
-                                          until=notice.version)
+        _, entries = self.matches.entries(
+            notice.match_id, after=notice.version - len(notice.types), until=notice.version
+        )
         ended = [entry.at for entry in entries if entry.type == "seed_revealed"]
         if ended:
-            self.players.hold(platform, pool_of(state.game_id, state.options, len(state.players)),
-                              notice.match_id, epoch_ms(ended[0]))
+            self.players.hold(
+                platform,
+                pool_of(state.game_id, state.options, len(state.players)),
+                notice.match_id,
+                epoch_ms(ended[0]),
+            )
 
     def _needs_state(self, notice: FeedNotice) -> bool:
         """Whether the notice's work needs the match's state: a game's end (``seed_revealed``), a seat
@@ -131,10 +139,17 @@ class Projector:
         self.matches.move_due_jobs()  # deadlines and delayed retries: every worker moves them when due
         if not notices:
             owned = self.leases.owned()  # COUNT is per stream: a few hundred notices a step at most
-            notices = self.store.read_feed(GROUP, self.consumer, owned, count=max(16, BATCH // max(1, len(owned))),
-                                           block_ms=self.block_ms)
+            notices = self.store.read_feed(
+                GROUP,
+                self.consumer,
+                owned,
+                count=max(16, BATCH // max(1, len(owned))),
+                block_ms=self.block_ms,
+            )
         for notice in notices:
-            if notice.partition not in self.leases.owned():  # the lease ran out mid-batch: the heir claims the rest
+            if (
+                notice.partition not in self.leases.owned()
+            ):  # the lease ran out mid-batch: the heir claims the rest
                 break
             if notice.bad:
                 self._set_aside(notice, notice.bad)
@@ -143,7 +158,7 @@ class Projector:
                 done = self.handle(notice)
             except (redis.exceptions.RedisError, WrongServerKey):
                 raise  # Redis away: the loop waits; another secret than the deployment's: the worker stops
-            except Exception as error:  # noqa: BLE001 - a bad entry, a bug: that notice's, not the worker's
+            except Exception as error:
                 self._failed(notice, error)
                 continue
             self._failures.pop((notice.partition, notice.entry_id), None)
@@ -218,7 +233,7 @@ class Projector:
                 stop.set()
                 on_fatal(error)
                 break
-            except Exception:  # noqa: BLE001 - the loop itself (a rebalance, a chore): it must not die quietly
+            except Exception:
                 log.exception("the rule loop failed; trying again in a second")
                 metrics.FEED_FAILURES.labels("loop").inc()
                 stop.wait(1.0)

@@ -17,10 +17,10 @@ import redis
 from rq import SimpleWorker
 
 from service.config import Settings
-from service.matches import Matches
-from service.redis_client import connect, for_jobs
 from service.jobqueue import JobQueue
 from service.keys import Keys
+from service.matches import Matches
+from service.redis_client import connect, for_jobs
 from service.serverkey import ServerKey, WrongServerKey
 from workers.jobs import DeliveryFailed, run_here
 from workers.projector import Projector
@@ -78,7 +78,9 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
         jobs_connection = connect(redis_url)  # RQ changes its socket timeout: keep it to itself
     matches = Matches(store, settings)
     keys = Keys(settings.namespace, settings.feed_partitions)
-    run_here(matches, jobs_connection)  # jobs share the rule thread's cache: what one folded, the other reuses
+    run_here(
+        matches, jobs_connection
+    )  # jobs share the rule thread's cache: what one folded, the other reuses
     try:
         legacy = store.exists(keys.legacy_feed)
     except redis.exceptions.RedisError as error:  # Redis away at the start: the loops below wait for it
@@ -92,20 +94,30 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
         log.critical("misconfigured, the worker does not start: %s", error)
         raise SystemExit(f"matchlog worker: {error}") from None
     if legacy:
-        log.warning("this Redis holds data in the layout before feed partitions: stop the API and workers and "
-                    "run `matchlog migrate` (until then those matches are not found)")
+        log.warning(
+            "this Redis holds data in the layout before feed partitions: stop the API and workers and "
+            "run `matchlog migrate` (until then those matches are not found)"
+        )
     projector = Projector(matches, store)
     # a misconfiguration met later stops the whole process: RQ's handler ends the job worker's loop
-    thread = threading.Thread(target=projector.run, args=(stop, lambda error: os.kill(os.getpid(), signal.SIGTERM)),
-                              name="projector", daemon=True)
+    thread = threading.Thread(
+        target=projector.run,
+        args=(stop, lambda error: os.kill(os.getpid(), signal.SIGTERM)),
+        name="projector",
+        daemon=True,
+    )
     thread.start()
     chores = threading.Thread(target=end_abandoned, args=(matches, stop), name="abandonment", daemon=True)
     chores.start()
     try:
         while not stop.is_set():
             try:  # RQ's worker asks Redis about itself as it is made: Redis may be away then too
-                worker = _JobWorker([JobQueue(jobs_connection, keys).queue()], connection=jobs_connection,
-                                    name=f"matchlog-{uuid.uuid4().hex[:8]}", worker_ttl=30)
+                worker = _JobWorker(
+                    [JobQueue(jobs_connection, keys).queue()],
+                    connection=jobs_connection,
+                    name=f"matchlog-{uuid.uuid4().hex[:8]}",
+                    worker_ttl=30,
+                )
                 worker.stop = stop
                 # scheduled jobs (deadlines, delayed retries) are moved by the rule loop: JobQueue.enqueue_overdue
                 worker.work(burst=burst, logging_level="WARNING", with_scheduler=False)

@@ -19,8 +19,10 @@ SWAGGER_UI = Path(str(files("flask_swagger_ui") / "dist"))
 apidocs = Blueprint("apidocs", __name__)
 
 # Swagger UI sets inline styles and draws its icons as data: images; it talks to this server only
-POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-          "object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+POLICY = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
 
 
 def _headers(response: Response) -> Response:

@@ -27,8 +27,9 @@ import functools
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from service.games.protocol import (
     Action,
@@ -65,7 +66,7 @@ class Turn:
     ``state`` is always the state after the last event, so the rules that follow an event (a colour
     that can no longer place, a market to refill) look at the state as it now is."""
 
-    def __init__(self, engine: "Engine", state: State):
+    def __init__(self, engine: Engine, state: State):
         self.engine = engine
         self.state = state
         self.events: list[Event] = []
@@ -135,7 +136,9 @@ class Engine:
     def timeouts(self, options: dict[str, Any]) -> dict[str, dict[str, Any]]:
         return self.timeout_actions
 
-    def complete_options(self, resolved: dict[str, Any], players: int, given: dict[str, Any]) -> dict[str, Any]:
+    def complete_options(
+        self, resolved: dict[str, Any], players: int, given: dict[str, Any]
+    ) -> dict[str, Any]:
         """What a JSON Schema cannot check (options that go together, counts per variant), and defaults
         that depend on the player count. ``given`` is what the client sent; raise InvalidOptions."""
         return resolved
@@ -187,8 +190,11 @@ class Engine:
         """The event in plain words (as a seat saw it, after ``event_view``): its type and its simple
         values. Games override it where their own words say more ("blue placed F5 at c3")."""
         who = f"seat {event['seat']} " if event["seat"] is not None else ""
-        simple = [f"{key.replace('_', ' ')} {_plain(value)}" for key, value in event["data"].items()
-                  if isinstance(value, (str, int, float)) and not isinstance(value, bool) and key != "queued"]
+        simple = [
+            f"{key.replace('_', ' ')} {_plain(value)}"
+            for key, value in event["data"].items()
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool) and key != "queued"
+        ]
         return f"{who}{event['type'].replace('_', ' ')}" + (f": {', '.join(simple)}" if simple else "")
 
     # the rest of the protocol is the game's own
@@ -227,7 +233,9 @@ def pack_path(document: Any, parts, names: tuple[str, ...] = ("id", "shapeId")) 
         if isinstance(part, int):
             out += f"[{part}]"
             node = node[part] if isinstance(node, list) and 0 <= part < len(node) else None
-            name = next((node[n] for n in names if isinstance(node, dict) and isinstance(node.get(n), str)), None)
+            name = next(
+                (node[n] for n in names if isinstance(node, dict) and isinstance(node.get(n), str)), None
+            )
             if name is not None:
                 out += f" ({name})"
         else:
@@ -243,12 +251,14 @@ def shipped_pack(load: Callable[[Any], Any], folder: Path, name: str) -> Any:
     return load(json.loads((folder / f"{name}.json").read_text(encoding="utf-8")))
 
 
-def packgen_main(module: str, doc: str | None, target: Path, text: Callable[[], str],
-                 argv: list[str] | None = None) -> int:
+def packgen_main(
+    module: str, doc: str | None, target: Path, text: Callable[[], str], argv: list[str] | None = None
+) -> int:
     """The command line of a pack generator: the pack on stdout, to a path, or ``--check`` against the
     committed file (exit 1 when it differs)."""
-    parser = argparse.ArgumentParser(prog=f"python -m {module}", description=doc,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {module}", description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("path", nargs="?", default="-", help="where to write the pack (default: stdout)")
     parser.add_argument("--check", action="store_true", help=f"compare with the committed {target.name}")
     args = parser.parse_args(argv)
@@ -266,6 +276,10 @@ def packgen_main(module: str, doc: str | None, target: Path, text: Callable[[], 
 
 def _plain(value: str | int | float) -> str:
     """An enum word (BACK, NO_LEGAL_MOVE) as a word; ids such as C61 or L09 as they are."""
-    if isinstance(value, str) and re.fullmatch(r"[A-Za-z]+(_[A-Za-z]+)*", value) and not re.fullmatch(r"[A-Z]\d*", value):
+    if (
+        isinstance(value, str)
+        and re.fullmatch(r"[A-Za-z]+(_[A-Za-z]+)*", value)
+        and not re.fullmatch(r"[A-Z]\d*", value)
+    ):
         return value.replace("_", " ").lower()
     return str(value)

@@ -77,9 +77,10 @@ The engine kit (``service.games.kit``) builds it; an engine written without the 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Protocol
 
 import marshmallow
 
@@ -113,8 +114,10 @@ Refusals = Mapping[str, Refusal]
 def turn_refusals(turn_rule: str, over_rule: str) -> dict[str, Refusal]:
     """The two refusals of ``check_turn`` (``game_over``, ``not_your_turn``), with where the game's
     rules say whose turn it is and when it ends: every engine declares them."""
-    return {"game_over": Refusal(over_rule, "the game is over: no action is taken after its end"),
-            "not_your_turn": Refusal(turn_rule, "this seat may not act now")}
+    return {
+        "game_over": Refusal(over_rule, "the game is over: no action is taken after its end"),
+        "not_your_turn": Refusal(turn_rule, "this seat may not act now"),
+    }
 
 
 class InvalidOptions(Exception):
@@ -208,9 +211,9 @@ class RecordFormat:
     """A game record format (e.g. Blokus SGF): a match can be exported to it and created from it."""
 
     mime: str
-    export: Callable[[dict[str, Any], list[str], list["Event"]], str]
+    export: Callable[[dict[str, Any], list[str], list[Event]], str]
     """``(options, player names, the game's events as a spectator sees them) -> text``."""
-    parse: Callable[[str], tuple[dict[str, Any], list[str], list["Action"]]]
+    parse: Callable[[str], tuple[dict[str, Any], list[str], list[Action]]]
     """``text -> (options, player names, actions)``; raises InvalidRecord."""
     description: str
     example: str
@@ -232,13 +235,17 @@ class Contract:
     """The loaded content pack, as ``match_created`` records it (games with packs)."""
 
     @classmethod
-    def load(cls, path: Path) -> "Contract":
+    def load(cls, path: Path) -> Contract:
         """A contract kept as a JSON document beside the engine: {state, events, result, content?}."""
         import json
 
         document = json.loads(path.read_text(encoding="utf-8"))
-        return cls(state=document["state"], events=document["events"], result=document["result"],
-                   content=document.get("content"))
+        return cls(
+            state=document["state"],
+            events=document["events"],
+            result=document["result"],
+            content=document.get("content"),
+        )
 
 
 class Played(list):
@@ -246,7 +253,7 @@ class Played(list):
 
     It is an ordinary list of events to whoever does not need the states."""
 
-    def __init__(self, events: list["Event"] = (), states: list["State"] = ()):
+    def __init__(self, events: list[Event] = (), states: list[State] = ()):
         super().__init__(events)
         self.states = list(states)
         if len(self.states) != len(self):

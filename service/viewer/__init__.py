@@ -16,8 +16,10 @@ STATIC = Path(__file__).resolve().parent / "static"
 viewer = Blueprint("viewer", __name__, static_folder=str(STATIC), static_url_path="/viewer/static")
 
 # the pages run only their own scripts and styles, and fetch only this server
-POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-          "object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+POLICY = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
 
 
 def _page(name: str) -> Response:

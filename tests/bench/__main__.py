@@ -15,13 +15,21 @@ from tests.bench.games import BENCHMARKS
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", nargs="?", choices=sorted(BENCHMARKS),
-                        help="benchmark only this game (default: every game)")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.bench",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "game", nargs="?", choices=sorted(BENCHMARKS), help="benchmark only this game (default: every game)"
+    )
     parser.add_argument("--no-api", action="store_true", help="skip the API benchmark")
-    parser.add_argument("--seconds", type=float, default=1.0,
-                        help="scale every duration (1.0: ~2.5 s per engine figure, 10 s of API load)")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=1.0,
+        help="scale every duration (1.0: ~2.5 s per engine figure, 10 s of API load)",
+    )
     parser.add_argument("--clients", type=int, default=4, help="API client processes (default 4)")
     parser.add_argument("--api-workers", type=int, default=2, help="gunicorn workers of the API (default 2)")
     args = parser.parse_args(argv)
@@ -47,8 +55,9 @@ def main(argv: list[str] | None = None) -> int:
             print("no selected game has an API script; skipping the API benchmark", file=sys.stderr)
         else:
             print(f"API benchmark: {api_game}, {args.clients} clients ...", file=sys.stderr, flush=True)
-            api_figures, notes = api.run(api_game, BENCHMARKS[api_game].scripted_match, args.seconds,
-                                         args.clients, args.api_workers)
+            api_figures, notes = api.run(
+                api_game, BENCHMARKS[api_game].scripted_match, args.seconds, args.clients, args.api_workers
+            )
             for note in notes:
                 print(note)
             figures += api_figures

@@ -29,7 +29,6 @@ from pathlib import Path
 import websocket
 
 from service import processes, serving
-
 from tests.bench.common import Figure
 
 HOST = "127.0.0.1"  # the only address the benchmark ever connects to (besides REDIS_URL if given)
@@ -38,6 +37,7 @@ EXPECTED_RATE = 1500  # actions/s, only to decide how many matches each client c
 
 
 # -- the servers -----------------------------------------------------------------------------------
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -48,8 +48,13 @@ def free_port() -> int:
 class Servers:
     """Redis (given or embedded) and the API subprocess; ``close`` removes every trace."""
 
-    def __init__(self, api_workers: int, redis_url: str | None = None, module: str = "service.cli api",
-                 env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        api_workers: int,
+        redis_url: str | None = None,
+        module: str = "service.cli api",
+        env: dict[str, str] | None = None,
+    ):
         """``module``: what ``python -m`` serves (``tests.bench.bare``: the bare stack); ``redis_url``: a
         Redis to use (else ``REDIS_URL``, else an embedded one); ``env``: settings for the API, over these."""
         self.namespace = f"bench-{secrets.token_hex(4)}"
@@ -67,15 +72,33 @@ class Servers:
             self.port = free_port()
             self.log_path = Path(self.folder) / "api.log"
             self._log = open(self.log_path, "wb")
-            env = dict(os.environ, REDIS_URL=self.url, MATCHLOG_NAMESPACE=self.namespace, MATCHLOG_DATA=self.folder,
-                       BARE_NAMESPACE=self.namespace,
-                       MATCHLOG_RATE_LIMIT_PER_TOKEN="off", MATCHLOG_RATE_LIMIT_PER_ADDRESS="off",
-                       MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="off",  # measure the server, not its limits
-                       **(env or {}))
+            env = dict(
+                os.environ,
+                REDIS_URL=self.url,
+                MATCHLOG_NAMESPACE=self.namespace,
+                MATCHLOG_DATA=self.folder,
+                BARE_NAMESPACE=self.namespace,
+                MATCHLOG_RATE_LIMIT_PER_TOKEN="off",
+                MATCHLOG_RATE_LIMIT_PER_ADDRESS="off",
+                MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="off",  # measure the server, not its limits
+                **(env or {}),
+            )
             self.api = subprocess.Popen(
-                [sys.executable, "-m", *module.split(), "--host", HOST, "--port", str(self.port),
-                 "--workers", str(api_workers)],
-                env=env, cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT,
+                [
+                    sys.executable,
+                    "-m",
+                    *module.split(),
+                    "--host",
+                    HOST,
+                    "--port",
+                    str(self.port),
+                    "--workers",
+                    str(api_workers),
+                ],
+                env=env,
+                cwd=REPO,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
             )
             self._wait_ready()
         except BaseException:
@@ -208,6 +231,7 @@ def cpu_seconds(pids) -> float:
 
 # -- the client --------------------------------------------------------------------------------------
 
+
 def prebuild(create_body: dict, script) -> tuple[bytes, list[tuple[int, bytes, int]]]:
     """Request bodies as bytes: each action with the version it expects."""
     actions = []
@@ -219,8 +243,20 @@ def prebuild(create_body: dict, script) -> tuple[bytes, list[tuple[int, bytes, i
     return json.dumps(create_body).encode(), actions
 
 
-def _client(index, port, scripts, precreate, ready, go, start_at, warmup, duration, results, read=False,
-            over_socket=False) -> None:
+def _client(
+    index,
+    port,
+    scripts,
+    precreate,
+    ready,
+    go,
+    start_at,
+    warmup,
+    duration,
+    results,
+    read=False,
+    over_socket=False,
+) -> None:
     """One client process: create its matches, wait for the start, then play until the window closes.
     With ``read``, each action is a cycle: ``GET .../legal-actions`` (the seat's list), then the POST;
     the cycle is what is timed. With ``over_socket``, each seat sends its actions over its own connection to
@@ -242,11 +278,19 @@ def _client(index, port, scripts, precreate, ready, go, start_at, warmup, durati
                 raise RuntimeError(f"POST /v1/matches answered {response.status}: {data[:300]!r}")
             match = json.loads(data)
             created += 1
-            headers = [{"Content-Type": "application/json", "Authorization": f"Bearer {s['token']}"}
-                       for s in match["seats"]]
+            headers = [
+                {"Content-Type": "application/json", "Authorization": f"Bearer {s['token']}"}
+                for s in match["seats"]
+            ]
             reads = [{"Authorization": f"Bearer {s['token']}"} for s in match["seats"]]
-            return (f"/v1/matches/{match['id']}/actions", headers, actions, f"/v1/matches/{match['id']}/legal-actions",
-                    reads, f"ws://{HOST}:{port}/v1/matches/{match['id']}/moves")
+            return (
+                f"/v1/matches/{match['id']}/actions",
+                headers,
+                actions,
+                f"/v1/matches/{match['id']}/legal-actions",
+                reads,
+                f"ws://{HOST}:{port}/v1/matches/{match['id']}/moves",
+            )
 
         pending = [create() for _ in range(precreate)]
         pending.reverse()
@@ -290,8 +334,12 @@ def _client(index, port, scripts, precreate, ready, go, start_at, warmup, durati
                 if conn.sock is None:
                     conn.connect()
                 if over_socket:
-                    seats = [websocket.create_connection(moves_url, header=[f"Authorization: {h['Authorization']}"])
-                             for h in read_headers]
+                    seats = [
+                        websocket.create_connection(
+                            moves_url, header=[f"Authorization: {h['Authorization']}"]
+                        )
+                        for h in read_headers
+                    ]
             seat, body, after = actions[step]
             begun = perf()
             try:
@@ -306,7 +354,9 @@ def _client(index, port, scripts, precreate, ready, go, start_at, warmup, durati
                     if response.status != 200:
                         errors[f"GET HTTP {response.status}"] += 1
                         if len(samples) < 5:
-                            samples.append(f"GET HTTP {response.status}: {data[:300].decode(errors='replace')}")
+                            samples.append(
+                                f"GET HTTP {response.status}: {data[:300].decode(errors='replace')}"
+                            )
                         match = None
                         continue
                 if not over_socket:
@@ -341,13 +391,20 @@ def _client(index, port, scripts, precreate, ready, go, start_at, warmup, durati
         conn.close()
         for open_socket in seats:
             open_socket.close()
-        results.put({
-            "index": index, "latencies": latencies, "errors": dict(errors), "samples": samples,
-            "last": last_finish, "window_start": window_start,
-            "cpu": (t.user + t.system) - (cpu_at_start or (t.user + t.system)),
-            "created_in_run": created - created_before, "created": created,
-        })
-    except BaseException:  # noqa: BLE001 - report it to the parent rather than hang it
+        results.put(
+            {
+                "index": index,
+                "latencies": latencies,
+                "errors": dict(errors),
+                "samples": samples,
+                "last": last_finish,
+                "window_start": window_start,
+                "cpu": (t.user + t.system) - (cpu_at_start or (t.user + t.system)),
+                "created_in_run": created - created_before,
+                "created": created,
+            }
+        )
+    except BaseException:
         results.put({"index": index, "fatal": traceback.format_exc()})
         ready.put(index)
 
@@ -374,25 +431,52 @@ class _Answered:
         self.status = status
 
 
-def drive(servers: Servers, scripts, clients: int, warmup: float, duration: float, precreate: int,
-          read: bool = False, redis_pid: int | None = None, over_socket: bool = False) -> dict:
+def drive(
+    servers: Servers,
+    scripts,
+    clients: int,
+    warmup: float,
+    duration: float,
+    precreate: int,
+    read: bool = False,
+    redis_pid: int | None = None,
+    over_socket: bool = False,
+) -> dict:
     """Load the running server with ``clients`` client processes for ``warmup`` + ``duration`` seconds;
     what was measured in the window (latencies sorted, errors, CPU shares...)."""
     ctx = multiprocessing.get_context("fork")
     ready, results, go = ctx.Queue(), ctx.Queue(), ctx.Event()
     start_at = ctx.Value("d", 0.0)
-    procs = [ctx.Process(target=_client, daemon=True,
-                         args=(i, servers.port, scripts, precreate, ready, go, start_at, warmup, duration,
-                               results, read, over_socket))
-             for i in range(clients)]
+    procs = [
+        ctx.Process(
+            target=_client,
+            daemon=True,
+            args=(
+                i,
+                servers.port,
+                scripts,
+                precreate,
+                ready,
+                go,
+                start_at,
+                warmup,
+                duration,
+                results,
+                read,
+                over_socket,
+            ),
+        )
+        for i in range(clients)
+    ]
     for p in procs:
         p.start()
     for _ in procs:
         ready.get(timeout=300)
     if not results.empty():  # a client failed while creating its matches
         report = results.get()
-        raise RuntimeError(f"client {report['index']} failed:\n{report.get('fatal')}\nAPI log:\n"
-                           + servers.log_tail())
+        raise RuntimeError(
+            f"client {report['index']} failed:\n{report.get('fatal')}\nAPI log:\n" + servers.log_tail()
+        )
     start_at.value = time.perf_counter() + 0.05
     go.set()
 
@@ -430,18 +514,25 @@ def drive(servers: Servers, scripts, clients: int, warmup: float, duration: floa
     elapsed = (last - min(r["window_start"] for r in reports)) if latencies else duration
     cores = len(os.sched_getaffinity(0))
     return {
-        "latencies": latencies, "errors": errors, "notes": notes, "elapsed": elapsed,
-        "rate": len(latencies) / elapsed if elapsed > 0 else 0.0, "spread": spread,
-        "created": sum(r["created"] for r in reports), "created_in_run": sum(r["created_in_run"] for r in reports),
+        "latencies": latencies,
+        "errors": errors,
+        "notes": notes,
+        "elapsed": elapsed,
+        "rate": len(latencies) / elapsed if elapsed > 0 else 0.0,
+        "spread": spread,
+        "created": sum(r["created"] for r in reports),
+        "created_in_run": sum(r["created_in_run"] for r in reports),
         "server_cpu_pct": 100 * server_cpu / cpu_wall,
         "client_cpu_pct": 100 * sum(r["cpu"] for r in reports) / duration,
         "redis_cpu_pct": 100 * redis_cpu / cpu_wall if redis_cpu is not None else None,
-        "machine_busy_pct": 100 * cores * (busy1 - busy0) / max(1, total1 - total0), "cores": cores,
+        "machine_busy_pct": 100 * cores * (busy1 - busy0) / max(1, total1 - total0),
+        "cores": cores,
     }
 
 
-def run(game_id: str, scripted_match, seconds: float, clients: int, api_workers: int,
-        seed: int = 7) -> tuple[list[Figure], list[str]]:
+def run(
+    game_id: str, scripted_match, seconds: float, clients: int, api_workers: int, seed: int = 7
+) -> tuple[list[Figure], list[str]]:
     """The API figures, and notes (error samples) to print before the table."""
     rng = random.Random(seed)
     scripts = [prebuild(*scripted_match(rng)) for _ in range(max(2 * clients, 24))]
@@ -458,26 +549,54 @@ def run(game_id: str, scripted_match, seconds: float, clients: int, api_workers:
     ms = 1000.0
     figures = [
         Figure("api.game", "api game", game_id),
-        Figure("api.client_workers", "api client workers", clients, "processes, 1 keep-alive connection each, new per match"),
+        Figure(
+            "api.client_workers",
+            "api client workers",
+            clients,
+            "processes, 1 keep-alive connection each, new per match",
+        ),
         Figure("api.server_workers", "api gunicorn workers", api_workers, f"{serving.WORKER_CLASS} workers"),
-        Figure("api.connections_per_worker", "api client connections per worker",
-               "/".join(str(n) for n in sorted(got["spread"], reverse=True)), "at the start of the window"),
-        Figure("api.redis", "api redis", "embedded (appendfsync always)" if servers.embedded else "REDIS_URL"),
+        Figure(
+            "api.connections_per_worker",
+            "api client connections per worker",
+            "/".join(str(n) for n in sorted(got["spread"], reverse=True)),
+            "at the start of the window",
+        ),
+        Figure(
+            "api.redis", "api redis", "embedded (appendfsync always)" if servers.embedded else "REDIS_URL"
+        ),
         Figure("api.seconds", "api measured window", got["elapsed"], f"s (after {warmup:.1f} s warm-up)"),
         Figure("api.actions", "api accepted actions, total", accepted, "actions (201)"),
         Figure("api.actions_per_s", "api accepted action rate", got["rate"], "actions/s"),
         Figure("api.p50_ms", "api action latency p50", percentile(latencies, 0.50) * ms, "ms"),
         Figure("api.p90_ms", "api action latency p90", percentile(latencies, 0.90) * ms, "ms"),
         Figure("api.p99_ms", "api action latency p99", percentile(latencies, 0.99) * ms, "ms"),
-        Figure("api.max_ms", "api action latency max", (latencies[-1] if latencies else float("nan")) * ms, "ms"),
-        Figure("api.errors", "api errors (non-201, failed requests)", sum(got["errors"].values()),
-               "requests (warm-up included)"),
-        Figure("api.matches_created", "api matches created", got["created"], f"({got['created_in_run']} during the run)"),
+        Figure(
+            "api.max_ms", "api action latency max", (latencies[-1] if latencies else float("nan")) * ms, "ms"
+        ),
+        Figure(
+            "api.errors",
+            "api errors (non-201, failed requests)",
+            sum(got["errors"].values()),
+            "requests (warm-up included)",
+        ),
+        Figure(
+            "api.matches_created",
+            "api matches created",
+            got["created"],
+            f"({got['created_in_run']} during the run)",
+        ),
         Figure("api.server_cpu_pct", "api CPU, gunicorn workers", got["server_cpu_pct"], "% of one core"),
         Figure("api.client_cpu_pct", "api CPU, bench clients", got["client_cpu_pct"], "% of one core"),
     ]
     if got["redis_cpu_pct"] is not None:
         figures.append(Figure("api.redis_cpu_pct", "api CPU, redis", got["redis_cpu_pct"], "% of one core"))
-    figures.append(Figure("api.machine_busy_pct", "api CPU, whole machine", got["machine_busy_pct"],
-                          f"% of one core ({got['cores']} cores)"))
+    figures.append(
+        Figure(
+            "api.machine_busy_pct",
+            "api CPU, whole machine",
+            got["machine_busy_pct"],
+            f"% of one core ({got['cores']} cores)",
+        )
+    )
     return figures, got["notes"]

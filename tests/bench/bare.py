@@ -20,10 +20,10 @@ if __name__ == "__main__":
 
     serving.patch()
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import uuid  # noqa: E402
+import argparse
+import json
+import os
+import uuid
 
 NAMESPACE = os.environ.get("BARE_NAMESPACE", "bare")
 
@@ -51,8 +51,11 @@ def create_app(url: str):
         body = request.get_json()
         match_id = uuid.uuid4().hex
         store.xadd(key(match_id), {"type": "created", "data": json.dumps(body)}, id="1-0")
-        return {"id": match_id, "version": 1,
-                "seats": [{"seat": i, "token": f"t{i}"} for i in range(len(body["players"]))]}, 201
+        return {
+            "id": match_id,
+            "version": 1,
+            "seats": [{"seat": i, "token": f"t{i}"} for i in range(len(body["players"]))],
+        }, 201
 
     @app.get("/v1/matches/<match_id>/legal-actions")
     def read(match_id: str):
@@ -64,7 +67,9 @@ def create_app(url: str):
     def append(match_id: str, body: dict) -> tuple[dict, int]:
         version = body["expected_version"] + 1
         try:
-            store.xadd(key(match_id), {"type": "acted", "data": json.dumps(body["action"])}, id=f"{version}-0")
+            store.xadd(
+                key(match_id), {"type": "acted", "data": json.dumps(body["action"])}, id=f"{version}-0"
+            )
         except redis.exceptions.ResponseError:
             return {"error": "version_conflict"}, 409
         return {"version": version}, 201

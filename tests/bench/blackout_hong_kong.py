@@ -37,11 +37,18 @@ def engine(seconds: float, seed: int = 20240601) -> list[Figure]:
 
         played, elapsed = timed_passes(game_pass, 1.2 * seconds)
         figures += [
-            Figure(f"blackout_hong_kong.games_per_s.{players}p",
-                   f"blackout-hong-kong random complete games ({players}p)", played / elapsed, "games/s"),
-            Figure(f"blackout_hong_kong.actions_per_game.{players}p",
-                   f"blackout-hong-kong actions per random game ({players}p)", sum(lengths) / len(lengths),
-                   "actions (mean)"),
+            Figure(
+                f"blackout_hong_kong.games_per_s.{players}p",
+                f"blackout-hong-kong random complete games ({players}p)",
+                played / elapsed,
+                "games/s",
+            ),
+            Figure(
+                f"blackout_hong_kong.actions_per_game.{players}p",
+                f"blackout-hong-kong actions per random game ({players}p)",
+                sum(lengths) / len(lengths),
+                "actions (mean)",
+            ),
         ]
     positions: list = []
     rng = random.Random(seed + 1)
@@ -51,11 +58,23 @@ def engine(seconds: float, seed: int = 20240601) -> list[Figure]:
     seats = [GAME.to_act(s)[0] for s in positions]
     listed = sum(len(GAME.legal_actions(s, seat)) for s, seat in zip(positions, seats)) / len(positions)
     figures += [
-        Figure("blackout_hong_kong.mid4p_positions", "blackout-hong-kong mid-game 4p positions (rounds 4-6)",
-               len(positions), "positions of 5 games"),
-        Figure("blackout_hong_kong.mid4p_actions", "blackout-hong-kong legal actions per mid-game 4p position",
-               listed, "entries (mean)"),
-        Figure("blackout_hong_kong.legal_actions_us", "blackout-hong-kong one legal_actions call, mid-game 4p",
-               per_call * 1e6, "µs/call"),
+        Figure(
+            "blackout_hong_kong.mid4p_positions",
+            "blackout-hong-kong mid-game 4p positions (rounds 4-6)",
+            len(positions),
+            "positions of 5 games",
+        ),
+        Figure(
+            "blackout_hong_kong.mid4p_actions",
+            "blackout-hong-kong legal actions per mid-game 4p position",
+            listed,
+            "entries (mean)",
+        ),
+        Figure(
+            "blackout_hong_kong.legal_actions_us",
+            "blackout-hong-kong one legal_actions call, mid-game 4p",
+            per_call * 1e6,
+            "µs/call",
+        ),
     ]
     return figures

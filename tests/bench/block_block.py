@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 
 from service.games.block_block import GAME
-
 from tests.bench.common import Figure, legal_actions_per_s, timed_passes
 
 PLAYERS = 2
@@ -64,14 +63,27 @@ def engine(seconds: float, games: int = 40, seed: int = 20240601) -> list[Figure
     played, elapsed = timed_passes(game_pass, 2.5 * seconds)
 
     return [
-        Figure("block_block.positions", "block-block positions (from random games)", len(positions),
-               f"positions of {games} games"),
-        Figure("block_block.moves_per_position", "block-block legal moves per position",
-               moves_per_pass / len(positions), "moves (mean)"),
-        Figure("block_block.movegen_per_s", "block-block full legal-move generation", movegen, "generations/s"),
-        Figure("block_block.moves_per_s", "block-block legal moves generated",
-               movegen * moves_per_pass / len(positions), "moves/s"),
+        Figure(
+            "block_block.positions",
+            "block-block positions (from random games)",
+            len(positions),
+            f"positions of {games} games",
+        ),
+        Figure(
+            "block_block.moves_per_position",
+            "block-block legal moves per position",
+            moves_per_pass / len(positions),
+            "moves (mean)",
+        ),
+        Figure(
+            "block_block.movegen_per_s", "block-block full legal-move generation", movegen, "generations/s"
+        ),
+        Figure(
+            "block_block.moves_per_s",
+            "block-block legal moves generated",
+            movegen * moves_per_pass / len(positions),
+            "moves/s",
+        ),
         Figure("block_block.legal_actions_per_s", "block-block legal_actions (API list)", legal, "calls/s"),
         Figure("block_block.games_per_s", "block-block random complete games", played / elapsed, "games/s"),
     ]
-

@@ -8,7 +8,6 @@ import time
 from service.games.blokus import GAME
 from service.games.blokus.engine import VARIANTS
 from service.games.blokus.geometry import ORIENTATIONS, PIECES
-
 from tests.bench.common import Figure, legal_actions_per_s, timed_passes
 
 
@@ -24,8 +23,9 @@ def _action(state, move: tuple[int, int, int]) -> dict:
     }
 
 
-def random_game(rng: random.Random, positions: list | None = None, variant: str = "four_player"
-                ) -> list[tuple[int, dict, int]]:
+def random_game(
+    rng: random.Random, positions: list | None = None, variant: str = "four_player"
+) -> list[tuple[int, dict, int]]:
     """One random complete game: setup, then placements -> random choice -> play -> apply until over.
 
     Returns its moves as (seat, action, events appended); ``positions`` collects every state in
@@ -78,9 +78,15 @@ def _variant_figures(variant: str, seconds: float, games: int, seed: int) -> dic
         return 1
 
     played, played_in = timed_passes(game_pass, seconds)
-    return {"positions": len(positions), "moves_per_position": moves_per_pass / len(positions),
-            "movegen_per_s": movegen, "movegen_reference_per_s": reference, "movegen_speedup": movegen / reference,
-            "moves_per_s": movegen * moves_per_pass / len(positions), "games_per_s": played / played_in}
+    return {
+        "positions": len(positions),
+        "moves_per_position": moves_per_pass / len(positions),
+        "movegen_per_s": movegen,
+        "movegen_reference_per_s": reference,
+        "movegen_speedup": movegen / reference,
+        "moves_per_s": movegen * moves_per_pass / len(positions),
+        "games_per_s": played / played_in,
+    }
 
 
 def engine(seconds: float, games: int = 20, seed: int = 20240601) -> list[Figure]:
@@ -93,19 +99,37 @@ def engine(seconds: float, games: int = 20, seed: int = 20240601) -> list[Figure
     for _ in range(games):
         random_game(rng, positions)
     legal = legal_actions_per_s(GAME, positions, 2.5 * seconds)
-    per_variant = {name: _variant_figures(name, 2.5 * seconds if name == "four_player" else seconds, games, seed)
-                   for name in VARIANTS}
+    per_variant = {
+        name: _variant_figures(name, 2.5 * seconds if name == "four_player" else seconds, games, seed)
+        for name in VARIANTS
+    }
     four = per_variant["four_player"]
     figures = [
-        Figure("blokus.positions", "blokus positions (from random 4-player games)", four["positions"],
-               f"positions of {games} games"),
-        Figure("blokus.moves_per_position", "blokus legal moves per position", four["moves_per_position"],
-               "moves (mean)"),
+        Figure(
+            "blokus.positions",
+            "blokus positions (from random 4-player games)",
+            four["positions"],
+            f"positions of {games} games",
+        ),
+        Figure(
+            "blokus.moves_per_position",
+            "blokus legal moves per position",
+            four["moves_per_position"],
+            "moves (mean)",
+        ),
         Figure("blokus.movegen_per_s", "blokus full move generation", four["movegen_per_s"], "generations/s"),
-        Figure("blokus.movegen_reference_per_s", "blokus full move generation, reference generator",
-               four["movegen_reference_per_s"], "generations/s (Board.placements_reference)"),
-        Figure("blokus.movegen_speedup", "blokus move generation speed-up over the reference",
-               four["movegen_speedup"], "x"),
+        Figure(
+            "blokus.movegen_reference_per_s",
+            "blokus full move generation, reference generator",
+            four["movegen_reference_per_s"],
+            "generations/s (Board.placements_reference)",
+        ),
+        Figure(
+            "blokus.movegen_speedup",
+            "blokus move generation speed-up over the reference",
+            four["movegen_speedup"],
+            "x",
+        ),
         Figure("blokus.moves_per_s", "blokus legal moves generated", four["moves_per_s"], "moves/s"),
         Figure("blokus.legal_actions_per_s", "blokus legal_actions (API list)", legal, "calls/s"),
         Figure("blokus.games_per_s", "blokus random complete games", four["games_per_s"], "games/s"),
@@ -114,18 +138,41 @@ def engine(seconds: float, games: int = 20, seed: int = 20240601) -> list[Figure
         if name == "four_player":
             continue
         figures += [
-            Figure(f"blokus.{name}.movegen_per_s", f"blokus {name}: full move generation", got["movegen_per_s"],
-                   f"generations/s ({got['moves_per_position']:.0f} moves per position)"),
-            Figure(f"blokus.{name}.movegen_reference_per_s", f"blokus {name}: full move generation, reference",
-                   got["movegen_reference_per_s"], "generations/s (Board.placements_reference)"),
-            Figure(f"blokus.{name}.movegen_speedup", f"blokus {name}: move generation speed-up over the reference",
-                   got["movegen_speedup"], "x"),
-            Figure(f"blokus.{name}.moves_per_s", f"blokus {name}: legal moves generated", got["moves_per_s"],
-                   "moves/s"),
-            Figure(f"blokus.{name}.games_per_s", f"blokus {name}: random complete games", got["games_per_s"],
-                   "games/s"),
-            Figure(f"blokus.{name}.slowdown", f"blokus {name}: time per generation vs four_player",
-                   four["movegen_per_s"] / got["movegen_per_s"], "x (target: at most 2)"),
+            Figure(
+                f"blokus.{name}.movegen_per_s",
+                f"blokus {name}: full move generation",
+                got["movegen_per_s"],
+                f"generations/s ({got['moves_per_position']:.0f} moves per position)",
+            ),
+            Figure(
+                f"blokus.{name}.movegen_reference_per_s",
+                f"blokus {name}: full move generation, reference",
+                got["movegen_reference_per_s"],
+                "generations/s (Board.placements_reference)",
+            ),
+            Figure(
+                f"blokus.{name}.movegen_speedup",
+                f"blokus {name}: move generation speed-up over the reference",
+                got["movegen_speedup"],
+                "x",
+            ),
+            Figure(
+                f"blokus.{name}.moves_per_s",
+                f"blokus {name}: legal moves generated",
+                got["moves_per_s"],
+                "moves/s",
+            ),
+            Figure(
+                f"blokus.{name}.games_per_s",
+                f"blokus {name}: random complete games",
+                got["games_per_s"],
+                "games/s",
+            ),
+            Figure(
+                f"blokus.{name}.slowdown",
+                f"blokus {name}: time per generation vs four_player",
+                four["movegen_per_s"] / got["movegen_per_s"],
+                "x (target: at most 2)",
+            ),
         ]
     return figures
-

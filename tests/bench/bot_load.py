@@ -28,7 +28,9 @@ def _person_cycles(port: int, seconds: float) -> list[float]:
     took, deadline, match = [], time.monotonic() + seconds, None
     while time.monotonic() < deadline:
         if match is None:
-            _, created = _call(port, "POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
+            _, created = _call(
+                port, "POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
+            )
             match = (created["id"], [s["token"] for s in created["seats"]])
         begin = time.perf_counter()
         _, summary = _call(port, "GET", f"/v1/matches/{match[0]}")
@@ -37,16 +39,25 @@ def _person_cycles(port: int, seconds: float) -> list[float]:
             continue
         seat = summary["to_act"][0]
         _, legal = _call(port, "GET", f"/v1/matches/{match[0]}/legal-actions", None, match[1][seat])
-        status, _ = _call(port, "POST", f"/v1/matches/{match[0]}/actions",
-                          {"expected_version": legal["version"], "action": legal["actions"][-1]}, match[1][seat])
+        status, _ = _call(
+            port,
+            "POST",
+            f"/v1/matches/{match[0]}/actions",
+            {"expected_version": legal["version"], "action": legal["actions"][-1]},
+            match[1][seat],
+        )
         took.append(time.perf_counter() - begin)
     return took
 
 
 def _bot_match(port: int, number: int) -> str:
     game, options = BOT_GAMES[number % len(BOT_GAMES)]
-    _, created = _call(port, "POST", "/v1/matches", {"game": game, "options": options,
-                                                     "players": [{"bot": "greedy"}, {"bot": "random"}]})
+    _, created = _call(
+        port,
+        "POST",
+        "/v1/matches",
+        {"game": game, "options": options, "players": [{"bot": "greedy"}, {"bot": "random"}]},
+    )
     return created["id"]
 
 
@@ -57,9 +68,19 @@ def _pct(values: list[float], p: float) -> float:
 
 def measure(bot_matches: int = 20, seconds: float = 20.0) -> list[Figure]:
     servers = Servers(api_workers=2)
-    env = dict(os.environ, REDIS_URL=servers.url, MATCHLOG_NAMESPACE=servers.namespace, MATCHLOG_DATA=servers.folder)
-    workers = [subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env, cwd=REPO,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+    env = dict(
+        os.environ, REDIS_URL=servers.url, MATCHLOG_NAMESPACE=servers.namespace, MATCHLOG_DATA=servers.folder
+    )
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker"],
+            env=env,
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(2)
+    ]
     try:
         alone = _person_cycles(servers.port, seconds)
         running = [_bot_match(servers.port, n) for n in range(bot_matches)]
@@ -80,11 +101,24 @@ def measure(bot_matches: int = 20, seconds: float = 20.0) -> list[Figure]:
     return [
         Figure("bots.matches", "bot-only matches playing at once", bot_matches, "matches"),
         Figure("bots.entries_per_s", "bot matches: log entries appended", moves / elapsed, "entries/s"),
-        Figure("bots.person_alone_p50_ms", "person's read-list-post cycle, alone: p50", _pct(alone, 0.5), "ms"),
-        Figure("bots.person_alone_p99_ms", "person's read-list-post cycle, alone: p99", _pct(alone, 0.99), "ms"),
-        Figure("bots.person_with_bots_p50_ms", "the same with the bots playing: p50", _pct(with_bots, 0.5), "ms"),
-        Figure("bots.person_with_bots_p99_ms", "the same with the bots playing: p99", _pct(with_bots, 0.99), "ms"),
-        Figure("bots.person_cycles", "person's cycles measured (alone / with bots)", f"{len(alone)} / {len(with_bots)}", ""),
+        Figure(
+            "bots.person_alone_p50_ms", "person's read-list-post cycle, alone: p50", _pct(alone, 0.5), "ms"
+        ),
+        Figure(
+            "bots.person_alone_p99_ms", "person's read-list-post cycle, alone: p99", _pct(alone, 0.99), "ms"
+        ),
+        Figure(
+            "bots.person_with_bots_p50_ms", "the same with the bots playing: p50", _pct(with_bots, 0.5), "ms"
+        ),
+        Figure(
+            "bots.person_with_bots_p99_ms", "the same with the bots playing: p99", _pct(with_bots, 0.99), "ms"
+        ),
+        Figure(
+            "bots.person_cycles",
+            "person's cycles measured (alone / with bots)",
+            f"{len(alone)} / {len(with_bots)}",
+            "",
+        ),
     ]
 
 

@@ -23,7 +23,6 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from service.games.bots import SeatView, bots_of
-
 from tests.bench.common import Figure, json_figures, machine, table
 
 GAMES = {
@@ -49,12 +48,20 @@ def seat_view(engine, state: dict[str, Any], seat: int, level: int) -> SeatView:
         return {"scores": scores["scores"], "ranks": scores["ranks"]}
 
     open_game = not (engine.info.hidden_information or engine.info.chance)
-    return SeatView(seat, engine.view(state, seat), legal, standing_after, state if open_game else None,
-                    engine if open_game else None, level)
+    return SeatView(
+        seat,
+        engine.view(state, seat),
+        legal,
+        standing_after,
+        state if open_game else None,
+        engine if open_game else None,
+        level,
+    )
 
 
-def play_game(game_id: str, options: dict[str, Any], bots: tuple[str, str], seed: str, level: int = 1
-              ) -> dict[str, Any]:
+def play_game(
+    game_id: str, options: dict[str, Any], bots: tuple[str, str], seed: str, level: int = 1
+) -> dict[str, Any]:
     """One game between ``bots`` (seat 0, seat 1). Returns the ranks, and per seat the seconds spent
     choosing and the moves chosen."""
     engine = _engine(game_id)
@@ -80,10 +87,16 @@ def _one(job: tuple) -> dict[str, Any]:
     bots = (strong, opponent) if strong_seat == 0 else (opponent, strong)
     result = play_game(game_id, options, bots, f"bots-bench-{game_id}-{opponent}-{index}", level)
     ranks = result["ranks"]
-    outcome = "draw" if ranks[0] == ranks[1] else ("win" if ranks[strong_seat] < ranks[1 - strong_seat] else "loss")
-    return {"outcome": outcome, "strong_spent": result["spent"][strong_seat],
-            "strong_moves": result["moves"][strong_seat], "other_spent": result["spent"][1 - strong_seat],
-            "other_moves": result["moves"][1 - strong_seat]}
+    outcome = (
+        "draw" if ranks[0] == ranks[1] else ("win" if ranks[strong_seat] < ranks[1 - strong_seat] else "loss")
+    )
+    return {
+        "outcome": outcome,
+        "strong_spent": result["spent"][strong_seat],
+        "strong_moves": result["moves"][strong_seat],
+        "other_spent": result["spent"][1 - strong_seat],
+        "other_moves": result["moves"][1 - strong_seat],
+    }
 
 
 def pairing(game: str, opponent: str, games: int, level: int, pool) -> list[Figure]:
@@ -99,29 +112,59 @@ def pairing(game: str, opponent: str, games: int, level: int, pool) -> list[Figu
     key = f"bots.{game.replace('-', '_')}.{opponent}"
     target = TARGETS[opponent]
     return [
-        Figure(f"{key}.win_rate", f"{label}: {strong} vs {opponent}, win rate", wins / games,
-               f"of {games} games (target >= {target:.2f}; {'met' if wins / games >= target else 'NOT met'})"),
+        Figure(
+            f"{key}.win_rate",
+            f"{label}: {strong} vs {opponent}, win rate",
+            wins / games,
+            f"of {games} games (target >= {target:.2f}; {'met' if wins / games >= target else 'NOT met'})",
+        ),
         Figure(f"{key}.wins", f"{label}: {strong} vs {opponent}, wins", wins, "games"),
         Figure(f"{key}.draws", f"{label}: {strong} vs {opponent}, draws", draws, "games"),
         Figure(f"{key}.losses", f"{label}: {strong} vs {opponent}, losses", games - wins - draws, "games"),
-        Figure(f"{key}.games", f"{label}: {strong} vs {opponent}, games", games, "games (half with the strong bot first)"),
-        Figure(f"{key}.strong_s_per_move", f"{label}: {strong}, time per move", per_move,
-               f"s (level {level}, incl. building the SeatView)"),
-        Figure(f"{key}.{opponent}_s_per_move", f"{label}: {opponent}, time per move", other,
-               "s (incl. building the SeatView)"),
+        Figure(
+            f"{key}.games",
+            f"{label}: {strong} vs {opponent}, games",
+            games,
+            "games (half with the strong bot first)",
+        ),
+        Figure(
+            f"{key}.strong_s_per_move",
+            f"{label}: {strong}, time per move",
+            per_move,
+            f"s (level {level}, incl. building the SeatView)",
+        ),
+        Figure(
+            f"{key}.{opponent}_s_per_move",
+            f"{label}: {opponent}, time per move",
+            other,
+            "s (incl. building the SeatView)",
+        ),
         Figure(f"{key}.seconds", f"{label}: {strong} vs {opponent}, wall time", elapsed, "s"),
     ]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.bench.bots", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("games", nargs="*", metavar="GAME",
-                        help=f"games to benchmark, of {', '.join(sorted(GAMES))} (default: all)")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.bench.bots",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "games",
+        nargs="*",
+        metavar="GAME",
+        help=f"games to benchmark, of {', '.join(sorted(GAMES))} (default: all)",
+    )
     parser.add_argument("--games", dest="count", type=int, default=50, help="games per pairing (default 50)")
-    parser.add_argument("--level", type=int, default=1, choices=(1, 2, 3), help="the strong bot's level (default 1)")
-    parser.add_argument("--jobs", type=int, default=None,
-                        help="worker processes (default: usable cores; 1 plays in this process)")
+    parser.add_argument(
+        "--level", type=int, default=1, choices=(1, 2, 3), help="the strong bot's level (default 1)"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="worker processes (default: usable cores; 1 plays in this process)",
+    )
     args = parser.parse_args(argv)
     chosen = args.games or sorted(GAMES)
     unknown = [g for g in chosen if g not in GAMES]
@@ -132,14 +175,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{f.label}: {f.value}")
     print(flush=True)
     jobs = args.jobs or next(int(f.value) for f in about if f.key == "machine.cores")
-    figures = list(about) + [Figure("bots.level", "strong bots' level", args.level, ""),
-                             Figure("bots.jobs", "worker processes", jobs, "")]
+    figures = list(about) + [
+        Figure("bots.level", "strong bots' level", args.level, ""),
+        Figure("bots.jobs", "worker processes", jobs, ""),
+    ]
     pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
     try:
         for game in chosen:
             for opponent in OPPONENTS:
-                print(f"{GAMES[game][3]}: {GAMES[game][1]} vs {opponent}, {args.count} games ...",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"{GAMES[game][3]}: {GAMES[game][1]} vs {opponent}, {args.count} games ...",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 figures += pairing(game, opponent, args.count, args.level, pool)
     finally:
         if pool:

@@ -18,8 +18,9 @@ MODES = {
 }
 
 
-def random_game(rng: random.Random, players: int, options: dict, seed: str = "bench",
-                positions: list | None = None) -> list[tuple[int, dict, int]]:
+def random_game(
+    rng: random.Random, players: int, options: dict, seed: str = "bench", positions: list | None = None
+) -> list[tuple[int, dict, int]]:
     """One random complete game; returns (seat, action, events appended) per action. ``positions``
     collects the states of rounds 5 to 8 in which a seat is to act (the middle of the game)."""
     state = GAME.setup(GAME.resolve_options(options, players), players, seed)
@@ -45,8 +46,14 @@ def engine(seconds: float, seed: int = 20240601) -> list[Figure]:
             return 1
 
         played, elapsed = timed_passes(game_pass, 2.5 * seconds / len(MODES))
-        figures.append(Figure(f"chock_a_block.games_per_s.{label}", f"chock-a-block random complete games ({label})",
-                              played / elapsed, "games/s"))
+        figures.append(
+            Figure(
+                f"chock_a_block.games_per_s.{label}",
+                f"chock-a-block random complete games ({label})",
+                played / elapsed,
+                "games/s",
+            )
+        )
 
     positions: list = []
     rng = random.Random(seed + 1)
@@ -56,14 +63,29 @@ def engine(seconds: float, seed: int = 20240601) -> list[Figure]:
     per_call = 1 / legal_actions_per_s(GAME, positions, 2.5 * seconds)
     actions = sum(len(GAME.legal_actions(s, seat)) for s, seat in zip(positions, seats)) / len(positions)
     figures += [
-        Figure("chock_a_block.mid5p_positions", "chock-a-block mid-game 5p positions (rounds 5-8)", len(positions),
-               "positions of 10 games"),
-        Figure("chock_a_block.mid5p_actions", "chock-a-block legal actions per mid-game 5p position", actions,
-               "actions (mean)"),
-        Figure("chock_a_block.legal_actions_us", "chock-a-block one legal_actions call, mid-game 5p",
-               per_call * 1e6, "µs/call"),
-        Figure("chock_a_block.legal_actions_per_s", "chock-a-block legal_actions, mid-game 5p", 1 / per_call,
-               "calls/s"),
+        Figure(
+            "chock_a_block.mid5p_positions",
+            "chock-a-block mid-game 5p positions (rounds 5-8)",
+            len(positions),
+            "positions of 10 games",
+        ),
+        Figure(
+            "chock_a_block.mid5p_actions",
+            "chock-a-block legal actions per mid-game 5p position",
+            actions,
+            "actions (mean)",
+        ),
+        Figure(
+            "chock_a_block.legal_actions_us",
+            "chock-a-block one legal_actions call, mid-game 5p",
+            per_call * 1e6,
+            "µs/call",
+        ),
+        Figure(
+            "chock_a_block.legal_actions_per_s",
+            "chock-a-block legal_actions, mid-game 5p",
+            1 / per_call,
+            "calls/s",
+        ),
     ]
     return figures
-

@@ -23,8 +23,8 @@ from service.events import EventStore, VersionConflict
 from service.keys import Keys
 from service.redis_client import connect
 from tests.bench.api import cpu_seconds
-from tests.bench.throughput import RedisServer
 from tests.bench.common import Figure, json_figures, machine, table
+from tests.bench.throughput import RedisServer
 from tests.redis_cluster import LocalCluster, find_redis_server
 
 MATCHES_PER_CLIENT = 16
@@ -36,7 +36,9 @@ def client(url: str, namespace: str, durability: str, seconds: float, start_at: 
     heads = {}
     for _ in range(MATCHES_PER_CLIENT):
         match_id = uuid.uuid4().hex
-        created = Recorded(1, "match_created", None, {"game": "bench"}, "2026-01-01T00:00:00.000Z").chained(None)
+        created = Recorded(1, "match_created", None, {"game": "bench"}, "2026-01-01T00:00:00.000Z").chained(
+            None
+        )
         store.append(match_id, 0, None, [created])
         heads[match_id] = created
     while time.time() < start_at:
@@ -46,8 +48,13 @@ def client(url: str, namespace: str, durability: str, seconds: float, start_at: 
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         for match_id, head in heads.items():
-            entry = Recorded(head.version + 1, "placed", head.version % 4, {"piece": "V3", "cells": [[0, 0], [0, 1], [1, 1]]},
-                             "2026-01-01T00:00:01.000Z").chained(head.hash)
+            entry = Recorded(
+                head.version + 1,
+                "placed",
+                head.version % 4,
+                {"piece": "V3", "cells": [[0, 0], [0, 1], [1, 1]]},
+                "2026-01-01T00:00:01.000Z",
+            ).chained(head.hash)
             began = time.perf_counter()
             try:
                 store.append(match_id, head.version, head.hash, [entry])
@@ -55,16 +62,24 @@ def client(url: str, namespace: str, durability: str, seconds: float, start_at: 
                 raise RuntimeError("a version conflict: every client appends to its own matches") from None
             latencies.append(time.perf_counter() - began)
             heads[match_id] = entry
-    out.put((len(latencies), latencies[:: max(1, len(latencies) // 5000)], list(heads),
-             time.process_time() - cpu_started))
+    out.put(
+        (
+            len(latencies),
+            latencies[:: max(1, len(latencies) // 5000)],
+            list(heads),
+            time.process_time() - cpu_started,
+        )
+    )
 
 
 def load(url: str, durability: str, clients: int, seconds: float, servers) -> dict:
     namespace = f"bench-{uuid.uuid4().hex[:8]}"
     out = multiprocessing.Queue()
     start_at = time.time() + 1.5  # every client connected and its matches made before the clock starts
-    processes = [multiprocessing.Process(target=client, args=(url, namespace, durability, seconds, start_at, out))
-                 for _ in range(clients)]
+    processes = [
+        multiprocessing.Process(target=client, args=(url, namespace, durability, seconds, start_at, out))
+        for _ in range(clients)
+    ]
     for process in processes:
         process.start()
     time.sleep(max(0.0, start_at - time.time()))
@@ -75,21 +90,31 @@ def load(url: str, durability: str, clients: int, seconds: float, servers) -> di
         process.join()
     appends = sum(r[0] for r in results)
     latencies = sorted(x for r in results for x in r[1])
-    return {"rate": appends / seconds, "p50": latencies[len(latencies) // 2] * 1000,
-            "p99": latencies[int(len(latencies) * 0.99)] * 1000, "match_ids": [m for r in results for m in r[2]],
-            "redis_us": redis_cpu / appends * 1e6, "client_us": sum(r[3] for r in results) / appends * 1e6}
+    return {
+        "rate": appends / seconds,
+        "p50": latencies[len(latencies) // 2] * 1000,
+        "p99": latencies[int(len(latencies) * 0.99)] * 1000,
+        "match_ids": [m for r in results for m in r[2]],
+        "redis_us": redis_cpu / appends * 1e6,
+        "client_us": sum(r[3] for r in results) / appends * 1e6,
+    }
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.bench.cluster", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.bench.cluster",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--seconds", type=float, default=10.0, help="of load per configuration")
     parser.add_argument("--clients", type=int, default=8, help="client processes")
     parser.add_argument("--appendfsync", choices=["always", "everysec"], default="always")
     args = parser.parse_args(argv)
     binary = find_redis_server()
-    about = machine() + [Figure("redis.binary", "redis-server", binary),
-                         Figure("redis.appendfsync", "appendfsync", args.appendfsync)]
+    about = machine() + [
+        Figure("redis.binary", "redis-server", binary),
+        Figure("redis.appendfsync", "appendfsync", args.appendfsync),
+    ]
     for f in about:
         print(f"{f.label}: {f.value}")
     print(flush=True)
@@ -99,23 +124,38 @@ def main(argv=None) -> int:
     try:
         with LocalCluster(binary, appendfsync=args.appendfsync) as cluster:
             nodes = [n.process.pid for n in cluster.nodes.values()]
-            runs = [("one_node", "1 node", url, "local", [node.process.pid]),
-                    ("cluster", "3 masters", cluster.startup_url, "local", nodes),
-                    ("cluster_replicated", "3 masters, WAIT 1", cluster.startup_url, "replicated", nodes)]
+            runs = [
+                ("one_node", "1 node", url, "local", [node.process.pid]),
+                ("cluster", "3 masters", cluster.startup_url, "local", nodes),
+                ("cluster_replicated", "3 masters, WAIT 1", cluster.startup_url, "replicated", nodes),
+            ]
             for key, label, where, durability, servers in runs:
                 print(f"{label}: {args.clients} clients, {args.seconds:g} s ...", flush=True)
                 run = load(where, durability, args.clients, args.seconds, servers)
-                figures += [Figure(f"{key}.appends_per_s", f"{label}: appends", run["rate"], "/s"),
-                            Figure(f"{key}.p50_ms", f"{label}: p50", run["p50"], "ms"),
-                            Figure(f"{key}.p99_ms", f"{label}: p99", run["p99"], "ms"),
-                            Figure(f"{key}.redis_cpu_us", f"{label}: Redis CPU per append (all nodes)",
-                                   run["redis_us"], "µs"),
-                            Figure(f"{key}.client_cpu_us", f"{label}: client CPU per append", run["client_us"], "µs")]
+                figures += [
+                    Figure(f"{key}.appends_per_s", f"{label}: appends", run["rate"], "/s"),
+                    Figure(f"{key}.p50_ms", f"{label}: p50", run["p50"], "ms"),
+                    Figure(f"{key}.p99_ms", f"{label}: p99", run["p99"], "ms"),
+                    Figure(
+                        f"{key}.redis_cpu_us",
+                        f"{label}: Redis CPU per append (all nodes)",
+                        run["redis_us"],
+                        "µs",
+                    ),
+                    Figure(f"{key}.client_cpu_us", f"{label}: client CPU per append", run["client_us"], "µs"),
+                ]
                 if key == "cluster":
                     keys = Keys("any")
-                    spread = collections.Counter(cluster.master_of(keys.feed(keys.partition(m))) for m in run["match_ids"])
-                    figures.append(Figure("cluster.matches_per_master", "matches per master",
-                                          " / ".join(str(n) for _, n in sorted(spread.items()))))
+                    spread = collections.Counter(
+                        cluster.master_of(keys.feed(keys.partition(m))) for m in run["match_ids"]
+                    )
+                    figures.append(
+                        Figure(
+                            "cluster.matches_per_master",
+                            "matches per master",
+                            " / ".join(str(n) for _, n in sorted(spread.items())),
+                        )
+                    )
     finally:
         node.stop()
     print(table(figures))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import random
 import platform
+import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,10 @@ def _fmt(value) -> str:
 def table(figures: list[Figure]) -> str:
     rows = [(f.label, _fmt(f.value), f.unit) for f in figures]
     widths = [max(len(r[i]) for r in rows + [("name", "figure", "unit")]) for i in range(3)]
-    lines = [f"{'name':<{widths[0]}}  {'figure':>{widths[1]}}  {'unit'}",
-             f"{'-' * widths[0]}  {'-' * widths[1]}  {'-' * widths[2]}"]
+    lines = [
+        f"{'name':<{widths[0]}}  {'figure':>{widths[1]}}  {'unit'}",
+        f"{'-' * widths[0]}  {'-' * widths[1]}  {'-' * widths[2]}",
+    ]
     lines += [f"{label:<{widths[0]}}  {value:>{widths[1]}}  {unit}" for label, value, unit in rows]
     return "\n".join(lines)
 
@@ -97,7 +99,9 @@ def json_figures(figures: list[Figure]) -> dict:
     return out
 
 
-def scripted_match(game, rng, players: int, options: dict | None = None) -> tuple[dict, list[tuple[int, dict, int]]]:
+def scripted_match(
+    game, rng, players: int, options: dict | None = None
+) -> tuple[dict, list[tuple[int, dict, int]]]:
     """A POST /v1/matches body (with its seed, so the server deals the same cards) and a random
     legal game for it, played by the match lifecycle with no server: (seat, action, version after)."""
     from service import lifecycle, packs
@@ -115,8 +119,13 @@ def scripted_match(game, rng, players: int, options: dict | None = None) -> tupl
         action = rng.choice(game.legal_actions(state.game, seat))
         state = lifecycle.act(state, seat, action, secret, "").state
         script.append((seat, action, state.version))
-    body = {"game": game.info.id, "players": [{"name": n} for n in names], "options": options, "seed": seed,
-            "seed_known_to_creator": True}  # the server must deal what the script was played with
+    body = {
+        "game": game.info.id,
+        "players": [{"name": n} for n in names],
+        "options": options,
+        "seed": seed,
+        "seed_known_to_creator": True,
+    }  # the server must deal what the script was played with
     return body, script
 
 

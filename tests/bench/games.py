@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import importlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from service.games import GAMES
 from tests.bench.common import Figure, random_games_per_s, scripted_match
@@ -25,7 +25,9 @@ class GameBenchmarks:
 
 
 def _own_module(game):
-    package = type(game).__module__.split(".")[2] if type(game).__module__.startswith("service.games.") else None
+    package = (
+        type(game).__module__.split(".")[2] if type(game).__module__.startswith("service.games.") else None
+    )
     try:
         return importlib.import_module(f"tests.bench.{package}") if package else None
     except ModuleNotFoundError as error:
@@ -36,15 +38,23 @@ def _own_module(game):
 
 def _generic_engine(game, players: int, seconds: float) -> list[Figure]:
     key = game.info.id.replace("-", "_")
-    return [Figure(f"{key}.games_per_s", f"{game.info.id} random complete games ({players} players)",
-                   random_games_per_s(game, players, 2.5 * seconds), "games/s")]
+    return [
+        Figure(
+            f"{key}.games_per_s",
+            f"{game.info.id} random complete games ({players} players)",
+            random_games_per_s(game, players, 2.5 * seconds),
+            "games/s",
+        )
+    ]
 
 
 def _benchmarks(game) -> GameBenchmarks:
     own = _own_module(game)
     players = getattr(own, "API_PLAYERS", max(game.info.counts()))
     engine = getattr(own, "engine", None) or functools.partial(_generic_engine, game, max(game.info.counts()))
-    return GameBenchmarks(engine=engine, scripted_match=functools.partial(scripted_match, game, players=players))
+    return GameBenchmarks(
+        engine=engine, scripted_match=functools.partial(scripted_match, game, players=players)
+    )
 
 
 BENCHMARKS: dict[str, GameBenchmarks] = {game_id: _benchmarks(game) for game_id, game in GAMES.items()}

@@ -35,7 +35,9 @@ def main(others: int) -> None:
         fresh.listed(None, None, "aborted", None, 50)
         warm = time.perf_counter() - started
         assert sorted(m["id"] for m in found) == sorted(aborted), found
-        print(f"{others} other matches: ?status=aborted (5 found) cold {cold * 1000:.1f} ms, warm {warm * 1000:.1f} ms")
+        print(
+            f"{others} other matches: ?status=aborted (5 found) cold {cold * 1000:.1f} ms, warm {warm * 1000:.1f} ms"
+        )
     finally:
         for key in client.scan_iter(match=f"{settings.namespace}:*", count=1000):
             client.delete(key)

@@ -34,8 +34,12 @@ from service.chain import Recorded
 from service.players import PlayerStore
 from service.ratings import RatedMatch, rate, rated_match
 
-POOLS = [("blokus", {"variant": "duo"}, 2), ("blokus", {"variant": "four_player"}, 4),
-         ("chock-a-block", {}, 3), ("chock-a-block", {}, 5)]
+POOLS = [
+    ("blokus", {"variant": "duo"}, 2),
+    ("blokus", {"variant": "four_player"}, 4),
+    ("chock-a-block", {}, 3),
+    ("chock-a-block", {}, 5),
+]
 
 
 def synthetic_logs(count: int, rng: random.Random) -> dict[str, list[Recorded]]:
@@ -49,10 +53,20 @@ def synthetic_logs(count: int, rng: random.Random) -> dict[str, list[Recorded]]:
         rng.shuffle(ranks)
         at = f"2026-11-{1 + n // 2000:02d}T{(n // 60) % 24:02d}:{n % 60:02d}:{rng.randint(0, 59):02d}.{n % 1000:03d}Z"
         logs[match_id] = [
-            Recorded(1, "match_created", None, {"game": game, "options": options, "players": [
-                {"seat": s, "name": p, "player": p} for s, p in enumerate(who)]}, at),
+            Recorded(
+                1,
+                "match_created",
+                None,
+                {
+                    "game": game,
+                    "options": options,
+                    "players": [{"seat": s, "name": p, "player": p} for s, p in enumerate(who)],
+                },
+                at,
+            ),
             Recorded(40, "seed_revealed", None, {"seed": "s", "salt": "t"}, at),
-            Recorded(41, "match_scored", None, {"final": True, "ranks": ranks, "scores": ranks}, at)]
+            Recorded(41, "match_scored", None, {"final": True, "ranks": ranks, "scores": ranks}, at),
+        ]
     return logs
 
 
@@ -107,7 +121,9 @@ def measure(url: str, count: int, workers: int) -> list[tuple[str, str]]:
         shares = [pools[i::workers] for i in range(workers)]
         started = time.perf_counter()
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            pool.starmap(_rebuild_pools, [(url, namespace, platform, share, logs_path) for share in shares if share])
+            pool.starmap(
+                _rebuild_pools, [(url, namespace, platform, share, logs_path) for share in shares if share]
+            )
         rebuild_s = time.perf_counter() - started
         shutil.rmtree(folder, ignore_errors=True)
         rebuilt = {pool: store.all_ratings(platform, pool) for pool in store.pools(platform)}

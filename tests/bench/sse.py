@@ -32,10 +32,14 @@ def _call(port: int, method: str, path: str, body=None, token=None):
     return answer.status, data
 
 
-async def _subscriber(port: int, match_id: str, arrivals: dict, connected: asyncio.Event, ready: list) -> None:
+async def _subscriber(
+    port: int, match_id: str, arrivals: dict, connected: asyncio.Event, ready: list
+) -> None:
     reader, writer = await asyncio.open_connection(HOST, port)
-    writer.write(f"GET /v1/matches/{match_id}/events/stream HTTP/1.1\r\nHost: {HOST}\r\n"
-                 "Accept: text/event-stream\r\n\r\n".encode())
+    writer.write(
+        f"GET /v1/matches/{match_id}/events/stream HTTP/1.1\r\nHost: {HOST}\r\n"
+        "Accept: text/event-stream\r\n\r\n".encode()
+    )
     await writer.drain()
     ready.append(1)
     if len(ready) == arrivals["expected"]:
@@ -55,7 +59,10 @@ async def _run(port: int, match_id: str, tokens: list[str], subscribers: int, ac
     ready: list = []
     store = redis.Redis.from_url(redis_url, protocol=2)
     before = store.info("clients")["connected_clients"]
-    tasks = [asyncio.create_task(_subscriber(port, match_id, arrivals, connected, ready)) for _ in range(subscribers)]
+    tasks = [
+        asyncio.create_task(_subscriber(port, match_id, arrivals, connected, ready))
+        for _ in range(subscribers)
+    ]
     await asyncio.wait_for(connected.wait(), 120)
     await asyncio.sleep(2.0)  # every backlog delivered
     during = store.info("clients")["connected_clients"]
@@ -63,12 +70,18 @@ async def _run(port: int, match_id: str, tokens: list[str], subscribers: int, ac
     for _ in range(actions):
         status, match = await asyncio.to_thread(_call, port, "GET", f"/v1/matches/{match_id}")
         seat = match["to_act"][0]
-        _, legal = await asyncio.to_thread(_call, port, "GET", f"/v1/matches/{match_id}/legal-actions",
-                                           None, tokens[seat])
+        _, legal = await asyncio.to_thread(
+            _call, port, "GET", f"/v1/matches/{match_id}/legal-actions", None, tokens[seat]
+        )
         begin = time.perf_counter()
-        status, answer = await asyncio.to_thread(_call, port, "POST", f"/v1/matches/{match_id}/actions",
-                                                 {"expected_version": legal["version"], "action": legal["actions"][0]},
-                                                 tokens[seat])
+        status, answer = await asyncio.to_thread(
+            _call,
+            port,
+            "POST",
+            f"/v1/matches/{match_id}/actions",
+            {"expected_version": legal["version"], "action": legal["actions"][0]},
+            tokens[seat],
+        )
         assert status == 201, answer
         for entry in answer["events"]:
             started[entry["version"]] = begin
@@ -89,31 +102,59 @@ async def _run(port: int, match_id: str, tokens: list[str], subscribers: int, ac
 
 
 def measure(subscribers: int = 1000, actions: int = 40) -> list[Figure]:
-    servers = Servers(api_workers=1, env={"MATCHLOG_SSE_PER_ADDRESS": "0",  # every subscriber comes from here
-                                          "MATCHLOG_SSE_PER_PROCESS": "0"})  # the process's own limits, not its cap
+    servers = Servers(
+        api_workers=1,
+        env={
+            "MATCHLOG_SSE_PER_ADDRESS": "0",  # every subscriber comes from here
+            "MATCHLOG_SSE_PER_PROCESS": "0",
+        },
+    )  # the process's own limits, not its cap
     try:
-        status, created = _call(servers.port, "POST", "/v1/matches",
-                                {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
+        status, created = _call(
+            servers.port, "POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
+        )
         match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
         latencies, missing, before, during = asyncio.run(
-            _run(servers.port, match_id, tokens, subscribers, actions, servers.url))
+            _run(servers.port, match_id, tokens, subscribers, actions, servers.url)
+        )
     finally:
         servers.close()
     latencies.sort()
 
     def pct(p: float) -> float:
-        return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000 if latencies else float("nan")
+        return (
+            latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000 if latencies else float("nan")
+        )
 
     return [
-        Figure("sse.subscribers", "live feed: concurrent subscribers on one API process", subscribers, "connections"),
-        Figure("sse.deliveries", "live feed: entries delivered (subscribers x appended entries)", len(latencies),
-               "deliveries"),
+        Figure(
+            "sse.subscribers",
+            "live feed: concurrent subscribers on one API process",
+            subscribers,
+            "connections",
+        ),
+        Figure(
+            "sse.deliveries",
+            "live feed: entries delivered (subscribers x appended entries)",
+            len(latencies),
+            "deliveries",
+        ),
         Figure("sse.missing", "live feed: entries a subscriber never got", missing, "deliveries"),
         Figure("sse.latency_p50_ms", "live feed: append to arrival, p50", pct(0.50), "ms"),
         Figure("sse.latency_p99_ms", "live feed: append to arrival, p99", pct(0.99), "ms"),
-        Figure("sse.latency_max_ms", "live feed: append to arrival, max", latencies[-1] * 1000 if latencies else 0, "ms"),
+        Figure(
+            "sse.latency_max_ms",
+            "live feed: append to arrival, max",
+            latencies[-1] * 1000 if latencies else 0,
+            "ms",
+        ),
         Figure("sse.redis_clients_before", "Redis connections before the subscribers", before, "connections"),
-        Figure("sse.redis_clients_during", "Redis connections with every subscriber connected", during, "connections"),
+        Figure(
+            "sse.redis_clients_during",
+            "Redis connections with every subscriber connected",
+            during,
+            "connections",
+        ),
     ]
 
 

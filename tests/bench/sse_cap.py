@@ -24,8 +24,12 @@ PER_ADDRESS, PER_PROCESS = 20, 500
 
 def _created(port: int) -> str:
     connection = http.client.HTTPConnection(HOST, port, timeout=30)
-    connection.request("POST", "/v1/matches", body=json.dumps({"game": "blokus", "players": [
-        {"name": "a"}, {"name": "b"}]}), headers={"Content-Type": "application/json"})
+    connection.request(
+        "POST",
+        "/v1/matches",
+        body=json.dumps({"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}),
+        headers={"Content-Type": "application/json"},
+    )
     match_id = json.loads(connection.getresponse().read())["id"]
     connection.close()
     return match_id
@@ -61,10 +65,12 @@ async def _open(port: int, match_id: str, source: str, held: list) -> int:
 async def _fill(port: int, match_id: str, extra: int) -> tuple[Counter, Counter, list]:
     held: list = []
     sources = [f"127.0.1.{i + 1}" for i in range(PER_PROCESS // PER_ADDRESS)]
-    opened = Counter(await asyncio.gather(*(_open(port, match_id, s, held) for s in sources
-                                            for _ in range(PER_ADDRESS))))
-    over = Counter(await asyncio.gather(*(_open(port, match_id, f"127.0.2.{i % 250 + 1}", held)
-                                          for i in range(extra))))
+    opened = Counter(
+        await asyncio.gather(*(_open(port, match_id, s, held) for s in sources for _ in range(PER_ADDRESS)))
+    )
+    over = Counter(
+        await asyncio.gather(*(_open(port, match_id, f"127.0.2.{i % 250 + 1}", held) for i in range(extra)))
+    )
     return opened, over, held
 
 
@@ -87,12 +93,20 @@ def measure(requests: int = 200, extra: int = 100) -> list[Figure]:
 
     return [
         Figure("sse_cap.held", "live feeds held by the process", opened[200], "connections"),
-        Figure("sse_cap.refused_503", f"feeds tried over the cap ({extra}) refused 503", over[503], "connections"),
+        Figure(
+            "sse_cap.refused_503", f"feeds tried over the cap ({extra}) refused 503", over[503], "connections"
+        ),
         Figure("sse_cap.healthz_p50_ms_idle", "/healthz p50, no feed", pct(idle, 0.5), "ms"),
         Figure("sse_cap.healthz_p99_ms_idle", "/healthz p99, no feed", pct(idle, 0.99), "ms"),
-        Figure("sse_cap.healthz_p50_ms_capped", "/healthz p50, the process at its cap", pct(capped, 0.5), "ms"),
-        Figure("sse_cap.healthz_p99_ms_capped", "/healthz p99, the process at its cap", pct(capped, 0.99), "ms"),
-        Figure("sse_cap.healthz_max_ms_capped", "/healthz max, the process at its cap", pct(capped, 1.0), "ms"),
+        Figure(
+            "sse_cap.healthz_p50_ms_capped", "/healthz p50, the process at its cap", pct(capped, 0.5), "ms"
+        ),
+        Figure(
+            "sse_cap.healthz_p99_ms_capped", "/healthz p99, the process at its cap", pct(capped, 0.99), "ms"
+        ),
+        Figure(
+            "sse_cap.healthz_max_ms_capped", "/healthz max, the process at its cap", pct(capped, 1.0), "ms"
+        ),
     ]
 
 

@@ -27,8 +27,8 @@ import sys
 import time
 
 from service.config import Settings
-from service.matches import Matches, NewMatch
 from service.keys import Keys
+from service.matches import Matches, NewMatch
 from service.redis_client import connect
 from service.serverkey import new_secret
 from tests.bench.api import HOST, Servers
@@ -38,7 +38,9 @@ from tests.bench.throughput import RedisServer
 
 def grown(matches: Matches, version: int) -> tuple[str, str]:
     """A Blokus Duo match at exactly ``version`` (at least 4), and the token of seat 0."""
-    match_id, state, tokens = matches.create(NewMatch("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent"))
+    match_id, state, tokens = matches.create(
+        NewMatch("blokus", ["purple", "white"], {"variant": "duo"}, undo="with_consent")
+    )
     seat = state.to_act()[0]
     action = state.legal_actions(seat)[0]
     matches.submit(match_id, seat, state.version, action)
@@ -84,7 +86,9 @@ def run(seconds: float, long: int) -> list[Figure]:
         connection = http.client.HTTPConnection(HOST, servers.port, timeout=30)
 
         def get_state(match_id: str, token: str) -> None:
-            connection.request("GET", f"/v1/matches/{match_id}/state", headers={"Authorization": f"Bearer {token}"})
+            connection.request(
+                "GET", f"/v1/matches/{match_id}/state", headers={"Authorization": f"Bearer {token}"}
+            )
             answer = connection.getresponse()
             body = answer.read()
             if answer.status != 200:
@@ -93,8 +97,10 @@ def run(seconds: float, long: int) -> list[Figure]:
         results = {}
         for _ in range(2):  # alternate, so that noise hits both alike; the second pass counts
             for version, (match_id, token) in made.items():
-                results[version] = (timed(lambda: cold_load(match_id), seconds),
-                                    timed(lambda: get_state(match_id, token), seconds))
+                results[version] = (
+                    timed(lambda: cold_load(match_id), seconds),
+                    timed(lambda: get_state(match_id, token), seconds),
+                )
         connection.close()
         snapshots = client.hlen(Keys(matches.settings.namespace).snapshots(made[long][0]))
     finally:
@@ -104,25 +110,60 @@ def run(seconds: float, long: int) -> list[Figure]:
     ms = 1000.0
     (load_short, http_short), (load_long, http_long) = results[100], results[long]
     return [
-        Figure("state_reads.grow_s", f"growing the matches (100 and {long:,} versions)", grow_s,
-               f"s ({long + 100:,} entries appended through Matches)"),
-        Figure("state_reads.snapshots", f"snapshots kept by the match at v{long:,}", snapshots, "hash fields"),
-        Figure("state_reads.load_cold_v100_ms", "Matches.load, cold cache, at v100", load_short * ms, "ms (median)"),
-        Figure("state_reads.load_cold_long_ms", f"Matches.load, cold cache, at v{long:,}", load_long * ms,
-               "ms (median)"),
-        Figure("state_reads.load_cold_ratio", f"Matches.load cold: v{long:,} / v100", load_long / load_short,
-               "x (goal <= 1.5)"),
-        Figure("state_reads.get_state_v100_ms", "GET .../state at v100 (API, warm)", http_short * ms, "ms (median)"),
-        Figure("state_reads.get_state_long_ms", f"GET .../state at v{long:,} (API, warm)", http_long * ms,
-               "ms (median)"),
-        Figure("state_reads.get_state_ratio", f"GET .../state: v{long:,} / v100", http_long / http_short,
-               "x (goal <= 1.5)"),
+        Figure(
+            "state_reads.grow_s",
+            f"growing the matches (100 and {long:,} versions)",
+            grow_s,
+            f"s ({long + 100:,} entries appended through Matches)",
+        ),
+        Figure(
+            "state_reads.snapshots", f"snapshots kept by the match at v{long:,}", snapshots, "hash fields"
+        ),
+        Figure(
+            "state_reads.load_cold_v100_ms",
+            "Matches.load, cold cache, at v100",
+            load_short * ms,
+            "ms (median)",
+        ),
+        Figure(
+            "state_reads.load_cold_long_ms",
+            f"Matches.load, cold cache, at v{long:,}",
+            load_long * ms,
+            "ms (median)",
+        ),
+        Figure(
+            "state_reads.load_cold_ratio",
+            f"Matches.load cold: v{long:,} / v100",
+            load_long / load_short,
+            "x (goal <= 1.5)",
+        ),
+        Figure(
+            "state_reads.get_state_v100_ms",
+            "GET .../state at v100 (API, warm)",
+            http_short * ms,
+            "ms (median)",
+        ),
+        Figure(
+            "state_reads.get_state_long_ms",
+            f"GET .../state at v{long:,} (API, warm)",
+            http_long * ms,
+            "ms (median)",
+        ),
+        Figure(
+            "state_reads.get_state_ratio",
+            f"GET .../state: v{long:,} / v100",
+            http_long / http_short,
+            "x (goal <= 1.5)",
+        ),
     ]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.bench.state_reads", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.bench.state_reads",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--seconds", type=float, default=1.0, help="timing per figure and pass (default 1 s)")
     parser.add_argument("--long", type=int, default=10_000, help="the long match's version (default 10,000)")
     args = parser.parse_args(argv)

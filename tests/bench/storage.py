@@ -21,9 +21,9 @@ from pathlib import Path
 from rq import SimpleWorker
 
 from service.config import Settings
-from service.matches import Matches, NewMatch
 from service.jobqueue import JobQueue
 from service.keys import Keys
+from service.matches import Matches, NewMatch
 from service.redis_client import connect
 from tests.bench.common import Figure, json_figures, machine, table
 from workers.projector import Projector
@@ -48,8 +48,9 @@ def play_to_the_end(matches: Matches, game_id: str, players: int, options: dict,
 
 
 def keys_of(redis_client, settings: Settings, match_id: str) -> list[bytes]:
-    return (list(redis_client.scan_iter(match=f"{settings.namespace}:*match:{match_id}:*"))
-            + list(redis_client.scan_iter(match=f"rq:*{match_id}*")))
+    return list(redis_client.scan_iter(match=f"{settings.namespace}:*match:{match_id}:*")) + list(
+        redis_client.scan_iter(match=f"rq:*{match_id}*")
+    )
 
 
 def measure(url: str, matches_per_case: int) -> list[Figure]:
@@ -64,7 +65,9 @@ def measure(url: str, matches_per_case: int) -> list[Figure]:
             projector = Projector(matches, redis_client, consumer="storage-bench", block_ms=10)
             while projector.step():
                 pass
-            SimpleWorker([JobQueue(redis_client, Keys(settings.namespace)).queue()], connection=redis_client).work(burst=True)
+            SimpleWorker(
+                [JobQueue(redis_client, Keys(settings.namespace)).queue()], connection=redis_client
+            ).work(burst=True)
             while projector.step():  # the notices of the game ends, now scored, are done
                 pass
             per_kind: dict[str, list[int]] = {}
@@ -77,12 +80,30 @@ def measure(url: str, matches_per_case: int) -> list[Figure]:
             shared = sum(redis_client.memory_usage(k, samples=0) or 0 for k in packs)
             total = sum(sum(v) for v in per_kind.values()) / len(ids)
             for kind, sizes in sorted(per_kind.items()):
-                figures.append(Figure(f"storage.{label}.{kind.replace(' ', '_')}_kb", f"{label}: {kind}",
-                                      sum(sizes) / len(ids) / 1024, "KB per match (mean)"))
-            figures.append(Figure(f"storage.{label}.total_kb", f"{label}: total per finished match",
-                                  total / 1024, f"KB (mean of {len(ids)})"))
-            figures.append(Figure(f"storage.{label}.shared_packs_kb", f"{label}: content packs, shared by all",
-                                  shared / 1024, "KB once, not per match"))
+                figures.append(
+                    Figure(
+                        f"storage.{label}.{kind.replace(' ', '_')}_kb",
+                        f"{label}: {kind}",
+                        sum(sizes) / len(ids) / 1024,
+                        "KB per match (mean)",
+                    )
+                )
+            figures.append(
+                Figure(
+                    f"storage.{label}.total_kb",
+                    f"{label}: total per finished match",
+                    total / 1024,
+                    f"KB (mean of {len(ids)})",
+                )
+            )
+            figures.append(
+                Figure(
+                    f"storage.{label}.shared_packs_kb",
+                    f"{label}: content packs, shared by all",
+                    shared / 1024,
+                    "KB once, not per match",
+                )
+            )
     finally:
         for key in redis_client.scan_iter(match=f"{settings.namespace}:*"):
             redis_client.delete(key)

@@ -76,13 +76,16 @@ class RedisServer:
         self.binary = binary = binary or find_redis_server()
         config = Path(self.folder) / "redis.conf"
         config.write_text(CONFIG.format(host=HOST, port=self.port, dir=self.folder, appendfsync=appendfsync))
-        self.process = subprocess.Popen([binary, str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [binary, str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         self.url = f"redis://{HOST}:{self.port}/0"
         deadline = time.monotonic() + 10
         while True:
             try:
-                if redis.Redis(host=HOST, port=self.port, socket_timeout=1, protocol=2,
-                               retry=Retry(NoBackoff(), 0)).ping():  # one attempt per poll
+                if redis.Redis(
+                    host=HOST, port=self.port, socket_timeout=1, protocol=2, retry=Retry(NoBackoff(), 0)
+                ).ping():  # one attempt per poll
                     break
             except redis.exceptions.ConnectionError:
                 pass
@@ -103,11 +106,15 @@ def renumbered(script: list) -> list:
     return [(seat, action, i + 2) for i, (seat, action, _) in enumerate(script)]
 
 
-def run(seconds: float, clients: int, rounds: int, workers: int, seed: int = 7) -> tuple[list[Figure], list[str]]:
+def run(
+    seconds: float, clients: int, rounds: int, workers: int, seed: int = 7
+) -> tuple[list[Figure], list[str]]:
     rng = random.Random(seed)
     matches = [BENCHMARKS["blokus"].scripted_match(rng) for _ in range(max(2 * clients, 24))]
-    scripts = {"matchlog": [prebuild(body, script) for body, script in matches],
-               "bare": [prebuild(body, renumbered(script)) for body, script in matches]}
+    scripts = {
+        "matchlog": [prebuild(body, script) for body, script in matches],
+        "bare": [prebuild(body, renumbered(script)) for body, script in matches],
+    }
     warmup, duration, precreate = load_plan(scripts["matchlog"], clients, seconds)
 
     store = RedisServer()
@@ -120,8 +127,17 @@ def run(seconds: float, clients: int, rounds: int, workers: int, seed: int = 7) 
         for round_ in range(rounds):
             for key, label, server, read, socket in CONFIGURATIONS:
                 print(f"round {round_ + 1}/{rounds}: {label} ...", file=sys.stderr, flush=True)
-                got = drive(servers[server], scripts[server], clients, warmup, duration, precreate, read,
-                            redis_pid=store.process.pid, over_socket=socket)
+                got = drive(
+                    servers[server],
+                    scripts[server],
+                    clients,
+                    warmup,
+                    duration,
+                    precreate,
+                    read,
+                    redis_pid=store.process.pid,
+                    over_socket=socket,
+                )
                 runs[key].append(got)
                 notes += [f"{label}, round {round_ + 1}: {n}" for n in got["notes"]]
     finally:
@@ -131,10 +147,24 @@ def run(seconds: float, clients: int, rounds: int, workers: int, seed: int = 7) 
 
     ms = 1000.0
     figures = [
-        Figure("throughput.clients", "client processes", clients, "keep-alive http.client, new connection per match"),
-        Figure("throughput.workers", "gunicorn workers (both stacks)", workers, f"{serving.WORKER_CLASS} workers"),
-        Figure("throughput.redis", "redis", f"{store.version} on loopback TCP", "appendonly yes, appendfsync always"),
-        Figure("throughput.rounds", "rounds", rounds, f"{duration:.0f} s measured per configuration per round"),
+        Figure(
+            "throughput.clients",
+            "client processes",
+            clients,
+            "keep-alive http.client, new connection per match",
+        ),
+        Figure(
+            "throughput.workers", "gunicorn workers (both stacks)", workers, f"{serving.WORKER_CLASS} workers"
+        ),
+        Figure(
+            "throughput.redis",
+            "redis",
+            f"{store.version} on loopback TCP",
+            "appendonly yes, appendfsync always",
+        ),
+        Figure(
+            "throughput.rounds", "rounds", rounds, f"{duration:.0f} s measured per configuration per round"
+        ),
     ]
     summary = {}
     for key, label, _, read, _socket in CONFIGURATIONS:
@@ -146,33 +176,64 @@ def run(seconds: float, clients: int, rounds: int, workers: int, seed: int = 7) 
         unit = "cycles/s (GET + POST)" if read else "actions/s"
         summary[key] = (rate, p99)
         figures += [
-            Figure(f"throughput.{key}.per_s", f"{label}: throughput", rate,
-                   unit + " (rounds: " + " / ".join(f"{g['rate']:.0f}" for g in got) + ")"),
+            Figure(
+                f"throughput.{key}.per_s",
+                f"{label}: throughput",
+                rate,
+                unit + " (rounds: " + " / ".join(f"{g['rate']:.0f}" for g in got) + ")",
+            ),
             Figure(f"throughput.{key}.p50_ms", f"{label}: p50", p50, "ms"),
             Figure(f"throughput.{key}.p99_ms", f"{label}: p99", p99, "ms"),
             Figure(f"throughput.{key}.errors", f"{label}: errors", errors, "requests"),
-            Figure(f"throughput.{key}.server_cpu_pct", f"{label}: CPU of the gunicorn workers",
-                   sum(g["server_cpu_pct"] for g in got) / len(got), "% of one core"),
-            Figure(f"throughput.{key}.redis_cpu_pct", f"{label}: CPU of redis",
-                   sum(g["redis_cpu_pct"] for g in got) / len(got), "% of one core"),
-            Figure(f"throughput.{key}.machine_busy_pct", f"{label}: CPU of the whole machine",
-                   sum(g["machine_busy_pct"] for g in got) / len(got), f"% of one core ({got[0]['cores']} cores)"),
+            Figure(
+                f"throughput.{key}.server_cpu_pct",
+                f"{label}: CPU of the gunicorn workers",
+                sum(g["server_cpu_pct"] for g in got) / len(got),
+                "% of one core",
+            ),
+            Figure(
+                f"throughput.{key}.redis_cpu_pct",
+                f"{label}: CPU of redis",
+                sum(g["redis_cpu_pct"] for g in got) / len(got),
+                "% of one core",
+            ),
+            Figure(
+                f"throughput.{key}.machine_busy_pct",
+                f"{label}: CPU of the whole machine",
+                sum(g["machine_busy_pct"] for g in got) / len(got),
+                f"% of one core ({got[0]['cores']} cores)",
+            ),
         ]
     bare_rate, bare_p99 = summary["bare_read_post"]
     figures += [
-        Figure("throughput.read_post_vs_bare", "matchlog read-then-post / bare read-then-post: throughput",
-               summary["read_post"][0] / bare_rate if bare_rate else float("nan"), "x (goal >= 1.0)"),
-        Figure("throughput.read_post_p99_vs_bare", "matchlog read-then-post / bare read-then-post: p99",
-               summary["read_post"][1] / bare_p99 if bare_p99 else float("nan"), "x (goal <= 2.0)"),
+        Figure(
+            "throughput.read_post_vs_bare",
+            "matchlog read-then-post / bare read-then-post: throughput",
+            summary["read_post"][0] / bare_rate if bare_rate else float("nan"),
+            "x (goal >= 1.0)",
+        ),
+        Figure(
+            "throughput.read_post_p99_vs_bare",
+            "matchlog read-then-post / bare read-then-post: p99",
+            summary["read_post"][1] / bare_p99 if bare_p99 else float("nan"),
+            "x (goal <= 2.0)",
+        ),
     ]
     return figures, notes
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.bench.throughput", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=1.0,
-                        help="scale every duration (1.0: 1 s warm-up and 10 s measured per configuration and round)")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.bench.throughput",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=1.0,
+        help="scale every duration (1.0: 1 s warm-up and 10 s measured per configuration and round)",
+    )
     parser.add_argument("--clients", type=int, default=8, help="client processes (default 8)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of every configuration (default 2)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers of each stack (default 2)")

@@ -17,18 +17,27 @@ def test_the_reference_shows_every_operation_and_fetches_only_this_server(server
     asked = []
     page.on("request", lambda request: asked.append(request.url))
     _, contract = server("GET", "/openapi.json")
-    expected = {(method.upper(), path) for path, operations in contract["paths"].items()
-                for method in operations if method in {"get", "post", "put", "patch", "delete"}}
+    expected = {
+        (method.upper(), path)
+        for path, operations in contract["paths"].items()
+        for method in operations
+        if method in {"get", "post", "put", "patch", "delete"}
+    }
     page.goto(server.base + "/docs")
     page.wait_for_selector(".opblock-summary-path")
     page.wait_for_function("n => document.querySelectorAll('.opblock').length >= n", arg=len(expected))
-    shown = {tuple(pair) for pair in page.evaluate("""() => [...document.querySelectorAll('.opblock')].map(
+    shown = {
+        tuple(pair)
+        for pair in page.evaluate("""() => [...document.querySelectorAll('.opblock')].map(
         (block) => [block.querySelector('.opblock-summary-method').textContent.trim(),
-                    block.querySelector('.opblock-summary-path').getAttribute('data-path')])""")}
+                    block.querySelector('.opblock-summary-path').getAttribute('data-path')])""")
+    }
     assert shown == expected
     assert page.locator(".info .title").inner_text().startswith("matchlog")
     here = urlsplit(server.base).netloc
-    assert asked and all(urlsplit(url).scheme == "data" or urlsplit(url).netloc == here for url in asked), asked
+    assert asked and all(urlsplit(url).scheme == "data" or urlsplit(url).netloc == here for url in asked), (
+        asked
+    )
 
 
 def test_the_front_page_links_the_reference(server, page):  # noqa: F811

@@ -20,8 +20,16 @@ pytestmark = pytest.mark.slow
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM = os.environ.get("MATCHLOG_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 # As the machine's probe starts it: headless, and no background calls to a network that is not there.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +37,9 @@ def browser():
     if CHROMIUM is None:
         if os.environ.get("MATCHLOG_BROWSER_REQUIRED"):  # .ci/run installs it: there, a missing one fails
             pytest.fail("no Chromium: install Debian's chromium package (apt-get install chromium)")
-        pytest.skip("no Chromium on this machine: install Debian's chromium package (apt-get install chromium)")
+        pytest.skip(
+            "no Chromium on this machine: install Debian's chromium package (apt-get install chromium)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -63,7 +73,9 @@ def page(browser):
 
 def play(http, game: str, actions: int | None = None, seed: int = 3):
     """A match of ``game`` through the API: to the end and scored, or ``actions`` moves in."""
-    status, created = http("POST", "/v1/matches", {"game": game, "players": [{"name": "ann"}, {"name": "bob"}]})
+    status, created = http(
+        "POST", "/v1/matches", {"game": game, "players": [{"name": "ann"}, {"name": "bob"}]}
+    )
     assert status == 201, created
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     match = http.play(match_id, tokens, random.Random(seed), actions)
@@ -76,7 +88,8 @@ def play(http, game: str, actions: int | None = None, seed: int = 3):
 def shown_equals_api(page, version: int) -> bool:
     """The board on the page is the API's SVG of that version (less the page's own title/description)."""
     page.wait_for_selector(f"#board[data-version='{version}'] svg")
-    return page.evaluate("""async (version) => {
+    return page.evaluate(
+        """async (version) => {
         const id = location.pathname.split("/").pop();
         const answer = await fetch(`/v1/matches/${id}/state?version=${version}`, {headers: {Accept: "image/svg+xml"}});
         const api = new DOMParser().parseFromString(await answer.text(), "image/svg+xml").documentElement;
@@ -84,7 +97,9 @@ def shown_equals_api(page, version: int) -> bool:
         shown.querySelectorAll("[data-viewer]").forEach((node) => node.remove());
         const text = (node) => new XMLSerializer().serializeToString(node);
         return text(api) === text(shown);
-    }""", version)
+    }""",
+        version,
+    )
 
 
 @pytest.mark.parametrize("game", list(GAMES))
@@ -98,7 +113,8 @@ def test_a_finished_match_steps_through_every_version(server, page, game):
     assert page.locator("#events li").count() == last
     assert page.locator(f"#events li[data-version='{last}']").inner_text() == "scored: " + ", ".join(
         f"seat {s} ranked {match['result']['ranks'][s]} with {match['result']['scores'][s]}"
-        for s in sorted(range(2), key=lambda s: match["result"]["ranks"][s]))
+        for s in sorted(range(2), key=lambda s: match["result"]["ranks"][s])
+    )
     page.keyboard.press("Home")
     assert shown_equals_api(page, 1)
     assert page.locator("#step-text").inner_text().startswith(f"1. a {game} match for ann, bob")
@@ -124,8 +140,12 @@ def test_a_running_match_shows_a_new_action_without_reloading(server, page):
     _, match = server("GET", f"/v1/matches/{match_id}")
     seat = match["to_act"][0]
     _, legal = server("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
-    status, answer = server("POST", f"/v1/matches/{match_id}/actions",
-                            {"expected_version": 3, "action": legal["actions"][0]}, token=tokens[seat])
+    status, answer = server(
+        "POST",
+        f"/v1/matches/{match_id}/actions",
+        {"expected_version": 3, "action": legal["actions"][0]},
+        token=tokens[seat],
+    )
     assert status == 201
     page.wait_for_selector("#board[data-version='4'] svg")
     assert page.locator("#events li[data-version='4']").inner_text() == answer["events"][0]["text"]
@@ -194,8 +214,15 @@ def test_opening_a_long_match_keeps_the_title_and_board_on_screen(server, browse
 
 
 def test_the_viewer_says_who_a_bot_moves_for_whose_colours_and_which_score_wins(server, page):
-    status, created = server("POST", "/v1/matches", {"game": "blokus", "players": [
-        {"name": "ann"}, {"name": "greedy", "bot": "greedy"}], "options": {"variant": "duo"}})
+    status, created = server(
+        "POST",
+        "/v1/matches",
+        {
+            "game": "blokus",
+            "players": [{"name": "ann"}, {"name": "greedy", "bot": "greedy"}],
+            "options": {"variant": "duo"},
+        },
+    )
     assert status == 201, created
     match_id, ann = created["id"], created["seats"][0]["token"]
     rng = random.Random(1)
@@ -207,8 +234,12 @@ def test_the_viewer_says_who_a_bot_moves_for_whose_colours_and_which_score_wins(
             time.sleep(0.05)
             continue
         _, legal = server("GET", f"/v1/matches/{match_id}/legal-actions", token=ann)
-        server("POST", f"/v1/matches/{match_id}/actions", {"expected_version": legal["version"],
-                                                           "action": rng.choice(legal["actions"])}, token=ann)
+        server(
+            "POST",
+            f"/v1/matches/{match_id}/actions",
+            {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
+            token=ann,
+        )
     page.goto(f"{server.base}/matches/{match_id}")
     page.wait_for_selector("#board svg")
     page.wait_for_selector("#events li:has-text('bot moves for seat 1 (greedy):')")

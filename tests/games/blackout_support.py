@@ -37,7 +37,9 @@ def fixture_tile(the_pack: dict, tile: dict) -> str:
 
 def new_game(players: int = 2, seed: str = "test", the_pack: dict | None = None, **options) -> dict:
     resolved = GAME.resolve_options(options, players)
-    return GAME.setup(resolved, players, seed, the_pack if the_pack is not None else content.default_content())
+    return GAME.setup(
+        resolved, players, seed, the_pack if the_pack is not None else content.default_content()
+    )
 
 
 def started(players: int = 2, seed: str = "test", the_pack: dict | None = None, **options) -> dict:
@@ -88,8 +90,11 @@ def set_card(state: dict, seat: int, role: str) -> str:
 
 def set_volunteers(state: dict, seat: int, colour: str) -> list[str]:
     animal = state["players"][seat]["animal"]
-    return [c["id"] for c in state["content"]["playerSets"][animal]
-            if c["kind"] == "VOLUNTEER" and c["colour"] == colour]
+    return [
+        c["id"]
+        for c in state["content"]["playerSets"][animal]
+        if c["kind"] == "VOLUNTEER" and c["colour"] == colour
+    ]
 
 
 def random_game(players: int, seed: str, on_step=None, **options) -> dict:

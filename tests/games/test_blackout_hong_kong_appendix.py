@@ -44,15 +44,21 @@ def scripted_faces(script: dict[int, dict[str, str]]):
 def test_T01_duplicate_dice_are_rerolled_and_the_odd_one_kept():
     """T-1 (R-1.3): RED=MEDICINE, BLUE=MEDICINE, YELLOW=WATER is invalid; RED and BLUE are rerolled, YELLOW
     keeps WATER, until three faces differ; every roll is logged."""
-    faces = scripted_faces({0: {"RED": "MEDICINE", "YELLOW": "WATER", "BLUE": "MEDICINE"},
-                            1: {"RED": "FOOD", "BLUE": "FOOD"},
-                            2: {"RED": "TOOLS", "BLUE": "FOOD"}})
+    faces = scripted_faces(
+        {
+            0: {"RED": "MEDICINE", "YELLOW": "WATER", "BLUE": "MEDICINE"},
+            1: {"RED": "FOOD", "BLUE": "FOOD"},
+            2: {"RED": "TOOLS", "BLUE": "FOOD"},
+        }
+    )
     rolls = roll_until_valid(faces, "REROLL_ALL_MATCHING")
     assert [r["rerolled"] for r in rolls] == [["RED", "YELLOW", "BLUE"], ["RED", "BLUE"], ["RED", "BLUE"]]
     assert all(r["faces"]["YELLOW"] == "WATER" for r in rolls)
     assert rolls[-1]["faces"] == {"RED": "TOOLS", "YELLOW": "WATER", "BLUE": "FOOD"}
-    kept = roll_until_valid(scripted_faces({0: {"RED": "MEDICINE", "YELLOW": "WATER", "BLUE": "MEDICINE"},
-                                            1: {"BLUE": "FOOD"}}), "KEEP_ONE_OF_EACH")  # A-11's alternative
+    kept = roll_until_valid(
+        scripted_faces({0: {"RED": "MEDICINE", "YELLOW": "WATER", "BLUE": "MEDICINE"}, 1: {"BLUE": "FOOD"}}),
+        "KEEP_ONE_OF_EACH",
+    )  # A-11's alternative
     assert kept[1] == {"faces": {"RED": "MEDICINE", "YELLOW": "WATER", "BLUE": "FOOD"}, "rerolled": ["BLUE"]}
 
 
@@ -78,8 +84,10 @@ def test_T02_a_blue_volunteer_gathers_where_the_transport_takes_it():
     """T-2 (R-2.4): BLUE die on TOOLS, a blue volunteer gathering 2: 0 tokens -> TOOLS, 1 -> FOOD or PETROL,
     3 -> BOOKS, 2 -> WATER or MEDICINE (as the pack's ring says); one type only, once."""
     the_pack = pack()
-    card = fixture_card(the_pack, {"id": "FX-BLUE-2", "kind": "VOLUNTEER", "colour": "BLUE", "gatherCount": 2,
-                                   "searchIcons": 1})
+    card = fixture_card(
+        the_pack,
+        {"id": "FX-BLUE-2", "kind": "VOLUNTEER", "colour": "BLUE", "gatherCount": 2, "searchIcons": 1},
+    )
     base = started(2, "t2", the_pack)
     board = board_of(base["content"])
     position = gather_position(base, 0, card, {"RED": "PETROL", "YELLOW": "WATER", "BLUE": "TOOLS"})
@@ -89,9 +97,16 @@ def test_T02_a_blue_volunteer_gathers_where_the_transport_takes_it():
         assert p["rondel"] == rondel(**{target: 2})
         assert p["transport"] == 5 - board.ring_distance("TOOLS", target)
     assert {t: board.ring_distance("TOOLS", t) for t in ("TOOLS", "FOOD", "PETROL", "BOOKS")} == {
-        "TOOLS": 0, "FOOD": 1, "PETROL": 1, "BOOKS": 3}
+        "TOOLS": 0,
+        "FOOD": 1,
+        "PETROL": 1,
+        "BOOKS": 3,
+    }
     once = play(position, 0, {"type": "GATHER", "cardId": card, "targetResource": "TOOLS"})
-    assert refused(once, 0, {"type": "GATHER", "cardId": card, "targetResource": "FOOD"}).reason == "already_used"
+    assert (
+        refused(once, 0, {"type": "GATHER", "cardId": card, "targetResource": "FOOD"}).reason
+        == "already_used"
+    )
 
 
 def test_T03_resources_gathered_this_turn_pay_the_mechanic():
@@ -100,17 +115,35 @@ def test_T03_resources_gathered_this_turn_pay_the_mechanic():
     HK$ +6, PETROL +1."""
     the_pack = pack()
     red = fixture_card(the_pack, {"id": "FX-RED-1", "kind": "VOLUNTEER", "colour": "RED", "gatherCount": 1})
-    blue = fixture_card(the_pack, {"id": "FX-BLUE-2", "kind": "VOLUNTEER", "colour": "BLUE", "gatherCount": 2})
+    blue = fixture_card(
+        the_pack, {"id": "FX-BLUE-2", "kind": "VOLUNTEER", "colour": "BLUE", "gatherCount": 2}
+    )
     base = started(2, "t3", the_pack)
     mechanic = set_card(base, 0, "MECHANIC")
-    slots = [[{"card": red, "faceUp": False, "round": 1}], [{"card": blue, "faceUp": False, "round": 1}],
-             [{"card": mechanic, "faceUp": False, "round": 1}], []]
+    slots = [
+        [{"card": red, "faceUp": False, "round": 1}],
+        [{"card": blue, "faceUp": False, "round": 1}],
+        [{"card": mechanic, "faceUp": False, "round": 1}],
+        [],
+    ]
     state = patched(base, 0, slots=slots, hand=[], rondel=rondel(), hkd=4)
-    state = in_phase(patched(state, dice={"RED": "PETROL", "YELLOW": "WATER", "BLUE": "TOOLS"}, round=1), "p2", 0)
-    for action in ({"type": "REVEAL_CARD", "slot": 2}, {"type": "GATHER", "cardId": blue, "targetResource": "TOOLS"},
-                   {"type": "REVEAL_CARD", "slot": 3}, {"type": "USE_SPECIALIST_ROW", "cardId": mechanic, "rowIndex": 1},
-                   {"type": "USE_SPECIALIST_ROW", "cardId": mechanic, "rowIndex": 0, "payment": {"resources": {"TOOLS": 1}}},
-                   {"type": "REVEAL_CARD", "slot": 1}, {"type": "GATHER", "cardId": red, "targetResource": "PETROL"}):
+    state = in_phase(
+        patched(state, dice={"RED": "PETROL", "YELLOW": "WATER", "BLUE": "TOOLS"}, round=1), "p2", 0
+    )
+    for action in (
+        {"type": "REVEAL_CARD", "slot": 2},
+        {"type": "GATHER", "cardId": blue, "targetResource": "TOOLS"},
+        {"type": "REVEAL_CARD", "slot": 3},
+        {"type": "USE_SPECIALIST_ROW", "cardId": mechanic, "rowIndex": 1},
+        {
+            "type": "USE_SPECIALIST_ROW",
+            "cardId": mechanic,
+            "rowIndex": 0,
+            "payment": {"resources": {"TOOLS": 1}},
+        },
+        {"type": "REVEAL_CARD", "slot": 1},
+        {"type": "GATHER", "cardId": red, "targetResource": "PETROL"},
+    ):
         state = play(state, 0, action)
     p = state["players"][0]
     assert p["rondel"] == rondel(TOOLS=1, PETROL=1)
@@ -122,8 +155,11 @@ def test_T03_resources_gathered_this_turn_pay_the_mechanic():
 
 def locations_at(board, own: str, colour: str | None, distance: int) -> list[str]:
     table = board.distances()
-    return sorted(loc for loc, d in table[own].items()
-                  if d == distance and (colour is None or board.locations[loc]["colour"] == colour))
+    return sorted(
+        loc
+        for loc, d in table[own].items()
+        if d == distance and (colour is None or board.locations[loc]["colour"] == colour)
+    )
 
 
 def objective_position(the_pack: dict, card: str, seat: int = 0, space: int = 2, **fields) -> dict:
@@ -138,41 +174,77 @@ def test_T04_a_slot_requirement_and_HKD_then_a_yellow_cube_by_transport():
     HAND: HK$ -4, the card to hand, then a cube; a yellow target next to an own cube costs 0, one location
     further costs 1 transport, or 1 VP with no token."""
     the_pack = pack()
-    card = fixture_card(the_pack, {"id": "FX-T4", "kind": "VOLUNTEER", "colour": "RED", "gatherCount": 1,
-                                   "destination": "HAND",
-                                   "objectives": [{"requirements": [{"type": "SLOT_COLOURS",
-                                                                     "colours": ["YELLOW", "RED", "RED"]},
-                                                                    {"type": "HKD", "n": 4}],
-                                                   "immediateEffects": [{"type": "PLACE_CUBE", "colour": "YELLOW"}]}]})
+    card = fixture_card(
+        the_pack,
+        {
+            "id": "FX-T4",
+            "kind": "VOLUNTEER",
+            "colour": "RED",
+            "gatherCount": 1,
+            "destination": "HAND",
+            "objectives": [
+                {
+                    "requirements": [
+                        {"type": "SLOT_COLOURS", "colours": ["YELLOW", "RED", "RED"]},
+                        {"type": "HKD", "n": 4},
+                    ],
+                    "immediateEffects": [{"type": "PLACE_CUBE", "colour": "YELLOW"}],
+                }
+            ],
+        },
+    )
     base = objective_position(the_pack, card)
     board = board_of(base["content"])
     yellows, reds = set_volunteers(base, 0, "YELLOW"), set_volunteers(base, 0, "RED")
     slot = [{"card": c, "faceUp": True, "round": 0} for c in (yellows[0], reds[0], reds[1])]
-    own = next(loc for loc in sorted(board.locations)
-               if locations_at(board, loc, "YELLOW", 1) and locations_at(board, loc, "YELLOW", 2))
+    own = next(
+        loc
+        for loc in sorted(board.locations)
+        if locations_at(board, loc, "YELLOW", 1) and locations_at(board, loc, "YELLOW", 2)
+    )
     state = patched(base, 0, slots=[slot, [], [], []], hkd=6, transport=1, cubes=[own], vp=0)
-    state = play(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": {"area": "OBJECTIVE_SPACE", "index": 2},
-                            "objectiveIndex": 0})
+    state = play(
+        state,
+        0,
+        {
+            "type": "COMPLETE_OBJECTIVE",
+            "source": {"area": "OBJECTIVE_SPACE", "index": 2},
+            "objectiveIndex": 0,
+        },
+    )
     p = state["players"][0]
     assert p["hkd"] == 2 and card in p["hand"] and p["objectives"][2] is None
     assert state["queue"][0]["effect"] == {"type": "PLACE_CUBE", "colour": "YELLOW"}
     near, far = locations_at(board, own, "YELLOW", 1)[0], locations_at(board, own, "YELLOW", 2)[0]
-    options = {a["locationId"]: a["choices"]["transport"] for a in GAME.legal_actions(state, 0)
-               if a["type"] == "PLACE_CUBE"}
+    options = {
+        a["locationId"]: a["choices"]["transport"]
+        for a in GAME.legal_actions(state, 0)
+        if a["type"] == "PLACE_CUBE"
+    }
     assert options[near] == 0 and options[far] == 1
     assert all(board.locations[loc]["colour"] == "YELLOW" for loc in options)
     adjacent = play(state, 0, {"type": "PLACE_CUBE", "locationId": near})["players"][0]
     assert near in adjacent["cubes"] and adjacent["transport"] == 1 and adjacent["vp"] == 0
     by_token = play(state, 0, {"type": "PLACE_CUBE", "locationId": far})["players"][0]
     assert far in by_token["cubes"] and by_token["transport"] == 0 and by_token["vp"] == 0
-    no_token = play(patched(state, 0, transport=0), 0, {"type": "PLACE_CUBE", "locationId": far})["players"][0]
+    no_token = play(patched(state, 0, transport=0), 0, {"type": "PLACE_CUBE", "locationId": far})["players"][
+        0
+    ]
     assert far in no_token["cubes"] and no_token["transport"] == 0 and no_token["vp"] == -1
 
 
 def crisis_plan(the_pack: dict, id_: str, objectives: list, bonus=(), completion=()) -> str:
-    return fixture_card(the_pack, {"id": id_, "kind": "CRISIS_PLAN", "destination": "CHECK_AREA",
-                                   "objectives": objectives, "bonusEffects": list(bonus),
-                                   "completionEffects": list(completion)})
+    return fixture_card(
+        the_pack,
+        {
+            "id": id_,
+            "kind": "CRISIS_PLAN",
+            "destination": "CHECK_AREA",
+            "objectives": objectives,
+            "bonusEffects": list(bonus),
+            "completionEffects": list(completion),
+        },
+    )
 
 
 def objective(*effects, requirements=()) -> dict:
@@ -182,11 +254,20 @@ def objective(*effects, requirements=()) -> dict:
 def test_T05_keep_a_crisis_plan_after_one_of_its_objectives():
     """T-5 (R-3.7): +6 HK$, one marker cube on the card, Keep: the card stays in the objective area."""
     the_pack = pack()
-    card = crisis_plan(the_pack, "FX-T5", [objective({"type": "HKD", "n": 6}), objective({"type": "POINTS", "n": 1})])
+    card = crisis_plan(
+        the_pack, "FX-T5", [objective({"type": "HKD", "n": 6}), objective({"type": "POINTS", "n": 1})]
+    )
     state = objective_position(the_pack, card, hkd=0)
     supply = state["players"][0]["supply"]
-    state = play(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": {"area": "OBJECTIVE_SPACE", "index": 2},
-                            "objectiveIndex": 0})
+    state = play(
+        state,
+        0,
+        {
+            "type": "COMPLETE_OBJECTIVE",
+            "source": {"area": "OBJECTIVE_SPACE", "index": 2},
+            "objectiveIndex": 0,
+        },
+    )
     assert [a["type"] for a in GAME.legal_actions(state, 0)][:2] == ["RESOLVE_CLOSE_OUT", "RESOLVE_CLOSE_OUT"]
     state = play(state, 0, {"type": "RESOLVE_CLOSE_OUT", "cardId": card, "closeOut": False})
     p = state["players"][0]
@@ -198,16 +279,31 @@ def test_T06_close_out_an_emergency_plan_after_its_first_objective():
     """T-6 (R-3.7): +5 HK$; the marker returns; the card goes to the check-mark area and the space is never
     used again; a cube on any-colour location next to an own cube; no bonus."""
     the_pack = pack()
-    plan = {"id": "FX-T6", "origin": "EMERGENCY_PLAN", "kind": "EMERGENCY_PLAN", "letter": "A", "points": 0,
-            "searchIcons": 0, "destination": "CHECK_AREA",
-            "objectives": [objective({"type": "HKD", "n": 5}), objective({"type": "POINTS", "n": 1}),
-                           objective({"type": "POINTS", "n": 1})],
-            "bonusEffects": [{"type": "POINTS", "n": 9}], "completionEffects": [{"type": "PLACE_CUBE", "colour": "ANY"}]}
+    plan = {
+        "id": "FX-T6",
+        "origin": "EMERGENCY_PLAN",
+        "kind": "EMERGENCY_PLAN",
+        "letter": "A",
+        "points": 0,
+        "searchIcons": 0,
+        "destination": "CHECK_AREA",
+        "objectives": [
+            objective({"type": "HKD", "n": 5}),
+            objective({"type": "POINTS", "n": 1}),
+            objective({"type": "POINTS", "n": 1}),
+        ],
+        "bonusEffects": [{"type": "POINTS", "n": 9}],
+        "completionEffects": [{"type": "PLACE_CUBE", "colour": "ANY"}],
+    }
     the_pack["emergencyPlans"].append(plan)
     base = started(2, "t6", the_pack)
-    state = in_phase(patched(base, 0, emergency={"card": "FX-T6", "done": [], "markers": 0}, hkd=0, vp=0), "p3", 0)
+    state = in_phase(
+        patched(base, 0, emergency={"card": "FX-T6", "done": [], "markers": 0}, hkd=0, vp=0), "p3", 0
+    )
     supply = state["players"][0]["supply"]
-    state = play(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": {"area": "EMERGENCY_PLAN"}, "objectiveIndex": 0})
+    state = play(
+        state, 0, {"type": "COMPLETE_OBJECTIVE", "source": {"area": "EMERGENCY_PLAN"}, "objectiveIndex": 0}
+    )
     state = play(state, 0, {"type": "RESOLVE_CLOSE_OUT", "cardId": "FX-T6", "closeOut": True})
     p = state["players"][0]
     assert p["hkd"] == 5 and p["emergency"] == "USED" and "FX-T6" in p["check_area"] and p["supply"] == supply
@@ -223,15 +319,27 @@ def test_T07_the_last_objective_of_a_plan_brings_its_bonus_and_completion_effect
     """T-7 (R-3.8): the last open objective gives +2 VP, the bonus +5 VP: VP +7, every marker back, the card
     to the check-mark area, then the completion effect."""
     the_pack = pack()
-    card = crisis_plan(the_pack, "FX-T7", [objective({"type": "HKD", "n": 1}), objective({"type": "POINTS", "n": 2})],
-                       bonus=[{"type": "POINTS", "n": 5}], completion=[{"type": "HKD", "n": 3}])
+    card = crisis_plan(
+        the_pack,
+        "FX-T7",
+        [objective({"type": "HKD", "n": 1}), objective({"type": "POINTS", "n": 2})],
+        bonus=[{"type": "POINTS", "n": 5}],
+        completion=[{"type": "HKD", "n": 3}],
+    )
     state = objective_position(the_pack, card, vp=0, hkd=0)
     objectives = list(state["players"][0]["objectives"])
     objectives[2] = {"card": card, "done": [0], "markers": 1}
     supply = state["players"][0]["supply"]
     state = patched(state, 0, objectives=objectives, supply=supply - 1)
-    state = play(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": {"area": "OBJECTIVE_SPACE", "index": 2},
-                            "objectiveIndex": 1})
+    state = play(
+        state,
+        0,
+        {
+            "type": "COMPLETE_OBJECTIVE",
+            "source": {"area": "OBJECTIVE_SPACE", "index": 2},
+            "objectiveIndex": 1,
+        },
+    )
     p = state["players"][0]
     assert p["vp"] == 7 and p["supply"] == supply and card in p["check_area"] and p["objectives"][2] is None
     assert p["hkd"] == 3 and not state["queue"]
@@ -245,23 +353,54 @@ def patrol_position(party_icons_hand: bool = True):
     icon in the check-mark area; face-down tiles with 2 icons; 1 GPS; the district's tile: easy 6 icons ->
     2 BOOKS; a face-up BOOKS tile owned already."""
     the_pack = pack()
-    red = fixture_card(the_pack, {"id": "FX-RED", "kind": "VOLUNTEER", "colour": "RED", "gatherCount": 1,
-                                  "searchIcons": 1})
-    blue = fixture_card(the_pack, {"id": "FX-BLUE", "kind": "VOLUNTEER", "colour": "BLUE", "gatherCount": 1,
-                                   "searchIcons": 1})
+    red = fixture_card(
+        the_pack, {"id": "FX-RED", "kind": "VOLUNTEER", "colour": "RED", "gatherCount": 1, "searchIcons": 1}
+    )
+    blue = fixture_card(
+        the_pack, {"id": "FX-BLUE", "kind": "VOLUNTEER", "colour": "BLUE", "gatherCount": 1, "searchIcons": 1}
+    )
     plan = crisis_plan(the_pack, "FX-PLAN", [objective({"type": "POINTS", "n": 1})])
     the_pack["objectiveCards"][-1]["searchIcons"] = 1
-    target = fixture_tile(the_pack, {"id": "FX-TILE", "rewardType": "BOOKS", "easy": {"requiredIcons": 6, "rewardAmount": 2},
-                                     "hard": {"requiredIcons": 9, "rewardAmount": 4}})
-    others = [fixture_tile(the_pack, {"id": f"FX-OTHER-{i}", "rewardType": "POINTS",
-                                      "easy": {"requiredIcons": 3 + i, "rewardAmount": 1},
-                                      "hard": {"requiredIcons": 8, "rewardAmount": 3}}) for i in range(2)]
-    owned_books = fixture_tile(the_pack, {"id": "FX-OWN-BOOKS", "rewardType": "BOOKS",
-                                          "easy": {"requiredIcons": 5, "rewardAmount": 1},
-                                          "hard": {"requiredIcons": 8, "rewardAmount": 2}})
-    owned_back = fixture_tile(the_pack, {"id": "FX-OWN-BACK", "backSearchIcons": 2, "rewardType": "FOOD",
-                                         "easy": {"requiredIcons": 5, "rewardAmount": 1},
-                                         "hard": {"requiredIcons": 8, "rewardAmount": 2}})
+    target = fixture_tile(
+        the_pack,
+        {
+            "id": "FX-TILE",
+            "rewardType": "BOOKS",
+            "easy": {"requiredIcons": 6, "rewardAmount": 2},
+            "hard": {"requiredIcons": 9, "rewardAmount": 4},
+        },
+    )
+    others = [
+        fixture_tile(
+            the_pack,
+            {
+                "id": f"FX-OTHER-{i}",
+                "rewardType": "POINTS",
+                "easy": {"requiredIcons": 3 + i, "rewardAmount": 1},
+                "hard": {"requiredIcons": 8, "rewardAmount": 3},
+            },
+        )
+        for i in range(2)
+    ]
+    owned_books = fixture_tile(
+        the_pack,
+        {
+            "id": "FX-OWN-BOOKS",
+            "rewardType": "BOOKS",
+            "easy": {"requiredIcons": 5, "rewardAmount": 1},
+            "hard": {"requiredIcons": 8, "rewardAmount": 2},
+        },
+    )
+    owned_back = fixture_tile(
+        the_pack,
+        {
+            "id": "FX-OWN-BACK",
+            "backSearchIcons": 2,
+            "rewardType": "FOOD",
+            "easy": {"requiredIcons": 5, "rewardAmount": 1},
+            "hard": {"requiredIcons": 8, "rewardAmount": 2},
+        },
+    )
     base = started(2, "t8", the_pack)
     board = board_of(base["content"])
     district = sorted(board.districts)[0]
@@ -271,11 +410,22 @@ def patrol_position(party_icons_hand: bool = True):
     for t in base["districts"][district]["tiles"]:
         del tiles[t]
     hand = [set_card(base, 0, "DOCTOR"), set_card(base, 0, "LEADER"), red, blue]
-    state = patched(base, districts=districts, tiles=tiles,
-                    box_tiles=base["box_tiles"] + base["districts"][district]["tiles"] + [owned_books, owned_back])
-    state = patched(state, 0, hand=hand, check_area=[plan], gps=1, rondel=rondel(),
-                    cubes=[board.districts[district]["boundary"][0]],
-                    tiles=[{"tile": owned_books, "faceUp": True}, {"tile": owned_back, "faceUp": False}])
+    state = patched(
+        base,
+        districts=districts,
+        tiles=tiles,
+        box_tiles=base["box_tiles"] + base["districts"][district]["tiles"] + [owned_books, owned_back],
+    )
+    state = patched(
+        state,
+        0,
+        hand=hand,
+        check_area=[plan],
+        gps=1,
+        rondel=rondel(),
+        cubes=[board.districts[district]["boundary"][0]],
+        tiles=[{"tile": owned_books, "faceUp": True}, {"tile": owned_back, "faceUp": False}],
+    )
     state["box_tiles"] = [t for t in state["box_tiles"] if t not in (owned_books, owned_back)]
     return in_phase(state, "p4", 0), district, target, others, blue
 
@@ -286,8 +436,11 @@ def test_T08_a_patrol_takes_the_easy_challenge_with_passive_icons_and_GPS():
     state, district, target, others, blue = patrol_position()
     state = play(state, 0, {"type": "PATROL_CHOOSE_DISTRICT", "districtId": district})
     assert GAME.search_total(state, 0, [blue], 1)[0] == 7
-    state = play(state, 0, {"type": "PATROL_TAKE", "tileId": target, "challenge": "EASY",
-                            "partyCardIds": [blue], "gps": 1})
+    state = play(
+        state,
+        0,
+        {"type": "PATROL_TAKE", "tileId": target, "challenge": "EASY", "partyCardIds": [blue], "gps": 1},
+    )
     p = state["players"][0]
     assert p["rondel"]["BOOKS"] == 2 and p["gps"] == 0
     assert {"tile": target, "faceUp": False} in p["tiles"]
@@ -300,8 +453,11 @@ def test_T09_the_doctor_cannot_join_a_party():
     state, district, target, _, _ = patrol_position()
     state = play(state, 0, {"type": "PATROL_CHOOSE_DISTRICT", "districtId": district})
     doctor = set_card(state, 0, "DOCTOR")
-    refusal = refused(state, 0, {"type": "PATROL_TAKE", "tileId": target, "challenge": "EASY",
-                                 "partyCardIds": [doctor], "gps": 1})
+    refusal = refused(
+        state,
+        0,
+        {"type": "PATROL_TAKE", "tileId": target, "challenge": "EASY", "partyCardIds": [doctor], "gps": 1},
+    )
     assert refusal.reason == "bad_party" and "R-4.5" in refusal.message
 
 
@@ -309,8 +465,11 @@ def test_T10_a_district_without_an_own_cube_on_its_boundary_is_refused():
     """T-10 (R-4.2c)."""
     state, district, _, _, _ = patrol_position()
     board = board_of(state["content"])
-    far = next(d for d in sorted(board.districts) if not set(board.districts[d]["boundary"]) &
-               set(state["players"][0]["cubes"]))
+    far = next(
+        d
+        for d in sorted(board.districts)
+        if not set(board.districts[d]["boundary"]) & set(state["players"][0]["cubes"])
+    )
     refusal = refused(state, 0, {"type": "PATROL_CHOOSE_DISTRICT", "districtId": far})
     assert refusal.reason == "not_eligible" and "R-4.2" in refusal.message
 
@@ -344,8 +503,12 @@ def test_T11_a_row_with_one_card_costs_2_and_refills_at_once_triggering_the_end(
 def test_T12_a_full_row_costs_4():
     """T-12 (R-5.3)."""
     state = market_position(started(2, "market")["market"], 20)
-    assert events(state, 0, {"type": "BUY_MARKET_CARD", "row": 1, "col": 1, "objectiveSpaceIndex": 0})[0][
-        "data"]["price"] == 4
+    assert (
+        events(state, 0, {"type": "BUY_MARKET_CARD", "row": 1, "col": 1, "objectiveSpaceIndex": 0})[0][
+            "data"
+        ]["price"]
+        == 4
+    )
 
 
 def into_cleanup(state: dict) -> dict:
@@ -471,14 +634,35 @@ def test_T20_final_scoring():
     """T-20 (E-5, E-7): rondel cubes 12 with 1 battery, HK$ 9, 3 face-up tiles, card points 11: HK$ 21 ->
     +4 VP with 1 HK$ left; + table[3]; + 11; the tie-break uses the 1 HK$ left."""
     the_pack = pack()
-    cards = [fixture_card(the_pack, {"id": f"FX-P{i}", "kind": "VOLUNTEER", "colour": "RED", "gatherCount": 1,
-                                     "points": points}) for i, points in enumerate((5, 4, 2))]
+    cards = [
+        fixture_card(
+            the_pack,
+            {"id": f"FX-P{i}", "kind": "VOLUNTEER", "colour": "RED", "gatherCount": 1, "points": points},
+        )
+        for i, points in enumerate((5, 4, 2))
+    ]
     base = started(2, "t20", the_pack)
     tiles = [{"tile": t, "faceUp": True} for t in base["districts"][sorted(base["districts"])[0]]["tiles"]]
-    state = patched(base, 0, rondel=rondel(FOOD=3, TOOLS=4, BOOKS=4, BATTERY=1), hkd=9, vp=0, tiles=tiles,
-                    hand=cards[:2], slots=[[{"card": cards[2], "faceUp": True, "round": 0}], [], [], []])
-    state = patched(state, 1, rondel=rondel(FOOD=3, TOOLS=4, BOOKS=4, BATTERY=1), hkd=8, vp=0, tiles=tiles,
-                    hand=cards[:2], slots=[[{"card": cards[2], "faceUp": True, "round": 0}], [], [], []])
+    state = patched(
+        base,
+        0,
+        rondel=rondel(FOOD=3, TOOLS=4, BOOKS=4, BATTERY=1),
+        hkd=9,
+        vp=0,
+        tiles=tiles,
+        hand=cards[:2],
+        slots=[[{"card": cards[2], "faceUp": True, "round": 0}], [], [], []],
+    )
+    state = patched(
+        state,
+        1,
+        rondel=rondel(FOOD=3, TOOLS=4, BOOKS=4, BATTERY=1),
+        hkd=8,
+        vp=0,
+        tiles=tiles,
+        hand=cards[:2],
+        slots=[[{"card": cards[2], "faceUp": True, "round": 0}], [], [], []],
+    )
     result = GAME.final_scoring(state)
     row = result["players"][0]
     table = state["content"]["scoringTable"]
@@ -495,7 +679,13 @@ def test_T21_three_player_single_setup():
     state = started(3, "t21")
     assert len(state["reserve"]) == 21 and len(state["deck"]) == 42
     for p in state["players"]:
-        assert (p["hkd"], p["transport"], p["rondel"]["BATTERY"], p["supply"], len(p["hand"])) == (4, 5, 1, 23, 7)
+        assert (p["hkd"], p["transport"], p["rondel"]["BATTERY"], p["supply"], len(p["hand"])) == (
+            4,
+            5,
+            1,
+            23,
+            7,
+        )
         assert len(p["cubes"]) == 1
 
 

@@ -48,9 +48,17 @@ def completions(state: dict, seat: int, entry: dict, rng: random.Random) -> list
             for party in itertools.combinations(choices["party"], size):
                 for gps in choices["gps"]:
                     total, party_icons = GAME.search_total(state, seat, list(party), gps)
-                    counted = party_icons if (entry["challenge"] == "EXPLORATION" and state["options"][
-                        "EXPLORATION_TOTAL_MODE"] == "PARTY_ONLY") else total
-                    out.append(({**base, "partyCardIds": list(party), "gps": gps}, counted >= choices["needs"]))
+                    counted = (
+                        party_icons
+                        if (
+                            entry["challenge"] == "EXPLORATION"
+                            and state["options"]["EXPLORATION_TOTAL_MODE"] == "PARTY_ONLY"
+                        )
+                        else total
+                    )
+                    out.append(
+                        ({**base, "partyCardIds": list(party), "gps": gps}, counted >= choices["needs"])
+                    )
         return out
     if "count" in choices:
         low, high = choices["count"]

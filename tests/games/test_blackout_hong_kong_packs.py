@@ -50,11 +50,18 @@ def district(data: dict, size: int) -> tuple[int, dict]:
 
 def test_the_generator_reproduces_the_committed_pack_byte_for_byte():
     assert packgen.dumps(packgen.generate()) == SHIPPED.read_text(encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "service.games.blackout_hong_kong.packgen"], cwd=REPO,
-                         capture_output=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "service.games.blackout_hong_kong.packgen"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    )
     assert run.stdout == SHIPPED.read_bytes()
-    check = subprocess.run([sys.executable, "-m", "service.games.blackout_hong_kong.packgen", "--check"], cwd=REPO,
-                           capture_output=True)
+    check = subprocess.run(
+        [sys.executable, "-m", "service.games.blackout_hong_kong.packgen", "--check"],
+        cwd=REPO,
+        capture_output=True,
+    )
     assert check.returncode == 0
 
 
@@ -86,7 +93,9 @@ def test_the_schema_is_a_valid_draft_2020_12_schema():
 def test_a_schema_error_names_the_item_and_field():
     data = document()
     data["objectiveCards"][12]["objectives"][0]["requirements"] = [
-        {"type": "RESOURCE", "resource": "FOOD", "n": 1}, {"type": "RESOURCE", "resource": "GOLD", "n": 1}]
+        {"type": "RESOURCE", "resource": "FOOD", "n": 1},
+        {"type": "RESOURCE", "resource": "GOLD", "n": 1},
+    ]
     error = refused(data)
     assert error.path == "objectiveCards[12] (OC13).objectives[0].requirements[1].resource"
     assert "GOLD" in error.message
@@ -97,18 +106,25 @@ def test_an_unknown_effect_type_is_refused_saying_which_the_engine_knows():
     data["objectiveCards"][40]["objectives"][0]["immediateEffects"] = [{"type": "STEAL_CUBE", "n": 1}]
     error = refused(data)
     assert error.path == "objectiveCards[40] (OC41).objectives[0].immediateEffects[0].type"
-    assert "engine knows" in error.message and "STEAL_CUBE" in error.message and "UNLOCK_SLOT4" in error.message
+    assert (
+        "engine knows" in error.message and "STEAL_CUBE" in error.message and "UNLOCK_SLOT4" in error.message
+    )
 
 
 def test_an_effect_with_a_missing_parameter_is_refused():
     data = document()
     data["personalBoard"]["checkActions"][0]["effects"] = [{"type": "GAIN_RESOURCE", "n": 1}]
     error = refused(data)
-    assert error.path == "personalBoard.checkActions[0] (petrol-reward).effects[0]" and "resource" in error.message
+    assert (
+        error.path == "personalBoard.checkActions[0] (petrol-reward).effects[0]"
+        and "resource" in error.message
+    )
 
 
-@pytest.mark.parametrize("effect", [{"type": "PLACE_CUBE", "colour": "ANY"},
-                                    {"type": "GAIN_RESOURCE", "resource": "CHOICE", "n": 1}])
+@pytest.mark.parametrize(
+    "effect",
+    [{"type": "PLACE_CUBE", "colour": "ANY"}, {"type": "GAIN_RESOURCE", "resource": "CHOICE", "n": 1}],
+)
 def test_an_ongoing_effect_that_needs_a_choice_is_refused(effect):
     data = document()
     plan = next(i for i, c in enumerate(data["objectiveCards"]) if c.get("ongoingEffect"))
@@ -134,10 +150,17 @@ def test_ids_unique(where):
     assert error.path == expected and "duplicate" in error.message
 
 
-@pytest.mark.parametrize("section, expected", [
-    ("objectiveCards", "objectiveCards"), ("patrolTiles", "patrolTiles"), ("districts", "map.districts"),
-    ("startingVolunteers", "startingVolunteers"), ("emergencyPlans", "emergencyPlans"), ("TIGER", "playerSets.TIGER"),
-])
+@pytest.mark.parametrize(
+    "section, expected",
+    [
+        ("objectiveCards", "objectiveCards"),
+        ("patrolTiles", "patrolTiles"),
+        ("districts", "map.districts"),
+        ("startingVolunteers", "startingVolunteers"),
+        ("emergencyPlans", "emergencyPlans"),
+        ("TIGER", "playerSets.TIGER"),
+    ],
+)
 def test_counts(section, expected):
     data = document()
     if section == "districts":
@@ -150,19 +173,28 @@ def test_counts(section, expected):
     assert error.path == expected and "has " in error.message
 
 
-@pytest.mark.parametrize("change, path", [
-    (lambda d: d["objectiveCards"][0].pop("gatherCount"), "objectiveCards[0] (OC1).gatherCount"),
-    (lambda d: d["objectiveCards"][24].update(colour="RED"), "objectiveCards[24] (OC25).colour"),
-    (lambda d: d["objectiveCards"][40].update(colour="RED"), "objectiveCards[40] (OC41).colour"),
-    (lambda d: d["objectiveCards"][40].update(origin="PLAYER_SET"), "objectiveCards[40] (OC41).origin"),
-    (lambda d: d["startingVolunteers"][0].update(kind="SPECIALIST"), "startingVolunteers[0] (SV1).kind"),
-    (lambda d: d["emergencyPlans"][1]["objectives"].pop(), "emergencyPlans[1] (EP-B).objectives"),
-    (lambda d: d["objectiveCards"][2].update(destination="CHECK_AREA"), "objectiveCards[2] (OC3).destination"),
-    (lambda d: d["objectiveCards"][2].update(bonusEffects=[]), "objectiveCards[2] (OC3).bonusEffects"),
-    (lambda d: d["objectiveCards"][24].update(role="MECHANIC"), "objectiveCards[24] (OC25).role"),
-    (lambda d: d["playerSets"]["SHEEP"][2].update(objectives=[]), "playerSets.SHEEP[2] (SHEEP-Y1).objectives"),
-    (lambda d: d["objectiveCards"][5].update(animal="HORSE"), "objectiveCards[5] (OC6).animal"),
-])
+@pytest.mark.parametrize(
+    "change, path",
+    [
+        (lambda d: d["objectiveCards"][0].pop("gatherCount"), "objectiveCards[0] (OC1).gatherCount"),
+        (lambda d: d["objectiveCards"][24].update(colour="RED"), "objectiveCards[24] (OC25).colour"),
+        (lambda d: d["objectiveCards"][40].update(colour="RED"), "objectiveCards[40] (OC41).colour"),
+        (lambda d: d["objectiveCards"][40].update(origin="PLAYER_SET"), "objectiveCards[40] (OC41).origin"),
+        (lambda d: d["startingVolunteers"][0].update(kind="SPECIALIST"), "startingVolunteers[0] (SV1).kind"),
+        (lambda d: d["emergencyPlans"][1]["objectives"].pop(), "emergencyPlans[1] (EP-B).objectives"),
+        (
+            lambda d: d["objectiveCards"][2].update(destination="CHECK_AREA"),
+            "objectiveCards[2] (OC3).destination",
+        ),
+        (lambda d: d["objectiveCards"][2].update(bonusEffects=[]), "objectiveCards[2] (OC3).bonusEffects"),
+        (lambda d: d["objectiveCards"][24].update(role="MECHANIC"), "objectiveCards[24] (OC25).role"),
+        (
+            lambda d: d["playerSets"]["SHEEP"][2].update(objectives=[]),
+            "playerSets.SHEEP[2] (SHEEP-Y1).objectives",
+        ),
+        (lambda d: d["objectiveCards"][5].update(animal="HORSE"), "objectiveCards[5] (OC6).animal"),
+    ],
+)
 def test_card_kinds(change, path):
     data = document()
     change(data)
@@ -180,14 +212,28 @@ def test_player_cards(field):
     assert refused(data).path == f"playerSets.HORSE[4] ({card['id']}).{field}"
 
 
-@pytest.mark.parametrize("change, path, words", [
-    (lambda s: s[2].update(colour="RED"), "playerSets.DRAGON[2] (DRAGON-Y1).setupPosition", "SLOT1"),
-    (lambda s: s[10].update(setupPosition="SLOT1"), "playerSets.DRAGON[10] (DRAGON-MECHANIC).setupPosition",
-     "MECHANIC"),
-    (lambda s: s[1].update(gatherCount=1), "playerSets.DRAGON[1] (DRAGON-B1).gatherCount", "gathers 2"),
-    (lambda s: s[11].update(searchIcons=1), "playerSets.DRAGON[11] (DRAGON-DOCTOR).searchIcons", "doctor"),
-    (lambda s: s[0].update(setupPosition="HAND"), "playerSets.DRAGON[0] (DRAGON-LEADER).setupPosition", "HAND"),
-])
+@pytest.mark.parametrize(
+    "change, path, words",
+    [
+        (lambda s: s[2].update(colour="RED"), "playerSets.DRAGON[2] (DRAGON-Y1).setupPosition", "SLOT1"),
+        (
+            lambda s: s[10].update(setupPosition="SLOT1"),
+            "playerSets.DRAGON[10] (DRAGON-MECHANIC).setupPosition",
+            "MECHANIC",
+        ),
+        (lambda s: s[1].update(gatherCount=1), "playerSets.DRAGON[1] (DRAGON-B1).gatherCount", "gathers 2"),
+        (
+            lambda s: s[11].update(searchIcons=1),
+            "playerSets.DRAGON[11] (DRAGON-DOCTOR).searchIcons",
+            "doctor",
+        ),
+        (
+            lambda s: s[0].update(setupPosition="HAND"),
+            "playerSets.DRAGON[0] (DRAGON-LEADER).setupPosition",
+            "HAND",
+        ),
+    ],
+)
 def test_set_composition(change, path, words):
     data = document()
     change(data["playerSets"]["DRAGON"])
@@ -201,7 +247,10 @@ def test_crisis_letters():
     i = next(i for i, loc in enumerate(locations) if not loc.get("crisisLetter") and i > 30)
     locations[i]["crisisLetter"] = "A"
     error = refused(data)
-    assert error.path == f"map.locations[{i}] ({locations[i]['id']}).crisisLetter" and "exactly 2" in error.message
+    assert (
+        error.path == f"map.locations[{i}] ({locations[i]['id']}).crisisLetter"
+        and "exactly 2" in error.message
+    )
 
 
 @pytest.mark.parametrize("where", ["edge", "boundary"])
@@ -223,14 +272,19 @@ def test_district_cycles():
     a, b, c, d = square["boundary"]
     square["boundary"] = [a, c, b, d]  # a and c are opposite corners
     error = refused(data)
-    assert error.path == f"map.districts[{i}] ({square['id']}).boundary[0]" and "no edge joins" in error.message
+    assert (
+        error.path == f"map.districts[{i}] ({square['id']}).boundary[0]" and "no edge joins" in error.message
+    )
 
 
 def test_connected():
     data = document()
     data["map"]["locations"].append({"id": "L99", "colour": "BLUE", "x": 990, "y": 990})
     error = refused(data)
-    assert error.path == f"map.locations[{len(data['map']['locations']) - 1}] (L99)" and "connected" in error.message
+    assert (
+        error.path == f"map.locations[{len(data['map']['locations']) - 1}] (L99)"
+        and "connected" in error.message
+    )
 
 
 def test_scoring_table():
@@ -276,14 +330,18 @@ def test_colours(where):
 
 def test_link_letters():
     data = document()
-    data["personalBoard"]["powerRestoration"]["B"]["requirements"].append({"type": "CRISIS_CENTRE_LINK", "letter": "Q"})
+    data["personalBoard"]["powerRestoration"]["B"]["requirements"].append(
+        {"type": "CRISIS_CENTRE_LINK", "letter": "Q"}
+    )
     error = refused(data)
     assert error.path == "personalBoard.powerRestoration.B.requirements[3].letter" and "'Q'" in error.message
 
 
 def test_patrol_reward_types():
     data = document()
-    data["objectiveCards"][7]["objectives"][0]["requirements"] = [{"type": "PATROL_TILES", "rewardTypes": ["GOLD"]}]
+    data["objectiveCards"][7]["objectives"][0]["requirements"] = [
+        {"type": "PATROL_TILES", "rewardTypes": ["GOLD"]}
+    ]
     error = refused(data)
     assert error.path == "objectiveCards[7] (OC8).objectives[0].requirements[0].rewardTypes[0]"
 
@@ -328,7 +386,11 @@ def test_the_rondel_order_fits_the_example():
     at = {r: ring.index(r) for r in RESOURCES}
     distance = lambda a, b: min(abs(at[a] - at[b]), 6 - abs(at[a] - at[b]))  # noqa: E731
     assert sorted(ring) == sorted(RESOURCES)
-    assert distance("FOOD", "TOOLS") == 1 and distance("TOOLS", "PETROL") == 1 and distance("FOOD", "PETROL") == 2
+    assert (
+        distance("FOOD", "TOOLS") == 1
+        and distance("TOOLS", "PETROL") == 1
+        and distance("FOOD", "PETROL") == 2
+    )
     assert distance("BOOKS", "TOOLS") == 3
 
 
@@ -362,11 +424,12 @@ def test_the_map_is_a_plane_graph_with_16_districts_of_3_to_7_locations():
     def cross(p, q, r, s):
         def orient(a, b, c):
             return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
         return (orient(p, q, r) * orient(p, q, s) < 0) and (orient(r, s, p) * orient(r, s, q) < 0)
 
     segments = [(xy[a], xy[b], {a, b}) for a, b in edges]
     for n, (p, q, ends) in enumerate(segments):
-        for r, s, other in segments[n + 1:]:
+        for r, s, other in segments[n + 1 :]:
             assert ends & other or not cross(p, q, r, s)
 
 
@@ -395,13 +458,17 @@ def test_the_patrol_tiles():
     tiles = default_content()["patrolTiles"]
     types = Counter(t["rewardType"] for t in tiles)
     assert set(types) == {"POINTS", *RESOURCES}
-    assert {"requiredIcons": 6, "rewardAmount": 2} in [t["easy"] for t in tiles if t["rewardType"] == "BOOKS"]  # T-8
+    assert {"requiredIcons": 6, "rewardAmount": 2} in [
+        t["easy"] for t in tiles if t["rewardType"] == "BOOKS"
+    ]  # T-8
     assert {t["backSearchIcons"] for t in tiles} == {0, 1, 2}
 
 
 def test_the_player_sets_follow_s_10_and_the_examples():
     for animal in ANIMALS:
-        cards = {c.get("role") or c["id"].split("-", 1)[1]: c for c in default_content()["playerSets"][animal]}
+        cards = {
+            c.get("role") or c["id"].split("-", 1)[1]: c for c in default_content()["playerSets"][animal]
+        }
         volunteers = [c for c in cards.values() if c["kind"] == "VOLUNTEER"]
         assert Counter(c["colour"] for c in volunteers) == {"YELLOW": 2, "RED": 3, "BLUE": 3}
         assert cards["LEADER"]["searchIcons"] == 2 and cards["DOCTOR"]["searchIcons"] == 0  # T-8
@@ -410,17 +477,32 @@ def test_the_player_sets_follow_s_10_and_the_examples():
         assert any(c["colour"] == "RED" and c["searchIcons"] == 1 for c in volunteers)  # T-8
         assert any(c["colour"] == "BLUE" and c["searchIcons"] == 1 for c in volunteers)  # T-8
         assert all(1 <= c["gatherCount"] <= 3 and 0 <= c["searchIcons"] <= 2 for c in volunteers)
+
         def rows(role):
             return [[(a["cost"], a["effects"]) for a in r["alternatives"]] for r in cards[role]["actions"]]
 
-        assert rows("LEADER") == [[([], [{"type": "ACTIVATE_CHECK_ACTION"}])],
-                                  [([], [{"type": "GAIN_BATTERY", "n": 1}])]]
-        assert rows("MECHANIC") == [[([{"type": "RESOURCE", "resource": "TOOLS", "n": 1}], [{"type": "HKD", "n": 3}])],
-                                    [([], [{"type": "HKD", "n": 3}])]]
-        assert rows("PATROL_OFFICER")[0] == [([{"type": "RESOURCE_ONE_OF", "options": ["PETROL", "BOOKS"], "n": 1}],
-                                              [{"type": "GAIN_GPS", "n": 1}])]
-        assert rows("DOCTOR") == [[([{"type": "RESOURCE", "resource": "MEDICINE", "n": 1}],
-                                    [{"type": "RETRIEVE_FROM_HOSPITAL", "scorePoints": True}])]]
+        assert rows("LEADER") == [
+            [([], [{"type": "ACTIVATE_CHECK_ACTION"}])],
+            [([], [{"type": "GAIN_BATTERY", "n": 1}])],
+        ]
+        assert rows("MECHANIC") == [
+            [([{"type": "RESOURCE", "resource": "TOOLS", "n": 1}], [{"type": "HKD", "n": 3}])],
+            [([], [{"type": "HKD", "n": 3}])],
+        ]
+        assert rows("PATROL_OFFICER")[0] == [
+            (
+                [{"type": "RESOURCE_ONE_OF", "options": ["PETROL", "BOOKS"], "n": 1}],
+                [{"type": "GAIN_GPS", "n": 1}],
+            )
+        ]
+        assert rows("DOCTOR") == [
+            [
+                (
+                    [{"type": "RESOURCE", "resource": "MEDICINE", "n": 1}],
+                    [{"type": "RETRIEVE_FROM_HOSPITAL", "scorePoints": True}],
+                )
+            ]
+        ]
 
 
 def test_the_objective_deck_holds_the_examples_cards():
@@ -430,18 +512,35 @@ def test_the_objective_deck_holds_the_examples_cards():
     assert {c["role"] for c in cards if c["kind"] == "SPECIALIST"} == {f"OD-{n}" for n in range(1, 7)}
     od5 = next(c for c in cards if c.get("role") == "OD-5")
     assert len(od5["actions"][0]["alternatives"]) == 2
-    t4 = [c for c in cards if c["objectives"][0] == {
-        "requirements": [{"type": "SLOT_COLOURS", "colours": ["YELLOW", "RED", "RED"]}, {"type": "HKD", "n": 4}],
-        "immediateEffects": [{"type": "PLACE_CUBE", "colour": "YELLOW"}]}]
+    t4 = [
+        c
+        for c in cards
+        if c["objectives"][0]
+        == {
+            "requirements": [
+                {"type": "SLOT_COLOURS", "colours": ["YELLOW", "RED", "RED"]},
+                {"type": "HKD", "n": 4},
+            ],
+            "immediateEffects": [{"type": "PLACE_CUBE", "colour": "YELLOW"}],
+        }
+    ]
     assert t4 and t4[0]["destination"] == "HAND"
     plans = [c for c in cards if c["kind"] == "CRISIS_PLAN"]
-    assert any(len(p["objectives"]) >= 2 and {"type": "HKD", "n": 6} in o["immediateEffects"]
-               for p in plans for o in p["objectives"])  # T-5
-    assert any(p["objectives"][-1]["immediateEffects"] == [{"type": "POINTS", "n": 2}]
-               and p["bonusEffects"] == [{"type": "POINTS", "n": 5}] for p in plans)  # T-7
+    assert any(
+        len(p["objectives"]) >= 2 and {"type": "HKD", "n": 6} in o["immediateEffects"]
+        for p in plans
+        for o in p["objectives"]
+    )  # T-5
+    assert any(
+        p["objectives"][-1]["immediateEffects"] == [{"type": "POINTS", "n": 2}]
+        and p["bonusEffects"] == [{"type": "POINTS", "n": 5}]
+        for p in plans
+    )  # T-7
     requirements = [r for _, r in content.requirements(default_content())]
-    assert any(r["type"] == "PATROL_TILES" and "POINTS" in r["rewardTypes"] and len(r["rewardTypes"]) == 2
-               for r in requirements)
+    assert any(
+        r["type"] == "PATROL_TILES" and "POINTS" in r["rewardTypes"] and len(r["rewardTypes"]) == 2
+        for r in requirements
+    )
     assert any(r["type"] == "CRISIS_CENTRE_LINK" for r in requirements)
     assert 3 <= sum("ongoingEffect" in p for p in plans) <= 5 and any("checkAction" in p for p in plans)
     assert Counter(len(p["objectives"]) for p in plans).keys() == {1, 2, 3}
@@ -458,8 +557,10 @@ def test_the_emergency_plans_the_personal_board_and_chapter_1():
     data = default_content()
     plans = data["emergencyPlans"]
     assert [p["letter"] for p in plans] == ["A", "B", "C", "D"]
-    assert all(len(p["objectives"]) == 3 and p["completionEffects"] == [{"type": "PLACE_CUBE", "colour": "ANY"}]
-               for p in plans)
+    assert all(
+        len(p["objectives"]) == 3 and p["completionEffects"] == [{"type": "PLACE_CUBE", "colour": "ANY"}]
+        for p in plans
+    )
     assert plans[0]["objectives"][0]["immediateEffects"] == [{"type": "HKD", "n": 5}]  # T-6
     board = data["personalBoard"]
     actions = {a["id"]: a["effects"] for a in board["checkActions"]}

@@ -18,19 +18,36 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
 from service.games.blackout_hong_kong import GAME
 from service.games.blackout_hong_kong.board import board_of
 from tests.games.blackout_support import new_game
 
-MODES = [(1, "CAMPAIGN", {}), (1, "SINGLE", {"ALLOW_SOLO_SINGLE": True}),
-         (2, "SINGLE", {}), (3, "SINGLE", {}), (4, "SINGLE", {}),
-         (2, "CAMPAIGN", {}), (3, "CAMPAIGN", {}), (4, "CAMPAIGN", {})]
-FLIPS = {"P6_P7_SIMULTANEOUS": False, "CARD_RESOLUTION": "INTERLEAVED", "TRANSPORT_POOL_LIMITED": True,
-         "GPS_POOL_LIMITED": True, "PATROL_DECLINE_ENDS_TURN": False, "MARKET_SLIDE": True,
-         "FOOD_WATER_CLEANUP": "SELL_1HKD_EACH", "END_TRIGGER": "DRAW_FROM_EMPTY", "VIRTUAL_MARKERS": False,
-         "OWNED_FACEDOWN_TILE_VISIBILITY": "OWNER_ONLY", "CLOSE_OUT_TIMING": "ANY_TIME_IN_TURN"}
+MODES = [
+    (1, "CAMPAIGN", {}),
+    (1, "SINGLE", {"ALLOW_SOLO_SINGLE": True}),
+    (2, "SINGLE", {}),
+    (3, "SINGLE", {}),
+    (4, "SINGLE", {}),
+    (2, "CAMPAIGN", {}),
+    (3, "CAMPAIGN", {}),
+    (4, "CAMPAIGN", {}),
+]
+FLIPS = {
+    "P6_P7_SIMULTANEOUS": False,
+    "CARD_RESOLUTION": "INTERLEAVED",
+    "TRANSPORT_POOL_LIMITED": True,
+    "GPS_POOL_LIMITED": True,
+    "PATROL_DECLINE_ENDS_TURN": False,
+    "MARKET_SLIDE": True,
+    "FOOD_WATER_CLEANUP": "SELL_1HKD_EACH",
+    "END_TRIGGER": "DRAW_FROM_EMPTY",
+    "VIRTUAL_MARKERS": False,
+    "OWNED_FACEDOWN_TILE_VISIBILITY": "OWNER_ONLY",
+    "CLOSE_OUT_TIMING": "ANY_TIME_IN_TURN",
+}
 
 
 def strings(node) -> set[str]:
@@ -47,7 +64,9 @@ def check_conserved(state: dict) -> None:
     board = board_of(state["content"])
     cards = []
     for p in state["players"]:
-        cards += p["hand"] + [e["card"] for stack in p["slots"] for e in stack] + p["hospital"] + p["check_area"]
+        cards += (
+            p["hand"] + [e["card"] for stack in p["slots"] for e in stack] + p["hospital"] + p["check_area"]
+        )
         cards += [held["card"] for held in p["objectives"] if held]
         markers = sum(held["markers"] for held in p["objectives"] if held)
         if isinstance(p["emergency"], dict):
@@ -55,11 +74,15 @@ def check_conserved(state: dict) -> None:
             markers += p["emergency"]["markers"]
         shared = sum(plan["cubes"].get(str(p["seat"]), 0) for plan in state["shared_plans"])
         substitutes = sum(d["substitutes"].count(p["seat"]) for d in state["districts"].values())
-        assert p["supply"] + sum(p["rondel"].values()) + len(p["cubes"]) + markers + shared + substitutes == 25
+        assert (
+            p["supply"] + sum(p["rondel"].values()) + len(p["cubes"]) + markers + shared + substitutes == 25
+        )
         assert len(set(p["cubes"])) == len(p["cubes"]), "1.6.4: one cube per player per location"
         assert p["hkd"] >= 0 and p["transport"] >= 0 and p["gps"] >= 0 and p["supply"] >= 0
         assert min(p["rondel"].values()) >= 0
-    cards += [c for row in state["market"] for c in row if c] + state["deck"] + state["reserve"] + state["discard"]
+    cards += (
+        [c for row in state["market"] for c in row if c] + state["deck"] + state["reserve"] + state["discard"]
+    )
     assert len(cards) == len(set(cards)), "a card in two places"
     objective_cards = {c["id"] for c in state["content"]["objectiveCards"]}
     in_play = {c for c in cards if c in objective_cards}
@@ -105,7 +128,10 @@ def check_hidden(state: dict, new_events: list[dict], before: dict) -> None:
 def check_scores(state: dict) -> None:
     result = state["result"]
     for row, p in zip(result["players"], state["players"]):
-        assert row["total"] == row["vp_before"] + row["vp_from_hkd"] + row["vp_from_tiles"] + row["vp_from_cards"]
+        assert (
+            row["total"]
+            == row["vp_before"] + row["vp_from_hkd"] + row["vp_from_tiles"] + row["vp_from_cards"]
+        )
         assert p["vp"] == row["total"] and p["hkd"] == row["hkd_left"] < 5
     scores = GAME.scores(state)
     assert scores["scores"] == [p["vp"] for p in state["players"]]
@@ -113,12 +139,20 @@ def check_scores(state: dict) -> None:
     assert scores["winners"] == [r["seat"] for r in result["players"] if (r["total"], r["hkd_left"]) == best]
 
 
-@pytest.mark.parametrize("players,mode,extra", MODES, ids=[f"{n}p-{m}" + ("-solo-single" if e else "")
-                                                            for n, m, e in MODES])
-@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          phases=[Phase.explicit, Phase.reuse, Phase.generate])  # a whole game shrinks too slowly to wait for
-@given(seed=st.text(min_size=1, max_size=8), flips=st.sets(st.sampled_from(sorted(FLIPS)), max_size=4),
-       choices=st.integers(0, 2 ** 32))
+@pytest.mark.parametrize(
+    "players,mode,extra", MODES, ids=[f"{n}p-{m}" + ("-solo-single" if e else "") for n, m, e in MODES]
+)
+@settings(
+    max_examples=2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)  # a whole game shrinks too slowly to wait for
+@given(
+    seed=st.text(min_size=1, max_size=8),
+    flips=st.sets(st.sampled_from(sorted(FLIPS)), max_size=4),
+    choices=st.integers(0, 2**32),
+)
 def test_random_games_keep_every_invariant(players, mode, extra, seed, flips, choices):
     options = {"mode": mode, **extra, **{k: FLIPS[k] for k in flips}}
     rng = random.Random(choices)

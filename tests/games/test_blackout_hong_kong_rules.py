@@ -61,9 +61,18 @@ def test_s_4_three_face_down_tiles_in_each_of_16_districts():
     assert not any(t["faceUp"] or t["seenBy"] for t in state["tiles"].values())
 
 
-@pytest.mark.parametrize("players, mode, reserve, deck", [
-    (2, "SINGLE", 36, 27), (3, "SINGLE", 21, 42), (4, "SINGLE", 15, 48),
-    (1, "CAMPAIGN", 33, 30), (2, "CAMPAIGN", 24, 39), (3, "CAMPAIGN", 18, 45), (4, "CAMPAIGN", 12, 51)])
+@pytest.mark.parametrize(
+    "players, mode, reserve, deck",
+    [
+        (2, "SINGLE", 36, 27),
+        (3, "SINGLE", 21, 42),
+        (4, "SINGLE", 15, 48),
+        (1, "CAMPAIGN", 33, 30),
+        (2, "CAMPAIGN", 24, 39),
+        (3, "CAMPAIGN", 18, 45),
+        (4, "CAMPAIGN", 12, 51),
+    ],
+)
 def test_s_5_reserve_and_objective_deck_sizes(players, mode, reserve, deck):
     state = new_game(players, mode=mode)
     assert (len(state["reserve"]), len(state["deck"])) == (reserve, deck)
@@ -87,7 +96,9 @@ def test_s_8_two_starting_volunteers_each_the_third_space_empty():
     assert len(dealt) == len(set(dealt)) == 6
     for p in state["players"]:
         assert p["objectives"][2] is None
-        assert all(GAME._card(state, h["card"])["origin"] == "STARTING_VOLUNTEER" for h in p["objectives"][:2])
+        assert all(
+            GAME._card(state, h["card"])["origin"] == "STARTING_VOLUNTEER" for h in p["objectives"][:2]
+        )
 
 
 def test_s_9_emergency_plans_personal_in_single_shared_in_campaign():
@@ -126,7 +137,10 @@ def test_s_12_start_cubes_counter_clockwise_from_the_start_players_right_on_dist
         if first is None:
             first = location
         elif seat == order[1]:
-            assert refused(state, seat, {"type": "PLACE_START_CUBE", "locationId": first}).reason == "location_taken"
+            assert (
+                refused(state, seat, {"type": "PLACE_START_CUBE", "locationId": first}).reason
+                == "location_taken"
+            )
         state = play(state, seat, {"type": "PLACE_START_CUBE", "locationId": location})
     assert order == [0, 3, 2, 1]
     assert state["step"] == "plan" and state["round"] == 1
@@ -180,16 +194,30 @@ def test_r_0_4_free_actions_buy_transport_for_vp_and_batteries_for_money():
 
 def test_r_0_5_batteries_replace_units_and_payments_are_whole():
     the_pack = pack()
-    card = crisis_plan(the_pack, "FX-R05", [objective({"type": "POINTS", "n": 1}, requirements=[
-        {"type": "RESOURCE", "resource": "WATER", "n": 2}])])
+    card = crisis_plan(
+        the_pack,
+        "FX-R05",
+        [
+            objective(
+                {"type": "POINTS", "n": 1}, requirements=[{"type": "RESOURCE", "resource": "WATER", "n": 2}]
+            )
+        ],
+    )
     state = objective_position(the_pack, card, rondel=rondel(WATER=1, BATTERY=1), vp=0)
     complete = {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0}
-    listed = next(a for a in GAME.legal_actions(state, 0) if a["type"] == "COMPLETE_OBJECTIVE" and a["source"] == SPACE2)
+    listed = next(
+        a for a in GAME.legal_actions(state, 0) if a["type"] == "COMPLETE_OBJECTIVE" and a["source"] == SPACE2
+    )
     assert listed["choices"]["payment"] == [{"resources": {"WATER": 1, "BATTERY": 1}, "hkd": 0}]
     after = play(state, 0, {**complete, "payment": {"resources": {"WATER": 1, "BATTERY": 1}}})
     assert after["players"][0]["rondel"] == rondel()
-    assert refused(state, 0, {**complete, "payment": {"resources": {"WATER": 1}}}).reason == "payment_mismatch"
-    assert refused(state, 0, {**complete, "payment": {"resources": {"WATER": 1, "BATTERY": 2}}}).reason == "overpayment"
+    assert (
+        refused(state, 0, {**complete, "payment": {"resources": {"WATER": 1}}}).reason == "payment_mismatch"
+    )
+    assert (
+        refused(state, 0, {**complete, "payment": {"resources": {"WATER": 1, "BATTERY": 2}}}).reason
+        == "overpayment"
+    )
     poor = patched(state, 0, rondel=rondel(WATER=1))
     assert refused(poor, 0, complete).reason == "cannot_afford"
 
@@ -197,8 +225,13 @@ def test_r_0_5_batteries_replace_units_and_payments_are_whole():
 def test_r_0_6_gains_stop_at_an_empty_cube_supply():
     the_pack = pack()
     card = fixture_card(the_pack, {"id": "FX-R06", "kind": "VOLUNTEER", "colour": "RED", "gatherCount": 3})
-    state = in_phase(patched(started(2, "r06", the_pack), 0, supply=2, rondel=rondel(FOOD=0)), "p2", 0,
-                     revealed=[card], current=card)
+    state = in_phase(
+        patched(started(2, "r06", the_pack), 0, supply=2, rondel=rondel(FOOD=0)),
+        "p2",
+        0,
+        revealed=[card],
+        current=card,
+    )
     state = patched(state, dice={"RED": "FOOD", "YELLOW": "WATER", "BLUE": "TOOLS"})
     after = play(state, 0, {"type": "GATHER", "cardId": card, "targetResource": "FOOD"})["players"][0]
     assert after["rondel"]["FOOD"] == 2 and after["supply"] == 0
@@ -215,7 +248,10 @@ def test_r_1_4_each_die_sits_on_its_face_for_the_round():
 def test_r_1_5_a_plan_takes_distinct_hand_cards_one_per_open_slot():
     state = started(2, "plan")
     hand = state["players"][0]["hand"]
-    assert refused(state, 0, {"type": "SUBMIT_PLAN", "slots": {"1": hand[0], "2": hand[0]}}).reason == "duplicate_card"
+    assert (
+        refused(state, 0, {"type": "SUBMIT_PLAN", "slots": {"1": hand[0], "2": hand[0]}}).reason
+        == "duplicate_card"
+    )
     other = state["players"][1]["hand"][0]
     assert refused(state, 0, {"type": "SUBMIT_PLAN", "slots": {"1": other}}).reason == "not_in_hand"
     assert refused(state, 0, {"type": "SUBMIT_PLAN", "slots": {"4": hand[0]}}).reason == "slot_locked"
@@ -284,39 +320,75 @@ def test_r_2_3_cards_of_earlier_rounds_are_not_executed_again():
 def test_r_2_4_a_volunteer_gathers_one_type_and_pays_the_ring_distance_buying_the_shortfall():
     the_pack = pack()
     card = fixture_card(the_pack, {"id": "FX-R24", "kind": "VOLUNTEER", "colour": "YELLOW", "gatherCount": 1})
-    state = in_phase(patched(started(2, "r24", the_pack), 0, transport=1, vp=0), "p2", 0, revealed=[card],
-                     current=card)
+    state = in_phase(
+        patched(started(2, "r24", the_pack), 0, transport=1, vp=0), "p2", 0, revealed=[card], current=card
+    )
     state = patched(state, dice={"RED": "FOOD", "YELLOW": "TOOLS", "BLUE": "WATER"})
     board = board_of(state["content"])
     far = next(r for r in RESOURCES if board.ring_distance("TOOLS", r) == 3)
-    assert refused(state, 0, {"type": "GATHER", "cardId": card, "targetResource": far}).reason == "not_enough_transport"
+    assert (
+        refused(state, 0, {"type": "GATHER", "cardId": card, "targetResource": far}).reason
+        == "not_enough_transport"
+    )
     after = play(state, 0, {"type": "GATHER", "cardId": card, "targetResource": far, "buyTransport": 2})
     assert after["players"][0]["transport"] == 0 and after["players"][0]["vp"] == -2
     blocked = patched(state, options={**state["options"], "SHIFT_ONTO_OTHER_DIE": False})
-    assert refused(blocked, 0, {"type": "GATHER", "cardId": card, "targetResource": "FOOD"}).reason == "die_in_the_way"
+    assert (
+        refused(blocked, 0, {"type": "GATHER", "cardId": card, "targetResource": "FOOD"}).reason
+        == "die_in_the_way"
+    )
 
 
 def test_r_2_5_specialist_rows_once_each_alternatives_exclusive_costs_whole():
     base = started(2, "r25")
     officer = set_card(base, 0, "PATROL_OFFICER")
-    state = in_phase(patched(base, 0, rondel=rondel(PETROL=1), gps=0, hkd=0), "p2", 0, revealed=[officer],
-                     current=officer)
+    state = in_phase(
+        patched(base, 0, rondel=rondel(PETROL=1), gps=0, hkd=0), "p2", 0, revealed=[officer], current=officer
+    )
     state = play(state, 0, {"type": "USE_SPECIALIST_ROW", "cardId": officer, "rowIndex": 1})
     assert state["players"][0]["hkd"] == 2
-    assert refused(state, 0, {"type": "USE_SPECIALIST_ROW", "cardId": officer, "rowIndex": 1}).reason == "already_used"
-    state = play(state, 0, {"type": "USE_SPECIALIST_ROW", "cardId": officer, "rowIndex": 0,
-                            "payment": {"resources": {"PETROL": 1}}})
+    assert (
+        refused(state, 0, {"type": "USE_SPECIALIST_ROW", "cardId": officer, "rowIndex": 1}).reason
+        == "already_used"
+    )
+    state = play(
+        state,
+        0,
+        {
+            "type": "USE_SPECIALIST_ROW",
+            "cardId": officer,
+            "rowIndex": 0,
+            "payment": {"resources": {"PETROL": 1}},
+        },
+    )
     assert state["players"][0]["gps"] == 1 and state["players"][0]["rondel"]["PETROL"] == 0
-    assert refused(in_phase(patched(base, 0, rondel=rondel()), "p2", 0, revealed=[officer], current=officer), 0,
-                   {"type": "USE_SPECIALIST_ROW", "cardId": officer, "rowIndex": 0}).reason == "cannot_afford"
-    assert refused(state, 0, {"type": "USE_SPECIALIST_ROW", "cardId": officer, "rowIndex": 0, "alternativeIndex": 1}
-                   ).reason == "unknown_row"
+    assert (
+        refused(
+            in_phase(patched(base, 0, rondel=rondel()), "p2", 0, revealed=[officer], current=officer),
+            0,
+            {"type": "USE_SPECIALIST_ROW", "cardId": officer, "rowIndex": 0},
+        ).reason
+        == "cannot_afford"
+    )
+    assert (
+        refused(
+            state, 0, {"type": "USE_SPECIALIST_ROW", "cardId": officer, "rowIndex": 0, "alternativeIndex": 1}
+        ).reason
+        == "unknown_row"
+    )
 
 
 def test_r_2_7_no_objective_in_phase_2():
     state = planned_position(0)
-    refusal = refused(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": {"area": "POWER_RESTORATION", "which": "A"},
-                                 "objectiveIndex": 0})
+    refusal = refused(
+        state,
+        0,
+        {
+            "type": "COMPLETE_OBJECTIVE",
+            "source": {"area": "POWER_RESTORATION", "which": "A"},
+            "objectiveIndex": 0,
+        },
+    )
     assert refusal.reason == "wrong_phase"
 
 
@@ -329,13 +401,27 @@ def test_r_3_2_sources_objective_area_emergency_plan_power_restoration():
     assert areas == {"OBJECTIVE_SPACE", "EMERGENCY_PLAN", "POWER_RESTORATION"}
     campaign = in_phase(started(2, "r32", mode="CAMPAIGN"), "p3", 0)
     assert {s["area"] for s, _, _ in GAME._open_objectives(campaign, 0)} == {
-        "OBJECTIVE_SPACE", "POWER_RESTORATION", "SHARED_PLAN"}
+        "OBJECTIVE_SPACE",
+        "POWER_RESTORATION",
+        "SHARED_PLAN",
+    }
 
 
 def test_r_3_3_every_requirement_must_hold():
     the_pack = pack()
-    card = crisis_plan(the_pack, "FX-R33", [objective({"type": "POINTS", "n": 1}, requirements=[
-        {"type": "SLOT_COLOURS", "colours": ["PURPLE", "PURPLE", "PURPLE"]}, {"type": "HKD", "n": 1}])])
+    card = crisis_plan(
+        the_pack,
+        "FX-R33",
+        [
+            objective(
+                {"type": "POINTS", "n": 1},
+                requirements=[
+                    {"type": "SLOT_COLOURS", "colours": ["PURPLE", "PURPLE", "PURPLE"]},
+                    {"type": "HKD", "n": 1},
+                ],
+            )
+        ],
+    )
     state = objective_position(the_pack, card)
     refusal = refused(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0})
     assert refusal.reason == "requirement_unmet" and "R-3.4" in refusal.message
@@ -343,19 +429,33 @@ def test_r_3_3_every_requirement_must_hold():
 
 def test_r_3_4_any_single_resource_pays_one_type():
     the_pack = pack()
-    card = crisis_plan(the_pack, "FX-R34", [objective({"type": "POINTS", "n": 1}, requirements=[
-        {"type": "ANY_SINGLE_RESOURCE", "n": 2}])])
+    card = crisis_plan(
+        the_pack,
+        "FX-R34",
+        [objective({"type": "POINTS", "n": 1}, requirements=[{"type": "ANY_SINGLE_RESOURCE", "n": 2}])],
+    )
     state = objective_position(the_pack, card, rondel=rondel(FOOD=1, TOOLS=1, BATTERY=1))
     action = {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0}
-    assert refused(state, 0, {**action, "payment": {"resources": {"FOOD": 1, "TOOLS": 1}}}).reason == "payment_mismatch"
+    assert (
+        refused(state, 0, {**action, "payment": {"resources": {"FOOD": 1, "TOOLS": 1}}}).reason
+        == "payment_mismatch"
+    )
     after = play(state, 0, {**action, "payment": {"resources": {"FOOD": 1, "BATTERY": 1}}})
     assert after["players"][0]["rondel"] == rondel(TOOLS=1)
 
 
 def test_r_3_4_patrol_tiles_requirement_counts_owned_tiles_without_spending_them():
     the_pack = pack()
-    card = crisis_plan(the_pack, "FX-R34T", [objective({"type": "POINTS", "n": 1}, requirements=[
-        {"type": "PATROL_TILES", "rewardTypes": ["POINTS", "BOOKS"]}])])
+    card = crisis_plan(
+        the_pack,
+        "FX-R34T",
+        [
+            objective(
+                {"type": "POINTS", "n": 1},
+                requirements=[{"type": "PATROL_TILES", "rewardTypes": ["POINTS", "BOOKS"]}],
+            )
+        ],
+    )
     base = objective_position(the_pack, card)
     tiles = {t["rewardType"]: t["id"] for t in base["content"]["patrolTiles"]}
     owned = [{"tile": tiles["POINTS"], "faceUp": True}, {"tile": tiles["BOOKS"], "faceUp": False}]
@@ -370,46 +470,82 @@ def test_r_3_4_patrol_tiles_requirement_counts_owned_tiles_without_spending_them
 def test_r_3_5_immediate_effects_are_mandatory():
     the_pack = pack()
     card = crisis_plan(the_pack, "FX-R35", [objective({"type": "PLACE_CUBE", "colour": "ANY"})])
-    state = play(objective_position(the_pack, card), 0,
-                 {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0})
+    state = play(
+        objective_position(the_pack, card),
+        0,
+        {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0},
+    )
     assert refused(state, 0, {"type": "END_TURN"}).reason == "decision_pending"
     assert refused(state, 0, {"type": "PLACE_CUBE"}).reason == "cannot_decline"
 
 
 def test_r_3_9_each_objective_once():
     the_pack = pack()
-    card = crisis_plan(the_pack, "FX-R39", [objective({"type": "POINTS", "n": 1}), objective({"type": "POINTS", "n": 1})])
-    state = play(objective_position(the_pack, card), 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2,
-                                                         "objectiveIndex": 0})
+    card = crisis_plan(
+        the_pack, "FX-R39", [objective({"type": "POINTS", "n": 1}), objective({"type": "POINTS", "n": 1})]
+    )
+    state = play(
+        objective_position(the_pack, card),
+        0,
+        {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0},
+    )
     state = play(state, 0, {"type": "RESOLVE_CLOSE_OUT", "cardId": card, "closeOut": False})
-    assert refused(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0}
-                   ).reason == "unknown_objective"
+    assert (
+        refused(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0}).reason
+        == "unknown_objective"
+    )
 
 
 def power_position(which: str):
     state = in_phase(started(2, "power"), "p3", 0)
     requirement = state["content"]["personalBoard"]["powerRestoration"][which]["requirements"]
-    held = rondel(**{r: 5 for r in RESOURCES}, BATTERY=3)
+    held = rondel(**dict.fromkeys(RESOURCES, 5), BATTERY=3)
     state = patched(state, 0, rondel=held, hkd=30, vp=0, cubes=sorted(set(state["players"][0]["cubes"])))
     return state, requirement
 
 
 def test_r_3_10_power_restoration_a_gives_10_vp_and_a_refill_threshold_of_6():
     state, requirements = power_position("A")
-    if any(r["type"] not in ("RESOURCE", "RESOURCE_ONE_OF", "ANY_SINGLE_RESOURCE", "HKD") for r in requirements):
+    if any(
+        r["type"] not in ("RESOURCE", "RESOURCE_ONE_OF", "ANY_SINGLE_RESOURCE", "HKD") for r in requirements
+    ):
         state = patched(state, 0)  # requirements beyond payments are not in the default pack
-    state = play(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": {"area": "POWER_RESTORATION", "which": "A"},
-                            "objectiveIndex": 0})
+    state = play(
+        state,
+        0,
+        {
+            "type": "COMPLETE_OBJECTIVE",
+            "source": {"area": "POWER_RESTORATION", "which": "A"},
+            "objectiveIndex": 0,
+        },
+    )
     p = state["players"][0]
     assert p["vp"] == 10 and p["threshold"] == 6 and p["power"]["A"]
-    assert refused(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": {"area": "POWER_RESTORATION", "which": "A"},
-                              "objectiveIndex": 0}).reason == "unknown_objective"
+    assert (
+        refused(
+            state,
+            0,
+            {
+                "type": "COMPLETE_OBJECTIVE",
+                "source": {"area": "POWER_RESTORATION", "which": "A"},
+                "objectiveIndex": 0,
+            },
+        ).reason
+        == "unknown_objective"
+    )
 
 
 def test_r_3_11_power_restoration_b_gives_10_vp_and_unlocks_slot_4_for_the_next_plan():
     state, _ = power_position("B")
-    state = play(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": {"area": "POWER_RESTORATION", "which": "B"},
-                            "objectiveIndex": 0})
+    state = play(
+        state,
+        0,
+        {
+            "type": "COMPLETE_OBJECTIVE",
+            "source": {"area": "POWER_RESTORATION", "which": "B"},
+            "objectiveIndex": 0,
+        },
+    )
     assert state["players"][0]["vp"] == 10 and state["players"][0]["slot4"]
     assert GAME._usable_slots(state["players"][0]) == [1, 2, 3, 4]
 
@@ -432,6 +568,7 @@ def test_r_3_13_a_crisis_centre_link_is_a_chain_of_own_cubes():
     letter, (a, b) = sorted(board.letters.items())[0]
     path = [a]
     import collections
+
     parents, queue = {a: None}, collections.deque([a])
     while queue:
         here = queue.popleft()
@@ -443,24 +580,54 @@ def test_r_3_13_a_crisis_centre_link_is_a_chain_of_own_cubes():
     while node:
         path.append(node)
         node = parents[node]
-    card = crisis_plan(the_pack, "FX-R313", [objective({"type": "POINTS", "n": 4}, requirements=[
-        {"type": "CRISIS_CENTRE_LINK", "letter": letter}])])
+    card = crisis_plan(
+        the_pack,
+        "FX-R313",
+        [
+            objective(
+                {"type": "POINTS", "n": 4}, requirements=[{"type": "CRISIS_CENTRE_LINK", "letter": letter}]
+            )
+        ],
+    )
     state = objective_position(the_pack, card, cubes=sorted(path), vp=0)
-    assert play(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0})["players"][0]["vp"] == 4
+    assert (
+        play(state, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0})["players"][0][
+            "vp"
+        ]
+        == 4
+    )
     broken = patched(state, 0, cubes=sorted(set(path) - {path[len(path) // 2]}))
-    assert refused(broken, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0}
-                   ).reason == "requirement_unmet"
+    assert (
+        refused(broken, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0}).reason
+        == "requirement_unmet"
+    )
     other_players_cubes = patched(broken, 1, cubes=sorted(path))
-    assert refused(other_players_cubes, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0}
-                   ).reason == "requirement_unmet"
+    assert (
+        refused(
+            other_players_cubes, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0}
+        ).reason
+        == "requirement_unmet"
+    )
 
 
 def test_r_3_14_an_emptied_objective_space_can_be_bought_into():
     the_pack = pack()
-    card = fixture_card(the_pack, {"id": "FX-R314", "kind": "VOLUNTEER", "colour": "RED", "gatherCount": 1,
-                                   "destination": "HAND", "objectives": [objective({"type": "POINTS", "n": 1})]})
-    state = play(objective_position(the_pack, card), 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2,
-                                                         "objectiveIndex": 0})
+    card = fixture_card(
+        the_pack,
+        {
+            "id": "FX-R314",
+            "kind": "VOLUNTEER",
+            "colour": "RED",
+            "gatherCount": 1,
+            "destination": "HAND",
+            "objectives": [objective({"type": "POINTS", "n": 1})],
+        },
+    )
+    state = play(
+        objective_position(the_pack, card),
+        0,
+        {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0},
+    )
     assert state["players"][0]["objectives"][2] is None and card in state["players"][0]["hand"]
 
 
@@ -475,9 +642,12 @@ def test_r_4_1_patrol_is_optional():
 
 def test_r_4_2_a_district_chosen_by_another_player_this_round_is_not_eligible():
     state, district, _, _, _ = patrol_position()
-    state = patched(state, districts={**state["districts"], district: {**state["districts"][district],
-                                                                        "chosen_by": 1}})
-    assert refused(state, 0, {"type": "PATROL_CHOOSE_DISTRICT", "districtId": district}).reason == "not_eligible"
+    state = patched(
+        state, districts={**state["districts"], district: {**state["districts"][district], "chosen_by": 1}}
+    )
+    assert (
+        refused(state, 0, {"type": "PATROL_CHOOSE_DISTRICT", "districtId": district}).reason == "not_eligible"
+    )
 
 
 def test_r_4_3_only_the_patrolling_seat_sees_the_tiles():
@@ -501,35 +671,87 @@ def test_r_4_4_a_decline_puts_every_tile_back_unchanged():
 def test_r_4_5_party_icons_must_reach_the_tile():
     state, district, target, _, blue = patrol_position()
     state = play(state, 0, {"type": "PATROL_CHOOSE_DISTRICT", "districtId": district})
-    refusal = refused(state, 0, {"type": "PATROL_TAKE", "tileId": target, "challenge": "HARD",
-                                 "partyCardIds": [blue], "gps": 1})
+    refusal = refused(
+        state,
+        0,
+        {"type": "PATROL_TAKE", "tileId": target, "challenge": "HARD", "partyCardIds": [blue], "gps": 1},
+    )
     assert refusal.reason == "challenge_unmet" and "R-4.5" in refusal.message
-    assert refused(state, 0, {"type": "PATROL_TAKE", "tileId": target, "challenge": "EASY",
-                              "partyCardIds": [blue], "gps": 2}).reason == "not_enough_gps"
+    assert (
+        refused(
+            state,
+            0,
+            {"type": "PATROL_TAKE", "tileId": target, "challenge": "EASY", "partyCardIds": [blue], "gps": 2},
+        ).reason
+        == "not_enough_gps"
+    )
 
 
 def test_r_4_5_exploration_takes_the_lowest_easy_tile_with_4_icons():
     state, district, target, others, blue = patrol_position()
     state = play(state, 0, {"type": "PATROL_CHOOSE_DISTRICT", "districtId": district})
     lowest = others[0]  # easy 3, the lowest in the district
-    assert refused(state, 0, {"type": "PATROL_TAKE", "tileId": target, "challenge": "EXPLORATION",
-                              "partyCardIds": [blue], "gps": 0}).reason == "not_exploration_tile"
-    after = play(state, 0, {"type": "PATROL_TAKE", "tileId": lowest, "challenge": "EXPLORATION",
-                            "partyCardIds": [blue], "gps": 0})
+    assert (
+        refused(
+            state,
+            0,
+            {
+                "type": "PATROL_TAKE",
+                "tileId": target,
+                "challenge": "EXPLORATION",
+                "partyCardIds": [blue],
+                "gps": 0,
+            },
+        ).reason
+        == "not_exploration_tile"
+    )
+    after = play(
+        state,
+        0,
+        {
+            "type": "PATROL_TAKE",
+            "tileId": lowest,
+            "challenge": "EXPLORATION",
+            "partyCardIds": [blue],
+            "gps": 0,
+        },
+    )
     p = after["players"][0]
-    assert {"tile": lowest, "faceUp": False} in p["tiles"] and p["rondel"]["BOOKS"] == 0 and blue in p["hospital"]
+    assert (
+        {"tile": lowest, "faceUp": False} in p["tiles"]
+        and p["rondel"]["BOOKS"] == 0
+        and blue in p["hospital"]
+    )
 
 
 def test_r_4_6_a_take_turns_the_other_tiles_up_and_injures_one_party_card_from_the_seed():
     state, district, target, others, blue = patrol_position()
     state = play(state, 0, {"type": "PATROL_CHOOSE_DISTRICT", "districtId": district})
     leader = set_card(state, 0, "LEADER")
-    taken = events(state, 0, {"type": "PATROL_TAKE", "tileId": target, "challenge": "EASY",
-                              "partyCardIds": [blue, leader], "gps": 0})
+    taken = events(
+        state,
+        0,
+        {
+            "type": "PATROL_TAKE",
+            "tileId": target,
+            "challenge": "EASY",
+            "partyCardIds": [blue, leader],
+            "gps": 0,
+        },
+    )
     injury = next(e for e in taken if e["type"] == "injured")
     assert injury["data"]["card"] in (blue, leader)
-    assert taken == events(state, 0, {"type": "PATROL_TAKE", "tileId": target, "challenge": "EASY",
-                                      "partyCardIds": [blue, leader], "gps": 0})  # the seed decides, again alike
+    assert taken == events(
+        state,
+        0,
+        {
+            "type": "PATROL_TAKE",
+            "tileId": target,
+            "challenge": "EASY",
+            "partyCardIds": [blue, leader],
+            "gps": 0,
+        },
+    )  # the seed decides, again alike
     assert next(e for e in taken if e["type"] == "patrol_taken")["data"]["revealed"]
 
 
@@ -571,22 +793,37 @@ def test_r_5_2_auto_pass_for_a_player_who_cannot_buy():
 
 def test_r_5_4_a_purchase_needs_an_empty_space_and_the_price():
     state = market_position(started(2, "r54")["market"], 20, hkd=3)
-    assert refused(state, 0, {"type": "BUY_MARKET_CARD", "row": 0, "col": 0, "objectiveSpaceIndex": 0}
-                   ).reason == "cannot_afford"
-    full = patched(state, 0, hkd=9, objectives=started(2, "r54")["players"][0]["objectives"][:2] + [
-        {"card": "x", "done": [], "markers": 0}])
-    assert refused(full, 0, {"type": "BUY_MARKET_CARD", "row": 0, "col": 0, "objectiveSpaceIndex": 0}
-                   ).reason == "space_taken"
+    assert (
+        refused(state, 0, {"type": "BUY_MARKET_CARD", "row": 0, "col": 0, "objectiveSpaceIndex": 0}).reason
+        == "cannot_afford"
+    )
+    full = patched(
+        state,
+        0,
+        hkd=9,
+        objectives=started(2, "r54")["players"][0]["objectives"][:2]
+        + [{"card": "x", "done": [], "markers": 0}],
+    )
+    assert (
+        refused(full, 0, {"type": "BUY_MARKET_CARD", "row": 0, "col": 0, "objectiveSpaceIndex": 0}).reason
+        == "space_taken"
+    )
 
 
 def test_r_5_5_cards_do_not_slide():
     market = started(2, "r55")["market"]
-    state = play(market_position(market, 20), 0, {"type": "BUY_MARKET_CARD", "row": 0, "col": 0,
-                                                  "objectiveSpaceIndex": 0})
+    state = play(
+        market_position(market, 20),
+        0,
+        {"type": "BUY_MARKET_CARD", "row": 0, "col": 0, "objectiveSpaceIndex": 0},
+    )
     assert state["market"][0] == [None, market[0][1], market[0][2]]
     slid = market_position(market, 20)
-    slid = play(patched(slid, options={**slid["options"], "MARKET_SLIDE": True}), 0,
-                {"type": "BUY_MARKET_CARD", "row": 0, "col": 0, "objectiveSpaceIndex": 0})
+    slid = play(
+        patched(slid, options={**slid["options"], "MARKET_SLIDE": True}),
+        0,
+        {"type": "BUY_MARKET_CARD", "row": 0, "col": 0, "objectiveSpaceIndex": 0},
+    )
     assert slid["market"][0] == [market[0][1], market[0][2], None]  # A-05's alternative
 
 
@@ -604,8 +841,9 @@ def test_r_5_8_solo_market_decay_without_a_purchase():
     state = in_phase(patched(base, 0, objectives=[None, None, None]), "p5", 0)
     after = play(state, 0, {"type": "PASS"})
     assert market[0][2] in after["discard"]  # the top row's rightmost card, before Phase 6's own decay
-    bought = events(patched(state, 0, hkd=4), 0, {"type": "BUY_MARKET_CARD", "row": 1, "col": 0,
-                                                  "objectiveSpaceIndex": 0})  # then auto-passes (R-5.2)
+    bought = events(
+        patched(state, 0, hkd=4), 0, {"type": "BUY_MARKET_CARD", "row": 1, "col": 0, "objectiveSpaceIndex": 0}
+    )  # then auto-passes (R-5.2)
     decayed = [e for e in bought if e["type"] == "market_decayed"]
     assert decayed and not any(e["data"].get("solo") for e in decayed)  # Phase 6's decay only
 
@@ -652,16 +890,23 @@ def test_r_6_4_ongoing_cleanup_effects_of_check_mark_area_cards():
 
 def test_r_6_5_objective_cards_may_be_discarded_with_their_markers():
     the_pack = pack()
-    card = crisis_plan(the_pack, "FX-R65", [objective({"type": "POINTS", "n": 1}), objective({"type": "POINTS", "n": 1})])
+    card = crisis_plan(
+        the_pack, "FX-R65", [objective({"type": "POINTS", "n": 1}), objective({"type": "POINTS", "n": 1})]
+    )
     base = started(2, "r65", the_pack)
     state = in_phase(base, "p5", 0)
     supply = state["players"][0]["supply"]
-    state = patched(state, 0, objectives=[None, None, {"card": card, "done": [0], "markers": 1}], supply=supply - 1)
+    state = patched(
+        state, 0, objectives=[None, None, {"card": card, "done": [0], "markers": 1}], supply=supply - 1
+    )
     state = patched(state, 1, objectives=[None, None, None])
     state = into_cleanup(state)
     assert GAME.to_act(state) == [0]
     emergency = state["players"][0]["emergency"]["card"]
-    assert refused(state, 0, {"type": "CLEANUP_DISCARD_OBJECTIVES", "cardIds": [emergency]}).reason == "not_discardable"
+    assert (
+        refused(state, 0, {"type": "CLEANUP_DISCARD_OBJECTIVES", "cardIds": [emergency]}).reason
+        == "not_discardable"
+    )
     state = play(state, 0, {"type": "CLEANUP_DISCARD_OBJECTIVES", "cardIds": [card]})
     assert card in state["discard"] and state["players"][0]["supply"] == supply
 
@@ -700,7 +945,9 @@ def test_r_7_3_a_stabiliser_without_houses_places_a_cube():
     d = sorted(board.districts)[0]
     state = market_position(started(2, "stabilise")["market"], 20)
     spaces = [{**s, "covered": False} for s in state["players"][0]["spaces"]]
-    state = patched(state, 0, cubes=board.districts[d]["boundary"], objectives=[None, None, None], spaces=spaces)
+    state = patched(
+        state, 0, cubes=board.districts[d]["boundary"], objectives=[None, None, None], spaces=spaces
+    )
     state = patched(state, 1, objectives=[None, None, None])
     supply = state["players"][0]["supply"]
     after = into_cleanup(state)
@@ -714,8 +961,12 @@ def test_r_7_4_several_districts_one_house_each():
     state = into_stabilisation({0: cubes, 1: []})
     assert state["collect"]["due"]["0"] == [first, second]
     state = play(state, 0, {"type": "CHOOSE_HOUSE", "districtId": first, "checkSpaceId": "petrol-reward"})
-    assert refused(state, 0, {"type": "CHOOSE_HOUSE", "districtId": second, "checkSpaceId": "petrol-reward"}
-                   ).reason == "space_uncovered"
+    assert (
+        refused(
+            state, 0, {"type": "CHOOSE_HOUSE", "districtId": second, "checkSpaceId": "petrol-reward"}
+        ).reason
+        == "space_uncovered"
+    )
     state = play(state, 0, {"type": "CHOOSE_HOUSE", "districtId": second, "checkSpaceId": "tools-reward"})
     assert state["districts"][first]["houses"] == [0] == state["districts"][second]["houses"]
 
@@ -732,22 +983,39 @@ def test_r_7_5_an_action_unlocked_in_phase_7_is_usable_in_phase_8():
 
 def test_r_8_3_refilling_is_optional_and_an_empty_slot_cannot_be_taken():
     state = refill_position(3, [0, 0, 0])
-    assert [a["type"] for a in GAME.legal_actions(state, 0) if a["type"] in ("REFILL_HAND", "DECLINE_REFILL")] == [
-        "DECLINE_REFILL"]
+    assert [
+        a["type"] for a in GAME.legal_actions(state, 0) if a["type"] in ("REFILL_HAND", "DECLINE_REFILL")
+    ] == ["DECLINE_REFILL"]
     assert refused(state, 0, {"type": "REFILL_HAND", "slot": 1}).reason == "not_largest_slot"
-    assert refused(refill_position(3, [1, 4, 2]), 0, {"type": "REFILL_HAND", "slot": 4}).reason == "not_largest_slot"
+    assert (
+        refused(refill_position(3, [1, 4, 2]), 0, {"type": "REFILL_HAND", "slot": 4}).reason
+        == "not_largest_slot"
+    )
 
 
 def test_r_8_4_check_mark_actions_only_after_refilling_each_once():
     state = refill_position(3, [1, 4, 2])
-    state = patched(state, 0, spaces=[{"action": "petrol-reward", "covered": False},
-                                      {"action": "tools-reward", "covered": True}], rondel=rondel())
-    assert refused(state, 0, {"type": "ACTIVATE_CHECK_ACTION", "sourceId": "petrol-reward"}).reason == "not_refilled"
+    state = patched(
+        state,
+        0,
+        spaces=[{"action": "petrol-reward", "covered": False}, {"action": "tools-reward", "covered": True}],
+        rondel=rondel(),
+    )
+    assert (
+        refused(state, 0, {"type": "ACTIVATE_CHECK_ACTION", "sourceId": "petrol-reward"}).reason
+        == "not_refilled"
+    )
     state = play(state, 0, {"type": "REFILL_HAND", "slot": 2})
-    assert refused(state, 0, {"type": "ACTIVATE_CHECK_ACTION", "sourceId": "tools-reward"}).reason == "action_locked"
+    assert (
+        refused(state, 0, {"type": "ACTIVATE_CHECK_ACTION", "sourceId": "tools-reward"}).reason
+        == "action_locked"
+    )
     state = play(state, 0, {"type": "ACTIVATE_CHECK_ACTION", "sourceId": "petrol-reward"})
     assert state["players"][0]["rondel"]["PETROL"] >= 1
-    assert refused(state, 0, {"type": "ACTIVATE_CHECK_ACTION", "sourceId": "petrol-reward"}).reason == "already_used"
+    assert (
+        refused(state, 0, {"type": "ACTIVATE_CHECK_ACTION", "sourceId": "petrol-reward"}).reason
+        == "already_used"
+    )
 
 
 def test_r_8_5_after_every_turn_of_phase_8_a_new_round_begins():
@@ -763,8 +1031,13 @@ def test_r_8_5_after_every_turn_of_phase_8_a_new_round_begins():
 def test_leader_activates_one_unlocked_check_mark_action():
     base = started(2, "leader")
     leader = set_card(base, 0, "LEADER")
-    state = in_phase(patched(base, 0, spaces=[{"action": "petrol-reward", "covered": False}], rondel=rondel()), "p2",
-                     0, revealed=[leader], current=leader)
+    state = in_phase(
+        patched(base, 0, spaces=[{"action": "petrol-reward", "covered": False}], rondel=rondel()),
+        "p2",
+        0,
+        revealed=[leader],
+        current=leader,
+    )
     state = play(state, 0, {"type": "USE_SPECIALIST_ROW", "cardId": leader, "rowIndex": 0})
     assert GAME.legal_actions(state, 0)[0] == {"type": "CHOOSE_CHECK_ACTION", "sourceId": "petrol-reward"}
     state = play(state, 0, {"type": "CHOOSE_CHECK_ACTION", "sourceId": "petrol-reward"})
@@ -774,7 +1047,9 @@ def test_leader_activates_one_unlocked_check_mark_action():
 def test_doctor_brings_a_card_back_from_hospital_and_scores_it():
     base = started(2, "doctor")
     doctor = set_card(base, 0, "DOCTOR")
-    state = in_phase(patched(base, 0, rondel=rondel(MEDICINE=1), vp=0), "p2", 0, revealed=[doctor], current=doctor)
+    state = in_phase(
+        patched(base, 0, rondel=rondel(MEDICINE=1), vp=0), "p2", 0, revealed=[doctor], current=doctor
+    )
     state = play(state, 0, {"type": "USE_SPECIALIST_ROW", "cardId": doctor, "rowIndex": 0})
     card = state["players"][0]["hospital"][0]
     state = play(state, 0, {"type": "RETRIEVE_CARD", "cardId": card})
@@ -818,8 +1093,9 @@ def test_e_6_tokens_are_worth_nothing_at_the_end():
 def test_e_7_a_full_tie_is_a_shared_victory():
     state = started(2, "e7")
     state = patched(state, 0, **{k: state["players"][1][k] for k in ("vp", "hkd", "rondel")})
-    result = GAME.final_scoring(patched(state, 0, hand=state["players"][1]["hand"],
-                                        slots=state["players"][1]["slots"]))
+    result = GAME.final_scoring(
+        patched(state, 0, hand=state["players"][1]["hand"], slots=state["players"][1]["slots"])
+    )
     assert result["winners"] == [0, 1]
 
 
@@ -830,14 +1106,16 @@ def test_c_5_c_6_any_player_completes_a_shared_objective_once_with_their_cube():
     state = in_phase(started(2, "c5", mode="CAMPAIGN"), "p3", 0)
     plan = state["shared_plans"][0]["card"]
     source = {"area": "SHARED_PLAN", "cardId": plan}
-    rich = {"hkd": 30, "rondel": rondel(**{r: 5 for r in RESOURCES}, BATTERY=5)}
+    rich = {"hkd": 30, "rondel": rondel(**dict.fromkeys(RESOURCES, 5), BATTERY=5)}
     state = patched(patched(state, 0, **rich), 1, **rich)
     index = next(k for s, k, _ in GAME.completable(state, 0) if s == source)
     action = {"type": "COMPLETE_OBJECTIVE", "source": source, "objectiveIndex": index}
     after = play(state, 0, action)
     while after["queue"]:
         after = play(after, 0, GAME.legal_actions(after, 0)[0])
-    assert after["shared_plans"][0]["done"][str(index)] == [0] and after["shared_plans"][0]["cubes"] == {"0": 1}
+    assert after["shared_plans"][0]["done"][str(index)] == [0] and after["shared_plans"][0]["cubes"] == {
+        "0": 1
+    }
     assert refused(after, 0, action).reason == "unknown_objective"
     other = in_phase(after, "p3", 1)
     assert play(other, 1, action)["shared_plans"][0]["done"][str(index)] == [0, 1]  # C-5: again, by another
@@ -876,12 +1154,17 @@ def test_c_15_a_retry_starts_with_more_money():
 
 def test_r_3_7_close_out_any_time_in_the_turn_when_the_option_says_so():
     the_pack = pack()
-    card = crisis_plan(the_pack, "FX-R37", [objective({"type": "HKD", "n": 1}), objective({"type": "POINTS", "n": 1})])
+    card = crisis_plan(
+        the_pack, "FX-R37", [objective({"type": "HKD", "n": 1}), objective({"type": "POINTS", "n": 1})]
+    )
     state = objective_position(the_pack, card)
     objectives = list(state["players"][0]["objectives"])
     objectives[2] = {"card": card, "done": [0], "markers": 1}
     state = patched(state, 0, objectives=objectives)
-    assert refused(state, 0, {"type": "RESOLVE_CLOSE_OUT", "cardId": card, "closeOut": True}).reason == "not_pending"
+    assert (
+        refused(state, 0, {"type": "RESOLVE_CLOSE_OUT", "cardId": card, "closeOut": True}).reason
+        == "not_pending"
+    )
     anytime = patched(state, options={**state["options"], "CLOSE_OUT_TIMING": "ANY_TIME_IN_TURN"})
     assert {"type": "RESOLVE_CLOSE_OUT", "cardId": card, "closeOut": True} in GAME.legal_actions(anytime, 0)
     after = play(anytime, 0, {"type": "RESOLVE_CLOSE_OUT", "cardId": card, "closeOut": True})
@@ -890,12 +1173,16 @@ def test_r_3_7_close_out_any_time_in_the_turn_when_the_option_says_so():
 
 def test_a_38_without_virtual_markers_an_empty_supply_refuses_a_marked_completion():
     the_pack = pack()
-    card = crisis_plan(the_pack, "FX-A38", [objective({"type": "HKD", "n": 1}), objective({"type": "POINTS", "n": 1})])
+    card = crisis_plan(
+        the_pack, "FX-A38", [objective({"type": "HKD", "n": 1}), objective({"type": "POINTS", "n": 1})]
+    )
     state = objective_position(the_pack, card)
     state = patched(state, options={**state["options"], "VIRTUAL_MARKERS": False})
     empty = patched(state, 0, supply=0, rondel=rondel(BATTERY=state["players"][0]["supply"] + 1))
-    assert refused(empty, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0}
-                   ).reason == "no_marker_cube"
+    assert (
+        refused(empty, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0}).reason
+        == "no_marker_cube"
+    )
     virtual = patched(empty, options={**empty["options"], "VIRTUAL_MARKERS": True})
     after = play(virtual, 0, {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0})
     assert after["queue"][0]["effect"]["type"] == "CLOSE_OUT_OFFER"
@@ -911,7 +1198,9 @@ def test_r_7_4_a_simultaneous_house_choice_shows_the_others_nothing_of_which_dis
     assert state["options"]["P6_P7_SIMULTANEOUS"]
     before = {seat: GAME.view(state, seat)["collect"] for seat in (None, 1)}
     for chosen in (first, second):
-        after = play(state, 0, {"type": "CHOOSE_HOUSE", "districtId": chosen, "checkSpaceId": "petrol-reward"})
+        after = play(
+            state, 0, {"type": "CHOOSE_HOUSE", "districtId": chosen, "checkSpaceId": "petrol-reward"}
+        )
         for seat in (None, 1):
             assert GAME.view(after, seat)["collect"]["due"] == before[seat]["due"] == {"0": [first, second]}
         other = second if chosen == first else first

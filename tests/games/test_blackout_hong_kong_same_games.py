@@ -33,17 +33,59 @@ GAMES = [  # (players, seed, options)
     (1, "solo-campaign", {"mode": "CAMPAIGN"}),
     (1, "solo-single", {"mode": "SINGLE", "ALLOW_SOLO_SINGLE": True, "CLOSE_OUT_TIMING": "ANY_TIME_IN_TURN"}),
     (2, "two", {"mode": "SINGLE"}),
-    (2, "two-flipped", {"mode": "SINGLE", "P6_P7_SIMULTANEOUS": False, "CARD_RESOLUTION": "INTERLEAVED",
-                        "PATROL_DECLINE_ENDS_TURN": False, "VIRTUAL_MARKERS": False,
-                        "PLACE_CUBE_DECLINABLE_WHEN_COSTLY": True}),
-    (3, "three", {"mode": "SINGLE", "TRANSPORT_POOL_LIMITED": True, "GPS_POOL_LIMITED": True,
-                  "MARKET_SLIDE": True, "OWNED_FACEDOWN_TILE_VISIBILITY": "OWNER_ONLY"}),
-    (3, "three-campaign", {"mode": "CAMPAIGN", "FOOD_WATER_CLEANUP": "SELL_1HKD_EACH",
-                           "END_TRIGGER": "DRAW_FROM_EMPTY", "PATROL_REQ_CONSUMES": True}),
-    (4, "four", {"mode": "SINGLE", "CLOSE_OUT_TIMING": "ANY_TIME_IN_TURN", "EMERGENCY_PLAN_DISCARDABLE": True,
-                 "SKIP_RULE": "OTHER_COLOUR_ONLY"}),
-    (4, "four-campaign", {"mode": "CAMPAIGN", "AUTO_PASS": False, "EXPLORATION_TOTAL_MODE": "PARTY_ONLY",
-                          "SLOT_REQ_MODE": "EXACT"}),
+    (
+        2,
+        "two-flipped",
+        {
+            "mode": "SINGLE",
+            "P6_P7_SIMULTANEOUS": False,
+            "CARD_RESOLUTION": "INTERLEAVED",
+            "PATROL_DECLINE_ENDS_TURN": False,
+            "VIRTUAL_MARKERS": False,
+            "PLACE_CUBE_DECLINABLE_WHEN_COSTLY": True,
+        },
+    ),
+    (
+        3,
+        "three",
+        {
+            "mode": "SINGLE",
+            "TRANSPORT_POOL_LIMITED": True,
+            "GPS_POOL_LIMITED": True,
+            "MARKET_SLIDE": True,
+            "OWNED_FACEDOWN_TILE_VISIBILITY": "OWNER_ONLY",
+        },
+    ),
+    (
+        3,
+        "three-campaign",
+        {
+            "mode": "CAMPAIGN",
+            "FOOD_WATER_CLEANUP": "SELL_1HKD_EACH",
+            "END_TRIGGER": "DRAW_FROM_EMPTY",
+            "PATROL_REQ_CONSUMES": True,
+        },
+    ),
+    (
+        4,
+        "four",
+        {
+            "mode": "SINGLE",
+            "CLOSE_OUT_TIMING": "ANY_TIME_IN_TURN",
+            "EMERGENCY_PLAN_DISCARDABLE": True,
+            "SKIP_RULE": "OTHER_COLOUR_ONLY",
+        },
+    ),
+    (
+        4,
+        "four-campaign",
+        {
+            "mode": "CAMPAIGN",
+            "AUTO_PASS": False,
+            "EXPLORATION_TOTAL_MODE": "PARTY_ONLY",
+            "SLOT_REQ_MODE": "EXACT",
+        },
+    ),
 ]
 
 
@@ -67,7 +109,10 @@ def step_digest(played, before: dict) -> str:
         "events": events,
         "event_views": [[GAME.event_view(e, v) for v in viewers(before)] for e in events],
         "states": [without_pack(s) for s in played.states],
-        "next": {str(seat): [GAME.legal_actions(after, seat), GAME.view(after, seat)] for seat in GAME.to_act(after)},
+        "next": {
+            str(seat): [GAME.legal_actions(after, seat), GAME.view(after, seat)]
+            for seat in GAME.to_act(after)
+        },
     }
     return digest(shown)
 
@@ -99,7 +144,10 @@ def play_game(players: int, seed: str, options: dict, recorded: list | None = No
         yield [seat, action, step_digest(played, state), tried]
         last, state = action, played.states[-1]
         index += 1
-    yield {"views": {str(v): digest(GAME.view(state, v)) for v in viewers(state)}, "scores": GAME.scores(state)}
+    yield {
+        "views": {str(v): digest(GAME.view(state, v)) for v in viewers(state)},
+        "scores": GAME.scores(state),
+    }
 
 
 def record() -> dict:

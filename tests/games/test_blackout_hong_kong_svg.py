@@ -37,11 +37,13 @@ def test_the_picture_shows_a_hand_to_its_owner_only():
     assert hand
     own, spectator = GAME.svg(GAME.view(state, 0)), GAME.svg(GAME.view(state, None))
     assert all(card in own for card in hand)
-    assert not any(f">{card}<" in spectator or f"{card}," in spectator or f" {card}" in spectator for card in hand)
+    assert not any(
+        f">{card}<" in spectator or f"{card}," in spectator or f" {card}" in spectator for card in hand
+    )
 
 
 def test_the_final_picture_shows_the_totals_and_winners():
     state = random_game(2, "svg-final")
     svg = GAME.svg(GAME.view(state, None))
     ET.fromstring(svg)
-    assert "Final:" in svg and all(f'{r["total"]} VP' in svg for r in state["result"]["players"])
+    assert "Final:" in svg and all(f"{r['total']} VP" in svg for r in state["result"]["players"])

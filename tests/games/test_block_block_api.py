@@ -46,10 +46,17 @@ def test_golden_game_through_the_api(client, fake_redis, settings):
     for number, (player, shape, r, x, y, z, cubes) in enumerate(GOLDEN, start=1):
         seat = 0 if player == "BROWN" else 1
         listing = legal(client, match_id, tokens[seat])
-        assert any((a["shape"], a["rotation"], a["x"], a["y"], a["z"]) == (shape, r, x, y, z)
-                   for a in listing["actions"]), number
-        response = act(client, match_id, tokens[seat], listing["version"],
-                       {"type": "place", "shape": shape, "rotation": r, "x": x, "y": y})
+        assert any(
+            (a["shape"], a["rotation"], a["x"], a["y"], a["z"]) == (shape, r, x, y, z)
+            for a in listing["actions"]
+        ), number
+        response = act(
+            client,
+            match_id,
+            tokens[seat],
+            listing["version"],
+            {"type": "place", "shape": shape, "rotation": r, "x": x, "y": y},
+        )
         assert response.status_code == 201, response.json
         placed = response.json["events"][0]
         assert placed["type"] == "piece_placed" and placed["data"]["z"] == z
@@ -65,8 +72,9 @@ def test_golden_game_through_the_api(client, fake_redis, settings):
     assert result["winner"] == "BROWN" and result["reason"] == "SCORE"
 
 
-def test_random_game_to_the_end_with_listed_actions_and_offline_replay(client, fake_redis, settings,
-                                                                        tmp_path, capsys):
+def test_random_game_to_the_end_with_listed_actions_and_offline_replay(
+    client, fake_redis, settings, tmp_path, capsys
+):
     """A random game through the API only: legal actions as listed, posted back unchanged at the
     version they were listed at; then the exported log replays offline to the same result."""
     match_id, tokens = new_match(client, first_player="random")
@@ -103,23 +111,31 @@ def test_a_game_ending_with_a_player_who_cannot_place(client, fake_redis, settin
     assert events[2]["data"]["reason"] == "NO_LEGAL_PLACEMENT"
     assert client.get(f"/v1/matches/{match_id}").json["status"] == "finished"
     assert legal(client, match_id, tokens[1])["actions"] == []
-    refused = act(client, match_id, tokens[1], response.json["version"],
-                  {"type": "place", "shape": "I1", "rotation": 0, "x": 0, "y": 0})
+    refused = act(
+        client,
+        match_id,
+        tokens[1],
+        response.json["version"],
+        {"type": "place", "shape": "I1", "rotation": 0, "x": 0, "y": 0},
+    )
     assert refused.status_code == 422 and refused.json["reason"] == "game_over"
     result = score(client, fake_redis, settings, match_id, tokens[0])
     assert result["ranks"] == [1, 2] and result["reason"] == "NO_LEGAL_PLACEMENT"
 
 
-@pytest.mark.parametrize("options, field", [
-    ({"board_size": [0, 4]}, "options.board_size"),
-    ({"board_size": [4, 4, 4]}, "options.board_size"),
-    ({"max_height": 0}, "options.max_height"),
-    ({"tie_break": "COIN_TOSS"}, "options.tie_break"),
-    ({"same_shape_stack_rule": "NEAR"}, "options.same_shape_stack_rule"),
-    ({"first_player": 2}, "options.first_player"),
-    ({"colour_blind": True}, "options.colour_blind"),
-    ({"pack": "no-such-pack"}, "options.pack"),
-])
+@pytest.mark.parametrize(
+    "options, field",
+    [
+        ({"board_size": [0, 4]}, "options.board_size"),
+        ({"board_size": [4, 4, 4]}, "options.board_size"),
+        ({"max_height": 0}, "options.max_height"),
+        ({"tie_break": "COIN_TOSS"}, "options.tie_break"),
+        ({"same_shape_stack_rule": "NEAR"}, "options.same_shape_stack_rule"),
+        ({"first_player": 2}, "options.first_player"),
+        ({"colour_blind": True}, "options.colour_blind"),
+        ({"pack": "no-such-pack"}, "options.pack"),
+    ],
+)
 def test_option_errors_name_the_field(client, options, field):
     response = client.post("/v1/matches", json={"game": GAME_ID, "players": PLAYERS, "options": options})
     assert response.status_code == 400, response.json
@@ -143,8 +159,12 @@ def test_resolved_options_are_recorded(client):
 def test_rejections_carry_the_spec_error_codes(client):
     """8.2 error codes as the 422 reason; a malformed action is a 400 naming the field."""
     match_id, tokens = new_match(client)
-    assert act(client, match_id, tokens[0], 1, {"type": "place", "shape": "I2", "rotation": 0,
-                                                "x": 0, "y": 0}).status_code == 201
+    assert (
+        act(
+            client, match_id, tokens[0], 1, {"type": "place", "shape": "I2", "rotation": 0, "x": 0, "y": 0}
+        ).status_code
+        == 201
+    )
     cases = {
         "not_your_turn": (0, {"type": "place", "shape": "I1", "rotation": 0, "x": 3, "y": 3}),
         "same_shape_as_opponent": (1, {"type": "place", "shape": "I2", "rotation": 0, "x": 0, "y": 3}),
@@ -158,11 +178,12 @@ def test_rejections_carry_the_spec_error_codes(client):
         response = act(client, match_id, tokens[seat], 2, action)
         assert response.status_code == 422, (reason, response.json)
         assert response.json["error"] == "illegal_action" and response.json["reason"] == reason, response.json
-    for action, field in [({"type": "place", "rotation": 0, "x": 0, "y": 0}, "action.shape"),
-                          ({"type": "place", "shape": "I1", "rotation": 24.5, "x": 0, "y": 0}, "action.rotation"),
-                          ({"type": "pass"}, "action.type"),
-                          ({"type": "place", "shape": "I1", "rotation": 0, "x": 0, "y": 0, "colour": "RED"},
-                           "action.colour")]:
+    for action, field in [
+        ({"type": "place", "rotation": 0, "x": 0, "y": 0}, "action.shape"),
+        ({"type": "place", "shape": "I1", "rotation": 24.5, "x": 0, "y": 0}, "action.rotation"),
+        ({"type": "pass"}, "action.type"),
+        ({"type": "place", "shape": "I1", "rotation": 0, "x": 0, "y": 0, "colour": "RED"}, "action.colour"),
+    ]:
         response = act(client, match_id, tokens[1], 2, action)
         assert response.status_code == 400 and field in response.json["fields"], response.json
     assert client.get(f"/v1/matches/{match_id}").json["version"] == 2  # nothing appended
@@ -186,7 +207,10 @@ def test_state_as_svg(client):
     root = ET.fromstring(response.data)
     ns = "{http://www.w3.org/2000/svg}"
     assert root.tag == f"{ns}svg"
-    assert root.find(f"{ns}g[@id='top-view']") is not None and root.find(f"{ns}g[@id='isometric-view']") is not None
+    assert (
+        root.find(f"{ns}g[@id='top-view']") is not None
+        and root.find(f"{ns}g[@id='isometric-view']") is not None
+    )
     json_state = client.get(f"/v1/matches/{match_id}/state").json["state"]
     assert json_state["tops"][0][0] == "WHITE" and json_state["heights"][0][0] == 3
 
@@ -196,8 +220,11 @@ def test_state_as_svg(client):
 
 def tiny_pack(**changes):
     pack = {
-        "packId": "tiny", "version": "1", "provenance": "TEST_FIXTURE",
-        "board": {"width": 2, "depth": 1}, "maxHeight": 1,
+        "packId": "tiny",
+        "version": "1",
+        "provenance": "TEST_FIXTURE",
+        "board": {"width": 2, "depth": 1},
+        "maxHeight": 1,
         "shapes": [{"shapeId": "I1", "cubes": [[0, 0, 0]]}],
         "sets": {"BROWN": [{"shapeId": "I1", "count": 1}], "WHITE": [{"shapeId": "I1", "count": 1}]},
     }
@@ -210,8 +237,20 @@ def pack_client(settings, fake_redis, tmp_path):
     folder = tmp_path / GAME_ID
     folder.mkdir()
     (folder / "tiny.json").write_text(json.dumps(tiny_pack()))
-    (folder / "broken.json").write_text(json.dumps(tiny_pack(packId="broken", shapes=[
-        {"shapeId": "I1", "cubes": [[0, 0, 0]], "faceColours": [{"cube": 0, "face": "+Q", "colour": "OWNER"}]}])))
+    (folder / "broken.json").write_text(
+        json.dumps(
+            tiny_pack(
+                packId="broken",
+                shapes=[
+                    {
+                        "shapeId": "I1",
+                        "cubes": [[0, 0, 0]],
+                        "faceColours": [{"cube": 0, "face": "+Q", "colour": "OWNER"}],
+                    }
+                ],
+            )
+        )
+    )
     return create_app(dataclasses.replace(settings, packs_dir=tmp_path), fake_redis).test_client()
 
 
@@ -220,12 +259,16 @@ def test_an_installed_pack_is_listed_and_played(pack_client):
     cube each; the game ends on score after two moves."""
     entry = next(g for g in pack_client.get("/v1/games").json if g["id"] == GAME_ID)
     assert entry["packs"] == ["bb-default-generated", "broken", "tiny"]
-    match_id, tokens = new_match(pack_client, pack="tiny", pack_strict_counts=False, tie_break="SECOND_PLAYER")
+    match_id, tokens = new_match(
+        pack_client, pack="tiny", pack_strict_counts=False, tie_break="SECOND_PLAYER"
+    )
     state = pack_client.get(f"/v1/matches/{match_id}/state").json["state"]
     assert state["board"] == {"width": 2, "depth": 1, "max_height": 1}
     assert state["pack"]["provenance"] == "TEST_FIXTURE"
     act(pack_client, match_id, tokens[0], 1, {"type": "place", "shape": "I1", "rotation": 0, "x": 0, "y": 0})
-    response = act(pack_client, match_id, tokens[1], 2, {"type": "place", "shape": "I1", "rotation": 0, "x": 1, "y": 0})
+    response = act(
+        pack_client, match_id, tokens[1], 2, {"type": "place", "shape": "I1", "rotation": 0, "x": 1, "y": 0}
+    )
     over = response.json["events"][1]
     assert over["type"] == "game_over" and over["data"]["score"] == {"BROWN": 1, "WHITE": 1}
     assert over["data"]["winner"] == "WHITE" and over["data"]["tie_break"] == "SECOND_PLAYER"
@@ -234,8 +277,11 @@ def test_an_installed_pack_is_listed_and_played(pack_client):
 def test_invalid_and_non_strict_packs_are_refused_naming_the_field(pack_client):
     """1.8.1: a pack failing its schema is a 400 on options.pack naming the item and field; K-7
     refuses the tiny set unless pack_strict_counts is false."""
+
     def create_with(pack):
-        return pack_client.post("/v1/matches", json={"game": GAME_ID, "players": PLAYERS, "options": {"pack": pack}})
+        return pack_client.post(
+            "/v1/matches", json={"game": GAME_ID, "players": PLAYERS, "options": {"pack": pack}}
+        )
 
     response = create_with("broken")
     assert response.status_code == 400
@@ -249,13 +295,21 @@ def test_a_pack_is_named_by_its_file(settings, fake_redis, tmp_path):
     folder.mkdir()
     (folder / "renamed.json").write_text(json.dumps(tiny_pack(packId="something-else")))
     client = create_app(dataclasses.replace(settings, packs_dir=tmp_path), fake_redis).test_client()
-    response = client.post("/v1/matches", json={"game": GAME_ID, "players": PLAYERS,
-                                                "options": {"pack": "renamed", "pack_strict_counts": False}})
+    response = client.post(
+        "/v1/matches",
+        json={
+            "game": GAME_ID,
+            "players": PLAYERS,
+            "options": {"pack": "renamed", "pack_strict_counts": False},
+        },
+    )
     assert response.status_code == 400
     assert "packId" in response.json["fields"]["options.pack"][0]
 
 
-def test_a_game_lost_before_the_first_move_still_reveals_its_seed_and_is_scored(settings, fake_redis, tmp_path):
+def test_a_game_lost_before_the_first_move_still_reveals_its_seed_and_is_scored(
+    settings, fake_redis, tmp_path
+):
     """R-1.1 at the very first turn: brown's only piece fits nowhere on a 1x1 board. The match is
     over at creation; the log reveals the seed, and the rule worker has it scored like any other."""
     from service.matches import Matches
@@ -264,9 +318,16 @@ def test_a_game_lost_before_the_first_move_still_reveals_its_seed_and_is_scored(
     folder = tmp_path / GAME_ID
     folder.mkdir()
     o4 = {"shapeId": "O4", "cubes": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]}
-    (folder / "stuck.json").write_text(json.dumps(tiny_pack(
-        packId="stuck", board={"width": 1, "depth": 1}, shapes=[o4],
-        sets={"BROWN": [{"shapeId": "O4", "count": 1}], "WHITE": [{"shapeId": "O4", "count": 1}]})))
+    (folder / "stuck.json").write_text(
+        json.dumps(
+            tiny_pack(
+                packId="stuck",
+                board={"width": 1, "depth": 1},
+                shapes=[o4],
+                sets={"BROWN": [{"shapeId": "O4", "count": 1}], "WHITE": [{"shapeId": "O4", "count": 1}]},
+            )
+        )
+    )
     configured = dataclasses.replace(settings, packs_dir=tmp_path, claim_idle_ms=0)
     client = create_app(configured, fake_redis).test_client()
     match_id, _ = new_match(client, pack="stuck", pack_strict_counts=False)
@@ -283,21 +344,28 @@ def test_a_game_lost_before_the_first_move_still_reveals_its_seed_and_is_scored(
 
 def test_a_board_bigger_than_8_is_refused_at_creation(client):
     """The legal-actions answer grows with the board: 26,253 placements (4.5 MB) at 32 x 32."""
-    response = client.post("/v1/matches", json={"game": GAME_ID, "players": PLAYERS,
-                                                "options": {"board_size": [32, 32]}})
+    response = client.post(
+        "/v1/matches", json={"game": GAME_ID, "players": PLAYERS, "options": {"board_size": [32, 32]}}
+    )
     assert response.status_code == 400 and response.json["error"] == "invalid_request", response.json
     assert "options.board_size" in response.json["fields"]
     assert "maximum of 8" in response.json["message"], response.json["message"]
     assert new_match(client, board_size=[8, 8])  # the largest allowed
 
 
-def test_a_match_made_with_a_bigger_board_before_the_cap_still_replays(client, settings, fake_redis, monkeypatch):
+def test_a_match_made_with_a_bigger_board_before_the_cap_still_replays(
+    client, settings, fake_redis, monkeypatch
+):
     from service import lifecycle
     from service.games import GAMES
+
     game = GAMES[GAME_ID]
     with monkeypatch.context() as patched:  # the creation check of an earlier version, which allowed 32
-        patched.setattr(lifecycle, "check_options",
-                        lambda game_id, options, players: {**game.resolve_options({}, players), **options})
+        patched.setattr(
+            lifecycle,
+            "check_options",
+            lambda game_id, options, players: {**game.resolve_options({}, players), **options},
+        )
         match_id, tokens = new_match(client, board_size=[12, 12])
     fresh = create_app(settings, fake_redis).test_client()  # no cached state: folded from the log
     assert fresh.get(f"/v1/matches/{match_id}").json["options"]["board_size"] == [12, 12]

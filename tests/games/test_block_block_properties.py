@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import itertools
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from service.games.block_block import GAME, geometry
 from service.games.block_block.engine import DEFAULT_PACK
@@ -59,7 +60,9 @@ def independent_count(pieces, width, depth, split=False):
     tops = [colour for _, colour in highest.values()]
     brown = 2 * tops.count("BROWN") + tops.count("HALF")
     white = 2 * tops.count("WHITE") + (tops.count("HALF") if split else 0)
-    heights = {(x, y): highest[(x, y)][0] + 1 if (x, y) in highest else 0 for x in range(width) for y in range(depth)}
+    heights = {
+        (x, y): highest[(x, y)][0] + 1 if (x, y) in highest else 0 for x in range(width) for y in range(depth)
+    }
     return brown, white, heights
 
 
@@ -104,8 +107,10 @@ def brute_force(state, colour):
 
 
 def listed(state, colour):
-    return {(a["shape"], tuple(sorted(tuple(c) for c in a["cubes"])))
-            for a in GAME.legal_actions(state, state["seats"][colour])}
+    return {
+        (a["shape"], tuple(sorted(tuple(c) for c in a["cubes"])))
+        for a in GAME.legal_actions(state, state["seats"][colour])
+    }
 
 
 def play_out(data, state):
@@ -148,8 +153,12 @@ def check_end(start, log, placed, state):
         if brown != white:
             assert over["data"]["winner"] == ("BROWN" if brown > white else "WHITE")
         else:
-            assert over["data"]["winner"] == {"DRAW": None, "FIRST_PLAYER": "BROWN",
-                                              "SECOND_PLAYER": "WHITE"}[state["rules"]["tie_break"]]
+            assert (
+                over["data"]["winner"]
+                == {"DRAW": None, "FIRST_PLAYER": "BROWN", "SECOND_PLAYER": "WHITE"}[
+                    state["rules"]["tie_break"]
+                ]
+            )
     else:
         assert over["data"]["reason"] == "NO_LEGAL_PLACEMENT" and log[-2]["type"] == "no_legal_placement"
         loser = 0 if log[-2]["data"]["colour"] == "BROWN" else 1
@@ -175,19 +184,21 @@ def test_random_default_games_end_with_a_result_the_top_view_confirms(data):
         assert state["result"]["winner"] is not None
 
 
-OPTION_SETS = st.fixed_dictionaries({
-    "board_size": st.sampled_from(["pack", [2, 2], [3, 2], [3, 3], [5, 4]]),
-    "max_height": st.sampled_from(["pack", None, 1, 2, 3]),
-    "same_shape_stack_rule": st.sampled_from(["EXACT_COVER", "ANY_CONTACT"]),
-    "same_shape_stack_owner_scope": st.sampled_from(["ANY", "OPPONENT_ONLY"]),
-    "same_shape_ban": st.booleans(),
-    "require_adjacency": st.booleans(),
-    "use_half_piece": st.booleans(),
-    "half_piece_scoring": st.sampled_from(["BROWN_HALF", "SPLIT"]),
-    "half_piece_shape_class": st.sampled_from(["GEOMETRIC", "OWN"]),
-    "tie_break": st.sampled_from(["DRAW", "FIRST_PLAYER", "SECOND_PLAYER"]),
-    "first_player": st.sampled_from([0, 1]),
-})
+OPTION_SETS = st.fixed_dictionaries(
+    {
+        "board_size": st.sampled_from(["pack", [2, 2], [3, 2], [3, 3], [5, 4]]),
+        "max_height": st.sampled_from(["pack", None, 1, 2, 3]),
+        "same_shape_stack_rule": st.sampled_from(["EXACT_COVER", "ANY_CONTACT"]),
+        "same_shape_stack_owner_scope": st.sampled_from(["ANY", "OPPONENT_ONLY"]),
+        "same_shape_ban": st.booleans(),
+        "require_adjacency": st.booleans(),
+        "use_half_piece": st.booleans(),
+        "half_piece_scoring": st.sampled_from(["BROWN_HALF", "SPLIT"]),
+        "half_piece_shape_class": st.sampled_from(["GEOMETRIC", "OWN"]),
+        "tie_break": st.sampled_from(["DRAW", "FIRST_PLAYER", "SECOND_PLAYER"]),
+        "first_player": st.sampled_from([0, 1]),
+    }
+)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -209,7 +220,9 @@ def test_legal_list_equals_brute_force(data, plies, stack_rule):
         if GAME.is_over(state):
             break
         seat = GAME.to_act(state)[0]
-        state = fold(GAME, state, GAME.play(state, seat, data.draw(st.sampled_from(GAME.legal_actions(state, seat)))))
+        state = fold(
+            GAME, state, GAME.play(state, seat, data.draw(st.sampled_from(GAME.legal_actions(state, seat))))
+        )
     if GAME.is_over(state):
         assert GAME.legal_actions(state, 0) == [] == GAME.legal_actions(state, 1)
         return
@@ -233,7 +246,8 @@ def test_rotation_table_has_the_24_proper_rotations():
     assert len(matrices) == 24 and all(r.determinant == 1 for r in proper)
     everything = {
         tuple(tuple(sign[i] * (1 if perm[i] == j else 0) for j in range(3)) for i in range(3))
-        for perm in itertools.permutations(range(3)) for sign in itertools.product((1, -1), repeat=3)
+        for perm in itertools.permutations(range(3))
+        for sign in itertools.product((1, -1), repeat=3)
     }
     assert len(everything) == 48
     by_matrix = {matrix(r): r for r in proper}
@@ -283,4 +297,8 @@ def test_symmetric_pieces_have_few_orientations():
         "cube": tuple(itertools.product((0, 1), repeat=3)),
     }
     assert {k: geometry.geometric_orientation_count(v) for k, v in counts.items()} == {
-        "single": 1, "bar": 3, "square": 3, "cube": 1}
+        "single": 1,
+        "bar": 3,
+        "square": 3,
+        "cube": 1,
+    }

@@ -20,9 +20,8 @@ import xml.etree.ElementTree as ET
 import jsonschema
 import pytest
 
-from service.games.block_block import GAME
+from service.games.block_block import GAME, geometry
 from service.games.block_block.engine import DEFAULT_PACK, tables
-from service.games.block_block import geometry
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidPack, fold
 
 BROWN_SEAT, WHITE_SEAT = 0, 1
@@ -130,7 +129,9 @@ def test_columns_are_solid_stacks_over_a_w_by_d_board():
     occupied = {tuple(c) for p in state["placed"] for c in p["cubes"]}
     for y in range(4):
         for x in range(4):
-            assert {(x, y, z) for z in range(view["heights"][y][x])} == {c for c in occupied if c[:2] == (x, y)}
+            assert {(x, y, z) for z in range(view["heights"][y][x])} == {
+                c for c in occupied if c[:2] == (x, y)
+            }
 
 
 # -- 1. Components, pieces, orientations ---------------------------------------------------------------------
@@ -158,7 +159,9 @@ def test_default_set_is_10_pieces_of_7_shapes_per_colour():
 def test_shape_class_defaults_to_the_shape_id():
     """1.2.3, K-1: without a shapeClass in the pack, the class is the shape id."""
     state = new_game()
-    assert {s: c for s, c in state["classes"].items() if s != "H"} == {s: s for s in state["classes"] if s != "H"}
+    assert {s: c for s, c in state["classes"].items() if s != "H"} == {
+        s: s for s in state["classes"] if s != "H"
+    }
 
 
 def test_half_piece_has_the_class_of_the_single_cube_by_default():
@@ -191,7 +194,10 @@ def test_rotation_table_is_the_spec_table():
         up = r.apply(geometry.FACE_VECTOR[r.top_face])
         assert up == (0, 0, 1)
     assert geometry.normalise(geometry.ROTATIONS[12].apply(c) for c in [(0, 0, 0), (1, 0, 0), (2, 0, 0)]) == (
-        (0, 0, 0), (0, 0, 1), (0, 0, 2))
+        (0, 0, 0),
+        (0, 0, 1),
+        (0, 0, 2),
+    )
 
 
 def test_T3_placements_on_an_empty_board():
@@ -211,7 +217,9 @@ def test_T4_a_cube_over_empty_space_is_unsupported():
 
 def test_T5_a_cube_may_rest_on_an_earlier_cube():
     """T-5 (inject), R-2.5: with (1,0) at height 1, L3 rotation 4 at (0,0) rests at z = 0."""
-    state = inject(new_game(pack_strict_counts=False), [(W, "I1", 0, 1, 0)], last_class=[None, None], to_move=B)
+    state = inject(
+        new_game(pack_strict_counts=False), [(W, "I1", 0, 1, 0)], last_class=[None, None], to_move=B
+    )
     events = GAME.play(state, BROWN_SEAT, place_action("L3", 4, 0, 0))
     assert events[0]["data"]["z"] == 0
     assert cubes_of(events) == [(0, 0, 0), (0, 0, 1), (1, 0, 1)]
@@ -220,7 +228,9 @@ def test_T5_a_cube_may_rest_on_an_earlier_cube():
 def test_T6_drop_height_is_where_the_piece_stops():
     """T-6 (inject), 1.5.3, R-2.5: with (0,0) at height 1, O4 at (0,0) stops at z = 1; three of its
     cubes would float."""
-    state = inject(new_game(pack_strict_counts=False), [(W, "I1", 0, 0, 0)], last_class=[None, None], to_move=B)
+    state = inject(
+        new_game(pack_strict_counts=False), [(W, "I1", 0, 0, 0)], last_class=[None, None], to_move=B
+    )
     assert GAME.describe_placement(state, B, "O4", 0, 0, 0)["z"] == 1
     error = refusal(state, BROWN_SEAT, "O4", 0, 0, 0)
     assert error.reason == "unsupported"
@@ -266,7 +276,8 @@ def test_mirror_images_with_allow_reflection():
     events = GAME.play(state, BROWN_SEAT, place_action("L3", 24 + 5, 0, 0))
     assert events[0]["data"]["rotation"] < 24  # the mirror image equals a proper rotation
     assert {s: len(o) for s, o in tables(state).orientations.items()} == {
-        s: len(o) for s, o in tables(new_game()).orientations.items()}
+        s: len(o) for s, o in tables(new_game()).orientations.items()
+    }
     chiral = geometry.ShapeSpec("S", ((0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 1, 1)), (("OWNER",) * 6,) * 4)
     assert len(geometry.orientations(chiral)[0]) == 12
     assert len(geometry.orientations(chiral, allow_reflection=True)[0]) == 24
@@ -286,10 +297,24 @@ def test_default_pack_is_generated_not_the_publishers():
 def test_options_have_defaults_for_every_config_key():
     """7.6: every config key has a default and a description; unknown keys are refused."""
     properties = GAME.options_schema["properties"]
-    keys = {"pack", "pack_strict_counts", "board_size", "max_height", "use_half_piece", "half_piece_scoring",
-            "half_piece_shape_class", "orientation_equivalence", "allow_reflection", "same_shape_stack_rule",
-            "same_shape_stack_owner_scope", "same_shape_ban", "tie_break", "require_adjacency",
-            "loss_check_timing", "first_player"}
+    keys = {
+        "pack",
+        "pack_strict_counts",
+        "board_size",
+        "max_height",
+        "use_half_piece",
+        "half_piece_scoring",
+        "half_piece_shape_class",
+        "orientation_equivalence",
+        "allow_reflection",
+        "same_shape_stack_rule",
+        "same_shape_stack_owner_scope",
+        "same_shape_ban",
+        "tie_break",
+        "require_adjacency",
+        "loss_check_timing",
+        "first_player",
+    }
     assert set(properties) == keys
     assert all("default" in p and p["description"] for p in properties.values())
     assert GAME.options_schema["additionalProperties"] is False
@@ -297,8 +322,14 @@ def test_options_have_defaults_for_every_config_key():
     assert resolved["pack"] == "bb-default-generated" and resolved["same_shape_stack_rule"] == "EXACT_COVER"
     validator = jsonschema.Draft202012Validator(GAME.options_schema)
     assert validator.is_valid(resolved)
-    for bad in ({"board_size": [0, 4]}, {"board_size": [4]}, {"max_height": 0}, {"tie_break": "COIN"},
-                {"colour": "red"}, {"first_player": 2}):
+    for bad in (
+        {"board_size": [0, 4]},
+        {"board_size": [4]},
+        {"max_height": 0},
+        {"tie_break": "COIN"},
+        {"colour": "red"},
+        {"first_player": 2},
+    ):
         assert not validator.is_valid(bad), bad
 
 
@@ -337,22 +368,47 @@ def raw_pack():
     return json.loads(json.dumps({k: v for k, v in DEFAULT_PACK.items() if k != "checks"}))
 
 
-@pytest.mark.parametrize("change, path, rule", [
-    (lambda p: p["shapes"][1].update(shapeId="I1"), "shapes[1] (I1).shapeId", "K-1"),
-    (lambda p: p["shapes"][1].update(cubes=[[0, 0, 0], [0, 0, 0]]), "shapes[1] (I2).cubes[1]", "K-2"),
-    (lambda p: p["shapes"][1].update(cubes=[[0, 0, 0], [2, 0, 0]]), "shapes[1] (I2).cubes", "K-2"),
-    (lambda p: p["shapes"][1].update(cubes=[[1, 0, 0], [2, 0, 0]]), "shapes[1] (I2).cubes", "K-2"),
-    (lambda p: p["shapes"][2]["faceColours"].append({"cube": 5, "face": "+Z", "colour": "OWNER"}),
-     "shapes[2] (I3).faceColours[2].cube", "K-3"),
-    (lambda p: p["shapes"][2]["faceColours"][0].update(face="+X"), "shapes[2] (I3).faceColours[0].face", "K-3"),
-    (lambda p: p["shapes"][2]["faceColours"].append({"cube": 0, "face": "-X", "colour": "OWNER"}),
-     "shapes[2] (I3).faceColours[2]", "K-3"),
-    (lambda p: p["sets"]["WHITE"].append({"shapeId": "Z9", "count": 1}), "sets.WHITE[7] (Z9).shapeId", "K-4"),
-    (lambda p: p["sets"]["WHITE"].append({"shapeId": "I1", "count": 1}), "sets.WHITE[7] (I1).shapeId", "K-4"),
-    (lambda p: p["sets"]["BROWN"][7].update(count=2), "sets.BROWN[7] (H).count", "K-5"),
-    (lambda p: p["sets"]["BROWN"][2].update(mustBeLast=True), "sets.BROWN[7] (H).mustBeLast", "K-5"),
-    (lambda p: p["shapes"][0].update(defaultFaceColour="HALF"), "shapes[0] (I1).defaultFaceColour", "K-6"),
-])
+@pytest.mark.parametrize(
+    "change, path, rule",
+    [
+        (lambda p: p["shapes"][1].update(shapeId="I1"), "shapes[1] (I1).shapeId", "K-1"),
+        (lambda p: p["shapes"][1].update(cubes=[[0, 0, 0], [0, 0, 0]]), "shapes[1] (I2).cubes[1]", "K-2"),
+        (lambda p: p["shapes"][1].update(cubes=[[0, 0, 0], [2, 0, 0]]), "shapes[1] (I2).cubes", "K-2"),
+        (lambda p: p["shapes"][1].update(cubes=[[1, 0, 0], [2, 0, 0]]), "shapes[1] (I2).cubes", "K-2"),
+        (
+            lambda p: p["shapes"][2]["faceColours"].append({"cube": 5, "face": "+Z", "colour": "OWNER"}),
+            "shapes[2] (I3).faceColours[2].cube",
+            "K-3",
+        ),
+        (
+            lambda p: p["shapes"][2]["faceColours"][0].update(face="+X"),
+            "shapes[2] (I3).faceColours[0].face",
+            "K-3",
+        ),
+        (
+            lambda p: p["shapes"][2]["faceColours"].append({"cube": 0, "face": "-X", "colour": "OWNER"}),
+            "shapes[2] (I3).faceColours[2]",
+            "K-3",
+        ),
+        (
+            lambda p: p["sets"]["WHITE"].append({"shapeId": "Z9", "count": 1}),
+            "sets.WHITE[7] (Z9).shapeId",
+            "K-4",
+        ),
+        (
+            lambda p: p["sets"]["WHITE"].append({"shapeId": "I1", "count": 1}),
+            "sets.WHITE[7] (I1).shapeId",
+            "K-4",
+        ),
+        (lambda p: p["sets"]["BROWN"][7].update(count=2), "sets.BROWN[7] (H).count", "K-5"),
+        (lambda p: p["sets"]["BROWN"][2].update(mustBeLast=True), "sets.BROWN[7] (H).mustBeLast", "K-5"),
+        (
+            lambda p: p["shapes"][0].update(defaultFaceColour="HALF"),
+            "shapes[0] (I1).defaultFaceColour",
+            "K-6",
+        ),
+    ],
+)
 def test_pack_semantic_checks_name_the_item_and_field(change, path, rule):
     """1.8.2 K-1..K-6: errors, each naming the item and field."""
     pack = raw_pack()
@@ -366,7 +422,9 @@ def test_strict_counts_refuse_other_sets_and_colourings():
     """1.8.2 K-7, K-8 with pack_strict_counts: only with the option (default true) are they errors."""
     pack = raw_pack()
     pack["sets"]["WHITE"][0]["count"] = 3  # 11 white pieces
-    pack["shapes"][1]["faceColours"] = [{"cube": 0, "face": "-X", "colour": "OPPONENT"}]  # I2 with a coloured end
+    pack["shapes"][1]["faceColours"] = [
+        {"cube": 0, "face": "-X", "colour": "OPPONENT"}
+    ]  # I2 with a coloured end
     loaded = GAME.packs.load(pack)
     assert any("K-7" in f and f.startswith("sets.WHITE") for f in loaded["checks"]["strict"])
     assert any("K-7" in f and f.startswith("sets.BROWN") for f in loaded["checks"]["strict"])
@@ -530,12 +588,21 @@ def test_stacking_ban_applies_to_own_pieces_unless_opponent_only():
 def test_half_piece_counts_as_a_single_cube_for_stacking():
     """A-04, A-07: H (class I1) may not sit exactly on an I1; with OWN, or when colours count
     (GEOMETRY_AND_COLOURS: H's faces are HALF, an I1's OWNER), it may."""
+
     def position(**options):
-        return inject(new_game(pack_strict_counts=False, **options), [(W, "I1", 0, 0, 0)],
-                      remaining=[{"H": 1}, {}], last_class=[None, "I1"], to_move=B)
+        return inject(
+            new_game(pack_strict_counts=False, **options),
+            [(W, "I1", 0, 0, 0)],
+            remaining=[{"H": 1}, {}],
+            last_class=[None, "I1"],
+            to_move=B,
+        )
+
     assert rejected(position(), BROWN_SEAT, "H", 0, 0, 0) == "same_shape_stack"
     GAME.play(position(half_piece_shape_class="OWN"), BROWN_SEAT, place_action("H", 0, 0, 0))
-    GAME.play(position(orientation_equivalence="GEOMETRY_AND_COLOURS"), BROWN_SEAT, place_action("H", 0, 0, 0))
+    GAME.play(
+        position(orientation_equivalence="GEOMETRY_AND_COLOURS"), BROWN_SEAT, place_action("H", 0, 0, 0)
+    )
 
 
 def test_T13_not_the_shape_the_opponent_just_placed():
@@ -551,8 +618,13 @@ def test_T13_not_the_shape_the_opponent_just_placed():
 def t14_position(extra=None):
     pieces = [(W, "I2", 12, x, y) for y in range(4) for x in range(4) if (x + y) % 2 == 0]
     hand = {"I2": 1, "L3": 1, **(extra or {})}
-    return inject(new_game(pack_strict_counts=False), pieces, remaining=[hand, {"I1": 2}],
-                  last_class=[None, "I2"], to_move=B)
+    return inject(
+        new_game(pack_strict_counts=False),
+        pieces,
+        remaining=[hand, {"I1": 2}],
+        last_class=[None, "I2"],
+        to_move=B,
+    )
 
 
 def test_T14_the_banned_shape_is_allowed_when_nothing_else_fits():
@@ -562,7 +634,8 @@ def test_T14_the_banned_shape_is_allowed_when_nothing_else_fits():
     actions = GAME.legal_actions(state, BROWN_SEAT)
     assert {a["shape"] for a in actions} == {"I2"}
     assert sorted((a["x"], a["y"]) for a in actions) == sorted(
-        (x, y) for y in range(4) for x in range(4) if (x + y) % 2 == 1)
+        (x, y) for y in range(4) for x in range(4) if (x + y) % 2 == 1
+    )
     assert {a["rotation"] for a in actions} == {12}
     assert GAME.view(state, None)["banned_class"] == {"class": "I2", "waived": True}
     GAME.play(state, BROWN_SEAT, place_action("I2", 12, 0, 1))
@@ -612,8 +685,15 @@ def test_stated_cubes_and_colours_must_be_what_the_engine_derives():
     action = GAME.legal_actions(new_game(), BROWN_SEAT)[0]
     GAME.play(new_game(), BROWN_SEAT, dict(action, cubes=list(reversed(action["cubes"]))))
     wrong = dict(action, cubes=[[c[0], c[1], c[2] + 1] for c in action["cubes"]])
-    error = refusal(new_game(), BROWN_SEAT, action["shape"], action["rotation"], action["x"], action["y"],
-                    cubes=wrong["cubes"])
+    error = refusal(
+        new_game(),
+        BROWN_SEAT,
+        action["shape"],
+        action["rotation"],
+        action["x"],
+        action["y"],
+        cubes=wrong["cubes"],
+    )
     assert error.reason == "placement_mismatch"
     upright = place_action("I3", 12, 0, 0, top_colours=["BROWN", "BROWN", "BROWN"])
     with pytest.raises(IllegalAction) as caught:
@@ -628,9 +708,18 @@ def test_placement_effects():
     events = GAME.play(before, BROWN_SEAT, place_action("I3", 12, 1, 1))
     assert [e["type"] for e in events] == ["piece_placed"]
     data = events[0]["data"]
-    assert data == {"colour": "BROWN", "shape": "I3", "shape_class": "I3", "rotation": 12, "x": 1, "y": 1,
-                    "z": 0, "cubes": [[1, 1, 0], [1, 1, 1], [1, 1, 2]],
-                    "top_colours": ["BROWN", "BROWN", "WHITE"], "move_no": 1}
+    assert data == {
+        "colour": "BROWN",
+        "shape": "I3",
+        "shape_class": "I3",
+        "rotation": 12,
+        "x": 1,
+        "y": 1,
+        "z": 0,
+        "cubes": [[1, 1, 0], [1, 1, 1], [1, 1, 2]],
+        "top_colours": ["BROWN", "BROWN", "WHITE"],
+        "move_no": 1,
+    }
     after = fold(GAME, before, events)
     assert after["remaining"][B].get("I3", 0) == 0 and after["remaining"][B]["I1"] == 2
     assert after["last_class"] == ["I3", None] and after["move_no"] == 1
@@ -681,12 +770,19 @@ def test_T22_brown_holding_only_the_half_piece_on_a_full_board_loses():
 def test_the_loss_by_no_placement_ignores_the_visible_score():
     """E-6: the opponent wins whatever the visible score; the score is still reported."""
     state = new_game(board_size=[3, 1], max_height=1, pack_strict_counts=False)
-    state = inject(state, [(B, "I1", 0, 0, 0), (B, "I1", 0, 1, 0)], remaining=[{"I2": 1}, {"I1": 1}],
-                   last_class=[None, None], to_move=W)
+    state = inject(
+        state,
+        [(B, "I1", 0, 0, 0), (B, "I1", 0, 1, 0)],
+        remaining=[{"I2": 1}, {"I1": 1}],
+        last_class=[None, None],
+        to_move=W,
+    )
     state = fold(GAME, state, GAME.play(state, WHITE_SEAT, place_action("I1", 0, 2, 0)))
     assert state["result"]["winner"] == "WHITE" and state["result"]["score"] == {"BROWN": 2, "WHITE": 1}
     result = GAME.scores(state)
-    assert result["scores"] == [2, 1] and result["ranks"] == [2, 1] and result["reason"] == "NO_LEGAL_PLACEMENT"
+    assert (
+        result["scores"] == [2, 1] and result["ranks"] == [2, 1] and result["reason"] == "NO_LEGAL_PLACEMENT"
+    )
 
 
 def test_loss_check_on_request_defers_the_same_outcome():
@@ -705,13 +801,22 @@ def test_loss_check_on_request_defers_the_same_outcome():
 def test_a_first_player_who_cannot_place_at_all_has_lost_at_setup():
     """R-1.1 at the very first turn (a custom pack: brown's only piece never fits): the initial state
     is already over, white winning, since setup returns a state and not events."""
-    pack = {"packId": "stuck", "version": "1", "provenance": "TEST_FIXTURE", "board": {"width": 1, "depth": 1},
-            "shapes": [{"shapeId": "I1", "cubes": [[0, 0, 0]]}, {"shapeId": "O4", "cubes": [[0, 0, 0], [1, 0, 0],
-                                                                                           [0, 1, 0], [1, 1, 0]]}],
-            "sets": {"BROWN": [{"shapeId": "O4", "count": 1}], "WHITE": [{"shapeId": "I1", "count": 1}]}}
+    pack = {
+        "packId": "stuck",
+        "version": "1",
+        "provenance": "TEST_FIXTURE",
+        "board": {"width": 1, "depth": 1},
+        "shapes": [
+            {"shapeId": "I1", "cubes": [[0, 0, 0]]},
+            {"shapeId": "O4", "cubes": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]},
+        ],
+        "sets": {"BROWN": [{"shapeId": "O4", "count": 1}], "WHITE": [{"shapeId": "I1", "count": 1}]},
+    }
     loaded = GAME.packs.load(pack)
     assert any("(O4)" in w and "K-9" in w for w in loaded["checks"]["warnings"])
-    state = GAME.setup(GAME.resolve_options({"pack_strict_counts": False, "first_player": 0}, 2), 2, "s", loaded)
+    state = GAME.setup(
+        GAME.resolve_options({"pack_strict_counts": False, "first_player": 0}, 2), 2, "s", loaded
+    )
     assert GAME.is_over(state) and GAME.to_act(state) == []
     assert state["result"]["winner"] == "WHITE" and state["result"]["reason"] == "NO_LEGAL_PLACEMENT"
 
@@ -751,6 +856,7 @@ def test_T12_whites_upright_bar_shows_brown():
 def test_T23_a_tie_is_a_draw_unless_a_tie_break_is_set():
     """T-23 (inject), E-5, A-14: without the half piece, 8 brown and 8 white top faces: a draw; with
     SECOND_PLAYER white wins, with FIRST_PLAYER brown."""
+
     def finished(**options):
         state = new_game(use_half_piece=False, pack_strict_counts=False, **options)
         cells = [(x, y) for y in range(4) for x in range(4)]
@@ -819,8 +925,11 @@ def golden_game(**options):
     for number, (player, shape, r, x, y, z, cubes) in enumerate(GOLDEN, start=1):
         seat = BROWN_SEAT if player == "BROWN" else WHITE_SEAT
         assert GAME.to_act(state) == [seat], number
-        listed = [a for a in GAME.legal_actions(state, seat)
-                  if (a["shape"], a["rotation"], a["x"], a["y"]) == (shape, r, x, y)]
+        listed = [
+            a
+            for a in GAME.legal_actions(state, seat)
+            if (a["shape"], a["rotation"], a["x"], a["y"]) == (shape, r, x, y)
+        ]
         assert len(listed) == 1, f"move {number} is in the legal list"
         events = GAME.play(state, seat, place_action(shape, r, x, y))
         data = events[0]["data"]
@@ -854,7 +963,9 @@ def test_golden_game_result_brown_8_5_white_7():
     assert state["result"]["winner"] == "BROWN" and state["result"]["reason"] == "SCORE"
     assert state["result"]["score"] == {"BROWN": 8.5, "WHITE": 7}
     # E-8: the game_over data gives each cell's top colour and height
-    assert [list(zip(state["result"]["tops"][y], state["result"]["heights"][y])) for y in (3, 2, 1, 0)] == GOLDEN_BOARD
+    assert [
+        list(zip(state["result"]["tops"][y], state["result"]["heights"][y])) for y in (3, 2, 1, 0)
+    ] == GOLDEN_BOARD
     result = GAME.scores(state)
     assert result["scores"] == [8.5, 7] and result["ranks"] == [1, 2]
     brown, white = result["colours"]
@@ -874,7 +985,9 @@ def test_golden_game_replays_from_its_log_and_survives_json():
     state = new_game()
     log = []
     for player, shape, r, x, y, _, _ in GOLDEN:
-        events = GAME.play(state, BROWN_SEAT if player == "BROWN" else WHITE_SEAT, place_action(shape, r, x, y))
+        events = GAME.play(
+            state, BROWN_SEAT if player == "BROWN" else WHITE_SEAT, place_action(shape, r, x, y)
+        )
         log += json.loads(json.dumps(events))
         state = fold(GAME, state, events)
     assert fold(GAME, new_game(), log) == state

@@ -8,7 +8,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.games.blokus import GAME, movegen
 from service.games.blokus.engine import VARIANTS
@@ -66,9 +67,12 @@ def tables(draw):
     attach = sum(bit for bit in squares if rng.random() < draw(st.sampled_from([0.02, 0.1, 1.0])))
     if draw(st.booleans()):
         attach &= free
-    pieces = draw(st.one_of(
-        st.sets(st.integers(0, len(PIECES) - 1)).map(sorted),
-        st.lists(st.integers(0, len(PIECES) - 1), max_size=25)))
+    pieces = draw(
+        st.one_of(
+            st.sets(st.integers(0, len(PIECES) - 1)).map(sorted),
+            st.lists(st.integers(0, len(PIECES) - 1), max_size=25),
+        )
+    )
     return b, free, attach, pieces, draw(st.integers(0, 3))
 
 
@@ -92,7 +96,9 @@ def test_a_piece_set_with_missing_sub_shapes_still_derives_exactly():
     shapes = [((0, 0), (1, 0), (2, 0), (0, 1), (2, 1), (1, 2)), ((0, 1), (1, 0), (1, 1), (1, 2), (2, 1))]
     orientations = [Orientation(i, i, cells) for i, cells in enumerate(shapes)]
     b = board(9, 7)
-    generate = movegen.compile_source(movegen.source(orientations, 2, b.stride, moves=True), b.squares.bit_length())
+    generate = movegen.compile_source(
+        movegen.source(orientations, 2, b.stride, moves=True), b.squares.bit_length()
+    )
     rng = random.Random(7)
     for _ in range(50):
         free = sum(b.bit(x, y) for y in range(7) for x in range(9) if rng.random() < 0.8)

@@ -10,7 +10,8 @@ positions the move list equals a brute-force check of every placement.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from service.games.blokus import GAME
 from service.games.blokus.engine import VARIANTS
@@ -21,7 +22,9 @@ PLAYERS = {name: variant.players for name, variant in VARIANTS.items()}
 
 
 def new_game(variant):
-    return GAME.setup(GAME.resolve_options({"variant": variant}, PLAYERS[variant]), PLAYERS[variant], seed="p")
+    return GAME.setup(
+        GAME.resolve_options({"variant": variant}, PLAYERS[variant]), PLAYERS[variant], seed="p"
+    )
 
 
 def edge_touch(a, b) -> bool:
@@ -43,7 +46,7 @@ def check_invariants(state, placed):
         assert len(used) == len(set(used)), "each piece at most once"
         assert sorted(state["pieces_left"][c]) == sorted(p for p in variant.pieces if p not in used)
     for i, (colour, _, cells) in enumerate(placed):
-        for other_colour, _, other in placed[i + 1:]:
+        for other_colour, _, other in placed[i + 1 :]:
             if other_colour == colour:
                 assert not edge_touch(cells, other), "no same-colour edge contact"
     left = [sum(PIECE_BY_NAME[p].size for p in pieces) for pieces in state["pieces_left"]]
@@ -89,8 +92,11 @@ def play_out(data, state, check=None):
         events = GAME.play(state, seat, data.draw(st.sampled_from(actions)))
         log += events
         state = fold(GAME, state, events)
-        placed += [(e["data"]["colour"], e["data"]["piece"], [tuple(c) for c in e["data"]["cells"]])
-                   for e in events if e["type"] == "placed"]
+        placed += [
+            (e["data"]["colour"], e["data"]["piece"], [tuple(c) for c in e["data"]["cells"]])
+            for e in events
+            if e["type"] == "placed"
+        ]
         if check:
             check(state, placed)
     return start, log, state
@@ -114,11 +120,15 @@ def test_move_list_equals_brute_force(variant, data, plies):
         if GAME.is_over(state):
             break
         seat = GAME.to_act(state)[0]
-        state = fold(GAME, state, GAME.play(state, seat, data.draw(st.sampled_from(GAME.legal_actions(state, seat)))))
+        state = fold(
+            GAME, state, GAME.play(state, seat, data.draw(st.sampled_from(GAME.legal_actions(state, seat))))
+        )
     if GAME.is_over(state):
         return
-    listed = [(a["colour"], frozenset(tuple(c) for c in a["cells"]))
-              for a in GAME.legal_actions(state, GAME.to_act(state)[0])]
+    listed = [
+        (a["colour"], frozenset(tuple(c) for c in a["cells"]))
+        for a in GAME.legal_actions(state, GAME.to_act(state)[0])
+    ]
     assert len(listed) == len(set(listed)), "no placement listed twice"
     assert set(listed) == brute_force_moves(state)
 

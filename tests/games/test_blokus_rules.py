@@ -69,8 +69,29 @@ def test_colours_play_in_order_blue_yellow_red_green():
 
 def test_each_colour_has_the_same_21_pieces_of_89_squares():
     """1.3"""
-    assert [p.name for p in PIECES] == ["1", "2", "I3", "V3", "I4", "L4", "T4", "Z4", "O4", "I5", "L5", "Y5",
-                                        "N5", "P5", "U5", "V5", "W5", "Z5", "T5", "F5", "X5"]
+    assert [p.name for p in PIECES] == [
+        "1",
+        "2",
+        "I3",
+        "V3",
+        "I4",
+        "L4",
+        "T4",
+        "Z4",
+        "O4",
+        "I5",
+        "L5",
+        "Y5",
+        "N5",
+        "P5",
+        "U5",
+        "V5",
+        "W5",
+        "Z5",
+        "T5",
+        "F5",
+        "X5",
+    ]
     assert sum(p.size for p in PIECES) == 89
     assert [sorted(p.size for p in PIECES).count(n) for n in range(1, 6)] == [1, 1, 2, 5, 12]
     assert all(len(left) == 21 for left in new_game()["pieces_left"])
@@ -86,7 +107,12 @@ def test_91_orientations_and_30433_placements_on_the_board():
 
 def test_start_corners_are_fixed_per_colour():
     """1.5: blue (0,0), yellow (19,0), red (19,19), green (0,19)."""
-    assert [c["start"] for c in GAME.view(new_game(), None)["colours"]] == [[0, 0], [19, 0], [19, 19], [0, 19]]
+    assert [c["start"] for c in GAME.view(new_game(), None)["colours"]] == [
+        [0, 0],
+        [19, 0],
+        [19, 19],
+        [0, 19],
+    ]
     opening()  # each colour may open on its own corner
 
 
@@ -154,7 +180,9 @@ def test_different_colours_may_share_edges():
     state = place(state, RED, [(18, 18), (17, 18)])
     state = place(state, GREEN, [(1, 18), (2, 18)])
     state = place(state, BLUE, [(6, 2), (7, 2), (8, 2), (9, 2)])
-    state = place(state, YELLOW, [(13, 2), (12, 2), (11, 2), (10, 2)])  # (10,2) shares an edge with blue (9,2)
+    state = place(
+        state, YELLOW, [(13, 2), (12, 2), (11, 2), (10, 2)]
+    )  # (10,2) shares an edge with blue (9,2)
     assert GAME.view(state, None)["board"][2][9:11] == ["blue", "yellow"]
 
 
@@ -236,7 +264,11 @@ def test_game_ends_when_no_colour_can_place():
 def test_four_players_one_colour_each():
     """3.1: seat n plays colour n."""
     assert [(c["colour"], c["seat"]) for c in GAME.view(new_game(), None)["colours"]] == [
-        ("blue", 0), ("yellow", 1), ("red", 2), ("green", 3)]
+        ("blue", 0),
+        ("yellow", 1),
+        ("red", 2),
+        ("green", 3),
+    ]
     with pytest.raises(InvalidOptions) as refusal:
         GAME.resolve_options({"variant": "four_player"}, 3)
     assert refusal.value.field == "players"

@@ -37,15 +37,22 @@ def test_reads_what_pentobi_writes():
 
 
 def test_game_names_choose_the_variant():
-    for name, variant in [("Blokus", "four_player"), ("Blokus Two-Player", "two_player"),
-                          ("Blokus Three-Player", "three_player"), ("Blokus Duo", "duo")]:
+    for name, variant in [
+        ("Blokus", "four_player"),
+        ("Blokus Two-Player", "two_player"),
+        ("Blokus Three-Player", "three_player"),
+        ("Blokus Duo", "duo"),
+    ]:
         assert GAME.record.parse(f"(;GM[{name}])")[0] == {"variant": variant}
 
 
 def test_two_colour_games_use_b_and_w_and_pb_pw():
     options, players, actions = GAME.record.parse("(;GM[Blokus Duo]PB[Pia]PW[Olu];B[e10];W[j5,j6])")
     assert players == ["Pia", "Olu"]
-    assert [(a["colour"], a["cells"]) for a in actions] == [("purple", [[4, 4]]), ("orange", [[9, 9], [9, 8]])]
+    assert [(a["colour"], a["cells"]) for a in actions] == [
+        ("purple", [[4, 4]]),
+        ("orange", [[9, 9], [9, 8]]),
+    ]
 
 
 def test_only_the_main_line_is_read():
@@ -58,20 +65,23 @@ def test_escaped_brackets_in_text_values():
     assert players[0] == "A ] B"
 
 
-@pytest.mark.parametrize("record, complaint", [
-    ("not sgf at all", "unreadable"),
-    ("GM[Blokus]", "game tree"),
-    ("(;GM[Go]SZ[19])", "not a Blokus game"),
-    ("(;GM[Blokus];1[a20]", "unbalanced"),
-    ("(;GM[Blokus];1[aa])", "not a square"),
-    ("(;GM[Blokus];1[z9])", "off the 20x20 board"),
-    ("(;GM[Blokus];1[u1])", "off the 20x20 board"),
-    ("(;GM[Blokus];1[])", "no squares"),
-    ("(;GM[Blokus];1[a20]2[t20])", "exactly one move"),
-    ("(;GM[Blokus];A1[a20])", "setup properties"),
-    ("(;GM[Blokus]AB[a1])", "setup properties"),
-    ("(;GM[Blokus]MLV[hexagonal])", "not a Blokus variant"),
-])
+@pytest.mark.parametrize(
+    "record, complaint",
+    [
+        ("not sgf at all", "unreadable"),
+        ("GM[Blokus]", "game tree"),
+        ("(;GM[Go]SZ[19])", "not a Blokus game"),
+        ("(;GM[Blokus];1[a20]", "unbalanced"),
+        ("(;GM[Blokus];1[aa])", "not a square"),
+        ("(;GM[Blokus];1[z9])", "off the 20x20 board"),
+        ("(;GM[Blokus];1[u1])", "off the 20x20 board"),
+        ("(;GM[Blokus];1[])", "no squares"),
+        ("(;GM[Blokus];1[a20]2[t20])", "exactly one move"),
+        ("(;GM[Blokus];A1[a20])", "setup properties"),
+        ("(;GM[Blokus]AB[a1])", "setup properties"),
+        ("(;GM[Blokus]MLV[hexagonal])", "not a Blokus variant"),
+    ],
+)
 def test_unreadable_records_say_why(record, complaint):
     with pytest.raises(InvalidRecord, match=complaint):
         GAME.record.parse(record)
@@ -82,8 +92,9 @@ def test_export_then_import_gives_the_same_moves_and_scores(variant):
     players = VARIANTS[variant].players
     start = engines.new_state(GAME, players, "r", variant=variant)
     log = []
-    state = engines.random_playout(GAME, start, random.Random(variant),
-                                   on_move=lambda state, seat, action, events: log.extend(events))
+    state = engines.random_playout(
+        GAME, start, random.Random(variant), on_move=lambda state, seat, action, events: log.extend(events)
+    )
     names = [f"p{i}" for i in range(players)]
     text = GAME.record.export({"variant": variant}, names, log)
     options, read_names, actions = GAME.record.parse(text)

@@ -29,7 +29,11 @@ def to_move(state):
 
 def test_variant_defaults_to_the_player_count():
     assert [GAME.resolve_options({}, n)["variant"] for n in (1, 2, 3, 4)] == [
-        "solo_all_pieces", "two_player", "three_player", "four_player"]
+        "solo_all_pieces",
+        "two_player",
+        "three_player",
+        "four_player",
+    ]
 
 
 def test_wrong_player_count_for_a_variant_names_players():
@@ -72,8 +76,13 @@ def test_two_player_legal_actions_follow_the_colour_to_move():
 
 def test_two_player_scores_sum_both_colours():
     """3.2: a player's score is the sum over their colours."""
-    state = dict(new_game(2, scoring="advanced"), pieces_left=[[], ["I4", "L4"], ["1"], ["X5"]],
-                 last_piece=["1", "T4", "W5", "F5"], over=True, to_move=None)
+    state = dict(
+        new_game(2, scoring="advanced"),
+        pieces_left=[[], ["I4", "L4"], ["1"], ["X5"]],
+        last_piece=["1", "T4", "W5", "F5"],
+        over=True,
+        to_move=None,
+    )
     result = GAME.scores(state)
     assert result["scores"] == [20 - 1, -8 - 5]
     assert result["ranks"] == [1, 2]
@@ -87,10 +96,12 @@ def test_three_players_share_green_in_rotation():
     state = new_game(3)
     assert GAME.view(state, None)["shared_colour"] == {"colour": "green", "next_seat": 0}
     green_seats = []
-    moves = {BLUE: [[(0, 0)], [(1, 1), (2, 1)], [(3, 2), (4, 2), (5, 2)]],
-             YELLOW: [[(19, 0)], [(18, 1), (17, 1)], [(16, 2), (15, 2), (14, 2)]],
-             RED: [[(19, 19)], [(18, 18), (17, 18)], [(16, 17), (15, 17), (14, 17)]],
-             GREEN: [[(0, 19)], [(1, 18), (1, 17)], [(2, 16), (2, 15), (2, 14)]]}
+    moves = {
+        BLUE: [[(0, 0)], [(1, 1), (2, 1)], [(3, 2), (4, 2), (5, 2)]],
+        YELLOW: [[(19, 0)], [(18, 1), (17, 1)], [(16, 2), (15, 2), (14, 2)]],
+        RED: [[(19, 19)], [(18, 18), (17, 18)], [(16, 17), (15, 17), (14, 17)]],
+        GREEN: [[(0, 19)], [(1, 18), (1, 17)], [(2, 16), (2, 15), (2, 14)]],
+    }
     pieces = {c: iter(m) for c, m in moves.items()}
     for _ in range(12):
         colour = state["to_move"]
@@ -104,8 +115,13 @@ def test_three_players_share_green_in_rotation():
 
 def test_three_player_shared_colour_scores_for_no_one():
     """3.3 and A5: green's squares are not added to anyone."""
-    state = dict(new_game(3, scoring="advanced"), pieces_left=[[], ["I4"], ["I5"], []],
-                 last_piece=["1", "1", "1", "1"], over=True, to_move=None)
+    state = dict(
+        new_game(3, scoring="advanced"),
+        pieces_left=[[], ["I4"], ["I5"], []],
+        last_piece=["1", "1", "1", "1"],
+        over=True,
+        to_move=None,
+    )
     result = GAME.scores(state)
     assert result["scores"] == [20, -4, -5]
     assert len(result["scores"]) == 3
@@ -159,25 +175,33 @@ def test_solo_rectangle_any_colour_any_time_starting_anywhere():
 def test_solo_rectangle_same_colour_touches_only_at_corners():
     """3.5: same-colour pieces never share an edge; each later one touches its colour at a corner."""
     state = place(new_game(1, variant="solo_rectangle"), 0, [(0, 0), (1, 0), (0, 1), (1, 1)], colour="red")
-    for cells, reason in [([(2, 0), (3, 0), (4, 0), (5, 0)], "edge_contact"),
-                          ([(5, 5), (6, 5), (7, 5), (8, 5)], "corner_rule")]:
+    for cells, reason in [
+        ([(2, 0), (3, 0), (4, 0), (5, 0)], "edge_contact"),
+        ([(5, 5), (6, 5), (7, 5), (8, 5)], "corner_rule"),
+    ]:
         with pytest.raises(IllegalAction) as refusal:
             place(state, 0, cells, colour="red")
         assert refusal.value.reason == reason
     place(state, 0, [(2, 2), (3, 2), (4, 2), (5, 2)], colour="red")
-    loose = place(new_game(1, variant="solo_rectangle", puzzle_corner_contact="optional"), 0,
-                  [(0, 0), (1, 0), (0, 1), (1, 1)], colour="red")
+    loose = place(
+        new_game(1, variant="solo_rectangle", puzzle_corner_contact="optional"),
+        0,
+        [(0, 0), (1, 0), (0, 1), (1, 1)],
+        colour="red",
+    )
     place(loose, 0, [(5, 5), (6, 5), (7, 5), (8, 5)], colour="red")  # optional: no corner needed
 
 
-RECTANGLE_BUT_A_HOLE = ["BBBBYYYYRR",
-                        "RRRRGGGGBB",
-                        "BBBBYYYYRR",
-                        "RRRRYYYYBB",
-                        "YYYYRRRRGG",
-                        "GGGGBBBBYY",  # green (3, 5) touches the hole below at a corner only
-                        "BBBB..RRGG",
-                        "YYYY..RRGG"]
+RECTANGLE_BUT_A_HOLE = [
+    "BBBBYYYYRR",
+    "RRRRGGGGBB",
+    "BBBBYYYYRR",
+    "RRRRYYYYBB",
+    "YYYYRRRRGG",
+    "GGGGBBBBYY",  # green (3, 5) touches the hole below at a corner only
+    "BBBB..RRGG",
+    "YYYY..RRGG",
+]
 
 
 def nearly_full_rectangle(green_left):
@@ -189,8 +213,13 @@ def nearly_full_rectangle(green_left):
         for x, letter in enumerate(row):
             if letter in letters:
                 cells[letters[letter]] |= 1 << (x + y * 11)  # stride = width + 1
-    return dict(new_game(1, variant="solo_rectangle"), cells=cells, pieces_left=[[], [], [], green_left],
-                out=[True, True, True, False], placements=19)
+    return dict(
+        new_game(1, variant="solo_rectangle"),
+        cells=cells,
+        pieces_left=[[], [], [], green_left],
+        out=[True, True, True, False],
+        placements=19,
+    )
 
 
 HOLE = {"type": "place", "colour": "green", "cells": [[4, 6], [5, 6], [4, 7], [5, 7]]}
@@ -227,7 +256,9 @@ def test_duo_is_14_by_14_purple_first_from_4_4_and_orange_from_9_9():
     view = GAME.view(state, None)
     assert (view["width"], view["height"]) == (14, 14)
     assert [(c["colour"], c["start"], c["seat"]) for c in view["colours"]] == [
-        ("purple", [4, 4], 0), ("orange", [9, 9], 1)]
+        ("purple", [4, 4], 0),
+        ("orange", [9, 9], 1),
+    ]
     assert to_move(state) == ("purple", 0)
     with pytest.raises(IllegalAction) as refusal:
         place(state, 0, [(0, 0)])
@@ -239,8 +270,9 @@ def test_duo_is_14_by_14_purple_first_from_4_4_and_orange_from_9_9():
 
 
 def test_duo_scoring_uses_the_same_rules():
-    state = dict(new_game(2, variant="duo"), pieces_left=[["X5"], []], last_piece=["F5", "1"],
-                 over=True, to_move=None)
+    state = dict(
+        new_game(2, variant="duo"), pieces_left=[["X5"], []], last_piece=["F5", "1"], over=True, to_move=None
+    )
     assert GAME.scores(state)["scores"] == [PIECE_BY_NAME["X5"].size, 0]
     assert GAME.scores(state)["ranks"] == [2, 1]
 

@@ -62,8 +62,11 @@ def test_every_mode_plays_to_the_end_and_gets_scored(client, fake_redis, setting
         assert result["scores"] == GAME.scores(state)["scores"] == log[-3]["data"]["scores"]
     # a breakdown a person can check
     for player, total in zip(result["breakdown"]["players"], result["scores"]):
-        assert player["total"] == total == (player["token_points"] + player["open_chain_points"]
-                                            + player["leftover_points"])
+        assert (
+            player["total"]
+            == total
+            == (player["token_points"] + player["open_chain_points"] + player["leftover_points"])
+        )
         assert all(t["chain"] for t in player["tokens"])
         assert all(c["size"] >= 4 and c["rooms"] for c in player["open_chains"])
     autoblock = result["breakdown"]["autoblock"]
@@ -79,19 +82,28 @@ def test_both_open_chain_readings_are_a_match_option(client):
     """7.8, A-32: the catalogue offers open_chain_scope and open_chain_points; a match records its reading."""
     entry = next(g for g in client.get("/v1/games").json if g["id"] == GAME_ID)
     props = entry["options_schema"]["properties"]
-    assert props["open_chain_scope"]["enum"] == ["PER_CHAIN", "PER_FEATURE"] and props["open_chain_points"]["default"] == 4
+    assert (
+        props["open_chain_scope"]["enum"] == ["PER_CHAIN", "PER_FEATURE"]
+        and props["open_chain_points"]["default"] == 4
+    )
     assert entry["player_counts"] == [1, 2, 3, 4, 5] and entry["hidden_information"] and entry["chance"]
     assert DEFAULT_PACK in entry["packs"]
     match_id, _ = new_match(client, 2, {"open_chain_scope": "PER_FEATURE", "open_chain_points": 2})
     options = client.get(f"/v1/matches/{match_id}").json["options"]
-    assert (options["open_chain_scope"], options["open_chain_points"], options["pack"]) == ("PER_FEATURE", 2, DEFAULT_PACK)
+    assert (options["open_chain_scope"], options["open_chain_points"], options["pack"]) == (
+        "PER_FEATURE",
+        2,
+        DEFAULT_PACK,
+    )
 
 
 def test_a_seat_sees_its_hand_others_see_counts_and_the_log_hides_deck_draws(client):
     """8.4 through the API: state, legal actions and the log, as seats and as a spectator."""
     match_id, tokens = new_match(client, 3, {"start_seat": 0})
-    states = {seat: client.get(f"/v1/matches/{match_id}/state", headers=bearer(tokens[seat])).json["state"]
-              for seat in range(3)}
+    states = {
+        seat: client.get(f"/v1/matches/{match_id}/state", headers=bearer(tokens[seat])).json["state"]
+        for seat in range(3)
+    }
     spectator = client.get(f"/v1/matches/{match_id}/state").json["state"]
     hands = {seat: states[seat]["players"][seat]["hand"] for seat in range(3)}
     for seat in range(3):
@@ -103,7 +115,9 @@ def test_a_seat_sees_its_hand_others_see_counts_and_the_log_hides_deck_draws(cli
     assert all(p["hand"] is None and p["hand_size"] == 2 for p in spectator["players"])
     legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json["actions"]
     assert {a["card"] for a in legal} == set(hands[0])
-    assert client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[1])).json["actions"] == []
+    assert (
+        client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[1])).json["actions"] == []
+    )
 
     # seat 0 places, then draws from the deck: only seat 0 sees the card
     response = act(client, match_id, tokens[0], 1, legal[0])
@@ -119,7 +133,10 @@ def test_a_seat_sees_its_hand_others_see_counts_and_the_log_hides_deck_draws(cli
         drawn = next(e for e in log if e["type"] == "card_drawn")
         assert drawn["data"] == {"source": "DECK", "private": True}
         assert json.dumps(card) not in json.dumps(log[1:])
-    assert next(e for e in full_log(client, match_id, tokens[0]) if e["type"] == "card_drawn")["data"]["card"] == card
+    assert (
+        next(e for e in full_log(client, match_id, tokens[0]) if e["type"] == "card_drawn")["data"]["card"]
+        == card
+    )
 
 
 def test_illegal_actions_get_their_reason(client):
@@ -127,7 +144,9 @@ def test_illegal_actions_get_their_reason(client):
     match_id, tokens = new_match(client, 2, {"start_seat": 0})
     legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json["actions"]
     card = legal[0]["card"]
-    response = act(client, match_id, tokens[0], 1, {"type": "place_card", "card": card, "face": "FRONT", "column": 1})
+    response = act(
+        client, match_id, tokens[0], 1, {"type": "place_card", "card": card, "face": "FRONT", "column": 1}
+    )
     assert response.status_code == 422 and response.json["reason"] == "first_card_column"
     response = act(client, match_id, tokens[0], 1, {"type": "draw_card", "source": "DECK"})
     assert response.status_code == 422 and response.json["reason"] == "wrong_step"
@@ -135,7 +154,9 @@ def test_illegal_actions_get_their_reason(client):
     assert response.status_code == 422 and response.json["reason"] == "not_your_turn"
     response = act(client, match_id, tokens[0], 1, {"type": "place_card", "card": card, "face": "FRONT"})
     assert response.status_code == 400 and "action.column" in response.json["fields"]
-    response = act(client, match_id, tokens[0], 1, {"type": "place_card", "card": card, "face": "SIDEWAYS", "column": 0})
+    response = act(
+        client, match_id, tokens[0], 1, {"type": "place_card", "card": card, "face": "SIDEWAYS", "column": 0}
+    )
     assert response.status_code == 400 and "action.face" in response.json["fields"]
 
 
@@ -152,18 +173,21 @@ def test_the_state_as_a_picture(client):
         assert b"not the publisher" in response.data
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"players": players(1), "options": {"mode": "STANDARD"}}, "players"),
-    ({"players": players(5), "options": {"mode": "AUTOBLOCK_EXTRA"}}, "players"),
-    ({"players": players(2), "options": {"mode": "SOLO"}}, "players"),
-    ({"players": players(6)}, "players"),
-    ({"players": players(2), "options": {"mode": "TEAM"}}, "options.mode"),
-    ({"players": players(2), "options": {"pack": "no-such-pack"}}, "options.pack"),
-    ({"players": players(2), "options": {"card_back_mode": "PACK_BACK"}}, "options.pack"),
-    ({"players": players(2), "options": {"open_chain_points": "four"}}, "options.open_chain_points"),
-    ({"players": players(2), "options": {"house_rule": True}}, "options.house_rule"),
-    ({"players": players(2), "options": {"grand_autoblock": True}}, "options.grand_autoblock"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"players": players(1), "options": {"mode": "STANDARD"}}, "players"),
+        ({"players": players(5), "options": {"mode": "AUTOBLOCK_EXTRA"}}, "players"),
+        ({"players": players(2), "options": {"mode": "SOLO"}}, "players"),
+        ({"players": players(6)}, "players"),
+        ({"players": players(2), "options": {"mode": "TEAM"}}, "options.mode"),
+        ({"players": players(2), "options": {"pack": "no-such-pack"}}, "options.pack"),
+        ({"players": players(2), "options": {"card_back_mode": "PACK_BACK"}}, "options.pack"),
+        ({"players": players(2), "options": {"open_chain_points": "four"}}, "options.open_chain_points"),
+        ({"players": players(2), "options": {"house_rule": True}}, "options.house_rule"),
+        ({"players": players(2), "options": {"grand_autoblock": True}}, "options.grand_autoblock"),
+    ],
+)
 def test_creation_errors_name_the_field(client, body, field):
     """Each mode checks its player count at creation (S-1); options and packs name their field."""
     response = client.post("/v1/matches", json={"game": GAME_ID, **body})
@@ -195,7 +219,9 @@ def test_a_match_can_name_another_pack_installed_on_the_server(settings, fake_re
     view = http.get(f"/v1/matches/{match_id}/state", headers=bearer(tokens[0])).json["state"]
     assert view["pack"]["id"] == "house-colours" and view["colours"][0]["rgb"] == "#FF00AA"
 
-    response = http.post("/v1/matches", json={"game": GAME_ID, "players": players(2), "options": {"pack": "broken"}})
+    response = http.post(
+        "/v1/matches", json={"game": GAME_ID, "players": players(2), "options": {"pack": "broken"}}
+    )
     assert response.status_code == 400
     assert "cards[12] (C13).front.TL.colour" in response.json["fields"]["options.pack"][0]
 
@@ -218,8 +244,16 @@ def test_pack_checks_follow_the_match_options(settings, fake_redis, tmp_path):
     pack["cards"].pop()
     (folder / "short-deck.json").write_text(json.dumps(pack), encoding="utf-8")
     http = create_app(dataclasses.replace(settings, packs_dir=tmp_path), fake_redis).test_client()
-    strict = http.post("/v1/matches", json={"game": GAME_ID, "players": players(2), "options": {"pack": "short-deck"}})
+    strict = http.post(
+        "/v1/matches", json={"game": GAME_ID, "players": players(2), "options": {"pack": "short-deck"}}
+    )
     assert strict.status_code == 400 and "options.pack" in strict.json["fields"]
-    relaxed = http.post("/v1/matches", json={"game": GAME_ID, "players": players(2),
-                                             "options": {"pack": "short-deck", "pack_strict_counts": False}})
+    relaxed = http.post(
+        "/v1/matches",
+        json={
+            "game": GAME_ID,
+            "players": players(2),
+            "options": {"pack": "short-deck", "pack_strict_counts": False},
+        },
+    )
     assert relaxed.status_code == 201, relaxed.json

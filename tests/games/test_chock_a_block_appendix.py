@@ -11,7 +11,6 @@ import random
 
 from service.games.chock_a_block import GAME, autoblock, building, scoring
 from service.games.protocol import fold
-
 from tests.engines import random_playout
 from tests.games.test_chock_a_block_support import (
     A,
@@ -19,21 +18,20 @@ from tests.games.test_chock_a_block_support import (
     after_c1,
     after_c2,
     at_step,
-    grid_building,
-    place,
-    placed,
-    rooms_of,
-    tile_action,
     fixture_pack,
+    grid_building,
     icons_of,
     inject,
     new_game,
+    place,
+    placed,
     play,
     random_game,
     rejected,
     rig,
+    rooms_of,
+    tile_action,
 )
-
 
 # -- A.1 setup and card arithmetic ----------------------------------------------------------------
 
@@ -52,6 +50,7 @@ def test_T01_three_player_setup_counts():
 def test_T02_five_players_draw_after_placements_1_to_10_only():
     """T-2 (V-1, V-2): with 5 players nobody draws after the 11th or 12th placement; hands hold 1 card
     at the start of turn 12 and none at the end; 4 cards are left in deck + market; no draw fails."""
+
     def no_draw_after_the_tenth_placement(state, seat, action, evs):
         if state["step"] == "place" and len(state["seats"][seat]["cards"]) == 11:
             assert len(state["seats"][seat]["hand"]) == 1
@@ -78,8 +77,12 @@ def test_T03_a_draw_after_the_11th_placement_would_run_out_with_5_players():
 
 def test_T04_no_draw_on_a_players_12th_turn():
     """T-4 (R-4.1, R-4.5): 2 players, 12th turn: draw_card is refused, end_turn accepted, 1 card stays."""
-    state = random_playout(GAME, new_game(2, seed="t4", auto_advance=False), random.Random(4),
-                           until=lambda s: s["step"] == "tokens" and len(s["seats"][s["active"]]["cards"]) == 12)
+    state = random_playout(
+        GAME,
+        new_game(2, seed="t4", auto_advance=False),
+        random.Random(4),
+        until=lambda s: s["step"] == "tokens" and len(s["seats"][s["active"]]["cards"]) == 12,
+    )
     seat = GAME.to_act(state)[0]
     assert rejected(state, seat, {"type": "draw_card", "source": "DECK"}) == "no_draw"
     assert rejected(state, seat, {"type": "draw_card", "source": "MARKET", "slot": 0}) == "no_draw"
@@ -103,7 +106,13 @@ def test_T05_first_card_goes_in_column_0():
     card = state["seats"][0]["hand"][0]
     assert rejected(state, 0, place(card, 1)) == "first_card_column"
     after = play(state, 0, place(card, 0))
-    assert after["seats"][0]["cards"][0] == {"card": card, "face": "FRONT", "column": 0, "row": 0, "placement": 1}
+    assert after["seats"][0]["cards"][0] == {
+        "card": card,
+        "face": "FRONT",
+        "column": 0,
+        "row": 0,
+        "placement": 1,
+    }
 
 
 def test_T06_cards_stack_and_never_float():
@@ -160,6 +169,7 @@ def test_T11_the_back_is_the_mirror_of_the_front():
 
 # -- A.3 neighbours: the rulebook's A/B example ------------------------------------------------------
 
+
 def test_T12a_a_pink_group_of_3_does_not_call_for_a_neighbour():
     """T-12a (R-2.2): after C1 alone the pink group {A, p, B} has 3 rooms; step 2 is skipped."""
     state, evs = after_c1()
@@ -175,7 +185,8 @@ def test_T12b_the_pink_path_of_five_qualifies_and_blocks_other_actions():
     state, _ = after_c2()
     groups = building.qualifying_groups(rooms_of(state, 0), 4)
     assert [(g["colour"], g["rooms"], g["vacant"]) for g in groups] == [
-        ("PINK", [(0, 0), (1, 0), (1, 1), (2, 1), (3, 1)], [(0, 0), (1, 1)])]
+        ("PINK", [(0, 0), (1, 0), (1, 1), (2, 1), (3, 1)], [(0, 0), (1, 1)])
+    ]
     assert state["step"] == "neighbours" and GAME.to_act(state) == [0]
     assert rejected(state, 0, {"type": "draw_card", "source": "DECK"}) == "wrong_step"
     assert rejected(state, 0, {"type": "claim_token", "token": "CAT-6", "x": 0, "y": 1}) == "wrong_step"
@@ -212,7 +223,11 @@ def test_T12d_a_tile_on_B_first_splits_the_group_and_A_stays_vacant():
 def test_T13_a_vacant_room_of_a_group_of_3_is_never_a_target():
     """T-13 (R-2.3): during step 2, a vacant room in a group of 3 is refused."""
     state, _ = after_c2()
-    green3 = {(0, 4): ("GREEN", True, []), (1, 4): ("GREEN", False, ["CAT"]), (2, 4): ("GREEN", False, ["CAT"])}
+    green3 = {
+        (0, 4): ("GREEN", True, []),
+        (1, 4): ("GREEN", False, ["CAT"]),
+        (2, 4): ("GREEN", False, ["CAT"]),
+    }
     state = inject(state, 0, green3, keep=True)
     assert rejected(state, 0, tile_action(state, x=0, y=4)) == "group_not_qualifying"
 
@@ -250,7 +265,12 @@ def test_T16_a_tile_removes_the_colour_and_shows_its_icons():
     state = {**state, "neighbour_market": [cat_tile] + state["neighbour_market"][1:], "tile_pile": pile}
     state = play(state, 0, {"type": "place_neighbour", "tile": cat_tile, **A})
     room = rooms_of(state, 0)["0,0"]
-    assert (room["colour"], room["vacant"], room["features"], room["tile"]) == (None, False, ["CAT"], cat_tile)
+    assert (room["colour"], room["vacant"], room["features"], room["tile"]) == (
+        None,
+        False,
+        ["CAT"],
+        cat_tile,
+    )
     assert all((0, 0) not in g["rooms"] for g in building.colour_groups(rooms_of(state, 0)))
 
 
@@ -282,8 +302,11 @@ def test_T18_closed_icons_neither_count_nor_connect():
     """T-18 (inject; R-3.6, R-3.7, A-23): new CAT icons at (4,6), (5,7) next to the closed chain form
     a chain of 2: CAT-8 is refused as too short; if closed chains absorb new icons, there is no open icon."""
     for absorbs, reason in ((False, "chain_too_short"), (True, "no_open_icon")):
-        state = play(tokens_step(icons_of("CAT", DIAGONAL), closed_chain_absorbs_new_icons=absorbs),
-                     0, claim("CAT-6", 2, 2))
+        state = play(
+            tokens_step(icons_of("CAT", DIAGONAL), closed_chain_absorbs_new_icons=absorbs),
+            0,
+            claim("CAT-6", 2, 2),
+        )
         state = at_step(inject(state, 0, icons_of("CAT", [(4, 6), (5, 7)]), keep=True), 0, "tokens")
         assert rejected(state, 0, claim("CAT-8", 4, 6)) == reason
     assert building.chains(rooms_of(state, 0), "CAT", absorbs=False) == [[(4, 6), (5, 7)]]
@@ -377,11 +400,22 @@ def test_T25_a_deck_draw_is_seen_only_by_the_drawer():
 
 def with_tokens(state, seat, tokens, neighbours=None):
     content = state["content"]
-    held = [{"token": t, "feature": content["tokens"][t]["feature"], "value": content["tokens"][t]["value"],
-             "chain": [], "placement": 1} for t in tokens]
+    held = [
+        {
+            "token": t,
+            "feature": content["tokens"][t]["feature"],
+            "value": content["tokens"][t]["value"],
+            "chain": [],
+            "placement": 1,
+        }
+        for t in tokens
+    ]
     seats = list(state["seats"])
-    seats[seat] = {**seats[seat], "tokens": held,
-                   **({} if neighbours is None else {"neighbours": neighbours})}
+    seats[seat] = {
+        **seats[seat],
+        "tokens": held,
+        **({} if neighbours is None else {"neighbours": neighbours}),
+    }
     return {**state, "seats": seats}
 
 
@@ -400,7 +434,10 @@ def test_T26_the_rulebooks_36_point_example():
     mine = result["breakdown"]["players"][0]
     assert result["scores"][0] == 36
     assert mine["token_points"] == 28
-    assert [(c["feature"], c["size"], c["points"]) for c in mine["open_chains"]] == [("UNDERWEAR", 5, 4), ("BIRD", 4, 4)]
+    assert [(c["feature"], c["size"], c["points"]) for c in mine["open_chains"]] == [
+        ("UNDERWEAR", 5, 4),
+        ("BIRD", 4, 4),
+    ]
 
 
 def test_T27_the_ja_texts_reading_gives_32_which_contradicts_its_own_example():
@@ -505,8 +542,16 @@ def test_T34_autoblock_discards_the_bottom_card_and_takes_the_bottom_tile():
     assert after["autoblock"]["turns"] == 1 and GAME.to_act(after) == [0] and after["round"] == 2
 
 
-def ab_plan(tiles_cat, held=(), supply=None, excluded="BIRD", level="NORMAL", rule="GREEDY_DESCENDING",
-            feature="CAT", content=None):
+def ab_plan(
+    tiles_cat,
+    held=(),
+    supply=None,
+    excluded="BIRD",
+    level="NORMAL",
+    rule="GREEDY_DESCENDING",
+    feature="CAT",
+    content=None,
+):
     content = content or fixture_pack(tiles=48)  # 12 one-feature tiles per feature
     tiles = [t for t in content["tile_ids"] if content["tiles"][t] == [feature]][:tiles_cat]
     assert len(tiles) == tiles_cat
@@ -522,8 +567,12 @@ def test_T35_three_icons_take_the_6_through_autoblocks_turn():
     state = solo_draw_turn()
     cats = [t for t in state["content"]["tile_ids"] if state["content"]["tiles"][t] == ["CAT"]]
     others = [t for t in state["content"]["tile_ids"] if t not in cats[:3]]
-    state = {**state, "autoblock": {**state["autoblock"], "tiles": cats[:2]},
-             "neighbour_market": others[:4] + [cats[2]], "tile_pile": others[4:]}
+    state = {
+        **state,
+        "autoblock": {**state["autoblock"], "tiles": cats[:2]},
+        "neighbour_market": others[:4] + [cats[2]],
+        "tile_pile": others[4:],
+    }
     evs = GAME.play(state, 0, {"type": "draw_card", "source": "DECK"})
     assert {"type": "autoblock_token_taken", "seat": None, "data": {"token": "CAT-6"}} in evs
     assert fold(GAME, state, evs)["autoblock"]["tokens"] == ["CAT-6"]
@@ -564,8 +613,13 @@ def test_T41_seven_icons_greedy_keeps_the_10_max_sum_takes_8_and_6():
 
 def test_T42_a_solo_tie_goes_to_autoblock():
     """T-42 (E-8, A-38): human 30, Autoblock 30: Autoblock wins (HUMAN_MUST_EXCEED)."""
-    state = with_tokens(new_game(1, seed="a8", excluded_feature="BIRD"), 0, ["CAT-10", "FLOWER-10", "BIRD-10"])
-    state = {**state, "autoblock": {**state["autoblock"], "tokens": ["UNDERWEAR-10", "UNDERWEAR-8", "FLOWER-6", "CAT-6"]}}
+    state = with_tokens(
+        new_game(1, seed="a8", excluded_feature="BIRD"), 0, ["CAT-10", "FLOWER-10", "BIRD-10"]
+    )
+    state = {
+        **state,
+        "autoblock": {**state["autoblock"], "tokens": ["UNDERWEAR-10", "UNDERWEAR-8", "FLOWER-6", "CAT-6"]},
+    }
     result = GAME.scores(state)
     assert result["scores"] == [30] and result["breakdown"]["autoblock"]["total"] == 30
     assert result["ranks"] == [2] and result["outcome"]["human_wins"] is False
@@ -588,6 +642,8 @@ def test_T44_coop_victory_by_all_or_by_any():
     options = GAME.resolve_options({"mode": "COOP"}, 3)
     keys = [(41, 0), (35, 0), (29, 0)]
     for condition, won in (("ALL_EXCEED", False), ("ANY_EXCEEDS", True), ("SUM_EXCEEDS", True)):
-        ranks, outcome, ab_rank = scoring.judge("COOP", keys, (30, 5), {**options, "coop_win_condition": condition})
+        ranks, outcome, ab_rank = scoring.judge(
+            "COOP", keys, (30, 5), {**options, "coop_win_condition": condition}
+        )
         assert outcome["team_wins"] is won
         assert ranks == ([1, 1, 1] if won else [2, 2, 2]) and ab_rank == (2 if won else 1)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from service.games.chock_a_block import GAME
 from service.games.protocol import IllegalAction, fold
-
 from tests.games.test_chock_a_block_support import at_step, new_game, play, random_game
 
 CONFIGS = [
@@ -75,7 +75,9 @@ def check_all_views(state, log_views, knowledge, players):
 
 
 @pytest.mark.parametrize("players, options", CONFIGS)
-@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(data=st.data())
 def test_no_view_event_or_legal_list_shows_another_seats_hidden_cards(players, options, data):
     """8.4: every view, every event of the log as each viewer sees it and every legal list, at every
@@ -83,7 +85,9 @@ def test_no_view_event_or_legal_list_shows_another_seats_hidden_cards(players, o
     seed = data.draw(st.integers(min_value=0, max_value=10**6))
     state = new_game(players, seed=str(seed), **options)
     knowledge = Knowledge(state)
-    assert leaks(json.dumps(state), knowledge.hidden_from(state, 0)), "the detector finds ids in the raw state"
+    assert leaks(json.dumps(state), knowledge.hidden_from(state, 0)), (
+        "the detector finds ids in the raw state"
+    )
     log = []
     check_all_views(state, log, knowledge, players)
     while not GAME.is_over(state):
@@ -131,7 +135,11 @@ def test_a_deck_draw_shows_its_card_to_the_drawer_only_and_a_market_draw_to_all(
     state = at_step(new_game(2, seed="h3"), 0, "tokens", cards=[{"card": "X"}])
     [deck_draw, _] = GAME.play(state, 0, {"type": "draw_card", "source": "DECK"})[:2]
     assert GAME.event_view(deck_draw, 0) == deck_draw
-    assert GAME.event_view(deck_draw, 1) == {"type": "card_drawn", "seat": 0, "data": {"source": "DECK", "private": True}}
+    assert GAME.event_view(deck_draw, 1) == {
+        "type": "card_drawn",
+        "seat": 0,
+        "data": {"source": "DECK", "private": True},
+    }
     assert GAME.event_view(deck_draw, None)["data"] == {"source": "DECK", "private": True}
     market_draw = GAME.play(state, 0, {"type": "draw_card", "source": "MARKET", "slot": 0})[0]
     assert GAME.event_view(market_draw, 1) == market_draw
@@ -153,7 +161,9 @@ def test_the_picture_is_drawn_from_the_view_and_shows_no_hidden_card():
     for viewer in (0, 1, None):
         svg = GAME.svg(GAME.view(state, viewer))
         others = [c for s, p in enumerate(state["seats"]) if s != viewer for c in p["hand"]]
-        assert not [c for c in others + state["deck"] if f">{c}<" in svg or f" {c}<" in svg or f">{c} " in svg]
+        assert not [
+            c for c in others + state["deck"] if f">{c}<" in svg or f" {c}<" in svg or f">{c} " in svg
+        ]
     assert "Chock-a-Block" in GAME.svg(GAME.view(final, None))
 
 
@@ -161,6 +171,10 @@ def test_play_of_another_seat_reveals_nothing_in_its_refusal():
     """R-0.4: a refusal for a seat that is not to act names no card."""
     state = new_game(2, seed="h6", start_seat=0)
     with pytest.raises(IllegalAction) as refusal:
-        play(state, 1, {"type": "place_card", "card": state["seats"][0]["hand"][0], "face": "FRONT", "column": 0})
+        play(
+            state,
+            1,
+            {"type": "place_card", "card": state["seats"][0]["hand"][0], "face": "FRONT", "column": 0},
+        )
     assert refusal.value.reason == "not_your_turn"
     assert state["seats"][0]["hand"][0] not in str(refusal.value)

@@ -23,7 +23,6 @@ from service.games.chock_a_block.content import (
     load_pack,
 )
 from service.games.protocol import InvalidOptions, InvalidPack
-
 from tests.games.test_chock_a_block_support import fixture_document, new_game
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,11 +45,18 @@ def refused(data, options=None) -> InvalidPack:
 def test_the_generator_reproduces_the_committed_pack_byte_for_byte():
     """1.9.3.2: deterministic generator, committed output."""
     assert packgen.dumps(packgen.generate()) == SHIPPED.read_text(encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "service.games.chock_a_block.packgen"], cwd=REPO,
-                         capture_output=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "service.games.chock_a_block.packgen"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    )
     assert run.stdout == SHIPPED.read_bytes()
-    check = subprocess.run([sys.executable, "-m", "service.games.chock_a_block.packgen", "--check"], cwd=REPO,
-                           capture_output=True)
+    check = subprocess.run(
+        [sys.executable, "-m", "service.games.chock_a_block.packgen", "--check"],
+        cwd=REPO,
+        capture_output=True,
+    )
     assert check.returncode == 0
 
 
@@ -76,7 +82,9 @@ def test_the_default_pack_follows_the_recipe():
     content = default_content()
     assert [c["id"] for c in content["colours"]] == ["PINK", "BLUE", "GREEN", "YELLOW", "ORANGE"]
     rooms = [r for c in content["card_ids"] for r in content["cards"][c]["FRONT"].values()]
-    assert all(sum(r["vacant"] for r in content["cards"][c]["FRONT"].values()) == 1 for c in content["card_ids"])
+    assert all(
+        sum(r["vacant"] for r in content["cards"][c]["FRONT"].values()) == 1 for c in content["card_ids"]
+    )
     assert {len(r["features"]) for r in rooms if not r["vacant"]} == {1, 2}
     colour_counts = [sum(r["colour"] == c["id"] for r in rooms) for c in content["colours"]]
     assert max(colour_counts) - min(colour_counts) <= 1
@@ -98,17 +106,23 @@ def test_the_schema_file_is_the_specs_json_schema():
 # -- schema errors name the item and the field --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mutate, path", [
-    (lambda d: d["cards"][12]["front"]["TL"].update(colour=7), "cards[12] (C13).front.TL.colour"),
-    (lambda d: d["cards"][3]["front"]["BR"].update(features=["DOG"]), "cards[3] (C4).front.BR.features[0]"),
-    (lambda d: d["cards"][5]["front"].pop("TR"), "cards[5] (C6).front"),
-    (lambda d: d["cards"][0].update(rotation=90), "cards[0] (C1)"),
-    (lambda d: d["neighbourTiles"][7].update(features="CAT"), "neighbourTiles[7] (N8).features"),
-    (lambda d: d["scoreTokens"][2].update(value=0), "scoreTokens[2] (CAT-10).value"),
-    (lambda d: d.update(provenance="STOLEN"), "provenance"),
-    (lambda d: d.update(packId="Bad Id"), "packId"),
-    (lambda d: d.pop("cards"), "pack"),
-])
+@pytest.mark.parametrize(
+    "mutate, path",
+    [
+        (lambda d: d["cards"][12]["front"]["TL"].update(colour=7), "cards[12] (C13).front.TL.colour"),
+        (
+            lambda d: d["cards"][3]["front"]["BR"].update(features=["DOG"]),
+            "cards[3] (C4).front.BR.features[0]",
+        ),
+        (lambda d: d["cards"][5]["front"].pop("TR"), "cards[5] (C6).front"),
+        (lambda d: d["cards"][0].update(rotation=90), "cards[0] (C1)"),
+        (lambda d: d["neighbourTiles"][7].update(features="CAT"), "neighbourTiles[7] (N8).features"),
+        (lambda d: d["scoreTokens"][2].update(value=0), "scoreTokens[2] (CAT-10).value"),
+        (lambda d: d.update(provenance="STOLEN"), "provenance"),
+        (lambda d: d.update(packId="Bad Id"), "packId"),
+        (lambda d: d.pop("cards"), "pack"),
+    ],
+)
 def test_schema_errors_name_the_item_and_the_field(mutate, path):
     """1.9.1: a pack that fails the schema is refused; the path says which card/tile/token and field."""
     data = document()
@@ -147,7 +161,12 @@ def test_P4_an_occupied_room_shows_a_feature_unless_relaxed():
     corner = next(c for c, r in card["front"].items() if not r["vacant"])
     card["front"][corner]["features"] = []
     assert refused(data).path == f"cards[30] (C31).front.{corner}.features"
-    assert load_pack(data, {"pack_require_features_on_occupied": False})["cards"]["C31"]["FRONT"][corner]["features"] == []
+    assert (
+        load_pack(data, {"pack_require_features_on_occupied": False})["cards"]["C31"]["FRONT"][corner][
+            "features"
+        ]
+        == []
+    )
 
 
 def test_P5_the_features_are_the_four():

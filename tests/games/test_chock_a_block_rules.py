@@ -24,7 +24,6 @@ from service.games.chock_a_block import GAME, autoblock, building, markets
 from service.games.chock_a_block.content import default_content
 from service.games.chock_a_block.scoring import judge
 from service.games.protocol import InvalidOptions, fold
-
 from tests.engines import random_playout
 from tests.games.test_chock_a_block_support import (
     A,
@@ -67,16 +66,25 @@ def test_1_2_1_there_are_exactly_four_features():
 
 def test_1_2_3_a_vacant_room_has_a_colour_and_belongs_to_its_group():
     """1.2.3, 1.6.4: vacant rooms are members of their same-colour group."""
-    rooms = {"0,0": {"colour": "PINK", "vacant": True, "features": [], "closed": []},
-             "1,0": {"colour": "PINK", "vacant": False, "features": ["CAT"], "closed": []}}
+    rooms = {
+        "0,0": {"colour": "PINK", "vacant": True, "features": [], "closed": []},
+        "1,0": {"colour": "PINK", "vacant": False, "features": ["CAT"], "closed": []},
+    }
     [group] = building.colour_groups(rooms)
     assert group["rooms"] == [(0, 0), (1, 0)] and group["vacant"] == [(0, 0)]
 
 
 def test_1_2_5_a_room_with_two_features_belongs_to_a_chain_of_each():
     """1.2.5, 1.6.9: a room showing CAT and BIRD is in the CAT chain and in the BIRD chain."""
-    state = inject(new_game(), 0, {(0, 0): ("WHITE", False, ["CAT", "BIRD"]), (1, 1): ("WHITE", False, ["CAT"]),
-                                   (1, 0): ("WHITE", False, ["BIRD"])})
+    state = inject(
+        new_game(),
+        0,
+        {
+            (0, 0): ("WHITE", False, ["CAT", "BIRD"]),
+            (1, 1): ("WHITE", False, ["CAT"]),
+            (1, 0): ("WHITE", False, ["BIRD"]),
+        },
+    )
     assert building.chains(rooms_of(state, 0), "CAT") == [[(0, 0), (1, 1)]]
     assert building.chains(rooms_of(state, 0), "BIRD") == [[(0, 0), (1, 0)]]
 
@@ -85,7 +93,12 @@ def test_1_3_3_the_back_is_derived_as_the_mirror_of_the_front():
     """1.3.2, 1.3.3 (card_back_mode MIRROR): back.TL = front.TR, back.BL = front.BR and so on."""
     for card in default_content()["cards"].values():
         front, back = card["FRONT"], card["BACK"]
-        assert (back["TL"], back["TR"], back["BL"], back["BR"]) == (front["TR"], front["TL"], front["BR"], front["BL"])
+        assert (back["TL"], back["TR"], back["BL"], back["BR"]) == (
+            front["TR"],
+            front["TL"],
+            front["BR"],
+            front["BL"],
+        )
 
 
 def test_1_3_5_cards_are_never_rotated_only_two_faces_exist():
@@ -93,16 +106,21 @@ def test_1_3_5_cards_are_never_rotated_only_two_faces_exist():
     rotation."""
     state = at_step(new_game(seed="r"), 0, "place")
     card = state["seats"][0]["hand"][0]
-    assert rejected(state, 0, {"type": "place_card", "card": card, "face": "UPSIDE_DOWN", "column": 0}) == "unknown_face"
+    assert (
+        rejected(state, 0, {"type": "place_card", "card": card, "face": "UPSIDE_DOWN", "column": 0})
+        == "unknown_face"
+    )
     assert GAME.action_schema().fields["face"].validate.choices == ["FRONT", "BACK"]
 
 
 def test_1_3_6_a_symmetric_card_still_accepts_both_faces():
     """1.3.6: when front and back are identical both values are accepted (and listed)."""
-    symmetric = {"TL": {"colour": "PINK", "vacant": False, "features": ["CAT"]},
-                 "TR": {"colour": "PINK", "vacant": False, "features": ["CAT"]},
-                 "BL": {"colour": "BLUE", "vacant": True, "features": []},
-                 "BR": {"colour": "BLUE", "vacant": True, "features": []}}
+    symmetric = {
+        "TL": {"colour": "PINK", "vacant": False, "features": ["CAT"]},
+        "TR": {"colour": "PINK", "vacant": False, "features": ["CAT"]},
+        "BL": {"colour": "BLUE", "vacant": True, "features": []},
+        "BR": {"colour": "BLUE", "vacant": True, "features": []},
+    }
     state = rig(new_game(2, fixture_pack(cards={"S1": symmetric}), start_seat=0), hands={0: ["S1", "F1"]})
     faces = {a["face"] for a in GAME.legal_actions(state, 0) if a["card"] == "S1"}
     assert faces == {"FRONT", "BACK"}
@@ -120,7 +138,9 @@ def test_1_4_4_a_covered_room_never_takes_a_second_tile():
 def test_1_5_1_one_token_per_feature_and_value():
     """1.5.1, S-8: the 12 tokens are the pairs of 4 features and 6/8/10, in the supply in order."""
     state = new_game()
-    assert state["token_supply"] == [f"{f}-{v}" for f in ("CAT", "UNDERWEAR", "FLOWER", "BIRD") for v in (6, 8, 10)]
+    assert state["token_supply"] == [
+        f"{f}-{v}" for f in ("CAT", "UNDERWEAR", "FLOWER", "BIRD") for v in (6, 8, 10)
+    ]
 
 
 def test_1_6_2_a_finished_grid_building_is_3_wide_and_4_high():
@@ -137,8 +157,10 @@ def test_1_6_2_a_finished_grid_building_is_3_wide_and_4_high():
 
 def test_1_6_4_colour_groups_connect_through_edges_not_corners():
     """1.6.4, A-21: two pink rooms touching at a corner are two groups (group_connectivity N4)."""
-    rooms = {"0,0": {"colour": "PINK", "vacant": False, "features": ["CAT"]},
-             "1,1": {"colour": "PINK", "vacant": True, "features": []}}
+    rooms = {
+        "0,0": {"colour": "PINK", "vacant": False, "features": ["CAT"]},
+        "1,1": {"colour": "PINK", "vacant": True, "features": []},
+    }
     assert len(building.colour_groups(rooms)) == 2
     assert len(building.colour_groups(rooms, "N8")) == 1
 
@@ -162,12 +184,15 @@ def test_1_6_10_groups_and_chains_are_derived_never_stored():
 # -- 2. Setup -----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode, good, bad", [
-    ("STANDARD", [2, 3, 4, 5], [1]),
-    ("SOLO", [1], [2, 3, 4, 5]),
-    ("AUTOBLOCK_EXTRA", [2, 3, 4], [1, 5]),
-    ("COOP", [2, 3, 4], [1, 5]),
-])
+@pytest.mark.parametrize(
+    "mode, good, bad",
+    [
+        ("STANDARD", [2, 3, 4, 5], [1]),
+        ("SOLO", [1], [2, 3, 4, 5]),
+        ("AUTOBLOCK_EXTRA", [2, 3, 4], [1, 5]),
+        ("COOP", [2, 3, 4], [1, 5]),
+    ],
+)
 def test_S1_each_mode_has_its_player_counts(mode, good, bad):
     """S-1: STANDARD 2-5, SOLO 1, AUTOBLOCK_EXTRA and COOP 2-4 (Autoblock never joins 5 players)."""
     for players in good:
@@ -187,15 +212,20 @@ def test_S1_without_a_mode_one_player_plays_solo_and_more_play_standard():
 def test_S1_autoblock_options_need_an_autoblock_mode():
     """S-1, S-10, S-11: Grand Autoblock and an excluded feature only where Autoblock plays; Grand
     Autoblock excludes nothing."""
-    cases = [({"grand_autoblock": True}, 2, "options.grand_autoblock"),
-             ({"excluded_feature": "CAT"}, 2, "options.excluded_feature"),
-             ({"mode": "SOLO", "grand_autoblock": True, "excluded_feature": "CAT"}, 1, "options.excluded_feature"),
-             ({"mode": "SOLO", "excluded_feature": "CAT", "autoblock_excluded_feature_choice": "RANDOM"}, 1,
-              "options.excluded_feature"),
-             ({"start_seat": 3}, 3, "options.start_seat"),
-             ({"bb_max_width_rooms": 6}, 2, "options.bb_max_width_rooms"),
-             ({"mode": "CHESS"}, 2, "options.mode"),
-             ({"colour_blind": True}, 2, "options.colour_blind")]
+    cases = [
+        ({"grand_autoblock": True}, 2, "options.grand_autoblock"),
+        ({"excluded_feature": "CAT"}, 2, "options.excluded_feature"),
+        ({"mode": "SOLO", "grand_autoblock": True, "excluded_feature": "CAT"}, 1, "options.excluded_feature"),
+        (
+            {"mode": "SOLO", "excluded_feature": "CAT", "autoblock_excluded_feature_choice": "RANDOM"},
+            1,
+            "options.excluded_feature",
+        ),
+        ({"start_seat": 3}, 3, "options.start_seat"),
+        ({"bb_max_width_rooms": 6}, 2, "options.bb_max_width_rooms"),
+        ({"mode": "CHESS"}, 2, "options.mode"),
+        ({"colour_blind": True}, 2, "options.colour_blind"),
+    ]
     for options, players, field in cases:
         with pytest.raises(InvalidOptions) as error:
             GAME.resolve_options(options, players)
@@ -218,8 +248,10 @@ def test_S4_S5_the_deal_comes_from_the_seed_only():
     assert sorted(everything) == sorted(default_content()["card_ids"])
 
 
-@pytest.mark.parametrize("players, mode, layout", [(3, "STANDARD", "ROW"), (1, "SOLO", "COLUMN"),
-                                                   (2, "AUTOBLOCK_EXTRA", "COLUMN"), (3, "COOP", "COLUMN")])
+@pytest.mark.parametrize(
+    "players, mode, layout",
+    [(3, "STANDARD", "ROW"), (1, "SOLO", "COLUMN"), (2, "AUTOBLOCK_EXTRA", "COLUMN"), (3, "COOP", "COLUMN")],
+)
 def test_S6_markets_are_rows_without_autoblock_and_columns_with_it(players, mode, layout):
     """S-6, S-7, V-10, V-16: ROW in STANDARD, COLUMN whenever Autoblock plays."""
     state = new_game(players, mode=mode, **({} if mode == "STANDARD" else {"excluded_feature": "CAT"}))
@@ -239,8 +271,9 @@ def test_S10_the_start_player_chooses_the_excluded_feature_first():
     action is choose_excluded_feature; nothing else is legal before it."""
     state = new_game(3, mode="COOP", start_seat=1)
     assert state["step"] == "choose_feature" and GAME.to_act(state) == [1]
-    assert GAME.legal_actions(state, 1) == [{"type": "choose_excluded_feature", "feature": f}
-                                            for f in ("CAT", "UNDERWEAR", "FLOWER", "BIRD")]
+    assert GAME.legal_actions(state, 1) == [
+        {"type": "choose_excluded_feature", "feature": f} for f in ("CAT", "UNDERWEAR", "FLOWER", "BIRD")
+    ]
     assert rejected(state, 0, {"type": "choose_excluded_feature", "feature": "CAT"}) == "not_your_turn"
     card = state["seats"][1]["hand"][0]
     assert rejected(state, 1, place(card, 0)) == "wrong_step"
@@ -251,15 +284,21 @@ def test_S10_the_start_player_chooses_the_excluded_feature_first():
 def test_S10_the_excluded_feature_can_be_fixed_at_creation_or_drawn():
     """S-10 (A-36): given at creation (KO: before the setup), or RANDOM from the seed."""
     assert new_game(1, excluded_feature="FLOWER")["autoblock"]["excluded"] == "FLOWER"
-    drawn = {new_game(1, seed=str(i), autoblock_excluded_feature_choice="RANDOM")["autoblock"]["excluded"]
-             for i in range(30)}
+    drawn = {
+        new_game(1, seed=str(i), autoblock_excluded_feature_choice="RANDOM")["autoblock"]["excluded"]
+        for i in range(30)
+    }
     assert drawn == {"CAT", "UNDERWEAR", "FLOWER", "BIRD"}
 
 
 def test_S11_grand_autoblock_excludes_no_feature():
     """S-11, V-22: level GRAND, nothing excluded, no choice to make."""
     state = new_game(2, mode="AUTOBLOCK_EXTRA", grand_autoblock=True)
-    assert (state["autoblock"]["level"], state["autoblock"]["excluded"], state["step"]) == ("GRAND", None, "place")
+    assert (state["autoblock"]["level"], state["autoblock"]["excluded"], state["step"]) == (
+        "GRAND",
+        None,
+        "place",
+    )
 
 
 def test_S12_S13_everyone_starts_empty():
@@ -272,10 +311,19 @@ def test_S12_S13_everyone_starts_empty():
     assert state["round"] == 1 and state["step"] == "place"
 
 
-@pytest.mark.parametrize("players, mode, deck_after_setup, left_at_end", [
-    (1, "SOLO", 58, 39), (2, "STANDARD", 56, 38), (2, "AUTOBLOCK_EXTRA", 56, 26), (3, "STANDARD", 54, 25),
-    (3, "COOP", 54, 13), (4, "STANDARD", 52, 12), (4, "AUTOBLOCK_EXTRA", 52, 0), (5, "STANDARD", 50, 4),
-])
+@pytest.mark.parametrize(
+    "players, mode, deck_after_setup, left_at_end",
+    [
+        (1, "SOLO", 58, 39),
+        (2, "STANDARD", 56, 38),
+        (2, "AUTOBLOCK_EXTRA", 56, 26),
+        (3, "STANDARD", 54, 25),
+        (3, "COOP", 54, 13),
+        (4, "STANDARD", 52, 12),
+        (4, "AUTOBLOCK_EXTRA", 52, 0),
+        (5, "STANDARD", 50, 4),
+    ],
+)
 def test_2_5_card_arithmetic_per_player_count(players, mode, deck_after_setup, left_at_end):
     """2.5: the deck after the deal and the market of 4, and the cards left in deck + market at the
     end, for every player count with and without Autoblock."""
@@ -283,8 +331,9 @@ def test_2_5_card_arithmetic_per_player_count(players, mode, deck_after_setup, l
     final, moves, start = random_game(players, f"arith{players}{mode}", mode=mode, **extra)
     assert len(start["deck"]) == deck_after_setup
     assert len(final["deck"]) + len([c for c in final["block_market"] if c]) == left_at_end
-    assert "supply_empty" not in [e["data"]["draw_skipped"] for _, _, evs in moves for e in evs
-                                  if e["type"] == "turn_ended"]
+    assert "supply_empty" not in [
+        e["data"]["draw_skipped"] for _, _, evs in moves for e in evs if e["type"] == "turn_ended"
+    ]
 
 
 # -- 3. Turn structure ------------------------------------------------------------------------------------------
@@ -293,8 +342,12 @@ def test_2_5_card_arithmetic_per_player_count(players, mode, deck_after_setup, l
 def test_R0_1_humans_play_in_turn_order_then_autoblock():
     """R-0.1, 0.4.3, A-37: each round every human plays once from the start seat, then Autoblock."""
     _, moves, _ = random_game(3, "r01", mode="AUTOBLOCK_EXTRA", start_seat=2, excluded_feature="CAT")
-    sequence = [("h", e["seat"]) if e["type"] == "turn_ended" else ("ab", None)
-                for _, _, evs in moves for e in evs if e["type"] in ("turn_ended", "autoblock_turn")]
+    sequence = [
+        ("h", e["seat"]) if e["type"] == "turn_ended" else ("ab", None)
+        for _, _, evs in moves
+        for e in evs
+        if e["type"] in ("turn_ended", "autoblock_turn")
+    ]
     assert sequence == [("h", 2), ("h", 0), ("h", 1), ("ab", None)] * 12
 
 
@@ -361,7 +414,10 @@ def test_R2_3_any_market_tile_on_any_vacant_room_of_a_qualifying_group():
 def test_R2_3_the_tile_comes_from_the_market_and_goes_on_a_vacant_room():
     """R-2.3, A-19: a pile tile is refused (tile_not_in_market), so is an occupied room (not_vacant)."""
     state, _ = after_c2()
-    assert rejected(state, 0, {"type": "place_neighbour", "tile": state["tile_pile"][0], **A}) == "tile_not_in_market"
+    assert (
+        rejected(state, 0, {"type": "place_neighbour", "tile": state["tile_pile"][0], **A})
+        == "tile_not_in_market"
+    )
     assert rejected(state, 0, {"type": "place_neighbour", "source": "PILE", **A}) == "tile_not_in_market"
     assert rejected(state, 0, tile_action(state, x=1, y=0)) == "not_vacant"
     assert rejected(state, 0, tile_action(state, x=9, y=9)) == "not_vacant"
@@ -413,8 +469,12 @@ def test_R2_9_nothing_else_is_legal_during_the_neighbour_step():
 
 def test_R3_2_claiming_is_optional():
     """R-3.2: with a claimable chain the player may still draw straight away."""
-    state = at_step(inject(new_game(2), 0, icons_of("CAT", [(x, 0) for x in range(6)])), 0, "tokens",
-                    cards=[{"card": "X"}])
+    state = at_step(
+        inject(new_game(2), 0, icons_of("CAT", [(x, 0) for x in range(6)])),
+        0,
+        "tokens",
+        cards=[{"card": "X"}],
+    )
     legal = GAME.legal_actions(state, 0)
     assert {"type": "claim_token", "token": "CAT-6", "x": 0, "y": 0} in legal
     after = play(state, 0, {"type": "draw_card", "source": "DECK"})
@@ -423,8 +483,12 @@ def test_R3_2_claiming_is_optional():
 
 def test_R3_10_each_claim_is_checked_after_the_previous_ones():
     """R-3.10, R-3.9: after CAT-6 closes a chain of 10, CAT-10 on it is refused."""
-    state = at_step(inject(new_game(2), 0, icons_of("CAT", [(x, y) for x in range(5) for y in range(2)])), 0,
-                    "tokens", cards=[{"card": "X"}])
+    state = at_step(
+        inject(new_game(2), 0, icons_of("CAT", [(x, y) for x in range(5) for y in range(2)])),
+        0,
+        "tokens",
+        cards=[{"card": "X"}],
+    )
     state = play(state, 0, {"type": "claim_token", "token": "CAT-6", "x": 0, "y": 0})
     assert rejected(state, 0, {"type": "claim_token", "token": "CAT-10", "x": 0, "y": 0}) == "no_open_icon"
     assert not [a for a in GAME.legal_actions(state, 0) if a["type"] == "claim_token"]
@@ -437,8 +501,11 @@ def test_R4_1_the_draw_is_skipped_when_deck_and_market_are_empty():
     state = {**state, "deck": [], "block_market": [None] * 4}
     evs = GAME.play(state, 0, place(state["seats"][0]["hand"][0], 0))
     assert GAME.draw_skip_reason(fold(GAME, state, evs[:1]), 0) == "supply_empty"
-    assert evs[-1] == {"type": "turn_ended", "seat": 0,
-                       "data": {"placement": 1, "drew": False, "draw_skipped": "supply_empty"}}
+    assert evs[-1] == {
+        "type": "turn_ended",
+        "seat": 0,
+        "data": {"placement": 1, "drew": False, "draw_skipped": "supply_empty"},
+    }
 
 
 def test_R4_4_the_draw_ends_the_turn():
@@ -461,8 +528,14 @@ def test_R4_5_auto_advance_ends_a_turn_with_nothing_left_to_do():
     """R-4.5: with auto_advance the engine ends the 12th turn itself when no token is claimable; with
     auto_advance false the player sends end_turn."""
     for auto in (True, False):
-        state = at_step(new_game(2, fixture_pack(), start_seat=0, auto_advance=auto), 0, "place",
-                        cards=[{"card": "X", "column": c, "row": r} for c in range(3) for r in range(4) if (c, r) != (2, 3)])
+        state = at_step(
+            new_game(2, fixture_pack(), start_seat=0, auto_advance=auto),
+            0,
+            "place",
+            cards=[
+                {"card": "X", "column": c, "row": r} for c in range(3) for r in range(4) if (c, r) != (2, 3)
+            ],
+        )
         evs = GAME.play(state, 0, place(state["seats"][0]["hand"][0], 2))
         assert ("turn_ended" in [e["type"] for e in evs]) is auto
         if not auto:
@@ -471,6 +544,7 @@ def test_R4_5_auto_advance_ends_a_turn_with_nothing_left_to_do():
 
 def test_R4_6_one_card_is_left_in_hand_with_1_to_4_players():
     """R-4.6: 2 cards at the start of every turn; one unplayed card at the end."""
+
     def two_cards_to_place_from(state, seat, action, played):
         if state["step"] == "place":
             assert len(state["seats"][seat]["hand"]) == 2
@@ -514,11 +588,19 @@ def test_AE8_autoblock_rechooses_tokens_for_each_scored_feature():
     """AE-8, A-44: budgets are points_per_icon per icon, per feature; the excluded feature is never scored."""
     content = fixture_pack(tiles=40)
     tiles = {f: [t for t in content["tile_ids"] if content["tiles"][t] == [f]] for f in content["features"]}
-    ab = {"level": "NORMAL", "excluded": "BIRD", "tiles": tiles["CAT"][:3] + tiles["FLOWER"][:5] + tiles["BIRD"][:5],
-          "tokens": [], "turns": 0}
+    ab = {
+        "level": "NORMAL",
+        "excluded": "BIRD",
+        "tiles": tiles["CAT"][:3] + tiles["FLOWER"][:5] + tiles["BIRD"][:5],
+        "tokens": [],
+        "turns": 0,
+    }
     returned, taken = autoblock.token_plan(ab, list(content["token_ids"]), content, "GREEDY_DESCENDING", 2)
     assert (returned, taken) == ([], ["CAT-6", "FLOWER-10"])
-    assert autoblock.token_plan(ab, list(content["token_ids"]), content, "GREEDY_DESCENDING", 3)[1] == ["CAT-8", "FLOWER-10"]
+    assert autoblock.token_plan(ab, list(content["token_ids"]), content, "GREEDY_DESCENDING", 3)[1] == [
+        "CAT-8",
+        "FLOWER-10",
+    ]
 
 
 def test_AE9_running_the_token_procedure_again_changes_nothing():
@@ -529,8 +611,9 @@ def test_AE9_running_the_token_procedure_again_changes_nothing():
         ab = {"level": "GRAND", "excluded": None, "tiles": cats[:count], "tokens": [], "turns": 0}
         supply = list(content["token_ids"])
         _, taken = autoblock.token_plan(ab, supply, content, "GREEDY_DESCENDING", 2)
-        again = autoblock.token_plan({**ab, "tokens": taken}, [t for t in supply if t not in taken], content,
-                                     "GREEDY_DESCENDING", 2)
+        again = autoblock.token_plan(
+            {**ab, "tokens": taken}, [t for t in supply if t not in taken], content, "GREEDY_DESCENDING", 2
+        )
         assert again == ([], [])
 
 
@@ -557,7 +640,9 @@ def test_E3_chains_of_1_to_3_and_closed_chains_score_nothing():
 def test_E3_open_chain_min_size_and_points_are_options():
     """E-3, A-32: open_chain_min_size and open_chain_points."""
     rooms = icons_of("CAT", [(0, 0), (1, 0), (2, 0)])
-    assert GAME.scores(inject(new_game(open_chain_min_size=3, open_chain_points=5), 0, rooms))["scores"][0] == 5
+    assert (
+        GAME.scores(inject(new_game(open_chain_min_size=3, open_chain_points=5), 0, rooms))["scores"][0] == 5
+    )
 
 
 def test_E5_cards_left_in_hand_score_nothing_by_default():
@@ -579,7 +664,9 @@ def test_E7_tie_break_shared_ignores_neighbours():
     state = new_game(3, tie_break="SHARED")
     seats = [{**p, "neighbours": n} for p, n in zip(state["seats"], (5, 3, 0))]
     assert GAME.scores({**state, "seats": seats})["ranks"] == [1, 1, 1]
-    assert GAME.scores({**state, "seats": seats, "options": {**state["options"], "tie_break": "NEIGHBOURS_THEN_SHARED"}})["ranks"] == [1, 2, 3]
+    assert GAME.scores(
+        {**state, "seats": seats, "options": {**state["options"], "tie_break": "NEIGHBOURS_THEN_SHARED"}}
+    )["ranks"] == [1, 2, 3]
 
 
 def test_E8_autoblock_is_ranked_among_the_humans_in_autoblock_extra():
@@ -589,10 +676,16 @@ def test_E8_autoblock_is_ranked_among_the_humans_in_autoblock_extra():
     keys = [(30, 2), (20, 0), (10, 0)]
     ranks, outcome, ab_rank = judge("AUTOBLOCK_EXTRA", keys, (20, 4), options)
     assert ranks == [1, 3, 4] and ab_rank == 2 and outcome["winners"] == [0]
-    ranks, _, ab_rank = judge("AUTOBLOCK_EXTRA", [(20, 5), (20, 1)], (20, 3),
-                              {**options, "autoblock_tie_rule": "NEIGHBOUR_TIEBREAK"})
+    ranks, _, ab_rank = judge(
+        "AUTOBLOCK_EXTRA",
+        [(20, 5), (20, 1)],
+        (20, 3),
+        {**options, "autoblock_tie_rule": "NEIGHBOUR_TIEBREAK"},
+    )
     assert ranks == [1, 3] and ab_rank == 2
-    ranks, outcome, ab_rank = judge("SOLO", [(20, 5)], (20, 3), {**options, "autoblock_tie_rule": "NEIGHBOUR_TIEBREAK"})
+    ranks, outcome, ab_rank = judge(
+        "SOLO", [(20, 5)], (20, 3), {**options, "autoblock_tie_rule": "NEIGHBOUR_TIEBREAK"}
+    )
     assert ranks == [1] and outcome["human_wins"] and ab_rank == 2
 
 
@@ -626,17 +719,38 @@ def test_V3_the_five_player_rule_follows_the_rulebooks_main_statement():
 
 def test_V5_building_block_limits():
     """V-5, A-13: bb_max_height_rooms and bb_max_width_rooms, when set, bound landings."""
-    state = new_game(2, start_seat=0, building_rules="BUILDING_BLOCK", bb_max_height_rooms=4, bb_max_width_rooms=4)
-    state = at_step(inject(state, 0, {(x, y): ("WHITE", False, ["CAT"]) for x in range(2) for y in range(4)}),
-                    0, "place")
+    state = new_game(
+        2, start_seat=0, building_rules="BUILDING_BLOCK", bb_max_height_rooms=4, bb_max_width_rooms=4
+    )
+    state = at_step(
+        inject(state, 0, {(x, y): ("WHITE", False, ["CAT"]) for x in range(2) for y in range(4)}), 0, "place"
+    )
     hand = state["seats"][0]["hand"][0]
-    assert rejected(state, 0, {"type": "place_card", "card": hand, "face": "FRONT", "room_x": 0}) == "height_limit"
-    assert play(state, 0, {"type": "place_card", "card": hand, "face": "FRONT", "room_x": -2})["seats"][0]["cards"][-1]["room_y"] == 0
-    assert rejected(state, 0, {"type": "place_card", "card": hand, "face": "FRONT", "room_x": 3}) == "not_adjacent"
+    assert (
+        rejected(state, 0, {"type": "place_card", "card": hand, "face": "FRONT", "room_x": 0})
+        == "height_limit"
+    )
+    assert (
+        play(state, 0, {"type": "place_card", "card": hand, "face": "FRONT", "room_x": -2})["seats"][0][
+            "cards"
+        ][-1]["room_y"]
+        == 0
+    )
+    assert (
+        rejected(state, 0, {"type": "place_card", "card": hand, "face": "FRONT", "room_x": 3})
+        == "not_adjacent"
+    )
     wide = at_step(inject(state, 0, {(x, 0): ("WHITE", False, ["CAT"]) for x in range(3)}), 0, "place")
-    assert rejected(wide, 0, {"type": "place_card", "card": hand, "face": "FRONT", "room_x": 3}) == "width_limit"
-    assert rejected(state, 0, {"type": "place_card", "card": hand, "face": "FRONT", "column": 0}) == "misaligned"
-    assert rejected(state, 0, {"type": "place_card", "card": hand, "face": "FRONT", "room_x": 2, "room_y": 2}) == "no_floor_below"
+    assert (
+        rejected(wide, 0, {"type": "place_card", "card": hand, "face": "FRONT", "room_x": 3}) == "width_limit"
+    )
+    assert (
+        rejected(state, 0, {"type": "place_card", "card": hand, "face": "FRONT", "column": 0}) == "misaligned"
+    )
+    assert (
+        rejected(state, 0, {"type": "place_card", "card": hand, "face": "FRONT", "room_x": 2, "room_y": 2})
+        == "no_floor_below"
+    )
 
 
 def test_V6_V7_building_block_landings_are_even_and_games_last_12_placements():
@@ -646,14 +760,18 @@ def test_V6_V7_building_block_landings_are_even_and_games_last_12_placements():
         assert len(player["cards"]) == 12 and all(c["room_y"] % 2 == 0 for c in player["cards"])
         coords = {building.coord(k) for k in player["rooms"]}
         for c in player["cards"]:  # a card rests on the ground or on a room
-            assert c["room_y"] == 0 or {(c["room_x"], c["room_y"] - 1), (c["room_x"] + 1, c["room_y"] - 1)} & coords
+            assert (
+                c["room_y"] == 0
+                or {(c["room_x"], c["room_y"] - 1), (c["room_x"] + 1, c["room_y"] - 1)} & coords
+            )
 
 
 def test_V8_a_player_with_no_legal_placement_is_finished():
     """V-8, A-14: with both limits set a player can get stuck; they skip their remaining turns and the
     game still ends after 12 rounds."""
-    final, moves, _ = random_game(2, "v8", building_rules="BUILDING_BLOCK", bb_max_width_rooms=4,
-                                  bb_max_height_rooms=4)
+    final, moves, _ = random_game(
+        2, "v8", building_rules="BUILDING_BLOCK", bb_max_width_rooms=4, bb_max_height_rooms=4
+    )
     finished = [e for _, _, evs in moves for e in evs if e["type"] == "player_finished"]
     assert {e["seat"] for e in finished} == {0, 1}
     assert all(e["data"]["reason"] == "no_legal_placement" for e in finished)
@@ -662,8 +780,9 @@ def test_V8_a_player_with_no_legal_placement_is_finished():
 
 def test_V11_solo_deck_draws_can_be_switched_off():
     """V-11, A-41: solo_deck_draw_allowed false (JA pictures market draws only)."""
-    state = at_step(new_game(1, excluded_feature="CAT", solo_deck_draw_allowed=False), 0, "tokens",
-                    cards=[{"card": "X"}])
+    state = at_step(
+        new_game(1, excluded_feature="CAT", solo_deck_draw_allowed=False), 0, "tokens", cards=[{"card": "X"}]
+    )
     assert {"type": "draw_card", "source": "DECK"} not in GAME.legal_actions(state, 0)
     assert rejected(state, 0, {"type": "draw_card", "source": "DECK"}) == "deck_draw_not_allowed"
     allowed = at_step(new_game(1, excluded_feature="CAT"), 0, "tokens", cards=[{"card": "X"}])
@@ -673,17 +792,24 @@ def test_V11_solo_deck_draws_can_be_switched_off():
 def test_V12_V13_autoblock_plays_after_each_human_turn_for_12_rounds():
     """V-12, V-13: solo: 12 human turns, each followed by an Autoblock turn."""
     _, moves, _ = random_game(1, "v12", excluded_feature="FLOWER")
-    sequence = [e["type"] for e in (e for _, _, evs in moves for e in evs) if e["type"] in ("turn_ended", "autoblock_turn")]
+    sequence = [
+        e["type"]
+        for e in (e for _, _, evs in moves for e in evs)
+        if e["type"] in ("turn_ended", "autoblock_turn")
+    ]
     assert sequence == ["turn_ended", "autoblock_turn"] * 12
 
 
 def test_V16_autoblock_with_row_markets_takes_the_last_occupied_slot():
     """V-16, A-42: column_markets_with_autoblock false: ROW markets; Autoblock removes the last
     occupied slot and the slot is refilled in place."""
-    state = new_game(2, mode="AUTOBLOCK_EXTRA", excluded_feature="CAT", column_markets_with_autoblock=False, seed="v16")
+    state = new_game(
+        2, mode="AUTOBLOCK_EXTRA", excluded_feature="CAT", column_markets_with_autoblock=False, seed="v16"
+    )
     assert state["layout"] == "ROW"
-    final, moves, _ = random_game(2, "v16", mode="AUTOBLOCK_EXTRA", excluded_feature="CAT",
-                                  column_markets_with_autoblock=False)
+    final, moves, _ = random_game(
+        2, "v16", mode="AUTOBLOCK_EXTRA", excluded_feature="CAT", column_markets_with_autoblock=False
+    )
     discards = [e["data"]["slot"] for _, _, evs in moves for e in evs if e["type"] == "autoblock_discarded"]
     assert discards and all(slot == 3 for slot in discards)
 
@@ -691,10 +817,16 @@ def test_V16_autoblock_with_row_markets_takes_the_last_occupied_slot():
 def test_V18_the_five_player_rule_does_not_count_autoblock_unless_asked():
     """V-18, A-40: 4 players + Autoblock draw as in a 4-player game; five_player_rule_counts_autoblock
     applies the 5-player rule."""
-    state = at_step(new_game(4, mode="AUTOBLOCK_EXTRA", excluded_feature="CAT"), 0, "tokens", cards=[{"card": "X"}] * 11)
+    state = at_step(
+        new_game(4, mode="AUTOBLOCK_EXTRA", excluded_feature="CAT"), 0, "tokens", cards=[{"card": "X"}] * 11
+    )
     assert GAME.draw_skip_reason(state, 0) is None
-    counted = at_step(new_game(4, mode="AUTOBLOCK_EXTRA", excluded_feature="CAT", five_player_rule_counts_autoblock=True),
-                      0, "tokens", cards=[{"card": "X"}] * 11)
+    counted = at_step(
+        new_game(4, mode="AUTOBLOCK_EXTRA", excluded_feature="CAT", five_player_rule_counts_autoblock=True),
+        0,
+        "tokens",
+        cards=[{"card": "X"}] * 11,
+    )
     assert GAME.draw_skip_reason(counted, 0) == "last_turns"
 
 

@@ -28,20 +28,34 @@ def room(colour: str, vacant: bool = False, features=()) -> dict[str, Any]:
 
 
 # Appendix A.3: the rulebook's neighbour example, made concrete by the spec.
-C1 = {"TL": room("GREEN", False, ["CAT"]), "TR": room("PINK", True), "BL": room("PINK", True),
-      "BR": room("PINK", False, ["FLOWER"])}
-C2 = {"TL": room("PINK", False, ["BIRD"]), "TR": room("PINK", False, ["UNDERWEAR"]),
-      "BL": room("YELLOW", False, ["CAT"]), "BR": room("BLUE", False, ["BIRD"])}
+C1 = {
+    "TL": room("GREEN", False, ["CAT"]),
+    "TR": room("PINK", True),
+    "BL": room("PINK", True),
+    "BR": room("PINK", False, ["FLOWER"]),
+}
+C2 = {
+    "TL": room("PINK", False, ["BIRD"]),
+    "TR": room("PINK", False, ["UNDERWEAR"]),
+    "BL": room("YELLOW", False, ["CAT"]),
+    "BR": room("BLUE", False, ["BIRD"]),
+}
 
 
 def filler(i: int) -> dict[str, Any]:
     """Filler cards: white, occupied, one feature per room, so they never call for a neighbour."""
     f = FEATURES
-    return {"TL": room("WHITE", False, [f[i % 4]]), "TR": room("WHITE", False, [f[(i + 1) % 4]]),
-            "BL": room("WHITE", False, [f[(i + 2) % 4]]), "BR": room("WHITE", False, [f[(i + 3) % 4]])}
+    return {
+        "TL": room("WHITE", False, [f[i % 4]]),
+        "TR": room("WHITE", False, [f[(i + 1) % 4]]),
+        "BL": room("WHITE", False, [f[(i + 2) % 4]]),
+        "BR": room("WHITE", False, [f[(i + 3) % 4]]),
+    }
 
 
-def fixture_document(cards: dict[str, dict] | None = None, fillers: int = 40, tiles: int = 20) -> dict[str, Any]:
+def fixture_document(
+    cards: dict[str, dict] | None = None, fillers: int = 40, tiles: int = 20
+) -> dict[str, Any]:
     """A fresh document (tests may change it freely)."""
     cards = copy.deepcopy({"C1": C1, "C2": C2} if cards is None else cards)
     return {
@@ -51,7 +65,7 @@ def fixture_document(cards: dict[str, dict] | None = None, fillers: int = 40, ti
         "colours": [{"id": c} for c in ("PINK", "GREEN", "YELLOW", "BLUE", "WHITE")],
         "features": list(FEATURES),
         "cards": [{"id": cid, "front": face} for cid, face in cards.items()]
-                 + [{"id": f"F{i + 1}", "front": filler(i)} for i in range(fillers)],
+        + [{"id": f"F{i + 1}", "front": filler(i)} for i in range(fillers)],
         "neighbourTiles": [{"id": f"N{i + 1}", "features": [FEATURES[i % 4]]} for i in range(tiles)],
         "scoreTokens": [{"id": f"{f}-{v}", "feature": f, "value": v} for f in FEATURES for v in (6, 8, 10)],
     }
@@ -89,9 +103,13 @@ def rig(state, hands: dict[int, list[str]] | None = None, market: list | None = 
     named = {c for h in hands.values() for c in h} | {c for c in (market or []) if c} | set(deck_top)
     seats = state["seats"]
     keep = {i: [c for c in p["hand"] if c not in named] for i, p in enumerate(seats) if i not in hands}
-    keep_market = None if market is not None else [c if c not in named else None for c in state["block_market"]]
+    keep_market = (
+        None if market is not None else [c if c not in named else None for c in state["block_market"]]
+    )
     kept = {c for h in keep.values() for c in h} | {c for c in (keep_market or []) if c}
-    everything = state["deck"] + [c for c in state["block_market"] if c] + [c for p in seats for c in p["hand"]]
+    everything = (
+        state["deck"] + [c for c in state["block_market"] if c] + [c for p in seats for c in p["hand"]]
+    )
     pool = [c for c in everything if c not in named and c not in kept]
     new = dict(state)
     new_seats = []
@@ -105,8 +123,10 @@ def rig(state, hands: dict[int, list[str]] | None = None, market: list | None = 
     if market is not None:
         new["block_market"] = list(market)
     else:
-        new["block_market"] = [c if c is not None or old is None else pool.pop(0)
-                               for c, old in zip(keep_market, state["block_market"])]
+        new["block_market"] = [
+            c if c is not None or old is None else pool.pop(0)
+            for c, old in zip(keep_market, state["block_market"])
+        ]
     new["deck"] = list(deck_top) + pool
     return new
 
@@ -118,8 +138,15 @@ def inject(state, seat: int, rooms: dict[tuple[int, int], tuple], keep: bool = F
     for (x, y), spec in rooms.items():
         colour, vacant, features = spec[:3]
         closed = list(spec[3]) if len(spec) > 3 else []
-        new_rooms[f"{x},{y}"] = {"card": "X", "corner": "BL", "colour": colour, "vacant": vacant,
-                                 "features": list(features), "tile": None, "closed": closed}
+        new_rooms[f"{x},{y}"] = {
+            "card": "X",
+            "corner": "BL",
+            "colour": colour,
+            "vacant": vacant,
+            "features": list(features),
+            "tile": None,
+            "closed": closed,
+        }
     seats = list(state["seats"])
     seats[seat] = {**seats[seat], "rooms": new_rooms}
     return {**state, "seats": seats}
@@ -140,7 +167,9 @@ def random_game(players: int, seed: str, rng: random.Random | None = None, conte
     rng = rng or random.Random(seed)
     start = new_game(players, content, seed, **options)
     moves = []
-    state = engines.random_playout(GAME, start, rng, lambda _, seat, action, evs: moves.append((seat, action, evs)))
+    state = engines.random_playout(
+        GAME, start, rng, lambda _, seat, action, evs: moves.append((seat, action, evs))
+    )
     return state, moves, start
 
 
@@ -150,8 +179,14 @@ def random_game(players: int, seed: str, rng: random.Random | None = None, conte
 def placed(state, seat, card, face="FRONT", **where):
     """``state`` after ``seat`` placed ``card`` (the event folded directly: a quick way to build)."""
     placement = len(state["seats"][seat]["cards"]) + 1
-    return GAME.apply(state, {"type": "card_placed", "seat": seat,
-                              "data": {"card": card, "face": face, "placement": placement, **where}})
+    return GAME.apply(
+        state,
+        {
+            "type": "card_placed",
+            "seat": seat,
+            "data": {"card": card, "face": face, "placement": placement, **where},
+        },
+    )
 
 
 def grid_building(state, seat, columns):

@@ -6,7 +6,8 @@ from other actions), answers with events or with IllegalAction, never with anoth
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from marshmallow import ValidationError
 
 from service.games import GAMES
@@ -36,8 +37,14 @@ def values_seen(actions):
     return seen
 
 
-ODD = st.one_of(st.integers(-3, 40), st.text(max_size=6), st.booleans(), st.none(),
-                st.lists(st.integers(-2, 30), max_size=4), st.lists(st.lists(st.integers(-2, 30), max_size=3), max_size=5))
+ODD = st.one_of(
+    st.integers(-3, 40),
+    st.text(max_size=6),
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(-2, 30), max_size=4),
+    st.lists(st.lists(st.integers(-2, 30), max_size=3), max_size=5),
+)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
@@ -73,9 +80,14 @@ def test_bent_actions_are_played_or_refused_never_crash(game_id, plies, data):
 
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) | st.text(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=12)
+    max_leaves=12,
+)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
@@ -90,8 +102,9 @@ def test_any_json_action_that_passes_the_schema_is_played_or_refused(game_id, da
     keys = sorted({k for a in game.legal_actions(state, game.to_act(state)[0]) for k in a}) + ["type"]
     action = data.draw(st.dictionaries(st.sampled_from(keys) | st.text(max_size=6), JSON_VALUES, max_size=6))
     if data.draw(st.booleans()):
-        action["type"] = data.draw(st.sampled_from(sorted({a["type"] for a in game.legal_actions(
-            state, game.to_act(state)[0])})))
+        action["type"] = data.draw(
+            st.sampled_from(sorted({a["type"] for a in game.legal_actions(state, game.to_act(state)[0])}))
+        )
     try:
         action = game.action_schema().load(action)
     except ValidationError:

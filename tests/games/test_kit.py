@@ -27,7 +27,9 @@ def test_played_states_are_the_fold_of_the_played_events(game_id):
             assert again == kept
         checked.append(action)
 
-    engines.random_playout(game, engines.new_state(game, players, "kit"), random.Random(1), check, max_moves=60)
+    engines.random_playout(
+        game, engines.new_state(game, players, "kit"), random.Random(1), check, max_moves=60
+    )
     assert checked
 
 
@@ -50,25 +52,47 @@ def test_the_declared_dynamics_is_what_to_act_does(game_id):
     """A sequential game never names two seats at once; a simultaneous one does, early in a game."""
     game = GAMES[game_id]
     widest = []
-    engines.random_playout(game, engines.new_state(game, max(game.info.counts()), "kit"), random.Random(1),
-                           lambda state, *_: widest.append(len(game.to_act(state))), max_moves=80)
+    engines.random_playout(
+        game,
+        engines.new_state(game, max(game.info.counts()), "kit"),
+        random.Random(1),
+        lambda state, *_: widest.append(len(game.to_act(state))),
+        max_moves=80,
+    )
     assert (max(widest) > 1) == (game.info.dynamics == "simultaneous")
 
 
 def test_game_info_refuses_a_dynamics_or_utility_it_does_not_know():
     with pytest.raises(ValueError):
-        GameInfo(id="x", name="X", min_players=1, max_players=2, hidden_information=False, chance=False,
-                 utility_by_option={"mode": {"TEAMS": "co-operative"}})
+        GameInfo(
+            id="x",
+            name="X",
+            min_players=1,
+            max_players=2,
+            hidden_information=False,
+            chance=False,
+            utility_by_option={"mode": {"TEAMS": "co-operative"}},
+        )
     with pytest.raises(ValueError):
-        GameInfo(id="x", name="X", min_players=1, max_players=2, hidden_information=False, chance=False,
-                 dynamics="real-time")
+        GameInfo(
+            id="x",
+            name="X",
+            min_players=1,
+            max_players=2,
+            hidden_information=False,
+            chance=False,
+            dynamics="real-time",
+        )
 
 
 class Counter(Engine):
-    info = GameInfo(id="counter", name="Counter", min_players=1, max_players=1,
-                    hidden_information=False, chance=False)
-    options_schema = {"type": "object", "properties": {"goal": {"type": "integer", "default": 2},
-                                                       "step": {"type": "integer"}}}
+    info = GameInfo(
+        id="counter", name="Counter", min_players=1, max_players=1, hidden_information=False, chance=False
+    )
+    options_schema = {
+        "type": "object",
+        "properties": {"goal": {"type": "integer", "default": 2}, "step": {"type": "integer"}},
+    }
     refusals = turn_refusals("its goal", "its goal")  # the kit's own refusals are all it has
 
     def setup(self, options, players, seed, content=None):
@@ -119,6 +143,7 @@ def test_play_refuses_a_game_that_is_over_and_dispatches_apply_by_event_type():
 
 def test_two_methods_folding_one_event_type_are_refused():
     with pytest.raises(TypeError, match="two methods fold 'counted'"):
+
         class Twice(Counter):
             @applies("counted")
             def _one(self, state, data, seat):

@@ -58,11 +58,14 @@ def test_blokus_strong_plays_a_legal_placement_in_every_variant(variant):
     _check_positions(BLOKUS, bots_of(BLOKUS)["blokus-strong"], positions)
 
 
-@pytest.mark.parametrize("options", [
-    {"variant": "four_player", "scoring": "advanced", "start_corners": "any_free"},
-    {"variant": "duo", "allow_voluntary_pass": True},
-    {"variant": "solo_rectangle", "puzzle_corner_contact": "optional"},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"variant": "four_player", "scoring": "advanced", "start_corners": "any_free"},
+        {"variant": "duo", "allow_voluntary_pass": True},
+        {"variant": "solo_rectangle", "puzzle_corner_contact": "optional"},
+    ],
+)
 def test_blokus_strong_with_other_options(options):
     players = VARIANTS[options["variant"]].players
     positions = _positions(BLOKUS, options, players, every=5, seed=3, limit=3)
@@ -71,27 +74,43 @@ def test_blokus_strong_with_other_options(options):
 
 def test_block_block_strong_plays_a_legal_placement():
     positions = _positions(BLOCK_BLOCK, {}, 2, every=6, seed=5, limit=4)
-    _check_positions(BLOCK_BLOCK, bots_of(BLOCK_BLOCK)["block-block-strong"], positions[1:])  # not the empty board
+    _check_positions(
+        BLOCK_BLOCK, bots_of(BLOCK_BLOCK)["block-block-strong"], positions[1:]
+    )  # not the empty board
     late = _positions(BLOCK_BLOCK, {"first_player": 1}, 2, every=1, seed=8, limit=30)[14:]
     _check_positions(BLOCK_BLOCK, bots_of(BLOCK_BLOCK)["block-block-strong"], late[::4], level=2)
 
 
-@pytest.mark.parametrize("options", [
-    {"half_piece_scoring": "SPLIT", "same_shape_stack_rule": "ANY_CONTACT"},
-    {"loss_check_timing": "ON_REQUEST", "tie_break": "SECOND_PLAYER", "require_adjacency": True},
-    {"use_half_piece": False, "allow_reflection": True, "max_height": 3},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"half_piece_scoring": "SPLIT", "same_shape_stack_rule": "ANY_CONTACT"},
+        {"loss_check_timing": "ON_REQUEST", "tie_break": "SECOND_PLAYER", "require_adjacency": True},
+        {"use_half_piece": False, "allow_reflection": True, "max_height": 3},
+    ],
+)
 def test_block_block_strong_with_other_options(options):
-    _check_positions(BLOCK_BLOCK, QUICK_BLOCK_BLOCK, _positions(BLOCK_BLOCK, options, 2, every=4, seed=2, limit=5))
+    _check_positions(
+        BLOCK_BLOCK, QUICK_BLOCK_BLOCK, _positions(BLOCK_BLOCK, options, 2, every=4, seed=2, limit=5)
+    )
 
 
 def test_the_server_calls_the_strong_bot_as_it_calls_any_bot():
     """``lifecycle.bot_action`` finds the bot by name and gives it the state: a legal, repeatable move."""
-    for engine, name, options, players in ((BLOKUS, "blokus-strong:2", {"variant": "duo"}, 2),
-                                           (BLOKUS, "blokus-strong", {}, 3)):
-        (state, seat), = _positions(engine, options, players, every=1, seed=4, limit=7)[6:]
-        match = MatchState(version=9, game_id=engine.info.id, options=options, players=tuple(f"p{i}" for i in range(players)),
-                           commitment="", game=state, bots=tuple(name for _ in range(players)))
+    for engine, name, options, players in (
+        (BLOKUS, "blokus-strong:2", {"variant": "duo"}, 2),
+        (BLOKUS, "blokus-strong", {}, 3),
+    ):
+        ((state, seat),) = _positions(engine, options, players, every=1, seed=4, limit=7)[6:]
+        match = MatchState(
+            version=9,
+            game_id=engine.info.id,
+            options=options,
+            players=tuple(f"p{i}" for i in range(players)),
+            commitment="",
+            game=state,
+            bots=tuple(name for _ in range(players)),
+        )
         secret = lifecycle.SeedSecret("strong-bot-seed", "salt")
         action = lifecycle.bot_action(match, seat, secret)
         assert action in engine.legal_actions(state, seat)

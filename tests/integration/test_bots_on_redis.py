@@ -17,14 +17,20 @@ from tests.helpers import act, bearer, full_log, start_worker, wait_for
 pytestmark = pytest.mark.slow
 
 CASES = [
-    ("blokus", {"variant": "four_player"}, 4), ("blokus", {"variant": "three_player"}, 3),
-    ("blokus", {"variant": "two_player"}, 2), ("blokus", {"variant": "duo"}, 2),
-    ("blokus", {"variant": "solo_all_pieces"}, 1), ("blokus", {"variant": "solo_rectangle"}, 1),
+    ("blokus", {"variant": "four_player"}, 4),
+    ("blokus", {"variant": "three_player"}, 3),
+    ("blokus", {"variant": "two_player"}, 2),
+    ("blokus", {"variant": "duo"}, 2),
+    ("blokus", {"variant": "solo_all_pieces"}, 1),
+    ("blokus", {"variant": "solo_rectangle"}, 1),
     ("block-block", {}, 2),
-    ("chock-a-block", {"mode": "STANDARD"}, 3), ("chock-a-block", {"mode": "SOLO"}, 1),
-    ("chock-a-block", {"mode": "AUTOBLOCK_EXTRA"}, 2), ("chock-a-block", {"mode": "COOP"}, 2),
+    ("chock-a-block", {"mode": "STANDARD"}, 3),
+    ("chock-a-block", {"mode": "SOLO"}, 1),
+    ("chock-a-block", {"mode": "AUTOBLOCK_EXTRA"}, 2),
+    ("chock-a-block", {"mode": "COOP"}, 2),
     ("chock-a-block", {"mode": "STANDARD", "building_rules": "BUILDING_BLOCK"}, 2),
-    ("blackout-hong-kong", {"mode": "SINGLE"}, 2), ("blackout-hong-kong", {"mode": "CAMPAIGN"}, 1),
+    ("blackout-hong-kong", {"mode": "SINGLE"}, 2),
+    ("blackout-hong-kong", {"mode": "CAMPAIGN"}, 1),
 ]
 
 
@@ -49,6 +55,7 @@ def test_bot_only_matches_of_every_game_and_mode_finish_by_themselves(real_clien
         matches.append((created.json["id"], created.json["seats"]))
     workers = [start_worker(redis_url, settings) for _ in range(2)]  # many matches at once, shared
     try:
+
         def all_scored():
             """every bot-only match finished and scored"""
             return all(real_client.get(f"/v1/matches/{m}").json.get("result") for m, _ in matches)
@@ -64,14 +71,20 @@ def test_bot_only_matches_of_every_game_and_mode_finish_by_themselves(real_clien
 
 
 def test_a_person_plays_among_bots(real_client, redis_url, settings):
-    created = real_client.post("/v1/matches", json={"game": "blokus", "players": [
-        {"name": "ann"}, {"bot": "greedy"}, {"bot": "random"}, {"bot": "greedy"}]}).json
+    created = real_client.post(
+        "/v1/matches",
+        json={
+            "game": "blokus",
+            "players": [{"name": "ann"}, {"bot": "greedy"}, {"bot": "random"}, {"bot": "greedy"}],
+        },
+    ).json
     match_id, token = created["id"], created["seats"][0]["token"]
     worker = start_worker(redis_url, settings)
     rng = random.Random(4)
     moves = 0
     try:
         while True:
+
             def anns_turn_or_over():
                 """ann to act, or the match over"""
                 match = real_client.get(f"/v1/matches/{match_id}").json
@@ -81,7 +94,10 @@ def test_a_person_plays_among_bots(real_client, redis_url, settings):
             if real_client.get(f"/v1/matches/{match_id}").json["status"] == "finished":
                 break
             legal = real_client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json
-            assert act(real_client, match_id, token, legal["version"], rng.choice(legal["actions"])).status_code == 201
+            assert (
+                act(real_client, match_id, token, legal["version"], rng.choice(legal["actions"])).status_code
+                == 201
+            )
             moves += 1
         wait_for(lambda: real_client.get(f"/v1/matches/{match_id}").json.get("result"), timeout=60)
     finally:
@@ -92,16 +108,23 @@ def test_a_person_plays_among_bots(real_client, redis_url, settings):
     assert movers == {0, 1, 2, 3} and moves > 5
     ann_moves = [i for i, e in enumerate(log) if e["type"] == "placed" and e["seat"] == 0]
     assert all(log[i - 1]["type"] != "acted_by" for i in ann_moves)  # a person's move is not marked
-    assert all(log[i - 1]["type"] == "acted_by" for i, e in enumerate(log) if e["type"] == "placed" and e["seat"])
+    assert all(
+        log[i - 1]["type"] == "acted_by" for i, e in enumerate(log) if e["type"] == "placed" and e["seat"]
+    )
 
 
 def test_a_seat_handed_to_a_bot_is_played_by_it(real_client, real_redis, redis_url, settings):
     _, key = Platforms(real_redis, Keys(settings.namespace)).create("arena")
-    created = real_client.post("/v1/matches", json={"game": "block-block", "players": [{"name": "ann"}, {"name": "bob"}]},
-                               headers=bearer(key)).json
+    created = real_client.post(
+        "/v1/matches",
+        json={"game": "block-block", "players": [{"name": "ann"}, {"name": "bob"}]},
+        headers=bearer(key),
+    ).json
     match_id = created["id"]
     first = real_client.get(f"/v1/matches/{match_id}").json["to_act"][0]
-    handed = real_client.post(f"/v1/matches/{match_id}/seats/{first}/replace", json={"bot": "greedy"}, headers=bearer(key))
+    handed = real_client.post(
+        f"/v1/matches/{match_id}/seats/{first}/replace", json={"bot": "greedy"}, headers=bearer(key)
+    )
     assert handed.status_code == 200, handed.json
     worker = start_worker(redis_url, settings)
     try:

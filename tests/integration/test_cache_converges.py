@@ -8,11 +8,11 @@ import random
 
 import pytest
 
+from service import snapshots as snapshots_format
 from service.app import create_app
 from service.events import EventStore
 from service.keys import Keys
 from service.replay import MatchState
-from service import snapshots as snapshots_format
 from service.snapshots import rules_of
 from tests.helpers import act, create, play_random_game
 

@@ -22,8 +22,15 @@ pytestmark = pytest.mark.slow
 
 
 def _clocked(client, per_action_s=1, on_timeout="bot", game="blokus"):
-    created = client.post("/v1/matches", json={"game": game, "players": [{"name": "ann"}, {"name": "bob"}],
-                                               "clock": {"per_action_s": per_action_s}, "on_timeout": on_timeout})
+    created = client.post(
+        "/v1/matches",
+        json={
+            "game": game,
+            "players": [{"name": "ann"}, {"name": "bob"}],
+            "clock": {"per_action_s": per_action_s},
+            "on_timeout": on_timeout,
+        },
+    )
     assert created.status_code == 201, created.json
     return created.json["id"], [s["token"] for s in created.json["seats"]]
 
@@ -38,15 +45,21 @@ def test_an_abandoned_match_times_out_to_bots_and_finishes(real_client, redis_ur
         worker.wait()
     log = full_log(real_client, match_id)
     timed_out = [e for e in log if e["type"] == "timed_out"]
-    assert sorted(e["seat"] for e in timed_out) == [0, 1] and all(e["data"] == {"on_timeout": "bot"} for e in timed_out)
+    assert sorted(e["seat"] for e in timed_out) == [0, 1] and all(
+        e["data"] == {"on_timeout": "bot"} for e in timed_out
+    )
     match = real_client.get(f"/v1/matches/{match_id}").json
     assert match["players"] == [
-        {"seat": 0, "name": "random bot", "bot": "random"}, {"seat": 1, "name": "random bot", "bot": "random"}]
+        {"seat": 0, "name": "random bot", "bot": "random"},
+        {"seat": 1, "name": "random bot", "bot": "random"},
+    ]
     replayed = replay.replay([Recorded.from_dict(e) for e in log])  # timeouts, bots and all: no clock needed
     assert replayed.result == match["result"] and replayed.clock["running"] == []
 
 
-def test_a_move_racing_its_deadline_check_after_the_deadline_meets_one_timeout(real_client, real_redis, settings):
+def test_a_move_racing_its_deadline_check_after_the_deadline_meets_one_timeout(
+    real_client, real_redis, settings
+):
     matches = Matches(real_redis, settings)
     outcomes = set()
     for _ in range(6):
@@ -87,6 +100,7 @@ def test_a_worker_killed_with_deadlines_pending_loses_none(real_client, real_red
     first.wait()
     second = start_worker(redis_url, settings)
     try:
+
         def all_timed_out():
             """each match's first seat timed out"""
             return all(any(e["type"] == "timed_out" for e in full_log(real_client, m)) for m in matches)

@@ -14,13 +14,13 @@ import uuid
 
 import pytest
 
-from service.events import EventStore
 from service.app import create_app
 from service.chain import verify_chain
+from service.events import EventStore
 from service.keys import Keys
 from service.platforms import Platforms
 from service.redis_client import connect
-from tests.helpers import beating_worker, bearer, create
+from tests.helpers import bearer, beating_worker, create
 from tests.redis_cluster import LocalCluster
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -69,7 +69,9 @@ class Player(threading.Thread):
             self.stop.wait(0.05)
             return
         seat = match["to_act"][0]
-        listing = self.answer("get", f"/v1/matches/{self.match_id}/legal-actions", headers=bearer(self.tokens[seat]))
+        listing = self.answer(
+            "get", f"/v1/matches/{self.match_id}/legal-actions", headers=bearer(self.tokens[seat])
+        )
         if listing.status_code != 200:
             return
         body = {"expected_version": listing.json["version"], "action": listing.json["actions"][-1]}
@@ -82,7 +84,9 @@ class Player(threading.Thread):
 
 
 def test_no_acknowledged_action_is_lost_when_a_master_dies(doomed_cluster, redis_url, settings):
-    settings = dataclasses.replace(settings, durability="replicated", replica_wait_ms=500, rq_redis_url=redis_url)
+    settings = dataclasses.replace(
+        settings, durability="replicated", replica_wait_ms=500, rq_redis_url=redis_url
+    )
     store = connect(doomed_cluster.startup_url)
     app = create_app(settings, store)
     client = app.test_client()
@@ -113,9 +117,11 @@ def test_no_acknowledged_action_is_lost_when_a_master_dies(doomed_cluster, redis
     assert not [f for p in players for f in p.failed]
     assert before_kill > 0
     unavailable = [(t, error) for p in players for t, error in p.unavailable]
-    print(f"\nmatches on the killed master: {len(on_victim)} of {len(matches)}; acknowledged "
-          f"{sum(len(p.acknowledged) for p in players)} entries; 503s: {len(unavailable)} "
-          f"({sorted({e for _, e in unavailable})}); failover took {promoted_at - killed_at:.1f} s")
+    print(
+        f"\nmatches on the killed master: {len(on_victim)} of {len(matches)}; acknowledged "
+        f"{sum(len(p.acknowledged) for p in players)} entries; 503s: {len(unavailable)} "
+        f"({sorted({e for _, e in unavailable})}); failover took {promoted_at - killed_at:.1f} s"
+    )
     alone = {e for t, e in unavailable if promoted_at < t < restarted_at}
     assert unavailable and {e for _, e in unavailable} <= {"storage_unavailable", "not_replicated"}
     assert all(t >= killed_at for t, _ in unavailable), "no 503 before the crash"
@@ -138,19 +144,32 @@ def test_no_acknowledged_action_is_lost_when_a_master_dies(doomed_cluster, redis
 def test_with_no_replica_to_confirm_the_api_answers_not_replicated(real_redis, settings):
     """The suite's single Redis has no replica: with replicated durability nothing can be acknowledged,
     and the answer says what the client should do."""
-    client = create_app(dataclasses.replace(settings, durability="replicated", replica_wait_ms=50,
-                                            rate_limit_per_address="500/second", webhooks_private=True),  # its headers: Retry-After kept
-                        real_redis).test_client()
+    client = create_app(
+        dataclasses.replace(
+            settings,
+            durability="replicated",
+            replica_wait_ms=50,
+            rate_limit_per_address="500/second",
+            webhooks_private=True,
+        ),  # its headers: Retry-After kept
+        real_redis,
+    ).test_client()
     answer = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": n} for n in "abcd"]})
     assert answer.status_code == 503 and answer.headers["Retry-After"] == "1"
     assert answer.json["error"] == "not_replicated" and "Idempotency-Key" in answer.json["message"]
     _, key = Platforms(real_redis, Keys(settings.namespace)).create("arena")
-    hooked = client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/hook", "events": ["placed"]},
-                         headers=bearer(key))
+    hooked = client.post(
+        "/v1/webhooks", json={"url": "http://127.0.0.1:9/hook", "events": ["placed"]}, headers=bearer(key)
+    )
     assert hooked.status_code == 503 and hooked.json["error"] == "not_replicated"
     assert client.get("/v1/webhooks", headers=bearer(key)).json == {"webhooks": []}  # not registered
     beating_worker(real_redis, settings)
     ready = client.get("/readyz")
     assert ready.status_code == 503 and ready.json["error"] == "not_ready" and ready.json["replicas"] == 0
     local = create_app(settings, real_redis).test_client()
-    assert local.post("/v1/matches", json={"game": "blokus", "players": [{"name": n} for n in "abcd"]}).status_code == 201
+    assert (
+        local.post(
+            "/v1/matches", json={"game": "blokus", "players": [{"name": n} for n in "abcd"]}
+        ).status_code
+        == 201
+    )

@@ -17,9 +17,9 @@ from service.embedded_redis import EmbeddedRedis
 from service.events import EventStore
 from service.games.blokus import GAME
 from service.keys import Keys
+from service.matches import Matches
 from service.redis_client import connect
 from service.replay import MatchState
-from service.matches import Matches
 from tests.helpers import act, create, play_random_game, start_worker, wait_for
 from workers.projector import GROUP, Projector
 
@@ -51,10 +51,13 @@ def test_a_worker_killed_mid_work_loses_and_duplicates_nothing(real_client, real
 
     second = start_worker(redis_url, settings)
     try:
+
         def all_scored():
             """every match scored and every notice acknowledged"""
-            return (all(real_client.get(f"/v1/matches/{m}").json.get("result") for m in match_ids)
-                    and pending() == 0)
+            return (
+                all(real_client.get(f"/v1/matches/{m}").json.get("result") for m in match_ids)
+                and pending() == 0
+            )
 
         wait_for(all_scored, timeout=90, every=0.2)
     finally:
@@ -87,8 +90,14 @@ def test_redis_killed_and_restarted_loses_no_acknowledged_action(own_redis, sett
     client = create_app(settings, connect(own_redis.url)).test_client()
     match_id, tokens = create(client)
     acknowledged = []
-    play_random_game(client, match_id, tokens, random.Random(3), max_actions=30,
-                     on_action=lambda answer: acknowledged.extend(answer["events"]))
+    play_random_game(
+        client,
+        match_id,
+        tokens,
+        random.Random(3),
+        max_actions=30,
+        on_action=lambda answer: acknowledged.extend(answer["events"]),
+    )
     assert len({e["version"] for e in acknowledged}) >= 30
 
     own_redis.kill()  # SIGKILL right after the last acknowledgement: no chance to flush anything
@@ -143,7 +152,7 @@ def test_a_worker_started_while_redis_is_away_waits_for_it(settings, caplog):
     def run():
         try:
             worker.run(settings, "redis://127.0.0.1:1/0", stop)
-        except Exception as error:  # noqa: BLE001 - what the test is about
+        except Exception as error:
             failures.append(error)
 
     thread = threading.Thread(target=run, daemon=True)

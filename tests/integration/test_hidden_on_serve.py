@@ -26,8 +26,11 @@ from tests.test_hidden_stays_hidden import attacker_recipes
 
 def sse(port: int, match_id: str, token: str | None = None) -> tuple[http.client.HTTPConnection, Listener]:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    connection.request("GET", f"/v1/matches/{match_id}/events/stream",
-                       headers={"Authorization": f"Bearer {token}"} if token else {})
+    connection.request(
+        "GET",
+        f"/v1/matches/{match_id}/events/stream",
+        headers={"Authorization": f"Bearer {token}"} if token else {},
+    )
     response = connection.getresponse()
     assert response.status == 200
     return connection, Listener(iter(lambda: response.read1(65536) if not response.closed else b"", b""))
@@ -53,9 +56,12 @@ def play(http, match_id, tokens, rng, moves: int, answers: dict[int, list]) -> N
             return
         seat = rng.choice(match["to_act"])
         _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
-        status, answer = http("POST", f"/v1/matches/{match_id}/actions",
-                              {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
-                              token=tokens[seat])
+        status, answer = http(
+            "POST",
+            f"/v1/matches/{match_id}/actions",
+            {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
+            token=tokens[seat],
+        )
         assert status == 201, answer
         answers.setdefault(seat, []).extend(answer["events"])
 
@@ -67,12 +73,19 @@ def play_drawing(client, match_id: str, tokens: list[str], draws: int = 2) -> No
     while drawn < draws:
         match = client.get(f"/v1/matches/{match_id}").json
         seat = match["to_act"][0]
-        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers={"Authorization": f"Bearer {tokens[seat]}"}).json
+        legal = client.get(
+            f"/v1/matches/{match_id}/legal-actions", headers={"Authorization": f"Bearer {tokens[seat]}"}
+        ).json
         action = next((a for a in legal["actions"] if a.get("source") == "DECK"), legal["actions"][0])
-        answer = client.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {tokens[seat]}"},
-                             json={"expected_version": legal["version"], "action": action})
+        answer = client.post(
+            f"/v1/matches/{match_id}/actions",
+            headers={"Authorization": f"Bearer {tokens[seat]}"},
+            json={"expected_version": legal["version"], "action": action},
+        )
         assert answer.status_code == 201, answer.json
-        drawn += sum(1 for e in answer.json["events"] if e["type"] == "card_drawn" and e["data"].get("private"))
+        drawn += sum(
+            1 for e in answer.json["events"] if e["type"] == "card_drawn" and e["data"].get("private")
+        )
 
 
 def brute_force(shown: list[dict], whole: dict[int, Recorded], checkpoint: dict | None = None) -> int:
@@ -98,8 +111,9 @@ def test_no_spectator_or_opponent_recovers_hidden_data_on_a_real_server():
     process, http = start_serve(folder, port)
     try:
         for game, players, moves in (("chock-a-block", 2, 16), ("blackout-hong-kong", 4, 40)):
-            status, created = http("POST", "/v1/matches", {"game": game, "players": [{"name": f"p{i}"}
-                                                                                      for i in range(players)]})
+            status, created = http(
+                "POST", "/v1/matches", {"game": game, "players": [{"name": f"p{i}"} for i in range(players)]}
+            )
             assert status == 201, created
             match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
             spectator_feed, spectator_events = sse(port, match_id)
@@ -109,14 +123,22 @@ def test_no_spectator_or_opponent_recovers_hidden_data_on_a_real_server():
             assert http("GET", f"/v1/matches/{match_id}")[1]["status"] == "active", "ended before the attack"
             status, checkpoint = http("GET", f"/v1/matches/{match_id}/checkpoint")
             assert status == 200, checkpoint
-            running = {"spectator's /events": read_log(http, match_id),
-                       "opponent's /events": read_log(http, match_id, tokens[1]),
-                       "answers to seat 0's moves": answers.get(0, [])}
+            running = {
+                "spectator's /events": read_log(http, match_id),
+                "opponent's /events": read_log(http, match_id, tokens[1]),
+                "answers to seat 0's moves": answers.get(0, []),
+            }
             version = checkpoint["version"]
-            running["spectator's live feed"] = [e["data"] for e in spectator_events.until(
-                lambda e: e.get("id") == str(version), timeout=20) if "data" in e]
-            running["opponent's live feed"] = [e["data"] for e in opponent_events.until(
-                lambda e: e.get("id") == str(version), timeout=20) if "data" in e]
+            running["spectator's live feed"] = [
+                e["data"]
+                for e in spectator_events.until(lambda e: e.get("id") == str(version), timeout=20)
+                if "data" in e
+            ]
+            running["opponent's live feed"] = [
+                e["data"]
+                for e in opponent_events.until(lambda e: e.get("id") == str(version), timeout=20)
+                if "data" in e
+            ]
             spectator_feed.close()
             opponent_feed.close()
             assert running["spectator's /events"][-1]["hash"] == checkpoint["hash"]
@@ -124,7 +146,9 @@ def test_no_spectator_or_opponent_recovers_hidden_data_on_a_real_server():
                 if name.endswith("/events"):  # a whole log as a viewer sees it: its chain checks out
                     verify_chain([Recorded.from_dict(e) for e in shown])
 
-            play(http, match_id, tokens, random.Random(12), 100_000, answers)  # to the end: the seed is revealed
+            play(
+                http, match_id, tokens, random.Random(12), 100_000, answers
+            )  # to the end: the seed is revealed
             whole = {e["version"]: Recorded.from_dict(e) for e in read_log(http, match_id)}
             assert whole[max(whole)].type in ("seed_revealed", "match_scored")
             tried = {name: brute_force(shown, whole, checkpoint) for name, shown in running.items()}
@@ -143,7 +167,9 @@ def test_the_review_s_brute_force_of_chock_a_block_draws_finds_nothing():
     port = free_port()
     process, http = start_serve(folder, port)
     try:
-        status, created = http("POST", "/v1/matches", {"game": "chock-a-block", "players": [{"name": "a"}, {"name": "b"}]})
+        status, created = http(
+            "POST", "/v1/matches", {"game": "chock-a-block", "players": [{"name": "a"}, {"name": "b"}]}
+        )
         match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
         play(http, match_id, tokens, random.Random(3), 16, {})
         shown = read_log(http, match_id)
@@ -157,9 +183,21 @@ def test_the_review_s_brute_force_of_chock_a_block_draws_finds_nothing():
             truth = whole[draw["version"]].data
             candidates = [{**draw["data"], "card": card} for card in cards]
             assert truth in candidates
-            found = [c for c in candidates if hashlib.sha256(prev.encode() + b"\n" + json.dumps(
-                [draw["version"], draw["type"], draw["seat"], c, draw["at"]], sort_keys=True, separators=(",", ":"),
-                ensure_ascii=False).encode()).hexdigest() == draw["hash"]]
+            found = [
+                c
+                for c in candidates
+                if hashlib.sha256(
+                    prev.encode()
+                    + b"\n"
+                    + json.dumps(
+                        [draw["version"], draw["type"], draw["seat"], c, draw["at"]],
+                        sort_keys=True,
+                        separators=(",", ":"),
+                        ensure_ascii=False,
+                    ).encode()
+                ).hexdigest()
+                == draw["hash"]
+            ]
             assert found == [], f"v{draw['version']}: the card drawn is {found[0]['card']}"
     finally:
         stop_serve(process)

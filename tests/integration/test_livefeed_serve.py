@@ -46,11 +46,14 @@ def test_many_subscribers_one_redis_reader_and_resume():
     folder = tempfile.mkdtemp(prefix="mlsse-", dir="/tmp")
     port = free_port()
     # 300 subscribers opened within a second from one address: over the default read limit and feed cap
-    process, http_call = start_serve(folder, port, MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="off",
-                                     MATCHLOG_SSE_PER_ADDRESS=str(SUBSCRIBERS))
+    process, http_call = start_serve(
+        folder, port, MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="off", MATCHLOG_SSE_PER_ADDRESS=str(SUBSCRIBERS)
+    )
     stop = threading.Event()
     try:
-        status, created = http_call("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
+        status, created = http_call(
+            "POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
+        )
         match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
         store = redis.Redis.from_url(EmbeddedRedis(folder).url, protocol=2)
         before = store.info("clients")["connected_clients"]
@@ -61,8 +64,9 @@ def test_many_subscribers_one_redis_reader_and_resume():
             ready = threading.Barrier(batch + 1)
             for _ in range(batch):
                 received.append([])
-                threading.Thread(target=subscribe, args=(port, match_id, received[-1], ready, stop),
-                                 daemon=True).start()
+                threading.Thread(
+                    target=subscribe, args=(port, match_id, received[-1], ready, stop), daemon=True
+                ).start()
             ready.wait(timeout=60)
             counts.append(store.info("clients")["connected_clients"])
         # bounded by the API processes' pools (serve runs 2 gunicorn workers), not by the subscribers
@@ -73,9 +77,12 @@ def test_many_subscribers_one_redis_reader_and_resume():
             _, match = http_call("GET", f"/v1/matches/{match_id}")
             seat = match["to_act"][0]
             _, legal = http_call("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
-            status, _ = http_call("POST", f"/v1/matches/{match_id}/actions",
-                                  {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
-                                  token=tokens[seat])
+            status, _ = http_call(
+                "POST",
+                f"/v1/matches/{match_id}/actions",
+                {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
+                token=tokens[seat],
+            )
             assert status == 201
         deadline = time.monotonic() + 30
         while not all(any(e.get("id") == "4" for e in got) for got in received):
@@ -85,8 +92,9 @@ def test_many_subscribers_one_redis_reader_and_resume():
 
         missed: list = []  # a client that saw version 2 reconnects and gets 3 and 4, and nothing twice
         again = threading.Barrier(2)
-        threading.Thread(target=subscribe, args=(port, match_id, missed, again, stop, {"Last-Event-ID": "2"}),
-                         daemon=True).start()
+        threading.Thread(
+            target=subscribe, args=(port, match_id, missed, again, stop, {"Last-Event-ID": "2"}), daemon=True
+        ).start()
         again.wait(timeout=30)
         deadline = time.monotonic() + 10
         while not any(e.get("id") == "4" for e in missed):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import threading
 
+from redis.cluster import RedisCluster
 
 from service import replay
 from service.app import create_app
@@ -14,7 +15,6 @@ from service.events import EventStore
 from service.games.blokus import GAME
 from service.keys import Keys
 from service.redis_client import connect
-from redis.cluster import RedisCluster
 from tests.helpers import act, bearer, create, play_random_game, run_jobs
 from workers.projector import GROUP, Projector
 
@@ -70,7 +70,10 @@ def test_replay_at_every_version_equals_the_state_reached_live(real_client, real
         live[answer["version"]] = real_client.get(f"/v1/matches/{match_id}/state").json["state"]
 
     play_random_game(real_client, match_id, tokens, random.Random(7), on_action=remember)
-    log = [Recorded.from_dict(e) for e in real_client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"]]
+    log = [
+        Recorded.from_dict(e)
+        for e in real_client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"]
+    ]
 
     # a fresh app has nothing cached: every read goes through the snapshots and the log
     fresh = create_app(settings, connect_like(real_redis)).test_client()
@@ -99,7 +102,9 @@ def connect_like(redis_client):
 
 def test_racing_clients_on_one_version_exactly_one_wins(real_client, real_redis, settings):
     match_id, tokens = create(real_client)
-    legal = real_client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json["actions"]
+    legal = real_client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json[
+        "actions"
+    ]
     # each racer is its own app instance (its own cache), as separate API processes would be
     racers = [create_app(settings, connect_like(real_redis)).test_client() for _ in range(12)]
     start = threading.Barrier(len(racers))
@@ -131,8 +136,16 @@ def test_idempotent_retries_race_to_one_append(real_client, real_redis, settings
 
     def retry(client):
         start.wait()
-        answers.append(act(client, match_id, tokens[0], 1, {"type": "place", "cells": [[0, 0]]},
-                           **{"Idempotency-Key": "same"}))
+        answers.append(
+            act(
+                client,
+                match_id,
+                tokens[0],
+                1,
+                {"type": "place", "cells": [[0, 0]]},
+                **{"Idempotency-Key": "same"},
+            )
+        )
 
     threads = [threading.Thread(target=retry, args=(c,)) for c in racers]
     for t in threads:

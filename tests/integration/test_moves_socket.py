@@ -31,8 +31,11 @@ def served():
 
 
 def connect(port, match_id, token):
-    return websocket.create_connection(f"ws://127.0.0.1:{port}/v1/matches/{match_id}/moves", timeout=10,
-                                       header=[f"Authorization: Bearer {token}"] if token else [])
+    return websocket.create_connection(
+        f"ws://127.0.0.1:{port}/v1/matches/{match_id}/moves",
+        timeout=10,
+        header=[f"Authorization: Bearer {token}"] if token else [],
+    )
 
 
 def send(socket, body) -> dict:
@@ -54,7 +57,9 @@ def test_a_whole_match_over_one_socket_per_seat(served):
                 break
             seat = match["to_act"][0]
             _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
-            answer = send(sockets[seat], {"expected_version": legal["version"], "action": rng.choice(legal["actions"])})
+            answer = send(
+                sockets[seat], {"expected_version": legal["version"], "action": rng.choice(legal["actions"])}
+            )
             assert answer["status"] == 201, answer
             answers.append(answer)
     finally:
@@ -80,8 +85,14 @@ def test_the_socket_refuses_as_the_post_does(served):
     socket = connect(port, match_id, tokens[0])
     try:
         assert send(socket, {"expected_version": 2, "action": action}) | {"message": ""} == {
-            "status": 409, "error": "version_conflict", "current_version": 1, "message": ""}
-        refused = send(socket, {"expected_version": 1, "action": {"type": "place", "piece": "V3", "cells": [[9, 9]]}})
+            "status": 409,
+            "error": "version_conflict",
+            "current_version": 1,
+            "message": "",
+        }
+        refused = send(
+            socket, {"expected_version": 1, "action": {"type": "place", "piece": "V3", "cells": [[9, 9]]}}
+        )
         assert refused["status"] == 422 and refused["error"] == "illegal_action" and refused["reason"]
         wrong = send(socket, {"expected_version": "one", "action": action})
         assert wrong["status"] == 400 and "expected_version" in wrong["fields"]
@@ -97,8 +108,11 @@ def test_the_socket_refuses_as_the_post_does(served):
         socket.close()
     for token, error in ((None, "missing_token"), ("not-a-token", "wrong_token")):
         refused = connect(port, match_id, token)
-        assert json.loads(refused.recv()) | {"message": ""} == {"status": 401 if token is None else 403,
-                                                              "error": error, "message": ""}
+        assert json.loads(refused.recv()) | {"message": ""} == {
+            "status": 401 if token is None else 403,
+            "error": error,
+            "message": "",
+        }
         refused.close()
 
 
@@ -118,7 +132,9 @@ def test_the_socket_says_why_it_closes_or_refuses_a_message(served):
         assert deep["status"] == 400 and "nested deeper" in deep["message"]  # the POST's guard, not a 500
         surrogate = '{"expected_version": 1, "idempotency_key": "\\ud800", "action": {"type": "pass"}}'
         lone = json.loads((socket.send(surrogate), socket.recv())[1])
-        assert lone["status"] == 400 and "lone surrogate" in lone["message"]  # was a 500 from the key's digest
+        assert (
+            lone["status"] == 400 and "lone surrogate" in lone["message"]
+        )  # was a 500 from the key's digest
         garbled = json.loads((socket.send("{oops"), socket.recv())[1])
         assert garbled["status"] == 400 and garbled["message"].startswith("the message is not valid JSON")
         socket.send("x" * (65 * 1024))  # over the body limit: closed 1009, not reset mid-message
@@ -129,7 +145,7 @@ def test_the_socket_says_why_it_closes_or_refuses_a_message(served):
     try:  # a client still sending, slowly, long after the limit: read to the end, then closed
         frame = websocket.ABNF.create_frame("y" * 200_000, websocket.ABNF.OPCODE_TEXT).format()
         for at in range(0, len(frame), 10_000):
-            socket.sock.sendall(frame[at:at + 10_000])
+            socket.sock.sendall(frame[at : at + 10_000])
             time.sleep(0.02)
         assert _closed_with(socket) == 1009
     finally:
@@ -163,18 +179,30 @@ def test_a_seat_handed_to_a_bot_is_not_played_on_its_old_socket(served):
     """A move after the deadline meets the timeout (409 out_of_time) and the seat goes to a bot: the socket's
     token, checked when it opened, holds the seat no more, and the next message closes it."""
     port, http = served
-    _, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}],
-                                              "clock": {"per_action_s": 1}, "on_timeout": "bot"})
+    _, created = http(
+        "POST",
+        "/v1/matches",
+        {
+            "game": "blokus",
+            "players": [{"name": "ann"}, {"name": "bob"}],
+            "clock": {"per_action_s": 1},
+            "on_timeout": "bot",
+        },
+    )
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[0])
     socket = connect(port, match_id, tokens[0])
     try:
         time.sleep(1.1)
         late = send(socket, {"expected_version": 1, "action": legal["actions"][0]})
-        assert late["status"] == 409 and late["error"] in ("out_of_time", "version_conflict"), late  # (or the job won)
+        assert late["status"] == 409 and late["error"] in ("out_of_time", "version_conflict"), (
+            late
+        )  # (or the job won)
         _, match = http("GET", f"/v1/matches/{match_id}")
         again = send(socket, {"expected_version": match["version"], "action": legal["actions"][0]})
-        if again["status"] == 422:  # the worker's job timed the seat out: this process may trust the old token
+        if (
+            again["status"] == 422
+        ):  # the worker's job timed the seat out: this process may trust the old token
             assert again["reason"] == "seat_played_by_a_bot", again  # for a moment, and the rules refuse it
             time.sleep(2.5)  # past META_FRESH_S: the token is known to be gone
             again = send(socket, {"expected_version": match["version"], "action": legal["actions"][0]})

@@ -22,21 +22,36 @@ from service.events import EventStore
 from service.keys import Keys
 from service.redis_client import connect
 from tests.helpers import create, play_random_game
-from tests.integration.test_bots_on_redis import test_bot_only_matches_of_every_game_and_mode_finish_by_themselves
+from tests.integration.test_bots_on_redis import (
+    test_bot_only_matches_of_every_game_and_mode_finish_by_themselves,
+)
 from tests.integration.test_matches_on_redis import (
-    drain, test_idempotent_retries_race_to_one_append, test_racing_clients_on_one_version_exactly_one_wins,
-    test_random_games_play_to_the_end_and_get_scored, test_replay_at_every_version_equals_the_state_reached_live)
-from tests.test_retries_and_ending import (test_racing_creates_with_one_key_make_one_match,
-                                           test_racing_joins_with_one_key_get_one_seat_and_one_token)
-from tests.test_livefeed import (test_the_backlog_then_each_new_entry_with_its_version_as_id,
-                                 test_the_stream_ends_once_the_match_is_scored)
+    drain,
+    test_idempotent_retries_race_to_one_append,
+    test_racing_clients_on_one_version_exactly_one_wins,
+    test_random_games_play_to_the_end_and_get_scored,
+    test_replay_at_every_version_equals_the_state_reached_live,
+)
+from tests.test_livefeed import (
+    test_the_backlog_then_each_new_entry_with_its_version_as_id,
+    test_the_stream_ends_once_the_match_is_scored,
+)
+from tests.test_retries_and_ending import (
+    test_racing_creates_with_one_key_make_one_match,
+    test_racing_joins_with_one_key_get_one_seat_and_one_token,
+)
 
 __all__ = [  # the single-Redis suite's tests, collected again here, on the cluster
-    "test_bot_only_matches_of_every_game_and_mode_finish_by_themselves", "test_idempotent_retries_race_to_one_append",
-    "test_racing_clients_on_one_version_exactly_one_wins", "test_random_games_play_to_the_end_and_get_scored",
+    "test_bot_only_matches_of_every_game_and_mode_finish_by_themselves",
+    "test_idempotent_retries_race_to_one_append",
+    "test_racing_clients_on_one_version_exactly_one_wins",
+    "test_racing_creates_with_one_key_make_one_match",
+    "test_racing_joins_with_one_key_get_one_seat_and_one_token",
+    "test_random_games_play_to_the_end_and_get_scored",
     "test_replay_at_every_version_equals_the_state_reached_live",
-    "test_the_backlog_then_each_new_entry_with_its_version_as_id", "test_the_stream_ends_once_the_match_is_scored",
-    "test_racing_creates_with_one_key_make_one_match", "test_racing_joins_with_one_key_get_one_seat_and_one_token"]
+    "test_the_backlog_then_each_new_entry_with_its_version_as_id",
+    "test_the_stream_ends_once_the_match_is_scored",
+]
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -93,7 +108,9 @@ def test_a_worker_follows_partitions_on_every_master(real_client, real_app, real
     assert EventStore.of(real_redis, settings).feed_pending("projector") == 0
 
 
-def test_matchlog_migrate_from_one_redis_into_the_cluster(real_client, real_redis, single_redis_url, settings):
+def test_matchlog_migrate_from_one_redis_into_the_cluster(
+    real_client, real_redis, single_redis_url, settings
+):
     from service.app import create_app
     from service.keys import Keys
     from service.migrate import migrate

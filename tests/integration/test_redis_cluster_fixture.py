@@ -86,7 +86,9 @@ def test_keys_spread_over_all_three_masters(cluster):
         assert set(client.scan_iter(match="spread:*", count=500)) == {k.encode() for k in keys}
         # keys sharing a hash tag live together, and a script may touch them all
         assert len({key_slot(f"{p}:{{p17}}".encode()) for p in ("log", "meta", "snap")}) == 1
-        script = client.register_script("redis.call('SET', KEYS[1], ARGV[1]) return redis.call('INCR', KEYS[2])")
+        script = client.register_script(
+            "redis.call('SET', KEYS[1], ARGV[1]) return redis.call('INCR', KEYS[2])"
+        )
         assert script(keys=["log:{p17}", "n:{p17}"], args=["x"]) == 1
         assert client.get("log:{p17}") == b"x"
     finally:
@@ -143,8 +145,10 @@ def test_a_killed_master_is_replaced_by_its_replica_and_its_slots_take_writes_ag
 
 def test_a_server_that_will_not_start_is_reported_with_its_log(tmp_path):
     fake = tmp_path / "redis-server"
-    fake.write_text('#!/bin/sh\n[ "$1" = --version ] && echo "Redis server v=0.0.1 sha=0" && exit 0\n'
-                    'echo "FATAL: pretend failure" >> "$(dirname "$1")/redis.log"; exit 1\n')
+    fake.write_text(
+        '#!/bin/sh\n[ "$1" = --version ] && echo "Redis server v=0.0.1 sha=0" && exit 0\n'
+        'echo "FATAL: pretend failure" >> "$(dirname "$1")/redis.log"; exit 1\n'
+    )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     with pytest.raises(ClusterStartError, match="pretend failure") as failure:
         LocalCluster(str(fake), startup_timeout=5).start()

@@ -22,8 +22,12 @@ pytestmark = pytest.mark.slow
 def served():
     folder = tempfile.mkdtemp(prefix="mll-", dir="/tmp")
     port = free_port()
-    process, http = start_serve(folder, port, MATCHLOG_RATE_LIMIT_PER_ADDRESS="5/second",
-                                MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="20/minute")
+    process, http = start_serve(
+        folder,
+        port,
+        MATCHLOG_RATE_LIMIT_PER_ADDRESS="5/second",
+        MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="20/minute",
+    )
     yield port, http
     stop_serve(process)
     shutil.rmtree(folder, ignore_errors=True)

@@ -40,8 +40,9 @@ class Http:
         self.base = f"http://127.0.0.1:{port}"
 
     def __call__(self, method, path, body=None, token=None):
-        request = urllib.request.Request(self.base + path, method=method,
-                                         data=None if body is None else json.dumps(body).encode())
+        request = urllib.request.Request(
+            self.base + path, method=method, data=None if body is None else json.dumps(body).encode()
+        )
         request.add_header("Content-Type", "application/json")
         if token:
             request.add_header("Authorization", f"Bearer {token}")
@@ -60,9 +61,12 @@ class Http:
                 return match
             seat = match["to_act"][0]
             _, legal = self("GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
-            status, answer = self("POST", f"/v1/matches/{match_id}/actions",
-                                  {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
-                                  token=tokens[seat])
+            status, answer = self(
+                "POST",
+                f"/v1/matches/{match_id}/actions",
+                {"expected_version": legal["version"], "action": rng.choice(legal["actions"])},
+                token=tokens[seat],
+            )
             assert status == 201, answer
             played += 1
         return self("GET", f"/v1/matches/{match_id}")[1]
@@ -70,10 +74,18 @@ class Http:
 
 def start_serve(folder, port, **extra_env):
     # as a newcomer runs it: no Redis, no namespace and no secret key given (it is made in the folder)
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE", "MATCHLOG_SECRET_KEY")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE", "MATCHLOG_SECRET_KEY")
+    }
     env.update(extra_env)
-    process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--port", str(port),
-                                "--data", folder], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data", folder],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     http = Http(port)
     deadline = time.monotonic() + 30
     while True:
@@ -98,7 +110,9 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
     port = free_port()
     process, http = start_serve(folder, port)
     try:
-        status, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "abcd"]})
+        status, created = http(
+            "POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "abcd"]}
+        )
         assert status == 201
         match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
         match = http.play(match_id, tokens, random.Random(5))
@@ -129,32 +143,59 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
             except urllib.error.HTTPError as error:
                 status, body = error.code, json.loads(error.read())
             assert (status, isinstance(body, list) or body["error"]) in (
-                (431, "request_header_fields_too_large"), (200, True)), (status, body)
+                (431, "request_header_fields_too_large"),
+                (200, True),
+            ), (status, body)
             assert (status == 431) == ("X-Long" in headers)
-        for count in (200, 300, 5000):  # over the API's 128 fields, and over what gunicorn refused (200) in HTML
+        for count in (
+            200,
+            300,
+            5000,
+        ):  # over the API's 128 fields, and over what gunicorn refused (200) in HTML
             raw = socket.create_connection(("127.0.0.1", port), timeout=10)
-            raw.sendall(b"GET /v1/games HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-                        + b"".join(b"X-%d: y\r\n" % i for i in range(count)) + b"\r\n")
+            raw.sendall(
+                b"GET /v1/games HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                + b"".join(b"X-%d: y\r\n" % i for i in range(count))
+                + b"\r\n"
+            )
             answer = b""
             while chunk := raw.recv(65536):
                 answer += chunk
             raw.close()
             head, _, body = answer.partition(b"\r\n\r\n")
-            assert head.startswith(b"HTTP/1.1 431") and json.loads(body)["error"] == "request_header_fields_too_large"
+            assert (
+                head.startswith(b"HTTP/1.1 431")
+                and json.loads(body)["error"] == "request_header_fields_too_large"
+            )
         # a chunked body over the limit is a 413 too, not a cut-short body refused as broken JSON
         exact = json.dumps({"game": "blokus", "players": [{"name": "a"}, {"name": "b"}], "pad": ""}).encode()
         exact = exact.replace(b'"pad": ""', b'"pad": "' + b"x" * (65536 - len(exact)) + b'"')
         connection = http_client.HTTPConnection("127.0.0.1", port, timeout=10)  # exactly the limit, chunked
-        connection.request("POST", "/v1/matches", body=iter([exact]), encode_chunked=True,
-                           headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+        connection.request(
+            "POST",
+            "/v1/matches",
+            body=iter([exact]),
+            encode_chunked=True,
+            headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+        )
         answered = connection.getresponse()
         assert len(exact) == 65536 and json.loads(answered.read())["fields"] == {"pad": ["Unknown field."]}
         connection.close()
         big = [b'{"game": "blokus", "pad": "', b"x" * 70_000, b'"}']
-        for chunked, (status, error) in ((True, (413, "request_entity_too_large")), (False, (400, "invalid_request"))):
-            connection = http_client.HTTPConnection("127.0.0.1", port, timeout=10)  # unchunked: not the body it says
-            connection.request("POST", "/v1/matches", body=iter(big), encode_chunked=chunked,
-                               headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+        for chunked, (status, error) in (
+            (True, (413, "request_entity_too_large")),
+            (False, (400, "invalid_request")),
+        ):
+            connection = http_client.HTTPConnection(
+                "127.0.0.1", port, timeout=10
+            )  # unchunked: not the body it says
+            connection.request(
+                "POST",
+                "/v1/matches",
+                body=iter(big),
+                encode_chunked=chunked,
+                headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+            )
             answered = connection.getresponse()
             assert (answered.status, json.loads(answered.read())["error"]) == (status, error)
             connection.close()
@@ -169,11 +210,17 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
             assert http("GET", "/v1/signing-key")[0] == 200
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as scraped:
             families = text_string_to_metric_families(scraped.read().decode())
-            counts = {tuple(sorted(s.labels.items())): s.value for f in families for s in f.samples
-                      if s.name == "matchlog_requests_total"}
+            counts = {
+                tuple(sorted(s.labels.items())): s.value
+                for f in families
+                for s in f.samples
+                if s.name == "matchlog_requests_total"
+            }
         assert counts[(("method", "GET"), ("route", "/v1/signing-key"), ("status", "200"))] == 40
         # the embedded Redis dies: serve starts it again from its append-only file, and all carries on
-        redis_pid = redis.Redis(unix_socket_path=os.path.join(folder, "redis.sock")).info("server")["process_id"]
+        redis_pid = redis.Redis(unix_socket_path=os.path.join(folder, "redis.sock")).info("server")[
+            "process_id"
+        ]
         os.kill(redis_pid, signal.SIGKILL)
         deadline = time.monotonic() + 60
         while http("GET", "/readyz")[0] != 200:
@@ -190,7 +237,6 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-
 def test_serve_on_a_busy_port_exits_at_once_with_one_line():
     folder = tempfile.mkdtemp(prefix="mls-", dir="/tmp")
     with socket.socket() as busy:
@@ -198,8 +244,12 @@ def test_serve_on_a_busy_port_exits_at_once_with_one_line():
         busy.listen()
         port = busy.getsockname()[1]
         started = time.monotonic()
-        done = subprocess.run([sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data", folder],
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data", folder],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     shutil.rmtree(folder, ignore_errors=True)
     assert done.returncode != 0 and time.monotonic() - started < 30
     lines = done.stderr.strip().splitlines()
@@ -226,7 +276,10 @@ def test_serve_killed_outright_takes_its_api_and_worker_with_it():
         orphan = int(open(os.path.join(folder, "redis.pid")).read())
         os.kill(orphan, signal.SIGKILL)  # the adopted Redis dies in turn: serve starts it again, as its own
         deadline = time.monotonic() + 30
-        while http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})[0] != 201:
+        while (
+            http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})[0]
+            != 201
+        ):
             assert time.monotonic() < deadline, "serve did not start the adopted Redis again"
             time.sleep(0.5)
         assert int(open(os.path.join(folder, "redis.pid")).read()) != orphan
@@ -248,10 +301,21 @@ def test_a_second_serve_on_a_folder_in_use_is_refused():
     folder = tempfile.mkdtemp(prefix="mls-", dir="/tmp")
     process, http = start_serve(folder, free_port())
     try:
-        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE", "MATCHLOG_SECRET_KEY")}
-        second = subprocess.run([sys.executable, "-m", "service.cli", "serve", "--port", str(free_port()),
-                                 "--data", folder], env=env, capture_output=True, text=True, timeout=60)
-        assert second.returncode == 1 and f"another matchlog serve (pid {process.pid})" in second.stderr, second.stderr
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE", "MATCHLOG_SECRET_KEY")
+        }
+        second = subprocess.run(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(free_port()), "--data", folder],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode == 1 and f"another matchlog serve (pid {process.pid})" in second.stderr, (
+            second.stderr
+        )
         assert http("GET", "/v1/games")[0] == 200  # the first serves on
     finally:
         stop_serve(process)
@@ -274,7 +338,10 @@ def test_the_data_folder_and_the_append_only_file_are_the_servers_user_s_only():
     finally:
         os.umask(old_umask)
     try:
-        assert http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})[0] == 201
+        assert (
+            http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})[0]
+            == 201
+        )
         assert _mode(folder) == 0o700
         for name in ("appendonly.aof", "redis.log", "redis.conf", "redis.pid", "serve.pid", "server.key"):
             assert _mode(folder, name) == 0o600, name

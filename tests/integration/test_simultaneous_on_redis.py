@@ -28,7 +28,10 @@ def planning_step(client, match_id, tokens, rng):
             return match
         seat = match["to_act"][0]
         legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
-        assert act(client, match_id, tokens[seat], legal["version"], rng.choice(legal["actions"])).status_code == 201
+        assert (
+            act(client, match_id, tokens[seat], legal["version"], rng.choice(legal["actions"])).status_code
+            == 201
+        )
     raise AssertionError("no simultaneous step in 500 actions")
 
 
@@ -40,8 +43,14 @@ def test_seats_planning_at_the_same_instant_are_all_accepted_once(real_app):
     for _ in range(4):  # several planning steps of one match, each with every seat at once
         match = planning_step(client, match_id, tokens, rng)
         version, seats = match["version"], match["to_act"]
-        chosen = {seat: rng.choice(client.get(f"/v1/matches/{match_id}/legal-actions",
-                                              headers=bearer(tokens[seat])).json["actions"]) for seat in seats}
+        chosen = {
+            seat: rng.choice(
+                client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json[
+                    "actions"
+                ]
+            )
+            for seat in seats
+        }
         start = threading.Barrier(len(seats))
         answers = {}
 
@@ -55,8 +64,7 @@ def test_seats_planning_at_the_same_instant_are_all_accepted_once(real_app):
             thread.start()
         for thread in threads:
             thread.join()
-        assert {seat: answer.status_code for seat, answer in answers.items()} == {seat: 201 for seat in seats}, \
-            {seat: answer.json for seat, answer in answers.items()}
+        assert {seat: answer.status_code for seat, answer in answers.items()} == dict.fromkeys(seats, 201), {seat: answer.json for seat, answer in answers.items()}
         log = full_log(client, match_id)[version:]
         # every seat's action is in the log once: each answer's first entry is its own, all different
         firsts = [answers[seat].json["events"][0] for seat in seats]
@@ -77,7 +85,9 @@ def test_the_log_of_simultaneous_plans_replays_to_the_served_state(real_app, rea
 
     def plan(seat):
         own = real_app.test_client()
-        action = rng.choice(own.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json["actions"])
+        action = rng.choice(
+            own.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json["actions"]
+        )
         start.wait()
         assert act(own, match_id, tokens[seat], version, action).status_code == 201
 
@@ -86,8 +96,12 @@ def test_the_log_of_simultaneous_plans_replays_to_the_served_state(real_app, rea
         thread.start()
     for thread in threads:
         thread.join()
-    repository = MatchRepository(real_redis, Keys(settings.namespace, settings.feed_partitions),
-                                 settings.snapshot_every, ServerKey(settings.secret_key))  # the sealed seed, unsealed
+    repository = MatchRepository(
+        real_redis,
+        Keys(settings.namespace, settings.feed_partitions),
+        settings.snapshot_every,
+        ServerKey(settings.secret_key),
+    )  # the sealed seed, unsealed
     secret = repository.meta(match_id).secret
     entries = [Recorded.from_dict(e) for e in full_log(client, match_id, None)]
     whole = repository.read(match_id)[1]

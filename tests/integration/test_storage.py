@@ -42,7 +42,9 @@ def test_a_changed_pack_in_an_exported_log_does_not_replay(real_client, real_red
     play_random_game(real_client, match_id, tokens, random.Random(1))
     log = real_client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"]
     assert replay.replay([Recorded.from_dict(e) for e in log]).finished
-    log[0]["data"]["content"]["cards"][log[0]["data"]["content"]["card_ids"][0]]["FRONT"]["TL"]["colour"] = "X"
+    log[0]["data"]["content"]["cards"][log[0]["data"]["content"]["card_ids"][0]]["FRONT"]["TL"]["colour"] = (
+        "X"
+    )
     with pytest.raises(ValueError, match="content_sha256"):
         replay.replay([Recorded.from_dict(e) for e in log])
 

@@ -62,8 +62,11 @@ class HangUp:
 def stream(port, match_id, token=None, query="", source=HOST):
     """A live feed; the refusal (status, headers, body) instead when it is refused."""
     connection = http.client.HTTPConnection(HOST, port, timeout=60, source_address=(source, 0))
-    connection.request("GET", f"/v1/matches/{match_id}/events/stream{query}",
-                       headers={"Authorization": f"Bearer {token}"} if token else {})
+    connection.request(
+        "GET",
+        f"/v1/matches/{match_id}/events/stream{query}",
+        headers={"Authorization": f"Bearer {token}"} if token else {},
+    )
     hang_up = HangUp(connection.sock)
     answer = connection.getresponse()
     if answer.status != 200:
@@ -74,8 +77,13 @@ def stream(port, match_id, token=None, query="", source=HOST):
 
 
 def chock_a_block(port, key=None, **extra):
-    status, created = call(port, "POST", "/v1/matches", {"game": "chock-a-block", "players": [
-        {"name": "ann"}, {"name": "bob"}], **extra}, token=key)
+    status, created = call(
+        port,
+        "POST",
+        "/v1/matches",
+        {"game": "chock-a-block", "players": [{"name": "ann"}, {"name": "bob"}], **extra},
+        token=key,
+    )
     assert status == 201, created
     return created["id"], [seat["token"] for seat in created["seats"]]
 
@@ -89,10 +97,17 @@ def play(port, match_id, tokens, draws_by_seat_0: int) -> int:
         seat = match["to_act"][0]
         _, legal = call(port, "GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
         action = next((a for a in legal["actions"] if a.get("source") == "DECK"), legal["actions"][0])
-        status, answer = call(port, "POST", f"/v1/matches/{match_id}/actions",
-                              {"expected_version": legal["version"], "action": action}, token=tokens[seat])
+        status, answer = call(
+            port,
+            "POST",
+            f"/v1/matches/{match_id}/actions",
+            {"expected_version": legal["version"], "action": action},
+            token=tokens[seat],
+        )
         assert status == 201, answer
-        drawn += sum(e["type"] == "card_drawn" and e["seat"] == 0 and e["data"]["private"] for e in answer["events"])
+        drawn += sum(
+            e["type"] == "card_drawn" and e["seat"] == 0 and e["data"]["private"] for e in answer["events"]
+        )
     return answer["version"]
 
 
@@ -101,8 +116,13 @@ def until_closed(listener: Listener) -> list[dict]:
 
 
 def private_cards(events, seat=0) -> list[dict]:
-    return [e for e in events if e.get("data", {}).get("type") == "card_drawn" and e["data"]["seat"] == seat
-            and "card" in e["data"]["data"]]
+    return [
+        e
+        for e in events
+        if e.get("data", {}).get("type") == "card_drawn"
+        and e["data"]["seat"] == seat
+        and "card" in e["data"]["data"]
+    ]
 
 
 def test_a_seats_feed_shows_nothing_private_after_its_seat_is_replaced_and_closes(api):
@@ -114,8 +134,9 @@ def test_a_seats_feed_shows_nothing_private_after_its_seat_is_replaced_and_close
         before = play(servers.port, match_id, tokens, 1)
         seen = listener.until(lambda e: e.get("id") == str(before))
         assert private_cards(seen)  # seat 0's own draw, with its card
-        status, replaced = call(servers.port, "POST", f"/v1/matches/{match_id}/seats/0/replace", {"name": "cat"},
-                                token=key)
+        status, replaced = call(
+            servers.port, "POST", f"/v1/matches/{match_id}/seats/0/replace", {"name": "cat"}, token=key
+        )
         assert status == 200, replaced
         play(servers.port, match_id, [replaced["token"], tokens[1]], 2)  # the newcomer draws for seat 0
         rest = until_closed(listener)
@@ -136,7 +157,9 @@ def test_a_platform_feed_closes_once_its_key_is_revoked(api):
         listener.until(lambda e: e.get("id") == "1")
         platforms.revoke(platform_id)  # what `matchlog keys revoke` does to the key
         revoked_at = call(servers.port, "GET", f"/v1/matches/{match_id}")[1]["version"]
-        play(servers.port, match_id, tokens, 2)  # seats still play: their draws must not reach the revoked key
+        play(
+            servers.port, match_id, tokens, 2
+        )  # seats still play: their draws must not reach the revoked key
         rest = until_closed(listener)
     finally:
         connection.close()
@@ -152,10 +175,16 @@ def test_a_seats_feed_closes_when_its_seat_times_out_to_a_bot(api):
     try:
         listener.until(lambda e: e.get("id") == "1")
         _, legal = call(servers.port, "GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[first])
-        time.sleep(1.5)  # past the seat's deadline: its late move meets the timeout, and the seat goes to a bot
-        status, late = call(servers.port, "POST", f"/v1/matches/{match_id}/actions",
-                            {"expected_version": legal["version"], "action": legal["actions"][0]},
-                            token=tokens[first])
+        time.sleep(
+            1.5
+        )  # past the seat's deadline: its late move meets the timeout, and the seat goes to a bot
+        status, late = call(
+            servers.port,
+            "POST",
+            f"/v1/matches/{match_id}/actions",
+            {"expected_version": legal["version"], "action": legal["actions"][0]},
+            token=tokens[first],
+        )
         assert status == 409 and late["error"] == "out_of_time", late
         rest = until_closed(listener)
     finally:
@@ -169,11 +198,15 @@ def test_an_idle_moves_socket_closes_once_its_seat_is_replaced(api):
     servers, platforms = api
     _, key = platforms.create("arena-socket")
     match_id, tokens = chock_a_block(servers.port, key)
-    socket = websocket.create_connection(f"ws://{HOST}:{servers.port}/v1/matches/{match_id}/moves",
-                                         timeout=WAIT_S, header=[f"Authorization: Bearer {tokens[0]}"])
+    socket = websocket.create_connection(
+        f"ws://{HOST}:{servers.port}/v1/matches/{match_id}/moves",
+        timeout=WAIT_S,
+        header=[f"Authorization: Bearer {tokens[0]}"],
+    )
     try:
-        status, _ = call(servers.port, "POST", f"/v1/matches/{match_id}/seats/0/replace", {"bot": "random"},
-                         token=key)
+        status, _ = call(
+            servers.port, "POST", f"/v1/matches/{match_id}/seats/0/replace", {"bot": "random"}, token=key
+        )
         assert status == 200
         told = json.loads(socket.recv())  # unasked: the socket says why, then closes
         assert told["status"] == 403 and told["error"] == "wrong_token", told
@@ -198,7 +231,9 @@ def test_feeds_are_capped_per_address_and_per_process_and_healthz_still_answers(
         held += [stream(servers.port, match_id, source="127.0.0.2") for _ in range(3)]
         assert all(isinstance(s[1], Listener) for s in held)
         status, headers, body = stream(servers.port, match_id, source="127.0.0.2")
-        assert status == 429 and body["error"] == "too_many_streams" and int(headers["Retry-After"]) >= 1, body
+        assert status == 429 and body["error"] == "too_many_streams" and int(headers["Retry-After"]) >= 1, (
+            body
+        )
         held += [stream(servers.port, match_id, source="127.0.0.3") for _ in range(2)]  # the process's 5th
         assert all(isinstance(s[1], Listener) for s in held)
         status, headers, body = stream(servers.port, match_id, source="127.0.0.4")

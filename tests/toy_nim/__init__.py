@@ -15,8 +15,17 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 
 from service.games.kit import Engine, Turn, applies, enum_option
-from service.games.protocol import (GameInfo, IllegalAction, InvalidPack, InvalidRecord, Packs, RecordFormat, Refusal, ranks,
-                                    turn_refusals)
+from service.games.protocol import (
+    GameInfo,
+    IllegalAction,
+    InvalidPack,
+    InvalidRecord,
+    Packs,
+    RecordFormat,
+    Refusal,
+    ranks,
+    turn_refusals,
+)
 
 
 class NimAction(Schema):
@@ -33,7 +42,9 @@ def load_pack(document: Any, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_svg(view: dict[str, Any]) -> str:
-    bars = "".join(f'<rect x="10" y="{10 + 20 * i}" width="{10 * h}" height="12"/>' for i, h in enumerate(view["heaps"]))
+    bars = "".join(
+        f'<rect x="10" y="{10 + 20 * i}" width="{10 * h}" height="12"/>' for i, h in enumerate(view["heaps"])
+    )
     return f'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><title>Nim</title>{bars}</svg>'
 
 
@@ -47,31 +58,57 @@ def parse_record(text: str):
     if len(parts) < 3 or parts[0] != "nim":
         raise InvalidRecord("a Nim record reads: nim <max_take> <player,player> <heap:count> ...")
     try:
-        actions = [{"type": "take", "heap": int(h), "count": int(c)} for h, c in (m.split(":") for m in parts[3:])]
+        actions = [
+            {"type": "take", "heap": int(h), "count": int(c)} for h, c in (m.split(":") for m in parts[3:])
+        ]
         return {"max_take": int(parts[1])}, parts[2].split(","), actions
     except ValueError as error:
         raise InvalidRecord(f"unreadable move: {error}") from error
 
 
 class Nim(Engine):
-    info = GameInfo(id="toy-nim", name="Nim (toy)", min_players=2, max_players=2,
-                    hidden_information=False, chance=True, description="Take the last counter.")
-    options_schema = {"type": "object", "additionalProperties": False, "properties": {
-        "max_take": {"type": "integer", "minimum": 1, "maximum": 9, "default": 3},
-        "pack": {"type": "string", "default": "classic"},
-        "misere": enum_option([False, True], False, "whoever takes the last counter loses"),
-    }}
+    info = GameInfo(
+        id="toy-nim",
+        name="Nim (toy)",
+        min_players=2,
+        max_players=2,
+        hidden_information=False,
+        chance=True,
+        description="Take the last counter.",
+    )
+    options_schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "max_take": {"type": "integer", "minimum": 1, "maximum": 9, "default": 3},
+            "pack": {"type": "string", "default": "classic"},
+            "misere": enum_option([False, True], False, "whoever takes the last counter loses"),
+        },
+    }
     action_schema = NimAction
-    refusals = {**turn_refusals("", ""), "too_many": Refusal("", "take 1 to max_take counters from a heap that has them")}
+    refusals = {
+        **turn_refusals("", ""),
+        "too_many": Refusal("", "take 1 to max_take counters from a heap that has them"),
+    }
     packs = Packs(load=load_pack, default="classic", folder=Path(__file__).parent / "packs")
     svg = staticmethod(render_svg)
-    record = RecordFormat(mime="text/x-nim", export=export_record, parse=parse_record,
-                          description="nim <max_take> <players> <heap:count>...", example="nim 3 ann,bob 0:2 1:1")
+    record = RecordFormat(
+        mime="text/x-nim",
+        export=export_record,
+        parse=parse_record,
+        description="nim <max_take> <players> <heap:count>...",
+        example="nim 3 ann,bob 0:2 1:1",
+    )
 
     def setup(self, options, players, seed, content=None):
         first = random.Random(f"{seed}:nim").randrange(players)
-        return {"heaps": list(content["heaps"]), "to_move": first, "max_take": options["max_take"],
-                "misere": options["misere"], "winner": None}
+        return {
+            "heaps": list(content["heaps"]),
+            "to_move": first,
+            "max_take": options["max_take"],
+            "misere": options["misere"],
+            "winner": None,
+        }
 
     def to_act(self, state):
         return [] if state["winner"] is not None else [state["to_move"]]
@@ -80,12 +117,17 @@ class Nim(Engine):
         return state["winner"] is not None
 
     def _legal_actions(self, state, seat):
-        return [{"type": "take", "heap": h, "count": c} for h, size in enumerate(state["heaps"])
-                for c in range(1, min(size, state["max_take"]) + 1)]
+        return [
+            {"type": "take", "heap": h, "count": c}
+            for h, size in enumerate(state["heaps"])
+            for c in range(1, min(size, state["max_take"]) + 1)
+        ]
 
     def _play(self, turn: Turn, seat, action):
         heaps = turn.state["heaps"]
-        if action["heap"] >= len(heaps) or not 1 <= action["count"] <= min(heaps[action["heap"]], turn.state["max_take"]):
+        if action["heap"] >= len(heaps) or not 1 <= action["count"] <= min(
+            heaps[action["heap"]], turn.state["max_take"]
+        ):
             raise IllegalAction("too_many", "take 1 to max_take counters from a heap that has them")
         turn.emit("took", seat, heap=action["heap"], count=action["count"])
         if not any(turn.state["heaps"]):

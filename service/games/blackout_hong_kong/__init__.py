@@ -6,4 +6,6 @@ from service.games.blackout_hong_kong.contract import CONTRACT
 from service.games.blackout_hong_kong.engine import BlackoutHongKong
 
 GAME = BlackoutHongKong()
-GAME.contract = CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
+GAME.contract = (
+    CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
+)

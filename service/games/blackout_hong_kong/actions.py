@@ -23,11 +23,33 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from service.games.blackout_hong_kong.board import RESOURCES
 
-TYPES = ["PLACE_START_CUBE", "SUBMIT_PLAN", "REVEAL_CARD", "GATHER", "USE_SPECIALIST_ROW", "END_TURN",
-         "COMPLETE_OBJECTIVE", "RESOLVE_CLOSE_OUT", "PATROL_CHOOSE_DISTRICT", "PATROL_TAKE", "PATROL_DECLINE",
-         "PATROL_SKIP", "BUY_MARKET_CARD", "PASS", "CLEANUP_DISCARD_OBJECTIVES", "CHOOSE_HOUSE", "REFILL_HAND",
-         "DECLINE_REFILL", "ACTIVATE_CHECK_ACTION", "BUY_TRANSPORT", "BUY_BATTERY",
-         "PLACE_CUBE", "CHOOSE_RESOURCE", "RETRIEVE_CARD", "CHOOSE_CHECK_ACTION"]
+TYPES = [
+    "PLACE_START_CUBE",
+    "SUBMIT_PLAN",
+    "REVEAL_CARD",
+    "GATHER",
+    "USE_SPECIALIST_ROW",
+    "END_TURN",
+    "COMPLETE_OBJECTIVE",
+    "RESOLVE_CLOSE_OUT",
+    "PATROL_CHOOSE_DISTRICT",
+    "PATROL_TAKE",
+    "PATROL_DECLINE",
+    "PATROL_SKIP",
+    "BUY_MARKET_CARD",
+    "PASS",
+    "CLEANUP_DISCARD_OBJECTIVES",
+    "CHOOSE_HOUSE",
+    "REFILL_HAND",
+    "DECLINE_REFILL",
+    "ACTIVATE_CHECK_ACTION",
+    "BUY_TRANSPORT",
+    "BUY_BATTERY",
+    "PLACE_CUBE",
+    "CHOOSE_RESOURCE",
+    "RETRIEVE_CARD",
+    "CHOOSE_CHECK_ACTION",
+]
 REQUIRED = {
     "PLACE_START_CUBE": ("locationId",),
     "SUBMIT_PLAN": ("slots",),
@@ -62,8 +84,9 @@ class Payment(fields.Field):
             raise ValidationError('"AUTO" or {"resources": {...}, "hkd": n}')
         resources = value.get("resources", {})
         if not isinstance(resources, dict) or any(
-                k not in (*RESOURCES, "BATTERY") or type(n) is not int or not 0 <= n <= 100
-                for k, n in resources.items()):
+            k not in (*RESOURCES, "BATTERY") or type(n) is not int or not 0 <= n <= 100
+            for k, n in resources.items()
+        ):
             raise ValidationError(f"resources: counts 0-100 of {', '.join((*RESOURCES, 'BATTERY'))}")
         hkd = value.get("hkd", 0)
         if type(hkd) is not int or not 0 <= hkd <= 1000:
@@ -72,10 +95,15 @@ class Payment(fields.Field):
 
 
 class BlackoutObjectiveSource(Schema):
-    area = fields.String(required=True, validate=validate.OneOf(
-        ["OBJECTIVE_SPACE", "EMERGENCY_PLAN", "POWER_RESTORATION", "SHARED_PLAN"]))
-    index = fields.Integer(strict=True, validate=validate.Range(min=0, max=2),
-                           metadata={"description": "OBJECTIVE_SPACE: the space, 0-2"})
+    area = fields.String(
+        required=True,
+        validate=validate.OneOf(["OBJECTIVE_SPACE", "EMERGENCY_PLAN", "POWER_RESTORATION", "SHARED_PLAN"]),
+    )
+    index = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=0, max=2),
+        metadata={"description": "OBJECTIVE_SPACE: the space, 0-2"},
+    )
     which = fields.String(validate=validate.OneOf(["A", "B"]), metadata={"description": "POWER_RESTORATION"})
     cardId = fields.String(validate=ID, metadata={"description": "SHARED_PLAN: the plan's card id"})
 
@@ -86,21 +114,36 @@ class BlackoutObjectiveSource(Schema):
 class BlackoutHongKongAction(Schema):
     type = fields.String(required=True, validate=validate.OneOf(TYPES))
     locationId = fields.String(validate=ID, allow_none=True, metadata={"description": "a map location"})
-    slots = fields.Dict(keys=fields.String(validate=validate.OneOf(["1", "2", "3", "4"])),
-                        values=fields.String(validate=ID), metadata={"description": "slot number -> a hand card"})
+    slots = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(["1", "2", "3", "4"])),
+        values=fields.String(validate=ID),
+        metadata={"description": "slot number -> a hand card"},
+    )
     slot = fields.Integer(strict=True, validate=validate.Range(min=1, max=4))
     cardId = fields.String(validate=ID)
     targetResource = fields.String(validate=validate.OneOf(RESOURCES))
     buyTransport = fields.Integer(strict=True, validate=validate.Range(min=0, max=3))
     rowIndex = fields.Integer(strict=True, validate=validate.Range(min=0, max=20))
     alternativeIndex = fields.Integer(strict=True, validate=validate.Range(min=0, max=20))
-    payment = Payment(metadata={
-        "description": '"AUTO" or {"resources": {"TOOLS": 1, "BATTERY": 1}, "hkd": 4}',
-        "oneOf": [{"type": "string", "enum": ["AUTO"]},
-                  {"type": "object", "additionalProperties": False, "properties": {
-                      "resources": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0,
-                                                                                 "maximum": 100}},
-                      "hkd": {"type": "integer", "minimum": 0, "maximum": 1000}}}]})
+    payment = Payment(
+        metadata={
+            "description": '"AUTO" or {"resources": {"TOOLS": 1, "BATTERY": 1}, "hkd": 4}',
+            "oneOf": [
+                {"type": "string", "enum": ["AUTO"]},
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        "resources": {
+                            "type": "object",
+                            "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 100},
+                        },
+                        "hkd": {"type": "integer", "minimum": 0, "maximum": 1000},
+                    },
+                },
+            ],
+        }
+    )
     source = fields.Nested(BlackoutObjectiveSource)
     objectiveIndex = fields.Integer(strict=True, validate=validate.Range(min=0, max=20))
     closeOut = fields.Boolean()
@@ -117,8 +160,11 @@ class BlackoutHongKongAction(Schema):
     sourceId = fields.String(validate=ID)
     count = fields.Integer(strict=True, validate=validate.Range(min=1, max=25))
     resource = fields.String(validate=validate.OneOf(RESOURCES))
-    choices = fields.Dict(metadata={"description": "from legal-actions: the ways this entry may be completed; "
-                                                   "ignored when posted"})
+    choices = fields.Dict(
+        metadata={
+            "description": "from legal-actions: the ways this entry may be completed; ignored when posted"
+        }
+    )
 
     class Meta:
         ordered = True

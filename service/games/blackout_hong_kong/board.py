@@ -11,10 +11,10 @@ from typing import Any
 RESOURCES = ("FOOD", "TOOLS", "PETROL", "WATER", "BOOKS", "MEDICINE")
 DICE = ("RED", "YELLOW", "BLUE")
 
-_BOARDS: dict[int, "Board"] = {}
+_BOARDS: dict[int, Board] = {}
 
 
-def board_of(content: dict[str, Any]) -> "Board":
+def board_of(content: dict[str, Any]) -> Board:
     """The Board of a pack; kept while the same pack object is in use (states share it)."""
     board = _BOARDS.get(id(content))
     if board is None or board.content is not content:
@@ -28,8 +28,12 @@ class Board:
     def __init__(self, content: dict[str, Any]):
         self.content = content
         self.cards: dict[str, dict] = {}
-        for cards in (*content["playerSets"].values(), content["startingVolunteers"], content["emergencyPlans"],
-                      content["objectiveCards"]):
+        for cards in (
+            *content["playerSets"].values(),
+            content["startingVolunteers"],
+            content["emergencyPlans"],
+            content["objectiveCards"],
+        ):
             for card in cards:
                 self.cards[card["id"]] = card
         self.tiles = {tile["id"]: tile for tile in content["patrolTiles"]}

@@ -35,8 +35,11 @@ def cleanup(turn: Turn) -> None:
 def _decay(turn: Turn) -> None:
     market = turn.state["market"]
     if turn.state["options"]["MARKET_DECAY_MODE"] == "RIGHTMOST_OF_EACH_ROW":
-        gone = [[r, max(c for c in range(3) if market[r][c] is not None), None]
-                for r in range(3) if any(card is not None for card in market[r])]
+        gone = [
+            [r, max(c for c in range(3) if market[r][c] is not None), None]
+            for r in range(3)
+            if any(card is not None for card in market[r])
+        ]
     else:
         gone = [[r, 2, None] for r in range(3) if market[r][2] is not None]
     for item in gone:
@@ -50,8 +53,13 @@ def _spoil(turn: Turn) -> None:
     for seat in turn.state["order"]:
         rondel = turn.state["players"][seat]["rondel"]
         if rondel["FOOD"] or rondel["WATER"]:
-            turn.emit("spoiled", seat, FOOD=rondel["FOOD"], WATER=rondel["WATER"],
-                      sold_for=rondel["FOOD"] + rondel["WATER"] if sell else 0)
+            turn.emit(
+                "spoiled",
+                seat,
+                FOOD=rondel["FOOD"],
+                WATER=rondel["WATER"],
+                sold_for=rondel["FOOD"] + rondel["WATER"] if sell else 0,
+            )
 
 
 def discardable(state: State, seat: int) -> list[str]:
@@ -85,5 +93,8 @@ def finish_collection(turn: Turn) -> None:
 
 def discard_entries(state: State, seat: int) -> list[Action]:
     cards = discardable(state, seat)
-    return [{"type": "CLEANUP_DISCARD_OBJECTIVES", "cardIds": list(chosen)}
-            for size in range(len(cards) + 1) for chosen in itertools.combinations(cards, size)]
+    return [
+        {"type": "CLEANUP_DISCARD_OBJECTIVES", "cardIds": list(chosen)}
+        for size in range(len(cards) + 1)
+        for chosen in itertools.combinations(cards, size)
+    ]

@@ -66,7 +66,7 @@ def gainable(state: State, player: dict, n: int) -> int:
 
 def transport_pool(state: State) -> int:
     if not state["options"]["TRANSPORT_POOL_LIMITED"]:
-        return 10 ** 6
+        return 10**6
     return 24 - sum(player["transport"] for player in state["players"])
 
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 import functools
 import json
 from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import jsonschema
 
@@ -46,8 +47,13 @@ PLANS = ("CRISIS_PLAN", "EMERGENCY_PLAN")
 
 # Full counts (1.1, 1.10.1). A pack for the physical game has exactly these; setup relies on them
 # (16 districts x 3 tiles = 48, 2 starting volunteers x 4 players = 8, one plan per player).
-COUNTS = {"objectiveCards": 72, "patrolTiles": 48, "map.districts": 16, "startingVolunteers": 8,
-          "emergencyPlans": 4}
+COUNTS = {
+    "objectiveCards": 72,
+    "patrolTiles": 48,
+    "map.districts": 16,
+    "startingVolunteers": 8,
+    "emergencyPlans": 4,
+}
 SET_SIZE = 12
 
 # S-10: where each card of a player set starts, as (kind, colour or role) per setupPosition.
@@ -56,18 +62,38 @@ SETUP = {
     "SLOT1": [("VOLUNTEER", "YELLOW")],
     "SLOT2_BOTTOM": [("VOLUNTEER", "RED")],
     "SLOT2_TOP": [("VOLUNTEER", "BLUE")],
-    "HAND": [("VOLUNTEER", "YELLOW"), ("VOLUNTEER", "RED"), ("VOLUNTEER", "RED"), ("VOLUNTEER", "BLUE"),
-             ("SPECIALIST", "PATROL_OFFICER"), ("SPECIALIST", "MECHANIC"), ("SPECIALIST", "DOCTOR")],
+    "HAND": [
+        ("VOLUNTEER", "YELLOW"),
+        ("VOLUNTEER", "RED"),
+        ("VOLUNTEER", "RED"),
+        ("VOLUNTEER", "BLUE"),
+        ("SPECIALIST", "PATROL_OFFICER"),
+        ("SPECIALIST", "MECHANIC"),
+        ("SPECIALIST", "DOCTOR"),
+    ],
 }
 
 # Which section holds which origin, and which kinds each origin may have (1.4).
-SECTION_ORIGIN = {"playerSets": "PLAYER_SET", "startingVolunteers": "STARTING_VOLUNTEER",
-                  "emergencyPlans": "EMERGENCY_PLAN", "objectiveCards": "OBJECTIVE_DECK"}
-ORIGIN_KINDS = {"PLAYER_SET": ("VOLUNTEER", "SPECIALIST"), "STARTING_VOLUNTEER": ("VOLUNTEER",),
-                "EMERGENCY_PLAN": ("EMERGENCY_PLAN",), "OBJECTIVE_DECK": ("VOLUNTEER", "SPECIALIST", "CRISIS_PLAN")}
+SECTION_ORIGIN = {
+    "playerSets": "PLAYER_SET",
+    "startingVolunteers": "STARTING_VOLUNTEER",
+    "emergencyPlans": "EMERGENCY_PLAN",
+    "objectiveCards": "OBJECTIVE_DECK",
+}
+ORIGIN_KINDS = {
+    "PLAYER_SET": ("VOLUNTEER", "SPECIALIST"),
+    "STARTING_VOLUNTEER": ("VOLUNTEER",),
+    "EMERGENCY_PLAN": ("EMERGENCY_PLAN",),
+    "OBJECTIVE_DECK": ("VOLUNTEER", "SPECIALIST", "CRISIS_PLAN"),
+}
 # How many objectives a card of each kind carries when it carries any (1.4.2-1.4.5).
 OBJECTIVES = {"VOLUNTEER": (1, 1), "SPECIALIST": (1, 1), "CRISIS_PLAN": (1, 3), "EMERGENCY_PLAN": (3, 3)}
-DESTINATION = {"VOLUNTEER": "HAND", "SPECIALIST": "HAND", "CRISIS_PLAN": "CHECK_AREA", "EMERGENCY_PLAN": "CHECK_AREA"}
+DESTINATION = {
+    "VOLUNTEER": "HAND",
+    "SPECIALIST": "HAND",
+    "CRISIS_PLAN": "CHECK_AREA",
+    "EMERGENCY_PLAN": "CHECK_AREA",
+}
 
 
 @functools.cache
@@ -101,12 +127,13 @@ def _check_schema(document: Any) -> None:
         return
     error = errors[0]
     path = list(error.absolute_path)
-    within = [e for e in errors if list(e.absolute_path)[:len(path)] == path]
+    within = [e for e in errors if list(e.absolute_path)[: len(path)] == path]
     explained = [e for e in within if "x-refusal" in e.schema]
     if explained:
         error = explained[0]
-        raise InvalidPack(pack_path(document, list(error.absolute_path)),
-                          f"{error.instance!r} {error.schema['x-refusal']}")
+        raise InvalidPack(
+            pack_path(document, list(error.absolute_path)), f"{error.instance!r} {error.schema['x-refusal']}"
+        )
     if error.validator == "unevaluatedProperties":
         error = next((e for e in within if e.validator != "unevaluatedProperties"), error)
     raise InvalidPack(pack_path(document, list(error.absolute_path)), error.message)
@@ -204,8 +231,10 @@ def _check_counts(document: dict) -> None:
             raise InvalidPack(section, f"has {len(items)} items; the game has {count} (spec 1.1, 1.10.1)")
     for animal in ANIMALS:
         if len(document["playerSets"][animal]) != SET_SIZE:
-            raise InvalidPack(f"playerSets.{animal}", f"has {len(document['playerSets'][animal])} cards; "
-                                                      f"a player set has {SET_SIZE} (S-10)")
+            raise InvalidPack(
+                f"playerSets.{animal}",
+                f"has {len(document['playerSets'][animal])} cards; a player set has {SET_SIZE} (S-10)",
+            )
 
 
 def _check_card_kinds(document: dict) -> None:
@@ -232,10 +261,14 @@ def _check_card_kinds(document: dict) -> None:
         role = card.get("role")
         roles = SET_ROLES if origin == "PLAYER_SET" else DECK_ROLES
         if kind == "SPECIALIST" and origin == "PLAYER_SET" and role is None:
-            raise InvalidPack(f"{where}.role", f"a player-set specialist has a role, one of {list(SET_ROLES)}")
+            raise InvalidPack(
+                f"{where}.role", f"a player-set specialist has a role, one of {list(SET_ROLES)}"
+            )
         if role is not None and (kind != "SPECIALIST" or role not in roles):
-            raise InvalidPack(f"{where}.role", f"only specialists have a role; a {origin} specialist's is one "
-                                               f"of {list(roles)}")
+            raise InvalidPack(
+                f"{where}.role",
+                f"only specialists have a role; a {origin} specialist's is one of {list(roles)}",
+            )
         if origin != "PLAYER_SET":
             for field in ("animal", "setupPosition"):
                 if card.get(field) is not None:
@@ -255,7 +288,9 @@ def _check_card_kinds(document: dict) -> None:
         count = len(card.get("objectives") or [])
         if not low <= count <= high:
             wanted = str(low) if low == high else f"{low} to {high}"
-            raise InvalidPack(f"{where}.objectives", f"a {kind} carries {wanted} objective(s), this one {count}")
+            raise InvalidPack(
+                f"{where}.objectives", f"a {kind} carries {wanted} objective(s), this one {count}"
+            )
         if card.get("destination") != DESTINATION[kind]:
             raise InvalidPack(f"{where}.destination", f"a completed {kind} goes to {DESTINATION[kind]}")
 
@@ -283,19 +318,32 @@ def _check_set_composition(document: dict) -> None:
             if signature(card) in left[position]:
                 left[position].remove(signature(card))
             else:
-                raise InvalidPack(f"{_item(f'playerSets.{animal}', i, card)}.setupPosition",
-                                  f"S-10 puts no {' '.join(signature(card))} card in {position}; it puts "
-                                  f"{[' '.join(s) for s in SETUP[position]]} there")
+                raise InvalidPack(
+                    f"{_item(f'playerSets.{animal}', i, card)}.setupPosition",
+                    f"S-10 puts no {' '.join(signature(card))} card in {position}; it puts "
+                    f"{[' '.join(s) for s in SETUP[position]]} there",
+                )
         for position, missing in left.items():  # ... then a card S-10 wants and the set lacks
             if missing:
-                raise InvalidPack(f"playerSets.{animal}", f"S-10 puts {[' '.join(s) for s in missing]} in "
-                                                          f"{position}, and this set has no such card there")
+                raise InvalidPack(
+                    f"playerSets.{animal}",
+                    f"S-10 puts {[' '.join(s) for s in missing]} in "
+                    f"{position}, and this set has no such card there",
+                )
         for i, card in enumerate(cards_of_set):
             where = _item(f"playerSets.{animal}", i, card)
-            if card["setupPosition"] == "HOSPITAL" and card["kind"] == "VOLUNTEER" and card["gatherCount"] != 2:
-                raise InvalidPack(f"{where}.gatherCount", "the blue volunteer in the hospital gathers 2 (S-10)")
+            if (
+                card["setupPosition"] == "HOSPITAL"
+                and card["kind"] == "VOLUNTEER"
+                and card["gatherCount"] != 2
+            ):
+                raise InvalidPack(
+                    f"{where}.gatherCount", "the blue volunteer in the hospital gathers 2 (S-10)"
+                )
             if card.get("role") == "DOCTOR" and card["searchIcons"] != 0:
-                raise InvalidPack(f"{where}.searchIcons", "the doctor has no search icon: it never patrols (4.1)")
+                raise InvalidPack(
+                    f"{where}.searchIcons", "the doctor has no search icon: it never patrols (4.1)"
+                )
 
 
 def _check_crisis_letters(document: dict) -> None:
@@ -306,8 +354,10 @@ def _check_crisis_letters(document: dict) -> None:
             where.setdefault(loc["crisisLetter"], []).append(f"{_item('map.locations', i, loc)}.crisisLetter")
     for letter, paths in where.items():
         if len(paths) != 2:
-            raise InvalidPack(paths[-1], f"crisis letter {letter!r} is on {len(paths)} locations; each letter is "
-                                         "on exactly 2 (1.6.1)")
+            raise InvalidPack(
+                paths[-1],
+                f"crisis letter {letter!r} is on {len(paths)} locations; each letter is on exactly 2 (1.6.1)",
+            )
 
 
 def _check_map_references(document: dict) -> None:
@@ -322,7 +372,9 @@ def _check_map_references(document: dict) -> None:
     for i, district in enumerate(document["map"]["districts"]):
         for k, loc in enumerate(district["boundary"]):
             if loc not in known:
-                raise InvalidPack(f"{_item('map.districts', i, district)}.boundary[{k}]", f"{loc!r} is not a location")
+                raise InvalidPack(
+                    f"{_item('map.districts', i, district)}.boundary[{k}]", f"{loc!r} is not a location"
+                )
 
 
 def _check_district_cycles(document: dict) -> None:
@@ -337,7 +389,9 @@ def _check_district_cycles(document: dict) -> None:
                 raise InvalidPack(f"{where}[{k}]", f"{loc!r} is already on the boundary")
             nxt = boundary[(k + 1) % len(boundary)]
             if nxt not in neighbours[loc]:
-                raise InvalidPack(f"{where}[{k}]", f"no edge joins {loc!r} to the next boundary location {nxt!r}")
+                raise InvalidPack(
+                    f"{where}[{k}]", f"no edge joins {loc!r} to the next boundary location {nxt!r}"
+                )
 
 
 def _check_connected(document: dict) -> None:
@@ -352,8 +406,10 @@ def _check_connected(document: dict) -> None:
                 queue.append(nxt)
     for i, loc in enumerate(locations):
         if loc["id"] not in seen:
-            raise InvalidPack(_item("map.locations", i, loc),
-                              f"cannot be reached from {locations[0]['id']}: the map must be connected (1.10.1)")
+            raise InvalidPack(
+                _item("map.locations", i, loc),
+                f"cannot be reached from {locations[0]['id']}: the map must be connected (1.10.1)",
+            )
 
 
 def _check_scoring_table(document: dict) -> None:
@@ -362,9 +418,12 @@ def _check_scoring_table(document: dict) -> None:
     largest = max(len(d["boundary"]) for d in document["map"]["districts"])
     types = len({tile["rewardType"] for tile in document["patrolTiles"]})
     if len(document["scoringTable"]) < max(largest, types):
-        raise InvalidPack("scoringTable", f"has {len(document['scoringTable'])} entries; it needs "
-                                          f"{max(largest, types)} (largest district {largest}, {types} tile reward "
-                                          "types; 1.10.1)")
+        raise InvalidPack(
+            "scoringTable",
+            f"has {len(document['scoringTable'])} entries; it needs "
+            f"{max(largest, types)} (largest district {largest}, {types} tile reward "
+            "types; 1.10.1)",
+        )
 
 
 def _check_rondel(document: dict) -> None:
@@ -376,7 +435,9 @@ def _check_dice(document: dict) -> None:
     colours = [die["colour"] for die in document["dice"]]
     for i, colour in enumerate(colours):
         if colour in colours[:i]:
-            raise InvalidPack(f"dice[{i}].colour", f"two dice are {colour}; there is one die per colour (1.3.1)")
+            raise InvalidPack(
+                f"dice[{i}].colour", f"two dice are {colour}; there is one die per colour (1.3.1)"
+            )
     if sorted(colours) != sorted(DICE_COLOURS):
         raise InvalidPack("dice", f"the game has 3 dice, {list(DICE_COLOURS)} (1.3.1)")
 
@@ -387,8 +448,9 @@ def _check_tiles(document: dict) -> None:
         where = _item("patrolTiles", i, tile)
         for field in ("requiredIcons", "rewardAmount"):
             if tile["hard"][field] <= tile["easy"][field]:
-                raise InvalidPack(f"{where}.hard.{field}", f"must be more than easy.{field} "
-                                                           f"({tile['easy'][field]})")
+                raise InvalidPack(
+                    f"{where}.hard.{field}", f"must be more than easy.{field} ({tile['easy'][field]})"
+                )
 
 
 def _check_colours(document: dict) -> None:
@@ -399,11 +461,20 @@ def _check_colours(document: dict) -> None:
         if requirement["type"] == "SLOT_COLOURS":
             for k, colour in enumerate(requirement["colours"]):
                 if colour not in CARD_COLOURS:
-                    raise InvalidPack(f"{where}.colours[{k}]", f"{colour!r} is not a card colour {list(CARD_COLOURS)}")
+                    raise InvalidPack(
+                        f"{where}.colours[{k}]", f"{colour!r} is not a card colour {list(CARD_COLOURS)}"
+                    )
     for where, effect in effects(document):
-        if effect["type"] == "PLACE_CUBE" and effect["colour"] != "ANY" and effect["colour"] not in map_colours:
-            raise InvalidPack(f"{where}.colour", f"{effect['colour']!r} is the colour of no location; the map has "
-                                                 f"{sorted(map_colours)} (or ANY)")
+        if (
+            effect["type"] == "PLACE_CUBE"
+            and effect["colour"] != "ANY"
+            and effect["colour"] not in map_colours
+        ):
+            raise InvalidPack(
+                f"{where}.colour",
+                f"{effect['colour']!r} is the colour of no location; the map has "
+                f"{sorted(map_colours)} (or ANY)",
+            )
 
 
 def _check_link_letters(document: dict) -> None:
@@ -411,8 +482,10 @@ def _check_link_letters(document: dict) -> None:
     letters = {loc["crisisLetter"] for loc in document["map"]["locations"] if loc.get("crisisLetter")}
     for where, requirement in requirements(document):
         if requirement["type"] == "CRISIS_CENTRE_LINK" and requirement["letter"] not in letters | {"ANY"}:
-            raise InvalidPack(f"{where}.letter", f"{requirement['letter']!r} is on no location; the map has "
-                                                 f"{sorted(letters)} (or ANY)")
+            raise InvalidPack(
+                f"{where}.letter",
+                f"{requirement['letter']!r} is on no location; the map has {sorted(letters)} (or ANY)",
+            )
 
 
 def _check_patrol_reward_types(document: dict) -> None:
@@ -422,8 +495,10 @@ def _check_patrol_reward_types(document: dict) -> None:
         if requirement["type"] == "PATROL_TILES":
             for k, reward in enumerate(requirement["rewardTypes"]):
                 if reward not in types:
-                    raise InvalidPack(f"{where}.rewardTypes[{k}]", f"{reward!r} is the reward type of no tile; "
-                                                                   f"the tiles have {sorted(types)}")
+                    raise InvalidPack(
+                        f"{where}.rewardTypes[{k}]",
+                        f"{reward!r} is the reward type of no tile; the tiles have {sorted(types)}",
+                    )
 
 
 def _check_emergency_letters(document: dict) -> None:
@@ -442,8 +517,10 @@ def _check_chapter_plans(document: dict) -> None:
         for players, named in chapter["emergencyPlans"].items():
             for k, letter in enumerate(named):
                 if letter not in letters:
-                    raise InvalidPack(f"campaign.chapters[{i}].emergencyPlans.{players}[{k}]",
-                                      f"there is no emergency plan {letter!r}; the pack has {sorted(letters)}")
+                    raise InvalidPack(
+                        f"campaign.chapters[{i}].emergencyPlans.{players}[{k}]",
+                        f"there is no emergency plan {letter!r}; the pack has {sorted(letters)}",
+                    )
 
 
 def _check_check_action_ids(document: dict) -> None:
@@ -451,7 +528,9 @@ def _check_check_action_ids(document: dict) -> None:
     seen: set[str] = set()
     for i, action in enumerate(document["personalBoard"]["checkActions"]):
         if action["id"] in seen:
-            raise InvalidPack(f"{_item('personalBoard.checkActions', i, action)}.id", "duplicate check-action id")
+            raise InvalidPack(
+                f"{_item('personalBoard.checkActions', i, action)}.id", "duplicate check-action id"
+            )
         seen.add(action["id"])
 
 

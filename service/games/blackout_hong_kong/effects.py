@@ -13,16 +13,20 @@ and their effects, and ongoing effects of cards in the check-mark area (R-6.4).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from service.games.blackout_hong_kong.board import RESOURCES, board_of
 from service.games.blackout_hong_kong.common import card, gainable, plan_at, refuse, resolving, transport_pool
 from service.games.kit import Turn
 from service.games.protocol import Action, Event, State
 
-DECISIONS = {"PLACE_CUBE": "PLACE_CUBE", "GAIN_RESOURCE": "CHOOSE_RESOURCE",
-             "RETRIEVE_FROM_HOSPITAL": "RETRIEVE_CARD", "ACTIVATE_CHECK_ACTION": "CHOOSE_CHECK_ACTION",
-             "CLOSE_OUT_OFFER": "RESOLVE_CLOSE_OUT"}
+DECISIONS = {
+    "PLACE_CUBE": "PLACE_CUBE",
+    "GAIN_RESOURCE": "CHOOSE_RESOURCE",
+    "RETRIEVE_FROM_HOSPITAL": "RETRIEVE_CARD",
+    "ACTIVATE_CHECK_ACTION": "CHOOSE_CHECK_ACTION",
+    "CLOSE_OUT_OFFER": "RESOLVE_CLOSE_OUT",
+}
 """Effect type -> the action that answers it when the seat must decide."""
 
 Resolution = Callable[[State, int, dict, dict], "Event | None"]
@@ -54,6 +58,7 @@ def resolve_head(turn: Turn) -> bool:
 
 # -- effects resolved without a choice ---------------------------------------------------------------
 
+
 @automatic("POINTS")
 def _points(state: State, seat: int, effect: dict, head: dict) -> Event:
     return resolving("vp_gained", seat, n=effect["n"])
@@ -66,7 +71,9 @@ def _hkd(state: State, seat: int, effect: dict, head: dict) -> Event:
 
 @automatic("GAIN_TRANSPORT")
 def _transport(state: State, seat: int, effect: dict, head: dict) -> Event:
-    return resolving("transport_gained", seat, n=min(effect["n"], transport_pool(state)))  # A-37: what the pool has
+    return resolving(
+        "transport_gained", seat, n=min(effect["n"], transport_pool(state))
+    )  # A-37: what the pool has
 
 
 @automatic("GAIN_RESOURCE")
@@ -81,8 +88,9 @@ def _resource(state: State, seat: int, effect: dict, head: dict) -> Event | None
 
 @automatic("GAIN_BATTERY")
 def _battery(state: State, seat: int, effect: dict, head: dict) -> Event:
-    return resolving("resource_gained", seat, resource="BATTERY",
-                     n=gainable(state, state["players"][seat], effect["n"]))
+    return resolving(
+        "resource_gained", seat, resource="BATTERY", n=gainable(state, state["players"][seat], effect["n"])
+    )
 
 
 @automatic("GAIN_GPS")
@@ -129,7 +137,9 @@ def _slot4(state: State, seat: int, effect: dict, head: dict) -> Event:
 
 @automatic("MARKER")
 def _marker(state: State, seat: int, effect: dict, head: dict) -> Event:
-    return resolving("marker_placed", seat, source=head["source"], virtual=state["players"][seat]["supply"] == 0)
+    return resolving(
+        "marker_placed", seat, source=head["source"], virtual=state["players"][seat]["supply"] == 0
+    )
 
 
 @automatic("FINISH_PLAN")
@@ -139,6 +149,7 @@ def _finish_plan(state: State, seat: int, effect: dict, head: dict) -> Event:
 
 
 # -- what the rules of the effects look up --------------------------------------------------------------
+
 
 def placements(state: State, seat: int, colour: str) -> dict[str, int]:
     """R-3.12: every location the seat may put a cube on, with its transport cost."""
@@ -152,7 +163,9 @@ def placements(state: State, seat: int, colour: str) -> dict[str, int]:
         free = [location for location in free if board.locations[location]["colour"] == colour] or free
     blocked = colour if state["options"]["SKIP_RULE"] == "OTHER_COLOUR_ONLY" and colour != "ANY" else None
     table = board.distances(blocked)
-    affordable = player["transport"] + transport_pool(state)  # R-3.12(4): the shortfall is bought, pool allowing
+    affordable = player["transport"] + transport_pool(
+        state
+    )  # R-3.12(4): the shortfall is bought, pool allowing
     out = {}
     for target in free:
         reach = [table[origin][target] for origin in own if target in table[origin]]
@@ -191,6 +204,7 @@ def ongoing(turn: Turn, phase: str) -> None:
 
 # -- decisions: the actions that answer a pending effect ------------------------------------------------
 
+
 def place_cube(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     targets = placements(state, seat, state["queue"][0]["effect"]["colour"])
@@ -201,8 +215,10 @@ def place_cube(turn: Turn, seat: int, action: Action) -> None:
         turn.add(resolving("cube_not_placed", seat, why="declined (A-15)"))
         return
     if location not in targets:
-        raise refuse("not_a_target", "R-3.12: not a location you may place on (your own cube is there, or "
-                                     "the colour does not match)")
+        raise refuse(
+            "not_a_target",
+            "R-3.12: not a location you may place on (your own cube is there, or the colour does not match)",
+        )
     cost = targets[location]
     bought = max(0, cost - state["players"][seat]["transport"])  # R-3.12(4): the shortfall costs VP
     turn.add(resolving("cube_placed", seat, location=location, cost=cost, bought=bought))
@@ -218,7 +234,11 @@ def retrieve_card(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     if action["cardId"] not in state["players"][seat]["hospital"]:
         raise refuse("not_a_target", "§4.1 doctor: that card is not in your hospital")
-    turn.add(resolving("card_retrieved", seat, card=action["cardId"], points=card(state, action["cardId"])["points"]))
+    turn.add(
+        resolving(
+            "card_retrieved", seat, card=action["cardId"], points=card(state, action["cardId"])["points"]
+        )
+    )
 
 
 def choose_check_action(turn: Turn, seat: int, action: Action) -> None:
@@ -240,14 +260,18 @@ def decision_entries(state: State, seat: int) -> list[Action]:
         return [{"type": "RETRIEVE_CARD", "cardId": c} for c in state["players"][seat]["hospital"]]
     if kind == "ACTIVATE_CHECK_ACTION":
         return [{"type": "CHOOSE_CHECK_ACTION", "sourceId": c} for c in unlocked_checks(state, seat)]
-    return [{"type": "RESOLVE_CLOSE_OUT", "cardId": head["source"]["card"], "closeOut": choice}
-            for choice in (False, True)]
+    return [
+        {"type": "RESOLVE_CLOSE_OUT", "cardId": head["source"]["card"], "closeOut": choice}
+        for choice in (False, True)
+    ]
 
 
 def _placement_entries(state: State, seat: int, colour: str) -> list[Action]:
     targets = placements(state, seat, colour)
-    out = [{"type": "PLACE_CUBE", "locationId": location, "choices": {"transport": cost}}
-           for location, cost in sorted(targets.items())]
+    out = [
+        {"type": "PLACE_CUBE", "locationId": location, "choices": {"transport": cost}}
+        for location, cost in sorted(targets.items())
+    ]
     if state["options"]["PLACE_CUBE_DECLINABLE_WHEN_COSTLY"] and min(targets.values()) > 0:
         out.append({"type": "PLACE_CUBE", "locationId": None})
     return out

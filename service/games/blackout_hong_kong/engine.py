@@ -36,11 +36,26 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from service.games.blackout_hong_kong import content as pack_data, options as opts
+from service.games.blackout_hong_kong import (
+    cleanup,
+    effects,
+    flow,
+    free_actions,
+    listing,
+    market,
+    objectives,
+    patrol,
+    planning,
+    refill,
+    scoring,
+    setup,
+    stabilisation,
+    visibility,
+    volunteers,
+)
+from service.games.blackout_hong_kong import content as pack_data
+from service.games.blackout_hong_kong import options as opts
 from service.games.blackout_hong_kong.actions import BlackoutHongKongAction
-from service.games.blackout_hong_kong import (cleanup, effects, flow, free_actions, listing, market, objectives,
-                                              patrol, planning, refill, scoring, setup, stabilisation, visibility,
-                                              volunteers)
 from service.games.blackout_hong_kong.board import board_of
 from service.games.blackout_hong_kong.common import ACTIVE_FROM_FIRST, card, plan_at, refuse, usable_slots
 from service.games.blackout_hong_kong.effects import DECISIONS, check_effects
@@ -50,23 +65,37 @@ from service.games.blackout_hong_kong.svg import render_svg
 from service.games.kit import Engine, Turn, applies
 from service.games.protocol import Action, Event, GameInfo, Packs, State
 
-POWER_REWARDS = {"A": [{"type": "POINTS", "n": 10}, {"type": "UPGRADE_REFILL_THRESHOLD"}],
-                 "B": [{"type": "POINTS", "n": 10}, {"type": "UNLOCK_SLOT4"}]}  # R-3.10, R-3.11
+POWER_REWARDS = {
+    "A": [{"type": "POINTS", "n": 10}, {"type": "UPGRADE_REFILL_THRESHOLD"}],
+    "B": [{"type": "POINTS", "n": 10}, {"type": "UNLOCK_SLOT4"}],
+}  # R-3.10, R-3.11
 
 ACTIONS = {
-    "PLACE_START_CUBE": setup.place_start_cube, "SUBMIT_PLAN": planning.submit_plan,
-    "REVEAL_CARD": volunteers.reveal_card, "GATHER": volunteers.gather,
-    "USE_SPECIALIST_ROW": volunteers.use_specialist_row, "END_TURN": flow.end_turn,
-    "COMPLETE_OBJECTIVE": objectives.complete_objective, "RESOLVE_CLOSE_OUT": objectives.resolve_close_out,
-    "PATROL_CHOOSE_DISTRICT": patrol.choose_district, "PATROL_TAKE": patrol.take,
-    "PATROL_DECLINE": patrol.decline, "PATROL_SKIP": patrol.skip,
-    "BUY_MARKET_CARD": market.buy_market_card, "PASS": market.pass_,
-    "CLEANUP_DISCARD_OBJECTIVES": cleanup.discard_objectives, "CHOOSE_HOUSE": stabilisation.choose_house,
-    "REFILL_HAND": refill.refill_hand, "DECLINE_REFILL": refill.decline_refill,
+    "PLACE_START_CUBE": setup.place_start_cube,
+    "SUBMIT_PLAN": planning.submit_plan,
+    "REVEAL_CARD": volunteers.reveal_card,
+    "GATHER": volunteers.gather,
+    "USE_SPECIALIST_ROW": volunteers.use_specialist_row,
+    "END_TURN": flow.end_turn,
+    "COMPLETE_OBJECTIVE": objectives.complete_objective,
+    "RESOLVE_CLOSE_OUT": objectives.resolve_close_out,
+    "PATROL_CHOOSE_DISTRICT": patrol.choose_district,
+    "PATROL_TAKE": patrol.take,
+    "PATROL_DECLINE": patrol.decline,
+    "PATROL_SKIP": patrol.skip,
+    "BUY_MARKET_CARD": market.buy_market_card,
+    "PASS": market.pass_,
+    "CLEANUP_DISCARD_OBJECTIVES": cleanup.discard_objectives,
+    "CHOOSE_HOUSE": stabilisation.choose_house,
+    "REFILL_HAND": refill.refill_hand,
+    "DECLINE_REFILL": refill.decline_refill,
     "ACTIVATE_CHECK_ACTION": refill.activate_check_action,
-    "BUY_TRANSPORT": free_actions.buy_transport, "BUY_BATTERY": free_actions.buy_battery,
-    "PLACE_CUBE": effects.place_cube, "CHOOSE_RESOURCE": effects.choose_resource,
-    "RETRIEVE_CARD": effects.retrieve_card, "CHOOSE_CHECK_ACTION": effects.choose_check_action,
+    "BUY_TRANSPORT": free_actions.buy_transport,
+    "BUY_BATTERY": free_actions.buy_battery,
+    "PLACE_CUBE": effects.place_cube,
+    "CHOOSE_RESOURCE": effects.choose_resource,
+    "RETRIEVE_CARD": effects.retrieve_card,
+    "CHOOSE_CHECK_ACTION": effects.choose_check_action,
 }
 """Each action type's rules: ``(turn, seat, action)`` checks the action and emits its events."""
 
@@ -80,8 +109,8 @@ class BlackoutHongKong(Engine):
         hidden_information=True,
         chance=True,
         description="Hong Kong without power: plan volunteers and specialists in secret, gather on a dice-set "
-                    "rondel, complete objectives, patrol districts, stabilise the map. 2-4 players, campaign "
-                    "chapter 1 for 1-4, solo.",
+        "rondel, complete objectives, patrol districts, stabilise the map. 2-4 players, campaign "
+        "chapter 1 for 1-4, solo.",
         dynamics="simultaneous",  # R-0.3: Phase 1 planning is simultaneous (to_act: every seat still planning)
         utility="competitive",  # E-7: the highest VP wins
         # C-11: a chapter is won by each player who reaches its goals, whatever the others do
@@ -89,26 +118,50 @@ class BlackoutHongKong(Engine):
     )
     options_schema = opts.OPTIONS_SCHEMA
     action_schema = BlackoutHongKongAction
-    packs = Packs(load=pack_data.load_pack, default=pack_data.DEFAULT_PACK, folder=pack_data.PACKS_DIR,
-                  option="CONTENT_PACK_ID", checked_by=())
+    packs = Packs(
+        load=pack_data.load_pack,
+        default=pack_data.DEFAULT_PACK,
+        folder=pack_data.PACKS_DIR,
+        option="CONTENT_PACK_ID",
+        checked_by=(),
+    )
     svg = staticmethod(render_svg)
     turn_rule = "R-0.3"
     over_rule = "E-3"
-    from service.games.blackout_hong_kong.refusals import REFUSALS as refusals  # every reason play refuses with
-    out_of_turn = frozenset({"SUBMIT_PLAN"})  # a submitted plan may be revised (A-51): checked in _submit_plan
+    from service.games.blackout_hong_kong.refusals import (
+        REFUSALS as refusals,
+    )  # every reason play refuses with
+
+    out_of_turn = frozenset(
+        {"SUBMIT_PLAN"}
+    )  # a submitted plan may be revised (A-51): checked in _submit_plan
     timeout_actions = {"pass": {"type": "PASS"}}
     # dice, draws, reveals and private looks: someone has learnt what was hidden or left to chance
     # (plans, discards and houses chosen in secret are shown to all once the last seat has chosen)
-    irreversible = frozenset({"dice_rolled", "card_revealed", "hand_refilled", "hand_revealed", "row_refilled",
-                              "patrol_viewed", "patrol_taken", "injured", "plans_placed", "market_decayed",
-                              "objectives_discarded", "houses_placed"})
-
+    irreversible = frozenset(
+        {
+            "dice_rolled",
+            "card_revealed",
+            "hand_refilled",
+            "hand_revealed",
+            "row_refilled",
+            "patrol_viewed",
+            "patrol_taken",
+            "injured",
+            "plans_placed",
+            "market_decayed",
+            "objectives_discarded",
+            "houses_placed",
+        }
+    )
 
     def complete_options(self, resolved, players, given):
         return opts.complete(resolved, players, given)
 
     def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
-        return setup.setup(options, players, seed, pack_data.default_content() if content is None else content)
+        return setup.setup(
+            options, players, seed, pack_data.default_content() if content is None else content
+        )
 
     # -- who acts, and what they may do --------------------------------------------------------------
 
@@ -119,8 +172,12 @@ class BlackoutHongKong(Engine):
         return flow.to_act(state)
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
-        if (state["step"] == "plan" and not state["queue"] and str(seat) in state["plans"]
-                and state["options"]["PLAN_REVISABLE"]):
+        if (
+            state["step"] == "plan"
+            and not state["queue"]
+            and str(seat) in state["plans"]
+            and state["options"]["PLAN_REVISABLE"]
+        ):
             return planning.plan_entries(state, seat)  # A-51: a submitted seat may still revise
         return super().legal_actions(state, seat)
 
@@ -215,7 +272,9 @@ class BlackoutHongKong(Engine):
             player = _player(state, int(key))
             for slot, card in slots.items():
                 player["hand"].remove(card)
-                player["slots"][int(slot) - 1].append({"card": card, "faceUp": False, "round": state["round"]})
+                player["slots"][int(slot) - 1].append(
+                    {"card": card, "faceUp": False, "round": state["round"]}
+                )
         state["plans"] = {}
 
     # -- phase 2 -----------------------------------------------------------------------------------
@@ -369,8 +428,11 @@ class BlackoutHongKong(Engine):
         for tile in districts[data["district"]]["tiles"]:
             if seat not in tiles[tile]["seenBy"]:
                 tiles[tile]["seenBy"].append(seat)
-        state["turn"] = {**state["turn"], "patrol": data["district"],
-                         "chosen": list(state["turn"].get("chosen", [])) + [data["district"]]}
+        state["turn"] = {
+            **state["turn"],
+            "patrol": data["district"],
+            "chosen": list(state["turn"].get("chosen", [])) + [data["district"]],
+        }
 
     @applies("patrol_declined")
     def _patrol_declined(self, state: State, data: dict[str, Any], seat: int | None) -> None:
@@ -429,8 +491,8 @@ class BlackoutHongKong(Engine):
         market = _copy(state, "market")
         cards = list(data["cards"]) + [None] * (3 - len(data["cards"]))
         market[data["row"]] = cards
-        state["deck"] = state["deck"][data["from_deck"]:]
-        state["reserve"] = state["reserve"][len(data["cards"]) - data["from_deck"]:]
+        state["deck"] = state["deck"][data["from_deck"] :]
+        state["reserve"] = state["reserve"][len(data["cards"]) - data["from_deck"] :]
 
     @applies("end_triggered")
     def _end_triggered(self, state: State, data: dict[str, Any], seat: int | None) -> None:
@@ -459,8 +521,12 @@ class BlackoutHongKong(Engine):
 
     @applies("collection_started")
     def _collection_started(self, state: State, data: dict[str, Any], seat: int | None) -> None:
-        state["collect"] = {"kind": data["purpose"], "waiting": list(data["waiting"]), "submitted": {},
-                            "due": {k: list(v) for k, v in data.get("due", {}).items()}}
+        state["collect"] = {
+            "kind": data["purpose"],
+            "waiting": list(data["waiting"]),
+            "submitted": {},
+            "due": {k: list(v) for k, v in data.get("due", {}).items()},
+        }
 
     @applies("discard_submitted")
     def _discard_submitted(self, state: State, data: dict[str, Any], seat: int | None) -> None:
@@ -553,13 +619,19 @@ def _check_decision(state: State, seat: int, action: Action) -> None:
     head = state["queue"][0] if state["queue"] else None
     wanted = DECISIONS.get(head["effect"]["type"]) if head else None
     if head and action["type"] != wanted:
-        raise refuse("decision_pending", f"§3.9: first resolve the pending {head['effect']['type']} with {wanted}")
-    if not head and action["type"] in DECISIONS.values() and not (
-            action["type"] == "RESOLVE_CLOSE_OUT" and objectives.closable(state, seat)):
+        raise refuse(
+            "decision_pending", f"§3.9: first resolve the pending {head['effect']['type']} with {wanted}"
+        )
+    if (
+        not head
+        and action["type"] in DECISIONS.values()
+        and not (action["type"] == "RESOLVE_CLOSE_OUT" and objectives.closable(state, seat))
+    ):
         raise refuse("not_pending", f"§3.9: no {action['type']} decision is pending")
 
 
 # -- what the folds share ------------------------------------------------------------------------------
+
 
 def _player(state: dict, seat: int) -> dict:
     """The seat's player record, copied into ``state`` so that it may change."""
@@ -612,10 +684,13 @@ def _clear_source(player: dict, source: dict) -> None:
 
 def _move_to(player: dict, played: dict, card_id: str) -> None:
     """A finished card to its destination (§1.4.9): the hand, or the check-mark area."""
-    (player["hand"] if played.get("destination", "CHECK_AREA") == "HAND" else player["check_area"]).append(card_id)
+    (player["hand"] if played.get("destination", "CHECK_AREA") == "HAND" else player["check_area"]).append(
+        card_id
+    )
 
 
 # -- an objective completed (R-3.6 to R-3.11, C-6), by where it was ----------------------------------------
+
 
 def _power_restored(state: dict, player: dict, seat: int, data: dict) -> None:
     which = data["source"]["which"]

@@ -13,7 +13,7 @@ does as it begins.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from service.games.blackout_hong_kong.cleanup import cleanup, finish_collection
 from service.games.blackout_hong_kong.common import NEXT_STEP, SEQUENTIAL, refuse
@@ -110,7 +110,10 @@ def _phase_done(turn: Turn) -> bool:
 
 
 AUTOMATIC_STEP: dict[str, Callable[[Turn], bool]] = {
-    "start_cubes": _start_cubes, "plan": _plans, "sequential": _sequential, "p5": _market,
+    "start_cubes": _start_cubes,
+    "plan": _plans,
+    "sequential": _sequential,
+    "p5": _market,
 }
 
 
@@ -147,7 +150,9 @@ def _end_round(turn: Turn, number: int) -> None:
 
 
 BEGINS: dict[str, Callable[[Turn], None]] = {
-    "p4": lambda turn: ongoing(turn, "PATROL"), "p6": cleanup, "p7": stabilise,
+    "p4": lambda turn: ongoing(turn, "PATROL"),
+    "p6": cleanup,
+    "p7": stabilise,
 }
 """What a phase does as it begins, before any seat acts."""
 

@@ -15,7 +15,7 @@ one entry stands for the decision and ``choices`` spells out the rest as sets:
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from service.games.blackout_hong_kong.cleanup import discard_entries
 from service.games.blackout_hong_kong.effects import decision_entries
@@ -31,8 +31,12 @@ from service.games.blackout_hong_kong.volunteers import volunteer_entries
 from service.games.protocol import Action, State
 
 ENTRIES: dict[str, Callable[[State, int], list[Action]]] = {
-    "plan": plan_entries, "p2": volunteer_entries, "p3": objective_entries, "p4": patrol_entries,
-    "p5": market_entries, "p8": refill_entries,
+    "plan": plan_entries,
+    "p2": volunteer_entries,
+    "p3": objective_entries,
+    "p4": patrol_entries,
+    "p5": market_entries,
+    "p8": refill_entries,
 }
 """The entries of each step in which seats act (Phases 6 and 7 act only in a collection)."""
 
@@ -54,4 +58,6 @@ def _entries(state: State, seat: int) -> list[Action]:
 def _collection_entries(state: State, seat: int) -> list[Action]:
     if seat not in state["collect"]["waiting"]:
         return []
-    return discard_entries(state, seat) if state["collect"]["kind"] == "discard" else house_entries(state, seat)
+    return (
+        discard_entries(state, seat) if state["collect"]["kind"] == "discard" else house_entries(state, seat)
+    )

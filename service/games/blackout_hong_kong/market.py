@@ -50,7 +50,7 @@ def refill_rows(turn: Turn) -> None:
         if any(card is not None for card in state["market"][row]):
             continue
         from_deck = min(3, len(state["deck"]))
-        cards = state["deck"][:from_deck] + state["reserve"][:3 - from_deck]
+        cards = state["deck"][:from_deck] + state["reserve"][: 3 - from_deck]
         trigger = state["options"]["END_TRIGGER"]
         if not cards and trigger == "DECK_REACHES_ZERO":
             continue
@@ -81,5 +81,7 @@ def market_entries(state: State, seat: int) -> list[Action]:
             continue
         for c, card in enumerate(row):
             if card is not None:
-                out += [{"type": "BUY_MARKET_CARD", "row": r, "col": c, "objectiveSpaceIndex": i} for i in spaces]
+                out += [
+                    {"type": "BUY_MARKET_CARD", "row": r, "col": c, "objectiveSpaceIndex": i} for i in spaces
+                ]
     return out + [{"type": "PASS"}]

@@ -9,7 +9,15 @@ from typing import Any
 
 from service.games.blackout_hong_kong import payments
 from service.games.blackout_hong_kong.board import board_of
-from service.games.blackout_hong_kong.common import card, held, plan_at, refuse, require_phase, resolving, tile
+from service.games.blackout_hong_kong.common import (
+    card,
+    held,
+    plan_at,
+    refuse,
+    require_phase,
+    resolving,
+    tile,
+)
 from service.games.blackout_hong_kong.free_actions import paying
 from service.games.kit import Turn
 from service.games.protocol import Action, IllegalAction, State
@@ -26,14 +34,24 @@ def open_objectives(state: State, seat: int) -> list[Open]:
         if plan:
             out += _undone({"area": "OBJECTIVE_SPACE", "index": i}, card(state, plan["card"]), plan["done"])
     if isinstance(player["emergency"], dict):
-        out += _undone({"area": "EMERGENCY_PLAN"}, card(state, player["emergency"]["card"]),
-                       player["emergency"]["done"])
+        out += _undone(
+            {"area": "EMERGENCY_PLAN"}, card(state, player["emergency"]["card"]), player["emergency"]["done"]
+        )
     for which in ("A", "B"):
         if not player["power"][which]:
-            out.append(({"area": "POWER_RESTORATION", "which": which}, 0,
-                        state["content"]["personalBoard"]["powerRestoration"][which]))
+            out.append(
+                (
+                    {"area": "POWER_RESTORATION", "which": which},
+                    0,
+                    state["content"]["personalBoard"]["powerRestoration"][which],
+                )
+            )
     for plan in state["shared_plans"]:
-        done = [k for k in range(len(card(state, plan["card"])["objectives"])) if seat in plan["done"].get(str(k), [])]
+        done = [
+            k
+            for k in range(len(card(state, plan["card"])["objectives"]))
+            if seat in plan["done"].get(str(k), [])
+        ]
         out += _undone({"area": "SHARED_PLAN", "cardId": plan["card"]}, card(state, plan["card"]), done)
     return out
 
@@ -53,7 +71,9 @@ def completable(state: State, seat: int) -> list[Open]:
         costs = payments.costs_of(objective["requirements"])
         spare = max(0, (player["hkd"] - payments.hkd_due(costs)) // 5)
         holdings = held(player)
-        holdings["BATTERY"] += spare if not state["options"]["CUBES_LIMITED"] else min(spare, player["supply"])
+        holdings["BATTERY"] += (
+            spare if not state["options"]["CUBES_LIMITED"] else min(spare, player["supply"])
+        )
         if payments.affordable(costs, holdings):
             out.append((source, index, objective))
     return out
@@ -81,8 +101,14 @@ def _patrol_tiles(state: State, player: dict, requirement: dict) -> tuple[bool, 
     owned = [t for t in player["tiles"] if t["faceUp"] or state["options"]["PATROL_REQ_TILES"] == "ANY_OWNED"]
     used: list[str] = []
     for reward in requirement["rewardTypes"]:  # each tile matches one listed type (A-18)
-        match = next((t["tile"] for t in owned if t["tile"] not in used
-                      and tile(state, t["tile"])["rewardType"] == reward), None)
+        match = next(
+            (
+                t["tile"]
+                for t in owned
+                if t["tile"] not in used and tile(state, t["tile"])["rewardType"] == reward
+            ),
+            None,
+        )
         if match is None:
             return False, []
         used.append(match)
@@ -94,11 +120,17 @@ def _crisis_centre_link(state: State, player: dict, requirement: dict) -> tuple[
     cubes = set(player["cubes"])
     any_letter = requirement["letter"] == "ANY" or state["options"]["CRISIS_LINK_LETTER_MODE"] == "ANY"
     letters = list(board.letters) if any_letter else [requirement["letter"]]
-    return any(len(board.letters.get(letter, [])) == 2 and board.linked(cubes, *board.letters[letter])
-               for letter in letters), []
+    return any(
+        len(board.letters.get(letter, [])) == 2 and board.linked(cubes, *board.letters[letter])
+        for letter in letters
+    ), []
 
 
-CHECKED = {"SLOT_COLOURS": _slot_colours, "PATROL_TILES": _patrol_tiles, "CRISIS_CENTRE_LINK": _crisis_centre_link}
+CHECKED = {
+    "SLOT_COLOURS": _slot_colours,
+    "PATROL_TILES": _patrol_tiles,
+    "CRISIS_CENTRE_LINK": _crisis_centre_link,
+}
 """The requirement types that are checked, not paid (R-3.4), by type."""
 
 
@@ -106,13 +138,20 @@ def _blocker(state: State, seat: int, source: dict, objective: dict) -> IllegalA
     """Why the seat may not complete this open objective now, or None."""
     for requirement in objective["requirements"]:
         if not requirement_check(state, seat, requirement)[0]:
-            return refuse("requirement_unmet", f"R-3.3, R-3.4: the {requirement['type']} requirement does "
-                                               "not hold")
+            return refuse(
+                "requirement_unmet", f"R-3.3, R-3.4: the {requirement['type']} requirement does not hold"
+            )
     player = state["players"][seat]
     returned = payments.units_due(payments.costs_of(objective["requirements"]))  # paid cubes come back first
-    if not state["options"]["VIRTUAL_MARKERS"] and player["supply"] + returned == 0 and _marked(state, player, source):
-        return refuse("no_marker_cube", "R-3.7, C-6, A-38: no cube in supply to mark the objective "
-                                        "(VIRTUAL_MARKERS is off)")
+    if (
+        not state["options"]["VIRTUAL_MARKERS"]
+        and player["supply"] + returned == 0
+        and _marked(state, player, source)
+    ):
+        return refuse(
+            "no_marker_cube",
+            "R-3.7, C-6, A-38: no cube in supply to mark the objective (VIRTUAL_MARKERS is off)",
+        )
     return None
 
 
@@ -121,28 +160,41 @@ def _marked(state: State, player: dict, source: dict) -> bool:
     plan = plan_at(player, source)
     plan_card = card(state, plan["card"]) if plan else None
     return source["area"] == "SHARED_PLAN" or bool(
-        plan_card and plan_card["kind"] not in ("VOLUNTEER", "SPECIALIST")
-        and len(plan["done"]) + 1 < len(plan_card["objectives"]))
+        plan_card
+        and plan_card["kind"] not in ("VOLUNTEER", "SPECIALIST")
+        and len(plan["done"]) + 1 < len(plan_card["objectives"])
+    )
 
 
 def complete_objective(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     require_phase(state, "p3", "R-3.1, A-50")
     source, index = action["source"], action["objectiveIndex"]
-    found = next((objective for open_source, k, objective in open_objectives(state, seat)
-                  if _source_key(open_source) == _source_key(source) and k == index), None)
+    found = next(
+        (
+            objective
+            for open_source, k, objective in open_objectives(state, seat)
+            if _source_key(open_source) == _source_key(source) and k == index
+        ),
+        None,
+    )
     if found is None:
         raise refuse("unknown_objective", "R-3.2, R-3.9: no such objective is open to you")
     blocker = _blocker(state, seat, source, found)
     if blocker:
         raise blocker
     player = state["players"][seat]
-    paid = payments.settle(payments.costs_of(found["requirements"]), action.get("payment", "AUTO"), held(player),
-                           "R-3.3")
+    paid = payments.settle(
+        payments.costs_of(found["requirements"]), action.get("payment", "AUTO"), held(player), "R-3.3"
+    )
     data: dict[str, Any] = {"source": dict(source), "objective": index, "payment": paid}
     if state["options"]["PATROL_REQ_CONSUMES"]:
-        data["consumed_tiles"] = [t for r in found["requirements"] if r["type"] == "PATROL_TILES"
-                                  for t in requirement_check(state, seat, r)[1]]
+        data["consumed_tiles"] = [
+            t
+            for r in found["requirements"]
+            if r["type"] == "PATROL_TILES"
+            for t in requirement_check(state, seat, r)[1]
+        ]
     if source["area"] == "SHARED_PLAN":  # C-6: the seat's own cube marks it (A-38 when none is left)
         data["cube"] = player["supply"] + sum(paid["resources"].values()) > 0  # paying returns cubes first
         data["bonus"] = _shared_plan_bonus(state, seat, source["cardId"], index)
@@ -188,7 +240,9 @@ def resolve_close_out(turn: Turn, seat: int, action: Action) -> None:
         raise refuse("no_close_out", "R-3.7: the pending close-out decision is about another card")
     if action["closeOut"]:
         plan = plan_at(state["players"][seat], source)
-        turn.add(resolving("plan_closed_out", seat, source=source, card=plan["card"], markers=plan["markers"]))
+        turn.add(
+            resolving("plan_closed_out", seat, source=source, card=plan["card"], markers=plan["markers"])
+        )
     else:
         turn.add(resolving("plan_kept", seat, card=action["cardId"]))
 
@@ -209,11 +263,16 @@ def objective_entries(state: State, seat: int) -> list[Action]:
     for source, index, objective in open_objectives(state, seat):
         if _blocker(state, seat, source, objective):
             continue
-        entry = paying({"type": "COMPLETE_OBJECTIVE", "source": source, "objectiveIndex": index},
-                       payments.costs_of(objective["requirements"]), player)
+        entry = paying(
+            {"type": "COMPLETE_OBJECTIVE", "source": source, "objectiveIndex": index},
+            payments.costs_of(objective["requirements"]),
+            player,
+        )
         if entry:
             out.append(entry)
-    out += [{"type": "RESOLVE_CLOSE_OUT", "cardId": c["card"], "closeOut": True} for c in closable(state, seat)]
+    out += [
+        {"type": "RESOLVE_CLOSE_OUT", "cardId": c["card"], "closeOut": True} for c in closable(state, seat)
+    ]
     return out + [{"type": "END_TURN"}]
 
 

@@ -56,9 +56,9 @@ import random
 import sys
 from collections import deque
 from pathlib import Path
+from typing import Any
 
 from service.games.kit import packgen_main
-from typing import Any
 
 PACK_ID = "bhk-default-generated"
 VERSION = "1"
@@ -70,9 +70,9 @@ ANIMALS = ["HORSE", "TIGER", "SHEEP", "DRAGON"]
 # 1.2.4: FOOD-TOOLS-PETROL consecutive and BOOKS opposite TOOLS; WATER/MEDICINE order invented.
 RONDEL_ORDER = ["TOOLS", "PETROL", "WATER", "BOOKS", "MEDICINE", "FOOD"]
 DICE = [
-    {"colour": "RED", "faces": ["FOOD", "FOOD", "TOOLS", "PETROL", "WATER", "MEDICINE"]},      # no BOOKS
-    {"colour": "YELLOW", "faces": ["FOOD", "TOOLS", "PETROL", "PETROL", "WATER", "BOOKS"]},    # no MEDICINE
-    {"colour": "BLUE", "faces": ["FOOD", "TOOLS", "WATER", "BOOKS", "BOOKS", "MEDICINE"]},     # no PETROL
+    {"colour": "RED", "faces": ["FOOD", "FOOD", "TOOLS", "PETROL", "WATER", "MEDICINE"]},  # no BOOKS
+    {"colour": "YELLOW", "faces": ["FOOD", "TOOLS", "PETROL", "PETROL", "WATER", "BOOKS"]},  # no MEDICINE
+    {"colour": "BLUE", "faces": ["FOOD", "TOOLS", "WATER", "BOOKS", "BOOKS", "MEDICINE"]},  # no PETROL
 ]
 # D-10: anchors 2->2, 3->3, 4->5 (T-17), 7->14 (T-16); 1, 5 and 6 invented. Length 7 = the largest
 # district and the number of patrol reward types (POINTS + 6 resources).
@@ -118,9 +118,27 @@ PLAYER_SET = [
     ("DOCTOR", "SPECIALIST", "PURPLE", "DOCTOR", "Doctor", "HAND", 1, 0, None),
 ]
 
-CARD_KEYS = ["id", "origin", "kind", "name", "role", "colour", "animal", "setupPosition", "points", "searchIcons",
-             "gatherCount", "actions", "objectives", "destination", "bonusEffects", "completionEffects",
-             "checkAction", "ongoingEffect", "letter"]
+CARD_KEYS = [
+    "id",
+    "origin",
+    "kind",
+    "name",
+    "role",
+    "colour",
+    "animal",
+    "setupPosition",
+    "points",
+    "searchIcons",
+    "gatherCount",
+    "actions",
+    "objectives",
+    "destination",
+    "bonusEffects",
+    "completionEffects",
+    "checkAction",
+    "ongoingEffect",
+    "letter",
+]
 
 
 # -- small builders ------------------------------------------------------------------------------------------
@@ -167,8 +185,10 @@ def _map(rng: random.Random) -> dict:
     for j in range(5):
         for i in range(5):
             if (i, j) != (0, 0):
-                points_at[("P", i, j)] = (MARGIN + SPACING * i + rng.randint(-JITTER, JITTER),
-                                          MARGIN + SPACING * j + rng.randint(-JITTER, JITTER))
+                points_at[("P", i, j)] = (
+                    MARGIN + SPACING * i + rng.randint(-JITTER, JITTER),
+                    MARGIN + SPACING * j + rng.randint(-JITTER, JITTER),
+                )
     # lattice edges, each as the chain of point keys along it
     chains: dict[tuple, list[tuple]] = {}
     for j in range(5):
@@ -195,7 +215,9 @@ def _map(rng: random.Random) -> dict:
     # ids in reading order (top to bottom, then left to right)
     order = sorted(points_at, key=lambda key: (points_at[key][1], points_at[key][0]))
     ids = {key: f"L{n + 1:02d}" for n, key in enumerate(order)}
-    edges = sorted({tuple(sorted((ids[a], ids[b]))) for chain in chains.values() for a, b in zip(chain, chain[1:])})
+    edges = sorted(
+        {tuple(sorted((ids[a], ids[b]))) for chain in chains.values() for a, b in zip(chain, chain[1:])}
+    )
 
     def side(key: tuple, start: tuple) -> list[str]:
         """The chain of an edge as location ids, walked from ``start``."""
@@ -206,12 +228,19 @@ def _map(rng: random.Random) -> dict:
     for j in range(4):
         for i in range(4):
             if (i, j) == (0, 0):  # the triangle: (0,1) -> (1,0) -> (1,1) -> back to (0,1)
-                boundary = (side(("DIAG",), ("P", 0, 1))[:-1] + side(("V", 1, 0), ("P", 1, 0))[:-1]
-                            + side(("H", 0, 1), ("P", 1, 1))[:-1])
+                boundary = (
+                    side(("DIAG",), ("P", 0, 1))[:-1]
+                    + side(("V", 1, 0), ("P", 1, 0))[:-1]
+                    + side(("H", 0, 1), ("P", 1, 1))[:-1]
+                )
             else:
                 # clockwise on screen: top edge left to right, right edge down, bottom right to left, left up
-                boundary = (side(("H", i, j), ("P", i, j))[:-1] + side(("V", i + 1, j), ("P", i + 1, j))[:-1]
-                            + side(("H", i, j + 1), ("P", i + 1, j + 1))[:-1] + side(("V", i, j), ("P", i, j + 1))[:-1])
+                boundary = (
+                    side(("H", i, j), ("P", i, j))[:-1]
+                    + side(("V", i + 1, j), ("P", i + 1, j))[:-1]
+                    + side(("H", i, j + 1), ("P", i + 1, j + 1))[:-1]
+                    + side(("V", i, j), ("P", i, j + 1))[:-1]
+                )
             districts.append({"id": f"D{len(districts) + 1:02d}", "boundary": boundary})
 
     colours = [LOCATION_COLOURS[n % 3] for n in range(len(order))]
@@ -244,8 +273,12 @@ def _distances(start: str, neighbours: dict[str, set[str]]) -> dict[str, int]:
 
 def _crisis_letters(rng: random.Random, ids: list[str], neighbours: dict[str, set[str]]) -> dict[str, str]:
     """Letter -> pair of far-apart locations, drawn among the pairs at least CRISIS_MIN_DISTANCE apart."""
-    pairs = [(a, b) for n, a in enumerate(ids) for b in ids[n + 1:]
-             if _distances(a, neighbours)[b] >= CRISIS_MIN_DISTANCE]
+    pairs = [
+        (a, b)
+        for n, a in enumerate(ids)
+        for b in ids[n + 1 :]
+        if _distances(a, neighbours)[b] >= CRISIS_MIN_DISTANCE
+    ]
     used: dict[str, str] = {}
     for letter in LETTERS:
         free = [p for p in pairs if p[0] not in used and p[1] not in used]
@@ -271,9 +304,15 @@ def _tiles(rng: random.Random) -> list[dict]:
             easy_icons, easy_amount, t8_done = 6, 2, True
         hard_icons = easy_icons + rng.randint(2, 3)
         hard_amount = easy_amount + rng.randint(1, 2)
-        tiles.append({"id": f"T{n + 1:02d}", "backSearchIcons": backs[n], "rewardType": reward,
-                      "easy": {"requiredIcons": easy_icons, "rewardAmount": easy_amount},
-                      "hard": {"requiredIcons": hard_icons, "rewardAmount": hard_amount}})
+        tiles.append(
+            {
+                "id": f"T{n + 1:02d}",
+                "backSearchIcons": backs[n],
+                "rewardType": reward,
+                "easy": {"requiredIcons": easy_icons, "rewardAmount": easy_amount},
+                "hard": {"requiredIcons": hard_icons, "rewardAmount": hard_amount},
+            }
+        )
     return tiles
 
 
@@ -282,8 +321,9 @@ def _tiles(rng: random.Random) -> list[dict]:
 
 def _requirement(rng: random.Random, location_letters: list[str]) -> tuple[list, int]:
     """One drawn requirement list and its rough value (about 1 per resource unit or 2 HK$)."""
-    shape = rng.choices(["RES", "TWO_RES", "ANY", "HKD", "SLOT", "TILES", "LINK"],
-                        weights=[6, 5, 2, 3, 3, 1, 1])[0]
+    shape = rng.choices(
+        ["RES", "TWO_RES", "ANY", "HKD", "SLOT", "TILES", "LINK"], weights=[6, 5, 2, 3, 3, 1, 1]
+    )[0]
     if shape == "RES":
         n = rng.randint(1, 3)
         return [res(rng.choice(RESOURCES), n)], n
@@ -337,9 +377,19 @@ def _starting_volunteers(rng: random.Random, letters: list[str]) -> list[dict]:
         resource = rng.choice(RESOURCES)
         amount = rng.randint(1, 2)
         effect = rng.choice([points(amount), place(rng.choice(LOCATION_COLOURS)), hkd(2 * amount)])
-        cards.append(card(id=f"SV{n + 1}", origin="STARTING_VOLUNTEER", kind="VOLUNTEER", colour=colour,
-                          points=1, searchIcons=rng.randint(0, 1), gatherCount=rng.randint(1, 2),
-                          objectives=[objective([res(resource, amount)], [effect])], destination="HAND"))
+        cards.append(
+            card(
+                id=f"SV{n + 1}",
+                origin="STARTING_VOLUNTEER",
+                kind="VOLUNTEER",
+                colour=colour,
+                points=1,
+                searchIcons=rng.randint(0, 1),
+                gatherCount=rng.randint(1, 2),
+                objectives=[objective([res(resource, amount)], [effect])],
+                destination="HAND",
+            )
+        )
     return cards
 
 
@@ -349,16 +399,36 @@ def _emergency_plans(rng: random.Random, letters: list[str]) -> list[dict]:
         objectives = [_drawn_objective(rng, letters) for _ in range(3)]
         if letter == "A":  # T-6: the first objective gives 5 HK$
             objectives[0] = objective([res("WATER", 2)], [hkd(5)])
-        plans.append(card(id=f"EP-{letter}", origin="EMERGENCY_PLAN", kind="EMERGENCY_PLAN", points=0,
-                          searchIcons=0, objectives=objectives, destination="CHECK_AREA",
-                          bonusEffects=[points(4)], completionEffects=[place("ANY")], letter=letter))
+        plans.append(
+            card(
+                id=f"EP-{letter}",
+                origin="EMERGENCY_PLAN",
+                kind="EMERGENCY_PLAN",
+                points=0,
+                searchIcons=0,
+                objectives=objectives,
+                destination="CHECK_AREA",
+                bonusEffects=[points(4)],
+                completionEffects=[place("ANY")],
+                letter=letter,
+            )
+        )
     return plans
 
 
 def _specialist(n: int, role: str, actions: list, rng: random.Random, letters: list[str]) -> dict:
-    return card(id=f"OC{n}", origin="OBJECTIVE_DECK", kind="SPECIALIST", role=role, colour="PURPLE",
-                points=rng.randint(1, 3), searchIcons=rng.randint(0, 2), actions=actions,
-                objectives=[_drawn_objective(rng, letters)], destination="HAND")
+    return card(
+        id=f"OC{n}",
+        origin="OBJECTIVE_DECK",
+        kind="SPECIALIST",
+        role=role,
+        colour="PURPLE",
+        points=rng.randint(1, 3),
+        searchIcons=rng.randint(0, 2),
+        actions=actions,
+        objectives=[_drawn_objective(rng, letters)],
+        destination="HAND",
+    )
 
 
 def _objective_cards(rng: random.Random, letters: list[str]) -> list[dict]:
@@ -369,33 +439,78 @@ def _objective_cards(rng: random.Random, letters: list[str]) -> list[dict]:
         n = len(cards) + 1
         colour = CARD_COLOURS[k % 3]
         if k == 0:  # T-4
-            target = objective([{"type": "SLOT_COLOURS", "colours": ["YELLOW", "RED", "RED"]}, hkd(4)],
-                               [place("YELLOW")])
+            target = objective(
+                [{"type": "SLOT_COLOURS", "colours": ["YELLOW", "RED", "RED"]}, hkd(4)], [place("YELLOW")]
+            )
             colour = "YELLOW"
         else:
             target = _drawn_objective(rng, letters)
-        cards.append(card(id=f"OC{n}", origin="OBJECTIVE_DECK", kind="VOLUNTEER", colour=colour,
-                          points=rng.randint(1, 3), searchIcons=rng.randint(0, 2),
-                          gatherCount=rng.choices([1, 2, 3], weights=[3, 3, 1])[0],
-                          objectives=[target], destination="HAND"))
+        cards.append(
+            card(
+                id=f"OC{n}",
+                origin="OBJECTIVE_DECK",
+                kind="VOLUNTEER",
+                colour=colour,
+                points=rng.randint(1, 3),
+                searchIcons=rng.randint(0, 2),
+                gatherCount=rng.choices([1, 2, 3], weights=[3, 3, 1])[0],
+                objectives=[target],
+                destination="HAND",
+            )
+        )
 
     # 12 specialists: OD-1 .. OD-6 twice each (spec 4.2)
     for copy in range(2):
         n = len(cards) + 1
-        cards.append(_specialist(n, "OD-1", [row([{"type": "REVEAL_HAND_GAIN_HKD_PER_ICON", "perIcon": 1}]),
-                                             row([hkd(5)])], rng, letters))
-        cards.append(_specialist(n + 1, "OD-2", [row([place("ANY" if copy == 0 else rng.choice(LOCATION_COLOURS))],
-                                                     [res("FOOD", 1)])], rng, letters))
+        cards.append(
+            _specialist(
+                n,
+                "OD-1",
+                [row([{"type": "REVEAL_HAND_GAIN_HKD_PER_ICON", "perIcon": 1}]), row([hkd(5)])],
+                rng,
+                letters,
+            )
+        )
+        cards.append(
+            _specialist(
+                n + 1,
+                "OD-2",
+                [row([place("ANY" if copy == 0 else rng.choice(LOCATION_COLOURS))], [res("FOOD", 1)])],
+                rng,
+                letters,
+            )
+        )
         cards.append(_specialist(n + 2, "OD-3", [row([gain("CHOICE", 3)], [hkd(3 + copy)])], rng, letters))
-        cards.append(_specialist(n + 3, "OD-4", [row([hkd(4 + copy)], [res("TOOLS", 1)]), row([hkd(2 + copy)])],
-                                 rng, letters))
-        cards.append(_specialist(n + 4, "OD-5", [{"alternatives": [
-            {"cost": [{"type": "RESOURCE_ONE_OF", "options": ["PETROL", "BOOKS"], "n": 1}],
-             "effects": [{"type": "GAIN_GPS", "n": 1}]},
-            {"cost": [res("PETROL", 1), res("BOOKS", 1)], "effects": [{"type": "GAIN_GPS", "n": 2}]},
-        ]}], rng, letters))
-        cards.append(_specialist(n + 5, "OD-6", [row([points(2)], [res("TOOLS", 1)]), row([points(2)])],
-                                 rng, letters))
+        cards.append(
+            _specialist(
+                n + 3, "OD-4", [row([hkd(4 + copy)], [res("TOOLS", 1)]), row([hkd(2 + copy)])], rng, letters
+            )
+        )
+        cards.append(
+            _specialist(
+                n + 4,
+                "OD-5",
+                [
+                    {
+                        "alternatives": [
+                            {
+                                "cost": [{"type": "RESOURCE_ONE_OF", "options": ["PETROL", "BOOKS"], "n": 1}],
+                                "effects": [{"type": "GAIN_GPS", "n": 1}],
+                            },
+                            {
+                                "cost": [res("PETROL", 1), res("BOOKS", 1)],
+                                "effects": [{"type": "GAIN_GPS", "n": 2}],
+                            },
+                        ]
+                    }
+                ],
+                rng,
+                letters,
+            )
+        )
+        cards.append(
+            _specialist(n + 5, "OD-6", [row([points(2)], [res("TOOLS", 1)]), row([points(2)])], rng, letters)
+        )
 
     # 36 crisis plans: 10 with one objective, 16 with two, 10 with three
     sizes = [1] * 10 + [2] * 16 + [3] * 10
@@ -414,24 +529,51 @@ def _objective_cards(rng: random.Random, letters: list[str]) -> list[dict]:
             objectives[-1] = objective([res("FOOD", 1), res("MEDICINE", 1)], [points(2)])
             bonus = [points(5)]
         if k == 2:  # a PATROL_TILES requirement {POINTS, BOOKS} (A-18)
-            objectives[0] = objective([{"type": "PATROL_TILES", "rewardTypes": ["POINTS", "BOOKS"]}], [points(4)])
+            objectives[0] = objective(
+                [{"type": "PATROL_TILES", "rewardTypes": ["POINTS", "BOOKS"]}], [points(4)]
+            )
         if k in (3, 4):  # crisis-centre links, one named and one ANY (R-3.13)
             letter = letters[k - 3] if k == 3 else "ANY"
             objectives[-1] = objective([{"type": "CRISIS_CENTRE_LINK", "letter": letter}], [points(5)])
         completion = [place(rng.choice(LOCATION_COLOURS + ["ANY"]))] if rng.random() < 0.7 else [points(1)]
         check_action = None
         if k in check_at:
-            check_action = rng.choice([[gain(rng.choice(RESOURCES), 1)], [hkd(2)],
-                                       [{"type": "GAIN_TRANSPORT", "n": 1}], [{"type": "GAIN_BATTERY", "n": 1}]])
+            check_action = rng.choice(
+                [
+                    [gain(rng.choice(RESOURCES), 1)],
+                    [hkd(2)],
+                    [{"type": "GAIN_TRANSPORT", "n": 1}],
+                    [{"type": "GAIN_BATTERY", "n": 1}],
+                ]
+            )
         ongoing = None
         if k in ongoing_at:
-            effect = rng.choice([points(1), hkd(2), gain(rng.choice(RESOURCES), 1), {"type": "GAIN_TRANSPORT", "n": 1},
-                                 {"type": "GAIN_GPS", "n": 1}, {"type": "GAIN_BATTERY", "n": 1}])
+            effect = rng.choice(
+                [
+                    points(1),
+                    hkd(2),
+                    gain(rng.choice(RESOURCES), 1),
+                    {"type": "GAIN_TRANSPORT", "n": 1},
+                    {"type": "GAIN_GPS", "n": 1},
+                    {"type": "GAIN_BATTERY", "n": 1},
+                ]
+            )
             ongoing = {"phase": rng.choice(["PATROL", "CLEANUP"]), "effect": effect}
-        cards.append(card(id=f"OC{n}", origin="OBJECTIVE_DECK", kind="CRISIS_PLAN", points=0,
-                          searchIcons=rng.choices([0, 1], weights=[2, 1])[0], objectives=objectives,
-                          destination="CHECK_AREA", bonusEffects=bonus, completionEffects=completion,
-                          checkAction=check_action, ongoingEffect=ongoing))
+        cards.append(
+            card(
+                id=f"OC{n}",
+                origin="OBJECTIVE_DECK",
+                kind="CRISIS_PLAN",
+                points=0,
+                searchIcons=rng.choices([0, 1], weights=[2, 1])[0],
+                objectives=objectives,
+                destination="CHECK_AREA",
+                bonusEffects=bonus,
+                completionEffects=completion,
+                checkAction=check_action,
+                ongoingEffect=ongoing,
+            )
+        )
     return cards
 
 
@@ -442,15 +584,34 @@ def _player_sets() -> dict:
         for suffix, kind, colour, role, name, position, pts, icons, gather in PLAYER_SET:
             actions = {
                 "LEADER": [row([{"type": "ACTIVATE_CHECK_ACTION"}]), row([{"type": "GAIN_BATTERY", "n": 1}])],
-                "PATROL_OFFICER": [row([{"type": "GAIN_GPS", "n": 1}],
-                                       [{"type": "RESOURCE_ONE_OF", "options": ["PETROL", "BOOKS"], "n": 1}]),
-                                   row([hkd(2)])],
+                "PATROL_OFFICER": [
+                    row(
+                        [{"type": "GAIN_GPS", "n": 1}],
+                        [{"type": "RESOURCE_ONE_OF", "options": ["PETROL", "BOOKS"], "n": 1}],
+                    ),
+                    row([hkd(2)]),
+                ],
                 "MECHANIC": [row([hkd(3)], [res("TOOLS", 1)]), row([hkd(3)])],
-                "DOCTOR": [row([{"type": "RETRIEVE_FROM_HOSPITAL", "scorePoints": True}], [res("MEDICINE", 1)])],
+                "DOCTOR": [
+                    row([{"type": "RETRIEVE_FROM_HOSPITAL", "scorePoints": True}], [res("MEDICINE", 1)])
+                ],
             }.get(role)
-            cards.append(card(id=f"{animal}-{suffix}", origin="PLAYER_SET", kind=kind, name=name, role=role,
-                              colour=colour, animal=animal, setupPosition=position, points=pts, searchIcons=icons,
-                              gatherCount=gather, actions=actions))
+            cards.append(
+                card(
+                    id=f"{animal}-{suffix}",
+                    origin="PLAYER_SET",
+                    kind=kind,
+                    name=name,
+                    role=role,
+                    colour=colour,
+                    animal=animal,
+                    setupPosition=position,
+                    points=pts,
+                    searchIcons=icons,
+                    gatherCount=gather,
+                    actions=actions,
+                )
+            )
         sets[animal] = cards
     return sets
 
@@ -462,8 +623,16 @@ def _personal_board() -> dict:
             {"id": "petrol-reward", "label": "Petrol reward", "effects": [gain("PETROL", 1)]},
             {"id": "tools-reward", "label": "Tools reward", "effects": [gain("TOOLS", 1)]},
             {"id": "cash-reward", "label": "Cash reward", "effects": [hkd(2)]},
-            {"id": "transport-reward", "label": "Transport reward", "effects": [{"type": "GAIN_TRANSPORT", "n": 1}]},
-            {"id": "battery-reward", "label": "Battery reward", "effects": [{"type": "GAIN_BATTERY", "n": 1}]},
+            {
+                "id": "transport-reward",
+                "label": "Transport reward",
+                "effects": [{"type": "GAIN_TRANSPORT", "n": 1}],
+            },
+            {
+                "id": "battery-reward",
+                "label": "Battery reward",
+                "effects": [{"type": "GAIN_BATTERY", "n": 1}],
+            },
         ],
         # D-11: requirements invented; the rewards (+10 VP and the marker moves) are the rules'.
         "powerRestoration": {
@@ -475,13 +644,21 @@ def _personal_board() -> dict:
 
 
 def _campaign() -> dict:
-    return {"chapters": [{
-        "number": 1, "title": "48 hours without power",
-        "reserveSize": {"1": 33, "2": 24, "3": 18, "4": 12},
-        "emergencyPlans": {"1": ["A"], "2": ["A"], "3": ["A", "D"], "4": ["A", "D"]},
-        "victoryConditions": [{"type": "ALL_OBJECTIVES_OF_ONE_SHARED_PLAN"}, {"type": "MIN_VP", "n": None}],
-        "flowerThresholds": None,
-    }]}
+    return {
+        "chapters": [
+            {
+                "number": 1,
+                "title": "48 hours without power",
+                "reserveSize": {"1": 33, "2": 24, "3": 18, "4": 12},
+                "emergencyPlans": {"1": ["A"], "2": ["A"], "3": ["A", "D"], "4": ["A", "D"]},
+                "victoryConditions": [
+                    {"type": "ALL_OBJECTIVES_OF_ONE_SHARED_PLAN"},
+                    {"type": "MIN_VP", "n": None},
+                ],
+                "flowerThresholds": None,
+            }
+        ]
+    }
 
 
 def generate(seed: int = SEED) -> dict:
@@ -517,6 +694,7 @@ def generate(seed: int = SEED) -> dict:
 def dumps(pack: dict) -> str:
     """The pack as committed: top-level keys one per line; the sections' keys and items one per line
     down to the level of single items (a card, a tile, a location, an edge), which stay on one line."""
+
     def one(value) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
@@ -550,7 +728,9 @@ def dumps(pack: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return packgen_main("service.games.blackout_hong_kong.packgen", __doc__, TARGET, lambda: dumps(generate()), argv)
+    return packgen_main(
+        "service.games.blackout_hong_kong.packgen", __doc__, TARGET, lambda: dumps(generate()), argv
+    )
 
 
 if __name__ == "__main__":

@@ -16,13 +16,19 @@ CHALLENGES = ("EASY", "HARD", "EXPLORATION")
 
 def eligible_districts(state: State, seat: int) -> list[str]:
     """R-4.2: not chosen by another player this round, tiles left, a boundary location held."""
-    if state["turn"].get("patrol") or (state["turn"].get("chosen") and state["options"]["PATROL_DECLINE_ENDS_TURN"]):
+    if state["turn"].get("patrol") or (
+        state["turn"].get("chosen") and state["options"]["PATROL_DECLINE_ENDS_TURN"]
+    ):
         return []
     board = board_of(state["content"])
     cubes = set(state["players"][seat]["cubes"])
-    return [district_id for district_id, district in state["districts"].items()
-            if district["chosen_by"] is None and district["tiles"]
-            and cubes & set(board.districts[district_id]["boundary"])]
+    return [
+        district_id
+        for district_id, district in state["districts"].items()
+        if district["chosen_by"] is None
+        and district["tiles"]
+        and cubes & set(board.districts[district_id]["boundary"])
+    ]
 
 
 def search_total(state: State, seat: int, party: list[str], gps: int) -> tuple[int, int]:
@@ -30,8 +36,11 @@ def search_total(state: State, seat: int, party: list[str], gps: int) -> tuple[i
     player = state["players"][seat]
     party_icons = sum(card(state, c)["searchIcons"] for c in party)
     crisis_only = state["options"]["PASSIVE_ICON_SOURCES"] == "CRISIS_PLANS_ONLY"
-    passive = sum(card(state, c)["searchIcons"] for c in player["check_area"]
-                  if not crisis_only or card(state, c)["kind"] == "CRISIS_PLAN")
+    passive = sum(
+        card(state, c)["searchIcons"]
+        for c in player["check_area"]
+        if not crisis_only or card(state, c)["kind"] == "CRISIS_PLAN"
+    )
     backs = sum(tile(state, t["tile"])["backSearchIcons"] for t in player["tiles"] if not t["faceUp"])
     return party_icons + passive + backs + 3 * gps, party_icons
 
@@ -51,14 +60,21 @@ def choose_district(turn: Turn, seat: int, action: Action) -> None:
     if district not in state["districts"]:
         raise refuse("unknown_district", f"R-4.2: no district {district!r}")
     if district not in eligible_districts(state, seat):
-        raise refuse("not_eligible", "R-4.2: that district was chosen this round, has no tiles, or has none of "
-                                     "your cubes on its boundary (R-4.2c)")
-    tiles = [{**tile(state, t), "faceUp": state["tiles"][t]["faceUp"]} for t in state["districts"][district]["tiles"]]
+        raise refuse(
+            "not_eligible",
+            "R-4.2: that district was chosen this round, has no tiles, or has none of "
+            "your cubes on its boundary (R-4.2c)",
+        )
+    tiles = [
+        {**tile(state, t), "faceUp": state["tiles"][t]["faceUp"]}
+        for t in state["districts"][district]["tiles"]
+    ]
     turn.emit("patrol_viewed", seat, district=district, tiles=tiles)
 
 
-def _take_blocker(state: State, seat: int, tile_id: str, challenge: str, party: list[str],
-                  gps: int) -> IllegalAction | None:
+def _take_blocker(
+    state: State, seat: int, tile_id: str, challenge: str, party: list[str], gps: int
+) -> IllegalAction | None:
     """Why the seat may not take this tile with this party and GPS, or None."""
     player = state["players"][seat]
     district = state["turn"].get("patrol")
@@ -72,15 +88,21 @@ def _take_blocker(state: State, seat: int, tile_id: str, challenge: str, party: 
     total, party_icons = search_total(state, seat, party, gps)
     if challenge == "EXPLORATION":
         if tile_id not in _exploration_tiles(state, district):
-            return refuse("not_exploration_tile", "R-4.5: exploration takes a tile with the lowest easy "
-                                                  "requirement in the district")
+            return refuse(
+                "not_exploration_tile",
+                "R-4.5: exploration takes a tile with the lowest easy requirement in the district",
+            )
         counted = total if state["options"]["EXPLORATION_TOTAL_MODE"] == "FULL" else party_icons
         if counted < 4:
-            return refuse("challenge_unmet", f"R-4.5, A-24: exploration needs 4 icons, the party has {counted}")
+            return refuse(
+                "challenge_unmet", f"R-4.5, A-24: exploration needs 4 icons, the party has {counted}"
+            )
         return None
     needed = tile(state, tile_id)[challenge.lower()]["requiredIcons"]
     if total < needed:
-        return refuse("challenge_unmet", f"R-4.5: the {challenge} challenge needs {needed} icons, S = {total}")
+        return refuse(
+            "challenge_unmet", f"R-4.5: the {challenge} challenge needs {needed} icons, S = {total}"
+        )
     return None
 
 
@@ -108,10 +130,24 @@ def take(turn: Turn, seat: int, action: Action) -> None:
         raise blocker
     front = tile(state, tile_id)
     reward, face_up = _reward(state, state["players"][seat], front, challenge)
-    others = [{**tile(state, t), "faceUp": True} for t in state["districts"][district]["tiles"] if t != tile_id]
+    others = [
+        {**tile(state, t), "faceUp": True} for t in state["districts"][district]["tiles"] if t != tile_id
+    ]
     total = search_total(state, seat, party, gps)[0]
-    turn.emit("patrol_taken", seat, district=district, tile=tile_id, tile_front=front, challenge=challenge,
-              party=sorted(party), gps=gps, total=total, reward=reward, faceUp=face_up, revealed=others)
+    turn.emit(
+        "patrol_taken",
+        seat,
+        district=district,
+        tile=tile_id,
+        tile_front=front,
+        challenge=challenge,
+        party=sorted(party),
+        gps=gps,
+        total=total,
+        reward=reward,
+        faceUp=face_up,
+        revealed=others,
+    )
     if challenge != "EXPLORATION" or state["options"]["EXPLORATION_INJURY"]:  # R-4.6.4, A-24, A-27
         hurt = random.Random(f"{state['rng']}:injury:{state['round']}:{seat}").choice(sorted(party))
         turn.emit("injured", seat, card=hurt)
@@ -125,8 +161,9 @@ def _reward(state: State, player: dict, front: dict, challenge: str) -> tuple[di
     n = front[challenge.lower()]["rewardAmount"]
     if front["rewardType"] != "POINTS":
         n = gainable(state, player, n)
-    face_up = not any(t["faceUp"] and tile(state, t["tile"])["rewardType"] == front["rewardType"]
-                      for t in player["tiles"])  # R-4.6.2, A-25
+    face_up = not any(
+        t["faceUp"] and tile(state, t["tile"])["rewardType"] == front["rewardType"] for t in player["tiles"]
+    )  # R-4.6.2, A-25
     return {"type": front["rewardType"], "n": n}, face_up
 
 
@@ -150,11 +187,14 @@ def skip(turn: Turn, seat: int, action: Action) -> None:
 def patrol_entries(state: State, seat: int) -> list[Action]:
     district = state["turn"].get("patrol")
     if not district:
-        return [{"type": "PATROL_CHOOSE_DISTRICT", "districtId": d} for d in eligible_districts(state, seat)] \
-            + [{"type": "PATROL_SKIP"}]
+        return [
+            {"type": "PATROL_CHOOSE_DISTRICT", "districtId": d} for d in eligible_districts(state, seat)
+        ] + [{"type": "PATROL_SKIP"}]
     board = board_of(state["content"])
-    searchers = sorted((c for c in state["players"][seat]["hand"] if board.cards[c]["searchIcons"] >= 1),
-                       key=lambda c: (-board.cards[c]["searchIcons"], c))
+    searchers = sorted(
+        (c for c in state["players"][seat]["hand"] if board.cards[c]["searchIcons"] >= 1),
+        key=lambda c: (-board.cards[c]["searchIcons"], c),
+    )
     out = []
     for tile_id in state["districts"][district]["tiles"]:
         for challenge in CHALLENGES:
@@ -164,15 +204,26 @@ def patrol_entries(state: State, seat: int) -> list[Action]:
     return out + [{"type": "PATROL_DECLINE"}]
 
 
-def _smallest_party(state: State, seat: int, tile_id: str, challenge: str, searchers: list[str]) -> Action | None:
+def _smallest_party(
+    state: State, seat: int, tile_id: str, challenge: str, searchers: list[str]
+) -> Action | None:
     gps_held = state["players"][seat]["gps"]
     for gps in range(gps_held + 1):
         for size in range(1, len(searchers) + 1):
             party = searchers[:size]
             if _take_blocker(state, seat, tile_id, challenge, party, gps) is None:
-                return {"type": "PATROL_TAKE", "tileId": tile_id, "challenge": challenge, "partyCardIds": party,
-                        "gps": gps, "choices": {"party": sorted(searchers), "gps": list(range(gps_held + 1)),
-                                                "needs": _needs(state, tile_id, challenge)}}
+                return {
+                    "type": "PATROL_TAKE",
+                    "tileId": tile_id,
+                    "challenge": challenge,
+                    "partyCardIds": party,
+                    "gps": gps,
+                    "choices": {
+                        "party": sorted(searchers),
+                        "gps": list(range(gps_held + 1)),
+                        "needs": _needs(state, tile_id, challenge),
+                    },
+                }
     return None
 
 

@@ -10,7 +10,8 @@ of one type, and batteries cover whatever the normal units leave. Every way of r
 from __future__ import annotations
 
 import itertools
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from service.games.blackout_hong_kong.board import RESOURCES
 from service.games.protocol import IllegalAction
@@ -26,8 +27,14 @@ def costs_of(requirements: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _readings(costs: list[dict[str, Any]]) -> Iterator[dict[str, int]]:
     """Each way to give every resource item one type: the units needed per type."""
     items = [c for c in costs if c["type"] != "HKD"]
-    choices = [[c["resource"]] if c["type"] == "RESOURCE" else
-               list(c["options"]) if c["type"] == "RESOURCE_ONE_OF" else list(RESOURCES) for c in items]
+    choices = [
+        [c["resource"]]
+        if c["type"] == "RESOURCE"
+        else list(c["options"])
+        if c["type"] == "RESOURCE_ONE_OF"
+        else list(RESOURCES)
+        for c in items
+    ]
     seen = set()
     for types in itertools.product(*choices):
         need: dict[str, int] = {}
@@ -65,7 +72,9 @@ def payments(costs: list[dict[str, Any]], held: dict[str, int]) -> list[dict[str
             if batteries:
                 resources["BATTERY"] = batteries
             found.setdefault(tuple(sorted(resources.items())), {"resources": resources, "hkd": hkd})
-    return sorted(found.values(), key=lambda p: (p["resources"].get("BATTERY", 0), sorted(p["resources"].items())))
+    return sorted(
+        found.values(), key=lambda p: (p["resources"].get("BATTERY", 0), sorted(p["resources"].items()))
+    )
 
 
 def affordable(costs: list[dict[str, Any]], held: dict[str, int]) -> bool:
@@ -101,9 +110,12 @@ def settle(costs: list[dict[str, Any]], payment: Any, held: dict[str, int], rule
         return wanted
     if any(held.get(k, 0) < n for k, n in wanted["resources"].items()) or held.get("hkd", 0) < wanted["hkd"]:
         raise IllegalAction("cannot_afford", f"{rule}, R-0.5: you do not hold that payment")
-    raise IllegalAction("payment_mismatch", f"{rule}, R-0.5, §8.3: the payment does not match {describe(costs)} "
-                                            "(batteries cover shortfalls; one-of and any-single items take one "
-                                            "type)")
+    raise IllegalAction(
+        "payment_mismatch",
+        f"{rule}, R-0.5, §8.3: the payment does not match {describe(costs)} "
+        "(batteries cover shortfalls; one-of and any-single items take one "
+        "type)",
+    )
 
 
 def describe(costs: list[dict[str, Any]]) -> str:

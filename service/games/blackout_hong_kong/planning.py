@@ -4,7 +4,8 @@ plans at once, in secret, which hand cards go face down on which slots (R-1.5, A
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from service.games.blackout_hong_kong.board import DICE
 from service.games.blackout_hong_kong.common import refuse, usable_slots
@@ -77,6 +78,6 @@ def plan_entries(state: State, seat: int) -> list[Action]:
     for shift in range(len(hand)):
         turned = hand[shift:] + hand[:shift]
         plans.append({slot: card for slot, card in zip(slots, turned)})
-    choices = {"slots": {slot: hand for slot in slots}, "distinct": True}
+    choices = {"slots": dict.fromkeys(slots, hand), "distinct": True}
     unique = {tuple(sorted(plan.items())): plan for plan in plans}
     return [{"type": "SUBMIT_PLAN", "slots": plan, "choices": choices} for plan in unique.values()]

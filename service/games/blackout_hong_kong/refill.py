@@ -29,12 +29,18 @@ def refill_hand(turn: Turn, seat: int, action: Action) -> None:
         raise refuse("refill_not_allowed", "R-8.3: one refill a turn")
     player = state["players"][seat]
     if len(player["hand"]) > player["threshold"]:
-        raise refuse("refill_not_allowed", f"R-8.2: a hand of {len(player['hand'])} is over the limit "
-                                           f"{player['threshold']}")
+        raise refuse(
+            "refill_not_allowed",
+            f"R-8.2: a hand of {len(player['hand'])} is over the limit {player['threshold']}",
+        )
     if action["slot"] not in refill_slots(state, seat):
         raise refuse("not_largest_slot", "R-8.3, A-32: take a slot with the most cards (not an empty one)")
-    turn.emit("hand_refilled", seat, slot=action["slot"],
-              cards=[entry["card"] for entry in player["slots"][action["slot"] - 1]])
+    turn.emit(
+        "hand_refilled",
+        seat,
+        slot=action["slot"],
+        cards=[entry["card"] for entry in player["slots"][action["slot"] - 1]],
+    )
 
 
 def decline_refill(turn: Turn, seat: int, action: Action) -> None:
@@ -56,9 +62,13 @@ def activate_check_action(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     require_phase(state, "p8", "R-8.4, 4.3.3")
     if not state["turn"].get("refilled"):
-        raise refuse("not_refilled", "R-8.4: only a player who refilled this turn activates check-mark actions")
+        raise refuse(
+            "not_refilled", "R-8.4: only a player who refilled this turn activates check-mark actions"
+        )
     if action["sourceId"] not in unlocked_checks(state, seat):
-        raise refuse("action_locked", "R-8.4: that action is still under a house or not in your check-mark area")
+        raise refuse(
+            "action_locked", "R-8.4: that action is still under a house or not in your check-mark area"
+        )
     if action["sourceId"] not in phase8_checks(state, seat):
         raise refuse("already_used", "R-8.4, A-34: each action once per Phase 8")
     turn.emit("check_action_activated", seat, source=action["sourceId"])
@@ -66,6 +76,9 @@ def activate_check_action(turn: Turn, seat: int, action: Action) -> None:
 
 def refill_entries(state: State, seat: int) -> list[Action]:
     if not state["turn"].get("refilled"):
-        return [{"type": "REFILL_HAND", "slot": n} for n in refill_slots(state, seat)] + [{"type": "DECLINE_REFILL"}]
-    return [{"type": "ACTIVATE_CHECK_ACTION", "sourceId": c} for c in phase8_checks(state, seat)] + \
-        [{"type": "END_TURN"}]
+        return [{"type": "REFILL_HAND", "slot": n} for n in refill_slots(state, seat)] + [
+            {"type": "DECLINE_REFILL"}
+        ]
+    return [{"type": "ACTIVATE_CHECK_ACTION", "sourceId": c} for c in phase8_checks(state, seat)] + [
+        {"type": "END_TURN"}
+    ]

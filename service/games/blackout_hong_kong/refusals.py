@@ -28,27 +28,39 @@ REFUSALS = {
     "not_revealed": Refusal("R-2.2, A-43", "the card is not the one being resolved this turn"),
     "not_a_volunteer": Refusal("R-2.4", "only a volunteer gathers"),
     "not_a_specialist": Refusal("R-2.5", "only a specialist uses a specialist row"),
-    "already_used": Refusal("R-2.4, R-2.5, R-8.4", "the volunteer, row or check-mark action was used already"),
-    "die_in_the_way": Refusal("R-2.4(d), A-12", "the shift would land on another die (SHIFT_ONTO_OTHER_DIE off)"),
+    "already_used": Refusal(
+        "R-2.4, R-2.5, R-8.4", "the volunteer, row or check-mark action was used already"
+    ),
+    "die_in_the_way": Refusal(
+        "R-2.4(d), A-12", "the shift would land on another die (SHIFT_ONTO_OTHER_DIE off)"
+    ),
     "not_enough_transport": Refusal("R-2.4(b)", "too few transport tokens for the shift"),
     "unknown_row": Refusal("R-2.5", "the card has no such row or alternative"),
-    "cards_unrevealed": Refusal("R-2.2", "every card planned this round must be revealed before the turn ends"),
+    "cards_unrevealed": Refusal(
+        "R-2.2", "every card planned this round must be revealed before the turn ends"
+    ),
     # Phase 3: objectives and close-outs
     "unknown_objective": Refusal("R-3.2, R-3.9", "no such objective is open to the player"),
     "requirement_unmet": Refusal("R-3.3, R-3.4", "a requirement of the objective is not met"),
     "no_marker_cube": Refusal("R-3.7, C-6, A-38", "no cube in supply to mark the objective"),
-    "no_close_out": Refusal("R-3.7, A-20", "no partly completed plan to close out, or another card's decision"),
+    "no_close_out": Refusal(
+        "R-3.7, A-20", "no partly completed plan to close out, or another card's decision"
+    ),
     "cannot_decline": Refusal("R-3.12(7), A-15", "the placement is mandatory"),
     "not_a_target": Refusal("R-3.12, §4.1", "not a location to place on, or not a card in the hospital"),
     # payments (§8.3)
     "cannot_afford": Refusal("R-0.5, R-5.3, R-0.4(b)", "the player does not hold what the action costs"),
     "overpayment": Refusal("§8.3", "the payment is more than what is owed"),
-    "payment_mismatch": Refusal("R-0.5, §8.3", "the payment does not match the cost (or has a negative amount)"),
+    "payment_mismatch": Refusal(
+        "R-0.5, §8.3", "the payment does not match the cost (or has a negative amount)"
+    ),
     "unknown_resource": Refusal("§8.3", "the payment names something that is not a resource"),
     # Phase 4: patrols
     "already_patrolling": Refusal("R-4.1, R-4.4", "the player is already looking at a district"),
     "unknown_district": Refusal("R-4.2", "no such district"),
-    "not_eligible": Refusal("R-4.2", "the district was chosen this round, has no tiles, or none of the player's"),
+    "not_eligible": Refusal(
+        "R-4.2", "the district was chosen this round, has no tiles, or none of the player's"
+    ),
     "no_patrol": Refusal("R-4.4", "the player is not looking at a district"),
     "unknown_tile": Refusal("R-4.4", "the tile is not in the district being looked at"),
     "bad_party": Refusal("R-4.5", "the party is not one or more distinct cards with a search icon"),

@@ -16,8 +16,11 @@ def final_scoring(state: State) -> dict[str, Any]:
     winners = [row["seat"] for row in rows if (row["total"], row["hkd_left"]) == best]  # E-7
     top = max(row["total"] for row in rows)
     tied_on_vp = [row["seat"] for row in rows if row["total"] == top]
-    data: dict[str, Any] = {"players": rows, "winners": winners,
-                            "tie_break": "HK$ left" if len(tied_on_vp) > 1 else None}
+    data: dict[str, Any] = {
+        "players": rows,
+        "winners": winners,
+        "tie_break": "HK$ left" if len(tied_on_vp) > 1 else None,
+    }
     if state["mode"] == "CAMPAIGN":
         data["campaign"] = _campaign(state, rows)
     return data
@@ -29,10 +32,17 @@ def _score_row(state: State, player: dict) -> dict[str, Any]:
     money = player["hkd"] + sum(sold.values())  # E-5(A)
     face_up = sum(1 for t in player["tiles"] if t["faceUp"])
     cards = player["hand"] + [entry["card"] for stack in player["slots"] for entry in stack]
-    row = {"seat": player["seat"], "vp_before": player["vp"], "sold": sold, "hkd_total": money,
-           "vp_from_hkd": money // 5, "hkd_left": money % 5, "face_up_tiles": face_up,
-           "vp_from_tiles": table_value(scoring_table(state), face_up),  # E-5(B)
-           "vp_from_cards": sum(card(state, c)["points"] for c in cards)}  # E-5(C)
+    row = {
+        "seat": player["seat"],
+        "vp_before": player["vp"],
+        "sold": sold,
+        "hkd_total": money,
+        "vp_from_hkd": money // 5,
+        "hkd_left": money % 5,
+        "face_up_tiles": face_up,
+        "vp_from_tiles": table_value(scoring_table(state), face_up),  # E-5(B)
+        "vp_from_cards": sum(card(state, c)["points"] for c in cards),
+    }  # E-5(C)
     row["total"] = row["vp_before"] + row["vp_from_hkd"] + row["vp_from_tiles"] + row["vp_from_cards"]
     return row
 
@@ -47,11 +57,19 @@ def _chapter_result(state: State, row: dict) -> dict[str, Any]:
     n = state["options"]["CAMPAIGN_MIN_VP"]
     thresholds = state["options"]["CAMPAIGN_FLOWER_THRESHOLDS"]
     seat = row["seat"]
-    plan_done = any(all(seat in plan["done"].get(str(k), []) for k in range(len(card(state, plan["card"])["objectives"])))
-                    for plan in state["shared_plans"])
+    plan_done = any(
+        all(seat in plan["done"].get(str(k), []) for k in range(len(card(state, plan["card"])["objectives"])))
+        for plan in state["shared_plans"]
+    )
     vp_ok = None if n is None else row["total"] >= n
     victory = plan_done and vp_ok if vp_ok is not None else (False if not plan_done else "unknown")
-    entry = {"seat": seat, "shared_plan_completed": plan_done, "min_vp": n, "min_vp_met": vp_ok, "victory": victory}
+    entry = {
+        "seat": seat,
+        "shared_plan_completed": plan_done,
+        "min_vp": n,
+        "min_vp_met": vp_ok,
+        "victory": victory,
+    }
     if thresholds is not None:
         entry["flowers"] = sum(1 for t in thresholds if row["total"] >= t) if victory is True else 0
         if state["n"] == 1:
@@ -63,5 +81,10 @@ def scores(state: State) -> dict[str, Any]:
     result = state["result"] or final_scoring(state)
     totals = [row["total"] for row in result["players"]]
     keys = [row["total"] * 10 + row["hkd_left"] for row in result["players"]]
-    return {"scores": totals, "ranks": ranks(keys, True), "winners": result["winners"],
-            "tie_break": result["tie_break"], "breakdown": result}
+    return {
+        "scores": totals,
+        "ranks": ranks(keys, True),
+        "winners": result["winners"],
+        "tie_break": result["tie_break"],
+        "breakdown": result,
+    }

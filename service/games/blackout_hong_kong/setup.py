@@ -34,18 +34,37 @@ def setup(options: dict[str, Any], players: int, seed: str, content: Any) -> Sta
     if start is None:
         start = random.Random(f"{seed}:blackout-hong-kong:start").randrange(players)  # S-11, A-53
     return {
-        "options": options, "content": content, "n": players, "mode": options["mode"],
+        "options": options,
+        "content": content,
+        "n": players,
+        "mode": options["mode"],
         "rng": hashlib.sha256(f"{seed}:blackout-hong-kong:rng".encode()).hexdigest(),
-        "round": 0, "step": "start_cubes", "start_seat": start,
+        "round": 0,
+        "step": "start_cubes",
+        "start_seat": start,
         "order": [(start + i) % players for i in range(players)],
         "start_queue": [(start - 1 - i) % players for i in range(players)],  # S-12: s-1, s-2, ..., s
-        "active": (start - 1) % players, "turn": {}, "dice": None,
-        "market": [rest[0:3], rest[3:6], rest[6:9]], "deck": rest[9:], "reserve": reserve, "discard": [],
-        "districts": _districts(content, tiles), "tiles": {t: {"faceUp": False, "seenBy": []} for t in tiles},
-        "box_tiles": [], "shared_plans": _shared_plans(content, chapter, players),
-        "end_round": None, "final_round": None, "pass_streak": 0, "bought": False,
-        "queue": [], "plans": {}, "collect": None, "leader_checks": {},
-        "players": seats, "result": None,
+        "active": (start - 1) % players,
+        "turn": {},
+        "dice": None,
+        "market": [rest[0:3], rest[3:6], rest[6:9]],
+        "deck": rest[9:],
+        "reserve": reserve,
+        "discard": [],
+        "districts": _districts(content, tiles),
+        "tiles": {t: {"faceUp": False, "seenBy": []} for t in tiles},
+        "box_tiles": [],
+        "shared_plans": _shared_plans(content, chapter, players),
+        "end_round": None,
+        "final_round": None,
+        "pass_streak": 0,
+        "bought": False,
+        "queue": [],
+        "plans": {},
+        "collect": None,
+        "leader_checks": {},
+        "players": seats,
+        "result": None,
     }
 
 
@@ -53,8 +72,10 @@ def _chapter(options: dict[str, Any], content: Any) -> dict | None:
     """The campaign chapter played, None in a single game."""
     if options["mode"] != "CAMPAIGN":
         return None
-    chapter = next((c for c in content.get("campaign", {}).get("chapters", []) if c["number"] == options["chapter"]),
-                   None)
+    chapter = next(
+        (c for c in content.get("campaign", {}).get("chapters", []) if c["number"] == options["chapter"]),
+        None,
+    )
     if chapter is None:
         raise InvalidOptions("options.chapter", f"pack {content['id']!r} has no chapter {options['chapter']}")
     return chapter
@@ -62,9 +83,16 @@ def _chapter(options: dict[str, Any], content: Any) -> dict | None:
 
 def _districts(content: Any, tiles: list[str]) -> dict[str, dict]:
     """S-4: three patrol tiles face down on each district."""
-    return {district["id"]: {"tiles": tiles[3 * i:3 * i + 3], "stabilised": False, "houses": [], "substitutes": [],
-                             "chosen_by": None}
-            for i, district in enumerate(content["map"]["districts"])}
+    return {
+        district["id"]: {
+            "tiles": tiles[3 * i : 3 * i + 3],
+            "stabilised": False,
+            "houses": [],
+            "substitutes": [],
+            "chosen_by": None,
+        }
+        for i, district in enumerate(content["map"]["districts"])
+    }
 
 
 def _shared_plans(content: Any, chapter: dict | None, players: int) -> list[dict]:
@@ -72,11 +100,15 @@ def _shared_plans(content: Any, chapter: dict | None, players: int) -> list[dict
     if chapter is None:
         return []
     plans = board_of(content).plans_by_letter
-    return [{"card": plans[letter]["id"], "done": {}, "cubes": {}} for letter in chapter["emergencyPlans"][str(players)]]
+    return [
+        {"card": plans[letter]["id"], "done": {}, "cubes": {}}
+        for letter in chapter["emergencyPlans"][str(players)]
+    ]
 
 
-def _seat(options: dict[str, Any], content: Any, seat: int, players: int, volunteers: list[str],
-          plans: list[str]) -> dict:
+def _seat(
+    options: dict[str, Any], content: Any, seat: int, players: int, volunteers: list[str], plans: list[str]
+) -> dict:
     """One player's board, cards and supply (S-6 to S-10)."""
     campaign = options["mode"] == "CAMPAIGN"
     hkd = 4
@@ -89,19 +121,29 @@ def _seat(options: dict[str, Any], content: Any, seat: int, players: int, volunt
         return [c["id"] for c in cards if c["setupPosition"] == where]
 
     per = options["STARTING_VOLUNTEERS_PER_PLAYER"]
-    objectives = [{"card": c, "done": [], "markers": 0} for c in volunteers[seat * per:(seat + 1) * per]]
+    objectives = [{"card": c, "done": [], "markers": 0} for c in volunteers[seat * per : (seat + 1) * per]]
     return {
-        "seat": seat, "animal": animal,
-        "vp": 0, "hkd": hkd, "transport": 5, "gps": 0, "supply": 24,  # S-6, S-7
-        "rondel": {**{r: 0 for r in RESOURCES}, "BATTERY": 1},
-        "cubes": [], "hand": at("HAND"),
-        "slots": [[{"card": c, "faceUp": True, "round": 0} for c in at("SLOT1")],
-                  [{"card": c, "faceUp": True, "round": 0} for c in at("SLOT2_BOTTOM") + at("SLOT2_TOP")],
-                  [], []],
+        "seat": seat,
+        "animal": animal,
+        "vp": 0,
+        "hkd": hkd,
+        "transport": 5,
+        "gps": 0,
+        "supply": 24,  # S-6, S-7
+        "rondel": {**dict.fromkeys(RESOURCES, 0), "BATTERY": 1},
+        "cubes": [],
+        "hand": at("HAND"),
+        "slots": [
+            [{"card": c, "faceUp": True, "round": 0} for c in at("SLOT1")],
+            [{"card": c, "faceUp": True, "round": 0} for c in at("SLOT2_BOTTOM") + at("SLOT2_TOP")],
+            [],
+            [],
+        ],
         "slot4": False,
         "objectives": (objectives + [None, None, None])[:3],
         "emergency": None if campaign else {"card": plans[seat], "done": [], "markers": 0},
-        "hospital": at("HOSPITAL"), "check_area": [],
+        "hospital": at("HOSPITAL"),
+        "check_area": [],
         "spaces": [{"action": a["id"], "covered": True} for a in content["personalBoard"]["checkActions"]],
         "power": {"A": False, "B": False},
         "threshold": content["personalBoard"]["refillThreshold"]["base"],
@@ -110,6 +152,7 @@ def _seat(options: dict[str, Any], content: Any, seat: int, players: int, volunt
 
 
 # -- start cubes (S-12) ----------------------------------------------------------------------------------
+
 
 def place_start_cube(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
@@ -125,5 +168,8 @@ def place_start_cube(turn: Turn, seat: int, action: Action) -> None:
 
 def start_cube_entries(state: State, seat: int) -> list[Action]:
     taken = {location for player in state["players"] for location in player["cubes"]}
-    return [{"type": "PLACE_START_CUBE", "locationId": location}
-            for location in board_of(state["content"]).locations if location not in taken]
+    return [
+        {"type": "PLACE_START_CUBE", "locationId": location}
+        for location in board_of(state["content"]).locations
+        if location not in taken
+    ]

@@ -38,28 +38,50 @@ def _stabilise_district(turn: Turn, district_id: str) -> list[int]:
         return []
     table = scoring_table(turn.state)
     scores = {str(seat): table_value(table, k) for seat, k in sorted(held.items()) if k}
-    turn.emit("district_stabilised", None, district=district_id, stabilisers=stabilisers,
-              tiles=list(district["tiles"]), held={str(k): v for k, v in sorted(held.items())}, scores=scores)
+    turn.emit(
+        "district_stabilised",
+        None,
+        district=district_id,
+        stabilisers=stabilisers,
+        tiles=list(district["tiles"]),
+        held={str(k): v for k, v in sorted(held.items())},
+        scores=scores,
+    )
     return stabilisers
 
 
 def choose_house(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     collect = state["collect"]
-    if not collect or collect["kind"] != "house" or action["districtId"] not in collect["due"].get(str(seat), []):
+    if (
+        not collect
+        or collect["kind"] != "house"
+        or action["districtId"] not in collect["due"].get(str(seat), [])
+    ):
         raise refuse("no_house_due", "R-7.3(b): no house of yours is due on that district")
     chosen = collect["submitted"].get(str(seat), {}).values()
     covered = [space["action"] for space in state["players"][seat]["spaces"] if space["covered"]]
     if action["checkSpaceId"] not in covered or action["checkSpaceId"] in chosen:
         raise refuse("space_uncovered", "R-7.3(b): that check-mark space holds no house any more")
-    turn.emit("house_chosen", seat, district=action["districtId"], space=action["checkSpaceId"],
-              hidden=state["options"]["P6_P7_SIMULTANEOUS"])
+    turn.emit(
+        "house_chosen",
+        seat,
+        district=action["districtId"],
+        space=action["checkSpaceId"],
+        hidden=state["options"]["P6_P7_SIMULTANEOUS"],
+    )
 
 
 def house_entries(state: State, seat: int) -> list[Action]:
     collect = state["collect"]
     chosen = set(collect["submitted"].get(str(seat), {}).values())
-    spaces = [space["action"] for space in state["players"][seat]["spaces"]
-              if space["covered"] and space["action"] not in chosen]
-    return [{"type": "CHOOSE_HOUSE", "districtId": d, "checkSpaceId": space}
-            for d in collect["due"][str(seat)] for space in spaces]
+    spaces = [
+        space["action"]
+        for space in state["players"][seat]["spaces"]
+        if space["covered"] and space["action"] not in chosen
+    ]
+    return [
+        {"type": "CHOOSE_HOUSE", "districtId": d, "checkSpaceId": space}
+        for d in collect["due"][str(seat)]
+        for space in spaces
+    ]

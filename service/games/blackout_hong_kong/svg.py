@@ -20,10 +20,19 @@ MAP_SIZE = 560
 PANEL_W = 560
 
 
-def _text(x: float, y: float, text: Any, size: int = 12, anchor: str = "start", weight: str = "normal",
-          fill: str = INK) -> str:
-    return (f'<text x="{x:g}" y="{y:g}" font-family="sans-serif" font-size="{size}" text-anchor="{anchor}" '
-            f'font-weight="{weight}" fill="{fill}">{escape(str(text))}</text>')
+def _text(
+    x: float,
+    y: float,
+    text: Any,
+    size: int = 12,
+    anchor: str = "start",
+    weight: str = "normal",
+    fill: str = INK,
+) -> str:
+    return (
+        f'<text x="{x:g}" y="{y:g}" font-family="sans-serif" font-size="{size}" text-anchor="{anchor}" '
+        f'font-weight="{weight}" fill="{fill}">{escape(str(text))}</text>'
+    )
 
 
 def _rect(x: float, y: float, w: float, h: float, fill: str, stroke: str = INK, extra: str = "") -> str:
@@ -38,8 +47,10 @@ def _map(view: dict[str, Any], x0: float, y0: float) -> list[str]:
 
     def at(loc_id: str) -> tuple[float, float]:
         loc = locations[loc_id]
-        return (x0 + 30 + (loc.get("x", 0) - min(xs)) * (MAP_SIZE - 60) / span,
-                y0 + 30 + (loc.get("y", 0) - min(ys)) * (MAP_SIZE - 60) / span)
+        return (
+            x0 + 30 + (loc.get("x", 0) - min(xs)) * (MAP_SIZE - 60) / span,
+            y0 + 30 + (loc.get("y", 0) - min(ys)) * (MAP_SIZE - 60) / span,
+        )
 
     out = [_rect(x0, y0, MAP_SIZE, MAP_SIZE, "#FBFBF8")]
     state = {d["id"]: d for d in view["districts"]}
@@ -47,27 +58,37 @@ def _map(view: dict[str, Any], x0: float, y0: float) -> list[str]:
         points = [at(loc) for loc in district["boundary"] if loc in locations]
         d = state.get(district["id"], {})
         fill = "#D5F5E3" if d.get("stabilised") else "#F2F3F4"
-        out.append(f'<polygon points="{" ".join(f"{px:g},{py:g}" for px, py in points)}" fill="{fill}" '
-                   f'stroke="none" data-district={quoteattr(district["id"])}/>')
+        out.append(
+            f'<polygon points="{" ".join(f"{px:g},{py:g}" for px, py in points)}" fill="{fill}" '
+            f'stroke="none" data-district={quoteattr(district["id"])}/>'
+        )
         cx = sum(p[0] for p in points) / max(len(points), 1)
         cy = sum(p[1] for p in points) / max(len(points), 1)
-        label = f'{district["id"]} ✓' if d.get("stabilised") else f'{district["id"]} ▢{d.get("tile_count", 0)}'
+        label = (
+            f"{district['id']} ✓" if d.get("stabilised") else f"{district['id']} ▢{d.get('tile_count', 0)}"
+        )
         out.append(_text(cx, cy, label, 10, "middle", fill="#555555"))
         for i, seat in enumerate(d.get("houses", [])):
-            out.append(f'<path d="M{cx - 14 + i * 10:g},{cy + 12:g} l4,-5 l4,5 z" fill="{PLAYER[seat % 4]}" '
-                       f'stroke="{INK}"/>')
+            out.append(
+                f'<path d="M{cx - 14 + i * 10:g},{cy + 12:g} l4,-5 l4,5 z" fill="{PLAYER[seat % 4]}" '
+                f'stroke="{INK}"/>'
+            )
     for a, b in view["map"]["edges"]:
         if a in locations and b in locations:
             (ax, ay), (bx, by) = at(a), at(b)
-            out.append(f'<line x1="{ax:g}" y1="{ay:g}" x2="{bx:g}" y2="{by:g}" stroke="#7F8C8D" stroke-width="2"/>')
+            out.append(
+                f'<line x1="{ax:g}" y1="{ay:g}" x2="{bx:g}" y2="{by:g}" stroke="#7F8C8D" stroke-width="2"/>'
+            )
     cubes: dict[str, list[int]] = {}
     for player in view["players"]:
         for loc in player["cubes"]:
             cubes.setdefault(loc, []).append(player["seat"])
     for loc_id, loc in locations.items():
         x, y = at(loc_id)
-        out.append(f'<circle cx="{x:g}" cy="{y:g}" r="9" fill="{LOCATION.get(loc.get("colour"), "#CCCCCC")}" '
-                   f'stroke="{INK}" data-location={quoteattr(loc_id)}><title>{escape(loc_id)}</title></circle>')
+        out.append(
+            f'<circle cx="{x:g}" cy="{y:g}" r="9" fill="{LOCATION.get(loc.get("colour"), "#CCCCCC")}" '
+            f'stroke="{INK}" data-location={quoteattr(loc_id)}><title>{escape(loc_id)}</title></circle>'
+        )
         if loc.get("crisisLetter"):
             out.append(_text(x, y + 4, loc["crisisLetter"], 10, "middle", "bold"))
         for i, seat in enumerate(cubes.get(loc_id, [])):
@@ -85,22 +106,47 @@ def _rondel(view: dict[str, Any], x0: float, y0: float) -> list[str]:
         if resource in dice:
             out.append(_rect(x0 + 80, y + 3, 14, 14, DIE[dice[resource]], extra=' rx="3"'))
         for player in view["players"]:
-            out.append(_text(x0 + 105 + player["seat"] * 22, y + 14, player["rondel"].get(resource, 0), 11, "middle",
-                             "bold", "#444444"))
+            out.append(
+                _text(
+                    x0 + 105 + player["seat"] * 22,
+                    y + 14,
+                    player["rondel"].get(resource, 0),
+                    11,
+                    "middle",
+                    "bold",
+                    "#444444",
+                )
+            )
     y = y0 + 10 + 6 * 22
     out.append(_text(x0 + 5, y + 14, "BATTERY", 11))
     for player in view["players"]:
-        out.append(_text(x0 + 105 + player["seat"] * 22, y + 14, player["rondel"].get("BATTERY", 0), 11, "middle",
-                         "bold", "#444444"))
+        out.append(
+            _text(
+                x0 + 105 + player["seat"] * 22,
+                y + 14,
+                player["rondel"].get("BATTERY", 0),
+                11,
+                "middle",
+                "bold",
+                "#444444",
+            )
+        )
     return out
 
 
 def _market(view: dict[str, Any], x0: float, y0: float) -> list[str]:
-    out = [_text(x0, y0, f'Market (deck {view["objective_deck"]}, reserve {view["reserve_deck"]})', 14,
-                 weight="bold")]
+    out = [
+        _text(
+            x0,
+            y0,
+            f"Market (deck {view['objective_deck']}, reserve {view['reserve_deck']})",
+            14,
+            weight="bold",
+        )
+    ]
     for r, row in enumerate(view["market"]):
         price = (view.get("market_prices") or [None] * 3)[r]
-        out.append(_text(x0, y0 + 24 + r * 24, f'{price if price is not None else "-"} HK$', 11))
+        out.append(_text(x0, y0 + 24 + r * 24, f"{price if price is not None else '-'} HK$", 11))
         for c, card in enumerate(row):
             out.append(_rect(x0 + 50 + c * 60, y0 + 10 + r * 24, 56, 20, "#FEF9E7" if card else "#EEEEEE"))
             if card:
@@ -112,10 +158,14 @@ def _card(x: float, y: float, card: dict[str, Any] | str | None, cards: dict[str
     if card is None:
         return [_rect(x, y, 62, 18, "#F8F9F9", "#BBBBBB")]
     if isinstance(card, dict) and not card.get("card"):
-        return [_rect(x, y, 62, 18, "#5D6D7E"), _text(x + 31, y + 13, "face down", 9, "middle", fill="#FFFFFF")]
+        return [
+            _rect(x, y, 62, 18, "#5D6D7E"),
+            _text(x + 31, y + 13, "face down", 9, "middle", fill="#FFFFFF"),
+        ]
     card_id = card["card"] if isinstance(card, dict) else card
     colour = {"RED": "#FADBD8", "YELLOW": "#FCF3CF", "BLUE": "#D6EAF8", "PURPLE": "#E8DAEF"}.get(
-        cards.get(card_id, {}).get("colour"), "#FFFFFF")
+        cards.get(card_id, {}).get("colour"), "#FFFFFF"
+    )
     return [_rect(x, y, 62, 18, colour), _text(x + 31, y + 13, card_id, 9, "middle")]
 
 
@@ -123,12 +173,26 @@ def _board(view: dict[str, Any], player: dict[str, Any], x0: float, y0: float) -
     cards = view.get("cards", {})
     seat = player["seat"]
     out = [_rect(x0, y0, PANEL_W, 150, "#FFFFFF"), _rect(x0 + 6, y0 + 6, 12, 12, PLAYER[seat % 4])]
-    out.append(_text(x0 + 24, y0 + 17, f'Seat {seat} ({player["animal"]}): VP {player["vp"]}, HK$ {player["hkd"]}, '
-                     f'transport {player["transport"]}, GPS {player["gps"]}, supply {player["cube_supply"]}, '
-                     f'houses {player["houses_left"]}', 12, weight="bold"))
+    out.append(
+        _text(
+            x0 + 24,
+            y0 + 17,
+            f"Seat {seat} ({player['animal']}): VP {player['vp']}, HK$ {player['hkd']}, "
+            f"transport {player['transport']}, GPS {player['gps']}, supply {player['cube_supply']}, "
+            f"houses {player['houses_left']}",
+            12,
+            weight="bold",
+        )
+    )
     hand = player["hand"]
-    out.append(_text(x0 + 8, y0 + 36, "Hand: " + (", ".join(hand) if hand is not None
-                                                 else f'{player["hand_size"]} cards'), 10))
+    out.append(
+        _text(
+            x0 + 8,
+            y0 + 36,
+            "Hand: " + (", ".join(hand) if hand is not None else f"{player['hand_size']} cards"),
+            10,
+        )
+    )
     for s, stack in enumerate(player["slots"]):
         x = x0 + 8 + s * 70
         locked = s == 3 and not player["slot4_unlocked"]
@@ -144,11 +208,22 @@ def _board(view: dict[str, Any], player: dict[str, Any], x0: float, y0: float) -
     out += _card(x + 70, y0 + 56, emergency if isinstance(emergency, dict) else None, cards)
     out.append(_text(x + 140, y0 + 52, "Tiles", 10))
     for i, tile in enumerate(player["patrol_tiles"][:5]):
-        label = (f'{tile.get("rewardType", "?")}' if tile.get("faceUp") else f'back {tile.get("backSearchIcons", 0)}')
+        label = (
+            f"{tile.get('rewardType', '?')}"
+            if tile.get("faceUp")
+            else f"back {tile.get('backSearchIcons', 0)}"
+        )
         out.append(_rect(x + 140, y0 + 56 + i * 16, 90, 14, "#FDEBD0" if tile.get("faceUp") else "#AAB7B8"))
         out.append(_text(x + 185, y0 + 67 + i * 16, label, 9, "middle"))
-    out.append(_text(x0 + 8, y0 + 142, f'Hospital: {", ".join(player["hospital"]) or "-"}   Check-mark area: '
-                     f'{", ".join(player["check_area"]) or "-"}', 9))
+    out.append(
+        _text(
+            x0 + 8,
+            y0 + 142,
+            f"Hospital: {', '.join(player['hospital']) or '-'}   Check-mark area: "
+            f"{', '.join(player['check_area']) or '-'}",
+            9,
+        )
+    )
     return out
 
 
@@ -156,17 +231,19 @@ def render_svg(view: dict[str, Any]) -> str:
     width = MAP_SIZE + 40 + 260
     boards_y = MAP_SIZE + 60
     height = boards_y + 160 * len(view["players"]) + 10
-    header = f'Round {view["round"]}, phase {view["phase"]} ({view["step"]}); to act: {view["to_act"] or "-"}'
+    header = f"Round {view['round']}, phase {view['phase']} ({view['step']}); to act: {view['to_act'] or '-'}"
     if view.get("result"):
-        totals = ", ".join(f'seat {r["seat"]}: {r["total"]} VP' for r in view["result"]["players"])
-        header = f'Final: {totals}; winners {view["result"]["winners"]}'
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {width} {height}" '
-             f'width="{width}" height="{height}">',
-             "<title>Blackout: Hong Kong</title>",
-             f"<desc>{escape(header)}. The map of Hong Kong with each player's cubes, the rondel and dice, the "
-             f"market, and each personal board as this viewer may see it.</desc>",
-             _rect(0, 0, width, height, "#FFFFFF", "none"),
-             _text(20, 30, header, 16, weight="bold")]
+        totals = ", ".join(f"seat {r['seat']}: {r['total']} VP" for r in view["result"]["players"])
+        header = f"Final: {totals}; winners {view['result']['winners']}"
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}">',
+        "<title>Blackout: Hong Kong</title>",
+        f"<desc>{escape(header)}. The map of Hong Kong with each player's cubes, the rondel and dice, the "
+        f"market, and each personal board as this viewer may see it.</desc>",
+        _rect(0, 0, width, height, "#FFFFFF", "none"),
+        _text(20, 30, header, 16, weight="bold"),
+    ]
     parts += _map(view, 20, 45)
     parts += _rondel(view, MAP_SIZE + 40, 60)
     parts += _market(view, MAP_SIZE + 40, 260)

@@ -24,15 +24,30 @@ PRIVATE_WHILE_COLLECTING = ("discard_submitted", "house_chosen")
 def view(state: State, seat: int | None) -> dict[str, Any]:
     board = board_of(state["content"])
     shown = {
-        "mode": state["mode"], "round": state["round"], "phase": PHASE_OF_STEP[state["step"]],
-        "step": state["step"], "start_seat": state["start_seat"], "order": state["order"], "active": state["active"],
-        "to_act": to_act(state), "dice": state["dice"], "rondel_order": board.ring,
-        "market": state["market"], "market_prices": [price(row) if any(row) else None for row in state["market"]],
-        "objective_deck": len(state["deck"]), "reserve_deck": len(state["reserve"]), "discard": state["discard"],
-        "map": state["content"]["map"], "scoring_table": scoring_table(state),
-        "districts": _districts(state, seat), "shared_plans": state["shared_plans"],
-        "end_triggered_round": state["end_round"], "final_round": state["final_round"],
-        "pass_streak": state["pass_streak"], "queue": state["queue"], "turn": _turn(state),
+        "mode": state["mode"],
+        "round": state["round"],
+        "phase": PHASE_OF_STEP[state["step"]],
+        "step": state["step"],
+        "start_seat": state["start_seat"],
+        "order": state["order"],
+        "active": state["active"],
+        "to_act": to_act(state),
+        "dice": state["dice"],
+        "rondel_order": board.ring,
+        "market": state["market"],
+        "market_prices": [price(row) if any(row) else None for row in state["market"]],
+        "objective_deck": len(state["deck"]),
+        "reserve_deck": len(state["reserve"]),
+        "discard": state["discard"],
+        "map": state["content"]["map"],
+        "scoring_table": scoring_table(state),
+        "districts": _districts(state, seat),
+        "shared_plans": state["shared_plans"],
+        "end_triggered_round": state["end_round"],
+        "final_round": state["final_round"],
+        "pass_streak": state["pass_streak"],
+        "queue": state["queue"],
+        "turn": _turn(state),
         "plans_submitted": sorted(int(k) for k in state["plans"]),
         "my_plan": state["plans"].get(str(seat)) if seat is not None else None,
         "collect": _collection(state, seat),
@@ -55,9 +70,17 @@ def _districts(state: State, seat: int | None) -> list[dict[str, Any]]:
             face_up = state["tiles"][tile_id]["faceUp"]
             known = face_up or district_id == looking_at or seat in state["tiles"][tile_id]["seenBy"]
             tiles.append({**board.tiles[tile_id], "faceUp": face_up} if known else {"faceUp": False})
-        districts.append({"id": district_id, "tiles": tiles, "tile_count": len(tiles),
-                          "stabilised": district["stabilised"], "houses": district["houses"],
-                          "substitute_cubes": district["substitutes"], "chosen_by": district["chosen_by"]})
+        districts.append(
+            {
+                "id": district_id,
+                "tiles": tiles,
+                "tile_count": len(tiles),
+                "stabilised": district["stabilised"],
+                "houses": district["houses"],
+                "substitute_cubes": district["substitutes"],
+                "chosen_by": district["chosen_by"],
+            }
+        )
     return districts
 
 
@@ -73,8 +96,12 @@ def _collection(state: State, seat: int | None) -> dict[str, Any] | None:
     if not collect:
         return None
     open_choices = not state["options"]["P6_P7_SIMULTANEOUS"]
-    return {"kind": collect["kind"], "waiting": collect["waiting"], "due": _due(state, seat, open_choices),
-            "submitted": {k: v for k, v in collect["submitted"].items() if open_choices or k == str(seat)}}
+    return {
+        "kind": collect["kind"],
+        "waiting": collect["waiting"],
+        "due": _due(state, seat, open_choices),
+        "submitted": {k: v for k, v in collect["submitted"].items() if open_choices or k == str(seat)},
+    }
 
 
 def _due(state: State, seat: int | None, open_choices: bool) -> dict[str, list[str]]:
@@ -84,24 +111,47 @@ def _due(state: State, seat: int | None, open_choices: bool) -> dict[str, list[s
     if open_choices:
         return due
     chosen = state["collect"]["submitted"]
-    return {key: districts if key == str(seat) else
-            [d for d in state["districts"] if d in districts or d in chosen.get(key, {})]
-            for key, districts in due.items()}
+    return {
+        key: districts
+        if key == str(seat)
+        else [d for d in state["districts"] if d in districts or d in chosen.get(key, {})]
+        for key, districts in due.items()
+    }
 
 
 def _player_view(state: State, player: dict, seat: int | None) -> dict[str, Any]:
     own = player["seat"] == seat
-    slots = [[{"card": entry["card"], "faceUp": entry["faceUp"], "round": entry["round"]} if entry["faceUp"] or own
-              else {"faceUp": False, "round": entry["round"]} for entry in stack] for stack in player["slots"]]
+    slots = [
+        [
+            {"card": entry["card"], "faceUp": entry["faceUp"], "round": entry["round"]}
+            if entry["faceUp"] or own
+            else {"faceUp": False, "round": entry["round"]}
+            for entry in stack
+        ]
+        for stack in player["slots"]
+    ]
     return {
-        "seat": player["seat"], "animal": player["animal"], "vp": player["vp"], "hkd": player["hkd"],
-        "transport": player["transport"], "gps": player["gps"], "cube_supply": player["supply"],
-        "rondel": player["rondel"], "cubes": player["cubes"],
-        "hand": list(player["hand"]) if own else None, "hand_size": len(player["hand"]),
-        "slots": slots, "slot4_unlocked": player["slot4"], "objective_area": player["objectives"],
-        "emergency_plan": player["emergency"], "hospital": player["hospital"], "check_area": player["check_area"],
-        "check_spaces": player["spaces"], "houses_left": sum(1 for space in player["spaces"] if space["covered"]),
-        "power_restoration": player["power"], "refill_threshold": player["threshold"],
+        "seat": player["seat"],
+        "animal": player["animal"],
+        "vp": player["vp"],
+        "hkd": player["hkd"],
+        "transport": player["transport"],
+        "gps": player["gps"],
+        "cube_supply": player["supply"],
+        "rondel": player["rondel"],
+        "cubes": player["cubes"],
+        "hand": list(player["hand"]) if own else None,
+        "hand_size": len(player["hand"]),
+        "slots": slots,
+        "slot4_unlocked": player["slot4"],
+        "objective_area": player["objectives"],
+        "emergency_plan": player["emergency"],
+        "hospital": player["hospital"],
+        "check_area": player["check_area"],
+        "check_spaces": player["spaces"],
+        "houses_left": sum(1 for space in player["spaces"] if space["covered"]),
+        "power_restoration": player["power"],
+        "refill_threshold": player["threshold"],
         "patrol_tiles": _owned_tiles(state, player, own),
     }
 
@@ -109,15 +159,24 @@ def _player_view(state: State, player: dict, seat: int | None) -> dict[str, Any]
 def _owned_tiles(state: State, player: dict, own: bool) -> list[dict[str, Any]]:
     tiles = board_of(state["content"]).tiles
     public = state["options"]["OWNED_FACEDOWN_TILE_VISIBILITY"] == "PUBLIC"
-    return [{**tiles[t["tile"]], "faceUp": t["faceUp"]} if t["faceUp"] or own or public
-            else {"faceUp": False, "backSearchIcons": tiles[t["tile"]]["backSearchIcons"]} for t in player["tiles"]]
+    return [
+        {**tiles[t["tile"]], "faceUp": t["faceUp"]}
+        if t["faceUp"] or own or public
+        else {"faceUp": False, "backSearchIcons": tiles[t["tile"]]["backSearchIcons"]}
+        for t in player["tiles"]
+    ]
 
 
 def event_view(event: Event, seat: int | None) -> Event:
     kind = event["type"]
     if kind == "district_stabilised":  # R-7.3 (a): its tiles go back to the box unseen (spec 7, hidden info)
-        return {**event, "data": {**{k: v for k, v in event["data"].items() if k != "tiles"},
-                                  "tiles_returned": len(event["data"]["tiles"])}}
+        return {
+            **event,
+            "data": {
+                **{k: v for k, v in event["data"].items() if k != "tiles"},
+                "tiles_returned": len(event["data"]["tiles"]),
+            },
+        }
     if event["seat"] == seat:
         return event
     if kind in PRIVATE_TO_ACTOR:
@@ -142,4 +201,5 @@ def _strings(node: Any) -> set[str]:
 def _card_summary(card: dict) -> dict[str, Any]:
     keys = ("kind", "colour", "name", "role", "points", "searchIcons", "gatherCount", "letter", "destination")
     return {k: card[k] for k in keys if card.get(k) is not None} | (
-        {"objectives": len(card["objectives"])} if card.get("objectives") else {})
+        {"objectives": len(card["objectives"])} if card.get("objectives") else {}
+    )

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from service.games.blackout_hong_kong import payments
 from service.games.blackout_hong_kong.board import RESOURCES, board_of
-from service.games.blackout_hong_kong.common import card, gainable, held, refuse, require_phase, transport_pool
+from service.games.blackout_hong_kong.common import (
+    card,
+    gainable,
+    held,
+    refuse,
+    require_phase,
+    transport_pool,
+)
 from service.games.blackout_hong_kong.free_actions import buy_transport_tokens, paying
 from service.games.kit import Turn
 from service.games.protocol import Action, State
@@ -14,8 +21,12 @@ from service.games.protocol import Action, State
 
 def planned(state: State, player: dict) -> list[tuple[int, str]]:
     """This round's cards still face-down: (slot, card)."""
-    return [(i + 1, entry["card"]) for i, stack in enumerate(player["slots"]) for entry in stack
-            if entry["round"] == state["round"] and not entry["faceUp"]]
+    return [
+        (i + 1, entry["card"])
+        for i, stack in enumerate(player["slots"])
+        for entry in stack
+        if entry["round"] == state["round"] and not entry["faceUp"]
+    ]
 
 
 def usable_cards(state: State) -> list[str]:
@@ -38,8 +49,10 @@ def _revealed_card(state: State, card_id: str, kind: str) -> dict:
         raise refuse("not_revealed", "R-2.2, A-43: that card is not the card being resolved this turn")
     found = card(state, card_id)
     if found["kind"] != kind:
-        raise refuse("not_a_volunteer" if kind == "VOLUNTEER" else "not_a_specialist",
-                     f"R-2.4, R-2.5: {card_id} is not a {kind.lower()}")
+        raise refuse(
+            "not_a_volunteer" if kind == "VOLUNTEER" else "not_a_specialist",
+            f"R-2.4, R-2.5: {card_id} is not a {kind.lower()}",
+        )
     return found
 
 
@@ -59,8 +72,15 @@ def gather(turn: Turn, seat: int, action: Action) -> None:
         raise refuse("not_enough_transport", f"R-2.4(b): the shift costs {shift} transport tokens")
     if buy:
         buy_transport_tokens(turn, seat, buy)
-    turn.emit("gathered", seat, card=action["cardId"], base=base, resource=target, transport=shift,
-              n=gainable(state, player, volunteer["gatherCount"]))
+    turn.emit(
+        "gathered",
+        seat,
+        card=action["cardId"],
+        base=base,
+        resource=target,
+        transport=shift,
+        n=gainable(state, player, volunteer["gatherCount"]),
+    )
 
 
 def use_specialist_row(turn: Turn, seat: int, action: Action) -> None:
@@ -98,7 +118,11 @@ def _gather_entries(state: State, player: dict, card_id: str) -> list[Action]:
     base = state["dice"][board.cards[card_id]["colour"]]
     out = []
     for target in RESOURCES:
-        if not state["options"]["SHIFT_ONTO_OTHER_DIE"] and target != base and target in state["dice"].values():
+        if (
+            not state["options"]["SHIFT_ONTO_OTHER_DIE"]
+            and target != base
+            and target in state["dice"].values()
+        ):
             continue
         buy = max(0, board.ring_distance(base, target) - player["transport"])
         if buy > transport_pool(state):
@@ -114,8 +138,11 @@ def _row_entries(state: State, player: dict, card_id: str) -> list[Action]:
         if str(row) in used:
             continue
         for index, alternative in enumerate(choice["alternatives"]):
-            entry = paying({"type": "USE_SPECIALIST_ROW", "cardId": card_id, "rowIndex": row,
-                            "alternativeIndex": index}, alternative["cost"], player)
+            entry = paying(
+                {"type": "USE_SPECIALIST_ROW", "cardId": card_id, "rowIndex": row, "alternativeIndex": index},
+                alternative["cost"],
+                player,
+            )
             if entry:
                 out.append(entry)
     return out

@@ -19,9 +19,11 @@ Two action types:
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-Position = fields.List(fields.Integer(strict=True, validate=validate.Range(min=0, max=1023)),
-                       validate=validate.Length(equal=3),
-                       metadata={"description": "[x, y, z] of one cube"})
+Position = fields.List(
+    fields.Integer(strict=True, validate=validate.Range(min=0, max=1023)),
+    validate=validate.Length(equal=3),
+    metadata={"description": "[x, y, z] of one cube"},
+)
 
 
 class BlockBlockAction(Schema):
@@ -29,19 +31,32 @@ class BlockBlockAction(Schema):
     have), or ``resign``."""
 
     type = fields.String(required=True, validate=validate.OneOf(["place", "resign"]))
-    shape = fields.String(validate=validate.Length(min=1, max=64),
-                          metadata={"description": "A shape id of the pack, e.g. I1, I2, I3, I4, L3, O4, T4, H"})
-    rotation = fields.Integer(strict=True, validate=validate.Range(min=0, max=47),
-                              metadata={"description": "Rotation id of spec 1.4.2 (0..23; 24..47 mirror images)"})
+    shape = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "A shape id of the pack, e.g. I1, I2, I3, I4, L3, O4, T4, H"},
+    )
+    rotation = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=0, max=47),
+        metadata={"description": "Rotation id of spec 1.4.2 (0..23; 24..47 mirror images)"},
+    )
     x = fields.Integer(strict=True, validate=validate.Range(min=-64, max=64))
     y = fields.Integer(strict=True, validate=validate.Range(min=-64, max=64))
-    z = fields.Integer(strict=True, validate=validate.Range(min=0, max=1023),
-                       metadata={"description": "Expected resting height (spec expectedZ); checked, not required"})
-    cubes = fields.List(Position, validate=validate.Length(min=1, max=16),
-                        metadata={"description": "The cubes the piece would occupy; checked, not required"})
-    top_colours = fields.List(fields.String(validate=validate.OneOf(["BROWN", "WHITE", "HALF"])),
-                              validate=validate.Length(min=1, max=16),
-                              metadata={"description": "Each cube's top colour, in the order of cubes; checked"})
+    z = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=0, max=1023),
+        metadata={"description": "Expected resting height (spec expectedZ); checked, not required"},
+    )
+    cubes = fields.List(
+        Position,
+        validate=validate.Length(min=1, max=16),
+        metadata={"description": "The cubes the piece would occupy; checked, not required"},
+    )
+    top_colours = fields.List(
+        fields.String(validate=validate.OneOf(["BROWN", "WHITE", "HALF"])),
+        validate=validate.Length(min=1, max=16),
+        metadata={"description": "Each cube's top colour, in the order of cubes; checked"},
+    )
 
     class Meta:
         ordered = True
@@ -49,7 +64,10 @@ class BlockBlockAction(Schema):
     @validates_schema
     def _placement_fields(self, data, **kwargs):
         if data.get("type") == "place":
-            missing = {name: ["required for a place action"] for name in ("shape", "rotation", "x", "y")
-                       if name not in data}
+            missing = {
+                name: ["required for a place action"]
+                for name in ("shape", "rotation", "x", "y")
+                if name not in data
+            }
             if missing:
                 raise ValidationError(missing)

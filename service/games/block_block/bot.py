@@ -40,13 +40,20 @@ class BlockBlockStrongBot:
         state = seat.state
         if state is None or len(actions) <= 1:
             return rng.choice(actions) if len(actions) > 1 else actions[0]
-        search = _Search(seat.rules, self.nodes.get(seat.level, self.nodes[max(self.nodes)]),
-                         state["rules"]["half_piece_scoring"] == "SPLIT")
+        search = _Search(
+            seat.rules,
+            self.nodes.get(seat.level, self.nodes[max(self.nodes)]),
+            state["rules"]["half_piece_scoring"] == "SPLIT",
+        )
         move = search.best(state, rng)
         sid, o, a = move[0], move[2], move[3]
         for action in actions:
-            if (action.get("shape"), action.get("rotation"), action.get("x"), action.get("y")) == (sid, o.rotation,
-                                                                                                    a.x, a.y):
+            if (action.get("shape"), action.get("rotation"), action.get("x"), action.get("y")) == (
+                sid,
+                o.rotation,
+                a.x,
+                a.y,
+            ):
                 return action
         return {"type": "place", "shape": sid, "rotation": o.rotation, "x": a.x, "y": a.y}
 
@@ -60,8 +67,10 @@ class _Search:
         self.tops_of: dict[tuple[int, int], tuple[Any, tuple[tuple[int, str], ...]]] = {}
         half = 0 if split else 1  # SPLIT: a half face scores for both, so it changes no difference
         # the worth of each top colour in half points, for brown and for white (E-2)
-        self.worth = [{"BROWN": 2, "WHITE": -2, "HALF": half, None: 0},
-                      {"BROWN": -2, "WHITE": 2, "HALF": -half, None: 0}]
+        self.worth = [
+            {"BROWN": 2, "WHITE": -2, "HALF": half, None: 0},
+            {"BROWN": -2, "WHITE": 2, "HALF": -half, None: 0},
+        ]
 
     # -- positions ----------------------------------------------------------------------------
 
@@ -116,7 +125,10 @@ class _Search:
             for (cx, cy, cz), label in zip(o.cubes, o.tops):
                 if (cx, cy) not in top or cz > top[(cx, cy)][0]:
                     top[(cx, cy)] = (cz, label)
-            found = self.tops_of[key] = (o, tuple((cx + cy * width, label) for (cx, cy), (_, label) in top.items()))
+            found = self.tops_of[key] = (
+                o,
+                tuple((cx + cy * width, label) for (cx, cy), (_, label) in top.items()),
+            )
         return found[1]
 
     def quick(self, state: dict[str, Any], move, base: int, last: bool) -> int:
@@ -134,7 +146,11 @@ class _Search:
         at = a.x + a.y * width
         value = base
         for offset, label in self.columns(o, width):
-            new = COLOURS[colour] if label == "OWNER" else (COLOURS[1 - colour] if label == "OPPONENT" else "HALF")
+            new = (
+                COLOURS[colour]
+                if label == "OWNER"
+                else (COLOURS[1 - colour] if label == "OPPONENT" else "HALF")
+            )
             value += worth[new] - worth[tops[at + offset]]
         if not last:
             return value

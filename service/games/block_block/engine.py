@@ -40,15 +40,26 @@ from service.games.block_block.geometry import Anchor, Orientation
 from service.games.block_block.pack import fit_warnings, load_pack, shape_spec
 from service.games.block_block.svg import render_svg
 from service.games.kit import Engine, Turn, applies, enum_option
-from service.games.protocol import (Action, Event, GameInfo, IllegalAction, InvalidOptions, Packs, Refusal, State, ranks,
-                                    turn_refusals)
+from service.games.protocol import (
+    Action,
+    Event,
+    GameInfo,
+    IllegalAction,
+    InvalidOptions,
+    Packs,
+    Refusal,
+    State,
+    ranks,
+    turn_refusals,
+)
 
 BROWN, WHITE = 0, 1
 COLOURS = ("BROWN", "WHITE")
 
 DEFAULT_PACK_NAME = "bb-default-generated"
-DEFAULT_PACK: dict[str, Any] = load_pack(json.loads(
-    (Path(__file__).parent / "packs" / f"{DEFAULT_PACK_NAME}.json").read_text(encoding="utf-8")))
+DEFAULT_PACK: dict[str, Any] = load_pack(
+    json.loads((Path(__file__).parent / "packs" / f"{DEFAULT_PACK_NAME}.json").read_text(encoding="utf-8"))
+)
 """The shipped default pack, loaded once at import (spec 1.8.3)."""
 
 
@@ -62,66 +73,127 @@ OPTIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "pack": {"type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "default": DEFAULT_PACK_NAME,
-                 "description": "The piece-set pack (spec key content_pack_id, A-02). The default "
-                                "bb-default-generated is the spec's reasoned guess (1.3), not the publisher's set."},
-        "pack_strict_counts": {"type": "boolean", "default": True,
-                               "description": "Refuse a pack that breaks K-7 (10 pieces of 7 shapes, brown "
-                                              "plus one 1-cube half piece) or K-8 (only 3- and 4-cube bars "
-                                              "have opponent-coloured ends) (spec 1.8.2)."},
+        "pack": {
+            "type": "string",
+            "pattern": "^[a-z0-9][a-z0-9._-]*$",
+            "default": DEFAULT_PACK_NAME,
+            "description": "The piece-set pack (spec key content_pack_id, A-02). The default "
+            "bb-default-generated is the spec's reasoned guess (1.3), not the publisher's set.",
+        },
+        "pack_strict_counts": {
+            "type": "boolean",
+            "default": True,
+            "description": "Refuse a pack that breaks K-7 (10 pieces of 7 shapes, brown "
+            "plus one 1-cube half piece) or K-8 (only 3- and 4-cube bars "
+            "have opponent-coloured ends) (spec 1.8.2).",
+        },
         "board_size": {
-            "anyOf": [{"const": "pack"},
-                      {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_BOARD_SIDE},
-                       "minItems": 2, "maxItems": 2}],
+            "anyOf": [
+                {"const": "pack"},
+                {
+                    "type": "array",
+                    "items": {"type": "integer", "minimum": 1, "maximum": MAX_BOARD_SIDE},
+                    "minItems": 2,
+                    "maxItems": 2,
+                },
+            ],
             "default": "pack",
             "description": "[width, depth] of the board, overriding the pack's; \"pack\": the pack's "
-                           "board (4 x 4 in the default pack) (A-01, D-1)."},
+            "board (4 x 4 in the default pack) (A-01, D-1).",
+        },
         "max_height": {
             "anyOf": [{"const": "pack"}, {"type": "null"}, {"type": "integer", "minimum": 1, "maximum": 64}],
             "default": "pack",
-            "description": "Height limit: no cube at z >= max_height (R-2.4); null: no limit; \"pack\": "
-                           "the pack's maxHeight (none in the default pack) (A-03, D-4)."},
-        "use_half_piece": {"type": "boolean", "default": True,
-                           "description": "Brown's extra 1x1x1 half piece is used (S-4, A-06)."},
-        "half_piece_scoring": enum_option(["BROWN_HALF", "SPLIT"], "BROWN_HALF",
-                                    "A visible half-piece face scores 0.5 for brown (BROWN_HALF) or 0.5 for "
-                                    "each player (SPLIT) (E-2, A-05)."),
-        "half_piece_shape_class": enum_option(["GEOMETRIC", "OWN"], "GEOMETRIC",
-                                        "The half piece's shape class for R-2.7/R-2.8: that of the regular "
-                                        "shape with the same cubes (I1) (GEOMETRIC), or its own (OWN) (A-04)."),
-        "orientation_equivalence": enum_option(["GEOMETRY", "GEOMETRY_AND_COLOURS"], "GEOMETRY",
-                                         "\"Same orientation\" in R-2.7 compares the cubes only, or the cubes "
-                                         "and the face colour labels (A-07)."),
-        "allow_reflection": {"type": "boolean", "default": False,
-                             "description": "Also allow mirror images (rotation ids 24..47 = mirror x, then "
-                                            "rotation id - 24); only proper rotations by default (1.4.1, A-09)."},
-        "same_shape_stack_rule": enum_option(["EXACT_COVER", "ANY_CONTACT"], "EXACT_COVER",
-                                       "R-2.7: a piece may not sit exactly on a piece of the same class and "
-                                       "orientation (EXACT_COVER), or not rest on one at all (ANY_CONTACT) (A-10)."),
-        "same_shape_stack_owner_scope": enum_option(["ANY", "OPPONENT_ONLY"], "ANY",
-                                              "R-2.7 applies to pieces of both colours (ANY) or only to the "
-                                              "opponent's (OPPONENT_ONLY) (A-11)."),
-        "same_shape_ban": {"type": "boolean", "default": True,
-                           "description": "R-2.8: not the shape class the opponent has just placed, unless "
-                                          "nothing else fits (A-12)."},
-        "tie_break": enum_option(["DRAW", "FIRST_PLAYER", "SECOND_PLAYER"], "DRAW",
-                           "Equal scores: a draw, or brown (FIRST_PLAYER) or white (SECOND_PLAYER) wins (E-5, A-14)."),
-        "require_adjacency": {"type": "boolean", "default": False,
-                              "description": "From the second placement on, a piece must share a face with an "
-                                             "earlier piece (R-2.6, A-13)."},
-        "loss_check_timing": enum_option(["START_OF_TURN", "ON_REQUEST"], "START_OF_TURN",
-                                   "When a player with no legal placement loses (R-1.1, A-16): as their turn "
-                                   "starts, or (ON_REQUEST) when they next submit a placement; their legal "
-                                   "actions are then empty, and any placement ends the game."),
-        "first_player": {"enum": ["random", 0, 1], "default": "random",
-                         "description": "The seat that plays brown and moves first; \"random\": drawn from the "
-                                        "match seed (S-2, A-15)."},
+            "description": 'Height limit: no cube at z >= max_height (R-2.4); null: no limit; "pack": '
+            "the pack's maxHeight (none in the default pack) (A-03, D-4).",
+        },
+        "use_half_piece": {
+            "type": "boolean",
+            "default": True,
+            "description": "Brown's extra 1x1x1 half piece is used (S-4, A-06).",
+        },
+        "half_piece_scoring": enum_option(
+            ["BROWN_HALF", "SPLIT"],
+            "BROWN_HALF",
+            "A visible half-piece face scores 0.5 for brown (BROWN_HALF) or 0.5 for "
+            "each player (SPLIT) (E-2, A-05).",
+        ),
+        "half_piece_shape_class": enum_option(
+            ["GEOMETRIC", "OWN"],
+            "GEOMETRIC",
+            "The half piece's shape class for R-2.7/R-2.8: that of the regular "
+            "shape with the same cubes (I1) (GEOMETRIC), or its own (OWN) (A-04).",
+        ),
+        "orientation_equivalence": enum_option(
+            ["GEOMETRY", "GEOMETRY_AND_COLOURS"],
+            "GEOMETRY",
+            '"Same orientation" in R-2.7 compares the cubes only, or the cubes '
+            "and the face colour labels (A-07).",
+        ),
+        "allow_reflection": {
+            "type": "boolean",
+            "default": False,
+            "description": "Also allow mirror images (rotation ids 24..47 = mirror x, then "
+            "rotation id - 24); only proper rotations by default (1.4.1, A-09).",
+        },
+        "same_shape_stack_rule": enum_option(
+            ["EXACT_COVER", "ANY_CONTACT"],
+            "EXACT_COVER",
+            "R-2.7: a piece may not sit exactly on a piece of the same class and "
+            "orientation (EXACT_COVER), or not rest on one at all (ANY_CONTACT) (A-10).",
+        ),
+        "same_shape_stack_owner_scope": enum_option(
+            ["ANY", "OPPONENT_ONLY"],
+            "ANY",
+            "R-2.7 applies to pieces of both colours (ANY) or only to the opponent's (OPPONENT_ONLY) (A-11).",
+        ),
+        "same_shape_ban": {
+            "type": "boolean",
+            "default": True,
+            "description": "R-2.8: not the shape class the opponent has just placed, unless "
+            "nothing else fits (A-12).",
+        },
+        "tie_break": enum_option(
+            ["DRAW", "FIRST_PLAYER", "SECOND_PLAYER"],
+            "DRAW",
+            "Equal scores: a draw, or brown (FIRST_PLAYER) or white (SECOND_PLAYER) wins (E-5, A-14).",
+        ),
+        "require_adjacency": {
+            "type": "boolean",
+            "default": False,
+            "description": "From the second placement on, a piece must share a face with an "
+            "earlier piece (R-2.6, A-13).",
+        },
+        "loss_check_timing": enum_option(
+            ["START_OF_TURN", "ON_REQUEST"],
+            "START_OF_TURN",
+            "When a player with no legal placement loses (R-1.1, A-16): as their turn "
+            "starts, or (ON_REQUEST) when they next submit a placement; their legal "
+            "actions are then empty, and any placement ends the game.",
+        ),
+        "first_player": {
+            "enum": ["random", 0, 1],
+            "default": "random",
+            "description": 'The seat that plays brown and moves first; "random": drawn from the '
+            "match seed (S-2, A-15).",
+        },
     },
 }
 
-RULE_KEYS = ("half_piece_scoring", "orientation_equivalence", "allow_reflection", "same_shape_stack_rule",
-             "same_shape_stack_owner_scope", "same_shape_ban", "tie_break", "require_adjacency",
-             "loss_check_timing", "use_half_piece", "half_piece_shape_class", "pack_strict_counts")
+RULE_KEYS = (
+    "half_piece_scoring",
+    "orientation_equivalence",
+    "allow_reflection",
+    "same_shape_stack_rule",
+    "same_shape_stack_owner_scope",
+    "same_shape_ban",
+    "tie_break",
+    "require_adjacency",
+    "loss_check_timing",
+    "use_half_piece",
+    "half_piece_shape_class",
+    "pack_strict_counts",
+)
 
 
 # -- compiled tables (a cache: always rebuildable from the state) ------------------------------------------
@@ -139,9 +211,7 @@ class Tables:
             sid = shape["shapeId"]
             self.orientations[sid] = distinct
             self.by_rotation[sid] = by_rotation
-            self.placeable[sid] = tuple(
-                (o, geometry.anchors(o, width, depth)) for o in distinct if o.solid
-            )
+            self.placeable[sid] = tuple((o, geometry.anchors(o, width, depth)) for o in distinct if o.solid)
 
 
 _TABLES: dict[str, Tables] = {}
@@ -177,7 +247,7 @@ class BlockBlock(Engine):
         hidden_information=False,
         chance=False,
         description="Stack polycubes in 3D, no gaps underneath; the colours seen from above score. "
-                    "Piece set: a generated default, not the publisher's.",
+        "Piece set: a generated default, not the publisher's.",
         dynamics="sequential",  # R-0.1: the players alternate
         utility="competitive",  # E-4: the higher score wins
     )
@@ -185,8 +255,12 @@ class BlockBlock(Engine):
     action_schema = BlockBlockAction
     # Spec 1.8: schema and checks K-1..K-6 (InvalidPack), K-7/K-8 findings and K-9 warnings kept; the
     # option-dependent checks run in ``setup``, which has the options and the pack.
-    packs = Packs(load=lambda document, options=None: load_pack(document), default=DEFAULT_PACK_NAME,
-                  folder=Path(__file__).parent / "packs", checked_by=())
+    packs = Packs(
+        load=lambda document, options=None: load_pack(document),
+        default=DEFAULT_PACK_NAME,
+        folder=Path(__file__).parent / "packs",
+        checked_by=(),
+    )
     svg = staticmethod(render_svg)  # the top view and an isometric view
     turn_rule = "R-0.1: the players alternate, brown first"
     over_rule = "R-1.1, R-3.4"
@@ -195,35 +269,49 @@ class BlockBlock(Engine):
         **turn_refusals("R-0.1, E-7", "R-1.1, R-3.4"),  # E-7: only a player of the match may resign
         "no_such_piece": Refusal("R-2.2", "the colour has no piece of that shape left"),
         "half_piece_not_last": Refusal("R-2.3", "a half piece must be the colour's very last piece"),
-        "no_such_rotation": Refusal("spec 1.4.2, A-09", "not one of the 24 rotations (mirror images need "
-                                                        "allow_reflection)"),
+        "no_such_rotation": Refusal(
+            "spec 1.4.2, A-09", "not one of the 24 rotations (mirror images need allow_reflection)"
+        ),
         "out_of_board": Refusal("R-2.4", "the piece would cover cells outside the board"),
         "z_mismatch": Refusal("AE-1", "the stated z is not where the piece comes to rest"),
-        "placement_mismatch": Refusal("AE-1, AE-3", "the stated cubes or top colours are not the ones the "
-                                                    "placement gives"),
+        "placement_mismatch": Refusal(
+            "AE-1, AE-3", "the stated cubes or top colours are not the ones the placement gives"
+        ),
         "over_max_height": Refusal("R-2.4", "the piece would reach over the height limit"),
         "unsupported": Refusal("R-2.5", "a cube of the piece would have empty space underneath"),
-        "not_adjacent": Refusal("R-2.6", "the piece must share a face with an earlier piece (require_adjacency)"),
-        "same_shape_stack": Refusal("R-2.7", "the piece would rest on a piece of the same shape turned the same way"),
-        "same_shape_as_opponent": Refusal("R-2.8", "the shape the opponent has just placed, while another piece fits"),
+        "not_adjacent": Refusal(
+            "R-2.6", "the piece must share a face with an earlier piece (require_adjacency)"
+        ),
+        "same_shape_stack": Refusal(
+            "R-2.7", "the piece would rest on a piece of the same shape turned the same way"
+        ),
+        "same_shape_as_opponent": Refusal(
+            "R-2.8", "the shape the opponent has just placed, while another piece fits"
+        ),
     }
     timeout_actions = {"forfeit": {"type": "resign"}}
 
     # -- content and options -------------------------------------------------------------------------
 
-    def complete_options(self, resolved: dict[str, Any], players: int, given: dict[str, Any]) -> dict[str, Any]:
+    def complete_options(
+        self, resolved: dict[str, Any], players: int, given: dict[str, Any]
+    ) -> dict[str, Any]:
         if players != 2:
             raise InvalidOptions("players", f"BLOCK.BLOCK is for exactly 2 players, not {players} (S-1)")
         size = resolved["board_size"]
-        if size != "pack" and (not isinstance(size, list) or len(size) != 2
-                               or not all(isinstance(v, int) and 1 <= v <= MAX_BOARD_SIDE for v in size)):
-            raise InvalidOptions("options.board_size",
-                                 f"must be \"pack\" or [width, depth], each 1 to {MAX_BOARD_SIDE} (A-01)")
+        if size != "pack" and (
+            not isinstance(size, list)
+            or len(size) != 2
+            or not all(isinstance(v, int) and 1 <= v <= MAX_BOARD_SIDE for v in size)
+        ):
+            raise InvalidOptions(
+                "options.board_size", f'must be "pack" or [width, depth], each 1 to {MAX_BOARD_SIDE} (A-01)'
+            )
         height = resolved["max_height"]
-        if height not in ("pack", None) and not (isinstance(height, int) and 1 <= height):
-            raise InvalidOptions("options.max_height", "must be \"pack\", null or an integer >= 1 (A-03)")
+        if height not in ("pack", None) and not (isinstance(height, int) and height >= 1):
+            raise InvalidOptions("options.max_height", 'must be "pack", null or an integer >= 1 (A-03)')
         if resolved["first_player"] not in ("random", 0, 1) or isinstance(resolved["first_player"], bool):
-            raise InvalidOptions("options.first_player", "must be \"random\", 0 or 1 (A-15)")
+            raise InvalidOptions("options.first_player", 'must be "random", 0 or 1 (A-15)')
         return resolved
 
     def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
@@ -237,36 +325,63 @@ class BlockBlock(Engine):
         elif "checks" not in content:  # a raw pack document rather than a loaded one
             content = load_pack(content)
         if options["pack_strict_counts"] and content["checks"]["strict"]:
-            raise InvalidOptions("options.pack", f"pack {content['packId']!r} breaks the strict piece counts "
-                                                 f"(set pack_strict_counts to false to use it): "
-                                                 + "; ".join(content["checks"]["strict"]))
-        width, depth = (content["board"]["width"], content["board"]["depth"]) \
-            if options["board_size"] == "pack" else tuple(options["board_size"])
+            raise InvalidOptions(
+                "options.pack",
+                f"pack {content['packId']!r} breaks the strict piece counts "
+                f"(set pack_strict_counts to false to use it): " + "; ".join(content["checks"]["strict"]),
+            )
+        width, depth = (
+            (content["board"]["width"], content["board"]["depth"])
+            if options["board_size"] == "pack"
+            else tuple(options["board_size"])
+        )
         max_height = content["maxHeight"] if options["max_height"] == "pack" else options["max_height"]
 
         # S-4, A-06: without the half piece, the mustBeLast entry leaves the set (brown's H by default)
-        sets = {colour: [e for e in content["sets"][colour]
-                         if options["use_half_piece"] or not e["mustBeLast"]] for colour in COLOURS}
+        sets = {
+            colour: [e for e in content["sets"][colour] if options["use_half_piece"] or not e["mustBeLast"]]
+            for colour in COLOURS
+        }
         shapes = content["shapes"]
         classes = {s["shapeId"]: s["shapeClass"] for s in shapes}
         if options["half_piece_shape_class"] == "GEOMETRIC":  # A-04: the half piece is "an I1"
-            regular = [s for s in shapes
-                       if any(e["shapeId"] == s["shapeId"] and not e["mustBeLast"]
-                              for colour in COLOURS for e in content["sets"][colour])]
+            regular = [
+                s
+                for s in shapes
+                if any(
+                    e["shapeId"] == s["shapeId"] and not e["mustBeLast"]
+                    for colour in COLOURS
+                    for e in content["sets"][colour]
+                )
+            ]
             for colour in COLOURS:
                 for entry in content["sets"][colour]:
                     if entry["mustBeLast"]:
                         half = next(s for s in shapes if s["shapeId"] == entry["shapeId"])
-                        twin = next((s for s in regular
-                                     if len(s["cubes"]) == len(half["cubes"])
-                                     and geometry.same_geometry_under_rotation(s["cubes"], half["cubes"])), None)
+                        twin = next(
+                            (
+                                s
+                                for s in regular
+                                if len(s["cubes"]) == len(half["cubes"])
+                                and geometry.same_geometry_under_rotation(s["cubes"], half["cubes"])
+                            ),
+                            None,
+                        )
                         if twin is not None:
                             classes[half["shapeId"]] = twin["shapeClass"]
         rules = {key: options[key] for key in RULE_KEYS}
-        digest = hashlib.sha256(json.dumps(
-            {"shapes": [[s["shapeId"], s["cubes"], s["defaultFaceColour"], s["faceColours"]] for s in shapes],
-             "board": [width, depth], "reflection": options["allow_reflection"]},
-            sort_keys=True).encode()).hexdigest()[:32]
+        digest = hashlib.sha256(
+            json.dumps(
+                {
+                    "shapes": [
+                        [s["shapeId"], s["cubes"], s["defaultFaceColour"], s["faceColours"]] for s in shapes
+                    ],
+                    "board": [width, depth],
+                    "reflection": options["allow_reflection"],
+                },
+                sort_keys=True,
+            ).encode()
+        ).hexdigest()[:32]
 
         if options["first_player"] == "random":  # S-2: drawn from the match seed, nothing else
             brown_seat = hashlib.sha256(f"block-block:first-player:{seed}".encode()).digest()[0] & 1
@@ -274,8 +389,12 @@ class BlockBlock(Engine):
             brown_seat = options["first_player"]
         cells = width * depth
         state: State = {
-            "pack": {"id": content["packId"], "version": content["version"],
-                     "provenance": content["provenance"], "note": content["provenanceNote"]},
+            "pack": {
+                "id": content["packId"],
+                "version": content["version"],
+                "provenance": content["provenance"],
+                "note": content["provenanceNote"],
+            },
             "rules": rules,
             "width": width,
             "depth": depth,
@@ -382,8 +501,17 @@ class BlockBlock(Engine):
         """R-1.1: whether the colour has any legal placement (the ban never empties the list, R-1.2)."""
         return next(self._candidates(state, colour), None) is not None
 
-    def _stack_conflict(self, state: State, colour: int, sid: str, cls: str, o: Orientation,
-                        cells, z: int, t: Tables | None = None) -> int | None:
+    def _stack_conflict(
+        self,
+        state: State,
+        colour: int,
+        sid: str,
+        cls: str,
+        o: Orientation,
+        cells,
+        z: int,
+        t: Tables | None = None,
+    ) -> int | None:
         """R-2.7 (A-10, A-11): the index of the placed piece this placement would sit on in the same
         orientation, or None."""
         rules = state["rules"]
@@ -399,7 +527,9 @@ class BlockBlock(Engine):
             if opponent_only and piece["colour"] == COLOURS[colour]:
                 return False
             other = (t or tables(state)).by_rotation[piece["shape"]][piece["rotation"]]
-            return (other.colour_key == o.colour_key) if colour_key else (other.geometry_key == o.geometry_key)
+            return (
+                (other.colour_key == o.colour_key) if colour_key else (other.geometry_key == o.geometry_key)
+            )
 
         if rules["same_shape_stack_rule"] == "ANY_CONTACT":
             for i, low in cells:
@@ -441,22 +571,26 @@ class BlockBlock(Engine):
             return COLOURS[1 - colour]
         return "HALF"
 
-    def _describe(self, colour: int, sid: str, cls: str, o: Orientation, x: int, y: int, z: int,
-                  move_no: int) -> dict[str, Any]:
+    def _describe(
+        self, colour: int, sid: str, cls: str, o: Orientation, x: int, y: int, z: int, move_no: int
+    ) -> dict[str, Any]:
         """The data of a ``piece_placed`` event (and of a legal action)."""
         return {
             "colour": COLOURS[colour],
             "shape": sid,
             "shape_class": cls,
             "rotation": o.rotation,
-            "x": x, "y": y, "z": z,
+            "x": x,
+            "y": y,
+            "z": z,
             "cubes": [[x + cx, y + cy, z + cz] for cx, cy, cz in o.cubes],
             "top_colours": [self._resolve(colour, label) for label in o.tops],
             "move_no": move_no,
         }
 
-    def describe_placement(self, state: State, colour: int, shape: str, rotation: int,
-                           x: int, y: int) -> dict[str, Any]:
+    def describe_placement(
+        self, state: State, colour: int, shape: str, rotation: int, x: int, y: int
+    ) -> dict[str, Any]:
         """The ``piece_placed`` data of a placement at its drop height (1.5.3), checking nothing but
         that the shape, rotation and board cells exist. Folding it with ``apply`` is the spec's test
         hook "(inject)": it builds a position without the placement rules."""
@@ -478,56 +612,83 @@ class BlockBlock(Engine):
             held = ", ".join(f"{s} x{n}" for s, n in remaining.items() if n) or "nothing"
             raise IllegalAction("no_such_piece", f"{name} has no {sid} piece left; it holds {held} (R-2.2)")
         if sid in state["must_be_last"][colour] and sum(remaining.values()) > 1:
-            raise IllegalAction("half_piece_not_last",
-                                f"the half piece {sid} must be {name}'s very last piece (R-2.3)")
+            raise IllegalAction(
+                "half_piece_not_last", f"the half piece {sid} must be {name}'s very last piece (R-2.3)"
+            )
         t = tables(state)
         rotation = action["rotation"]
         o = t.by_rotation[sid].get(rotation)
         if o is None:
-            raise IllegalAction("no_such_rotation",
-                                f"rotation {rotation} is not one of the 24 rotations of spec 1.4.2"
-                                + ("" if rotation < geometry.PROPER_ROTATIONS or rotation >= geometry.ALL_ROTATIONS
-                                   else "; mirror images (24..47) need allow_reflection (A-09)"))
+            raise IllegalAction(
+                "no_such_rotation",
+                f"rotation {rotation} is not one of the 24 rotations of spec 1.4.2"
+                + (
+                    ""
+                    if rotation < geometry.PROPER_ROTATIONS or rotation >= geometry.ALL_ROTATIONS
+                    else "; mirror images (24..47) need allow_reflection (A-09)"
+                ),
+            )
         x, y = action["x"], action["y"]
         width, depth = state["width"], state["depth"]
         sx, sy, _ = o.size
         if x < 0 or y < 0 or x + sx > width or y + sy > depth:
-            raise IllegalAction("out_of_board", f"{sid} rotation {rotation} at ({x}, {y}) covers cells "
-                                                f"x {x}..{x + sx - 1}, y {y}..{y + sy - 1}, outside the "
-                                                f"{width} x {depth} board (R-2.4)")
+            raise IllegalAction(
+                "out_of_board",
+                f"{sid} rotation {rotation} at ({x}, {y}) covers cells "
+                f"x {x}..{x + sx - 1}, y {y}..{y + sy - 1}, outside the "
+                f"{width} x {depth} board (R-2.4)",
+            )
         h = state["heights"]
         cells = [((x + c.dx) + (y + c.dy) * width, c.low) for c in o.columns]
         z = max(h[i] - low for i, low in cells)  # 1.5.3: where the piece stops when lowered
         if "z" in action and action["z"] != z:
-            raise IllegalAction("z_mismatch", f"the piece would rest at z = {z}, not z = {action['z']} (AE-1)")
+            raise IllegalAction(
+                "z_mismatch", f"the piece would rest at z = {z}, not z = {action['z']} (AE-1)"
+            )
         cls = state["classes"][sid]
         data = self._describe(colour, sid, cls, o, x, y, z, state["move_no"] + 1)
         self._check_description(action, data)
         max_height = state["max_height"]
         if max_height is not None and z + o.height > max_height:
-            raise IllegalAction("over_max_height", f"the piece would reach height {z + o.height}, over the "
-                                                   f"limit of {max_height} (R-2.4)")
+            raise IllegalAction(
+                "over_max_height",
+                f"the piece would reach height {z + o.height}, over the limit of {max_height} (R-2.4)",
+            )
         if not o.solid:
-            raise IllegalAction("unsupported", "this orientation has a hole under one of its own cubes (R-2.5)")
+            raise IllegalAction(
+                "unsupported", "this orientation has a hole under one of its own cubes (R-2.5)"
+            )
         floating = [[x + c.dx, y + c.dy] for c, (i, low) in zip(o.columns, cells) if h[i] != z + low]
         if floating:
-            raise IllegalAction("unsupported", f"at z = {z} the cubes over {floating} would have empty space "
-                                               f"underneath (R-2.5)")
-        if state["rules"]["require_adjacency"] and state["move_no"] > 0 and not self._touches(state, o, x, y, z):
-            raise IllegalAction("not_adjacent", "the piece must share a face with an earlier piece "
-                                                "(R-2.6, require_adjacency)")
+            raise IllegalAction(
+                "unsupported",
+                f"at z = {z} the cubes over {floating} would have empty space underneath (R-2.5)",
+            )
+        if (
+            state["rules"]["require_adjacency"]
+            and state["move_no"] > 0
+            and not self._touches(state, o, x, y, z)
+        ):
+            raise IllegalAction(
+                "not_adjacent", "the piece must share a face with an earlier piece (R-2.6, require_adjacency)"
+            )
         q = self._stack_conflict(state, colour, sid, cls, o, cells, z)
         if q is not None:
             other = state["placed"][q]
-            how = ("rest on" if state["rules"]["same_shape_stack_rule"] == "ANY_CONTACT" else "sit exactly on")
-            raise IllegalAction("same_shape_stack", f"{sid} would {how} {other['colour'].lower()}'s "
-                                                    f"{other['shape']} (move {other['move_no']}), a piece of the "
-                                                    f"same shape turned the same way (R-2.7)")
+            how = "rest on" if state["rules"]["same_shape_stack_rule"] == "ANY_CONTACT" else "sit exactly on"
+            raise IllegalAction(
+                "same_shape_stack",
+                f"{sid} would {how} {other['colour'].lower()}'s "
+                f"{other['shape']} (move {other['move_no']}), a piece of the "
+                f"same shape turned the same way (R-2.7)",
+            )
         banned = self._banned_class(state, colour)
         if cls == banned and any(p[1] != banned for p in self._candidates(state, colour)):
-            raise IllegalAction("same_shape_as_opponent",
-                                f"{COLOURS[1 - colour].lower()} has just placed a {banned}; {name} may place "
-                                f"that shape only when no other piece fits (R-2.8)")
+            raise IllegalAction(
+                "same_shape_as_opponent",
+                f"{COLOURS[1 - colour].lower()} has just placed a {banned}; {name} may place "
+                f"that shape only when no other piece fits (R-2.8)",
+            )
         return data
 
     @staticmethod
@@ -537,19 +698,26 @@ class BlockBlock(Engine):
         if "cubes" in action:
             cubes = [list(c) for c in action["cubes"]]
             if sorted(cubes) != data["cubes"]:
-                raise IllegalAction("placement_mismatch",
-                                    f"the piece would occupy {data['cubes']}, not {cubes} (AE-1, 1.5.1)")
+                raise IllegalAction(
+                    "placement_mismatch", f"the piece would occupy {data['cubes']}, not {cubes} (AE-1, 1.5.1)"
+                )
             if "top_colours" in action:
                 if len(action["top_colours"]) != len(cubes):
-                    raise IllegalAction("placement_mismatch", "top_colours must name one colour per cube (AE-3)")
+                    raise IllegalAction(
+                        "placement_mismatch", "top_colours must name one colour per cube (AE-3)"
+                    )
                 stated = dict(zip(map(tuple, cubes), action["top_colours"]))
                 derived = dict(zip(map(tuple, data["cubes"]), data["top_colours"]))
                 if stated != derived:
-                    raise IllegalAction("placement_mismatch", f"the cubes {data['cubes']} would show "
-                                                              f"{data['top_colours']} on top (AE-3)")
+                    raise IllegalAction(
+                        "placement_mismatch",
+                        f"the cubes {data['cubes']} would show {data['top_colours']} on top (AE-3)",
+                    )
         elif "top_colours" in action and list(action["top_colours"]) != data["top_colours"]:
-            raise IllegalAction("placement_mismatch", f"the cubes {data['cubes']} would show "
-                                                      f"{data['top_colours']} on top (AE-3)")
+            raise IllegalAction(
+                "placement_mismatch",
+                f"the cubes {data['cubes']} would show {data['top_colours']} on top (AE-3)",
+            )
 
     # -- actions to events -------------------------------------------------------------------------------
 
@@ -562,8 +730,18 @@ class BlockBlock(Engine):
         actions = []
         for sid, cls, o, a, z in self.placements(state, colour):
             data = self._describe(colour, sid, cls, o, a.x, a.y, z, move_no)
-            actions.append({"type": "place", "shape": sid, "rotation": o.rotation, "x": a.x, "y": a.y, "z": z,
-                            "cubes": data["cubes"], "top_colours": data["top_colours"]})
+            actions.append(
+                {
+                    "type": "place",
+                    "shape": sid,
+                    "rotation": o.rotation,
+                    "x": a.x,
+                    "y": a.y,
+                    "z": z,
+                    "cubes": data["cubes"],
+                    "top_colours": data["top_colours"],
+                }
+            )
         return actions
 
     def _play(self, turn: Turn, seat: int, action: Action) -> None:
@@ -604,7 +782,9 @@ class BlockBlock(Engine):
     def _loss(self, turn: Turn, colour: int) -> None:
         """R-1.1, E-6: the colour to move has no legal placement and loses at once."""
         state = turn.state
-        turn.emit("no_legal_placement", state["seats"][colour], colour=COLOURS[colour], move_no=state["move_no"] + 1)
+        turn.emit(
+            "no_legal_placement", state["seats"][colour], colour=COLOURS[colour], move_no=state["move_no"] + 1
+        )
         turn.add(self._game_over(turn.state, 1 - colour, "NO_LEGAL_PLACEMENT"))
 
     def _game_over(self, state: State, winner: int | None, reason: str) -> Event:
@@ -651,9 +831,16 @@ class BlockBlock(Engine):
         remaining[colour] = hand
         last_class = list(state["last_class"])
         last_class[colour] = data["shape_class"]
-        state.update(heights=heights, tops=tops, top_piece=top_piece, remaining=remaining,
-                     last_class=last_class, placed=state["placed"] + [data],
-                     move_no=state["move_no"] + 1, to_move=1 - colour)
+        state.update(
+            heights=heights,
+            tops=tops,
+            top_piece=top_piece,
+            remaining=remaining,
+            last_class=last_class,
+            placed=state["placed"] + [data],
+            move_no=state["move_no"] + 1,
+            to_move=1 - colour,
+        )
 
     @applies("no_legal_placement", "resigned")
     def _announced(self, state: State, data: dict[str, Any], seat: int | None) -> None:
@@ -668,7 +855,7 @@ class BlockBlock(Engine):
     def _rows(self, state: State, flat: list) -> list[list]:
         """A per-cell list as rows: ``rows[y][x]``."""
         width = state["width"]
-        return [flat[y * width:(y + 1) * width] for y in range(state["depth"])]
+        return [flat[y * width : (y + 1) * width] for y in range(state["depth"])]
 
     def visible(self, state: State) -> dict[str, Any]:
         """E-2, E-3: what is seen from above. Counts per colour of top faces, the half faces, and
@@ -677,13 +864,18 @@ class BlockBlock(Engine):
         brown, white, half = tops.count("BROWN"), tops.count("WHITE"), tops.count("HALF")
         split = state["rules"]["half_piece_scoring"] == "SPLIT"
         halves = (2 * brown + half, 2 * white + (half if split else 0))
-        return {"cells": {"BROWN": brown, "WHITE": white, "HALF": half}, "halves": halves,
-                "score": [_halves(halves[0]), _halves(halves[1])]}
+        return {
+            "cells": {"BROWN": brown, "WHITE": white, "HALF": half},
+            "halves": halves,
+            "score": [_halves(halves[0]), _halves(halves[1])],
+        }
 
     def describe(self, event: Event) -> str:
         data = event["data"]
         if event["type"] == "piece_placed":
-            return f"{data['colour'].lower()} placed {data['shape']} at ({data['x']}, {data['y']}, {data['z']})"
+            return (
+                f"{data['colour'].lower()} placed {data['shape']} at ({data['x']}, {data['y']}, {data['z']})"
+            )
         if event["type"] == "game_over" and data.get("winner"):
             return f"game over: {data['winner'].lower()} wins ({data['reason'].replace('_', ' ').lower()})"
         return super().describe(event)
@@ -700,7 +892,10 @@ class BlockBlock(Engine):
         sizes = {s["shapeId"]: len(s["cubes"]) for s in state["shapes"]}
         return {
             "status": "FINISHED" if self.is_over(state) else "IN_PROGRESS",
-            "pack": {**state["pack"], "publisher_data": state["pack"]["provenance"] in ("PUBLISHER", "TRANSCRIBED")},
+            "pack": {
+                **state["pack"],
+                "publisher_data": state["pack"]["provenance"] in ("PUBLISHER", "TRANSCRIBED"),
+            },
             "board": {"width": state["width"], "depth": state["depth"], "max_height": state["max_height"]},
             "heights": self._rows(state, state["heights"]),
             "tops": self._rows(state, state["tops"]),
@@ -719,7 +914,9 @@ class BlockBlock(Engine):
                 for c in (BROWN, WHITE)
             ],
             "half_cells": visible["cells"]["HALF"],
-            "to_move": None if colour is None else {"colour": COLOURS[colour], "seat": state["seats"][colour]},
+            "to_move": None
+            if colour is None
+            else {"colour": COLOURS[colour], "seat": state["seats"][colour]},
             "move_no": state["move_no"],
             "banned_class": banned,
             "last_placement": state["placed"][-1] if state["placed"] else None,

@@ -16,43 +16,48 @@ Face directions: ``+X -X +Y -Y +Z -Z`` (0.5.3). Face colour labels: ``OWNER``, `
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 Cube = tuple[int, int, int]
 
 FACES = ("+X", "-X", "+Y", "-Y", "+Z", "-Z")
 FACE_VECTOR: dict[str, Cube] = {
-    "+X": (1, 0, 0), "-X": (-1, 0, 0), "+Y": (0, 1, 0), "-Y": (0, -1, 0), "+Z": (0, 0, 1), "-Z": (0, 0, -1),
+    "+X": (1, 0, 0),
+    "-X": (-1, 0, 0),
+    "+Y": (0, 1, 0),
+    "-Y": (0, -1, 0),
+    "+Z": (0, 0, 1),
+    "-Z": (0, 0, -1),
 }
 VECTOR_FACE: dict[Cube, str] = {v: k for k, v in FACE_VECTOR.items()}
 
 # Spec 1.4.2, copied row by row: id -> (new (x, y, z) =, local face on top). Do not regenerate.
 ROTATION_TABLE: tuple[tuple[str, str], ...] = (
-    ("x, y, z", "+Z"),      # 0
-    ("x, -y, -z", "-Z"),    # 1
-    ("-x, y, -z", "-Z"),    # 2
-    ("-x, -y, z", "+Z"),    # 3
-    ("x, z, -y", "-Y"),     # 4
-    ("x, -z, y", "+Y"),     # 5
-    ("-x, z, y", "+Y"),     # 6
-    ("-x, -z, -y", "-Y"),   # 7
-    ("y, x, -z", "-Z"),     # 8
-    ("y, -x, z", "+Z"),     # 9
-    ("-y, x, z", "+Z"),     # 10
-    ("-y, -x, -z", "-Z"),   # 11
-    ("y, z, x", "+X"),      # 12
-    ("y, -z, -x", "-X"),    # 13
-    ("-y, z, -x", "-X"),    # 14
-    ("-y, -z, x", "+X"),    # 15
-    ("z, x, y", "+Y"),      # 16
-    ("z, -x, -y", "-Y"),    # 17
-    ("-z, x, -y", "-Y"),    # 18
-    ("-z, -x, y", "+Y"),    # 19
-    ("z, y, -x", "-X"),     # 20
-    ("z, -y, x", "+X"),     # 21
-    ("-z, y, x", "+X"),     # 22
-    ("-z, -y, -x", "-X"),   # 23
+    ("x, y, z", "+Z"),  # 0
+    ("x, -y, -z", "-Z"),  # 1
+    ("-x, y, -z", "-Z"),  # 2
+    ("-x, -y, z", "+Z"),  # 3
+    ("x, z, -y", "-Y"),  # 4
+    ("x, -z, y", "+Y"),  # 5
+    ("-x, z, y", "+Y"),  # 6
+    ("-x, -z, -y", "-Y"),  # 7
+    ("y, x, -z", "-Z"),  # 8
+    ("y, -x, z", "+Z"),  # 9
+    ("-y, x, z", "+Z"),  # 10
+    ("-y, -x, -z", "-Z"),  # 11
+    ("y, z, x", "+X"),  # 12
+    ("y, -z, -x", "-X"),  # 13
+    ("-y, z, -x", "-X"),  # 14
+    ("-y, -z, x", "+X"),  # 15
+    ("z, x, y", "+Y"),  # 16
+    ("z, -x, -y", "-Y"),  # 17
+    ("-z, x, -y", "-Y"),  # 18
+    ("-z, -x, y", "+Y"),  # 19
+    ("z, y, -x", "-X"),  # 20
+    ("z, -y, x", "+X"),  # 21
+    ("-z, y, x", "+X"),  # 22
+    ("-z, -y, -x", "-X"),  # 23
 )
 
 PROPER_ROTATIONS = 24
@@ -253,8 +258,9 @@ def _columns(cubes: tuple[Cube, ...]) -> tuple[Column, ...]:
 
 
 @functools.lru_cache(maxsize=1024)
-def orientations(shape: ShapeSpec,
-                 allow_reflection: bool = False) -> tuple[tuple[Orientation, ...], dict[int, Orientation]]:
+def orientations(
+    shape: ShapeSpec, allow_reflection: bool = False
+) -> tuple[tuple[Orientation, ...], dict[int, Orientation]]:
     """The distinct orientations of ``shape`` (ordered by smallest rotation id) and the
     orientation every allowed rotation id gives. Cached: callers must not change the dict."""
     limit = ALL_ROTATIONS if allow_reflection else PROPER_ROTATIONS
@@ -269,8 +275,14 @@ def orientations(shape: ShapeSpec,
     for key, ids in sorted(found.items(), key=lambda item: item[1][0]):
         cubes, tops = data[key]
         o = Orientation(
-            shape_id=shape.shape_id, rotation=ids[0], rotations=tuple(ids), cubes=cubes, tops=tops,
-            geometry_key=cubes, colour_key=key, columns=_columns(cubes),
+            shape_id=shape.shape_id,
+            rotation=ids[0],
+            rotations=tuple(ids),
+            cubes=cubes,
+            tops=tops,
+            geometry_key=cubes,
+            colour_key=key,
+            columns=_columns(cubes),
             size=tuple(max(c[i] for c in cubes) + 1 for i in range(3)),
         )
         distinct.append(o)

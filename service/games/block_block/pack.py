@@ -46,8 +46,9 @@ def shape_spec(shape: dict[str, Any]) -> geometry.ShapeSpec:
     labels = [[shape["defaultFaceColour"]] * len(geometry.FACES) for _ in shape["cubes"]]
     for entry in shape["faceColours"]:
         labels[entry["cube"]][geometry.FACES.index(entry["face"])] = entry["colour"]
-    return geometry.ShapeSpec(shape["shapeId"], tuple(tuple(c) for c in shape["cubes"]),
-                              tuple(tuple(row) for row in labels))
+    return geometry.ShapeSpec(
+        shape["shapeId"], tuple(tuple(c) for c in shape["cubes"]), tuple(tuple(row) for row in labels)
+    )
 
 
 def fits(shape: dict[str, Any], width: int, depth: int, max_height: int | None) -> bool:
@@ -55,7 +56,9 @@ def fits(shape: dict[str, Any], width: int, depth: int, max_height: int | None) 
     under the height limit (K-9)."""
     distinct, _ = geometry.orientations(shape_spec(shape))
     return any(
-        o.size[0] <= width and o.size[1] <= depth and (max_height is None or o.height <= max_height)
+        o.size[0] <= width
+        and o.size[1] <= depth
+        and (max_height is None or o.height <= max_height)
         and all(c.solid and c.low == 0 for c in o.columns)
         for o in distinct
     )
@@ -77,7 +80,9 @@ def load_pack(data: Any) -> dict[str, Any]:
     """The loaded pack, or InvalidPack naming the item and field at fault (spec 1.8.1, 1.8.2)."""
     errors = sorted(_VALIDATOR.iter_errors(data), key=_sort_key)
     if errors:
-        raise InvalidPack(pack_path(data, errors[0].absolute_path, NAMED_BY), f"{errors[0].message} (spec 1.8.1)")
+        raise InvalidPack(
+            pack_path(data, errors[0].absolute_path, NAMED_BY), f"{errors[0].message} (spec 1.8.1)"
+        )
     pack = copy.deepcopy(data)
     pack.setdefault("provenanceNote", "")
     pack.setdefault("maxHeight", None)
@@ -104,8 +109,9 @@ def _check_shapes(data: Any, pack: dict[str, Any]) -> None:
         here = pack_path(data, ["shapes", i], NAMED_BY)
         # K-1: unique ids
         if shape["shapeId"] in seen:
-            raise InvalidPack(f"{here}.shapeId",
-                              f"duplicate shapeId, first used by shapes[{seen[shape['shapeId']]}] (K-1)")
+            raise InvalidPack(
+                f"{here}.shapeId", f"duplicate shapeId, first used by shapes[{seen[shape['shapeId']]}] (K-1)"
+            )
         seen[shape["shapeId"]] = i
         # K-2: distinct, connected, normalised cubes
         cubes = [tuple(c) for c in shape["cubes"]]
@@ -122,11 +128,15 @@ def _check_shapes(data: Any, pack: dict[str, Any]) -> None:
         for k, entry in enumerate(shape["faceColours"]):
             where = f"{here}.faceColours[{k}]"
             if entry["cube"] >= len(cubes):
-                raise InvalidPack(f"{where}.cube", f"no cube {entry['cube']}: the shape has {len(cubes)} (K-3)")
+                raise InvalidPack(
+                    f"{where}.cube", f"no cube {entry['cube']}: the shape has {len(cubes)} (K-3)"
+                )
             if not geometry.exterior(cubes, entry["cube"], entry["face"]):
-                raise InvalidPack(f"{where}.face",
-                                  f"face {entry['face']} of cube {entry['cube']} touches another cube of the "
-                                  f"shape; only exterior faces can be coloured (K-3)")
+                raise InvalidPack(
+                    f"{where}.face",
+                    f"face {entry['face']} of cube {entry['cube']} touches another cube of the "
+                    f"shape; only exterior faces can be coloured (K-3)",
+                )
             if (entry["cube"], entry["face"]) in faces_seen:
                 raise InvalidPack(where, f"cube {entry['cube']} face {entry['face']} is coloured twice (K-3)")
             faces_seen.add((entry["cube"], entry["face"]))
@@ -144,14 +154,18 @@ def _check_sets(data: Any, pack: dict[str, Any]) -> None:
             if entry["shapeId"] not in ids:
                 raise InvalidPack(f"{where}.shapeId", f"no shape {entry['shapeId']!r} in shapes (K-4)")
             if entry["shapeId"] in seen:
-                raise InvalidPack(f"{where}.shapeId", f"shape {entry['shapeId']!r} appears twice in {colour} (K-4)")
+                raise InvalidPack(
+                    f"{where}.shapeId", f"shape {entry['shapeId']!r} appears twice in {colour} (K-4)"
+                )
             seen.add(entry["shapeId"])
             # K-5: at most one mustBeLast entry, of count 1
             if entry["mustBeLast"]:
                 last += 1
                 last_shapes.add(entry["shapeId"])
                 if last > 1:
-                    raise InvalidPack(f"{where}.mustBeLast", f"{colour} has more than one mustBeLast entry (K-5)")
+                    raise InvalidPack(
+                        f"{where}.mustBeLast", f"{colour} has more than one mustBeLast entry (K-5)"
+                    )
                 if entry["count"] != 1:
                     raise InvalidPack(f"{where}.count", "a mustBeLast entry must have count 1 (K-5)")
     # K-6: HALF faces only on a shape that is some set's mustBeLast piece
@@ -160,12 +174,15 @@ def _check_sets(data: Any, pack: dict[str, Any]) -> None:
             continue
         here = pack_path(data, ["shapes", i], NAMED_BY)
         if shape["defaultFaceColour"] == "HALF":
-            raise InvalidPack(f"{here}.defaultFaceColour",
-                              "HALF faces are allowed only on a mustBeLast (half) piece (K-6)")
+            raise InvalidPack(
+                f"{here}.defaultFaceColour", "HALF faces are allowed only on a mustBeLast (half) piece (K-6)"
+            )
         for k, entry in enumerate(shape["faceColours"]):
             if entry["colour"] == "HALF":
-                raise InvalidPack(f"{here}.faceColours[{k}].colour",
-                                  "HALF faces are allowed only on a mustBeLast (half) piece (K-6)")
+                raise InvalidPack(
+                    f"{here}.faceColours[{k}].colour",
+                    "HALF faces are allowed only on a mustBeLast (half) piece (K-6)",
+                )
 
 
 def _strict_findings(data: Any, pack: dict[str, Any]) -> list[str]:
@@ -184,7 +201,9 @@ def _strict_findings(data: Any, pack: dict[str, Any]) -> list[str]:
         found.append(f"sets.WHITE: {len(classes)} distinct shape classes, 7 expected (K-7)")
     for k, entry in enumerate(white):
         if entry["mustBeLast"]:
-            found.append(f"{pack_path(data, ['sets', 'WHITE', k], NAMED_BY)}.mustBeLast: white has no half piece (K-7)")
+            found.append(
+                f"{pack_path(data, ['sets', 'WHITE', k], NAMED_BY)}.mustBeLast: white has no half piece (K-7)"
+            )
     regular = lambda entries: sorted((e["shapeId"], e["count"]) for e in entries if not e["mustBeLast"])  # noqa: E731
     if regular(brown) != regular(white):
         found.append("sets.BROWN: the regular entries differ from WHITE's (K-7)")
@@ -192,8 +211,10 @@ def _strict_findings(data: Any, pack: dict[str, Any]) -> list[str]:
     if len(halves) != 1:
         found.append(f"sets.BROWN: {len(halves)} mustBeLast entries, exactly 1 expected (K-7)")
     elif len(by_id[halves[0]["shapeId"]]["cubes"]) != 1:
-        found.append(f"sets.BROWN: the mustBeLast piece {halves[0]['shapeId']} has "
-                     f"{len(by_id[halves[0]['shapeId']]['cubes'])} cubes, 1 expected (K-7)")
+        found.append(
+            f"sets.BROWN: the mustBeLast piece {halves[0]['shapeId']} has "
+            f"{len(by_id[halves[0]['shapeId']]['cubes'])} cubes, 1 expected (K-7)"
+        )
     # K-8: straight 3- and 4-cube lines have OPPONENT ends and OWNER elsewhere; other shapes all OWNER
     regular_ids = {e["shapeId"] for colour in COLOURS for e in pack["sets"][colour] if not e["mustBeLast"]}
     for shape_id in sorted(regular_ids, key=index.get):
@@ -209,9 +230,14 @@ def _strict_findings(data: Any, pack: dict[str, Any]) -> list[str]:
             exterior = [f for f in geometry.FACES if geometry.exterior(spec.cubes, cube, f)]
             wrong = [f for f in exterior if want[geometry.FACES.index(f)] != have[geometry.FACES.index(f)]]
             if wrong:
-                rule = ("a straight line of 3 or 4 cubes has OPPONENT on both end faces and OWNER elsewhere"
-                        if line is not None else "only straight lines of 3 or 4 cubes have coloured ends")
-                found.append(f"{pack_path(data, ['shapes', index[shape_id]], NAMED_BY)}.faceColours: cube {cube} face "
-                             f"{wrong[0]}: {rule} (K-8)")
+                rule = (
+                    "a straight line of 3 or 4 cubes has OPPONENT on both end faces and OWNER elsewhere"
+                    if line is not None
+                    else "only straight lines of 3 or 4 cubes have coloured ends"
+                )
+                found.append(
+                    f"{pack_path(data, ['shapes', index[shape_id]], NAMED_BY)}.faceColours: cube {cube} face "
+                    f"{wrong[0]}: {rule} (K-8)"
+                )
                 break
     return found

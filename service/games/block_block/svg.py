@@ -14,7 +14,11 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 FILL = {"BROWN": "#8b5a2b", "WHITE": "#f3efe4", "HALF": "url(#half)", None: "#e6e6e6"}
-SIDE = {"BROWN": ("#6f4622", "#5a391b"), "WHITE": ("#d9d4c5", "#c4bfae"), "HALF": ("url(#half)", "url(#half)")}
+SIDE = {
+    "BROWN": ("#6f4622", "#5a391b"),
+    "WHITE": ("#d9d4c5", "#c4bfae"),
+    "HALF": ("url(#half)", "url(#half)"),
+}
 INK = {"BROWN": "#ffffff", "WHITE": "#222222", "HALF": "#222222", None: "#777777"}
 
 CELL = 44  # top view cell, px
@@ -31,10 +35,19 @@ def _polygon(points, fill: str, stroke: str = "#333333") -> str:
     return f'<polygon points="{coords}" fill="{fill}" stroke="{stroke}" stroke-width="0.8"/>'
 
 
-def _text(x: float, y: float, text: str, size: int = 12, fill: str = "#222222", anchor: str = "middle",
-          weight: str = "normal") -> str:
-    return (f'<text x="{_num(x)}" y="{_num(y)}" font-family="sans-serif" font-size="{size}" fill="{fill}" '
-            f'text-anchor="{anchor}" font-weight="{weight}">{escape(text)}</text>')
+def _text(
+    x: float,
+    y: float,
+    text: str,
+    size: int = 12,
+    fill: str = "#222222",
+    anchor: str = "middle",
+    weight: str = "normal",
+) -> str:
+    return (
+        f'<text x="{_num(x)}" y="{_num(y)}" font-family="sans-serif" font-size="{size}" fill="{fill}" '
+        f'text-anchor="{anchor}" font-weight="{weight}">{escape(text)}</text>'
+    )
 
 
 def _status(view: dict[str, Any]) -> str:
@@ -88,11 +101,15 @@ def render_svg(view: dict[str, Any]) -> str:
         for x in range(width):
             px, py = ox + x * CELL, oy + (depth - 1 - y) * CELL
             top = tops[y][x]
-            out.append(f'<rect x="{px}" y="{py}" width="{CELL}" height="{CELL}" fill="{FILL[top]}" '
-                       f'stroke="#333333" stroke-width="1"><title>({x}, {y}): '
-                       f'{escape(str(top or "empty"))}, height {heights[y][x]}</title></rect>')
+            out.append(
+                f'<rect x="{px}" y="{py}" width="{CELL}" height="{CELL}" fill="{FILL[top]}" '
+                f'stroke="#333333" stroke-width="1"><title>({x}, {y}): '
+                f"{escape(str(top or 'empty'))}, height {heights[y][x]}</title></rect>"
+            )
             if heights[y][x]:
-                out.append(_text(px + CELL / 2, py + CELL / 2 + 5, str(heights[y][x]), 15, INK[top], weight="bold"))
+                out.append(
+                    _text(px + CELL / 2, py + CELL / 2 + 5, str(heights[y][x]), 15, INK[top], weight="bold")
+                )
     for x in range(width):
         out.append(_text(ox + x * CELL + CELL / 2, oy + top_h + 16, str(x), 11, "#555555"))
     for y in range(depth):
@@ -109,7 +126,9 @@ def render_svg(view: dict[str, Any]) -> str:
         return base_x + (x - v) * A, base_y + (x + v) * B - z * C
 
     out.append('<g id="isometric-view">')
-    out.append(_polygon([p(0, 0, 0), p(width, 0, 0), p(width, depth, 0), p(0, depth, 0)], "#eeeeee", "#999999"))
+    out.append(
+        _polygon([p(0, 0, 0), p(width, 0, 0), p(width, depth, 0), p(0, depth, 0)], "#eeeeee", "#999999")
+    )
     cubes = []
     for piece in view.get("placed", []):
         for (x, y, z), top in zip(piece["cubes"], piece["top_colours"]):

@@ -4,8 +4,11 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from service.games.blokus.geometry import PIECE_NAMES
 
-Square = fields.List(fields.Integer(strict=True), validate=validate.Length(equal=2),
-                     metadata={"description": "[x, y], 0-based from the top-left square"})
+Square = fields.List(
+    fields.Integer(strict=True),
+    validate=validate.Length(equal=2),
+    metadata={"description": "[x, y], 0-based from the top-left square"},
+)
 
 
 class BlokusAction(Schema):
@@ -13,11 +16,19 @@ class BlokusAction(Schema):
     or ``pass`` where the match allows it. ``place`` needs ``cells``."""
 
     type = fields.String(required=True, validate=validate.OneOf(["place", "pass"]))
-    colour = fields.String(validate=validate.OneOf(["blue", "yellow", "red", "green", "purple", "orange"]),
-                           metadata={"description": "Optional where colours take turns (it must then be the "
-                                                    "colour to move); required in solo_rectangle."})
-    piece = fields.String(validate=validate.OneOf(PIECE_NAMES),
-                          metadata={"description": "1, 2, I3, V3, I4, L4, T4, Z4, O4, I5, L5, Y5, N5, P5, U5, V5, W5, Z5, T5, F5, X5"})
+    colour = fields.String(
+        validate=validate.OneOf(["blue", "yellow", "red", "green", "purple", "orange"]),
+        metadata={
+            "description": "Optional where colours take turns (it must then be the "
+            "colour to move); required in solo_rectangle."
+        },
+    )
+    piece = fields.String(
+        validate=validate.OneOf(PIECE_NAMES),
+        metadata={
+            "description": "1, 2, I3, V3, I4, L4, T4, Z4, O4, I5, L5, Y5, N5, P5, U5, V5, W5, Z5, T5, F5, X5"
+        },
+    )
     cells = fields.List(Square, validate=validate.Length(min=1, max=5))
 
     class Meta:

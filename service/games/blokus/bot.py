@@ -83,8 +83,10 @@ class _Search:
         self.n = len(variant.colours)
         self.total = sum(PIECE_BY_NAME[name].size for name in variant.pieces)
         self.left = [sum(PIECE_BY_NAME[name].size for name in pieces) for pieces in state["pieces_left"]]
-        self.owner = [engine.seat_for(state, c) if variant.seat_of_colour[c] is not None else None
-                      for c in range(self.n)]
+        self.owner = [
+            engine.seat_for(state, c) if variant.seat_of_colour[c] is not None else None
+            for c in range(self.n)
+        ]
         self.corner_contact = state["corner_contact"]
         board = self.board
         if variant.starts is None:
@@ -138,8 +140,9 @@ class _Search:
 
     def value_after(self, move, seat: int | None = None, cells=None, left=None) -> float:
         """The static value, for ``seat`` (the bot's by default), of the position after ``move``."""
-        cells, left = self._after(self.state["cells"] if cells is None else cells,
-                                  self.left if left is None else left, move)
+        cells, left = self._after(
+            self.state["cells"] if cells is None else cells, self.left if left is None else left, move
+        )
         values = self.colour_values(cells, left, self.state["out"])
         return sum(w * v for w, v in zip(self.weights(self.seat if seat is None else seat), values))
 
@@ -156,8 +159,14 @@ class _Search:
             nxt = None
             reply_seat = self.seat
         else:
-            nxt = next(((colour + step) % self.n for step in range(1, self.n + 1)
-                        if not out[(colour + step) % self.n]), None)
+            nxt = next(
+                (
+                    (colour + step) % self.n
+                    for step in range(1, self.n + 1)
+                    if not out[(colour + step) % self.n]
+                ),
+                None,
+            )
             if nxt is None:
                 return self.value_after(move)
             reply_seat = self.engine.seat_for({**state, "pieces_left": pieces_left}, nxt)

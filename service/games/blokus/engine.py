@@ -27,8 +27,18 @@ from service.games.blokus.actions import BlokusAction
 from service.games.blokus.geometry import PIECE_BY_NAME, PIECE_NAMES, PIECES, Board, Cell
 from service.games.blokus.svg import render_svg
 from service.games.kit import Engine, Turn, applies
-from service.games.protocol import (Action, Event, GameInfo, IllegalAction, InvalidOptions, RecordFormat, Refusal, State,
-                                    ranks, turn_refusals)
+from service.games.protocol import (
+    Action,
+    Event,
+    GameInfo,
+    IllegalAction,
+    InvalidOptions,
+    RecordFormat,
+    Refusal,
+    State,
+    ranks,
+    turn_refusals,
+)
 
 FOUR_COLOURS = ("blue", "yellow", "red", "green")  # play order, spec 1.2
 CORNERS_20 = ((0, 0), (19, 0), (19, 19), (0, 19))  # spec 1.5
@@ -53,23 +63,77 @@ class Variant:
         return geometry.board(self.width, self.height)
 
 
-VARIANTS: dict[str, Variant] = {v.name: v for v in (
-    Variant("four_player", "four players, one colour each (spec 3.1)",
-            20, 20, FOUR_COLOURS, CORNERS_20, 4, (0, 1, 2, 3)),
-    Variant("three_player", "three players; green is shared, its n-th piece placed by seat n mod 3 "
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant(
+            "four_player",
+            "four players, one colour each (spec 3.1)",
+            20,
+            20,
+            FOUR_COLOURS,
+            CORNERS_20,
+            4,
+            (0, 1, 2, 3),
+        ),
+        Variant(
+            "three_player",
+            "three players; green is shared, its n-th piece placed by seat n mod 3 "
             "and its score counted for no one (spec 3.3)",
-            20, 20, FOUR_COLOURS, CORNERS_20, 3, (0, 1, 2, None)),
-    Variant("two_player", "two players on diagonal corners: seat 0 blue and red, seat 1 yellow and green (3.2)",
-            20, 20, FOUR_COLOURS, CORNERS_20, 2, (0, 1, 0, 1)),
-    Variant("solo_all_pieces", "solo puzzle 1: one player places all 84 pieces under the four-player rules (3.4)",
-            20, 20, FOUR_COLOURS, CORNERS_20, 1, (0, 0, 0, 0), puzzle=True),
-    Variant("solo_rectangle", "solo puzzle 2: the 20 four-square pieces into an 8-row by 10-column "
+            20,
+            20,
+            FOUR_COLOURS,
+            CORNERS_20,
+            3,
+            (0, 1, 2, None),
+        ),
+        Variant(
+            "two_player",
+            "two players on diagonal corners: seat 0 blue and red, seat 1 yellow and green (3.2)",
+            20,
+            20,
+            FOUR_COLOURS,
+            CORNERS_20,
+            2,
+            (0, 1, 0, 1),
+        ),
+        Variant(
+            "solo_all_pieces",
+            "solo puzzle 1: one player places all 84 pieces under the four-player rules (3.4)",
+            20,
+            20,
+            FOUR_COLOURS,
+            CORNERS_20,
+            1,
+            (0, 0, 0, 0),
+            puzzle=True,
+        ),
+        Variant(
+            "solo_rectangle",
+            "solo puzzle 2: the 20 four-square pieces into an 8-row by 10-column "
             "rectangle, any colour at any time, starting anywhere (3.5)",
-            10, 8, FOUR_COLOURS, None, 1, (0, 0, 0, 0), pieces=("I4", "L4", "T4", "Z4", "O4"),
-            free_order=True, puzzle=True),
-    Variant("duo", "Blokus Duo: 14x14, two players, purple first, starts (4,4) and (9,9) (5.1)",
-            14, 14, ("purple", "orange"), ((4, 4), (9, 9)), 2, (0, 1)),
-)}
+            10,
+            8,
+            FOUR_COLOURS,
+            None,
+            1,
+            (0, 0, 0, 0),
+            pieces=("I4", "L4", "T4", "Z4", "O4"),
+            free_order=True,
+            puzzle=True,
+        ),
+        Variant(
+            "duo",
+            "Blokus Duo: 14x14, two players, purple first, starts (4,4) and (9,9) (5.1)",
+            14,
+            14,
+            ("purple", "orange"),
+            ((4, 4), (9, 9)),
+            2,
+            (0, 1),
+        ),
+    )
+}
 VARIANT_FOR_PLAYERS = {4: "four_player", 3: "three_player", 2: "two_player", 1: "solo_all_pieces"}
 OUT_BECAUSE = {"all_pieces_placed": "every piece placed", "passed": "it passed (spec 2.7)"}
 
@@ -77,23 +141,36 @@ OPTIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "variant": {"enum": list(VARIANTS),
-                    "description": "Board and player count. Default by player count: 4 four_player, "
-                                   "3 three_player, 2 two_player, 1 solo_all_pieces. "
-                                   + "; ".join(f"{v.name}: {v.description}" for v in VARIANTS.values())},
-        "scoring": {"enum": ["simple", "advanced"], "default": "simple",
-                    "description": "simple: squares left, fewest wins (spec 4.1); advanced: -1 per square "
-                                   "left, +15 all placed, +20 if the last was the monomino (4.2). The solo "
-                                   "puzzles are scored by squares left."},
-        "start_corners": {"enum": ["fixed", "any_free"], "default": "fixed",
-                          "description": "fixed: each colour starts on its own square (spec 1.5, 2.2); any_free: "
-                                         "a colour's first piece may cover any empty start square."},
-        "allow_voluntary_pass": {"type": "boolean", "default": False,
-                                 "description": "Let a colour stop placing; it is then out for the rest of the "
-                                                "game (spec 2.7)."},
-        "puzzle_corner_contact": {"enum": ["required", "optional"], "default": "required",
-                                  "description": "solo_rectangle only: whether each later piece of a colour must "
-                                                 "touch its colour corner to corner (spec 3.5)."},
+        "variant": {
+            "enum": list(VARIANTS),
+            "description": "Board and player count. Default by player count: 4 four_player, "
+            "3 three_player, 2 two_player, 1 solo_all_pieces. "
+            + "; ".join(f"{v.name}: {v.description}" for v in VARIANTS.values()),
+        },
+        "scoring": {
+            "enum": ["simple", "advanced"],
+            "default": "simple",
+            "description": "simple: squares left, fewest wins (spec 4.1); advanced: -1 per square "
+            "left, +15 all placed, +20 if the last was the monomino (4.2). The solo "
+            "puzzles are scored by squares left.",
+        },
+        "start_corners": {
+            "enum": ["fixed", "any_free"],
+            "default": "fixed",
+            "description": "fixed: each colour starts on its own square (spec 1.5, 2.2); any_free: "
+            "a colour's first piece may cover any empty start square.",
+        },
+        "allow_voluntary_pass": {
+            "type": "boolean",
+            "default": False,
+            "description": "Let a colour stop placing; it is then out for the rest of the game (spec 2.7).",
+        },
+        "puzzle_corner_contact": {
+            "enum": ["required", "optional"],
+            "default": "required",
+            "description": "solo_rectangle only: whether each later piece of a colour must "
+            "touch its colour corner to corner (spec 3.5).",
+        },
     },
 }
 
@@ -118,7 +195,7 @@ class Blokus(Engine):
         hidden_information=False,
         chance=False,
         description="Place your pieces corner to corner, never edge to edge with your own colour. "
-                    "Variants for 1 to 4 players, the solo puzzles and Blokus Duo.",
+        "Variants for 1 to 4 players, the solo puzzles and Blokus Duo.",
         dynamics="sequential",  # 1.2: one colour at a time, in play order
         utility="competitive",  # 4.1, 4.2: ranked by score; 3.3's shared colour scores for nobody
     )
@@ -127,8 +204,12 @@ class Blokus(Engine):
     svg = staticmethod(render_svg)
     refusals = {
         **turn_refusals("spec 1.2", "spec 2.8"),
-        "wrong_colour": Refusal("spec 1.2", "the named colour is not in this variant, not the colour to move, or out"),
-        "colour_required": Refusal("spec 3.5", "any colour may move (solo_rectangle): the action must name one"),
+        "wrong_colour": Refusal(
+            "spec 1.2", "the named colour is not in this variant, not the colour to move, or out"
+        ),
+        "colour_required": Refusal(
+            "spec 3.5", "any colour may move (solo_rectangle): the action must name one"
+        ),
         "off_board": Refusal("spec 2.1", "a square of the piece is off the board"),
         "not_a_piece": Refusal("spec 1.3", "the squares (each listed once) do not form a Blokus piece"),
         "piece_mismatch": Refusal("spec 6.1", "the squares form another piece than the one named"),
@@ -139,22 +220,35 @@ class Blokus(Engine):
         "edge_contact": Refusal("spec 2.4", "the piece would share an edge with a piece of its colour"),
         "pass_not_allowed": Refusal("spec 2.7", "there is no voluntary pass in this match"),
     }
-    record = RecordFormat(mime=sgf.MIME, export=_export_sgf, parse=_parse_sgf,
-                          description="Pentobi's SGF dialect of Blokus (spec 5.2); solo variants carry MLV[...].",
-                          example="(;GM[Blokus]CA[UTF-8];1[a20,b20];2[t20])")
+    record = RecordFormat(
+        mime=sgf.MIME,
+        export=_export_sgf,
+        parse=_parse_sgf,
+        description="Pentobi's SGF dialect of Blokus (spec 5.2); solo variants carry MLV[...].",
+        example="(;GM[Blokus]CA[UTF-8];1[a20,b20];2[t20])",
+    )
 
     # -- setup -----------------------------------------------------------------
 
-    def complete_options(self, resolved: dict[str, Any], players: int, given: dict[str, Any]) -> dict[str, Any]:
+    def complete_options(
+        self, resolved: dict[str, Any], players: int, given: dict[str, Any]
+    ) -> dict[str, Any]:
         name = given.get("variant", VARIANT_FOR_PLAYERS.get(players, "four_player"))
         variant = VARIANTS[name]
         if players != variant.players:
-            raise InvalidOptions("players", f"the {name} variant is for {variant.players} "
-                                            f"player{'s' * (variant.players > 1)}, not {players}")
+            raise InvalidOptions(
+                "players",
+                f"the {name} variant is for {variant.players} "
+                f"player{'s' * (variant.players > 1)}, not {players}",
+            )
         if variant.puzzle and given.get("scoring") == "advanced":
-            raise InvalidOptions("options.scoring", "the solo puzzles are scored by the squares left (spec 3.4, 3.5)")
+            raise InvalidOptions(
+                "options.scoring", "the solo puzzles are scored by the squares left (spec 3.4, 3.5)"
+            )
         if "puzzle_corner_contact" in given and not variant.free_order:
-            raise InvalidOptions("options.puzzle_corner_contact", "only the solo_rectangle variant has this option")
+            raise InvalidOptions(
+                "options.puzzle_corner_contact", "only the solo_rectangle variant has this option"
+            )
         return {**resolved, "variant": name}
 
     def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
@@ -268,7 +362,8 @@ class Blokus(Engine):
         for x, y in cells:
             if not board.on_board(x, y):
                 raise IllegalAction(
-                    "off_board", f"square ({x}, {y}) is off the {board.width}x{board.height} board (spec 2.1)")
+                    "off_board", f"square ({x}, {y}) is off the {board.width}x{board.height} board (spec 2.1)"
+                )
         found = board.identify(cells)
         if found is None:
             raise IllegalAction("not_a_piece", "these squares do not form any Blokus piece (spec 1.3)")
@@ -285,16 +380,25 @@ class Blokus(Engine):
         own = state["cells"][colour]
         if not own:
             if not mask & self._attach_squares(state, colour, board.squares & ~occupied):
-                where = (f"the {name_of_colour} start square {variant.starts[colour]}"
-                         if state["start_corners"] == "fixed" else "an empty start square")
-                raise IllegalAction("must_cover_start", f"a colour's first piece must cover {where} (spec 2.2)")
+                where = (
+                    f"the {name_of_colour} start square {variant.starts[colour]}"
+                    if state["start_corners"] == "fixed"
+                    else "an empty start square"
+                )
+                raise IllegalAction(
+                    "must_cover_start", f"a colour's first piece must cover {where} (spec 2.2)"
+                )
             return name, mask
         if mask & board.edge_neighbours(own):
             raise IllegalAction(
-                "edge_contact", f"the piece would share an edge with another {name_of_colour} piece (spec 2.4)")
+                "edge_contact",
+                f"the piece would share an edge with another {name_of_colour} piece (spec 2.4)",
+            )
         if state["corner_contact"] and not mask & board.corner_neighbours(own):
             raise IllegalAction(
-                "corner_rule", f"the piece must touch another {name_of_colour} piece corner to corner (spec 2.3)")
+                "corner_rule",
+                f"the piece must touch another {name_of_colour} piece corner to corner (spec 2.3)",
+            )
         return name, mask
 
     # -- actions to events ---------------------------------------------------------------
@@ -305,7 +409,9 @@ class Blokus(Engine):
         # position lists hundreds; building them anew cost ten times the move generation.
         listed = _placement_action
         name = state["variant"]
-        actions: list[Action] = [listed(name, colour, o, anchor) for colour, o, anchor in self.all_placements(state)]
+        actions: list[Action] = [
+            listed(name, colour, o, anchor) for colour, o, anchor in self.all_placements(state)
+        ]
         if state["allow_voluntary_pass"] and not VARIANTS[name].free_order:
             actions.append({"type": "pass"})
         return actions
@@ -317,7 +423,9 @@ class Blokus(Engine):
             raise IllegalAction("wrong_colour", f"there is no {named} in the {variant.name} variant")
         if state["to_move"] is None:  # free order
             if named is None:
-                raise IllegalAction("colour_required", "say which colour to place: any colour may move (spec 3.5)")
+                raise IllegalAction(
+                    "colour_required", "say which colour to place: any colour may move (spec 3.5)"
+                )
             colour = variant.colours.index(named)
             if state["out"][colour]:
                 raise IllegalAction("wrong_colour", f"{named} can place no more pieces")
@@ -338,7 +446,9 @@ class Blokus(Engine):
             colour = self._colour_of(state, action)
             name, mask = self.check_placement(state, colour, action.get("piece"), action["cells"])
             cells = sorted(variant.board.cells(mask), key=lambda c: (c[1], c[0]))
-            turn.emit("placed", seat, colour=variant.colours[colour], piece=name, cells=[list(c) for c in cells])
+            turn.emit(
+                "placed", seat, colour=variant.colours[colour], piece=name, cells=[list(c) for c in cells]
+            )
         self._consequences(turn)
 
     def _consequences(self, turn: Turn) -> None:
@@ -353,7 +463,9 @@ class Blokus(Engine):
                 if not self.has_placement(turn.state, colour):
                     out(colour)
         else:
-            while turn.state["to_move"] is not None and not self.has_placement(turn.state, turn.state["to_move"]):
+            while turn.state["to_move"] is not None and not self.has_placement(
+                turn.state, turn.state["to_move"]
+            ):
                 out(turn.state["to_move"])
         if all(turn.state["out"]):
             turn.emit("game_over", None, reason="no_colour_can_place")
@@ -382,7 +494,9 @@ class Blokus(Engine):
         pieces_left[colour] = [p for p in pieces_left[colour] if p != data["piece"]]
         last_piece = list(state["last_piece"])
         last_piece[colour] = data["piece"]
-        state.update(cells=cells, pieces_left=pieces_left, last_piece=last_piece, placements=state["placements"] + 1)
+        state.update(
+            cells=cells, pieces_left=pieces_left, last_piece=last_piece, placements=state["placements"] + 1
+        )
         if state["to_move"] is not None:
             state["to_move"] = self._next_colour(state, colour)
 
@@ -415,7 +529,9 @@ class Blokus(Engine):
     def describe(self, event: Event) -> str:
         data = event["data"]
         if event["type"] == "placed":  # squares as the action gives them: (x, y) from the top-left corner
-            return f"{data['colour']} placed {data['piece']} on " + " ".join(f"({x}, {y})" for x, y in data["cells"])
+            return f"{data['colour']} placed {data['piece']} on " + " ".join(
+                f"({x}, {y})" for x, y in data["cells"]
+            )
         if event["type"] == "colour_out":
             return f"{data['colour']} is out: " + OUT_BECAUSE.get(data["reason"], "no legal move left")
         if event["type"] == "game_over":
@@ -447,16 +563,19 @@ class Blokus(Engine):
                 }
                 for c, name in enumerate(variant.colours)
             ],
-            "to_move": None if to_move is None else {
-                "colour": variant.colours[to_move], "seat": self.seat_for(state, to_move)},
+            "to_move": None
+            if to_move is None
+            else {"colour": variant.colours[to_move], "seat": self.seat_for(state, to_move)},
             "free_order": variant.free_order,
             "over": state["over"],
             "placements": state["placements"],
         }
         shared = [c for c, seat_of in enumerate(variant.seat_of_colour) if seat_of is None]
         if shared:  # spec 3.3: say who places the shared colour next
-            view["shared_colour"] = {"colour": variant.colours[shared[0]],
-                                     "next_seat": self.seat_for(state, shared[0])}
+            view["shared_colour"] = {
+                "colour": variant.colours[shared[0]],
+                "next_seat": self.seat_for(state, shared[0]),
+            }
         return view
 
     def scores(self, state: State) -> dict[str, Any]:
@@ -470,13 +589,15 @@ class Blokus(Engine):
             bonus = 0
             if advanced and not state["pieces_left"][c]:
                 bonus = 20 if state["last_piece"][c] == "1" else 15
-            per_colour.append({
-                "colour": name,
-                "seat": variant.seat_of_colour[c],
-                "squares_left": left,
-                "bonus": bonus,
-                "score": (bonus - left) if advanced else left,
-            })
+            per_colour.append(
+                {
+                    "colour": name,
+                    "seat": variant.seat_of_colour[c],
+                    "squares_left": left,
+                    "bonus": bonus,
+                    "score": (bonus - left) if advanced else left,
+                }
+            )
         scores = [0] * variant.players
         for entry in per_colour:
             if entry["seat"] is not None:  # a shared colour counts for no one (spec 3.3)
@@ -505,5 +626,9 @@ def _squares(piece_names) -> int:
 def _placement_action(variant: str, colour: int, orientation: int, anchor: int) -> Action:
     """The action object of one placement (shared: see ``Blokus._legal_actions``)."""
     v = VARIANTS[variant]
-    return {"type": "place", "colour": v.colours[colour], "piece": PIECES[geometry.ORIENTATIONS[orientation].piece].name,
-            "cells": v.board.placement_cells(orientation, anchor)}
+    return {
+        "type": "place",
+        "colour": v.colours[colour],
+        "piece": PIECES[geometry.ORIENTATIONS[orientation].piece].name,
+        "cells": v.board.placement_cells(orientation, anchor),
+    }

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import functools
 import json
-from itertools import compress
 from dataclasses import dataclass
+from itertools import compress
 from pathlib import Path
 
 from service.games.blokus import movegen
@@ -104,7 +104,11 @@ class Board:
         self._byte_moves: dict[int, tuple] = {}
         # per piece: (orientation index, slot indices of its squares)
         self.by_piece = [
-            [(o.index, tuple(slot_of[s] for s in shifts[o.index])) for o in ORIENTATIONS if o.piece == p.index]
+            [
+                (o.index, tuple(slot_of[s] for s in shifts[o.index]))
+                for o in ORIENTATIONS
+                if o.piece == p.index
+            ]
             for p in PIECES
         ]
 
@@ -213,7 +217,9 @@ class Board:
             for i in compress(offsets, row):
                 moves = memo.get(key + i * 256 + row[i])
                 if moves is None:
-                    moves = memo[key + i * 256 + row[i]] = tuple((colour, o, 8 * i + bit) for bit in _BITS[row[i]])
+                    moves = memo[key + i * 256 + row[i]] = tuple(
+                        (colour, o, 8 * i + bit) for bit in _BITS[row[i]]
+                    )
                 found += moves
         return found
 
@@ -229,7 +235,9 @@ class Board:
         """The Python source of this board's compiled move generator (see ``movegen.source``)."""
         return movegen.source(ORIENTATIONS, len(PIECES), self.stride, moves)
 
-    def placements_reference(self, free: int, attach: int, pieces, colour: int = 0) -> list[tuple[int, int, int]]:
+    def placements_reference(
+        self, free: int, attach: int, pieces, colour: int = 0
+    ) -> list[tuple[int, int, int]]:
         """``placements`` as it was before ``movegen``: kept so tests and the benchmark can check and
         time the compiled generator against it.
 
@@ -264,7 +272,8 @@ class Board:
                                 moves = memo.get(key + i * 256 + byte)
                                 if moves is None:
                                     moves = memo[key + i * 256 + byte] = tuple(
-                                        (colour, o, 8 * i + bit) for bit in _BITS[byte])
+                                        (colour, o, 8 * i + bit) for bit in _BITS[byte]
+                                    )
                                 extend(moves)
                     else:
                         while hits:

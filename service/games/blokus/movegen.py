@@ -56,7 +56,8 @@ def derivations(shapes) -> tuple[list[Node], list[int]]:
             else:
                 options = [(_normalise([c for c in cells if c != cell]), cell) for cell in cells]
                 (sub, offset), cell = min(
-                    options, key=lambda o: (o[0][0] not in index and o[0][0] not in wanted, o[0][1] != (0, 0)))
+                    options, key=lambda o: (o[0][0] not in index and o[0][0] not in wanted, o[0][1] != (0, 0))
+                )
                 nodes.append(Node(cells, node(sub), cell, offset))
             index[cells] = len(nodes) - 1
         return index[cells]
@@ -81,11 +82,13 @@ def _emit_lines(o: int, n: int, moves: bool) -> list[str]:
     """The anchors of orientation ``o``: as moves, highest anchor first, or as one (o, anchors) pair."""
     if not moves:
         return [f"h = f{n} & t{n}", f"if h: add(({o}, h))"]
-    return [f"h = f{n} & t{n}",
-            "while h:",
-            "    b = h.bit_length() - 1",
-            f"    add((colour, {o}, b))",
-            "    h ^= BIT[b]"]
+    return [
+        f"h = f{n} & t{n}",
+        "while h:",
+        "    b = h.bit_length() - 1",
+        f"    add((colour, {o}, b))",
+        "    h ^= BIT[b]",
+    ]
 
 
 def source(orientations, pieces: int, stride: int, moves: bool) -> str:
@@ -106,7 +109,7 @@ def source(orientations, pieces: int, stride: int, moves: bool) -> str:
         mine = [o.index for o in orientations if o.piece == p]
         lines.append(f"if need & {1 << p}:")
         body = [_node_line(node_of[o], nodes[node_of[o]], stride) for o in mine if node_of[o] not in shared]
-        for o in (reversed(mine) if moves else mine):
+        for o in reversed(mine) if moves else mine:
             body += _emit_lines(o, node_of[o], moves)
         lines += ["    " + line for line in body]
     lines += ["found.reverse()"] * moves + ["return found"]
@@ -116,7 +119,7 @@ def source(orientations, pieces: int, stride: int, moves: bool) -> str:
 
 def compile_source(text: str, bits: int):
     namespace = {"BIT": [1 << b for b in range(bits)]}
-    exec(compile(text, "<blokus movegen>", "exec"), namespace)  # noqa: S102 -- our own source
+    exec(compile(text, "<blokus movegen>", "exec"), namespace)
     return namespace["generate"]
 
 

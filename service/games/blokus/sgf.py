@@ -68,7 +68,9 @@ def export(variant, players: list[str], events: list[dict[str, Any]]) -> str:
 
 # -- reading -------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"\s*(?:(?P<punct>[();])|(?P<ident>[A-Za-z0-9]+)\s*(?P<values>(?:\[(?:\\.|[^\]\\])*\]\s*)+))", re.S)
+_TOKEN = re.compile(
+    r"\s*(?:(?P<punct>[();])|(?P<ident>[A-Za-z0-9]+)\s*(?P<values>(?:\[(?:\\.|[^\]\\])*\]\s*)+))", re.S
+)
 _VALUE = re.compile(r"\[((?:\\.|[^\]\\])*)\]", re.S)
 
 
@@ -78,7 +80,7 @@ def _tokens(text: str) -> list[tuple[str, Any]]:
     while pos < end:
         match = _TOKEN.match(text, pos)
         if not match:
-            raise InvalidRecord(f"unreadable SGF at character {pos}: {text[pos:pos + 20]!r}")
+            raise InvalidRecord(f"unreadable SGF at character {pos}: {text[pos : pos + 20]!r}")
         pos = match.end()
         if match["punct"]:
             tokens.append((match["punct"], None))
@@ -132,33 +134,42 @@ def parse(text: str, variants: dict[str, Any]) -> tuple[dict[str, Any], list[str
     nodes, _ = _main_line(_tokens(text))
     root = nodes[0]
     if SETUP_PROPERTIES & root.keys():
-        raise InvalidRecord(f"setup properties ({sorted(SETUP_PROPERTIES & root.keys())}) are not supported: "
-                            "a record must start from the empty board")
+        raise InvalidRecord(
+            f"setup properties ({sorted(SETUP_PROPERTIES & root.keys())}) are not supported: "
+            "a record must start from the empty board"
+        )
     game = (root.get("GM") or [""])[0].strip()
     if game not in VARIANT_OF_GAME:
-        raise InvalidRecord(f"GM[{game}] is not a Blokus game this server plays; "
-                            f"expected one of {sorted(VARIANT_OF_GAME)}")
+        raise InvalidRecord(
+            f"GM[{game}] is not a Blokus game this server plays; expected one of {sorted(VARIANT_OF_GAME)}"
+        )
     name = (root.get("MLV") or [VARIANT_OF_GAME[game]])[0]
     if name not in variants:
         raise InvalidRecord(f"MLV[{name}] is not a Blokus variant")
     variant = variants[name]
     two_colour = len(variant.colours) == 2
     if two_colour:
-        names = [(root.get(tag) or root.get(f"P{i}") or [""])[0] for i, tag in enumerate(("PB", "PW"), start=1)]
+        names = [
+            (root.get(tag) or root.get(f"P{i}") or [""])[0] for i, tag in enumerate(("PB", "PW"), start=1)
+        ]
     else:
         names = [(root.get(f"P{i}") or [""])[0] for i in range(1, variant.players + 1)]
-    players = [n.strip() or f"player {i + 1}" for i, n in enumerate(names[:variant.players])]
+    players = [n.strip() or f"player {i + 1}" for i, n in enumerate(names[: variant.players])]
 
     move_tags = TWO_COLOUR_MOVES if two_colour else tuple(str(i + 1) for i in range(len(variant.colours)))
     actions = []
     for number, node in enumerate(nodes[1:], start=1):
         if SETUP_PROPERTIES & node.keys():
-            raise InvalidRecord(f"move {number}: setup properties ({sorted(SETUP_PROPERTIES & node.keys())}) "
-                                "are not supported: a record must start from the empty board")
+            raise InvalidRecord(
+                f"move {number}: setup properties ({sorted(SETUP_PROPERTIES & node.keys())}) "
+                "are not supported: a record must start from the empty board"
+            )
         foreign = sorted(tag for tag in node if tag not in move_tags and _LOOKS_LIKE_A_MOVE.fullmatch(tag))
         if foreign:  # a move of another variant's dialect: dropping it would play a different game
-            raise InvalidRecord(f"move {number}: {foreign[0]}[...] is not a move in GM[{game}], whose moves are "
-                                + ", ".join(f"{tag}[...]" for tag in move_tags))
+            raise InvalidRecord(
+                f"move {number}: {foreign[0]}[...] is not a move in GM[{game}], whose moves are "
+                + ", ".join(f"{tag}[...]" for tag in move_tags)
+            )
         moves = [(tag, values) for tag, values in node.items() if tag in move_tags]
         if not moves:
             continue  # a node with only comments or markup
@@ -168,6 +179,11 @@ def parse(text: str, variants: dict[str, Any]) -> tuple[dict[str, Any], list[str
         squares = [s for s in value.split(",") if s.strip()]
         if not squares:
             raise InvalidRecord(f"move {number}: no squares")
-        actions.append({"type": "place", "colour": variant.colours[move_tags.index(tag)],
-                        "cells": [_cell(s, variant) for s in squares]})
+        actions.append(
+            {
+                "type": "place",
+                "colour": variant.colours[move_tags.index(tag)],
+                "cells": [_cell(s, variant) for s in squares],
+            }
+        )
     return {"variant": name}, players, actions

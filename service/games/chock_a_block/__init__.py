@@ -5,4 +5,6 @@ from service.games.chock_a_block.contract import CONTRACT
 from service.games.chock_a_block.engine import ChockABlock
 
 GAME = ChockABlock()
-GAME.contract = CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
+GAME.contract = (
+    CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
+)

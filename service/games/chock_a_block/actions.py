@@ -17,8 +17,15 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from service.games.chock_a_block.content import FEATURES
 
-TYPES = ["choose_excluded_feature", "place_card", "place_neighbour", "end_neighbours", "claim_token",
-         "draw_card", "end_turn"]
+TYPES = [
+    "choose_excluded_feature",
+    "place_card",
+    "place_neighbour",
+    "end_neighbours",
+    "claim_token",
+    "draw_card",
+    "end_turn",
+]
 REQUIRED = {
     "choose_excluded_feature": ("feature",),
     "place_card": ("card", "face"),
@@ -31,22 +38,46 @@ REQUIRED = {
 class ChockABlockAction(Schema):
     type = fields.String(required=True, validate=validate.OneOf(TYPES))
     feature = fields.String(validate=validate.OneOf(FEATURES))
-    card = fields.String(validate=validate.Length(min=1, max=100), metadata={"description": "a card id in your hand"})
+    card = fields.String(
+        validate=validate.Length(min=1, max=100), metadata={"description": "a card id in your hand"}
+    )
     face = fields.String(validate=validate.OneOf(["FRONT", "BACK"]))
-    column = fields.Integer(strict=True, validate=validate.Range(min=-100, max=100),
-                            metadata={"description": "GRID: the card column (0 = the first card's)"})
-    row = fields.Integer(strict=True, validate=validate.Range(min=-100, max=100),
-                         metadata={"description": "GRID, optional: the landing row"})
-    room_x = fields.Integer(strict=True, validate=validate.Range(min=-1000, max=1000),
-                            metadata={"description": "BUILDING_BLOCK: the left room column of the card"})
-    room_y = fields.Integer(strict=True, validate=validate.Range(min=-1000, max=1000),
-                            metadata={"description": "BUILDING_BLOCK, optional: the landing height"})
-    tile = fields.String(validate=validate.Length(min=1, max=100), metadata={"description": "a tile id in the market"})
+    column = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=-100, max=100),
+        metadata={"description": "GRID: the card column (0 = the first card's)"},
+    )
+    row = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=-100, max=100),
+        metadata={"description": "GRID, optional: the landing row"},
+    )
+    room_x = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=-1000, max=1000),
+        metadata={"description": "BUILDING_BLOCK: the left room column of the card"},
+    )
+    room_y = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=-1000, max=1000),
+        metadata={"description": "BUILDING_BLOCK, optional: the landing height"},
+    )
+    tile = fields.String(
+        validate=validate.Length(min=1, max=100), metadata={"description": "a tile id in the market"}
+    )
     source = fields.String(validate=validate.OneOf(["MARKET", "DECK", "PILE"]))
-    slot = fields.Integer(strict=True, validate=validate.Range(min=0, max=100), metadata={"description": "a market slot"})
-    x = fields.Integer(strict=True, validate=validate.Range(min=-1000, max=1000), metadata={"description": "room x"})
-    y = fields.Integer(strict=True, validate=validate.Range(min=-1000, max=1000), metadata={"description": "room y"})
-    token = fields.String(validate=validate.Length(min=1, max=100), metadata={"description": "a token id, e.g. CAT-6"})
+    slot = fields.Integer(
+        strict=True, validate=validate.Range(min=0, max=100), metadata={"description": "a market slot"}
+    )
+    x = fields.Integer(
+        strict=True, validate=validate.Range(min=-1000, max=1000), metadata={"description": "room x"}
+    )
+    y = fields.Integer(
+        strict=True, validate=validate.Range(min=-1000, max=1000), metadata={"description": "room y"}
+    )
+    token = fields.String(
+        validate=validate.Length(min=1, max=100), metadata={"description": "a token id, e.g. CAT-6"}
+    )
 
     class Meta:
         ordered = True

@@ -15,7 +15,7 @@ from typing import Any
 
 
 def icon_counts(tiles: list[str], content: dict[str, Any]) -> dict[str, int]:
-    counts = {f: 0 for f in content["features"]}
+    counts = dict.fromkeys(content["features"], 0)
     for tile in tiles:
         for feature in content["tiles"][tile]:
             counts[feature] += 1
@@ -52,15 +52,19 @@ def select(budget: int, available: dict[str, int], rule: str) -> set[str]:
     return set(best[1])
 
 
-def token_plan(autoblock: dict[str, Any], supply: list[str], content: dict[str, Any],
-               rule: str, points_per_icon: int) -> tuple[list[str], list[str]]:
+def token_plan(
+    autoblock: dict[str, Any], supply: list[str], content: dict[str, Any], rule: str, points_per_icon: int
+) -> tuple[list[str], list[str]]:
     """(tokens to return, tokens to take), in the pack's token order (AE-8 step 4)."""
     counts = icon_counts(autoblock["tiles"], content)
     held = set(autoblock["tokens"])
     keep: set[str] = set()
     for feature in scored_features(autoblock, content):
-        available = {t: content["tokens"][t]["value"] for t in content["token_ids"]
-                     if content["tokens"][t]["feature"] == feature and (t in supply or t in held)}
+        available = {
+            t: content["tokens"][t]["value"]
+            for t in content["token_ids"]
+            if content["tokens"][t]["feature"] == feature and (t in supply or t in held)
+        }
         keep |= select(points_per_icon * counts[feature], available, rule)
     order = content["token_ids"]
     returned = [t for t in order if t in held and t not in keep]

@@ -13,7 +13,8 @@ Colour groups (1.6.4) and chains (1.6.7) are derived here, never stored (1.6.10)
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from service.games.protocol import IllegalAction
 
@@ -57,17 +58,23 @@ def grid_row(cards: list[dict[str, Any]], column: int, max_columns: int, max_row
         return 0
     height = h.get(column, 0)
     if height >= max_rows:
-        raise IllegalAction("height_limit",
-                            f"column {column} already holds {height} cards: over the height limit (R-1.4b, 1.6.2)")
+        raise IllegalAction(
+            "height_limit",
+            f"column {column} already holds {height} cards: over the height limit (R-1.4b, 1.6.2)",
+        )
     if height:
         return height  # R-1.4b: stacks on top
     if column - 1 not in h and column + 1 not in h:
-        raise IllegalAction("not_adjacent", f"column {column} is not next to an occupied column (R-1.3, R-1.4c)")
+        raise IllegalAction(
+            "not_adjacent", f"column {column} is not next to an occupied column (R-1.3, R-1.4c)"
+        )
     span = max(max(h), column) - min(min(h), column) + 1
     if span > max_columns:
-        raise IllegalAction("width_limit",
-                            f"a card in column {column} would make the building {span} columns wide; "
-                            f"the limit is {max_columns} (R-1.4c, 1.6.2)")
+        raise IllegalAction(
+            "width_limit",
+            f"a card in column {column} would make the building {span} columns wide; "
+            f"the limit is {max_columns} (R-1.4c, 1.6.2)",
+        )
     return 0
 
 
@@ -109,20 +116,28 @@ def bb_landing(room_coords: list[Coord], room_x: int, max_width: int | None, max
         occupied = set(room_coords)
         new = [(room_x + dx, y0 + dy) for dx in (0, 1) for dy in (0, 1)]
         if not any((x + dx, y + dy) in occupied for x, y in new for dx, dy in N4):
-            raise IllegalAction("not_adjacent",
-                                f"a card at room_x {room_x} lands at y {y0} and shares no room edge with the "
-                                "building (R-1.3, V-5)")
+            raise IllegalAction(
+                "not_adjacent",
+                f"a card at room_x {room_x} lands at y {y0} and shares no room edge with the "
+                "building (R-1.3, V-5)",
+            )
         xs = [x for x, _ in room_coords]
         width = max(max(xs), room_x + 1) - min(min(xs), room_x) + 1
         if max_width is not None and width > max_width:
-            raise IllegalAction("width_limit", f"the building would be {width} rooms wide; the limit is {max_width}")
+            raise IllegalAction(
+                "width_limit", f"the building would be {width} rooms wide; the limit is {max_width}"
+            )
     if max_height is not None and y0 + 2 > max_height:
-        raise IllegalAction("height_limit", f"a card at room_x {room_x} lands at y {y0}, over the "
-                                            f"{max_height}-room height limit (V-5)")
+        raise IllegalAction(
+            "height_limit",
+            f"a card at room_x {room_x} lands at y {y0}, over the {max_height}-room height limit (V-5)",
+        )
     return y0
 
 
-def bb_positions(room_coords: list[Coord], max_width: int | None, max_height: int | None) -> list[tuple[int, int]]:
+def bb_positions(
+    room_coords: list[Coord], max_width: int | None, max_height: int | None
+) -> list[tuple[int, int]]:
     """Every legal (room_x, room_y). A card further than two rooms from the building lands on the
     ground beside nothing, so the candidates are finite."""
     if not room_coords:
@@ -177,7 +192,9 @@ def colour_groups(rooms: dict[str, dict[str, Any]], connectivity: str = "N4") ->
     return groups
 
 
-def qualifying_groups(rooms: dict[str, dict[str, Any]], min_size: int, connectivity: str = "N4") -> list[dict[str, Any]]:
+def qualifying_groups(
+    rooms: dict[str, dict[str, Any]], min_size: int, connectivity: str = "N4"
+) -> list[dict[str, Any]]:
     """Groups of at least ``min_size`` rooms with a vacant room (1.6.5, R-2.1)."""
     return [g for g in colour_groups(rooms, connectivity) if len(g["rooms"]) >= min_size and g["vacant"]]
 
@@ -191,8 +208,9 @@ def icons(rooms: dict[str, dict[str, Any]], feature: str) -> tuple[set[Coord], s
     return open_, closed
 
 
-def chains(rooms: dict[str, dict[str, Any]], feature: str, connectivity: str = "N8",
-           absorbs: bool = False) -> list[list[Coord]]:
+def chains(
+    rooms: dict[str, dict[str, Any]], feature: str, connectivity: str = "N8", absorbs: bool = False
+) -> list[list[Coord]]:
     """The open chains of ``feature`` (1.6.7): maximal connected sets of open icons. Closed icons
     neither belong nor connect (R-3.7). With ``absorbs`` (A-23, ``closed_chain_absorbs_new_icons``)
     an open icon connected (through icons of the feature) to a closed icon is absorbed: it is in no chain."""

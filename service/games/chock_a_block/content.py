@@ -81,7 +81,9 @@ def _face(face: dict[str, Any]) -> dict[str, Any]:
 def load_pack(data: Any, options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Check ``data`` (a parsed pack document) and return it as ``Content``; InvalidPack otherwise."""
     checks = {**CHECK_DEFAULTS, **{k: v for k, v in (options or {}).items() if k in CHECK_DEFAULTS}}
-    errors = sorted(_validator().iter_errors(data), key=lambda e: ([str(p) for p in e.absolute_path], e.message))
+    errors = sorted(
+        _validator().iter_errors(data), key=lambda e: ([str(p) for p in e.absolute_path], e.message)
+    )
     if errors:
         error = errors[0]
         raise InvalidPack(pack_path(data, list(error.absolute_path)), error.message)
@@ -92,8 +94,10 @@ def load_pack(data: Any, options: dict[str, Any] | None = None) -> dict[str, Any
         seen: dict[str, int] = {}
         for i, item in enumerate(data[section]):
             if item["id"] in seen:
-                raise InvalidPack(f"{section}[{i}] ({item['id']}).id",
-                                  f"duplicate id: {section}[{seen[item['id']]}] has it too (P-1)")
+                raise InvalidPack(
+                    f"{section}[{i}] ({item['id']}).id",
+                    f"duplicate id: {section}[{seen[item['id']]}] has it too (P-1)",
+                )
             seen[item["id"]] = i
     # P-5: the four features
     if sorted(data["features"]) != sorted(FEATURES):
@@ -112,19 +116,28 @@ def load_pack(data: Any, options: dict[str, Any] | None = None) -> dict[str, Any
                     raise InvalidPack(f"{where}.colour", f"{room['colour']!r} is not in colours (P-2)")
                 if room["vacant"] and room["features"]:
                     raise InvalidPack(f"{where}.features", "a vacant room shows no feature (P-3)")
-                if (checks["pack_require_features_on_occupied"] and not room["vacant"]
-                        and not room["features"]):
-                    raise InvalidPack(f"{where}.features", "an occupied room shows at least one feature (P-4)")
+                if (
+                    checks["pack_require_features_on_occupied"]
+                    and not room["vacant"]
+                    and not room["features"]
+                ):
+                    raise InvalidPack(
+                        f"{where}.features", "an occupied room shows at least one feature (P-4)"
+                    )
         if "back" in card and checks["card_back_mode"] == "MIRROR":
             expected = mirror(card["front"])
             for corner in CORNERS:
                 if _room(card["back"][corner]) != _room(expected[corner]):
-                    raise InvalidPack(f"cards[{i}] ({card['id']}).back.{corner}",
-                                      f"must equal front.{MIRROR[corner]}: the back is the mirror of the "
-                                      "front (P-11, card_back_mode MIRROR)")
+                    raise InvalidPack(
+                        f"cards[{i}] ({card['id']}).back.{corner}",
+                        f"must equal front.{MIRROR[corner]}: the back is the mirror of the "
+                        "front (P-11, card_back_mode MIRROR)",
+                    )
         if checks["card_back_mode"] == "PACK_BACK" and "back" not in card:
-            raise InvalidPack(f"cards[{i}] ({card['id']}).back",
-                              "every card needs a back with card_back_mode PACK_BACK (P-11)")
+            raise InvalidPack(
+                f"cards[{i}] ({card['id']}).back",
+                "every card needs a back with card_back_mode PACK_BACK (P-11)",
+            )
     # P-6: counts
     if checks["pack_strict_counts"]:
         for section, count in STRICT_COUNTS.items():
@@ -136,7 +149,9 @@ def load_pack(data: Any, options: dict[str, Any] | None = None) -> dict[str, Any
         pair = (token["feature"], token["value"])
         where = f"scoreTokens[{i}] ({token['id']})"
         if pair in pairs:
-            raise InvalidPack(f"{where}.value", f"scoreTokens[{pairs[pair]}] is also {pair[0]} {pair[1]} (P-7)")
+            raise InvalidPack(
+                f"{where}.value", f"scoreTokens[{pairs[pair]}] is also {pair[0]} {pair[1]} (P-7)"
+            )
         if token["value"] not in TOKEN_VALUES:
             raise InvalidPack(f"{where}.value", f"token values are {list(TOKEN_VALUES)} (P-7)")
         pairs[pair] = i
@@ -147,8 +162,10 @@ def load_pack(data: Any, options: dict[str, Any] | None = None) -> dict[str, Any
     # P-12: icons per tile
     for i, tile in enumerate(data["neighbourTiles"]):
         if len(tile["features"]) < checks["pack_tile_min_features"]:
-            raise InvalidPack(f"neighbourTiles[{i}] ({tile['id']}).features",
-                              f"a tile shows at least {checks['pack_tile_min_features']} feature(s) (P-12)")
+            raise InvalidPack(
+                f"neighbourTiles[{i}] ({tile['id']}).features",
+                f"a tile shows at least {checks['pack_tile_min_features']} feature(s) (P-12)",
+            )
     # P-8, P-9: warnings only
     rooms = [card[f][c] for card in data["cards"] for f in ("front", "back") if f in card for c in CORNERS]
     if not any(r["vacant"] for r in rooms):
@@ -175,8 +192,10 @@ def load_pack(data: Any, options: dict[str, Any] | None = None) -> dict[str, Any
         "version": data["version"],
         "provenance": data["provenance"],
         "provenance_note": data.get("provenanceNote", ""),
-        "colours": [{"id": c["id"], "display_name": c.get("displayName", c["id"]), "rgb": c.get("rgb")}
-                    for c in data["colours"]],
+        "colours": [
+            {"id": c["id"], "display_name": c.get("displayName", c["id"]), "rgb": c.get("rgb")}
+            for c in data["colours"]
+        ],
         "features": list(data["features"]),
         "card_ids": [c["id"] for c in data["cards"]],
         "cards": cards,
@@ -195,30 +214,47 @@ def is_content(value: Any) -> bool:
 
 def check_for_options(content: dict[str, Any], options: dict[str, Any]) -> None:
     """The option-dependent checks of 1.9.2, on a loaded pack; InvalidOptions (``options.pack``)."""
+
     def fail(path: str, message: str):
-        raise InvalidOptions("options.pack", f"pack {content['pack_id']!r} does not fit these options: "
-                                             f"{path}: {message}")
+        raise InvalidOptions(
+            "options.pack", f"pack {content['pack_id']!r} does not fit these options: {path}: {message}"
+        )
 
     for i, card_id in enumerate(content["card_ids"]):
         card = content["cards"][card_id]
         if options["card_back_mode"] == "PACK_BACK" and not card["back_given"]:
-            fail(f"cards[{i}] ({card_id}).back", "every card needs a back with card_back_mode PACK_BACK (P-11)")
-        if options["card_back_mode"] == "MIRROR" and card["back_given"] and card["BACK"] != mirror(card["FRONT"]):
-            fail(f"cards[{i}] ({card_id}).back", "is not the mirror of the front (P-11, card_back_mode MIRROR)")
+            fail(
+                f"cards[{i}] ({card_id}).back", "every card needs a back with card_back_mode PACK_BACK (P-11)"
+            )
+        if (
+            options["card_back_mode"] == "MIRROR"
+            and card["back_given"]
+            and card["BACK"] != mirror(card["FRONT"])
+        ):
+            fail(
+                f"cards[{i}] ({card_id}).back", "is not the mirror of the front (P-11, card_back_mode MIRROR)"
+            )
         if options["pack_require_features_on_occupied"]:
             for face in ("FRONT", "BACK"):
                 for corner in CORNERS:
                     room = card[face][corner]
                     if not room["vacant"] and not room["features"]:
-                        fail(f"cards[{i}] ({card_id}).{face.lower()}.{corner}.features",
-                             "an occupied room shows at least one feature (P-4)")
+                        fail(
+                            f"cards[{i}] ({card_id}).{face.lower()}.{corner}.features",
+                            "an occupied room shows at least one feature (P-4)",
+                        )
     for i, tile_id in enumerate(content["tile_ids"]):
         if len(content["tiles"][tile_id]) < options["pack_tile_min_features"]:
-            fail(f"neighbourTiles[{i}] ({tile_id}).features",
-                 f"a tile shows at least {options['pack_tile_min_features']} feature(s) (P-12)")
+            fail(
+                f"neighbourTiles[{i}] ({tile_id}).features",
+                f"a tile shows at least {options['pack_tile_min_features']} feature(s) (P-12)",
+            )
     if options["pack_strict_counts"]:
-        counts = {"cards": len(content["card_ids"]), "neighbourTiles": len(content["tile_ids"]),
-                  "scoreTokens": len(content["token_ids"])}
+        counts = {
+            "cards": len(content["card_ids"]),
+            "neighbourTiles": len(content["tile_ids"]),
+            "scoreTokens": len(content["token_ids"]),
+        }
         for section, count in STRICT_COUNTS.items():
             if counts[section] != count:
                 fail(section, f"has {counts[section]} items, a full pack has {count} (P-6)")

@@ -44,12 +44,32 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from service.games.chock_a_block import autoblock, building, content as pack_data, markets, options as opts, scoring
+from service.games.chock_a_block import (
+    autoblock,
+    building,
+    markets,
+    scoring,
+)
+from service.games.chock_a_block import (
+    content as pack_data,
+)
+from service.games.chock_a_block import (
+    options as opts,
+)
 from service.games.chock_a_block.actions import ChockABlockAction
 from service.games.chock_a_block.svg import render_svg
 from service.games.kit import Engine, Turn, applies
-from service.games.protocol import (Action, Event, GameInfo, IllegalAction, InvalidOptions, Packs, Refusal, State,
-                                    turn_refusals)
+from service.games.protocol import (
+    Action,
+    Event,
+    GameInfo,
+    IllegalAction,
+    InvalidOptions,
+    Packs,
+    Refusal,
+    State,
+    turn_refusals,
+)
 
 HUMAN_STEPS = ("place", "neighbours", "tokens")
 
@@ -63,16 +83,20 @@ class ChockABlock(Engine):
         hidden_information=True,
         chance=True,
         description="Build a colourful apartment block card by card: chain cats, underwear, flowers and birds "
-                    "for score tokens, fill same-colour groups with neighbours. 2-5 players, solo or co-op "
-                    "against the Autoblock automa.",
+        "for score tokens, fill same-colour groups with neighbours. 2-5 players, solo or co-op "
+        "against the Autoblock automa.",
         dynamics="sequential",  # R-0.1: one turn at a time, in turn order
         utility="competitive",
         utility_by_option={"mode": {"COOP": "cooperative"}},  # V-20: the humans win or lose together
     )
     options_schema = opts.OPTIONS_SCHEMA
     action_schema = ChockABlockAction
-    packs = Packs(load=pack_data.load_pack, default=pack_data.DEFAULT_PACK, folder=pack_data.PACKS_DIR,
-                  checked_by=tuple(pack_data.CHECK_DEFAULTS))
+    packs = Packs(
+        load=pack_data.load_pack,
+        default=pack_data.DEFAULT_PACK,
+        folder=pack_data.PACKS_DIR,
+        checked_by=tuple(pack_data.CHECK_DEFAULTS),
+    )
     svg = staticmethod(render_svg)
     turn_rule = "R-0.4"
     refusals = {
@@ -89,10 +113,14 @@ class ChockABlock(Engine):
         "height_limit": Refusal("R-1.4b, V-5", "the card would make the building too high"),
         "not_adjacent": Refusal("R-1.3, R-1.4c", "the card would not be next to the building"),
         "width_limit": Refusal("R-1.4c", "the card would make the building too wide"),
-        "tile_not_in_market": Refusal("R-2.3, A-19", "the tile is not in the neighbour market (or the pile top "
-                                                    "was named or is not allowed)"),
+        "tile_not_in_market": Refusal(
+            "R-2.3, A-19",
+            "the tile is not in the neighbour market (or the pile top was named or is not allowed)",
+        ),
         "pile_empty": Refusal("A-19", "the tile pile is empty"),
-        "unknown_source": Refusal("R-2.3, R-4.2", "a neighbour comes from MARKET or PILE, a card from MARKET or DECK"),
+        "unknown_source": Refusal(
+            "R-2.3, R-4.2", "a neighbour comes from MARKET or PILE, a card from MARKET or DECK"
+        ),
         "not_vacant": Refusal("R-2.3", "the room is not a vacant room of the player's building"),
         "group_not_qualifying": Refusal("R-2.3", "the room is not in a qualifying same-colour group"),
         "neighbour_mandatory": Refusal("R-2.3", "a neighbour must move in while a group qualifies"),
@@ -112,12 +140,15 @@ class ChockABlock(Engine):
     def reveals(self, event: Event) -> bool:
         """A neighbour placed from the pile (A-19) turns its face-down top tile up: the event says
         ``source`` PILE, while one from the face-up market showed nothing new."""
-        return super().reveals(event) or (event["type"] == "neighbour_tile_placed"
-                                          and event["data"].get("source") == "PILE")
+        return super().reveals(event) or (
+            event["type"] == "neighbour_tile_placed" and event["data"].get("source") == "PILE"
+        )
 
     # -- options -------------------------------------------------------------------------------
 
-    def complete_options(self, resolved: dict[str, Any], players: int, given: dict[str, Any]) -> dict[str, Any]:
+    def complete_options(
+        self, resolved: dict[str, Any], players: int, given: dict[str, Any]
+    ) -> dict[str, Any]:
         return opts.complete(resolved, players, given)
 
     # -- setup (section 2) ---------------------------------------------------------------------
@@ -166,8 +197,13 @@ class ChockABlock(Engine):
                     excluded = random.Random(f"{seed}:chock-a-block:excluded").choice(content["features"])
                 elif excluded is None:
                     step = "choose_feature"  # S-10: the start player chooses first
-            ab = {"level": "GRAND" if options["grand_autoblock"] else "NORMAL", "excluded": excluded,
-                  "tiles": [], "tokens": [], "turns": 0}
+            ab = {
+                "level": "GRAND" if options["grand_autoblock"] else "NORMAL",
+                "excluded": excluded,
+                "tiles": [],
+                "tokens": [],
+                "turns": 0,
+            }
         column = with_autoblock and (mode == "SOLO" or options["column_markets_with_autoblock"])
         return {
             "options": options,
@@ -189,8 +225,18 @@ class ChockABlock(Engine):
             "neighbour_market": neighbour_market,
             "token_supply": list(content["token_ids"]),  # S-8
             "discard": [],
-            "seats": [{"hand": hand, "cards": [], "rooms": {}, "tokens": [], "neighbours": 0,
-                       "finished": False, "fresh": []} for hand in hands],
+            "seats": [
+                {
+                    "hand": hand,
+                    "cards": [],
+                    "rooms": {},
+                    "tokens": [],
+                    "neighbours": 0,
+                    "finished": False,
+                    "fresh": [],
+                }
+                for hand in hands
+            ],
             "autoblock": ab,
         }
 
@@ -209,19 +255,25 @@ class ChockABlock(Engine):
     @staticmethod
     def _qualifying(state: State, seat: int) -> list[dict[str, Any]]:
         o = state["options"]
-        return building.qualifying_groups(state["seats"][seat]["rooms"], o["neighbour_group_min"],
-                                          o["group_connectivity"])
+        return building.qualifying_groups(
+            state["seats"][seat]["rooms"], o["neighbour_group_min"], o["group_connectivity"]
+        )
 
     @staticmethod
     def _chains(state: State, seat: int, feature: str) -> list[list[tuple[int, int]]]:
         o = state["options"]
-        return building.chains(state["seats"][seat]["rooms"], feature, o["chain_connectivity"],
-                               o["closed_chain_absorbs_new_icons"])
+        return building.chains(
+            state["seats"][seat]["rooms"],
+            feature,
+            o["chain_connectivity"],
+            o["closed_chain_absorbs_new_icons"],
+        )
 
     @staticmethod
     def _tile_available(state: State) -> bool:
-        return (any(t is not None for t in state["neighbour_market"])
-                or (state["options"]["neighbour_tile_source"] == "MARKET_OR_PILE_TOP" and bool(state["tile_pile"])))
+        return any(t is not None for t in state["neighbour_market"]) or (
+            state["options"]["neighbour_tile_source"] == "MARKET_OR_PILE_TOP" and bool(state["tile_pile"])
+        )
 
     @staticmethod
     def _deck_draw_allowed(state: State) -> bool:
@@ -233,7 +285,9 @@ class ChockABlock(Engine):
     def last_draw_placement(self, state: State) -> int:
         """L of R-4.1: 10 with 5 players (V-1), 11 otherwise (A-28)."""
         o = state["options"]
-        counted = state["players"] + (1 if state["autoblock"] and o["five_player_rule_counts_autoblock"] else 0)
+        counted = state["players"] + (
+            1 if state["autoblock"] and o["five_player_rule_counts_autoblock"] else 0
+        )
         return o["five_player_last_draw_placement"] if counted >= 5 else o["last_draw_placement"]
 
     def draw_skip_reason(self, state: State, seat: int) -> str | None:
@@ -245,8 +299,10 @@ class ChockABlock(Engine):
         return None
 
     def _draw_actions(self, state: State) -> list[Action]:
-        out: list[Action] = [{"type": "draw_card", "source": "MARKET", "slot": slot}
-                             for slot in markets.occupied(state["block_market"])]
+        out: list[Action] = [
+            {"type": "draw_card", "source": "MARKET", "slot": slot}
+            for slot in markets.occupied(state["block_market"])
+        ]
         if state["deck"] and self._deck_draw_allowed(state):
             out.append({"type": "draw_card", "source": "DECK"})
         return out
@@ -274,11 +330,15 @@ class ChockABlock(Engine):
         player = state["seats"][seat]
         o = state["options"]
         if state["rules"] == "GRID":
-            return [{"column": c, "row": r}
-                    for c, r in building.grid_slots(player["cards"], o["grid_max_columns"], o["grid_max_rows"])]
+            return [
+                {"column": c, "row": r}
+                for c, r in building.grid_slots(player["cards"], o["grid_max_columns"], o["grid_max_rows"])
+            ]
         coords = [building.coord(k) for k in player["rooms"]]
-        return [{"room_x": x, "room_y": y}
-                for x, y in building.bb_positions(coords, o["bb_max_width_rooms"], o["bb_max_height_rooms"])]
+        return [
+            {"room_x": x, "room_y": y}
+            for x, y in building.bb_positions(coords, o["bb_max_width_rooms"], o["bb_max_height_rooms"])
+        ]
 
     # -- legal actions (section 8.2) ----------------------------------------------------------------
 
@@ -289,14 +349,22 @@ class ChockABlock(Engine):
         player = state["seats"][seat]
         if step == "place":
             spots = self._placements(state, seat)
-            return [{"type": "place_card", "card": card, "face": face, **spot}
-                    for card in player["hand"] for face in ("FRONT", "BACK") for spot in spots]
+            return [
+                {"type": "place_card", "card": card, "face": face, **spot}
+                for card in player["hand"]
+                for face in ("FRONT", "BACK")
+                for spot in spots
+            ]
         actions: list[Action] = []
         if step == "neighbours":
-            targets = sorted({tuple(c) for g in self._qualifying(state, seat) for c in g["vacant"]},
-                             key=lambda c: (c[1], c[0]))
+            targets = sorted(
+                {tuple(c) for g in self._qualifying(state, seat) for c in g["vacant"]},
+                key=lambda c: (c[1], c[0]),
+            )
             tiles = [t for t in state["neighbour_market"] if t is not None]
-            actions += [{"type": "place_neighbour", "tile": t, "x": x, "y": y} for t in tiles for x, y in targets]
+            actions += [
+                {"type": "place_neighbour", "tile": t, "x": x, "y": y} for t in tiles for x, y in targets
+            ]
             if state["options"]["neighbour_tile_source"] == "MARKET_OR_PILE_TOP" and state["tile_pile"]:
                 actions += [{"type": "place_neighbour", "source": "PILE", "x": x, "y": y} for x, y in targets]
             if not state["options"]["neighbour_mandatory"]:
@@ -332,8 +400,11 @@ class ChockABlock(Engine):
     @staticmethod
     def _step(state: State, *steps: str) -> None:
         if state["step"] not in steps:
-            raise IllegalAction("wrong_step", f"this action belongs to step {'/'.join(steps)}, but the turn is in "
-                                              f"step {state['step']} (R-0.2, R-2.9)")
+            raise IllegalAction(
+                "wrong_step",
+                f"this action belongs to step {'/'.join(steps)}, but the turn is in "
+                f"step {state['step']} (R-0.2, R-2.9)",
+            )
 
     @staticmethod
     def _int(action: Action, name: str) -> int:
@@ -364,23 +435,33 @@ class ChockABlock(Engine):
         placement = len(player["cards"]) + 1
         if state["rules"] == "GRID":
             if action.get("room_x") is not None or action.get("room_y") is not None:
-                raise IllegalAction("misaligned", "GRID buildings take a card column, not a room_x: cards align "
-                                                  "with the 2x2 grid (R-1.4, 'not properly adjacent')")
+                raise IllegalAction(
+                    "misaligned",
+                    "GRID buildings take a card column, not a room_x: cards align "
+                    "with the 2x2 grid (R-1.4, 'not properly adjacent')",
+                )
             column = self._int(action, "column")
             row = building.grid_row(player["cards"], column, o["grid_max_columns"], o["grid_max_rows"])
             if action.get("row") is not None and o["strict_row_check"] and action["row"] != row:
-                raise IllegalAction("no_floor_below", f"a card in column {column} lands in row {row}, the lowest "
-                                                      f"free level, not row {action['row']} (R-1.2)")
+                raise IllegalAction(
+                    "no_floor_below",
+                    f"a card in column {column} lands in row {row}, the lowest "
+                    f"free level, not row {action['row']} (R-1.2)",
+                )
             turn.emit("card_placed", seat, card=card, face=face, column=column, row=row, placement=placement)
             return
         if action.get("column") is not None or action.get("row") is not None:
-            raise IllegalAction("misaligned", "BUILDING_BLOCK buildings take a room_x, not a card column (V-5)")
+            raise IllegalAction(
+                "misaligned", "BUILDING_BLOCK buildings take a room_x, not a card column (V-5)"
+            )
         room_x = self._int(action, "room_x")
         coords = [building.coord(k) for k in player["rooms"]]
         y0 = building.bb_landing(coords, room_x, o["bb_max_width_rooms"], o["bb_max_height_rooms"])
         if action.get("room_y") is not None and o["strict_row_check"] and action["room_y"] != y0:
-            raise IllegalAction("no_floor_below", f"a card at room_x {room_x} drops to room_y {y0}, not "
-                                                  f"{action['room_y']} (R-1.2, V-5)")
+            raise IllegalAction(
+                "no_floor_below",
+                f"a card at room_x {room_x} drops to room_y {y0}, not {action['room_y']} (R-1.2, V-5)",
+            )
         turn.emit("card_placed", seat, card=card, face=face, room_x=room_x, room_y=y0, placement=placement)
 
     def _play_neighbour(self, turn: Turn, seat: int, action: Action) -> None:
@@ -398,20 +479,35 @@ class ChockABlock(Engine):
         elif source == "MARKET":
             tile = action.get("tile")
             if tile is None or tile not in state["neighbour_market"]:
-                raise IllegalAction("tile_not_in_market", f"tile {tile!r} is not in the neighbour market (R-2.3)")
+                raise IllegalAction(
+                    "tile_not_in_market", f"tile {tile!r} is not in the neighbour market (R-2.3)"
+                )
             slot = state["neighbour_market"].index(tile)
         else:
             raise IllegalAction("unknown_source", "source is MARKET or PILE")
         x, y = self._int(action, "x"), self._int(action, "y")
         room = state["seats"][seat]["rooms"].get(building.key(x, y))
         if room is None or not room["vacant"]:
-            raise IllegalAction("not_vacant", f"room ({x}, {y}) is not a vacant room of your building (R-2.3)")
+            raise IllegalAction(
+                "not_vacant", f"room ({x}, {y}) is not a vacant room of your building (R-2.3)"
+            )
         if not any([x, y] == list(c) for g in self._qualifying(state, seat) for c in g["vacant"]):
-            raise IllegalAction("group_not_qualifying",
-                                f"room ({x}, {y}) is not in a same-colour group of {state['options']['neighbour_group_min']}"
-                                " or more rooms (R-2.3)")
-        turn.emit("neighbour_tile_placed", seat, tile=tile, features=list(state["content"]["tiles"][tile]),
-                  source=source, slot=slot, x=x, y=y, colour=room["colour"])
+            raise IllegalAction(
+                "group_not_qualifying",
+                f"room ({x}, {y}) is not in a same-colour group of {state['options']['neighbour_group_min']}"
+                " or more rooms (R-2.3)",
+            )
+        turn.emit(
+            "neighbour_tile_placed",
+            seat,
+            tile=tile,
+            features=list(state["content"]["tiles"][tile]),
+            source=source,
+            slot=slot,
+            x=x,
+            y=y,
+            colour=room["colour"],
+        )
         if source == "MARKET":  # R-2.5: refilled at once
             self._refill(turn, "neighbour", slot, seat)
 
@@ -420,13 +516,22 @@ class ChockABlock(Engine):
         """The emptied ``slot`` of a market refilled from the deck or the tile pile, as they now are."""
         state = turn.state
         source = state["deck"] if market == "block" else state["tile_pile"]
-        turn.emit("market_refilled", seat, market=market, slot=slot, item=source[0] if source else None,
-                  layout=state["layout"], slide=state["slide"])
+        turn.emit(
+            "market_refilled",
+            seat,
+            market=market,
+            slot=slot,
+            item=source[0] if source else None,
+            layout=state["layout"],
+            slide=state["slide"],
+        )
 
     def _play_end_neighbours(self, turn: Turn, seat: int, action: Action) -> None:
         self._step(turn.state, "neighbours")
         if turn.state["options"]["neighbour_mandatory"]:
-            raise IllegalAction("neighbour_mandatory", "a neighbour must move in while a group qualifies (R-2.3)")
+            raise IllegalAction(
+                "neighbour_mandatory", "a neighbour must move in while a group qualifies (R-2.3)"
+            )
         turn.emit("neighbour_step_ended", seat, reason="declined")
 
     def _play_claim(self, turn: Turn, seat: int, action: Action) -> None:
@@ -438,29 +543,51 @@ class ChockABlock(Engine):
         token = action.get("token")
         if token not in state["token_supply"]:
             raise IllegalAction("token_not_in_supply", f"token {token!r} is not in the supply (R-3.3a)")
-        feature, value = state["content"]["tokens"][token]["feature"], state["content"]["tokens"][token]["value"]
+        feature, value = (
+            state["content"]["tokens"][token]["feature"],
+            state["content"]["tokens"][token]["value"],
+        )
         x, y = self._int(action, "x"), self._int(action, "y")
         chain = next((c for c in self._chains(state, seat, feature) if (x, y) in c), None)
         if chain is None:
-            raise IllegalAction("no_open_icon", f"room ({x}, {y}) shows no open {feature} icon (R-3.3b, R-3.6)")
+            raise IllegalAction(
+                "no_open_icon", f"room ({x}, {y}) shows no open {feature} icon (R-3.3b, R-3.6)"
+            )
         if len(chain) < value:
-            raise IllegalAction("chain_too_short", f"the open {feature} chain through ({x}, {y}) has {len(chain)} "
-                                                   f"icons; {token} needs {value} (R-3.3c)")
+            raise IllegalAction(
+                "chain_too_short",
+                f"the open {feature} chain through ({x}, {y}) has {len(chain)} "
+                f"icons; {token} needs {value} (R-3.3c)",
+            )
         if state["options"]["token_claim_requires_growth"]:
             fresh = set(state["seats"][seat]["fresh"])
             if not any(building.key(*c) in fresh for c in chain):
                 raise IllegalAction("chain_not_grown", "the chain did not grow this turn (A-25)")
-        turn.emit("token_claimed", seat, token=token, feature=feature, value=value, x=x, y=y,
-                  chain=[list(c) for c in chain])
+        turn.emit(
+            "token_claimed",
+            seat,
+            token=token,
+            feature=feature,
+            value=value,
+            x=x,
+            y=y,
+            chain=[list(c) for c in chain],
+        )
 
     def _play_draw(self, turn: Turn, seat: int, action: Action) -> None:
         state = turn.state
         self._step(state, "tokens")
         reason = self.draw_skip_reason(state, seat)
         if reason is not None:
-            raise IllegalAction("no_draw", "the draw does not apply this turn: "
-                                           + ("last turns (R-4.1a, V-1)" if reason == "last_turns"
-                                              else "deck and market are empty (A-30)"))
+            raise IllegalAction(
+                "no_draw",
+                "the draw does not apply this turn: "
+                + (
+                    "last turns (R-4.1a, V-1)"
+                    if reason == "last_turns"
+                    else "deck and market are empty (A-30)"
+                ),
+            )
         source = action.get("source")
         private = not self._hands_open(state)
         placement = len(state["seats"][seat]["cards"])
@@ -475,7 +602,9 @@ class ChockABlock(Engine):
             return
         if source == "DECK":
             if not self._deck_draw_allowed(state):
-                raise IllegalAction("deck_draw_not_allowed", "this match allows market draws only (A-27, A-41)")
+                raise IllegalAction(
+                    "deck_draw_not_allowed", "this match allows market draws only (A-27, A-41)"
+                )
             if not state["deck"]:
                 raise IllegalAction("deck_empty", "the deck is empty")
             turn.emit("card_drawn", seat, source="DECK", card=state["deck"][0], private=private)
@@ -489,7 +618,9 @@ class ChockABlock(Engine):
         reason = self.draw_skip_reason(state, seat)
         if reason is None:
             raise IllegalAction("must_draw", "the draw applies: end the turn by drawing a card (R-4.4)")
-        turn.emit("turn_ended", seat, placement=len(state["seats"][seat]["cards"]), drew=False, draw_skipped=reason)
+        turn.emit(
+            "turn_ended", seat, placement=len(state["seats"][seat]["cards"]), drew=False, draw_skipped=reason
+        )
 
     # -- automatic steps -------------------------------------------------------------------------------
 
@@ -517,8 +648,11 @@ class ChockABlock(Engine):
             if not groups:
                 turn.emit("neighbour_step_ended", seat, reason="no_qualifying_group")  # R-2.2
             elif not self._tile_available(state):
-                turn.emit("neighbour_obligation_lapsed", seat,  # R-2.7
-                          groups=[[list(c) for c in g["rooms"]] for g in groups])
+                turn.emit(
+                    "neighbour_obligation_lapsed",
+                    seat,  # R-2.7
+                    groups=[[list(c) for c in g["rooms"]] for g in groups],
+                )
             else:
                 return False
             return True
@@ -528,8 +662,13 @@ class ChockABlock(Engine):
             reason = self.draw_skip_reason(state, seat)
             if reason is None:
                 return False
-            turn.emit("turn_ended", seat, placement=len(state["seats"][seat]["cards"]), drew=False,
-                      draw_skipped=reason)
+            turn.emit(
+                "turn_ended",
+                seat,
+                placement=len(state["seats"][seat]["cards"]),
+                drew=False,
+                draw_skipped=reason,
+            )
             return True
         if step == "autoblock":
             self._autoblock_turn(turn)
@@ -537,8 +676,14 @@ class ChockABlock(Engine):
         if step == "scoring":
             result = scoring.result(state)
             turn.emit("final_scoring", None, **result)
-            turn.emit("game_over", None, reason="all_turns_played", scores=result["scores"],
-                      ranks=result["ranks"], outcome=result["outcome"])
+            turn.emit(
+                "game_over",
+                None,
+                reason="all_turns_played",
+                scores=result["scores"],
+                ranks=result["ranks"],
+                outcome=result["outcome"],
+            )
             return True
         return False
 
@@ -553,22 +698,39 @@ class ChockABlock(Engine):
         tile_slot = markets.bottom_slot(turn.state["neighbour_market"])
         if tile_slot is not None:
             took = turn.state["neighbour_market"][tile_slot]
-            turn.emit("autoblock_took_tile", None, slot=tile_slot, tile=took,
-                      features=list(turn.state["content"]["tiles"][took]))
+            turn.emit(
+                "autoblock_took_tile",
+                None,
+                slot=tile_slot,
+                tile=took,
+                features=list(turn.state["content"]["tiles"][took]),
+            )
         if slot is not None:
             self._refill(turn, "block", slot, None)
         if tile_slot is not None:
             self._refill(turn, "neighbour", tile_slot, None)
         state, o = turn.state, turn.state["options"]
-        returned, taken = autoblock.token_plan(state["autoblock"], state["token_supply"], state["content"],
-                                               o["autoblock_token_rule"], o["autoblock_points_per_icon"])
+        returned, taken = autoblock.token_plan(
+            state["autoblock"],
+            state["token_supply"],
+            state["content"],
+            o["autoblock_token_rule"],
+            o["autoblock_points_per_icon"],
+        )
         for token in returned:
             turn.emit("autoblock_token_returned", None, token=token)
         for token in taken:
             turn.emit("autoblock_token_taken", None, token=token)
         ab = turn.state["autoblock"]
-        turn.emit("autoblock_turn", None, turn=ab["turns"] + 1, discarded=discarded, took=took,
-                  icons=autoblock.icon_counts(ab["tiles"], turn.state["content"]), tokens=list(ab["tokens"]))
+        turn.emit(
+            "autoblock_turn",
+            None,
+            turn=ab["turns"] + 1,
+            discarded=discarded,
+            took=took,
+            icons=autoblock.icon_counts(ab["tiles"], turn.state["content"]),
+            tokens=list(ab["tokens"]),
+        )
 
     # -- apply: the fold ---------------------------------------------------------------------------------
 
@@ -584,7 +746,12 @@ class ChockABlock(Engine):
         face = state["content"]["cards"][data["card"]][data["face"]]
         if "column" in data:
             x0, y0 = 2 * data["column"], 2 * data["row"]
-            placed = {"card": data["card"], "face": data["face"], "column": data["column"], "row": data["row"]}
+            placed = {
+                "card": data["card"],
+                "face": data["face"],
+                "column": data["column"],
+                "row": data["row"],
+            }
         else:
             x0, y0 = data["room_x"], data["room_y"]
             placed = {"card": data["card"], "face": data["face"], "room_x": x0, "room_y": y0}
@@ -593,8 +760,15 @@ class ChockABlock(Engine):
         fresh = []
         for (x, y), corner, room in building.card_rooms(face, x0, y0):
             k = building.key(x, y)
-            rooms[k] = {"card": data["card"], "corner": corner, "colour": room["colour"],
-                        "vacant": room["vacant"], "features": list(room["features"]), "tile": None, "closed": []}
+            rooms[k] = {
+                "card": data["card"],
+                "corner": corner,
+                "colour": room["colour"],
+                "vacant": room["vacant"],
+                "features": list(room["features"]),
+                "tile": None,
+                "closed": [],
+            }
             fresh.append(k)
         player["rooms"] = rooms
         player["fresh"] = fresh
@@ -606,8 +780,13 @@ class ChockABlock(Engine):
         k = building.key(data["x"], data["y"])
         rooms = dict(player["rooms"])
         counts = state["options"]["tiles_count_for_chains"]
-        rooms[k] = {**rooms[k], "colour": None, "vacant": False, "tile": data["tile"],
-                    "features": list(data["features"]) if counts else []}  # 1.4.3
+        rooms[k] = {
+            **rooms[k],
+            "colour": None,
+            "vacant": False,
+            "tile": data["tile"],
+            "features": list(data["features"]) if counts else [],
+        }  # 1.4.3
         player["rooms"] = rooms
         player["neighbours"] += 1
         player["fresh"] = player["fresh"] + [k]
@@ -620,8 +799,12 @@ class ChockABlock(Engine):
 
     @applies("market_refilled")
     def _market_refilled(self, state: State, data: dict[str, Any], seat: int | None) -> None:
-        name, source = ("block_market", "deck") if data["market"] == "block" else ("neighbour_market", "tile_pile")
-        state[name], state[source], item = markets.refill(state[name], state[source], data["slot"], data["slide"])
+        name, source = (
+            ("block_market", "deck") if data["market"] == "block" else ("neighbour_market", "tile_pile")
+        )
+        state[name], state[source], item = markets.refill(
+            state[name], state[source], data["slot"], data["slide"]
+        )
         if data.get("item", item) != item:
             raise ValueError(f"chock-a-block: market_refilled says {data['item']!r}, the state has {item!r}")
 
@@ -633,9 +816,15 @@ class ChockABlock(Engine):
     def _token_claimed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
         player = self._player(state, seat)
         state["token_supply"] = [t for t in state["token_supply"] if t != data["token"]]
-        player["tokens"] = player["tokens"] + [{
-            "token": data["token"], "feature": data["feature"], "value": data["value"], "chain": data["chain"],
-            "placement": len(player["cards"])}]
+        player["tokens"] = player["tokens"] + [
+            {
+                "token": data["token"],
+                "feature": data["feature"],
+                "value": data["value"],
+                "chain": data["chain"],
+                "placement": len(player["cards"]),
+            }
+        ]
         rooms = dict(player["rooms"])
         for x, y in data["chain"]:  # R-3.5: every icon of the chain closes
             k = building.key(x, y)
@@ -684,10 +873,13 @@ class ChockABlock(Engine):
 
     @applies("autoblock_token_returned")
     def _autoblock_token_returned(self, state: State, data: dict[str, Any], seat: int | None) -> None:
-        state["autoblock"] = {**state["autoblock"],
-                              "tokens": [t for t in state["autoblock"]["tokens"] if t != data["token"]]}
-        state["token_supply"] = [t for t in state["content"]["token_ids"]
-                                 if t in state["token_supply"] or t == data["token"]]
+        state["autoblock"] = {
+            **state["autoblock"],
+            "tokens": [t for t in state["autoblock"]["tokens"] if t != data["token"]],
+        }
+        state["token_supply"] = [
+            t for t in state["content"]["token_ids"] if t in state["token_supply"] or t == data["token"]
+        ]
 
     @applies("autoblock_token_taken")
     def _autoblock_token_taken(self, state: State, data: dict[str, Any], seat: int | None) -> None:
@@ -755,25 +947,37 @@ class ChockABlock(Engine):
             shows_hand = open_hands or i == seat
             if shows_hand:
                 visible_cards += player["hand"]
-            rooms = [{"x": x, "y": y, **room} for (x, y), room in
-                     sorted(((building.coord(k), r) for k, r in player["rooms"].items()), key=lambda e: (e[0][1], e[0][0]))]
+            rooms = [
+                {"x": x, "y": y, **room}
+                for (x, y), room in sorted(
+                    ((building.coord(k), r) for k, r in player["rooms"].items()),
+                    key=lambda e: (e[0][1], e[0][0]),
+                )
+            ]
             groups = building.colour_groups(player["rooms"], o["group_connectivity"])
-            players.append({
-                "seat": i,
-                "hand": list(player["hand"]) if shows_hand else None,
-                "hand_size": len(player["hand"]),
-                "placements": len(player["cards"]),
-                "cards": [dict(c) for c in player["cards"]],
-                "rooms": rooms,
-                "tokens": [dict(t) for t in player["tokens"]],
-                "neighbours": player["neighbours"],
-                "finished": player["finished"],
-                "colour_groups": [{"colour": g["colour"], "rooms": [list(c) for c in g["rooms"]],
-                                   "vacant": [list(c) for c in g["vacant"]],
-                                   "qualifying": len(g["rooms"]) >= o["neighbour_group_min"] and bool(g["vacant"])}
-                                  for g in groups],
-                "open_chains": scoring.open_chains(player["rooms"], o, content["features"]),
-            })
+            players.append(
+                {
+                    "seat": i,
+                    "hand": list(player["hand"]) if shows_hand else None,
+                    "hand_size": len(player["hand"]),
+                    "placements": len(player["cards"]),
+                    "cards": [dict(c) for c in player["cards"]],
+                    "rooms": rooms,
+                    "tokens": [dict(t) for t in player["tokens"]],
+                    "neighbours": player["neighbours"],
+                    "finished": player["finished"],
+                    "colour_groups": [
+                        {
+                            "colour": g["colour"],
+                            "rooms": [list(c) for c in g["rooms"]],
+                            "vacant": [list(c) for c in g["vacant"]],
+                            "qualifying": len(g["rooms"]) >= o["neighbour_group_min"] and bool(g["vacant"]),
+                        }
+                        for g in groups
+                    ],
+                    "open_chains": scoring.open_chains(player["rooms"], o, content["features"]),
+                }
+            )
         result = scoring.result(state)
         for entry, total in zip(players, result["scores"]):
             entry["score"] = total
@@ -783,9 +987,16 @@ class ChockABlock(Engine):
             "mode": state["mode"],
             "building_rules": state["rules"],
             "viewer": seat,
-            "pack": {"id": content["pack_id"], "version": content["version"], "provenance": content["provenance"],
-                     "note": ("generated data, not the publisher's (P-10)"
-                              if content["provenance"] in ("GENERATED", "TEST_FIXTURE") else "")},
+            "pack": {
+                "id": content["pack_id"],
+                "version": content["version"],
+                "provenance": content["provenance"],
+                "note": (
+                    "generated data, not the publisher's (P-10)"
+                    if content["provenance"] in ("GENERATED", "TEST_FIXTURE")
+                    else ""
+                ),
+            },
             "colours": [dict(c) for c in content["colours"]],
             "features": list(content["features"]),
             "round": state["round"],
@@ -795,10 +1006,15 @@ class ChockABlock(Engine):
             "active": state["active"],
             "step": state["step"],
             "to_act": self.to_act(state),
-            "draw": (None if state["step"] != "tokens" else
-                     {"applies": self.draw_skip_reason(state, state["active"]) is None,
-                      "skip_reason": self.draw_skip_reason(state, state["active"]),
-                      "deck_allowed": self._deck_draw_allowed(state)}),
+            "draw": (
+                None
+                if state["step"] != "tokens"
+                else {
+                    "applies": self.draw_skip_reason(state, state["active"]) is None,
+                    "skip_reason": self.draw_skip_reason(state, state["active"]),
+                    "deck_allowed": self._deck_draw_allowed(state),
+                }
+            ),
             "layout": state["layout"],
             "deck_size": len(state["deck"]),
             "block_market": list(state["block_market"]),
@@ -806,15 +1022,24 @@ class ChockABlock(Engine):
             "neighbour_market": list(state["neighbour_market"]),
             "token_supply": [{"token": t, **content["tokens"][t]} for t in state["token_supply"]],
             "discard": list(state["discard"]),
-            "card_faces": {c: {"FRONT": content["cards"][c]["FRONT"], "BACK": content["cards"][c]["BACK"]}
-                           for c in visible_cards},
-            "tile_features": {t: list(content["tiles"][t]) for t in state["neighbour_market"] if t is not None},
+            "card_faces": {
+                c: {"FRONT": content["cards"][c]["FRONT"], "BACK": content["cards"][c]["BACK"]}
+                for c in visible_cards
+            },
+            "tile_features": {
+                t: list(content["tiles"][t]) for t in state["neighbour_market"] if t is not None
+            },
             "players": players,
-            "autoblock": None if ab is None else {
-                "level": ab["level"], "excluded_feature": ab["excluded"], "tiles": list(ab["tiles"]),
+            "autoblock": None
+            if ab is None
+            else {
+                "level": ab["level"],
+                "excluded_feature": ab["excluded"],
+                "tiles": list(ab["tiles"]),
                 "tile_features": {t: list(content["tiles"][t]) for t in ab["tiles"]},
                 "icons": autoblock.icon_counts(ab["tiles"], content),
-                "tokens": list(ab["tokens"]), "turns": ab["turns"],
+                "tokens": list(ab["tokens"]),
+                "turns": ab["turns"],
                 "score": sum(content["tokens"][t]["value"] for t in ab["tokens"]),
             },
             "over": self.is_over(state),
@@ -825,8 +1050,11 @@ class ChockABlock(Engine):
         """A deck draw shows its card to the drawer only (8.4); every other event is public."""
         data = event["data"]
         if event["type"] == "card_drawn" and data.get("private") and seat != event["seat"]:
-            return {"type": event["type"], "seat": event["seat"],
-                    "data": {"source": data["source"], "private": True}}
+            return {
+                "type": event["type"],
+                "seat": event["seat"],
+                "data": {"source": data["source"], "private": True},
+            }
         return event
 
     # -- the end ---------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ def refill(market: list[Any], source: list[Any], slot: int, slide: bool) -> tupl
     market = list(market)
     item = source[0] if source else None
     if slide:
-        market[1:slot + 1] = market[0:slot]
+        market[1 : slot + 1] = market[0:slot]
         market[0] = item
     else:
         market[slot] = item

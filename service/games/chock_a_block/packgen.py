@@ -65,7 +65,9 @@ def generate(seed: int = SEED) -> dict:
     rooms = CARDS * 4
     vacant_corner = [rng.randrange(4) for _ in range(CARDS)]
 
-    colours = [c for c, _, _ in COLOURS] * (rooms // len(COLOURS)) + [c for c, _, _ in COLOURS][: rooms % len(COLOURS)]
+    colours = [c for c, _, _ in COLOURS] * (rooms // len(COLOURS)) + [c for c, _, _ in COLOURS][
+        : rooms % len(COLOURS)
+    ]
     rng.shuffle(colours)
 
     occupied = [i for i in range(rooms) if i % 4 != vacant_corner[i // 4]]
@@ -90,7 +92,11 @@ def generate(seed: int = SEED) -> dict:
         front = {}
         for k, corner in enumerate(CORNERS):
             i = 4 * c + k
-            front[corner] = {"colour": colours[i], "vacant": i not in features, "features": features.get(i, [])}
+            front[corner] = {
+                "colour": colours[i],
+                "vacant": i not in features,
+                "features": features.get(i, []),
+            }
         cards.append({"id": f"C{c + 1}", "front": front})
 
     tile_features = [[f] for f in FEATURES for _ in range(7)] + [list(p) for p in pairs for _ in range(2)]
@@ -117,6 +123,7 @@ def generate(seed: int = SEED) -> dict:
 
 def dumps(pack: dict) -> str:
     """The pack as committed: top-level keys one per line, list items one per line."""
+
     def one(value) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
@@ -136,7 +143,9 @@ def dumps(pack: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return packgen_main("service.games.chock_a_block.packgen", __doc__, TARGET, lambda: dumps(generate()), argv)
+    return packgen_main(
+        "service.games.chock_a_block.packgen", __doc__, TARGET, lambda: dumps(generate()), argv
+    )
 
 
 if __name__ == "__main__":

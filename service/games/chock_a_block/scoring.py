@@ -30,15 +30,24 @@ def open_chains(rooms: dict[str, Any], options: dict[str, Any], features: list[s
     """Every open chain of the building, all sizes, feature by feature."""
     out = []
     for feature in features:
-        for chain in building.chains(rooms, feature, options["chain_connectivity"],
-                                     options["closed_chain_absorbs_new_icons"]):
+        for chain in building.chains(
+            rooms, feature, options["chain_connectivity"], options["closed_chain_absorbs_new_icons"]
+        ):
             out.append({"feature": feature, "rooms": [list(c) for c in chain], "size": len(chain)})
     return out
 
 
 def player_breakdown(player: dict[str, Any], options: dict[str, Any], features: list[str]) -> dict[str, Any]:
-    tokens = [{"token": t["token"], "feature": t["feature"], "value": t["value"], "chain": t["chain"],
-               "placement": t["placement"]} for t in player["tokens"]]
+    tokens = [
+        {
+            "token": t["token"],
+            "feature": t["feature"],
+            "value": t["value"],
+            "chain": t["chain"],
+            "placement": t["placement"],
+        }
+        for t in player["tokens"]
+    ]
     scoring = []
     seen_features = set()
     for chain in open_chains(player["rooms"], options, features):
@@ -88,8 +97,9 @@ def _ahead(a: tuple[int, int], b: tuple[int, int], use_neighbours: bool) -> bool
     return use_neighbours and a[1] > b[1]
 
 
-def judge(mode: str, keys: list[tuple[int, int]], ab_key: tuple[int, int] | None,
-          options: dict[str, Any]) -> tuple[list[int], dict[str, Any], int | None]:
+def judge(
+    mode: str, keys: list[tuple[int, int]], ab_key: tuple[int, int] | None, options: dict[str, Any]
+) -> tuple[list[int], dict[str, Any], int | None]:
     """(ranks of the seats, outcome, Autoblock's rank) from each seat's (score, neighbours) and
     Autoblock's (score, tiles taken): E-7 and E-8."""
     use_neighbours = options["tie_break"] == "NEIGHBOURS_THEN_SHARED"
@@ -110,7 +120,11 @@ def judge(mode: str, keys: list[tuple[int, int]], ab_key: tuple[int, int] | None
     if mode == "AUTOBLOCK_EXTRA":
         ranks = [1 + sum(_ahead(o, k, use_neighbours) for o in keys) + autoblock_beats(k) for k in keys]
         ab_rank = 1 + sum(beats_autoblock(k) for k in keys)
-        return ranks, {"winners": [i for i, r in enumerate(ranks) if r == 1], "autoblock_wins": ab_rank == 1}, ab_rank
+        return (
+            ranks,
+            {"winners": [i for i, r in enumerate(ranks) if r == 1], "autoblock_wins": ab_rank == 1},
+            ab_rank,
+        )
     if mode == "SOLO":
         won = beats_autoblock(keys[0])
         return [1 if won else 2], {"human_wins": won, "rule": options["autoblock_tie_rule"]}, 2 if won else 1
@@ -121,8 +135,11 @@ def judge(mode: str, keys: list[tuple[int, int]], ab_key: tuple[int, int] | None
         won = any(s > ab_key[0] for s in scores)
     else:
         won = sum(scores) > ab_key[0]
-    return ([1 if won else 2] * len(scores), {"team_wins": won, "condition": condition, "team_total": sum(scores)},
-            2 if won else 1)
+    return (
+        [1 if won else 2] * len(scores),
+        {"team_wins": won, "condition": condition, "team_total": sum(scores)},
+        2 if won else 1,
+    )
 
 
 def result(state: dict[str, Any]) -> dict[str, Any]:
@@ -131,8 +148,9 @@ def result(state: dict[str, Any]) -> dict[str, Any]:
     players = [player_breakdown(p, options, features) for p in state["seats"]]
     ab = autoblock_breakdown(state)
     keys = [(p["total"], p["neighbours"]) for p in players]
-    ranks, outcome, ab_rank = judge(state["mode"], keys, None if ab is None else (ab["total"], ab["neighbours"]),
-                                    options)
+    ranks, outcome, ab_rank = judge(
+        state["mode"], keys, None if ab is None else (ab["total"], ab["neighbours"]), options
+    )
     if ab is not None:
         ab["rank"] = ab_rank
     return {
@@ -143,7 +161,16 @@ def result(state: dict[str, Any]) -> dict[str, Any]:
         "breakdown": {
             "players": [{"seat": i, **p} for i, p in enumerate(players)],
             "autoblock": ab,
-            "rules": {k: options[k] for k in ("open_chain_scope", "open_chain_points", "open_chain_min_size",
-                                              "tie_break", "autoblock_tie_rule", "coop_win_condition")},
+            "rules": {
+                k: options[k]
+                for k in (
+                    "open_chain_scope",
+                    "open_chain_points",
+                    "open_chain_min_size",
+                    "tie_break",
+                    "autoblock_tie_rule",
+                    "coop_win_condition",
+                )
+            },
         },
     }
