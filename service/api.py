@@ -258,7 +258,7 @@ def create_match(headers):
         try:
             body = schemas.CreateMatchSchema().load(request.get_json())
         except ValidationError as error:
-            raise invalid(flatten(error.messages))
+            raise invalid(flatten(error.messages)) from None
         names = [None if p.get("open") else p.get("name") or f"{p['bot']} bot" for p in body["players"]]
         asked = [JSON, request.get_json()]
         new = lambda: NewMatch(  # noqa: E731
@@ -641,7 +641,9 @@ def load_action(game_id: str, raw: dict) -> dict:
     try:
         return _action_schema(game_id).load(raw)
     except ValidationError as error:
-        raise invalid(flatten(error.messages, "action"), "the action does not fit the game's action schema")
+        raise invalid(
+            flatten(error.messages, "action"), "the action does not fit the game's action schema"
+        ) from None
 
 
 @functools.cache
@@ -740,7 +742,8 @@ SSE_EVENT = {
     responses={
         "200": {
             "description": "Server-Sent Events: each log entry as the caller may see it (the same gate as /events), "
-            "``id:`` its version, ``data:`` the entry as JSON (an Event, typed by the match's game); a ``: ping`` comment every 15 s; an "
+            "``id:`` its version, ``data:`` the entry as JSON (an Event, typed by the match's game); "
+            "a ``: ping`` comment every 15 s; an "
             "``end`` event after ``match_scored``. Start after ``?after=``; ``Last-Event-ID`` (a reconnect) "
             "wins over it. A ``revoked`` event, then the end, once the credential no longer holds (the "
             "seat was handed over, the platform key revoked); the end, without an event, after 5 minutes "
@@ -842,7 +845,10 @@ def stream_events(query, match_id: str):
 _END = "event: end\nid: {version}\ndata: {{}}\n\n"
 # without data: an EventSource dispatches no event then, and clients that take each data: for an entry (the
 # viewer) skip it; the stream ends, and a reconnect with the same credential is refused (403 or 401)
-_REVOKED = ": this credential no longer holds: the seat was handed over, or the platform key revoked\nevent: revoked\n\n"
+_REVOKED = (
+    ": this credential no longer holds: the seat was handed over, or the platform key revoked\n"
+    "event: revoked\n\n"
+)
 
 
 def _subscribe(feed: LiveFeed, match_id: str) -> Subscription:
@@ -857,13 +863,13 @@ def _subscribe(feed: LiveFeed, match_id: str) -> Subscription:
                 "too_many_streams",
                 f"this address holds {feed.per_address} live feeds, as many "
                 "as one address may: close one first",
-            )
+            ) from None
         raise ApiError(
             503,
             "streams_full",
             f"this server process holds {feed.per_process} live feeds, as many "
             "as it may: try again (another may have room)",
-        )
+        ) from None
 
 
 @v1.route("/matches/<match_id>/log", methods=["GET"])
@@ -1031,14 +1037,17 @@ def get_metrics():
         "delivery": {
             "{$request.body#/url}": {
                 "post": {
-                    "summary": "A delivery: the entries of one append that the webhook asked for, as a spectator sees them",
+                    "summary": "A delivery: the entries of one append that the webhook asked for, "
+                    "as a spectator sees them",
                     "parameters": [
                         {
                             "name": "Matchlog-Signature",
                             "in": "header",
                             "required": True,
                             "schema": {"type": "string"},
-                            "description": 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the webhook\'s secret>',
+                            "description": (
+                                't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the webhook\'s secret>'
+                            ),
                         },
                         {
                             "name": "Matchlog-Delivery",
@@ -1072,7 +1081,7 @@ def create_webhook(body, headers):
     try:
         check_url(body["url"], matches().settings.webhooks_private)
     except BadWebhookUrl as error:
-        raise invalid({"url": [str(error)]})
+        raise invalid({"url": [str(error)]}) from None
     unknown = sorted(set(body["events"]) - entry_types() - OTHER_EVENTS)
     if unknown:
         raise invalid(

@@ -9,6 +9,7 @@ survives a crash. The server listens on a Unix socket inside the data folder onl
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import time
 from pathlib import Path
@@ -126,10 +127,10 @@ class EmbeddedRedis:
 
     def stop(self) -> None:
         if self.process is None and self.adopted:
-            try:  # its append-only file is flushed as it shuts down
+            with contextlib.suppress(
+                redis.exceptions.RedisError
+            ):  # its append-only file is flushed as it shuts down
                 redis.Redis(unix_socket_path=str(self.socket), socket_timeout=10).shutdown()
-            except redis.exceptions.RedisError:
-                pass
             self.adopted = False
         processes.stop(self.process)
         self.process = None

@@ -24,6 +24,7 @@ by retrying with its ``Idempotency-Key``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass
@@ -289,10 +290,8 @@ class EventStore:
         return min(int(info.get("connected_slaves", 0)) for info in infos)
 
     def _refresh_slots(self) -> None:
-        try:
+        with contextlib.suppress(redis.exceptions.RedisError):  # still electing: the next request tries again
             self.redis.nodes_manager.initialize()
-        except redis.exceptions.RedisError:
-            pass  # the cluster is still electing: the next request tries again
 
     def version(self, match_id: str) -> int:
         """The match's current version; 0 when there is no such match."""

@@ -56,7 +56,7 @@ def _schema(schema: Schema) -> Callable[[Any], Any] | None:
         or schema.exclude
     ):
         return None
-    for name, pass_collection, kwargs in hooks[VALIDATES_SCHEMA]:
+    for _name, pass_collection, kwargs in hooks[VALIDATES_SCHEMA]:
         if pass_collection or kwargs.get("pass_original"):
             return None
     validators = [getattr(schema, name) for name, _, _ in hooks[VALIDATES_SCHEMA]]

@@ -792,7 +792,9 @@ class Matches:
         for member in self._redis.zrangebyscore(self._keys.activity, "-inf", cutoff_ms, start=0, num=limit):
             match_id = member.decode()
 
-            def idle(state: MatchState) -> bool:  # by its log: an append since the listing looked counts
+            def idle(
+                state: MatchState, match_id: str = match_id
+            ) -> bool:  # an append since the listing counts
                 _, last = self._repository.read(match_id, after=state.version - 1, until=state.version)
                 return not last or _ms(last[-1].at) <= cutoff_ms
 

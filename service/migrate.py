@@ -81,10 +81,8 @@ def _transient(keys: Keys, name: str) -> bool:
     rest = name[len(keys.namespace) + 1 :]
     return (
         rest == "feed"
-        or (rest.startswith("{")
-        and rest.endswith("}:feed"))
-        or rest.startswith("{feed}:")
-        or rest.startswith("ratelimit")
+        or (rest.startswith("{") and rest.endswith("}:feed"))
+        or rest.startswith(("{feed}:", "ratelimit"))
     )
 
 

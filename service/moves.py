@@ -150,9 +150,9 @@ def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, me
             if body is None:  # not what the fast path takes: the schema loads it, or says what is wrong
                 body = _move.load(parsed)
         except ValidationError as error:
-            raise invalid(flatten(error.messages))
+            raise invalid(flatten(error.messages)) from None
         except ValueError as error:  # what the POST says of such a body, the depth and text guards included
-            raise invalid({"body": [str(error)]}, f"the message is not valid JSON ({error})")
+            raise invalid({"body": [str(error)]}, f"the message is not valid JSON ({error})") from None
         action = load_action(game_id, body["action"])
         answer = matches.submit(match_id, seat, body["expected_version"], action, body.get("idempotency_key"))
     except Exception as error:

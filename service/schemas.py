@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import unicodedata
+from typing import ClassVar
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
@@ -260,10 +261,8 @@ class PlayerSchema(Schema):
 
     @validates_schema
     def _name_or_open(self, data, **kwargs):
-        if (
-            (data.get("open")
-            and (data.get("name") or data.get("bot")))
-            or not (data.get("name") or data.get("open") or data.get("bot"))
+        if (data.get("open") and (data.get("name") or data.get("bot"))) or not (
+            data.get("name") or data.get("open") or data.get("bot")
         ):
             raise ValidationError(
                 'give a seat a "name", a "bot", or "open": true to leave it for someone to join'
@@ -389,7 +388,7 @@ class LobbyQuerySchema(Schema):
 class Seconds(fields.Float):
     """A JSON number of seconds: marshmallow's Float would also take the string "30"."""
 
-    default_error_messages = {"invalid": "Not a valid number."}
+    default_error_messages: ClassVar[dict[str, str]] = {"invalid": "Not a valid number."}
 
     def _deserialize(self, value, attr, data, **kwargs):
         if isinstance(value, str):

@@ -187,7 +187,8 @@ def _score(client, fake_redis, settings, match_id, token):
 
 
 def capture_webhooks(app, seen: Seen) -> None:
-    """Hand every webhook body the app enqueues to ``seen`` (nothing is posted anywhere: the app needs webhooks_private for the loopback URLs)."""
+    """Hand every webhook body the app enqueues to ``seen`` (nothing is posted anywhere: the app needs
+    webhooks_private for the loopback URLs)."""
     matches = app.extensions["matchlog"]
 
     def enqueue(delivery_id, hook_id, body, *more, **options):

@@ -17,6 +17,7 @@ Every node lives in its own folder under one temporary directory, removed by ``s
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import os
 import random
@@ -126,10 +127,8 @@ class _Node:
     def kill(self) -> None:
         """SIGKILL the server and any child it forked (RDB/AOF rewrite): its own process group."""
         if self.alive():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         if self.process is not None:
             self.process.wait()
 
@@ -305,7 +304,7 @@ class LocalCluster:
             self._until(
                 deadline,
                 f"replica {replica.port} sees master {master.port} with its slots",
-                lambda: self._sees_master_with_slots(replica, master),
+                lambda replica=replica, master=master: self._sees_master_with_slots(replica, master),
             )
             replica.client().execute_command("CLUSTER", "REPLICATE", master.node_id)
         self._until(deadline, "cluster_state:ok and replication links up everywhere", self._healthy)
@@ -581,10 +580,8 @@ def main() -> None:
             f"masters {cluster.master_ports()}, replicas {[r.port for r in cluster.replicas()]}"
         )
         print(f"REDIS_URL={cluster.startup_url}", flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             signal.pause()
-        except KeyboardInterrupt:
-            pass
 
 
 if __name__ == "__main__":

@@ -127,8 +127,8 @@ def test_unknown_match_is_404(client):
 
 
 def test_acting_needs_a_token_of_this_match(client):
-    match_id, tokens = create(client)
-    other_id, other_tokens = create(client)
+    match_id, _tokens = create(client)
+    _other_id, other_tokens = create(client)
     url = f"/v1/matches/{match_id}/actions"
     body = {"expected_version": 1, "action": place([(0, 0)])}
     assert_error(client.post(url, json=body), 401, "missing_token")
@@ -257,7 +257,7 @@ def test_unknown_paths_and_methods_use_the_error_shape(client):
 
 
 def test_state_now_and_at_any_earlier_version(client):
-    match_id, tokens = opened(client)
+    match_id, _tokens = opened(client)
     now = client.get(f"/v1/matches/{match_id}/state").json
     assert now["version"] == 5 and now["state"]["placements"] == 4
     then = client.get(f"/v1/matches/{match_id}/state?version=2").json
@@ -337,7 +337,7 @@ def test_scoring_needs_a_seat_and_is_one_job_per_version(client, fake_redis, set
     version gets the same job; the job's status is kept for an hour, not a day."""
     match_id, tokens = opened(client)
     assert_error(client.post(f"/v1/matches/{match_id}/score"), 401, "missing_token")
-    other, other_tokens = create(client)
+    _other, other_tokens = create(client)
     assert_error(
         client.post(f"/v1/matches/{match_id}/score", headers=bearer(other_tokens[0])), 403, "wrong_token"
     )

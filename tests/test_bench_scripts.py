@@ -40,7 +40,7 @@ def test_the_bare_stack_appends_once_per_version(fake_redis, monkeypatch):
     assert created.status_code == 201 and len(created.json["seats"]) == len(body["players"])
     match_id = created.json["id"]
     version = 1
-    for seat, action, after in renumbered(script)[:5]:
+    for _seat, action, after in renumbered(script)[:5]:
         assert client.get(f"/v1/matches/{match_id}/legal-actions").json["version"] == version
         answer = client.post(
             f"/v1/matches/{match_id}/actions", json={"expected_version": version, "action": action}

@@ -193,11 +193,14 @@ def test_export_then_import_round_trip_over_http(client, fake_redis, settings):
     copied = scored(client, fake_redis, settings, copy["id"], copy["seats"][0]["token"])
     assert copied["status"] == "finished"
     assert copied["result"] == original["result"]
-    moves = lambda m: [
-        e["data"]
-        for e in client.get(f"/v1/matches/{m}/events?limit=1000").json["events"]
-        if e["type"] == "placed"
-    ]
+
+    def moves(m):
+        return [
+            e["data"]
+            for e in client.get(f"/v1/matches/{m}/events?limit=1000").json["events"]
+            if e["type"] == "placed"
+        ]
+
     assert moves(copy["id"]) == moves(match_id)
 
 

@@ -137,11 +137,7 @@ def test_on_timeout_without_a_clock_is_refused(client):
 
 
 def _iso(ms: float) -> str:
-    return (
-        datetime.fromtimestamp(ms / 1000, tz=UTC)
-        .isoformat(timespec="milliseconds")
-        .replace("+00:00", "Z")
-    )
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _out_of_time(matches, match_id):

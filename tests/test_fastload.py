@@ -123,7 +123,9 @@ def _reference_load_action(game_id: str, raw):
     try:
         return api._action_schema(game_id).load(raw)
     except ValidationError as error:
-        raise invalid(flatten(error.messages, "action"), "the action does not fit the game's action schema")
+        raise invalid(
+            flatten(error.messages, "action"), "the action does not fit the game's action schema"
+        ) from None
 
 
 def _answer(load, game_id: str, raw):

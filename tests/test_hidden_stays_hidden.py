@@ -110,7 +110,7 @@ def test_no_viewer_can_test_a_guess_of_what_is_hidden_from_it(game_id, players, 
 @pytest.mark.parametrize("game_id,players,options", CONFIGS)
 def test_commitments_of_equal_hidden_data_differ(game_id, players, options):
     """The version is committed to: the same card drawn twice does not give the same commitment."""
-    entries, state, _ = played_log(game_id, players, options, seed=7)
+    entries, _state, _ = played_log(game_id, players, options, seed=7)
     commitments = [e.commitment for e in entries if e.commitment]
     assert len(commitments) == len(set(commitments))
 
@@ -126,7 +126,7 @@ def test_a_finished_sealed_log_checks_whole_once_the_seed_is_revealed(game_id, p
 
 
 def test_changing_a_hidden_card_of_a_sealed_log_is_found_once_revealed():
-    entries, state, _ = played_log("chock-a-block", 2, {}, seed=3, max_moves=5000)
+    entries, _state, _ = played_log("chock-a-block", 2, {}, seed=3, max_moves=5000)
     drawn = next(i for i, e in enumerate(entries) if e.commitment and "card" in e.data)
     other = next(card for card in entries[0].data["content"]["cards"] if card != entries[drawn].data["card"])
     forged = list(entries)
@@ -137,7 +137,7 @@ def test_changing_a_hidden_card_of_a_sealed_log_is_found_once_revealed():
 
 
 def test_a_commitment_added_to_a_public_entry_is_found_once_revealed():
-    entries, state, secret = played_log("chock-a-block", 2, {}, seed=4, max_moves=5000)
+    entries, _state, secret = played_log("chock-a-block", 2, {}, seed=4, max_moves=5000)
     public = next(
         i for i, e in enumerate(entries) if i > 1 and not e.commitment and e.type not in replay.SHELL_EVENTS
     )

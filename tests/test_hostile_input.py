@@ -71,7 +71,7 @@ def test_a_match_id_that_is_not_one_is_not_found(client, match_id):
 
 
 def test_a_colon_in_a_match_id_never_reaches_redis(client):
-    match_id, tokens = create(client)
+    match_id, _tokens = create(client)
     response = client.get(f"/v1/matches/{match_id}:idempotency:0:key/state")
     assert_error(response, 404, "match_not_found")
 

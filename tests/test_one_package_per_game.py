@@ -79,7 +79,7 @@ def test_the_toy_game_is_played_scored_and_replayed_over_http(toy_client, settin
 
 def test_the_toy_game_draws_itself_and_round_trips_its_record(toy_client):
     client, _ = toy_client
-    match_id, tokens = create(client, "toy-nim", PLAYERS)
+    match_id, _tokens = create(client, "toy-nim", PLAYERS)
     picture = client.get(f"/v1/matches/{match_id}/state", headers={"Accept": "image/svg+xml"})
     assert (
         picture.status_code == 200 and picture.mimetype == "image/svg+xml" and b"<title>Nim" in picture.data

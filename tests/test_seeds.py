@@ -73,7 +73,7 @@ def test_the_commitment_is_salted_and_the_reveal_checks_it(client):
 
 
 def test_no_seed_or_salt_in_clear_in_redis(client, fake_redis, settings):
-    match_id, _ = create(
+    _match_id, _ = create(
         client, "chock-a-block", PLAYERS[:2], seed="a-very-findable-seed", seed_known_to_creator=True
     )
     everything = b""

@@ -46,7 +46,7 @@ def _undo(client, match_id, token, verb=""):
 def test_undo_until_next_action_takes_back_the_last_move_and_keeps_it_in_the_log(client):
     match_id, tokens = _match(client)
     before = client.get(f"/v1/matches/{match_id}/state").json["state"]
-    seat, moved = _move(client, match_id, tokens)
+    seat, _moved = _move(client, match_id, tokens)
     undone = _undo(client, match_id, tokens[seat])
     assert undone.status_code == 201, undone.json
     assert undone.json["events"][0]["type"] == "undone" and undone.json["events"][0]["data"] == {
@@ -157,7 +157,7 @@ def test_undo_with_consent_waits_for_the_others_and_lapses_when_someone_moves(cl
 
 def test_a_consent_undo_among_bots_is_accepted_by_them(client):
     match_id, tokens = _match(client, undo="with_consent", players=[{"name": "ann"}, {"bot": "random"}])
-    _, moved = _move(client, match_id, tokens)
+    _, _moved = _move(client, match_id, tokens)
     answer = _undo(client, match_id, tokens[0]).json
     assert [e["type"] for e in answer["events"]] == ["undo_requested", "undo_accepted", "undone"]
 

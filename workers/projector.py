@@ -16,6 +16,7 @@ nothing: snapshots are pure functions of the log and scoring appends its result 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -237,7 +238,5 @@ class Projector:
                 log.exception("the rule loop failed; trying again in a second")
                 metrics.FEED_FAILURES.labels("loop").inc()
                 stop.wait(1.0)
-        try:
+        with contextlib.suppress(redis.exceptions.RedisError):
             self.leases.resign()  # the others take over at once rather than after a lease
-        except redis.exceptions.RedisError:
-            pass

@@ -29,7 +29,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from service.games.protocol import (
     Action,
@@ -89,7 +89,11 @@ class Engine:
     """The base of every engine: subclass it, declare, and write the rules."""
 
     info: GameInfo
-    options_schema: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": {}}
+    options_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {},
+    }
     action_schema: type
     packs: Packs | None = None
     svg: Callable[[dict[str, Any]], str] | None = None
@@ -98,19 +102,19 @@ class Engine:
     """Where the rules say whose turn it is (``"R-0.4"``), quoted when a seat acts out of turn."""
     over_rule: str = ""
     """Where the rules say the game has ended, quoted when an action comes after the end."""
-    refusals: Refusals = {}
+    refusals: ClassVar[Refusals] = {}
     """Every reason ``play`` may refuse with and the rule it enforces, ``turn_refusals(turn_rule, over_rule)``
     included: the catalogue lists them, and the tests fail on a refusal that is not declared."""
     out_of_turn: frozenset[str] = frozenset()
     """Action types any seat may take while the game runs (a resignation)."""
-    bots: dict[str, Any] = {}
+    bots: ClassVar[dict[str, Any]] = {}
     """The game's own bots beyond random and greedy, by name (``service.games.bots.Bot``)."""
-    timeout_actions: dict[str, dict[str, Any]] = {}
+    timeout_actions: ClassVar[dict[str, dict[str, Any]]] = {}
     """For an ``on_timeout`` policy (``pass``, ``forfeit``): the action that carries it out."""
     irreversible: frozenset[str] = frozenset()
     """Event types that show someone what was hidden (a card drawn, a die rolled): no undo past them."""
 
-    _appliers: dict[str, Callable] = {}
+    _appliers: ClassVar[dict[str, Callable]] = {}
     event_types: frozenset[str] = frozenset()
     """Every event type the rules append: those ``apply`` folds (made from the table)."""
 

@@ -71,7 +71,7 @@ class Servers:
                 self.url = self.embedded.url
             self.port = free_port()
             self.log_path = Path(self.folder) / "api.log"
-            self._log = open(self.log_path, "wb")
+            self._log = open(self.log_path, "wb")  # noqa: SIM115 (the server writes to it until stop() closes it)
             env = dict(
                 os.environ,
                 REDIS_URL=self.url,

@@ -31,7 +31,7 @@ def engine(seconds: float, seed: int = 20240601) -> list[Figure]:
         rng = random.Random(seed)
         lengths = []
 
-        def game_pass() -> int:
+        def game_pass(rng=rng, players=players, lengths=lengths) -> int:
             lengths.append(random_game(rng, players, str(rng.random())))
             return 1
 

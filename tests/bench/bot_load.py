@@ -39,7 +39,7 @@ def _person_cycles(port: int, seconds: float) -> list[float]:
             continue
         seat = summary["to_act"][0]
         _, legal = _call(port, "GET", f"/v1/matches/{match[0]}/legal-actions", None, match[1][seat])
-        status, _ = _call(
+        _status, _ = _call(
             port,
             "POST",
             f"/v1/matches/{match[0]}/actions",

@@ -41,7 +41,7 @@ def engine(seconds: float, seed: int = 20240601) -> list[Figure]:
     for label, (players, options) in MODES.items():
         rng = random.Random(seed)
 
-        def game_pass() -> int:
+        def game_pass(rng=rng, players=players, options=options) -> int:
             random_game(rng, players, options, seed=str(rng.random()))
             return 1
 

@@ -67,7 +67,7 @@ def machine() -> list[Figure]:
 
 
 def _fmt(value) -> str:
-    if isinstance(value, bool) or isinstance(value, str):
+    if isinstance(value, (bool, str)):
         return str(value)
     if isinstance(value, int):
         return f"{value:,}"

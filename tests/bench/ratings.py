@@ -155,7 +155,7 @@ def main(argv: list[str]) -> int:
     width = max(len(label) for label, _ in figures)
     for label, value in figures:
         print(f"{label:<{width}}  {value}")
-    print(json.dumps({"benchmark": "ratings", **{label: value for label, value in figures}}), flush=True)
+    print(json.dumps({"benchmark": "ratings", **dict(figures)}), flush=True)
     return 0
 
 

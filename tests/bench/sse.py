@@ -110,7 +110,7 @@ def measure(subscribers: int = 1000, actions: int = 40) -> list[Figure]:
         },
     )  # the process's own limits, not its cap
     try:
-        status, created = _call(
+        _status, created = _call(
             servers.port, "POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
         )
         match_id, tokens = created["id"], [s["token"] for s in created["seats"]]

@@ -98,8 +98,8 @@ def run(seconds: float, long: int) -> list[Figure]:
         for _ in range(2):  # alternate, so that noise hits both alike; the second pass counts
             for version, (match_id, token) in made.items():
                 results[version] = (
-                    timed(lambda: cold_load(match_id), seconds),
-                    timed(lambda: get_state(match_id, token), seconds),
+                    timed(lambda m=match_id: cold_load(m), seconds),
+                    timed(lambda m=match_id, t=token: get_state(m, t), seconds),
                 )
         connection.close()
         snapshots = client.hlen(Keys(matches.settings.namespace).snapshots(made[long][0]))

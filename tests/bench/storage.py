@@ -76,7 +76,7 @@ def measure(url: str, matches_per_case: int) -> list[Figure]:
                 for key in keys_of(redis_client, settings, match_id):
                     kind = key.decode().rsplit(":", 1)[-1] if b":match:" in key else "rq job"
                     per_kind.setdefault(kind, []).append(redis_client.memory_usage(key, samples=0) or 0)
-            packs = [k for k in redis_client.scan_iter(match=f"{settings.namespace}:pack:*")]
+            packs = list(redis_client.scan_iter(match=f"{settings.namespace}:pack:*"))
             shared = sum(redis_client.memory_usage(k, samples=0) or 0 for k in packs)
             total = sum(sum(v) for v in per_kind.values()) / len(ids)
             for kind, sizes in sorted(per_kind.items()):

@@ -463,7 +463,7 @@ def test_T09_the_doctor_cannot_join_a_party():
 
 def test_T10_a_district_without_an_own_cube_on_its_boundary_is_refused():
     """T-10 (R-4.2c)."""
-    state, district, _, _, _ = patrol_position()
+    state, _district, _, _, _ = patrol_position()
     board = board_of(state["content"])
     far = next(
         d

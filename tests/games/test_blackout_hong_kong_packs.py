@@ -478,7 +478,7 @@ def test_the_player_sets_follow_s_10_and_the_examples():
         assert any(c["colour"] == "BLUE" and c["searchIcons"] == 1 for c in volunteers)  # T-8
         assert all(1 <= c["gatherCount"] <= 3 and 0 <= c["searchIcons"] <= 2 for c in volunteers)
 
-        def rows(role):
+        def rows(role, cards=cards):
             return [[(a["cost"], a["effects"]) for a in r["alternatives"]] for r in cards[role]["actions"]]
 
         assert rows("LEADER") == [

@@ -635,7 +635,7 @@ def test_r_3_14_an_emptied_objective_space_can_be_bought_into():
 
 
 def test_r_4_1_patrol_is_optional():
-    state, district, _, _, _ = patrol_position()
+    state, _district, _, _, _ = patrol_position()
     after = events(state, 0, {"type": "PATROL_SKIP"})
     assert after[0]["type"] == "turn_ended" and after[0]["data"]["patrol"] == "skipped"
 
@@ -725,7 +725,7 @@ def test_r_4_5_exploration_takes_the_lowest_easy_tile_with_4_icons():
 
 
 def test_r_4_6_a_take_turns_the_other_tiles_up_and_injures_one_party_card_from_the_seed():
-    state, district, target, others, blue = patrol_position()
+    state, district, target, _others, blue = patrol_position()
     state = play(state, 0, {"type": "PATROL_CHOOSE_DISTRICT", "districtId": district})
     leader = set_card(state, 0, "LEADER")
     taken = events(

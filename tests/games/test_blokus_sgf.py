@@ -21,7 +21,7 @@ PENTOBI_STYLE = """(;GM[Blokus]CA[UTF-8]AP[Pentobi:22.1]DT[2026-01-02]P1[Ann]P2[
 
 def test_squares_count_rows_from_the_bottom():
     """5.2: column letters from a at the left, row numbers from 1 at the BOTTOM."""
-    options, players, actions = GAME.record.parse("(;GM[Blokus];1[c18,a19,b19,c19,a20])")
+    options, _players, actions = GAME.record.parse("(;GM[Blokus];1[c18,a19,b19,c19,a20])")
     assert options == {"variant": "four_player"}
     assert actions[0]["cells"] == [[2, 2], [0, 1], [1, 1], [2, 1], [0, 0]]
     assert actions[0]["colour"] == "blue"
@@ -29,7 +29,7 @@ def test_squares_count_rows_from_the_bottom():
 
 def test_reads_what_pentobi_writes():
     """A game-information node first, one node per move, whitespace between nodes."""
-    options, players, actions = GAME.record.parse(PENTOBI_STYLE)
+    _options, players, actions = GAME.record.parse(PENTOBI_STYLE)
     assert players == ["Ann", "Bob", "Cat", "Dan"]
     assert [a["colour"] for a in actions] == ["blue", "yellow", "red", "green"]
     assert actions[1]["cells"] == [[19, 0], [18, 0], [17, 0]]
@@ -47,7 +47,7 @@ def test_game_names_choose_the_variant():
 
 
 def test_two_colour_games_use_b_and_w_and_pb_pw():
-    options, players, actions = GAME.record.parse("(;GM[Blokus Duo]PB[Pia]PW[Olu];B[e10];W[j5,j6])")
+    _options, players, actions = GAME.record.parse("(;GM[Blokus Duo]PB[Pia]PW[Olu];B[e10];W[j5,j6])")
     assert players == ["Pia", "Olu"]
     assert [(a["colour"], a["cells"]) for a in actions] == [
         ("purple", [[4, 4]]),

@@ -519,7 +519,7 @@ def test_T33_a_solo_market_draw_slides_the_column_down():
     state = solo_draw_turn()
     c, d1 = list(state["block_market"]), state["deck"][0]
     evs = GAME.play(state, 0, {"type": "draw_card", "source": "MARKET", "slot": 1})
-    human = [e for e in evs[: next(i for i, e in enumerate(evs) if e["type"] == "turn_ended") + 1]]
+    human = list(evs[: next(i for i, e in enumerate(evs) if e["type"] == "turn_ended") + 1])
     mid = fold(GAME, state, human)
     assert c[1] in mid["seats"][0]["hand"]
     assert mid["block_market"] == [d1, c[0], c[2], c[3]]

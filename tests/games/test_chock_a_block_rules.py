@@ -566,9 +566,9 @@ def test_AE4_column_markets_slide_down_and_stay_bottom_aligned():
     """AE-4: items above the gap slide down; the source top fills slot 0; an empty source leaves a gap
     at the top, so occupied slots stay a bottom-aligned run."""
     assert markets.refill(["a", "b", None, "d"], ["e"], 2, True) == (["e", "a", "b", "d"], [], "e")
-    market, source, _ = markets.refill(["a", "b", None, "d"], [], 2, True)
+    market, _source, _ = markets.refill(["a", "b", None, "d"], [], 2, True)
     assert market == [None, "a", "b", "d"]
-    market, source, _ = markets.refill([None, "a", None, "d"], [], 2, True)
+    market, _source, _ = markets.refill([None, "a", None, "d"], [], 2, True)
     assert market == [None, None, "a", "d"] and markets.bottom_slot(market) == 3
 
 
@@ -807,7 +807,7 @@ def test_V16_autoblock_with_row_markets_takes_the_last_occupied_slot():
         2, mode="AUTOBLOCK_EXTRA", excluded_feature="CAT", column_markets_with_autoblock=False, seed="v16"
     )
     assert state["layout"] == "ROW"
-    final, moves, _ = random_game(
+    _final, moves, _ = random_game(
         2, "v16", mode="AUTOBLOCK_EXTRA", excluded_feature="CAT", column_markets_with_autoblock=False
     )
     discards = [e["data"]["slot"] for _, _, evs in moves for e in evs if e["type"] == "autoblock_discarded"]

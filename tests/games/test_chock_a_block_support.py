@@ -114,10 +114,8 @@ def rig(state, hands: dict[int, list[str]] | None = None, market: list | None = 
     new = dict(state)
     new_seats = []
     for i, p in enumerate(seats):
-        if i in hands:
-            hand = list(hands[i])
-        else:
-            hand = keep[i] + [pool.pop(0) for _ in range(len(p["hand"]) - len(keep[i]))]
+        missing = len(p["hand"]) - len(keep[i])
+        hand = list(hands[i]) if i in hands else keep[i] + [pool.pop(0) for _ in range(missing)]
         new_seats.append({**p, "hand": hand})
     new["seats"] = new_seats
     if market is not None:

@@ -70,11 +70,11 @@ def test_a_move_racing_its_deadline_check_after_the_deadline_meets_one_timeout(
         results = {}
         go = threading.Barrier(2)
 
-        def move():
+        def move(go=go, results=results, match_id=match_id, token=tokens[seat], legal=legal):
             go.wait()
-            results["move"] = act(real_client, match_id, tokens[seat], 1, legal["actions"][0]).status_code
+            results["move"] = act(real_client, match_id, token, 1, legal["actions"][0]).status_code
 
-        def deadline():
+        def deadline(go=go, results=results, match_id=match_id):
             go.wait()
             results["deadline"] = matches.check_clock(match_id, 1)
 

@@ -131,12 +131,12 @@ def test_no_spectator_or_opponent_recovers_hidden_data_on_a_real_server():
             version = checkpoint["version"]
             running["spectator's live feed"] = [
                 e["data"]
-                for e in spectator_events.until(lambda e: e.get("id") == str(version), timeout=20)
+                for e in spectator_events.until(lambda e, v=str(version): e.get("id") == v, timeout=20)
                 if "data" in e
             ]
             running["opponent's live feed"] = [
                 e["data"]
-                for e in opponent_events.until(lambda e: e.get("id") == str(version), timeout=20)
+                for e in opponent_events.until(lambda e, v=str(version): e.get("id") == v, timeout=20)
                 if "data" in e
             ]
             spectator_feed.close()
@@ -167,7 +167,7 @@ def test_the_review_s_brute_force_of_chock_a_block_draws_finds_nothing():
     port = free_port()
     process, http = start_serve(folder, port)
     try:
-        status, created = http(
+        _status, created = http(
             "POST", "/v1/matches", {"game": "chock-a-block", "players": [{"name": "a"}, {"name": "b"}]}
         )
         match_id, tokens = created["id"], [s["token"] for s in created["seats"]]

@@ -4,6 +4,7 @@ refusals (illegal, stale version, schema, idempotency, another seat's token); th
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import shutil
@@ -215,6 +216,6 @@ def test_a_seat_handed_to_a_bot_is_not_played_on_its_old_socket(served):
     finally:
         socket.close()
     log = http("GET", f"/v1/matches/{match_id}/events")[1]["events"]
-    for before, entry in zip(log, log[1:]):  # every move of seat 0 is its bot's
+    for before, entry in itertools.pairwise(log):  # every move of seat 0 is its bot's
         if entry["type"] == "placed" and entry["seat"] == 0:
             assert before["type"] == "acted_by" and before["data"]["by"] == "bot:random", (before, entry)

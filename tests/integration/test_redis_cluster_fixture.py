@@ -7,6 +7,7 @@ bundled one (always installed), so both a 7.x and a 6.2 server are covered where
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import stat
@@ -52,7 +53,7 @@ def test_three_masters_each_with_one_live_replica_cover_every_slot(cluster):
     assert sorted(r.master_id for r in replicas) == sorted(m.node_id for m in masters)
     covered = sorted(r for m in masters for r in m.slots)
     assert covered[0][0] == 0 and covered[-1][1] == SLOTS - 1
-    assert all(a[1] + 1 == b[0] for a, b in zip(covered, covered[1:])), covered  # no gap, no overlap
+    assert all(a[1] + 1 == b[0] for a, b in itertools.pairwise(covered)), covered  # no gap, no overlap
     for m in masters:
         info = cluster.node_client(m.port).info("replication")
         assert info["role"] == "master" and info["connected_slaves"] == 1
@@ -130,7 +131,7 @@ def test_a_killed_master_is_replaced_by_its_replica_and_its_slots_take_writes_ag
     deadline = time.monotonic() + 10
     while True:  # replication is asynchronous: the entry written after the failover arrives soon
         on_victim = cluster.node_client(victim).pipeline(transaction=False)
-        readonly, length = on_victim.execute_command("READONLY").xlen(key).execute()
+        _readonly, length = on_victim.execute_command("READONLY").xlen(key).execute()
         if length == 2 or time.monotonic() > deadline:
             break
         time.sleep(0.05)

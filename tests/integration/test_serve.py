@@ -5,6 +5,7 @@ same folder the match is still there."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client as http_client
 import json
 import os
@@ -18,6 +19,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 import redis
@@ -273,7 +275,7 @@ def test_serve_killed_outright_takes_its_api_and_worker_with_it():
         assert EmbeddedRedis(folder).answers()  # its Redis outlived it (its own session, its data safe)
         process, http = start_serve(folder, port)  # the same folder: that Redis is joined, and adopted
         assert http("GET", "/v1/games")[0] == 200
-        orphan = int(open(os.path.join(folder, "redis.pid")).read())
+        orphan = int(Path(folder, "redis.pid").read_text())
         os.kill(orphan, signal.SIGKILL)  # the adopted Redis dies in turn: serve starts it again, as its own
         deadline = time.monotonic() + 30
         while (
@@ -282,17 +284,15 @@ def test_serve_killed_outright_takes_its_api_and_worker_with_it():
         ):
             assert time.monotonic() < deadline, "serve did not start the adopted Redis again"
             time.sleep(0.5)
-        assert int(open(os.path.join(folder, "redis.pid")).read()) != orphan
+        assert int(Path(folder, "redis.pid").read_text()) != orphan
         stop_serve(process)
         assert not EmbeddedRedis(folder).answers(), "the serve that adopted the orphaned Redis stops it"
         assert not os.path.exists(os.path.join(folder, "serve.pid"))
     finally:
         if process.poll() is None:
             stop_serve(process)
-        try:
+        with contextlib.suppress(redis.exceptions.RedisError):
             redis.Redis(unix_socket_path=os.path.join(folder, "redis.sock")).shutdown(nosave=True)
-        except redis.exceptions.RedisError:
-            pass
         shutil.rmtree(folder, ignore_errors=True)
 
 

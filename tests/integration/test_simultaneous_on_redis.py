@@ -54,7 +54,7 @@ def test_seats_planning_at_the_same_instant_are_all_accepted_once(real_app):
         start = threading.Barrier(len(seats))
         answers = {}
 
-        def plan(seat):
+        def plan(seat, start=start, answers=answers, version=version, chosen=chosen):
             own = real_app.test_client()
             start.wait()
             answers[seat] = act(own, match_id, tokens[seat], version, chosen[seat])
@@ -64,7 +64,9 @@ def test_seats_planning_at_the_same_instant_are_all_accepted_once(real_app):
             thread.start()
         for thread in threads:
             thread.join()
-        assert {seat: answer.status_code for seat, answer in answers.items()} == dict.fromkeys(seats, 201), {seat: answer.json for seat, answer in answers.items()}
+        assert {seat: answer.status_code for seat, answer in answers.items()} == dict.fromkeys(seats, 201), {
+            seat: answer.json for seat, answer in answers.items()
+        }
         log = full_log(client, match_id)[version:]
         # every seat's action is in the log once: each answer's first entry is its own, all different
         firsts = [answers[seat].json["events"][0] for seat in seats]

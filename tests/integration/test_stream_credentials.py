@@ -6,6 +6,7 @@ within the tests' waits is the credential check's doing, not the next ping's."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
@@ -52,10 +53,8 @@ class HangUp:
         self._socket = sock
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self._socket.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self._socket.close()
 
 

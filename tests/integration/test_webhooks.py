@@ -301,7 +301,7 @@ def test_a_worker_killed_mid_delivery_loses_no_delivery(hooked, real_redis, redi
             headers=bearer(key),
         ).json
         tokens = [seat["token"] for seat in match["seats"]]
-        for version in range(1, 4):  # three appends that bring a placement: three deliveries
+        for _version in range(1, 4):  # three appends that bring a placement: three deliveries
             seat = client.get(f"/v1/matches/{match['id']}").json["to_act"][0]
             legal = client.get(f"/v1/matches/{match['id']}/legal-actions", headers=bearer(tokens[seat])).json
             assert (

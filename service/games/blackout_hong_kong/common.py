@@ -4,6 +4,7 @@ pools (A-37), the refusal of an action and the event that resolves the head of t
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from service.games.blackout_hong_kong.board import board_of
@@ -13,7 +14,7 @@ from service.games.protocol import Event, IllegalAction, State
 STEPS = ("start_cubes", "plan", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "over")
 """Where the game stands (§3.9): start cubes (S-12), Phase 1 ("plan") to Phase 8, then over."""
 PHASE_OF_STEP = {step: number for number, step in enumerate(STEPS)}  # start cubes 0, Phase 1-8, over 9
-NEXT_STEP = dict(zip(STEPS[1:8], STEPS[2:9]))  # plan -> p2 ... p7 -> p8; p8 ends the round
+NEXT_STEP = dict(itertools.pairwise(STEPS[1:9]))  # plan -> p2 ... p7 -> p8; p8 ends the round
 SEQUENTIAL = ("p2", "p3", "p4", "p8")  # one seat after another, each turn ended by turn_ended
 ACTIVE_FROM_FIRST = ("p2", "p3", "p4", "p5", "p8")  # the phases whose first seat acts as they begin
 

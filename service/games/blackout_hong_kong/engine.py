@@ -270,10 +270,10 @@ class BlackoutHongKong(Engine):
     def _plans_placed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
         for key, slots in state["plans"].items():
             player = _player(state, int(key))
-            for slot, card in slots.items():
-                player["hand"].remove(card)
+            for slot, planned in slots.items():
+                player["hand"].remove(planned)
                 player["slots"][int(slot) - 1].append(
-                    {"card": card, "faceUp": False, "round": state["round"]}
+                    {"card": planned, "faceUp": False, "round": state["round"]}
                 )
         state["plans"] = {}
 
@@ -501,7 +501,7 @@ class BlackoutHongKong(Engine):
     @applies("market_decayed")
     def _market_decayed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
         market = _copy(state, "market")
-        for row, col, card in data["cards"]:
+        for row, col, _card in data["cards"]:
             market[row][col] = None
         state["discard"] = state["discard"] + [card for _, _, card in data["cards"]]
 

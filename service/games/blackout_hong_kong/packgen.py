@@ -51,6 +51,7 @@ line, keys in a fixed order, UTF-8, a final newline.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import sys
@@ -216,7 +217,7 @@ def _map(rng: random.Random) -> dict:
     order = sorted(points_at, key=lambda key: (points_at[key][1], points_at[key][0]))
     ids = {key: f"L{n + 1:02d}" for n, key in enumerate(order)}
     edges = sorted(
-        {tuple(sorted((ids[a], ids[b]))) for chain in chains.values() for a, b in zip(chain, chain[1:])}
+        {tuple(sorted((ids[a], ids[b]))) for chain in chains.values() for a, b in itertools.pairwise(chain)}
     )
 
     def side(key: tuple, start: tuple) -> list[str]:

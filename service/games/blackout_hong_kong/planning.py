@@ -77,7 +77,7 @@ def plan_entries(state: State, seat: int) -> list[Action]:
     plans = [{}]
     for shift in range(len(hand)):
         turned = hand[shift:] + hand[:shift]
-        plans.append({slot: card for slot, card in zip(slots, turned)})
+        plans.append(dict(zip(slots, turned)))
     choices = {"slots": dict.fromkeys(slots, hand), "distinct": True}
     unique = {tuple(sorted(plan.items())): plan for plan in plans}
     return [{"type": "SUBMIT_PLAN", "slots": plan, "choices": choices} for plan in unique.values()]

@@ -1,13 +1,13 @@
 """``blokus-strong``: a shallow, selective search over the engine's bitboards.
 
-Every legal placement is scored by a static evaluation of the position after it, from the bot's
-seat: for each colour, the squares it has placed, plus a weight times its *corners* (the squares a
-later piece of that colour could attach to: touching it corner to corner, empty, and not edge to
-edge with it), plus a weight times its *reach* (the squares that colour could still cover within
-``REACH_STEPS`` edge steps of its corners, through squares it may use), the bot's colours counted for it and its opponents' against it (a shared colour
-counts for no one). The best few placements by that score are then searched one reply deeper:
-the colour that moves next answers with the placement that is best for its own seat, and the
-placement whose worst answer leaves the bot best off is played. How many placements are searched
+Every legal placement is scored by a static evaluation of the position after it, from the bot's seat:
+for each colour, the squares it has placed, plus a weight times its *corners* (the squares a later piece
+of that colour could attach to: touching it corner to corner, empty, and not edge to edge with it), plus
+a weight times its *reach* (the squares that colour could still cover within ``REACH_STEPS`` edge steps
+of its corners, through squares it may use), the bot's colours counted for it and its opponents' against
+it (a shared colour counts for no one). The best few placements by that score are then searched one
+reply deeper: the colour that moves next answers with the placement that is best for its own seat, and
+the placement whose worst answer leaves the bot best off is played. How many placements are searched
 that way is fixed per level (``WIDTH``), so the bot does the same work, and makes the same choice,
 whatever the machine: the search is an iteration budget, not a clock. Exact ties are broken by the
 seeded generator the server passes in.

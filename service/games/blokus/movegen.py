@@ -19,6 +19,7 @@ The result is the reference's list, element for element and in the same order.
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
 
 Cell = tuple[int, int]
@@ -127,7 +128,7 @@ def compile_source(text: str, bits: int):
 def need_mask(pieces: tuple[int, ...]) -> int | None:
     """The bitmask of ``pieces``, or None unless strictly ascending (then only the generic
     order-following path gives the reference's order)."""
-    if any(a >= b for a, b in zip(pieces, pieces[1:])):
+    if any(a >= b for a, b in itertools.pairwise(pieces)):
         return None
     mask = 0
     for p in pieces:

@@ -13,6 +13,7 @@ Colour groups (1.6.4) and chains (1.6.7) are derived here, never stored (1.6.10)
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -85,10 +86,8 @@ def grid_slots(cards: list[dict[str, Any]], max_columns: int, max_rows: int) -> 
     h = heights(cards)
     out = []
     for column in range(min(h) - 1, max(h) + 2):
-        try:
+        with contextlib.suppress(IllegalAction):
             out.append((column, grid_row(cards, column, max_columns, max_rows)))
-        except IllegalAction:
-            pass
     return out
 
 
@@ -147,10 +146,8 @@ def bb_positions(
         candidates = range(min(xs) - 2, max(xs) + 2)
     out = []
     for room_x in candidates:
-        try:
+        with contextlib.suppress(IllegalAction):
             out.append((room_x, bb_landing(room_coords, room_x, max_width, max_height)))
-        except IllegalAction:
-            pass
     return out
 
 
@@ -225,6 +222,6 @@ def chains(
 
 
 def absorbed_icons(rooms: dict[str, dict[str, Any]], feature: str, connectivity: str = "N8") -> set[Coord]:
-    open_, closed = icons(rooms, feature)
+    open_, _closed = icons(rooms, feature)
     in_chains = {c for chain in chains(rooms, feature, connectivity, absorbs=True) for c in chain}
     return open_ - in_chains
