@@ -9,7 +9,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import redis
 from flask import Response, current_app, request, stream_with_context
@@ -19,7 +19,7 @@ from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
 from service import clocks, fastload, metrics, packs, schemas, views
-from service.auth import bearer, request_owner, request_platform, request_seat, still_holds
+from service.auth import acting_seat, bearer, request_owner, request_platform, request_seat, still_holds
 from service.errors import ApiError, flatten, invalid
 from service.games import GAMES, legal_actions_component
 from service.games.bots import bots_of, shown_bot
@@ -73,12 +73,19 @@ JSON = "application/json"
 JSONL = "application/jsonl"
 EVENT_STREAM = "text/event-stream"
 TEXT = "text/plain"
-SEAT = [{"seatToken": []}]
-SEAT_OR_PLATFORM = [{"seatToken": []}, {"platformKey": []}]  # a seat of the match, or the match's platform
-SEAT_OR_SPECTATOR = [{}, {"seatToken": []}, {"platformKey": []}]
-PLATFORM = [{"platformKey": []}]
-PLATFORM_OR_ANONYMOUS = [{}, {"platformKey": []}]
-PLATFORM_OR_CREATOR = [{"platformKey": []}, {"creatorToken": []}]  # the match's platform, or its creator
+Security = list[dict[str, list[str]]]  # OpenAPI's security requirements: any one of them will do
+SEAT: Security = [{"seatToken": []}]
+SEAT_OR_PLATFORM: Security = [
+    {"seatToken": []},
+    {"platformKey": []},
+]  # a seat of the match, or the match's platform
+SEAT_OR_SPECTATOR: Security = [{}, {"seatToken": []}, {"platformKey": []}]
+PLATFORM: Security = [{"platformKey": []}]
+PLATFORM_OR_ANONYMOUS: Security = [{}, {"platformKey": []}]
+PLATFORM_OR_CREATOR: Security = [
+    {"platformKey": []},
+    {"creatorToken": []},
+]  # the match's platform, or its creator
 
 log = logging.getLogger("matchlog")
 
@@ -381,9 +388,7 @@ def concede(headers, match_id: str):
     the match ends there; otherwise the others play on and the server takes the seat's turns (the game's
     pass or forfeit, else a random legal move). A seat that conceded ranks after every seat still in play.
     422 with reason ``seat_conceded`` (again), ``game_over``, ``match_not_started``..."""
-    return matches().concede(
-        match_id, request_seat(matches(), match_id, required=True), headers.get("idempotency_key")
-    )
+    return matches().concede(match_id, acting_seat(matches(), match_id), headers.get("idempotency_key"))
 
 
 @v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/join", methods=["POST"])
@@ -410,9 +415,7 @@ def undo_move(headers, match_id: str):
     """Take back the seat's last move: ``undone`` at once (undo ``until_next_action``), or an
     ``undo_requested`` the other seats answer (``with_consent``). The log keeps both the move and the
     undo. 422 with a reason: ``undo_off``, ``nothing_to_undo``, ``hidden_information_revealed``..."""
-    return matches().undo(
-        match_id, request_seat(matches(), match_id, required=True), headers.get("idempotency_key")
-    )
+    return matches().undo(match_id, acting_seat(matches(), match_id), headers.get("idempotency_key"))
 
 
 @v1.route("/matches/<match_id>/undo/accept", methods=["POST"])
@@ -423,7 +426,7 @@ def undo_move(headers, match_id: str):
 def accept_undo(headers, match_id: str):
     """Accept the undo another seat asked for; the last acceptance undoes the move."""
     return matches().answer_undo(
-        match_id, request_seat(matches(), match_id, required=True), True, headers.get("idempotency_key")
+        match_id, acting_seat(matches(), match_id), True, headers.get("idempotency_key")
     )
 
 
@@ -435,7 +438,7 @@ def accept_undo(headers, match_id: str):
 def refuse_undo(headers, match_id: str):
     """Refuse the undo another seat asked for: the move stands."""
     return matches().answer_undo(
-        match_id, request_seat(matches(), match_id, required=True), False, headers.get("idempotency_key")
+        match_id, acting_seat(matches(), match_id), False, headers.get("idempotency_key")
     )
 
 
@@ -583,7 +586,7 @@ def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
 @_errors(400, 401, 403, 404)
 def get_legal_actions(query, match_id: str):
     """Every action the seat may take now (empty when it is not its turn)."""
-    seat = request_seat(matches(), match_id, required=True, platform="view")
+    seat = acting_seat(matches(), match_id, platform="view")
     state = matches().load(match_id)
     return legal_actions_answer(match_id, state, seat)
 
@@ -601,13 +604,17 @@ def legal_actions_answer(match_id: str, state, seat: int) -> Response:
     body = _listed.get(key)
     if body is None:
         actions = state.legal_actions(seat)
-        response = current_app.json.response(
-            {"game": state.engine.info.id, "version": state.version, "seat": seat, "actions": actions}
+        # the app's response_class (Flask types the provider's answer as werkzeug's base class)
+        response = cast(
+            Response,
+            current_app.json.response(
+                {"game": state.engine.info.id, "version": state.version, "seat": seat, "actions": actions}
+            ),
         )
         if len(actions) >= LISTED_CACHE_FROM:
             _listed.put(key, response.get_data())
         return response
-    return current_app.response_class(body, mimetype=current_app.json.mimetype)
+    return current_app.response_class(body, mimetype=JSON)
 
 
 @v1.route("/matches/<match_id>/actions", methods=["POST"])
@@ -619,7 +626,7 @@ def legal_actions_answer(match_id: str, state, seat: int) -> Response:
 def submit_action(body, headers, match_id: str):
     """Play an action for the token's seat, if the match is still at ``expected_version``."""
     app = matches()
-    seat = request_seat(app, match_id, required=True)
+    seat = acting_seat(app, match_id)
     action = load_action(app.engine_of(match_id).info.id, body["action"])
     answer = app.submit(match_id, seat, body["expected_version"], action, headers.get("idempotency_key"))
     metrics.APPENDS.labels(app.engine_of(match_id).info.id).inc(len(answer["events"]))
@@ -926,7 +933,7 @@ def score_match(headers, match_id: str):
     the end, a game with hidden information gives ``{"final": false, "withheld": "hidden_information"}``:
     its scores so far would count what some seats cannot see."""
     seat = request_seat(matches(), match_id, required=True, platform="own")
-    caller = f"seat:{seat}" if seat is not None else "platform:" + matches().platform_of(match_id)
+    caller = f"seat:{seat}" if seat is not None else f"platform:{matches().platform_of(match_id)}"
     return matches().once(
         match_id,
         "score",

@@ -87,7 +87,6 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
         },
         JSON_SORT_KEYS=False,
     )
-    app.json.sort_keys = False
     app.extensions["matchlog"] = Matches(redis_client, settings)
     app.extensions["matchlog-players"] = PlayerStore(redis_client, settings.namespace)
     app.extensions["matchlog-livefeed"] = LiveFeed(app.extensions["matchlog"], redis_client)
@@ -143,7 +142,8 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
         settings.rate_limit_reads_per_address,
     )
     if settings.trusted_proxies:  # the client's address, not the proxy's, for the limits and the access log
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)
+        # Flask's documented way to wrap its WSGI app in a middleware
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     return app
 
 

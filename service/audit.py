@@ -109,7 +109,7 @@ def audit(
         entries, current = read_export(log) if isinstance(log, str) else (list(log), current)
         check_whole(entries, current)
         # the checkpoint first: a log cut short before its seed_revealed is refuted by it, not "running"
-        signed = check_checkpoint(checkpoint, entries, public_key) if checkpoint is not None else None
+        signed = check_checkpoint(checkpoint, entries, public_key) if checkpoint and public_key else None
         if seed is None and not any(e.type == "seed_revealed" for e in entries):
             raise PartialView(partial_report(entries, signed))
         state = replay(entries, seed, salt)

@@ -70,6 +70,7 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
         return None
     if is_platform_key(token):
         owner = request_platform(matches)
+        assert owner is not None, "a platform key names its platform, or request_platform answers 401"
         if matches.platform_of(match_id) != owner["id"]:
             raise ApiError(403, "not_your_match", "this match belongs to another platform, or to none")
         if platform == "own":
@@ -90,6 +91,14 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
             f"this token is seat {seat}'s: it reads that seat's view, not ?seat={asked} "
             "(a platform key reads any seat's)",
         )
+    return seat
+
+
+def acting_seat(matches, match_id: str, platform: str | None = None) -> int:
+    """``request_seat`` where a seat must act or read (a platform key only with ``platform="view"`` and a
+    ``?seat=``): the seat, never None (a missing credential is a 401)."""
+    seat = request_seat(matches, match_id, required=True, platform=platform)
+    assert seat is not None, "a required seat is a seat, or a 401"
     return seat
 
 

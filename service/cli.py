@@ -171,6 +171,7 @@ def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: f
                 else "the platform's id (matchlog keys list shows them)"
             )
         )
+    subject = subject or ""  # only list goes without one
     client, keys = connect(redis_url(settings)), Keys(settings.namespace)
     platforms = Platforms(client, keys)
     note = "shown only now: keep it secret, send it as Authorization: Bearer <key>"
@@ -201,7 +202,9 @@ def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: f
         else:
             gone = platforms.revoke(subject)
             hooks = Webhooks(client, keys, ServerKey(settings.secret_key))
-            removed = [hooks.remove(hook["id"], gone["id"]) for hook in hooks.of_platform(gone["id"])]
+            removed = hooks.of_platform(gone["id"])
+            for hook in removed:
+                hooks.remove(hook["id"], gone["id"])
             print(
                 json.dumps(
                     {

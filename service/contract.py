@@ -213,7 +213,7 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
             "description": f"{game.info.name}: the match options (resolved: every default filled in).",
         },
     }
-    result = openapi30(contract.result) if contract else {"type": "object", "properties": {}}
+    result: dict[str, Any] = openapi30(contract.result) if contract else {"type": "object", "properties": {}}
     components[f"{p}Result"] = {
         **result,
         "description": f"{game.info.name}: the result as scoring recorded it: final (false for the "
@@ -347,7 +347,7 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
     names = [prefix(game) for game in games]
 
     def union(kind: str, suffix: str, description: str, discriminator: str | None = None) -> dict[str, Any]:
-        schema = {"description": description, kind: [ref(f"{n}{suffix}") for n in names]}
+        schema: dict[str, Any] = {"description": description, kind: [ref(f"{n}{suffix}") for n in names]}
         if discriminator:
             schema["discriminator"] = {
                 "propertyName": discriminator,

@@ -98,42 +98,43 @@ def _schema(schema: Schema) -> Callable[[Any], Any] | None:
 def _field(field: fields.Field) -> Callable[[Any], Any] | None:
     """The check of one field's value (not missing): the value loaded, or _NO; None for a field it does not
     know."""
-    kind = type(field)
-    if kind is fields.String:
+    inner: Callable[[Any], Any] | None
+    if type(field) is fields.String:
         inner = _typed(str)
-    elif kind is fields.Integer and field.strict:
+    elif type(field) is fields.Integer and field.strict:
         inner = _typed(int)
-    elif kind is fields.Boolean:
+    elif type(field) is fields.Boolean:
         inner = _typed(bool)
-    elif kind is fields.List:
+    elif type(field) is fields.List:
         item = _field(field.inner)
         if item is None:
             return None
         inner = _list(item)
-    elif kind is fields.Dict:
+    elif type(field) is fields.Dict:
         key = _field(field.key_field) if field.key_field is not None else _typed(str)
         value = _field(field.value_field) if field.value_field is not None else _ANY
         if key is None or value is None:
             return None
         inner = _dict(key, value)
     elif (
-        kind is fields.Nested
+        type(field) is fields.Nested
         and not field.many
         and field.unknown in (None, RAISE)
         and isinstance(field.schema, Schema)
     ):
         inner = _schema(field.schema)
-        if inner is None:
-            return None
     else:
         return None
+    if inner is None:
+        return None
+    check = inner
     validators = tuple(field.validators)
     allow_none = field.allow_none
 
     def load(value: Any) -> Any:
         if value is None:
             return None if allow_none else _NO
-        value = inner(value)
+        value = check(value)
         if value is _NO:
             return _NO
         try:

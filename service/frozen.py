@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 
 
 @functools.cache
@@ -27,11 +30,11 @@ def _plain_fields(cls: type) -> frozenset[str] | None:
 
 
 def replaced(obj: T, **changes: Any) -> T:
-    cls = type(obj)
+    cls: type = type(obj)
     names = _plain_fields(cls)
     if names is None or not names.issuperset(changes):
         return dataclasses.replace(obj, **changes)
-    new = object.__new__(cls)
+    new: T = object.__new__(cls)
     state = new.__dict__
     state.update(obj.__dict__)
     state.update(changes)

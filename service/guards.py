@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from flask import Flask, Request, current_app, request
@@ -97,7 +97,7 @@ class GuardedJSON(DefaultJSONProvider):
             body = orjson.dumps(obj, default=self.default, option=_ORJSON | orjson.OPT_APPEND_NEWLINE)
         except TypeError:  # what orjson refuses (an integer over 64 bits...): the standard encoder decides
             return super().response(*args, **kwargs)
-        return self._app.response_class(body, mimetype=self.mimetype)
+        return cast(Flask, self._app).response_class(body, mimetype=self.mimetype)
 
     def text(self, obj: Any) -> str:
         """``obj`` as the compact JSON an answer carries, for answers outside an HTTP response (the moves socket)."""
@@ -109,7 +109,8 @@ class GuardedJSON(DefaultJSONProvider):
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         check_depth(s)
         value = json.loads(s, **kwargs)
-        if (b"\\u" if isinstance(s, bytes) else "\\u") in s:  # a surrogate can only come from an escape
+        escaped = b"\\u" in s if isinstance(s, bytes) else "\\u" in s
+        if escaped:  # a surrogate can only come from an escape
             check_strings(value)
         return value
 

@@ -195,7 +195,8 @@ class JobQueue:
         queue = self.queue()
         registry = ScheduledJobRegistry(queue=queue)
         moved = 0
-        for job_id in registry.get_jobs_to_schedule(time.time()):
+        # rq annotates an int but compares the score as given: a float keeps deadlines to the millisecond
+        for job_id in registry.get_jobs_to_schedule(time.time()):  # type: ignore[arg-type]
             if self.connection.zrem(registry.key, job_id):
                 try:
                     queue.enqueue_job(Job.fetch(job_id, connection=self.connection))
@@ -256,8 +257,8 @@ class JobQueue:
 
     @staticmethod
     def _status(job: Job) -> dict[str, Any]:
-        status = job.get_status()
-        status = str(getattr(status, "value", status))  # RQ's JobStatus is an enum of strings
+        raw = job.get_status()
+        status = str(getattr(raw, "value", raw))  # RQ's JobStatus is an enum of strings
         body: dict[str, Any] = {"id": job.id, "status": status}
         if status == "finished":
             body["result"] = job.return_value()

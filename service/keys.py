@@ -38,7 +38,7 @@ def partition_tags(partitions: int) -> tuple[str, ...]:
             tags[part] = candidate
             missing -= 1
         n += 1
-    return tuple(tags)
+    return tuple(tag for tag in tags if tag is not None)  # all of them: the loop ends when none is missing
 
 
 @lru_cache(maxsize=8)

@@ -14,7 +14,7 @@ import hashlib
 import hmac
 import random
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,7 +77,7 @@ class SeedSecret:
     the commitment to it in ``match_created``."""
 
     seed: str
-    salt: str
+    salt: str | None  # None: a match created before seeds were salted (its seed kept in clear)
 
     @classmethod
     def new(cls, client_seed: str | None = None, known_to_creator: bool = False) -> SeedSecret:
@@ -104,7 +104,9 @@ class Step:
 
     @property
     def state(self) -> MatchState:
-        return self.states[-1] if self.states else self.base
+        state = self.states[-1] if self.states else self.base
+        assert state is not None, "a step holds a state: the one it starts from, or those it made"
+        return state
 
     def then(self, other: Step) -> Step:
         return Step(self.base, self.entries + other.entries, self.states + other.states)
@@ -162,7 +164,7 @@ def begin(
     seed_known_to_creator: bool = False,
     bots: Sequence[str | None] = (),
     undo: str = "none",
-    clock: dict[str, Any] | None = None,
+    clock: Mapping[str, Any] | None = None,
     player_ids: Sequence[str | None] = (),
 ) -> Step:
     """A new match's log: ``match_created`` and, for an imported game record, its moves played
@@ -177,7 +179,7 @@ def begin(
         seed_known_to_creator,
         bots,
         undo,
-        clock,
+        dict(clock) if clock else None,
         player_ids,
     )
     entry = Recorded(1, created["type"], None, created["data"], at).chained(None)
@@ -306,6 +308,7 @@ def _sealer(state: MatchState, secret: SeedSecret) -> Callable[[Recorded], Recor
     see of them (``service.chain``), or whole in a match created before sealed chains."""
     if not state.sealed_chain:
         return lambda entry: entry
+    assert secret.salt is not None, "sealed chains came after salted seeds"
     key, view = commitment_key(secret.seed, secret.salt), state.engine.event_view
     return lambda entry: entry.sealed(key, view(entry.event(), None)["data"])
 
@@ -336,12 +339,13 @@ def _append(state: MatchState, shell_event: dict[str, Any], at: str) -> Step:
     return Step(state, (entry,), (replay.advance(state, entry),))
 
 
-def time_out(state: MatchState, secret: SeedSecret, at: str) -> Step | None:
+def time_out(state: MatchState, secret: SeedSecret | None, at: str) -> Step | None:
     """``timed_out`` for the first seat whose clock has run out at ``at``, and what the match's
     ``on_timeout`` makes of it: a bot takes the seat over, or the seat passes or forfeits (the game's
     own action for it; a random legal move when the game has none to offer now). None: no clock is out."""
     if state.clock is None or state.finished:
         return None
+    assert secret is not None, "a running match keeps its secret"  # only a finished match's is dropped
     late = clocks.expired(state.clock, at)
     if not late:
         return None
@@ -390,7 +394,8 @@ def answer_undo(
         raise IllegalAction("undo_already_answered", "this seat has asked or answered already")
     step = _append(state, replay.undo_answered(seat, accepted), at)
     others = {s for s in range(len(state.players)) if s != request["seat"] and s not in state.conceded}
-    if accepted and others <= set(step.state.undo_request["accepted"]):
+    answered = step.state.undo_request
+    if accepted and answered is not None and others <= set(answered["accepted"]):
         step = step.then(_undo_to(step.state, request["seat"], request["to_version"], at, earlier))
     return step
 
@@ -437,7 +442,9 @@ def bot_action(state: MatchState, seat: int, secret: SeedSecret) -> Action:
         scores = engine.scores(engine.play(state.game, seat, legal[index]).states[-1])
         return {"scores": scores["scores"], "ranks": scores["ranks"]}
 
-    name, level = bot_name(state.bot_of(seat))
+    bot = state.bot_of(seat)
+    assert bot is not None, "only a bot's seat asks for a bot's action"
+    name, level = bot_name(bot)
     open_game = not (engine.info.hidden_information or engine.info.chance)
     view = SeatView(
         seat,

@@ -63,7 +63,8 @@ class Listings:
         index = self.keys.platform_matches(platform) if platform else self.keys.public_matches
         narrowed = self.keys.listing(index, game_id, status)
         bound = f"({cursor}" if cursor else "+inf" if newest_first else "-inf"
-        found, next_cursor = [], None
+        found: list[tuple[str, MatchState]] = []
+        next_cursor = None
         while len(found) < limit:
             if newest_first:
                 batch = self.redis.zrevrangebyscore(

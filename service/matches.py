@@ -224,9 +224,16 @@ class Matches:
         self._repository.on_saved = self._relist
         self._redis = redis_client
 
+    def _secret(self, match_id: str) -> lifecycle.SeedSecret:
+        """The seed secret of a match still running (a finished match's log has revealed it: none is kept)."""
+        secret = self._repository.meta(match_id).secret
+        if secret is None:
+            raise MatchOver("the match is over already")
+        return secret
+
     # -- creation ---------------------------------------------------------------------------
 
-    def create(self, new: NewMatch) -> tuple[str, MatchState, list[str]]:
+    def create(self, new: NewMatch) -> tuple[str, MatchState, list[str | None]]:
         """A new match: its id, its latest state and one token per seat (shown only now)."""
         created = self.open_match(new)
         return created.match_id, created.state, created.tokens
@@ -376,7 +383,9 @@ class Matches:
         step = lifecycle.time_out(state, self._repository.meta(match_id).secret, now())
         if step is None:
             return None
-        seat, handed_to_bot = step.entries[0].seat, step.state.clock["on_timeout"] == "bot"
+        seat, clock = step.entries[0].seat, step.state.clock
+        assert seat is not None and clock is not None, "timed_out names the seat whose clock ran out"
+        handed_to_bot = clock["on_timeout"] == "bot"
         if handed_to_bot:  # the token goes first: its holder must not move for the bot's seat in between
             kept = self._repository.seat_digest(match_id, seat)
             self._repository.set_seat(match_id, seat, token_hash(new_token()))  # nobody's token
@@ -703,11 +712,12 @@ class Matches:
         """The seat's bot plays, if the match is still at ``version`` with the seat to act: through the
         same version-checked append as a person. None when the match has moved on (nothing to do)."""
         state = self.load(match_id)
-        if state.version != version or seat not in state.to_act() or not state.bot_of(seat):
+        bot = state.bot_of(seat)
+        if state.version != version or seat not in state.to_act() or not bot:
             return None
-        action = lifecycle.bot_action(state, seat, self._repository.meta(match_id).secret)
+        action = lifecycle.bot_action(state, seat, self._secret(match_id))
         try:
-            return self.submit(match_id, seat, version, action, by=replay.by_bot(state.bot_of(seat)))
+            return self.submit(match_id, seat, version, action, by=replay.by_bot(bot))
         except VersionConflict:
             return None
 
@@ -729,8 +739,13 @@ class Matches:
             caller,
             idempotency_key,
             [reason],
-            lambda remember: self._abort(match_id, reason, remember),
+            lambda remember: self._aborted(match_id, reason, remember),
         )
+
+    def _aborted(self, match_id: str, reason: str, remember: Callable) -> dict[str, Any]:
+        answer = self._abort(match_id, reason, remember)
+        assert answer is not None, "without a `still` test, only MatchOver stops an abort"
+        return answer
 
     def _abort(
         self,
@@ -746,7 +761,7 @@ class Matches:
                 raise MatchOver("the match is over already")
             if not still(state):
                 raise _NotNow()
-            return lifecycle.abort(state, reason, self._repository.meta(match_id).secret, now())
+            return lifecycle.abort(state, reason, self._secret(match_id), now())
 
         try:
             step, prior = self._append_retrying(
@@ -771,9 +786,7 @@ class Matches:
             seat,
             "concede",
             idempotency_key,
-            lambda state, earlier: lifecycle.concede(
-                state, seat, self._repository.meta(match_id).secret, now()
-            ),
+            lambda state, earlier: lifecycle.concede(state, seat, self._secret(match_id), now()),
         )
 
     def _active(self, match_id: str) -> None:
@@ -854,14 +867,14 @@ class Matches:
 
     def create_from_record(
         self, mime: str, text: str, platform: str | None = None
-    ) -> tuple[str, MatchState, list[str]]:
+    ) -> tuple[str, MatchState, list[str | None]]:
         """A match replayed from a game record in the format ``mime``."""
         return self.create(self.from_record(mime, text, platform))
 
     def from_record(self, mime: str, text: str, platform: str | None = None) -> NewMatch:
         """The new match a game record in the format ``mime`` makes (InvalidRecord when it cannot be read)."""
         game = self.record_games().get(mime)
-        if game is None:
+        if game is None or game.record is None:
             raise InvalidRecord(f"no game reads {mime}")
         try:
             options, names, actions = game.record.parse(text)
@@ -989,7 +1002,7 @@ class Matches:
             if late is not None:  # another seat's time ran out: the client's version is behind now
                 raise VersionConflict(late.state.version)
             try:
-                step = lifecycle.act(state, seat, action, self._repository.meta(match_id).secret, now(), by)
+                step = lifecycle.act(state, seat, action, self._secret(match_id), now(), by)
             except IllegalAction:
                 latest = self._repository.version(match_id)  # refused on a copy that may be behind the log:
                 if latest != state.version:  # judge it again on the latest
@@ -1041,6 +1054,7 @@ class Matches:
                 self._repository.save(match_id, step)
             except VersionConflict:
                 continue  # someone else appended (another scoring job?): look again
+            assert step.state.result is not None, "scoring a finished match records its result"
             return step.state.result
         raise RuntimeError(f"could not record the result of {match_id}: the log kept moving")
 

@@ -132,8 +132,9 @@ def _announce(target: redis.Redis, keys: Keys, match_ids: set[str] | None) -> in
     store = EventStore(target, keys)
     if match_ids is None:
         match_ids = {
-            keys.match_id_of(raw.decode())[0]
+            found[0]
             for raw in target.scan_iter(match=f"{keys.namespace}:{{*}}:match:*:log", count=1000)
+            if (found := keys.match_id_of(raw.decode()))
         }
     announced = 0
     for match_id in sorted(match_ids):

@@ -26,7 +26,7 @@ from marshmallow import ValidationError, fields, validate
 
 from service import fastload, metrics, ratelimits, schemas, serving
 from service.api import load_action
-from service.auth import bearer, request_seat, still_holds
+from service.auth import acting_seat, bearer, still_holds
 from service.errors import ApiError, api_error_of, flatten, invalid
 from service.livefeed import CHECK_S
 
@@ -96,16 +96,17 @@ def install(app: Flask) -> None:
 @sock.route("/v1/matches/<match_id>/moves")
 def moves(ws, match_id: str) -> None:
     matches = current_app.extensions["matchlog"]
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # current_app is a LocalProxy
     try:
-        seat = request_seat(matches, match_id, required=True)
+        seat = acting_seat(matches, match_id)
     except Exception as error:  # refused: said once, in the API's error format, then closed
         refusal = api_error_of(error)
-        ws.send(current_app.json.text({"status": refusal.status, **refusal.body}))
+        ws.send(app.json.text({"status": refusal.status, **refusal.body}))
         ws.close(1008)
         return
     token = bearer()
+    assert token is not None, "acting_seat found the seat by it"
     game_id = matches.engine_of(match_id).info.id
-    app = current_app._get_current_object()
     while True:
         try:  # woken every CHECK_S when idle: a seat handed over closes its socket within seconds, unasked
             message = ws.receive(timeout=CHECK_S)

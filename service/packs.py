@@ -15,7 +15,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from service.games.protocol import Game, InvalidOptions, InvalidPack
+from service.games.protocol import Game, InvalidOptions, InvalidPack, Packs
 
 CHECKED_KEPT = 64
 """How many checked packs (or their refusals) a process keeps: checking one costs up to 0.4 s of CPU
@@ -28,7 +28,7 @@ _lock = threading.Lock()
 def folders(game: Game, packs_dir: Path | None) -> list[Path]:
     if game.packs is None:
         return []
-    return [game.packs.folder] + ([Path(packs_dir) / game.info.id] if packs_dir else [])
+    return [_packs(game).folder] + ([Path(packs_dir) / game.info.id] if packs_dir else [])
 
 
 def installed(game: Game, packs_dir: Path | None) -> list[str]:
@@ -37,10 +37,15 @@ def installed(game: Game, packs_dir: Path | None) -> list[str]:
     )
 
 
+def _packs(game: Game) -> Packs:
+    assert game.packs is not None, f"{game.info.name} has no content packs"
+    return game.packs
+
+
 def load(game: Game, name: str, packs_dir: Path | None, options: dict[str, Any]) -> Any:
     """The named pack, checked by the game under the match's resolved ``options``; InvalidOptions
     (naming the game's pack option) if it is missing or does not pass its checks."""
-    field = f"options.{game.packs.option}"
+    field = f"options.{_packs(game).option}"
     for folder in reversed(folders(game, packs_dir)):  # an installed pack overrides a shipped one
         path = folder / f"{name}.json"
         if name and "/" not in name and path.is_file():
@@ -53,7 +58,8 @@ def load(game: Game, name: str, packs_dir: Path | None, options: dict[str, Any])
 def _checked_once(game: Game, name: str, raw: bytes, options: dict[str, Any]) -> Any:
     """The pack checked, or its refusal, remembered by the digest of the file's bytes (an edited file is
     checked again) and the options its checks read. A copy is returned: a setup may change its content."""
-    read = options if game.packs.checked_by is None else {k: options.get(k) for k in game.packs.checked_by}
+    checked_by = _packs(game).checked_by
+    read = options if checked_by is None else {k: options.get(k) for k in checked_by}
     key = (game.info.id, name, hashlib.sha256(raw).hexdigest(), json.dumps(read, sort_keys=True, default=str))
     with _lock:
         found = _checked.get(key)
@@ -74,14 +80,14 @@ def _checked_once(game: Game, name: str, raw: bytes, options: dict[str, Any]) ->
 
 
 def _check(game: Game, name: str, raw: bytes, options: dict[str, Any]) -> Any:
-    field = f"options.{game.packs.option}"
+    field = f"options.{_packs(game).option}"
     try:
         data = json.loads(raw.decode("utf-8"))
         if isinstance(data, dict) and data.get("packId", name) != name:
             raise InvalidPack(
                 "packId", f"is {data['packId']!r} but the file is {name}.json: a pack is named by its file"
             )
-        return game.packs.load(data, options)
+        return _packs(game).load(data, options)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise InvalidOptions(field, f"pack {name!r} is not valid JSON: {error}") from error
     except InvalidPack as error:
@@ -93,4 +99,4 @@ def content_for(game: Game, options: dict[str, Any], packs_dir: Path | None = No
     (the game's default when they name none), or None for a game without packs."""
     if game.packs is None:
         return None
-    return load(game, options.get(game.packs.option) or game.packs.default, packs_dir, options)
+    return load(game, options.get(_packs(game).option) or _packs(game).default, packs_dir, options)

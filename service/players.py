@@ -63,8 +63,10 @@ def _rating_text(rating: Rating) -> str:
 
 
 def _rating(text: bytes | str | None) -> Rating | None:
-    if text is None:
-        return None
+    return None if text is None else _rating_of(text)
+
+
+def _rating_of(text: bytes | str) -> Rating:
     mu, sigma, games = json.loads(text)
     return Rating(mu, sigma, games)
 
@@ -255,7 +257,7 @@ class PlayerStore:
 
     def all_ratings(self, platform: str, pool: str) -> dict[str, Rating]:
         return {
-            k.decode(): _rating(v) for k, v in self.redis.hgetall(self.ratings_key(platform, pool)).items()
+            k.decode(): _rating_of(v) for k, v in self.redis.hgetall(self.ratings_key(platform, pool)).items()
         }
 
     def board_size(self, platform: str, pool: str) -> int:
@@ -271,6 +273,8 @@ class PlayerStore:
         rows = []
         for place, (player, text) in enumerate(zip(players, ratings), start=cursor + 1):
             rating = _rating(text)
+            if rating is None:  # rebuilt in between: gone from the pool
+                continue
             rows.append(
                 {
                     "place": place,
@@ -292,6 +296,8 @@ class PlayerStore:
         rows = []
         for pool in pools:
             rating = self.rating(platform, pool, player)
+            if rating is None:  # rebuilt in between: gone from the pool
+                continue
             record = {
                 k.decode(): int(v) for k, v in self.redis.hgetall(self.record(platform, pool, player)).items()
             }

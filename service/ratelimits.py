@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
+from typing import Any
 
 import redis
 from flask import Flask, request
@@ -68,7 +70,7 @@ def install(
     per_address: str | None,
     reads_per_address: str | None = None,
 ) -> Limiter | None:
-    limits = []
+    limits: list[str | Callable[[], str] | ApplicationLimit] = []
     if per_address:
         limits.append(
             ApplicationLimit(
@@ -101,7 +103,10 @@ def install(
     )
     if isinstance(redis_client, RedisCluster):  # limits makes its own cluster client, from the same nodes
         nodes = ",".join(f"{n.host}:{n.port}" for n in redis_client.get_primaries())
-        storage = {"storage_uri": f"redis+cluster://{nodes}", "storage_options": {"protocol": 2}}
+        storage: dict[str, Any] = {
+            "storage_uri": f"redis+cluster://{nodes}",
+            "storage_options": {"protocol": 2},
+        }
     else:
         storage = {
             "storage_uri": "redis://",

@@ -151,7 +151,7 @@ def rated_match(match_id: str, entries: Iterable[Any]) -> tuple[RatedMatch | Non
     ranks = scored.data.get("ranks")
     if not ranks or len(ranks) != len(holders):
         return None, "no ranking"
-    seats = tuple(Seat(seat, holders[seat], int(ranks[seat])) for seat in sorted(holders) if holders[seat])
+    seats = tuple(Seat(seat, holder, int(ranks[seat])) for seat, holder in sorted(holders.items()) if holder)
     if len(seats) < 2:
         return None, "fewer than two rated seats"
     if len({s.player for s in seats}) != len(seats):

@@ -156,7 +156,7 @@ def match_created(
     options: dict[str, Any],
     players: list[str | None],
     seed: str,
-    salt: str,
+    salt: str | None,
     content: Any = None,
     seed_known_to_creator: bool = False,
     bots: Sequence[str | None] = (),
@@ -166,7 +166,7 @@ def match_created(
 ) -> dict[str, Any]:
     bots = list(bots) or [None] * len(players)
     ids = list(player_ids) or [None] * len(players)
-    data = {
+    data: dict[str, Any] = {
         "game": game_id,
         "options": options,
         "players": [
@@ -196,11 +196,11 @@ def match_created(
     return {"type": "match_created", "seat": None, "data": data}
 
 
-def seed_revealed(seed: str, salt: str) -> dict[str, Any]:
+def seed_revealed(seed: str, salt: str | None) -> dict[str, Any]:
     return {"type": "seed_revealed", "seat": None, "data": {"seed": seed, "salt": salt}}
 
 
-def acted_by(seat: int, by: str) -> dict[str, Any]:
+def acted_by(seat: int, by: str | None) -> dict[str, Any]:
     """Who made the move whose entries follow in the same append, when it was not the seat's person."""
     return {"type": "acted_by", "seat": seat, "data": {"by": by}}
 
@@ -528,7 +528,7 @@ def _advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchS
         if earlier is None:
             raise ValueError(f"entry {entry.version} undoes back to an earlier version: fold it with the log")
         back = earlier(entry.data["to_version"])
-        clock = state.clock and clocks.taken_back(back.clock, state.clock, entry.at)
+        clock = state.clock and back.clock and clocks.taken_back(back.clock, state.clock, entry.at)
         return replace(state, game=back.game, clock=clock, last_action=None, undo_request=None)
     shell_fold = _SHELL_FOLDS.get(entry.type)
     if shell_fold is not None:
@@ -543,7 +543,11 @@ def fold(
     """Fold entries in order; an ``undone`` among them goes back to a state of this fold or ``earlier``."""
     seen = {state.version: state}
     for entry in entries:
-        state = advance(state, entry, lambda version: seen[version] if version in seen else earlier(version))
+        state = advance(
+            state,
+            entry,
+            lambda version: earlier(version) if earlier and version not in seen else seen[version],
+        )
         seen[state.version] = state
     return state
 

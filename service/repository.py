@@ -20,7 +20,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -58,6 +58,7 @@ class Meta:
 
     def fields(self, key: ServerKey, match_id: str) -> dict[str, bytes | str]:
         # raw bytes, not text: a finished match's whole footprint is counted in kilobytes
+        assert self.secret is not None, "a match is stored with its secret; only a finished one drops it"
         sealed = key.seal(json.dumps([self.secret.seed, self.secret.salt]).encode(), match_id.encode())
         opened = (
             {"seats": str(len(self.seat_hashes))} if "" in self.seat_hashes else {}
@@ -81,7 +82,7 @@ class Meta:
         hashes = ["" for _ in range(int(fields.get("seats", len(seats))))]  # "": a seat still open
         for seat, v in seats:
             hashes[seat] = v.hex() if len(v) == 32 else v.decode()
-        hashes = tuple(hashes)
+        seat_hashes = tuple(hashes)
         if "sealed" in fields:
             secret = SeedSecret(*json.loads(key.open(fields["sealed"], match_id.encode())))
         elif "seed" in fields:  # a match created before seeds were sealed: the seed in clear, no salt
@@ -92,7 +93,7 @@ class Meta:
         return cls(
             fields["game"].decode(),
             secret,
-            hashes,
+            seat_hashes,
             platform,
             fields["creator"].hex() if "creator" in fields else "",
         )
@@ -108,17 +109,17 @@ class Lru:
 
     def __init__(self, size: int):
         self.size = size
-        self._items: OrderedDict[str, Any] = OrderedDict()
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: str):
+    def get(self, key: Hashable):
         with self._lock:
             value = self._items.get(key)
             if value is not None:
                 self._items.move_to_end(key)
             return value
 
-    def put(self, key: str, value) -> None:
+    def put(self, key: Hashable, value) -> None:
         with self._lock:
             self._items[key] = value
             self._items.move_to_end(key)
@@ -173,10 +174,10 @@ class MatchRepository:
         Returns None, or the answer remembered under ``remember.key`` by an earlier request (nothing
         is appended then); raises VersionConflict when the log has moved on or is not the one the
         step's state was folded from (the cached head is then dropped)."""
+        base = step.base
+        assert base is not None, "a step appended to a log starts from the log's state"
         try:
-            _, prior = self.store.append(
-                match_id, step.base.version, step.base.head_hash, list(step.entries), remember
-            )
+            _, prior = self.store.append(match_id, base.version, base.head_hash, list(step.entries), remember)
         except VersionConflict:
             self._heads.drop(match_id)
             raise
@@ -337,7 +338,7 @@ class MatchRepository:
     def _fold(self, match_id: str, state: MatchState, entries: list[Recorded], remember: bool) -> MatchState:
         """Fold ``entries`` (already in the log, following ``state``) into it, keeping what falls due."""
         verify_chain(entries, state.head_hash)
-        states = []
+        states: list[MatchState] = []
         for entry in entries:
             state = replay.advance(state, entry, lambda version: self._earlier(match_id, version, states))
             states.append(state)

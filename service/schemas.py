@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import ClassVar
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
@@ -388,7 +387,8 @@ class LobbyQuerySchema(Schema):
 class Seconds(fields.Float):
     """A JSON number of seconds: marshmallow's Float would also take the string "30"."""
 
-    default_error_messages: ClassVar[dict[str, str]] = {"invalid": "Not a valid number."}
+    # marshmallow's Field declares it an instance attribute, which a ClassVar may not override
+    default_error_messages = {"invalid": "Not a valid number."}  # noqa: RUF012
 
     def _deserialize(self, value, attr, data, **kwargs):
         if isinstance(value, str):

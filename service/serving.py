@@ -55,7 +55,7 @@ def _gevent_worker():
     class Worker(GeventWorker):
         def patch(self):  # gunicorn's own patches everything, select too
             patch()
-            self.sockets = [
+            self.sockets: list[socket.socket] = [
                 socket.socket(s.FAMILY, socket.SOCK_STREAM, fileno=s.sock.detach()) for s in self.sockets
             ]
 

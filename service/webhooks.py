@@ -83,7 +83,7 @@ def check_url(url: str, allow_private: bool) -> list[str]:
     if port == 0:
         raise BadWebhookUrl("port 0 is no port to deliver to")
     try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(hostname, port or 443)}
+        addresses = {str(info[4][0]) for info in socket.getaddrinfo(hostname, port or 443)}
     except (socket.gaierror, UnicodeError, ValueError):
         raise BadWebhookUrl(f"the host {hostname!r} does not resolve") from None
     for address in addresses:
@@ -103,6 +103,7 @@ def post(url: str, body: bytes, headers: dict[str, str], allow_private: bool, ti
     http.client.HTTPException for what the network or the receiver did."""
     address = check_url(url, allow_private)[0]
     parts = urlsplit(url)
+    assert parts.hostname, "check_url refuses a URL without a host"
     kind = _PinnedTLS if parts.scheme == "https" else _Pinned
     connection = kind(parts.hostname, parts.port, timeout=timeout, address=address)
     try:
@@ -114,7 +115,7 @@ def post(url: str, body: bytes, headers: dict[str, str], allow_private: bool, ti
         connection.close()
 
 
-class _ToAddress:
+class _ToAddress(http.client.HTTPConnection):
     """A connection to ``address``, whatever the host name resolves to now (the Host header keeps the name)."""
 
     def __init__(self, host: str, port: int | None, address: str, **options: Any):
@@ -125,7 +126,7 @@ class _ToAddress:
         return socket.create_connection((self.address, self.port), self.timeout)
 
 
-class _Pinned(_ToAddress, http.client.HTTPConnection):
+class _Pinned(_ToAddress):
     def connect(self) -> None:
         self.sock = self._socket()
 
@@ -134,7 +135,10 @@ class _PinnedTLS(_ToAddress, http.client.HTTPSConnection):
     """Over TLS the certificate is still checked against the host name."""
 
     def connect(self) -> None:
-        self.sock = self._context.wrap_socket(self._socket(), server_hostname=self.host)
+        # http.client keeps the connection's TLS context (default or given) there, unannotated
+        self.sock = self._context.wrap_socket(  # type: ignore[attr-defined]
+            self._socket(), server_hostname=self.host
+        )
 
 
 def _public(ip) -> bool:

@@ -15,6 +15,7 @@ import time
 import urllib.parse
 from typing import Any
 
+import redis
 from rq import get_current_job
 
 from service import metrics, ratings
@@ -33,9 +34,15 @@ class DeliveryFailed(RuntimeError):
     """A receiver that answered other than 2xx, or not in time: RQ tries again later."""
 
 
+def _job_connection() -> redis.Redis:
+    job = get_current_job()
+    assert job is not None, "called by an RQ job"
+    return job.connection
+
+
 def _matches(namespace: str) -> Matches:
     """The matches of ``namespace``: in the job queue's Redis, or (``RQ_REDIS_URL`` set) in ``REDIS_URL``'s."""
-    jobs = get_current_job().connection
+    jobs = _job_connection()
     key = (id(jobs), namespace)
     if key not in _apps:
         settings = dataclasses.replace(Settings.from_env(), namespace=namespace)
@@ -46,7 +53,7 @@ def _matches(namespace: str) -> Matches:
 
 def _players(namespace: str) -> PlayerStore:
     """The ratings store of ``namespace``: in the match store's Redis."""
-    jobs = get_current_job().connection
+    jobs = _job_connection()
     key = (id(jobs), namespace)
     if key not in _stores:
         settings = dataclasses.replace(Settings.from_env(), namespace=namespace)
