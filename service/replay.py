@@ -1,7 +1,10 @@
 """A match as a fold over its log. Pure: no Redis, no clock; the API, the workers and an auditor
 holding an exported log all rebuild state with these same functions.
 
-The log holds the game's own events plus three that belong to matchlog itself:
+The log holds the game's own events plus matchlog's own, the shell's (``SHELL_EVENTS``): the three
+below, which frame every match, and those of seats, bots, undo, clocks and concessions (``seat_joined``,
+``match_started``, ``match_aborted``, ``acted_by``, ``seat_replaced``, ``undone``, ``undo_requested``,
+``undo_accepted``, ``undo_refused``, ``timed_out``, ``seat_conceded``), each folded by ``_SHELL_FOLDS``:
 
 ``match_created`` (version 1)
     game, resolved options, players and ``seed_commitment``, SHA-256 of ``<salt>:<seed>`` with a
@@ -20,7 +23,7 @@ Once the match is over only these two follow, in this order, once each: the fold
 else after the end (``EntryOutOfPlace``).
 
 Every entry also carries ``hash``, its link in the hash chain (``service.chain.verify_chain``).
-Game engines must not use these three type names.
+Game engines must not use any of the shell's type names.
 """
 
 from __future__ import annotations
