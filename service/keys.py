@@ -199,3 +199,46 @@ class Keys:
     def stranded_jobs(self) -> str:
         """Jobs seen in RQ's intermediate list without starting, and when first (``JobQueue.clean_registries``)."""
         return f"{self.namespace}:jobs:stranded"
+
+    # -- ratings (service.players): a platform's under one hash tag, so a match is rated by one script ------
+
+    def _rating(self, platform: str, *parts: str) -> str:
+        return ":".join([f"{self.namespace}:{{rt:{platform}}}", *parts])
+
+    def rating_pools(self, platform: str) -> str:
+        """The platform's pools that have rated matches."""
+        return self._rating(platform, "pools")
+
+    def rating_applied(self, platform: str, pool: str) -> str:
+        """match id -> the scored version it was rated at."""
+        return self._rating(platform, "pool", pool, "applied")
+
+    def rating_seq(self, platform: str, pool: str) -> str:
+        return self._rating(platform, "pool", pool, "seq")
+
+    def ratings(self, platform: str, pool: str) -> str:
+        return self._rating(platform, "pool", pool, "ratings")
+
+    def rating_board(self, platform: str, pool: str) -> str:
+        return self._rating(platform, "pool", pool, "board")
+
+    def rating_queue(self, platform: str, pool: str) -> str:
+        """Scored matches waiting to be rated, by the time they ended (then by id)."""
+        return self._rating(platform, "pool", pool, "queue")
+
+    def rating_pending(self, platform: str, pool: str) -> str:
+        """match id -> the RatedMatch waiting in the queue."""
+        return self._rating(platform, "pool", pool, "pending")
+
+    def rating_record(self, platform: str, pool: str, player: str) -> str:
+        return self._rating(platform, "pool", pool, "player", player, "record")
+
+    def rating_player_matches(self, platform: str, pool: str, player: str) -> str:
+        return self._rating(platform, "pool", pool, "player", player, "matches")
+
+    def rating_player_pools(self, platform: str, player: str) -> str:
+        return self._rating(platform, "player", player, "pools")
+
+    def rated_matches(self, platform: str, pool: str) -> str:
+        """match id -> the RatedMatch with every seat's rating after it (a player's match list shows them)."""
+        return self._rating(platform, "pool", pool, "matches")

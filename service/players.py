@@ -17,6 +17,7 @@ from typing import Any
 
 import redis
 
+from service.keys import Keys
 from service.ratings import RatedMatch, Rating, rate
 
 APPLY = """
@@ -75,51 +76,9 @@ class PlayerStore:
     def __init__(self, redis_client: redis.Redis, namespace: str):
         self.redis = redis_client
         self.namespace = namespace
+        self.keys = Keys(namespace)
         self._apply = redis_client.register_script(APPLY)
         self._hold = redis_client.register_script(HOLD)
-
-    # -- keys -------------------------------------------------------------------------------------
-
-    def _key(self, platform: str, *parts: str) -> str:
-        return ":".join([f"{self.namespace}:{{rt:{platform}}}", *parts])
-
-    def pools_key(self, platform: str) -> str:
-        """The platform's pools that have rated matches."""
-        return self._key(platform, "pools")
-
-    def applied(self, platform: str, pool: str) -> str:
-        """match id -> the scored version it was rated at."""
-        return self._key(platform, "pool", pool, "applied")
-
-    def seq(self, platform: str, pool: str) -> str:
-        return self._key(platform, "pool", pool, "seq")
-
-    def ratings_key(self, platform: str, pool: str) -> str:
-        return self._key(platform, "pool", pool, "ratings")
-
-    def board(self, platform: str, pool: str) -> str:
-        return self._key(platform, "pool", pool, "board")
-
-    def queue(self, platform: str, pool: str) -> str:
-        """Scored matches waiting to be rated, by the time they ended (then by id)."""
-        return self._key(platform, "pool", pool, "queue")
-
-    def pending(self, platform: str, pool: str) -> str:
-        """match id -> the RatedMatch waiting in the queue."""
-        return self._key(platform, "pool", pool, "pending")
-
-    def record(self, platform: str, pool: str, player: str) -> str:
-        return self._key(platform, "pool", pool, "player", player, "record")
-
-    def player_matches(self, platform: str, pool: str, player: str) -> str:
-        return self._key(platform, "pool", pool, "player", player, "matches")
-
-    def player_pools(self, platform: str, player: str) -> str:
-        return self._key(platform, "player", player, "pools")
-
-    def match_key(self, platform: str, pool: str) -> str:
-        """match id -> the RatedMatch with every seat's rating after it (a player's match list shows them)."""
-        return self._key(platform, "pool", pool, "matches")
 
     # -- the live projection ---------------------------------------------------------------------
 
@@ -129,7 +88,11 @@ class PlayerStore:
         Nothing for a match already queued with its result, rated or released."""
         return bool(
             self._hold(
-                keys=[self.applied(platform, pool), self.queue(platform, pool), self.pending(platform, pool)],
+                keys=[
+                    self.keys.rating_applied(platform, pool),
+                    self.keys.rating_queue(platform, pool),
+                    self.keys.rating_pending(platform, pool),
+                ],
                 args=[match_id, ended_ms],
             )
         )
@@ -138,16 +101,18 @@ class PlayerStore:
         """A scored match that is not rated (aborted...): out of the queue for good, so the matches after
         it go on."""
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hsetnx(self.applied(platform, pool), match_id, f"not rated: {why}")
-        pipe.zrem(self.queue(platform, pool), match_id)
-        pipe.hdel(self.pending(platform, pool), match_id)
+        pipe.hsetnx(self.keys.rating_applied(platform, pool), match_id, f"not rated: {why}")
+        pipe.zrem(self.keys.rating_queue(platform, pool), match_id)
+        pipe.hdel(self.keys.rating_pending(platform, pool), match_id)
         pipe.execute()
 
     def enqueue(self, platform: str, match: RatedMatch) -> None:
         """Put a scored match in its pool's queue (again: nothing changes)."""
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hsetnx(self.pending(platform, match.pool), match.match_id, json.dumps(match.to_json()))
-        pipe.zadd(self.queue(platform, match.pool), {match.match_id: match.ended_ms}, nx=True)
+        pipe.hsetnx(
+            self.keys.rating_pending(platform, match.pool), match.match_id, json.dumps(match.to_json())
+        )
+        pipe.zadd(self.keys.rating_queue(platform, match.pool), {match.match_id: match.ended_ms}, nx=True)
         pipe.execute()
 
     def process(self, platform: str, pool: str, limit: int = 10_000) -> list[tuple[RatedMatch, dict, dict]]:
@@ -155,14 +120,16 @@ class PlayerStore:
         before and after (what a ``rating_changed`` says). Safe to run anywhere, any number of times."""
         done = []
         for _ in range(limit):
-            head = self.redis.zrange(self.queue(platform, pool), 0, 0)
+            head = self.redis.zrange(self.keys.rating_queue(platform, pool), 0, 0)
             if not head:
                 break
             match_id = head[0].decode()
-            text = self.redis.hget(self.pending(platform, pool), match_id)
+            text = self.redis.hget(self.keys.rating_pending(platform, pool), match_id)
             if text is None:
-                if self.redis.hexists(self.applied(platform, pool), match_id):  # another worker's, meanwhile
-                    self.redis.zrem(self.queue(platform, pool), match_id)
+                if self.redis.hexists(
+                    self.keys.rating_applied(platform, pool), match_id
+                ):  # another worker's, meanwhile
+                    self.redis.zrem(self.keys.rating_queue(platform, pool), match_id)
                     continue
                 break  # held: a game that ended before the rest, not scored yet; its rating job goes on
             match = RatedMatch.from_json(json.loads(text))
@@ -177,22 +144,22 @@ class PlayerStore:
         players = [seat.player for seat in match.seats]
         while True:
             pipe = self.redis.pipeline(transaction=False)
-            pipe.get(self.seq(platform, pool))
-            pipe.hmget(self.ratings_key(platform, pool), players)
+            pipe.get(self.keys.rating_seq(platform, pool))
+            pipe.hmget(self.keys.ratings(platform, pool), players)
             seq, found = pipe.execute()
             seq = int(seq or 0)
             before = {p: r for p, r in zip(players, map(_rating, found)) if r is not None}
             after = rate(before, match)
             best = min(seat.rank for seat in match.seats)
             keys = [
-                self.applied(platform, pool),
-                self.seq(platform, pool),
-                self.ratings_key(platform, pool),
-                self.board(platform, pool),
-                self.queue(platform, pool),
-                self.pending(platform, pool),
-                self.pools_key(platform),
-                self.match_key(platform, pool),
+                self.keys.rating_applied(platform, pool),
+                self.keys.rating_seq(platform, pool),
+                self.keys.ratings(platform, pool),
+                self.keys.rating_board(platform, pool),
+                self.keys.rating_queue(platform, pool),
+                self.keys.rating_pending(platform, pool),
+                self.keys.rating_pools(platform),
+                self.keys.rated_matches(platform, pool),
             ]
             args: list[Any] = [
                 match.match_id,
@@ -205,9 +172,9 @@ class PlayerStore:
             for seat in match.seats:
                 rating = after[seat.player]
                 keys += [
-                    self.record(platform, pool, seat.player),
-                    self.player_matches(platform, pool, seat.player),
-                    self.player_pools(platform, seat.player),
+                    self.keys.rating_record(platform, pool, seat.player),
+                    self.keys.rating_player_matches(platform, pool, seat.player),
+                    self.keys.rating_player_pools(platform, seat.player),
                 ]
                 args += [
                     seat.player,
@@ -231,45 +198,49 @@ class PlayerStore:
     # -- rebuilding ------------------------------------------------------------------------------
 
     def pools(self, platform: str) -> list[str]:
-        return sorted(p.decode() for p in self.redis.smembers(self.pools_key(platform)))
+        return sorted(p.decode() for p in self.redis.smembers(self.keys.rating_pools(platform)))
 
     def clear_pool(self, platform: str, pool: str) -> None:
         """Forget a pool's ratings and its players' records in it (a rebuild starts there)."""
-        players = [p.decode() for p in self.redis.hkeys(self.ratings_key(platform, pool))]
+        players = [p.decode() for p in self.redis.hkeys(self.keys.ratings(platform, pool))]
         pipe = self.redis.pipeline(transaction=False)
         for player in players:
-            pipe.delete(self.record(platform, pool, player), self.player_matches(platform, pool, player))
-            pipe.srem(self.player_pools(platform, player), pool)
+            pipe.delete(
+                self.keys.rating_record(platform, pool, player),
+                self.keys.rating_player_matches(platform, pool, player),
+            )
+            pipe.srem(self.keys.rating_player_pools(platform, player), pool)
         pipe.delete(
-            self.applied(platform, pool),
-            self.seq(platform, pool),
-            self.ratings_key(platform, pool),
-            self.board(platform, pool),
-            self.match_key(platform, pool),
+            self.keys.rating_applied(platform, pool),
+            self.keys.rating_seq(platform, pool),
+            self.keys.ratings(platform, pool),
+            self.keys.rating_board(platform, pool),
+            self.keys.rated_matches(platform, pool),
         )
-        pipe.srem(self.pools_key(platform), pool)
+        pipe.srem(self.keys.rating_pools(platform), pool)
         pipe.execute()
 
     # -- reading -----------------------------------------------------------------------------------
 
     def rating(self, platform: str, pool: str, player: str) -> Rating | None:
-        return _rating(self.redis.hget(self.ratings_key(platform, pool), player))
+        return _rating(self.redis.hget(self.keys.ratings(platform, pool), player))
 
     def all_ratings(self, platform: str, pool: str) -> dict[str, Rating]:
         return {
-            k.decode(): _rating_of(v) for k, v in self.redis.hgetall(self.ratings_key(platform, pool)).items()
+            k.decode(): _rating_of(v)
+            for k, v in self.redis.hgetall(self.keys.ratings(platform, pool)).items()
         }
 
     def board_size(self, platform: str, pool: str) -> int:
-        return self.redis.zcard(self.board(platform, pool))
+        return self.redis.zcard(self.keys.rating_board(platform, pool))
 
     def leaderboard(
         self, platform: str, pool: str, cursor: int, limit: int
     ) -> tuple[list[dict[str, Any]], int | None]:
         """A page of the pool's players by conservative rating (best first), from place ``cursor``."""
-        found = self.redis.zrevrange(self.board(platform, pool), cursor, cursor + limit - 1)
+        found = self.redis.zrevrange(self.keys.rating_board(platform, pool), cursor, cursor + limit - 1)
         players = [p.decode() for p in found]
-        ratings = self.redis.hmget(self.ratings_key(platform, pool), players) if players else []
+        ratings = self.redis.hmget(self.keys.ratings(platform, pool), players) if players else []
         rows = []
         for place, (player, text) in enumerate(zip(players, ratings), start=cursor + 1):
             rating = _rating(text)
@@ -285,12 +256,17 @@ class PlayerStore:
                     "games": rating.games,
                 }
             )
-        more = len(players) == limit and self.redis.zcard(self.board(platform, pool)) > cursor + limit
+        more = (
+            len(players) == limit
+            and self.redis.zcard(self.keys.rating_board(platform, pool)) > cursor + limit
+        )
         return rows, cursor + limit if more else None
 
     def player(self, platform: str, player: str) -> dict[str, Any] | None:
         """The player's ratings and record per pool; None for a player with no rated match here."""
-        pools = sorted(p.decode() for p in self.redis.smembers(self.player_pools(platform, player)))
+        pools = sorted(
+            p.decode() for p in self.redis.smembers(self.keys.rating_player_pools(platform, player))
+        )
         if not pools:
             return None
         rows = []
@@ -299,7 +275,8 @@ class PlayerStore:
             if rating is None:  # rebuilt in between: gone from the pool
                 continue
             record = {
-                k.decode(): int(v) for k, v in self.redis.hgetall(self.record(platform, pool, player)).items()
+                k.decode(): int(v)
+                for k, v in self.redis.hgetall(self.keys.rating_record(platform, pool, player)).items()
             }
             seats: dict[int, dict[str, int]] = {}
             for name, value in record.items():
@@ -326,13 +303,15 @@ class PlayerStore:
         self, platform: str, player: str, cursor: str | None, limit: int
     ) -> tuple[list[dict[str, Any]], str | None]:
         """The player's rated matches, newest first; ``cursor``: ``<ended_ms>:<match id>`` of the last shown."""
-        pools = sorted(p.decode() for p in self.redis.smembers(self.player_pools(platform, player)))
+        pools = sorted(
+            p.decode() for p in self.redis.smembers(self.keys.rating_player_pools(platform, player))
+        )
         bound = (int(cursor.split(":", 1)[0]), cursor.split(":", 1)[1]) if cursor else None
         found: list[tuple[int, str, str]] = []
         for pool in pools:
             top = "+inf" if bound is None else bound[0]
             for member, score in self.redis.zrevrangebyscore(
-                self.player_matches(platform, pool, player),
+                self.keys.rating_player_matches(platform, pool, player),
                 top,
                 "-inf",
                 start=0,
@@ -346,7 +325,7 @@ class PlayerStore:
         page = found[:limit]
         rows = []
         for ended, match_id, pool in page:
-            match = json.loads(self.redis.hget(self.match_key(platform, pool), match_id) or "null")
+            match = json.loads(self.redis.hget(self.keys.rated_matches(platform, pool), match_id) or "null")
             if match is None:
                 continue
             seat = next(s for s in match["seats"] if s[1] == player)
