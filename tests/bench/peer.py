@@ -416,6 +416,8 @@ def _figures(runs, store, clients, workers, rounds, duration, memory, blokus_mov
 
 
 def _node_version() -> str:
+    if shutil.which("node") is None:
+        return "(no node)"
     return subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
 
 
