@@ -228,7 +228,7 @@ def drive_peer(
         "notes": notes,
         "elapsed": elapsed,
         "rate": len(latencies) / elapsed if elapsed > 0 else 0.0,
-        "moves_per_match": sum(r["moves"] for r in reports) / matches if matches else float("nan"),
+        "moves_per_match": sum(r["finished_moves"] for r in reports) / matches if matches else float("nan"),
         "setup_pct": 100 * sum(r["setup"] for r in reports) / run_time,
         "server_cpu_pct": 100 * server_cpu / cpu_wall,
         "client_cpu_pct": 100 * client_cpu / cpu_wall,

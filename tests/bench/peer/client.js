@@ -135,7 +135,8 @@ async function main() {
   let last = 0;
   let cpuAtStart = null;
   let moves = 0;
-  let matches = 0;
+  let matches = 0; // finished, and the moves they took
+  let finishedMoves = 0;
   let setup = 0; // seconds spent opening and syncing the seats' connections
   const fail = (kind, error) => {
     errors[kind] = (errors[kind] || 0) + 1;
@@ -159,6 +160,7 @@ async function main() {
     }
     setup += now() - opening;
     let state = seats[0].state;
+    const before = moves;
     while (state.ctx.gameover === undefined) {
       const t = now();
       if (t >= windowEnd) break;
@@ -190,7 +192,10 @@ async function main() {
         last = finished;
       }
     }
-    if (state.ctx.gameover !== undefined) matches += 1;
+    if (state.ctx.gameover !== undefined) {
+      matches += 1;
+      finishedMoves += moves - before;
+    }
     for (const holder of seats) holder.socket.close();
   }
   const cpu = cpuAtStart === null ? { user: 0, system: 0 } : process.cpuUsage(cpuAtStart);
@@ -207,6 +212,7 @@ async function main() {
       created_in_run: created - createdBefore,
       moves,
       matches,
+      finished_moves: finishedMoves,
       setup,
     }),
   );
