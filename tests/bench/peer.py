@@ -36,7 +36,6 @@ import math
 import os
 import random
 import secrets
-import select
 import shutil
 import socket
 import subprocess
@@ -188,20 +187,7 @@ def drive_peer(
             p.stdin.write(f"go {start!r}\n")
             p.stdin.flush()
 
-        window_start = start + warmup
-        time.sleep(max(0.0, window_start - time.time()))
-        server_cpu0 = cpu_seconds([server.process.pid])
-        redis_cpu0 = cpu_seconds([redis_pid]) if redis_pid else 0.0
-        client_cpu0 = cpu_seconds([p.pid for p in procs])
-        busy0, total0 = machine_ticks()
-        cpu_t0 = time.perf_counter()
-        time.sleep(max(0.0, window_start + duration - time.time()))
-        server_cpu = cpu_seconds([server.process.pid]) - server_cpu0
-        redis_cpu = cpu_seconds([redis_pid]) - redis_cpu0 if redis_pid else None
-        client_cpu = cpu_seconds([p.pid for p in procs]) - client_cpu0
-        busy1, total1 = machine_ticks()
-        cpu_wall = time.perf_counter() - cpu_t0
-
+        shares = _cpu_shares(server.process.pid, redis_pid, [p.pid for p in procs], start + warmup, duration)
         reports = [_report(p, timeout=60) for p in procs]
     finally:
         processes.stop(*procs)
@@ -219,7 +205,6 @@ def drive_peer(
         notes.append("errors: " + ", ".join(f"{k} x{v}" for k, v in sorted(errors.items())))
     last = max(r["last"] for r in reports) if latencies else 0.0
     elapsed = (last - min(r["window_start"] for r in reports)) if latencies else duration
-    cores = len(os.sched_getaffinity(0))
     matches = sum(r["matches"] for r in reports)
     run_time = clients * (warmup + duration)  # every client's time from the start, warm-up included
     return {
@@ -230,9 +215,30 @@ def drive_peer(
         "rate": len(latencies) / elapsed if elapsed > 0 else 0.0,
         "moves_per_match": sum(r["finished_moves"] for r in reports) / matches if matches else float("nan"),
         "setup_pct": 100 * sum(r["setup"] for r in reports) / run_time,
-        "server_cpu_pct": 100 * server_cpu / cpu_wall,
-        "client_cpu_pct": 100 * client_cpu / cpu_wall,
-        "redis_cpu_pct": 100 * redis_cpu / cpu_wall if redis_cpu is not None else None,
+        **shares,
+    }
+
+
+def _cpu_shares(
+    server_pid: int, redis_pid: int | None, client_pids: list[int], begin: float, duration: float
+):
+    """CPU of the server, its clients, Redis and the whole machine from ``begin`` (``time.time()``) for
+    ``duration`` seconds, in % of one core, measured as ``tests.bench.api.drive`` measures matchlog's."""
+    time.sleep(max(0.0, begin - time.time()))
+    server0, clients0 = cpu_seconds([server_pid]), cpu_seconds(client_pids)
+    redis0 = cpu_seconds([redis_pid]) if redis_pid else 0.0
+    busy0, total0 = machine_ticks()
+    t0 = time.perf_counter()
+    time.sleep(max(0.0, begin + duration - time.time()))
+    server, clients = cpu_seconds([server_pid]) - server0, cpu_seconds(client_pids) - clients0
+    redis_cpu = cpu_seconds([redis_pid]) - redis0 if redis_pid else None
+    busy1, total1 = machine_ticks()
+    wall = time.perf_counter() - t0
+    cores = len(os.sched_getaffinity(0))
+    return {
+        "server_cpu_pct": 100 * server / wall,
+        "client_cpu_pct": 100 * clients / wall,
+        "redis_cpu_pct": 100 * redis_cpu / wall if redis_cpu is not None else None,
         "machine_busy_pct": 100 * cores * (busy1 - busy0) / max(1, total1 - total0),
         "cores": cores,
     }
@@ -240,19 +246,14 @@ def drive_peer(
 
 def _report(process: subprocess.Popen, timeout: float) -> dict:
     """The client's last line: its JSON report (or what it said instead)."""
-    deadline = time.monotonic() + timeout
-    said = ""
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([process.stdout], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
-            break
-        line = process.stdout.readline()
-        if not line:
-            break
+    try:
+        said, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"index": "?", "fatal": f"no report within {timeout:.0f} s"}
+    for line in reversed(said.splitlines()):
         if line.startswith("{"):
             return json.loads(line)
-        said += line
-    return {"index": "?", "fatal": f"no report (exit {process.poll()}): {said[-2000:]}"}
+    return {"index": "?", "fatal": f"no report (exit {process.returncode}): {said[-2000:]}"}
 
 
 def run(
