@@ -126,6 +126,8 @@ def test_the_peer_bench_ratio_is_matchlog_over_boardgameio():
             "cores": 2,
             "moves_per_match": 62.0,
             "setup_pct": 20.0,
+            "moves": moves + 50,  # the warm-up's too
+            "stored": moves + 50,
         }
 
     runs = {"bgio": [side(1000, 50.0), side(1000, 50.0)], "matchlog": [side(2000, 100.0), side(2000, 100.0)]}
@@ -137,3 +139,4 @@ def test_the_peer_bench_ratio_is_matchlog_over_boardgameio():
     assert figures["peer.cpu_per_move_ratio"] == 1.0  # twice the CPU for twice the moves
     assert figures["peer.bgio.server_ms_per_move"] == 2.5  # half a core over 200 moves/s
     assert figures["peer.bgio.p99_ms"] == 4.0 and figures["peer.matchlog.p50_ms"] == 4.0
+    assert figures["peer.bgio.stored"] == "2100 / 2100"

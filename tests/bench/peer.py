@@ -99,6 +99,7 @@ class PeerServer:
     def __init__(self, redis_url: str, memory: bool = False):
         self.prefix = f"bgio-{secrets.token_hex(4)}"
         self.redis_url = redis_url
+        self.memory = memory
         self.port = port_in(PEER_PORTS)
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 (it lives as long as the server)
         command = ["node", "server.js", str(self.port), redis_url, self.prefix]
@@ -132,6 +133,18 @@ class PeerServer:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"boardgame.io's server did not answer:\n{self.log_tail()}")
             time.sleep(0.1)
+
+    def stored_moves(self) -> int | None:
+        """Moves the stored states of every match count (a state's ``_stateID`` goes up by one a move):
+        what Redis holds, to set against the moves the clients saw answered. None in memory."""
+        if self.memory:
+            return None
+        client = redis.Redis.from_url(self.redis_url)
+        stored = 0
+        for batch in _batches(client.scan_iter(match=f"{self.prefix}:m:*:state", count=1000), 500):
+            stored += sum(json.loads(state)["_stateID"] for state in client.mget(batch) if state)
+        client.close()
+        return stored
 
     def log_tail(self, chars: int = 3000) -> str:
         self.log.flush()
@@ -182,6 +195,7 @@ def drive_peer(
             line = p.stdout.readline()
             if line.strip() != "ready":
                 raise RuntimeError(f"a client failed while creating its matches:\n{line}{p.stdout.read()}")
+        stored_before = server.stored_moves()
         start = time.time() + 0.2
         for p in procs:
             p.stdin.write(f"go {start!r}\n")
@@ -191,6 +205,7 @@ def drive_peer(
         reports = [_report(p, timeout=60) for p in procs]
     finally:
         processes.stop(*procs)
+    stored_after = server.stored_moves()
     fatal = [r["fatal"] for r in reports if "fatal" in r]
     if fatal:
         raise RuntimeError("a client failed:\n" + fatal[0] + "\nserver log:\n" + server.log_tail())
@@ -203,6 +218,12 @@ def drive_peer(
         notes += [f"error sample (client {r['index']}): {s}" for s in r["samples"]]
     if errors:
         notes.append("errors: " + ", ".join(f"{k} x{v}" for k, v in sorted(errors.items())))
+    made = sum(r["moves"] for r in reports)
+    stored = stored_after - stored_before if stored_after is not None else None
+    if stored is not None and stored != made:
+        notes.append(
+            f"boardgame.io's Redis holds {stored} moves of this round, its clients saw {made} answered"
+        )
     last = max(r["last"] for r in reports) if latencies else 0.0
     elapsed = (last - min(r["window_start"] for r in reports)) if latencies else duration
     matches = sum(r["matches"] for r in reports)
@@ -215,6 +236,8 @@ def drive_peer(
         "rate": len(latencies) / elapsed if elapsed > 0 else 0.0,
         "moves_per_match": sum(r["finished_moves"] for r in reports) / matches if matches else float("nan"),
         "setup_pct": 100 * sum(r["setup"] for r in reports) / run_time,
+        "moves": made,
+        "stored": stored,
         **shares,
     }
 
@@ -383,6 +406,15 @@ def _figures(runs, store, clients, workers, rounds, duration, memory, blokus_mov
             "% (4 socket.io connections and a sync per match; in the window, as matchlog's 4 WebSockets)",
         )
     )
+    if not memory:
+        figures.append(
+            Figure(
+                "peer.bgio.stored",
+                "boardgame.io: moves in Redis after the rounds / moves answered",
+                f"{sum(g['stored'] for g in runs['bgio'])} / {sum(g['moves'] for g in runs['bgio'])}",
+                "warm-up included; the states' _stateID, read back when the clients are done",
+            )
+        )
     played = [g["moves_per_match"] for g in runs["bgio"] if not math.isnan(g["moves_per_match"])]
     figures.append(
         Figure(
