@@ -22,8 +22,12 @@ One ``redis-server`` of the bench's own (a free port in 6395-6399, else any; ``a
 
 The two sides take turns, boardgame.io first, R rounds (default 2), each a warm-up and a measured
 window (default 0.5 s and 5 s). A rate is moves per second over all rounds; p50 and p99 are over
-every timed move. Prints the machine, a line per side per round, a table and, as its very last line,
-one JSON object. ``--memory`` serves boardgame.io from its default in-memory storage instead (no
+every timed move. boardgame.io broadcasts a move's state before its storage write resolves (its
+per-match queue holds the next move until it has), so after each of its rounds the bench reads the
+stored states back and sets the moves they count against the moves its clients saw answered.
+
+Prints the machine, a line per side per round, a table and, as its very last line, one JSON object.
+``--memory`` serves boardgame.io from its default in-memory storage instead (no
 Redis, nothing durable): the ceiling of its server, not the comparison.
 """
 
