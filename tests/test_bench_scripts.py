@@ -4,6 +4,7 @@ accepted at exactly the version the script expects (so the benchmark measures ac
 from __future__ import annotations
 
 import http.client
+import json
 import random
 
 import pytest
@@ -40,7 +41,7 @@ def test_the_bare_stack_appends_once_per_version(fake_redis, monkeypatch):
     assert created.status_code == 201 and len(created.json["seats"]) == len(body["players"])
     match_id = created.json["id"]
     version = 1
-    for _seat, action, after in renumbered(script)[:5]:
+    for _, action, after in renumbered(script)[:5]:
         assert client.get(f"/v1/matches/{match_id}/legal-actions").json["version"] == version
         answer = client.post(
             f"/v1/matches/{match_id}/actions", json={"expected_version": version, "action": action}
@@ -57,8 +58,6 @@ def test_the_bare_stack_appends_once_per_version(fake_redis, monkeypatch):
 def test_the_bare_moves_socket_appends_once_per_version():
     """The bare stack's moves socket, served as the benchmark serves it (gunicorn, a real Redis: at
     ``REDIS_URL`` or embedded): one version-checked append per message, a stale version refused."""
-    import json
-
     import websocket
 
     from tests.bench.api import HOST, Servers
@@ -84,3 +83,60 @@ def test_the_bare_moves_socket_appends_once_per_version():
         socket.close()
     finally:
         servers.close()
+
+
+def test_the_peer_bench_pins_its_node_side_exactly():
+    """``tests.bench.peer`` compares with one boardgame.io: every package its Node side names is an
+    exact version, and the lock file (what ``npm ci`` installs) holds those very versions."""
+    import re
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "bench" / "peer"
+    package = json.loads((folder / "package.json").read_text())
+    lock = json.loads((folder / "package-lock.json").read_text())["packages"]
+    named = {**package["dependencies"], **package.get("overrides", {})}
+    assert {"boardgame.io", "socket.io-client", "redis"} <= set(package["dependencies"])
+    for name, version in named.items():
+        assert re.fullmatch(r"\d+\.\d+\.\d+", version), (name, version)
+    assert lock[""]["dependencies"] == package["dependencies"]
+    for name, version in package["dependencies"].items():
+        assert lock[f"node_modules/{name}"]["version"] == version, name
+    for name, version in package.get("overrides", {}).items():
+        installed = [p["version"] for path, p in lock.items() if path.endswith(f"node_modules/{name}")]
+        assert installed and set(installed) == {version}, (name, installed)
+
+
+def test_the_peer_bench_ratio_is_matchlog_over_boardgameio():
+    """The peer bench's rates are moves over measured time across rounds, and its ratio is matchlog's
+    rate over boardgame.io's: a side that made twice the moves in the same time is 2.0 x."""
+    from types import SimpleNamespace
+
+    from tests.bench.peer import _figures
+
+    def side(moves: int, cpu_pct: float) -> dict:
+        return {
+            "latencies": [0.004] * (moves - 1) + [0.1],
+            "errors": {},
+            "elapsed": 5.0,
+            "rate": moves / 5.0,
+            "server_cpu_pct": cpu_pct,
+            "client_cpu_pct": 10.0,
+            "redis_cpu_pct": 5.0,
+            "machine_busy_pct": 150.0,
+            "cores": 2,
+            "moves_per_match": 62.0,
+            "setup_pct": 20.0,
+            "moves": moves + 50,  # the warm-up's too
+            "stored": moves + 50,
+        }
+
+    runs = {"bgio": [side(1000, 50.0), side(1000, 50.0)], "matchlog": [side(2000, 100.0), side(2000, 100.0)]}
+    figures = {
+        f.key: f.value for f in _figures(runs, SimpleNamespace(version="7"), 8, 2, 2, 5.0, False, 60.0)
+    }
+    assert figures["peer.bgio.per_s"] == 200 and figures["peer.matchlog.per_s"] == 400
+    assert figures["peer.ratio"] == 2.0
+    assert figures["peer.cpu_per_move_ratio"] == 1.0  # twice the CPU for twice the moves
+    assert figures["peer.bgio.server_ms_per_move"] == 2.5  # half a core over 200 moves/s
+    assert figures["peer.bgio.p99_ms"] == 4.0 and figures["peer.matchlog.p50_ms"] == 4.0
+    assert figures["peer.bgio.stored"] == "2100 / 2100"

