@@ -310,7 +310,7 @@ def test_a_match_waits_for_a_match_of_its_pool_that_ended_before_it(fake_redis, 
     assert [m.match_id for m, _, _ in store.process("p", "g:2p")] == ["early", "late"]
     assert store.all_ratings("p", "g:2p") == replay_pool([late, early])
     assert not store.hold("p", "g:2p", "early", 1000) and not store.hold("p", "g:2p", aborted_id, 500)
-    assert fake_redis.zcard(store.queue("p", "g:2p")) == 0
+    assert fake_redis.zcard(store.keys.rating_queue("p", "g:2p")) == 0
 
 
 def test_a_webhook_may_ask_for_rating_changed(client, app, settings, fake_redis, platform):
