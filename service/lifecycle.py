@@ -25,7 +25,15 @@ from service.chain import Recorded, commitment_key
 from service.frozen import replaced
 from service.games import GAMES
 from service.games.bots import SeatView, bot_name, bots_of
-from service.games.protocol import Action, Game, IllegalAction, InvalidOptions, Refusal, Refusals
+from service.games.protocol import (
+    Action,
+    Game,
+    IllegalAction,
+    InvalidOptions,
+    Refusal,
+    Refusals,
+    imagined,
+)
 from service.replay import MatchState
 
 # The server's own refusals (422 illegal_action, as a game's): whatever the game, before or instead of its
@@ -437,9 +445,10 @@ def bot_action(state: MatchState, seat: int, secret: SeedSecret) -> Action:
     replays the same bot moves, and nothing outside the server can foresee them."""
     engine = state.engine
     legal = state.legal_actions(seat)
+    ahead = imagined(engine, state.game, seat)  # what the seat could know: no roll seen before it is made
 
     def standing_after(index: int) -> dict[str, Any]:
-        scores = engine.scores(engine.play(state.game, seat, legal[index]).states[-1])
+        scores = engine.scores(engine.play(ahead, seat, legal[index]).states[-1])
         return {"scores": scores["scores"], "ranks": scores["ranks"]}
 
     bot = state.bot_of(seat)

@@ -61,6 +61,29 @@ def test_a_bot_never_reads_hidden_state(bot):
         assert lifecycle.bot_action(_match_state("chock-a-block", scrambled, 2, bot), seat, secret) == chosen
 
 
+def test_greedy_never_sees_a_roll_before_it_is_made():
+    """Blackout: Hong Kong draws a patrol's injury from a key the seats never see (``rng``): put another
+    key in the state and the greedy bot, comparing patrol takes and declines, chooses the same."""
+    engine, secret = GAMES["blackout-hong-kong"], SeedSecret("bot-test-seed", "salt")
+    compared = 0
+    for game_seed in range(3):
+        game = engine.setup(engine.resolve_options({}, 2), 2, f"b{game_seed}")
+        rng = random.Random(game_seed)
+        while not engine.is_over(game) and game["round"] < 6:
+            seat = engine.to_act(game)[0]
+            legal = engine.legal_actions(game, seat)
+            if any(action["type"] == "PATROL_TAKE" for action in legal):
+                rekeyed = {**game, "rng": "0" * 64}
+                chosen = lifecycle.bot_action(
+                    _match_state("blackout-hong-kong", game, 2, "greedy"), seat, secret
+                )
+                other = _match_state("blackout-hong-kong", rekeyed, 2, "greedy")
+                assert lifecycle.bot_action(other, seat, secret) == chosen, (game_seed, game["round"])
+                compared += 1
+            game = engine.play(game, seat, rng.choice(legal)).states[-1]
+    assert compared >= 5
+
+
 def test_a_bot_is_given_the_seat_view_and_nothing_else():
     seen = []
 

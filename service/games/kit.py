@@ -185,6 +185,12 @@ class Engine:
     def event_view(self, event: Event, seat: int | None) -> Event:
         return event
 
+    def imagined(self, state: State, seat: int) -> State:
+        """The state a bot of ``seat`` plays its moves ahead on: by default the state itself. A game
+        whose hidden parts (a key for rolls to come) would tell a bot what its seat cannot know puts
+        there what the seat could imagine instead."""
+        return state
+
     def reveals(self, event: Event) -> bool:
         """Whether ``event`` showed someone what was hidden (no undo past it): by default, whether its
         type is ``irreversible``; a game overrides it where one type reveals only sometimes."""

@@ -324,6 +324,13 @@ class Game(Protocol):
         """The result: at least ``scores`` and ``ranks`` (1 = best, ties share), one per seat."""
 
 
+def imagined(game: Game, state: State, seat: int) -> State:
+    """The state a bot of ``seat`` plays its moves ahead on (the greedy bot's standing after each legal
+    action): the game's ``imagined(state, seat)`` when it has one, else the state itself."""
+    imagine = getattr(game, "imagined", None)
+    return imagine(state, seat) if imagine is not None else state
+
+
 def reveals(game: Game, event: Event) -> bool:
     """Whether ``event`` showed someone what was hidden: the game's ``reveals(event)`` when it has one
     (the kit's engines do), else whether its type is ``irreversible``."""

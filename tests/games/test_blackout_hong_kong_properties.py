@@ -10,6 +10,7 @@ checked after every step.
   unrevealed plan or a tile that seat has not seen.
 - Replay: folding the log from the initial state gives the live state.
 - Scores follow from the state: the final scoring's totals are the players' VP and its parts add up.
+- A-20 ANY_TIME_IN_TURN: a Phase 3 turn never ends by itself while its seat is offered a close-out.
 """
 
 from __future__ import annotations
@@ -175,3 +176,33 @@ def test_random_games_keep_every_invariant(players, mode, extra, seed, flips, ch
     for e in log:
         replayed = GAME.apply(replayed, e)
     assert json.dumps(replayed, sort_keys=True) == json.dumps(state, sort_keys=True)
+
+
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
+@given(
+    players=st.integers(2, 4),
+    mode=st.sampled_from(["SINGLE", "CAMPAIGN"]),
+    seed=st.text(min_size=1, max_size=8),
+    choices=st.integers(0, 2**32),
+)
+def test_a_20_no_automatic_end_of_turn_while_a_close_out_is_listed(players, mode, seed, choices):
+    """With CLOSE_OUT_TIMING = ANY_TIME_IN_TURN, closing out a kept plan is a move of the Phase 3 turn:
+    the state just before every automatic ``turn_ended`` lists no RESOLVE_CLOSE_OUT for that seat."""
+    rng = random.Random(choices)
+    state = new_game(players, seed, mode=mode, CLOSE_OUT_TIMING="ANY_TIME_IN_TURN")
+    steps = 0
+    while not GAME.is_over(state):
+        seat = rng.choice(GAME.to_act(state))
+        played = GAME.play(state, seat, rng.choice(GAME.legal_actions(state, seat)))
+        for event, before in zip(played, [state] + played.states[:-1]):
+            if event["type"] == "turn_ended" and event["data"].get("auto"):
+                listed = [a["type"] for a in GAME.legal_actions(before, event["seat"])]
+                assert "RESOLVE_CLOSE_OUT" not in listed, (before["step"], event["seat"], listed)
+        state = played.states[-1]
+        steps += 1
+        assert steps < 20000, "a game ends"

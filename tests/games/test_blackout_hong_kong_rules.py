@@ -1171,6 +1171,42 @@ def test_r_3_7_close_out_any_time_in_the_turn_when_the_option_says_so():
     assert card in after["players"][0]["check_area"] and after["players"][0]["objectives"][2] is None
 
 
+def test_a_20_any_time_in_turn_a_kept_plan_keeps_the_turn_open_for_its_close_out():
+    """A-20 ANY_TIME_IN_TURN: closing out a kept plan is a move of the player's Phase 3 turn (R-3.2, §8.2
+    #6), so the turn does not end by itself while a close-out is possible, after a Keep or from its start;
+    by default (IMMEDIATE_ONLY) the Keep was the last chance, and the turn ends by itself."""
+    the_pack = pack()
+    unaffordable = {"type": "HKD", "n": 50}
+    card = crisis_plan(
+        the_pack,
+        "FX-A20",
+        [
+            objective({"type": "HKD", "n": 1}),
+            objective({"type": "POINTS", "n": 1}, requirements=[unaffordable]),
+        ],
+    )
+    default = objective_position(the_pack, card, hkd=0, rondel=rondel())
+    anytime = patched(default, options={**default["options"], "CLOSE_OUT_TIMING": "ANY_TIME_IN_TURN"})
+    complete = {"type": "COMPLETE_OBJECTIVE", "source": SPACE2, "objectiveIndex": 0}
+    keep = {"type": "RESOLVE_CLOSE_OUT", "cardId": card, "closeOut": False}
+    close_out = {"type": "RESOLVE_CLOSE_OUT", "cardId": card, "closeOut": True}
+
+    kept = play(play(anytime, 0, complete), 0, keep)
+    assert GAME.completable(kept, 0) == []
+    assert (kept["step"], GAME.to_act(kept)) == ("p3", [0])
+    assert close_out in GAME.legal_actions(kept, 0) and {"type": "END_TURN"} in GAME.legal_actions(kept, 0)
+    closed = GAME.play(kept, 0, close_out)
+    assert card in closed.states[-1]["players"][0]["check_area"]
+    assert [e["seat"] for e in closed if e["type"] == "turn_ended"] == [0]  # nothing left to do: it ends
+
+    before_turn = in_phase(patched(kept, order=[1, 0]), "p3", 1)  # seat 1's turn ends, seat 0's begins
+    begun = play(before_turn, 1, {"type": "END_TURN"})
+    assert GAME.to_act(begun) == [0] and close_out in GAME.legal_actions(begun, 0)
+
+    kept_by_default = events(play(default, 0, complete), 0, keep)
+    assert [e["seat"] for e in kept_by_default if e["type"] == "turn_ended" and e["data"].get("auto")] == [0]
+
+
 def test_a_38_without_virtual_markers_an_empty_supply_refuses_a_marked_completion():
     the_pack = pack()
     card = crisis_plan(

@@ -201,6 +201,9 @@ class BlackoutHongKong(Engine):
     def event_view(self, event: Event, seat: int | None) -> Event:
         return visibility.event_view(event, seat)
 
+    def imagined(self, state: State, seat: int) -> State:
+        return visibility.imagined(state, seat)
+
     def scores(self, state: State) -> dict[str, Any]:
         return scoring.scores(state)
 

@@ -19,7 +19,7 @@ from service.games.blackout_hong_kong.cleanup import cleanup, finish_collection
 from service.games.blackout_hong_kong.common import NEXT_STEP, SEQUENTIAL, refuse
 from service.games.blackout_hong_kong.effects import ongoing, resolve_head
 from service.games.blackout_hong_kong.market import can_buy, solo_decay
-from service.games.blackout_hong_kong.objectives import completable
+from service.games.blackout_hong_kong.objectives import closable, completable
 from service.games.blackout_hong_kong.patrol import eligible_districts
 from service.games.blackout_hong_kong.planning import dice_rolls
 from service.games.blackout_hong_kong.refill import refill_slots
@@ -162,8 +162,8 @@ def nothing_to_do(state: State, seat: int) -> bool:
     step = state["step"]
     if step == "p2":
         return not planned(state, state["players"][seat]) and not state["turn"].get("revealed")
-    if step == "p3":
-        return not completable(state, seat)
+    if step == "p3":  # A-20 ANY_TIME_IN_TURN: closing out a kept plan is a move of the turn too
+        return not completable(state, seat) and not closable(state, seat)
     if step == "p4":
         return not state["turn"].get("chosen") and not eligible_districts(state, seat)
     if step == "p8":

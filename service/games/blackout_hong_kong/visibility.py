@@ -5,10 +5,13 @@ seat has looked at stays known to it; owned face-down tiles show only their back
 OWNED_FACEDOWN_TILE_VISIBILITY is PUBLIC; simultaneous Phase 6/7 choices stay hidden until every seat
 has chosen; decks are counts. A stabilised district's tiles go back to the box unseen: its event
 carries how many (``tiles_returned``), not which.
+
+``imagined`` is what a bot plays its moves ahead on: the state without the key of rolls to come.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from service.games.blackout_hong_kong.board import board_of
@@ -203,3 +206,14 @@ def _card_summary(card: dict) -> dict[str, Any]:
     return {k: card[k] for k in keys if card.get(k) is not None} | (
         {"objectives": len(card["objectives"])} if card.get("objectives") else {}
     )
+
+
+IMAGINED_RNG = hashlib.sha256(b"blackout-hong-kong:imagined").hexdigest()
+
+
+def imagined(state: State, seat: int) -> State:
+    """What a bot of ``seat`` plays its moves ahead on: the state with the key of rolls and injuries to
+    come (``rng``, never shown) replaced by a public one, so an injury or a roll the bot foresees is one
+    anybody could work out, never the one the match will draw. (A key made from the seat's view would
+    do as well, at the cost of a view per move.)"""
+    return {**state, "rng": IMAGINED_RNG}
