@@ -114,8 +114,11 @@ def rig(state, hands: dict[int, list[str]] | None = None, market: list | None = 
     new = dict(state)
     new_seats = []
     for i, p in enumerate(seats):
-        missing = len(p["hand"]) - len(keep[i])
-        hand = list(hands[i]) if i in hands else keep[i] + [pool.pop(0) for _ in range(missing)]
+        if i in hands:
+            new_seats.append({**p, "hand": list(hands[i])})
+            continue
+        dealt = [pool.pop(0) for _ in range(len(p["hand"]) - len(keep[i]))]
+        hand = keep[i] + dealt
         new_seats.append({**p, "hand": hand})
     new["seats"] = new_seats
     if market is not None:
