@@ -54,7 +54,8 @@ Fold = TypeVar("Fold", bound=Callable[..., None])
 
 def applies(*event_types: str) -> Callable[[Fold], Fold]:
     """Mark a method as the fold of these event types: ``method(self, state, data, seat)`` updates
-    ``state``, a shallow copy of the state before the event (copy nested parts before changing them)."""
+    ``state``, a shallow copy of the state before the event (copy nested parts before changing them).
+    ``seat`` is the event's: a fold of events that always belong to a seat may type it ``int``."""
 
     def mark(method: Fold) -> Fold:
         # the mark is an attribute of the function itself, which a Callable type does not declare
