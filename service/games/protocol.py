@@ -380,7 +380,7 @@ def fold(game: Game, state: State, events: list[Event]) -> State:
     return state
 
 
-def ranks(scores: list[float], higher_is_better: bool) -> list[int]:
+def ranks(scores: Sequence[float], higher_is_better: bool) -> list[int]:
     """Competition ranking (1, 2, 2, 4): tied seats share a place."""
     sign = -1 if higher_is_better else 1
     return [1 + sum(1 for other in scores if sign * other < sign * mine) for mine in scores]
