@@ -27,12 +27,17 @@ import functools
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from types import MappingProxyType
+from typing import Any, ClassVar, TypeVar
 
+import marshmallow
+
+from service.games.bots import Bot
 from service.games.protocol import (
     Action,
+    Contract,
     Event,
     GameInfo,
     Packs,
@@ -44,13 +49,17 @@ from service.games.protocol import (
     check_turn,
 )
 
+Fold = TypeVar("Fold", bound=Callable[..., None])
 
-def applies(*event_types: str) -> Callable:
+
+def applies(*event_types: str) -> Callable[[Fold], Fold]:
     """Mark a method as the fold of these event types: ``method(self, state, data, seat)`` updates
-    ``state``, a shallow copy of the state before the event (copy nested parts before changing them)."""
+    ``state``, a shallow copy of the state before the event (copy nested parts before changing them).
+    ``seat`` is the event's: a fold of events that always belong to a seat may type it ``int``."""
 
-    def mark(method: Callable) -> Callable:
-        method.applies = tuple(getattr(method, "applies", ())) + event_types
+    def mark(method: Fold) -> Fold:
+        # the mark is an attribute of the function itself, which a Callable type does not declare
+        vars(method)["applies"] = (*getattr(method, "applies", ()), *event_types)
         return method
 
     return mark
@@ -94,7 +103,7 @@ class Engine:
         "additionalProperties": False,
         "properties": {},
     }
-    action_schema: type
+    action_schema: type[marshmallow.Schema]
     packs: Packs | None = None
     svg: Callable[[dict[str, Any]], str] | None = None
     record: RecordFormat | None = None
@@ -107,12 +116,15 @@ class Engine:
     included: the catalogue lists them, and the tests fail on a refusal that is not declared."""
     out_of_turn: frozenset[str] = frozenset()
     """Action types any seat may take while the game runs (a resignation)."""
-    bots: ClassVar[dict[str, Any]] = {}
-    """The game's own bots beyond random and greedy, by name (``service.games.bots.Bot``)."""
+    bots: Mapping[str, Bot] = MappingProxyType({})
+    """The game's own bots beyond random and greedy, by name; its package sets them on the instance
+    (a bot module imports the engine, so the engine cannot name its bots)."""
     timeout_actions: ClassVar[dict[str, dict[str, Any]]] = {}
     """For an ``on_timeout`` policy (``pass``, ``forfeit``): the action that carries it out."""
     irreversible: frozenset[str] = frozenset()
     """Event types that show someone what was hidden (a card drawn, a die rolled): no undo past them."""
+    contract: Contract | None = None
+    """JSON Schemas of what the game shows; its package sets them on the instance from ``contract.json``."""
 
     _appliers: ClassVar[dict[str, Callable]] = {}
     event_types: frozenset[str] = frozenset()

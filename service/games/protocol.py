@@ -77,12 +77,14 @@ The engine kit (``service.games.kit``) builds it; an engine written without the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import marshmallow
+
+from service.games.bots import Bot
 
 State = dict[str, Any]
 Event = dict[str, Any]
@@ -248,12 +250,12 @@ class Contract:
         )
 
 
-class Played(list):
+class Played(list[Event]):
     """The events of one action, in order, with ``states``: the state after each event.
 
     It is an ordinary list of events to whoever does not need the states."""
 
-    def __init__(self, events: list[Event] = (), states: list[State] = ()):
+    def __init__(self, events: Sequence[Event] = (), states: Sequence[State] = ()):
         super().__init__(events)
         self.states = list(states)
         if len(self.states) != len(self):
@@ -261,33 +263,60 @@ class Played(list):
 
 
 class Game(Protocol):
-    info: GameInfo
-    options_schema: dict[str, Any]
-    """JSON Schema of the match options, shown in the catalogue and checked at creation."""
-    action_schema: type[marshmallow.Schema]
-    """The shape of an action; legality is ``play``'s business."""
-    packs: Packs | None
-    svg: Callable[[dict[str, Any]], str] | None
-    record: RecordFormat | None
-    refusals: Refusals
-    """Every ``IllegalAction.reason`` ``play`` may raise, with the rule each enforces (``turn_refusals``
-    included); the server's own refusals (``service.lifecycle.SHELL_REFUSALS``) come on top."""
-    bots: dict[str, Any]
-    """The game's own bots (``service.games.bots.Bot``) beside the common random and greedy ones,
-    such as a search bot for a game without hidden information."""
-    timeout_actions: dict[str, Action]
-    """The on_timeout policies the game supports beyond ``bot`` (``pass``, ``forfeit``), each with the
-    action that carries it out for a seat whose clock ran out (a random legal move where the rules
-    refuse it at that point)."""
-    event_types: frozenset[str]
-    """Every type of event the game's rules append (what ``apply`` folds): the entry types a webhook
-    may ask for, beside the shell's own."""
-    contract: Contract | None
-    """JSON Schemas of the view, the events' data and the result (see the module's doc)."""
-    irreversible: frozenset[str]
-    """Event types that reveal hidden information to someone (a card drawn, a die rolled, a private
-    look): an action that brought one cannot be undone. A game whose event reveals only in some
-    cases (a tile placed from a face-down pile, not from the market) says so with ``reveals``."""
+    """What the server needs of a game. Its tables are read-only properties here: the server only reads
+    them, so an engine may declare them as class variables (the kit's ``ClassVar`` tables) or set them
+    on the instance (``contract``, a game's own ``bots``)."""
+
+    @property
+    def info(self) -> GameInfo: ...
+
+    @property
+    def options_schema(self) -> dict[str, Any]:
+        """JSON Schema of the match options, shown in the catalogue and checked at creation."""
+
+    @property
+    def action_schema(self) -> type[marshmallow.Schema]:
+        """The shape of an action; legality is ``play``'s business."""
+
+    @property
+    def packs(self) -> Packs | None: ...
+
+    @property
+    def svg(self) -> Callable[[dict[str, Any]], str] | None: ...
+
+    @property
+    def record(self) -> RecordFormat | None: ...
+
+    @property
+    def refusals(self) -> Refusals:
+        """Every ``IllegalAction.reason`` ``play`` may raise, with the rule each enforces (``turn_refusals``
+        included); the server's own refusals (``service.lifecycle.SHELL_REFUSALS``) come on top."""
+
+    @property
+    def bots(self) -> Mapping[str, Bot]:
+        """The game's own bots beside the common random and greedy ones,
+        such as a search bot for a game without hidden information."""
+
+    @property
+    def timeout_actions(self) -> dict[str, Action]:
+        """The on_timeout policies the game supports beyond ``bot`` (``pass``, ``forfeit``), each with the
+        action that carries it out for a seat whose clock ran out (a random legal move where the rules
+        refuse it at that point)."""
+
+    @property
+    def event_types(self) -> frozenset[str]:
+        """Every type of event the game's rules append (what ``apply`` folds): the entry types a webhook
+        may ask for, beside the shell's own."""
+
+    @property
+    def contract(self) -> Contract | None:
+        """JSON Schemas of the view, the events' data and the result (see the module's doc)."""
+
+    @property
+    def irreversible(self) -> frozenset[str]:
+        """Event types that reveal hidden information to someone (a card drawn, a die rolled, a private
+        look): an action that brought one cannot be undone. A game whose event reveals only in some
+        cases (a tile placed from a face-down pile, not from the market) says so with ``reveals``."""
 
     def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
         """Options with every default filled in; raises InvalidOptions.
@@ -358,7 +387,7 @@ def fold(game: Game, state: State, events: list[Event]) -> State:
     return state
 
 
-def ranks(scores: list[float], higher_is_better: bool) -> list[int]:
+def ranks(scores: Sequence[float], higher_is_better: bool) -> list[int]:
     """Competition ranking (1, 2, 2, 4): tied seats share a place."""
     sign = -1 if higher_is_better else 1
     return [1 + sum(1 for other in scores if sign * other < sign * mine) for mine in scores]

@@ -56,6 +56,14 @@ def plan_at(player: dict, source: dict) -> dict | None:
     return None
 
 
+def held_plan(player: dict, source: dict) -> dict:
+    """The plan card on ``source`` where the rules have put one: the source of an objective being
+    completed, or of a plan being marked, finished or closed out."""
+    plan = plan_at(player, source)
+    assert plan is not None, f"no plan card at {source}"
+    return plan
+
+
 def usable_slots(player: dict) -> list[int]:
     return [1, 2, 3, 4] if player["slot4"] else [1, 2, 3]
 

@@ -16,7 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from service.games.blackout_hong_kong.board import RESOURCES, board_of
-from service.games.blackout_hong_kong.common import card, gainable, plan_at, refuse, resolving, transport_pool
+from service.games.blackout_hong_kong.common import (
+    card,
+    gainable,
+    held_plan,
+    refuse,
+    resolving,
+    transport_pool,
+)
 from service.games.kit import Turn
 from service.games.protocol import Action, Event, State
 
@@ -144,7 +151,7 @@ def _marker(state: State, seat: int, effect: dict, head: dict) -> Event:
 
 @automatic("FINISH_PLAN")
 def _finish_plan(state: State, seat: int, effect: dict, head: dict) -> Event:
-    plan = plan_at(state["players"][seat], head["source"])
+    plan = held_plan(state["players"][seat], head["source"])
     return resolving("plan_finished", seat, source=head["source"], card=plan["card"], markers=plan["markers"])
 
 
@@ -268,7 +275,7 @@ def decision_entries(state: State, seat: int) -> list[Action]:
 
 def _placement_entries(state: State, seat: int, colour: str) -> list[Action]:
     targets = placements(state, seat, colour)
-    out = [
+    out: list[Action] = [
         {"type": "PLACE_CUBE", "locationId": location, "choices": {"transport": cost}}
         for location, cost in sorted(targets.items())
     ]

@@ -57,7 +57,7 @@ from service.games.blackout_hong_kong import content as pack_data
 from service.games.blackout_hong_kong import options as opts
 from service.games.blackout_hong_kong.actions import BlackoutHongKongAction
 from service.games.blackout_hong_kong.board import board_of
-from service.games.blackout_hong_kong.common import ACTIVE_FROM_FIRST, card, plan_at, refuse, usable_slots
+from service.games.blackout_hong_kong.common import ACTIVE_FROM_FIRST, card, held_plan, refuse, usable_slots
 from service.games.blackout_hong_kong.effects import DECISIONS, check_effects
 from service.games.blackout_hong_kong.free_actions import FREE_ACTIONS
 from service.games.blackout_hong_kong.planning import roll_until_valid  # noqa: F401 (the Appendix A tests use it)
@@ -227,7 +227,7 @@ class BlackoutHongKong(Engine):
     # -- setup and phase flow ----------------------------------------------------------------------
 
     @applies("start_cube_placed")
-    def _start_cube_placed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _start_cube_placed(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
         player["cubes"] = sorted(player["cubes"] + [data["location"]])
         player["supply"] -= 1
@@ -283,7 +283,7 @@ class BlackoutHongKong(Engine):
     # -- phase 2 -----------------------------------------------------------------------------------
 
     @applies("card_revealed")
-    def _card_revealed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _card_revealed(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
         for entry in player["slots"][data["slot"] - 1]:
             if entry["card"] == data["card"]:
@@ -294,7 +294,7 @@ class BlackoutHongKong(Engine):
         state["turn"] = turn
 
     @applies("gathered")
-    def _gathered(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _gathered(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
         player["transport"] -= data["transport"]
         player["rondel"][data["resource"]] += data["n"]
@@ -302,7 +302,7 @@ class BlackoutHongKong(Engine):
         _use(state, data["card"], "gather")
 
     @applies("row_used")
-    def _row_used(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _row_used(self, state: State, data: dict[str, Any], seat: int) -> None:
         _pay(state, seat, data["payment"])
         _use(state, data["card"], f"{data['row']}")
         specialist = board_of(state["content"]).cards[data["card"]]
@@ -312,13 +312,13 @@ class BlackoutHongKong(Engine):
     # -- free actions --------------------------------------------------------------------------------
 
     @applies("transport_bought")
-    def _transport_bought(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _transport_bought(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
         player["transport"] += data["n"]
         player["vp"] -= data["n"]
 
     @applies("battery_bought")
-    def _battery_bought(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _battery_bought(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
         player["hkd"] -= 5 * data["n"]
         player["rondel"]["BATTERY"] += data["n"]
@@ -327,29 +327,29 @@ class BlackoutHongKong(Engine):
     # -- effects (each resolves the head of the queue) -------------------------------------------------
 
     @applies("vp_gained")
-    def _vp_gained(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _vp_gained(self, state: State, data: dict[str, Any], seat: int) -> None:
         _player(state, seat)["vp"] += data["n"]
 
     @applies("hkd_gained")
-    def _hkd_gained(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _hkd_gained(self, state: State, data: dict[str, Any], seat: int) -> None:
         _player(state, seat)["hkd"] += data["n"]
 
     @applies("resource_gained")
-    def _resource_gained(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _resource_gained(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
         player["rondel"][data["resource"]] += data["n"]
         player["supply"] -= data["n"]
 
     @applies("gps_gained")
-    def _gps_gained(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _gps_gained(self, state: State, data: dict[str, Any], seat: int) -> None:
         _player(state, seat)["gps"] += data["n"]
 
     @applies("transport_gained")
-    def _transport_gained(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _transport_gained(self, state: State, data: dict[str, Any], seat: int) -> None:
         _player(state, seat)["transport"] += data["n"]
 
     @applies("cube_placed")
-    def _cube_placed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _cube_placed(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
         player["transport"] += data["bought"] - data["cost"]
         player["vp"] -= data["bought"]
@@ -361,14 +361,14 @@ class BlackoutHongKong(Engine):
         pass  # the queue head is resolved without change (apply popped it)
 
     @applies("card_retrieved")
-    def _card_retrieved(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _card_retrieved(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
         player["hospital"].remove(data["card"])
         player["hand"].append(data["card"])
         player["vp"] += data["points"]
 
     @applies("check_action_activated")
-    def _check_action_activated(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _check_action_activated(self, state: State, data: dict[str, Any], seat: int) -> None:
         turn = dict(state["turn"])
         key = "leader_used" if data.get("via") == "LEADER" else "checks_used"
         turn[key] = list(turn.get(key, [])) + [data["source"]]
@@ -379,21 +379,21 @@ class BlackoutHongKong(Engine):
         _push(state, seat, check_effects(state, data["source"]), {"check": data["source"]})
 
     @applies("hand_revealed")
-    def _hand_revealed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _hand_revealed(self, state: State, data: dict[str, Any], seat: int) -> None:
         _player(state, seat)["hkd"] += data["hkd"]
 
     @applies("threshold_upgraded")
-    def _threshold_upgraded(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _threshold_upgraded(self, state: State, data: dict[str, Any], seat: int) -> None:
         _player(state, seat)["threshold"] = state["content"]["personalBoard"]["refillThreshold"]["upgraded"]
 
     @applies("slot4_unlocked")
-    def _slot4_unlocked(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _slot4_unlocked(self, state: State, data: dict[str, Any], seat: int) -> None:
         _player(state, seat)["slot4"] = True
 
     # -- phase 3: objectives --------------------------------------------------------------------------
 
     @applies("objective_completed")
-    def _objective_completed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _objective_completed(self, state: State, data: dict[str, Any], seat: int) -> None:
         _pay(state, seat, data["payment"])
         player = _player(state, seat)
         for tile in data.get("consumed_tiles", []):
@@ -403,18 +403,18 @@ class BlackoutHongKong(Engine):
         completed.get(data["source"]["area"], _own_plan_done)(state, player, seat, data)
 
     @applies("marker_placed")
-    def _marker_placed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _marker_placed(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
-        held = plan_at(player, data["source"])
+        held = held_plan(player, data["source"])
         if not data["virtual"]:
             held["markers"] += 1
             player["supply"] -= 1
 
     @applies("plan_finished", "plan_closed_out")
-    def _plan_leaves(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _plan_leaves(self, state: State, data: dict[str, Any], seat: int) -> None:
         """R-3.7 close out and R-3.8: markers back, the card to its destination, completion effects."""
         player = _player(state, seat)
-        held = plan_at(player, data["source"])
+        held = held_plan(player, data["source"])
         player["supply"] += held["markers"]
         leaving = board_of(state["content"]).cards[held["card"]]
         _clear_source(player, data["source"])
@@ -442,7 +442,7 @@ class BlackoutHongKong(Engine):
         state["turn"] = {**state["turn"], "patrol": None}
 
     @applies("patrol_taken")
-    def _patrol_taken(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _patrol_taken(self, state: State, data: dict[str, Any], seat: int) -> None:
         districts = _copy(state, "districts")
         tiles = _copy(state, "tiles")
         district = districts[data["district"]]
@@ -462,7 +462,7 @@ class BlackoutHongKong(Engine):
         state["turn"] = {**state["turn"], "patrol": None}
 
     @applies("injured")
-    def _injured(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _injured(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
         player["hand"].remove(data["card"])
         player["hospital"].append(data["card"])
@@ -470,7 +470,7 @@ class BlackoutHongKong(Engine):
     # -- phase 5 and the market -------------------------------------------------------------------------
 
     @applies("card_bought")
-    def _card_bought(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _card_bought(self, state: State, data: dict[str, Any], seat: int) -> None:
         market = _copy(state, "market")
         row = market[data["row"]]
         row[data["col"]] = None
@@ -511,7 +511,7 @@ class BlackoutHongKong(Engine):
     # -- phase 6 -------------------------------------------------------------------------------------
 
     @applies("spoiled")
-    def _spoiled(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _spoiled(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
         for kind in ("FOOD", "WATER"):
             player["supply"] += data[kind]
@@ -519,7 +519,7 @@ class BlackoutHongKong(Engine):
         player["hkd"] += data["sold_for"]
 
     @applies("ongoing_effect")
-    def _ongoing_effect(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _ongoing_effect(self, state: State, data: dict[str, Any], seat: int) -> None:
         _push(state, seat, [data["effect"]], {"card": data["card"]})
 
     @applies("collection_started")
@@ -568,7 +568,7 @@ class BlackoutHongKong(Engine):
             _player(state, int(key))["vp"] += vp
 
     @applies("substitute_cube_placed")
-    def _substitute_cube_placed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _substitute_cube_placed(self, state: State, data: dict[str, Any], seat: int) -> None:
         districts = _copy(state, "districts")
         districts[data["district"]]["substitutes"].append(seat)
         _player(state, seat)["supply"] -= 1
@@ -594,7 +594,7 @@ class BlackoutHongKong(Engine):
     # -- phase 8 -------------------------------------------------------------------------------------
 
     @applies("hand_refilled")
-    def _hand_refilled(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _hand_refilled(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = _player(state, seat)
         player["hand"] += [entry["card"] for entry in player["slots"][data["slot"] - 1]]
         player["slots"][data["slot"] - 1] = []
@@ -719,7 +719,7 @@ def _shared_plan_done(state: dict, player: dict, seat: int, data: dict) -> None:
 def _own_plan_done(state: dict, player: dict, seat: int, data: dict) -> None:
     """A volunteer or specialist leaves at once (R-3.6); a plan card is marked (R-3.7) or finished (R-3.8)."""
     source, index = data["source"], data["objective"]
-    held = plan_at(player, source)
+    held = held_plan(player, source)
     plan_card = board_of(state["content"]).cards[held["card"]]
     objective = plan_card["objectives"][index]
     if plan_card["kind"] in ("VOLUNTEER", "SPECIALIST"):

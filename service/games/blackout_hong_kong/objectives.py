@@ -12,6 +12,7 @@ from service.games.blackout_hong_kong.board import board_of
 from service.games.blackout_hong_kong.common import (
     card,
     held,
+    held_plan,
     plan_at,
     refuse,
     require_phase,
@@ -157,12 +158,14 @@ def _blocker(state: State, seat: int, source: dict, objective: dict) -> IllegalA
 
 def _marked(state: State, player: dict, source: dict) -> bool:
     """Whether completing an objective of ``source`` puts a marker cube on it (R-3.7, C-6)."""
+    if source["area"] == "SHARED_PLAN":
+        return True
     plan = plan_at(player, source)
-    plan_card = card(state, plan["card"]) if plan else None
-    return source["area"] == "SHARED_PLAN" or bool(
-        plan_card
-        and plan_card["kind"] not in ("VOLUNTEER", "SPECIALIST")
-        and len(plan["done"]) + 1 < len(plan_card["objectives"])
+    if plan is None:
+        return False
+    plan_card = card(state, plan["card"])
+    return plan_card["kind"] not in ("VOLUNTEER", "SPECIALIST") and len(plan["done"]) + 1 < len(
+        plan_card["objectives"]
     )
 
 
@@ -199,7 +202,7 @@ def complete_objective(turn: Turn, seat: int, action: Action) -> None:
         data["cube"] = player["supply"] + sum(paid["resources"].values()) > 0  # paying returns cubes first
         data["bonus"] = _shared_plan_bonus(state, seat, source["cardId"], index)
     elif source["area"] in ("OBJECTIVE_SPACE", "EMERGENCY_PLAN"):
-        data["card"] = plan_at(player, source)["card"]
+        data["card"] = held_plan(player, source)["card"]
     turn.emit("objective_completed", seat, **data)
 
 
@@ -239,7 +242,7 @@ def resolve_close_out(turn: Turn, seat: int, action: Action) -> None:
     if action["cardId"] != source.get("card"):
         raise refuse("no_close_out", "R-3.7: the pending close-out decision is about another card")
     if action["closeOut"]:
-        plan = plan_at(state["players"][seat], source)
+        plan = held_plan(state["players"][seat], source)
         turn.add(
             resolving("plan_closed_out", seat, source=source, card=plan["card"], markers=plan["markers"])
         )
@@ -253,7 +256,7 @@ def _close_out_at_will(turn: Turn, seat: int, action: Action) -> None:
     source = next((c for c in closable(state, seat) if c["card"] == action["cardId"]), None)
     if source is None or not action["closeOut"]:
         raise refuse("no_close_out", "R-3.7, A-20: no partly completed plan of yours to close out")
-    plan = plan_at(state["players"][seat], source)
+    plan = held_plan(state["players"][seat], source)
     turn.emit("plan_closed_out", seat, source=source, card=plan["card"], markers=plan["markers"])
 
 

@@ -206,9 +206,9 @@ def _map(rng: random.Random) -> dict:
         middle = []
         for k in range(1, count + 1):
             t = k / (count + 1)
-            side = rng.randint(-OFFSET, OFFSET)
+            offset = rng.randint(-OFFSET, OFFSET)  # off the straight line, across the edge
             x, y = ax + t * (bx - ax), ay + t * (by - ay)
-            x, y = (x, y + side) if kind == "H" else (x + side, y)
+            x, y = (x, y + offset) if kind == "H" else (x + offset, y)
             points_at[(kind, i, j, k)] = (round(x), round(y))
             middle.append((kind, i, j, k))
         chains[(kind, i, j)] = [a, *middle, b]
@@ -225,7 +225,7 @@ def _map(rng: random.Random) -> dict:
         chain = chains[key]
         return [ids[p] for p in (chain if chain[0] == start else chain[::-1])]
 
-    districts = []
+    districts: list[dict[str, Any]] = []
     for j in range(4):
         for i in range(4):
             if (i, j) == (0, 0):  # the triangle: (0,1) -> (1,0) -> (1,1) -> back to (0,1)
@@ -247,9 +247,9 @@ def _map(rng: random.Random) -> dict:
     colours = [LOCATION_COLOURS[n % 3] for n in range(len(order))]
     rng.shuffle(colours)
     neighbours: dict[str, set[str]] = {ids[key]: set() for key in order}
-    for a, b in edges:
-        neighbours[a].add(b)
-        neighbours[b].add(a)
+    for one, other in edges:
+        neighbours[one].add(other)
+        neighbours[other].add(one)
     letters = _crisis_letters(rng, [ids[key] for key in order], neighbours)
     locations = []
     for n, key in enumerate(order):
@@ -583,7 +583,7 @@ def _player_sets() -> dict:
     for animal in ANIMALS:
         cards = []
         for suffix, kind, colour, role, name, position, pts, icons, gather in PLAYER_SET:
-            actions = {
+            by_role = {
                 "LEADER": [row([{"type": "ACTIVATE_CHECK_ACTION"}]), row([{"type": "GAIN_BATTERY", "n": 1}])],
                 "PATROL_OFFICER": [
                     row(
@@ -596,7 +596,8 @@ def _player_sets() -> dict:
                 "DOCTOR": [
                     row([{"type": "RETRIEVE_FROM_HOSPITAL", "scorePoints": True}], [res("MEDICINE", 1)])
                 ],
-            }.get(role)
+            }
+            actions = by_role[role] if role is not None else None  # a volunteer has no role, and no rows
             cards.append(
                 card(
                     id=f"{animal}-{suffix}",

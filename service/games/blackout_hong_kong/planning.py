@@ -74,7 +74,7 @@ def plan_entries(state: State, seat: int) -> list[Action]:
     player = state["players"][seat]
     slots = [str(n) for n in usable_slots(player)]
     hand = sorted(player["hand"])
-    plans = [{}]
+    plans: list[dict[str, str]] = [{}]  # slot -> card
     for shift in range(len(hand)):
         turned = hand[shift:] + hand[:shift]
         plans.append(dict(zip(slots, turned)))

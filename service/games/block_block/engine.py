@@ -256,7 +256,7 @@ class BlockBlock(Engine):
     # Spec 1.8: schema and checks K-1..K-6 (InvalidPack), K-7/K-8 findings and K-9 warnings kept; the
     # option-dependent checks run in ``setup``, which has the options and the pack.
     packs = Packs(
-        load=lambda document, options=None: load_pack(document),
+        load=load_pack,
         default=DEFAULT_PACK_NAME,
         folder=Path(__file__).parent / "packs",
         checked_by=(),

@@ -99,13 +99,14 @@ def _parse(rid: int, formula: str, top: str) -> Rotation:
         term = term.strip()
         signs.append(-1 if term.startswith("-") else 1)
         axes.append("xyz".index(term.lstrip("-")))
-    return Rotation(rid, tuple(axes), tuple(signs), top)
+    (ax, ay, az), (sx, sy, sz) = axes, signs  # one term per new axis
+    return Rotation(rid, (ax, ay, az), (sx, sy, sz), top)
 
 
 def _mirrored(rotation: Rotation) -> Rotation:
     """``rotation`` after the mirror ``x -> -x``: the sign of whichever output reads old x flips."""
-    signs = tuple(-s if a == 0 else s for a, s in zip(rotation.axes, rotation.signs))
-    mirrored = Rotation(PROPER_ROTATIONS + rotation.id, rotation.axes, signs, "")
+    sx, sy, sz = (-s if a == 0 else s for a, s in zip(rotation.axes, rotation.signs))
+    mirrored = Rotation(PROPER_ROTATIONS + rotation.id, rotation.axes, (sx, sy, sz), "")
     return Rotation(mirrored.id, mirrored.axes, mirrored.signs, _top_face(mirrored))
 
 

@@ -76,8 +76,9 @@ def fit_warnings(loaded: dict[str, Any], width: int, depth: int, max_height: int
     ]
 
 
-def load_pack(data: Any) -> dict[str, Any]:
-    """The loaded pack, or InvalidPack naming the item and field at fault (spec 1.8.1, 1.8.2)."""
+def load_pack(data: Any, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The loaded pack, or InvalidPack naming the item and field at fault (spec 1.8.1, 1.8.2). ``options``
+    is unused: the checks that depend on them run in ``setup``, which has the options and the pack."""
     errors = sorted(_VALIDATOR.iter_errors(data), key=_sort_key)
     if errors:
         raise InvalidPack(
@@ -217,7 +218,7 @@ def _strict_findings(data: Any, pack: dict[str, Any]) -> list[str]:
         )
     # K-8: straight 3- and 4-cube lines have OPPONENT ends and OWNER elsewhere; other shapes all OWNER
     regular_ids = {e["shapeId"] for colour in COLOURS for e in pack["sets"][colour] if not e["mustBeLast"]}
-    for shape_id in sorted(regular_ids, key=index.get):
+    for shape_id in sorted(regular_ids, key=index.__getitem__):  # in the order of ``shapes`` (K-4: all there)
         shape = by_id[shape_id]
         spec = shape_spec(shape)
         expected = [["OWNER"] * len(geometry.FACES) for _ in spec.cubes]

@@ -108,7 +108,7 @@ class _Search:
         for mask in cells:
             occupied |= mask
         empty = board.squares & ~occupied
-        values = []
+        values: list[float] = []
         for c in range(self.n):
             placed = self.total - left[c]
             if out[c] or not left[c]:

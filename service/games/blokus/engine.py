@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from service.games.blokus import geometry, sgf
 from service.games.blokus.actions import BlokusAction
@@ -61,6 +61,16 @@ class Variant:
     @functools.cached_property  # looked up twice per colour in every move generation
     def board(self) -> Board:
         return geometry.board(self.width, self.height)
+
+
+class ColourScore(TypedDict):
+    """One colour's line of the result (spec section 4)."""
+
+    colour: str
+    seat: int | None  # None: the shared colour, which counts for no one (spec 3.3)
+    squares_left: int
+    bonus: int
+    score: int
 
 
 VARIANTS: dict[str, Variant] = {
@@ -382,7 +392,7 @@ class Blokus(Engine):
             if not mask & self._attach_squares(state, colour, board.squares & ~occupied):
                 where = (
                     f"the {name_of_colour} start square {variant.starts[colour]}"
-                    if state["start_corners"] == "fixed"
+                    if state["start_corners"] == "fixed" and variant.starts is not None
                     else "an empty start square"
                 )
                 raise IllegalAction(
@@ -583,7 +593,7 @@ class Blokus(Engine):
         puzzles report the squares left and whether the puzzle is solved (3.4, 3.5)."""
         variant = VARIANTS[state["variant"]]
         advanced = state["scoring"] == "advanced" and not variant.puzzle
-        per_colour = []
+        per_colour: list[ColourScore] = []
         for c, name in enumerate(variant.colours):
             left = _squares(state["pieces_left"][c])
             bonus = 0

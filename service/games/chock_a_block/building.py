@@ -198,7 +198,8 @@ def qualifying_groups(
 
 def icons(rooms: dict[str, dict[str, Any]], feature: str) -> tuple[set[Coord], set[Coord]]:
     """(open, closed) rooms showing ``feature`` (1.6.6)."""
-    open_, closed = set(), set()
+    open_: set[Coord] = set()
+    closed: set[Coord] = set()
     for k, room in rooms.items():
         if feature in room["features"]:
             (closed if feature in room["closed"] else open_).add(coord(k))

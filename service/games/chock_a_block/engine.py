@@ -187,7 +187,7 @@ class ChockABlock(Engine):
             start = random.Random(f"{seed}:chock-a-block:start").randrange(players)  # S-9
         order = [(start + i) % players for i in range(players)]
 
-        ab = None
+        ab: dict[str, Any] | None = None  # the Autoblock's own state, in a match with it
         step = "place"
         if with_autoblock:
             excluded = None
@@ -391,7 +391,7 @@ class ChockABlock(Engine):
             "claim_token": self._play_claim,
             "draw_card": self._play_draw,
             "end_turn": self._play_end_turn,
-        }.get(action.get("type"))
+        }.get(action.get("type", ""))  # no type is an unknown one
         if handler is None:
             raise IllegalAction("unknown_action", f"no action type {action.get('type')!r}")
         handler(turn, seat, action)  # every check first, then the action's events, each folded once
@@ -508,7 +508,7 @@ class ChockABlock(Engine):
             y=y,
             colour=room["colour"],
         )
-        if source == "MARKET":  # refilled at once
+        if slot is not None:  # a market slot taken from is refilled at once
             self._refill(turn, "neighbour", slot, seat)
 
     @staticmethod
@@ -740,7 +740,7 @@ class ChockABlock(Engine):
         state["step"] = "place"
 
     @applies("card_placed")
-    def _card_placed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _card_placed(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = self._player(state, seat)
         player["hand"] = [c for c in player["hand"] if c != data["card"]]
         face = state["content"]["cards"][data["card"]][data["face"]]
@@ -775,7 +775,7 @@ class ChockABlock(Engine):
         state["step"] = "neighbours"
 
     @applies("neighbour_tile_placed")
-    def _neighbour_tile_placed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _neighbour_tile_placed(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = self._player(state, seat)
         k = building.key(data["x"], data["y"])
         rooms = dict(player["rooms"])
@@ -813,7 +813,7 @@ class ChockABlock(Engine):
         state["step"] = "tokens"
 
     @applies("token_claimed")
-    def _token_claimed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _token_claimed(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = self._player(state, seat)
         state["token_supply"] = [t for t in state["token_supply"] if t != data["token"]]
         player["tokens"] = player["tokens"] + [
@@ -832,7 +832,7 @@ class ChockABlock(Engine):
         player["rooms"] = rooms
 
     @applies("card_drawn")
-    def _card_drawn(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _card_drawn(self, state: State, data: dict[str, Any], seat: int) -> None:
         player = self._player(state, seat)
         if data["source"] == "MARKET":
             card = state["block_market"][data["slot"]]
@@ -853,7 +853,7 @@ class ChockABlock(Engine):
         self._advance(state, seat)
 
     @applies("player_finished")
-    def _player_finished(self, state: State, data: dict[str, Any], seat: int | None) -> None:
+    def _player_finished(self, state: State, data: dict[str, Any], seat: int) -> None:
         self._player(state, seat)["finished"] = True
         self._advance(state, seat)
 

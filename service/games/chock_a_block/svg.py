@@ -55,7 +55,7 @@ def _room(x: float, y: float, size: float, room: dict[str, Any], rgb: dict[str, 
             f'stroke="{INK}" stroke-width="1.5"/>'
         )
     else:
-        fill = rgb.get(room.get("colour"), "#CCCCCC")
+        fill = rgb.get(room.get("colour") or "", "#CCCCCC")  # a room of no colour is grey
         out.append(_rect(x, y, size, size, fill, "#666666"))
         if room.get("vacant"):
             out.append(_rect(x, y, size, size, "url(#rent)", "#666666"))
@@ -140,7 +140,7 @@ def render_svg(view: dict[str, Any]) -> str:
     faces = view.get("card_faces", {})
     tiles = view.get("tile_features", {})
     body: list[str] = []
-    y = 24
+    y: float = 24
     title = (
         f"Chock-a-Block - {view.get('mode')} {view.get('building_rules')} - round {view.get('round')}/"
         f"{view.get('rounds')} - step {view.get('step')}"
@@ -211,7 +211,7 @@ def render_svg(view: dict[str, Any]) -> str:
 
     # buildings, side by side
     y += 10
-    x = 12
+    x: float = 12
     tallest = 0.0
     panels = []
     for player in view.get("players", []):
