@@ -260,10 +260,8 @@ class PlayerSchema(Schema):
 
     @validates_schema
     def _name_or_open(self, data, **kwargs):
-        if (
-            (data.get("open")
-            and (data.get("name") or data.get("bot")))
-            or not (data.get("name") or data.get("open") or data.get("bot"))
+        if (data.get("open") and (data.get("name") or data.get("bot"))) or not (
+            data.get("name") or data.get("open") or data.get("bot")
         ):
             raise ValidationError(
                 'give a seat a "name", a "bot", or "open": true to leave it for someone to join'
@@ -578,6 +576,7 @@ class StateQuerySchema(Schema):
 
 
 class StateSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
     version = fields.Integer(required=True)
     state = fields.Dict(required=True, metadata={"description": "The game state as the caller may see it."})
     clock = fields.Dict(
@@ -670,6 +669,7 @@ class EventSchema(Schema):
 
 
 class AcceptedSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
     version = fields.Integer(required=True)
     events = fields.List(fields.Nested(EventSchema), required=True)
 
@@ -695,6 +695,7 @@ class StreamQuerySchema(Schema):
 
 
 class EventsSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
     version = fields.Integer(required=True, metadata={"description": "The match's current version."})
     events = fields.List(fields.Nested(EventSchema), required=True)
 
@@ -726,6 +727,7 @@ class JobAcceptedSchema(Schema):
 
 
 class JobSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
     id = fields.String(required=True)
     status = fields.String(required=True, metadata={"description": "queued, started, finished, failed, ..."})
     result = fields.Dict(
