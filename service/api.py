@@ -613,6 +613,9 @@ def legal_actions_answer(match_id: str, state, seat: int) -> Response:
     body = _listed.get(key)
     if body is None:
         actions = state.legal_actions(seat)
+        names = getattr(state.engine, "action_names", None)
+        if names is not None:  # the API's names, where the engine's differ
+            actions = [names.for_clients(action) for action in actions]
         response = current_app.json.response(
             {"game": state.engine.info.id, "version": state.version, "seat": seat, "actions": actions}
         )
@@ -646,6 +649,9 @@ def submit_action(body, headers, match_id: str):
 def load_action(game_id: str, raw: dict) -> dict:
     """An action in the shape of the game's action schema, or 400 ``invalid_request`` naming its fields
     (the POST and the moves socket alike)."""
+    names = getattr(GAMES[game_id], "action_names", None)
+    if names is not None:  # either names, the engine's from here on (and in the idempotency fingerprint)
+        raw = names.for_engine(raw)
     fast = _action_loader(game_id)
     loaded = fast(raw) if fast is not None else None
     if loaded is not None:
@@ -653,7 +659,8 @@ def load_action(game_id: str, raw: dict) -> dict:
     try:
         return _action_schema(game_id).load(raw)
     except ValidationError as error:
-        raise invalid(flatten(error.messages, "action"), "the action does not fit the game's action schema")
+        messages = names.for_clients(error.messages) if names is not None else error.messages
+        raise invalid(flatten(messages, "action"), "the action does not fit the game's action schema")
 
 
 @functools.cache

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from service.games import action_component
-from service.games.protocol import Game
+from service.games.protocol import ActionNames, Game
 from service.replay import SHELL_EVENTS
 
 REF = "#/components/schemas/"
@@ -506,3 +506,43 @@ def optional_defaults(request: dict[str, Any]) -> None:
         if "default" in field:
             default = json.dumps(field.pop("default"))
             field["description"] = (field.get("description", "") + f" Default: {default}.").strip()
+
+
+def renamed_action(
+    schema: dict[str, Any], names: ActionNames, schemas: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """A game's action component (``schema``, as marshmallow made it) in the API's names: its types and
+    fields renamed, a nested object it refers to copied in and renamed too (the referred component may
+    also describe answers, which keep their names)."""
+
+    def rename(node: Any) -> Any:
+        if isinstance(node, list):
+            return [rename(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return rename(schemas[node["$ref"].rsplit("/", 1)[-1]])
+        out = {}
+        for key, value in node.items():
+            if key == "properties":
+                out[key] = {names.fields.get(name, name): rename(field) for name, field in value.items()}
+            elif key == "required":
+                out[key] = [names.fields.get(name, name) for name in value]
+            else:
+                out[key] = rename(value)
+        return out
+
+    renamed = rename(schema)
+    kind = renamed["properties"]["type"]
+    kind["enum"] = [names.types.get(value, value) for value in kind["enum"]]
+    return renamed
+
+
+def deprecated_action(schema: dict[str, Any], game: Game) -> dict[str, Any]:
+    """The action in the engine's own names, still accepted (docs/reference/naming.md)."""
+    return {
+        **copy.deepcopy(schema),
+        "deprecated": True,
+        "description": f"{game.info.name}: an action in the names of the rules spec, as the API listed them "
+        f"before; still accepted, deprecated: legal-actions lists {action_component(game)}.",
+    }
