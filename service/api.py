@@ -388,7 +388,10 @@ def concede(headers, match_id: str):
     the match ends there; otherwise the others play on and the server takes the seat's turns (the game's
     pass or forfeit, else a random legal move). A seat that conceded ranks after every seat still in play.
     422 with reason ``seat_conceded`` (again), ``game_over``, ``match_not_started``..."""
-    return matches().concede(match_id, acting_seat(matches(), match_id), headers.get("idempotency_key"))
+    return of_game(
+        match_id,
+        matches().concede(match_id, acting_seat(matches(), match_id), headers.get("idempotency_key")),
+    )
 
 
 @v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/join", methods=["POST"])
@@ -415,7 +418,10 @@ def undo_move(headers, match_id: str):
     """Take back the seat's last move: ``undone`` at once (undo ``until_next_action``), or an
     ``undo_requested`` the other seats answer (``with_consent``). The log keeps both the move and the
     undo. 422 with a reason: ``undo_off``, ``nothing_to_undo``, ``hidden_information_revealed``..."""
-    return matches().undo(match_id, acting_seat(matches(), match_id), headers.get("idempotency_key"))
+    return of_game(
+        match_id,
+        matches().undo(match_id, acting_seat(matches(), match_id), headers.get("idempotency_key")),
+    )
 
 
 @v1.route("/matches/<match_id>/undo/accept", methods=["POST"])
@@ -425,8 +431,11 @@ def undo_move(headers, match_id: str):
 @_errors(400, 401, 403, 404, 422, 429, 503)
 def accept_undo(headers, match_id: str):
     """Accept the undo another seat asked for; the last acceptance undoes the move."""
-    return matches().answer_undo(
-        match_id, acting_seat(matches(), match_id), True, headers.get("idempotency_key")
+    return of_game(
+        match_id,
+        matches().answer_undo(
+            match_id, acting_seat(matches(), match_id), True, headers.get("idempotency_key")
+        ),
     )
 
 
@@ -437,8 +446,11 @@ def accept_undo(headers, match_id: str):
 @_errors(400, 401, 403, 404, 422, 429, 503)
 def refuse_undo(headers, match_id: str):
     """Refuse the undo another seat asked for: the move stands."""
-    return matches().answer_undo(
-        match_id, acting_seat(matches(), match_id), False, headers.get("idempotency_key")
+    return of_game(
+        match_id,
+        matches().answer_undo(
+            match_id, acting_seat(matches(), match_id), False, headers.get("idempotency_key")
+        ),
     )
 
 
@@ -513,7 +525,7 @@ def get_state(query, match_id: str):
     # the latest version's clocks run on until now; an earlier version's stood still at its own entry
     as_of = matches_now() if query.get("version") is None else None
     clock = {"clock": clocks.shown(state.clock, as_of)} if state.clock is not None else {}
-    return {"version": state.version, "state": view, **clock}
+    return {"game": state.engine.info.id, "version": state.version, "state": view, **clock}
 
 
 def body_types(endpoint: str | None) -> set[str]:
@@ -604,6 +616,9 @@ def legal_actions_answer(match_id: str, state, seat: int) -> Response:
     body = _listed.get(key)
     if body is None:
         actions = state.legal_actions(seat)
+        names = getattr(state.engine, "action_names", None)
+        if names is not None:  # the API's names, where the engine's differ
+            actions = [names.for_clients(action) for action in actions]
         # the app's response_class (Flask types the provider's answer as werkzeug's base class)
         response = cast(
             Response,
@@ -631,7 +646,7 @@ def submit_action(body, headers, match_id: str):
     answer = app.submit(match_id, seat, body["expected_version"], action, headers.get("idempotency_key"))
     metrics.APPENDS.labels(app.engine_of(match_id).info.id).inc(len(answer["events"]))
     events = answer["events"]  # where the new entries are (said here: manners need not parse the answer back)
-    return answer, {
+    return of_game(match_id, answer), {
         "Location": f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}"
         if events
         else f"/v1/matches/{match_id}"
@@ -641,6 +656,9 @@ def submit_action(body, headers, match_id: str):
 def load_action(game_id: str, raw: dict) -> dict:
     """An action in the shape of the game's action schema, or 400 ``invalid_request`` naming its fields
     (the POST and the moves socket alike)."""
+    names = getattr(GAMES[game_id], "action_names", None)
+    if names is not None:  # either names, the engine's from here on (and in the idempotency fingerprint)
+        raw = names.for_engine(raw)
     fast = _action_loader(game_id)
     loaded = fast(raw) if fast is not None else None
     if loaded is not None:
@@ -648,8 +666,9 @@ def load_action(game_id: str, raw: dict) -> dict:
     try:
         return _action_schema(game_id).load(raw)
     except ValidationError as error:
+        messages = names.for_clients(error.messages) if names is not None else error.messages
         raise invalid(
-            flatten(error.messages, "action"), "the action does not fit the game's action schema"
+            flatten(messages, "action"), "the action does not fit the game's action schema"
         ) from None
 
 
@@ -699,7 +718,7 @@ def get_events(query, match_id: str):
     """The log, oldest first, as the caller may see it: entries with a version above ``after``."""
     seat = request_seat(matches(), match_id, required=False, platform="view")
     current, events = matches().events(match_id, seat, query["after"], query["limit"])
-    return {"version": current, "events": events}
+    return of_game(match_id, {"version": current, "events": events})
 
 
 LAST_EVENT_ID = re.compile(
@@ -714,8 +733,8 @@ HANDOVERS = ("seat_replaced", "timed_out")
 SSE_EVENT = {
     "type": "object",
     "description": "One event of the stream (OpenAPI 3.0 reads a text/event-stream schema as each event's): an "
-    "entry (``id``: its version; ``data``: the entry as JSON, as /events has it), ``end`` (``data``: "
-    "{}), ``revoked`` (no data), or the ``retry`` advice that opens the stream.",
+    "entry (``id``: its version; ``data``: the entry as JSON, as /events has it, with its ``game``), "
+    "``end`` (``data``: {}), ``revoked`` (no data), or the ``retry`` advice that opens the stream.",
     "properties": {
         "event": {
             "type": "string",
@@ -733,9 +752,9 @@ SSE_EVENT = {
             "type": "string",
             "contentMediaType": "application/json",
             "contentSchema": {
-                "oneOf": [{"$ref": "#/components/schemas/Event"}, {"type": "object", "maxProperties": 0}]
+                "oneOf": [{"$ref": "#/components/schemas/FeedEntry"}, {"type": "object", "maxProperties": 0}]
             },
-            "description": "The entry as JSON (the Event schema); {} with end.",
+            "description": "The entry as JSON, with its match's game (the FeedEntry schema); {} with end.",
         },
     },
 }
@@ -749,7 +768,7 @@ SSE_EVENT = {
     responses={
         "200": {
             "description": "Server-Sent Events: each log entry as the caller may see it (the same gate as /events), "
-            "``id:`` its version, ``data:`` the entry as JSON (an Event, typed by the match's game); "
+            "``id:`` its version, ``data:`` the entry as JSON (a FeedEntry, typed by its game); "
             "a ``: ping`` comment every 15 s; an "
             "``end`` event after ``match_scored``. Start after ``?after=``; ``Last-Event-ID`` (a reconnect) "
             "wins over it. A ``revoked`` event, then the end, once the credential no longer holds (the "
@@ -801,9 +820,8 @@ def stream_events(query, match_id: str):
         if not batch and state.result is not None:  # resumed at the end of a scored match: nothing will come
             yield _END.format(version=state.version)
             return
-        fresh = (
-            True  # at first, by Redis: this process's copy of the seat tokens may be older than the backlog
-        )
+        # at first, by Redis: this process's copy of the seat tokens may be older than the backlog
+        fresh = True
         delivered = pinged = time.monotonic()
         while True:
             if not holds(fresh):  # before each batch is shown: a key revoked meanwhile shows nothing more
@@ -962,7 +980,13 @@ def get_job(job_id: str):
     found = matches().scoring_job(job_id)
     if found is None or not _may_read_match(found[0]):
         raise ApiError(404, "job_not_found", f"no job {job_id!r} for this credential")
-    return found[1]
+    return of_game(found[0], found[1])
+
+
+def of_game(match_id: str, answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer with the match's ``game`` beside what it says (the contract's discriminator: a client
+    narrows on it to the game's shapes). Added here, not kept: answers remembered for a retry get it too."""
+    return {"game": matches().engine_of(match_id).info.id, **answer}
 
 
 def _may_read_match(match_id: str) -> bool:

@@ -21,7 +21,13 @@ from service import (
 from service.api import answers, body_types, probes, v1
 from service.apidocs import apidocs
 from service.config import Settings
-from service.games import GAMES, action_component, legal_actions_component, refusals_component
+from service.games import (
+    GAMES,
+    action_component,
+    deprecated_action_component,
+    legal_actions_component,
+    refusals_component,
+)
 from service.lifecycle import refusals_of
 from service.livefeed import LiveFeed
 from service.matches import KNOWN_SEED_REASONS, Matches
@@ -51,9 +57,8 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
             raise RuntimeError("set REDIS_URL (or start everything with `matchlog serve`)")
         redis_client = connect(settings.redis_url)
     app = Flask("matchlog")
-    app.url_map.merge_slashes = (
-        False  # /v1/matches//state (an empty id) is a 404 in the error shape, not a redirect
-    )
+    # /v1/matches//state (an empty id) is a 404 in the error shape, not a redirect
+    app.url_map.merge_slashes = False
     app.config.update(
         API_TITLE="matchlog",
         API_VERSION="1",
@@ -93,8 +98,19 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand
     api.spec.components.schemas["CreateMatch"]["properties"]["game"]["enum"] = list(GAMES)
+    accepted = []  # every action shape the API takes: each game's, and the deprecated ones still taken
     for game in GAMES.values():  # each game's action shape, so that clients can generate code for it
         api.spec.components.schema(action_component(game), schema=game.action_schema)
+        accepted.append(action_component(game))
+        names = getattr(game, "action_names", None)
+        if names is not None:  # the API's names; the engine's stay accepted, deprecated
+            served = api.spec.components.schemas
+            engine_names = served[action_component(game)]
+            api.spec.components.schema(
+                deprecated_action_component(game), contract.deprecated_action(engine_names, game)
+            )
+            served[action_component(game)] = contract.renamed_action(engine_names, names, served)
+            accepted.append(deprecated_action_component(game))
         api.spec.components.schema(
             legal_actions_component(game),
             {
@@ -116,7 +132,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
         "Action",
         {
             "description": "An action of one of the games; which one is the match's game.",
-            "anyOf": [{"$ref": f"#/components/schemas/{action_component(game)}"} for game in GAMES.values()],
+            "anyOf": [{"$ref": f"#/components/schemas/{name}"} for name in accepted],
         },
     )
     _document_errors(api)

@@ -8,10 +8,13 @@ For a game whose component prefix is ``Blokus`` (``service.games.action_componen
 ``Blokus<Type>Entry`` (``BlokusPlacedEntry``, ``BlokusSeatJoinedEntry``...), ``BlokusEntry``
     A log entry of each type, its ``data`` (and ``public_data``) typed; ``BlokusEntry`` is one of them, told
     apart by ``type`` (a discriminator).
-``BlokusState``, ``BlokusEvents``, ``BlokusMatch``, ``BlokusWebhookDelivery``
-    The answers that carry the game's data. ``Match`` is one of the ``*Match`` by ``game`` (a discriminator);
-    the state, events and deliveries carry no ``game``, so ``State``, ``Events``, ``Accepted``,
-    ``WebhookDelivery`` are one (or any, where an empty list fits every game) of the games' shapes.
+``BlokusFeedEntry``
+    An entry as the live feed sends it, alone: with the match's ``game``.
+``BlokusState``, ``BlokusEvents``, ``BlokusMatch``, ``BlokusJob``, ``BlokusWebhookDelivery``
+    The answers that carry the game's data, each with the match's ``game``. ``State``, ``Events``,
+    ``Accepted``, ``Match``, ``Job``, ``FeedEntry`` and ``WebhookDelivery`` are one of the games' shapes,
+    told apart by ``game`` (a discriminator), so a client narrows on ``game`` and then on an entry's
+    ``type``. ``Event`` (a line of ``/log``, which carries no ``game``) is any of the games' entries.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from service.games import action_component
-from service.games.protocol import Game
+from service.games.protocol import ActionNames, Game
 from service.replay import SHELL_EVENTS
 
 REF = "#/components/schemas/"
@@ -179,10 +182,17 @@ WITHHELD = _closed(
 )
 
 
-def _entry(type_: str, data: dict[str, Any], description: str | None = None) -> dict[str, Any]:
+def _game(game: Game, description: str | None = None) -> dict[str, Any]:
+    schema = {"type": "string", "enum": [game.info.id]}
+    return {**schema, "description": description} if description else schema
+
+
+def _entry(game: Game, type_: str, data: dict[str, Any], description: str | None = None) -> dict[str, Any]:
     """A log entry of one type (EventSchema's fields), its data typed: ``public_data`` is the same data as a
-    spectator sees it."""
+    spectator sees it. ``game`` only where an entry travels alone (the live feed): an envelope says it
+    elsewhere, and the log as written has none."""
     properties = {
+        "game": _game(game, "The match's game: on the live feed's entries (FeedEntry), not in a page's."),
         "version": INT,
         "type": {"type": "string", "enum": [type_]},
         "seat": {**INT, "nullable": True},
@@ -269,21 +279,28 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
     mapping = {}
     for type_ in [*SHELL_EVENTS, *sorted(set(data) - set(SHELL_EVENTS))]:
         name = f"{p}{camel(type_)}Entry"
-        components[name] = _entry(type_, data[type_])
+        components[name] = _entry(game, type_, data[type_])
         mapping[type_] = REF + name
     components[f"{p}Entry"] = {
         "description": f"{game.info.name}: a log entry, by its type.",
         "oneOf": [{"$ref": r} for r in mapping.values()],
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }
+    said = {"type": "object", "properties": {"game": _game(game)}, "required": ["game"]}
+    # each type's entry with game required, not allOf the Entry union: a generator reads allOf over a
+    # discriminated union as a subtype of it, and drops the type it discriminates by
+    components[f"{p}FeedEntry"] = {
+        "description": f"{game.info.name}: a log entry as the live feed sends it, with the match's game.",
+        "oneOf": [{"allOf": [{"$ref": r}, said]} for r in mapping.values()],
+    }
     components[f"{p}State"] = _closed(
-        {"version": INT, "state": ref(f"{p}View"), "clock": ref("MatchClock")},
-        ["version", "state"],
+        {"game": _game(game), "version": INT, "state": ref(f"{p}View"), "clock": ref("MatchClock")},
+        ["game", "version", "state"],
         f"{game.info.name}: the state at a version.",
     )
     components[f"{p}Events"] = _closed(
-        {"version": INT, "events": {"type": "array", "items": ref(f"{p}Entry")}},
-        ["version", "events"],
+        {"game": _game(game), "version": INT, "events": {"type": "array", "items": ref(f"{p}Entry")}},
+        ["game", "version", "events"],
         f"{game.info.name}: log entries and the match's version.",
     )
     typed = copy.deepcopy(match)
@@ -316,6 +333,7 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
     }
     components[f"{p}WebhookDelivery"] = _closed(
         {
+            "game": _game(game),
             "delivery": {**STR, "description": "The Matchlog-Delivery id (the same on every retry)."},
             "webhook": STR,
             "match": STR,
@@ -332,10 +350,27 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
                 "description": "The entries of one append that the webhook asked for, as a spectator sees them.",
             },
         },
-        ["delivery", "webhook", "match", "version", "previous_version", "entries"],
+        ["game", "delivery", "webhook", "match", "version", "previous_version", "entries"],
         f"A webhook delivery of a {game.info.name} match.",
     )
     return components
+
+
+def game_job(game: Game, job: dict[str, Any]) -> dict[str, Any]:
+    """A scoring job of a match of ``game`` (``job``: the Job component marshmallow made): its result is the
+    game's, or the withheld provisional scores of a hidden-information match."""
+    typed = copy.deepcopy(job)
+    typed["properties"]["game"] = _game(game, "The match's game.")
+    typed["properties"]["result"] = {
+        "description": job["properties"]["result"].get("description", ""),
+        "anyOf": [ref(f"{prefix(game)}Result"), ref("WithheldResult")],
+    }
+    typed["required"] = sorted({*typed.get("required", []), "game"})
+    return {
+        **typed,
+        "additionalProperties": False,
+        "description": f"A scoring job of a {game.info.name} match.",
+    }
 
 
 def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -344,6 +379,7 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
     out: dict[str, dict[str, Any]] = {f"ShellData{camel(t)}": schema for t, schema in SHELL_DATA.items()}
     for game in games:
         out.update(game_components(game, served["Match"]))
+        out[f"{prefix(game)}Job"] = game_job(game, served["Job"])
     names = [prefix(game) for game in games]
 
     def union(kind: str, suffix: str, description: str, discriminator: str | None = None) -> dict[str, Any]:
@@ -380,27 +416,25 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
     )
     out["Match"] = union("oneOf", "Match", "A match of one of the games, by its game.", "game")
     out["State"] = union(
-        "oneOf", "State", "The state as the caller may see it, in the shape of the match's game."
+        "oneOf", "State", "The state as the caller may see it, in the shape of the match's game.", "game"
     )
-    out["Events"] = union(
-        "anyOf", "Events", "Log entries, typed by the match's game (an empty page fits any)."
-    )
+    out["Events"] = union("oneOf", "Events", "Log entries, typed by the match's game.", "game")
     out["Accepted"] = union(
-        "anyOf", "Events", "The entries the action appended, and the match's version after them."
+        "oneOf", "Events", "The entries the action appended, and the match's version after them.", "game"
     )
-    out["Event"] = union("anyOf", "Entry", "A log entry of one of the games.")
+    out["Event"] = union(
+        "anyOf", "Entry", "A log entry of one of the games, as /log writes it (its game is the match's)."
+    )
+    out["FeedEntry"] = union(
+        "oneOf", "FeedEntry", "A log entry as the live feed sends it, by the match's game.", "game"
+    )
     out["MatchResult"] = {
         "description": "A result: one game's, or the withheld provisional scores of a "
         "hidden-information match.",
         "anyOf": [*(ref(f"{n}Result") for n in names), ref("WithheldResult")],
     }
     out["WithheldResult"] = WITHHELD
-    job = copy.deepcopy(served["Job"])
-    job["properties"]["result"] = {
-        "description": job["properties"]["result"].get("description", ""),
-        "allOf": [ref("MatchResult")],
-    }
-    out["Job"] = job
+    out["Job"] = union("oneOf", "Job", "A scoring job, by its match's game.", "game")
     out["Deliveries"] = _closed(
         {
             "deliveries": {
@@ -427,11 +461,12 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
         ["deliveries", "next_cursor"],
     )
     out["WebhookDelivery"] = union(
-        "anyOf",
+        "oneOf",
         "WebhookDelivery",
         "The body of a webhook delivery (POST to the "
         "webhook's url, signed with Matchlog-Signature): the entries of one append, by "
         "the match's game.",
+        "game",
     )
     rating = _closed({"mu": {"type": "number"}, "sigma": {"type": "number"}}, ["mu", "sigma"])
     out["RatingChangedDelivery"] = _closed(
@@ -471,3 +506,43 @@ def optional_defaults(request: dict[str, Any]) -> None:
         if "default" in field:
             default = json.dumps(field.pop("default"))
             field["description"] = (field.get("description", "") + f" Default: {default}.").strip()
+
+
+def renamed_action(
+    schema: dict[str, Any], names: ActionNames, schemas: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """A game's action component (``schema``, as marshmallow made it) in the API's names: its types and
+    fields renamed, a nested object it refers to copied in and renamed too (the referred component may
+    also describe answers, which keep their names)."""
+
+    def rename(node: Any) -> Any:
+        if isinstance(node, list):
+            return [rename(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return rename(schemas[node["$ref"].rsplit("/", 1)[-1]])
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "properties":
+                out[key] = {names.fields.get(name, name): rename(field) for name, field in value.items()}
+            elif key == "required":
+                out[key] = [names.fields.get(name, name) for name in value]
+            else:
+                out[key] = rename(value)
+        return out
+
+    renamed = rename(schema)
+    kind = renamed["properties"]["type"]
+    kind["enum"] = [names.types.get(value, value) for value in kind["enum"]]
+    return renamed
+
+
+def deprecated_action(schema: dict[str, Any], game: Game) -> dict[str, Any]:
+    """The action in the engine's own names, still accepted (docs/reference/naming.md)."""
+    return {
+        **copy.deepcopy(schema),
+        "deprecated": True,
+        "description": f"{game.info.name}: an action in the names of the rules spec, as the API listed them "
+        f"before; still accepted, deprecated: legal-actions lists {action_component(game)}.",
+    }

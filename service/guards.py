@@ -22,9 +22,8 @@ from service.errors import ApiError, invalid
 
 MAX_URL_BYTES = 8 * 1024
 MAX_HEADER_BYTES = 16 * 1024
-MAX_HEADER_FIELDS = (
-    128  # a browser sends about 20; gunicorn lets up to 32,768 through for this answer to be ours
-)
+# a browser sends about 20; gunicorn lets up to 32,768 through for this answer to be ours
+MAX_HEADER_FIELDS = 128
 MAX_JSON_DEPTH = 32
 MATCH_ID = re.compile(r"[0-9a-f]{32}")
 JSON = "application/json"

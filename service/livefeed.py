@@ -91,7 +91,9 @@ class LiveFeed:
             text = self._rendered.get(key)
         if text is None:
             engine = self.matches.engine_of(match_id)
-            body = json.dumps(views.entry_view(engine, entry, seat, revealed, sealed), separators=(",", ":"))
+            # an entry travels alone here: it says its match's game (the contract's FeedEntry)
+            shown = {"game": engine.info.id, **views.entry_view(engine, entry, seat, revealed, sealed)}
+            body = json.dumps(shown, separators=(",", ":"))
             text = f"id: {entry.version}\ndata: {body}\n\n"
             with self._lock:
                 self._rendered[key] = text

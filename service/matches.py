@@ -679,6 +679,7 @@ class Matches:
                 hook["id"], match_id, version
             )  # in version order: the feed's
             body = {
+                "game": state.engine.info.id,
                 "delivery": delivery_id,
                 "webhook": hook["id"],
                 "match": match_id,

@@ -88,9 +88,8 @@ class MatchState:
     aborted: bool = False  # stopped by its platform: over, whatever the rules would say
     bots: tuple[str | None, ...] = ()  # per seat: the bot that plays it, if one does
     undo: str = "none"  # none, until_next_action or with_consent
-    last_action: dict[str, Any] | None = (
-        None  # {seat, before (its version), revealed}: what an undo goes back on
-    )
+    # {seat, before (its version), revealed}: what an undo goes back on
+    last_action: dict[str, Any] | None = None
     undo_request: dict[str, Any] | None = None  # {seat, to_version, accepted: [seats]}: waiting for consent
     clock: dict[str, Any] | None = None  # the turn clocks (service.clocks), when the match has them
     sealed_chain: bool = False  # hidden data chained through commitments (``chain: 2``), not whole

@@ -577,6 +577,7 @@ class StateQuerySchema(Schema):
 
 
 class StateSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
     version = fields.Integer(required=True)
     state = fields.Dict(required=True, metadata={"description": "The game state as the caller may see it."})
     clock = fields.Dict(
@@ -669,6 +670,7 @@ class EventSchema(Schema):
 
 
 class AcceptedSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
     version = fields.Integer(required=True)
     events = fields.List(fields.Nested(EventSchema), required=True)
 
@@ -694,6 +696,7 @@ class StreamQuerySchema(Schema):
 
 
 class EventsSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
     version = fields.Integer(required=True, metadata={"description": "The match's current version."})
     events = fields.List(fields.Nested(EventSchema), required=True)
 
@@ -725,6 +728,7 @@ class JobAcceptedSchema(Schema):
 
 
 class JobSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
     id = fields.String(required=True)
     status = fields.String(required=True, metadata={"description": "queued, started, finished, failed, ..."})
     result = fields.Dict(

@@ -129,9 +129,8 @@ def test_a_record_names_players_as_json_would_and_may_start_with_a_bom(client):
 
 def test_a_record_with_an_illegal_move_is_refused_and_nothing_is_stored(client, fake_redis, settings):
     keys_before = set(fake_redis.keys("*"))
-    record = (
-        "(;GM[Blokus];1[a20];2[t20];3[t1];4[a1];1[b19,c19];2[j10,j11])"  # move 6: yellow, far from its own
-    )
+    # move 6: yellow, far from its own
+    record = "(;GM[Blokus];1[a20];2[t20];3[t1];4[a1];1[b19,c19];2[j10,j11])"
     response = client.post("/v1/matches", data=record, content_type=SGF)
     assert response.status_code == 422
     assert response.json["error"] == "illegal_action"

@@ -100,20 +100,20 @@ def test_the_generated_client_plays_every_game(generated, app, game_id):
     prefix = {g: "".join(p.capitalize() for p in g.split("-")) for g in GAMES}[game_id]
     state = module(generated, "api.v1.get_v1_matches_match_id_state").sync(match_id=match_id, client=seat)
     assert type(state).__name__ == f"{prefix}State" and type(state.state).__name__ == f"{prefix}View"
-    assert state.version == version
+    assert state.version == version and state.game.value == game_id  # the discriminator, typed
     view = state.state
-    read = {
+    read = {  # a switch on the answer's game: each branch reads its game's typed view
         "blokus": lambda: (view.board[0][0], view.colours[0].squares_left, view.variant),
         "block-block": lambda: (view.heights[0][0], view.move_no, view.status),
         "chock-a-block": lambda: (view.players[0].hand_size, view.round_, view.deck_size),
         "blackout-hong-kong": lambda: (view.players[0].hand_size, view.players[0].vp, view.round_),
-    }[game_id]()
+    }[state.game.value]()
     assert all(value is not None for value in read[1:]) and isinstance(read[1], int)
     summary = match.sync(match_id=match_id, client=anonymous)
     assert type(summary).__name__ == f"{prefix}Match" and summary.game.value == game_id
     assert type(summary.options).__name__ == f"{prefix}Options"
     page = module(generated, "api.v1.get_v1_matches_match_id_events").sync(match_id=match_id, client=seat)
-    assert type(page).__name__ == f"{prefix}Events"
+    assert type(page).__name__ == f"{prefix}Events" and page.game.value == game_id
     assert type(page.events[0]).__name__ == f"{prefix}MatchCreatedEntry"
 
 

@@ -35,7 +35,9 @@ def test_the_backlog_then_each_new_entry_with_its_version_as_id(settings, fake_r
     legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
     assert act(client, match_id, tokens[0], 1, legal["actions"][0]).status_code == 201
     pushed = listener.until(lambda e: e.get("id") == "2")[-1]
-    assert pushed["data"] == client.get(f"/v1/matches/{match_id}/events?after=1").json["events"][0]
+    # the entry as /events has it, with its match's game (an entry alone says it)
+    page = client.get(f"/v1/matches/{match_id}/events?after=1").json
+    assert pushed["data"] == {"game": page["game"], **page["events"][0]} and page["game"] == "blokus"
     assert listener.until(lambda e: e.get("comment") == "ping")  # heartbeats while nothing happens
     scraped = client.get("/metrics").get_data(as_text=True)
     assert any(
@@ -82,7 +84,8 @@ def test_each_seat_and_a_spectator_see_what_events_shows_them(settings, fake_red
     version = client.get(f"/v1/matches/{match_id}").json["version"]
     for seat, listener in listeners.items():
         got = [e["data"] for e in listener.until(lambda e: e.get("id") == str(version)) if "data" in e]
-        assert got == full_log(client, match_id, tokens[seat] if seat is not None else None)
+        logged = full_log(client, match_id, tokens[seat] if seat is not None else None)
+        assert got == [{"game": "chock-a-block", **entry} for entry in logged]
 
 
 def test_the_stream_ends_once_the_match_is_scored(settings, fake_redis):

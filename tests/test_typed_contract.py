@@ -32,11 +32,12 @@ OPERATIONS = {  # an answer's kind -> where openapi.yaml describes it, and which
     "legal_actions": ("/v1/matches/{match_id}/legal-actions", "get", "200", "{game}LegalActions"),
     "accepted": ("/v1/matches/{match_id}/actions", "post", "201", "{game}Events"),
     "events": ("/v1/matches/{match_id}/events", "get", "200", "{game}Events"),
-    "job": ("/v1/jobs/{job_id}", "get", "200", "Job"),
+    "job": ("/v1/jobs/{job_id}", "get", "200", "{game}Job"),
     "lobby": ("/v1/matches", "get", "200", "Lobby"),
     # JSON Lines and Server-Sent Events are text to OpenAPI 3.0: their entries are the document's Event
+    # (a line of the log) and FeedEntry (an entry of the live feed, with its game)
     "log": (None, None, "Event", "{game}Entry"),
-    "feed": (None, None, "Event", "{game}Entry"),
+    "feed": (None, None, "FeedEntry", "{game}FeedEntry"),
     "webhook": ("/v1/webhooks", "post", "callbacks", "{game}WebhookDelivery"),
 }
 
@@ -115,7 +116,11 @@ def problems(kind: str, game: str, answer: Any) -> list[str]:
     name = shape(kind, game)
     checks = [(name, answer, "")]
     entries = answer.get("events", answer.get("entries")) if isinstance(answer, dict) else None
-    if name.endswith("Entry"):
+    if name.endswith("FeedEntry"):  # the game's entry of its type, and the game said
+        checks = [(entry_shape(name.replace("FeedEntry", "Entry"), answer), answer, "")]
+        if answer.get("game") != GAME_OF[game]:
+            return [f"{kind}: game is {answer.get('game')!r}, not {GAME_OF[game]!r}"]
+    elif name.endswith("Entry"):
         checks = [(entry_shape(name, answer), answer, "")]
     elif isinstance(entries, list):
         key = "events" if "events" in answer else "entries"
@@ -147,6 +152,34 @@ def problems(kind: str, game: str, answer: Any) -> list[str]:
 
 
 VALID: set[tuple[str, str]] = set()
+GAME_OF = {prefix(g): g.info.id for g in GAMES.values()}
+
+DISCRIMINATED = ("State", "Events", "Accepted", "Match", "Job", "FeedEntry", "WebhookDelivery")
+
+
+def says_game(schema: dict[str, Any], game_id: str) -> bool:
+    """Whether every instance of ``schema`` has ``game`` and it is ``game_id``."""
+    if "game" in schema.get("required", []) and schema["properties"]["game"]["enum"] == [game_id]:
+        return True
+    if "oneOf" in schema:
+        return all(says_game(branch, game_id) for branch in schema["oneOf"])
+    return any(says_game(part, game_id) for part in schema.get("allOf", []) if "$ref" not in part)
+
+
+@pytest.mark.parametrize("union", DISCRIMINATED)
+def test_answers_with_a_game_s_data_are_told_apart_by_game(union):
+    """Each answer that carries a game's data is one of the games' shapes, picked by ``game`` (required in
+    each, one value each), and a game's entries by their ``type``."""
+    schemas = raw()["components"]["schemas"]
+    described = schemas[union]
+    mapping = described["discriminator"]["mapping"]
+    assert described["discriminator"]["propertyName"] == "game" and set(mapping) == set(GAMES)
+    assert {branch["$ref"] for branch in described["oneOf"]} == set(mapping.values())
+    for game_id, target in mapping.items():
+        assert says_game(schemas[target.rsplit("/", 1)[-1]], game_id), f"{target} does not say {game_id!r}"
+    for game in GAMES.values():
+        entry = schemas[f"{prefix(game)}Entry"]
+        assert entry["discriminator"]["propertyName"] == "type" and "oneOf" in entry
 
 
 def entry_shape(union: str, entry: dict[str, Any]) -> str:

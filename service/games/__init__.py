@@ -42,6 +42,12 @@ def action_component(game: Game) -> str:
     return "".join(part.capitalize() for part in game.info.id.replace("_", "-").split("-")) + "Action"
 
 
+def deprecated_action_component(game: Game) -> str:
+    """The name of a game's actions in its engine's own names, where the API's differ (``action_names``):
+    still accepted, deprecated (``BlackoutHongKongActionDeprecated``)."""
+    return action_component(game) + "Deprecated"
+
+
 def refusals_component(game: Game) -> str:
     """The name of a game's refusal reasons (an enum) in the OpenAPI document: ``BlokusRefusalReason``."""
     return action_component(game).removesuffix("Action") + "RefusalReason"

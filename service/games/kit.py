@@ -37,6 +37,7 @@ import marshmallow
 from service.games.bots import Bot
 from service.games.protocol import (
     Action,
+    ActionNames,
     Contract,
     Event,
     GameInfo,
@@ -125,6 +126,8 @@ class Engine:
     """Event types that show someone what was hidden (a card drawn, a die rolled): no undo past them."""
     contract: Contract | None = None
     """JSON Schemas of what the game shows; its package sets them on the instance from ``contract.json``."""
+    action_names: ActionNames | None = None
+    """The API's names for the game's actions where they differ from its engine's (``protocol.ActionNames``)."""
 
     _appliers: ClassVar[dict[str, Callable]] = {}
     event_types: frozenset[str] = frozenset()

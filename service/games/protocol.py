@@ -250,6 +250,37 @@ class Contract:
         )
 
 
+@dataclass(frozen=True)
+class ActionNames:
+    """What a game's actions are called on the API, where that differs from what its engine and rules spec
+    call them: ``types`` and ``fields``, each the engine's name -> the API's. The API lists actions by the
+    API's names and takes either (the engine's are deprecated aliases); the engine sees its own. Keys are
+    renamed wherever they stand in an action (a nested source's too); values other than ``type`` stay."""
+
+    types: Mapping[str, str]
+    fields: Mapping[str, str]
+
+    def for_clients(self, action: Any) -> Any:
+        """An action as the engine has it, in the API's names."""
+        return _renamed(action, self.types, self.fields)
+
+    def for_engine(self, action: Any) -> Any:
+        """An action a client sent, in either names, in the engine's."""
+        engine_types = {new: old for old, new in self.types.items()}
+        return _renamed(action, engine_types, {new: old for old, new in self.fields.items()})
+
+
+def _renamed(node: Any, types: Mapping[str, str], names: Mapping[str, str], top: bool = True) -> Any:
+    if isinstance(node, list):
+        return [_renamed(item, types, names, False) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {names.get(key, key): _renamed(value, types, names, False) for key, value in node.items()}
+    if top and isinstance(out.get("type"), str):
+        out["type"] = types.get(out["type"], out["type"])
+    return out
+
+
 class Played(list[Event]):
     """The events of one action, in order, with ``states``: the state after each event.
 

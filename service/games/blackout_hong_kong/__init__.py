@@ -4,8 +4,9 @@ single game, campaign chapter 1 and solo. Cards, tiles, the map and the dice com
 
 from service.games.blackout_hong_kong.contract import CONTRACT
 from service.games.blackout_hong_kong.engine import BlackoutHongKong
+from service.games.blackout_hong_kong.naming import ACTION_NAMES
 
 GAME = BlackoutHongKong()
-GAME.contract = (
-    CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
-)
+# what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
+GAME.contract = CONTRACT
+GAME.action_names = ACTION_NAMES  # the API's snake_case names; the spec's are deprecated aliases

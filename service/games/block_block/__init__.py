@@ -7,6 +7,5 @@ from service.games.block_block.engine import BlockBlock
 
 GAME = BlockBlock()
 GAME.bots = {"block-block-strong": STRONG_BOT}  # an alpha-beta search bot (``bot.py``)
-GAME.contract = (
-    CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
-)
+# what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
+GAME.contract = CONTRACT

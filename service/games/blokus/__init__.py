@@ -6,6 +6,5 @@ from service.games.blokus.engine import Blokus
 
 GAME = Blokus()
 GAME.bots = {"blokus-strong": STRONG_BOT}  # a search bot (``bot.py``) beside random and greedy
-GAME.contract = (
-    CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
-)
+# what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
+GAME.contract = CONTRACT

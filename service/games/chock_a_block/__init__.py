@@ -5,6 +5,5 @@ from service.games.chock_a_block.contract import CONTRACT
 from service.games.chock_a_block.engine import ChockABlock
 
 GAME = ChockABlock()
-GAME.contract = (
-    CONTRACT  # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
-)
+# what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
+GAME.contract = CONTRACT

@@ -14,8 +14,8 @@ export async function blokusTurn(): Promise<string> {
     params: { path: { match_id: created.data.id } }, headers: { Authorization: `Bearer ${token}` } });
   if (!read.data) throw new Error(read.error?.message);
   if (typeof read.data === "string") throw new Error("an SVG picture: ask for application/json");
-  const view = read.data.state;
-  if (!("placements" in view)) return "not a Blokus view";  // the union narrowed to BlokusView
+  if (read.data.game !== "blokus") return "not a Blokus match";  // narrowed by the discriminator: BlokusState
+  const view: Schemas["BlokusView"] = read.data.state;
   const cell: string | null = view.board[0][0];
   const toMove: number | undefined = view.to_move?.seat;
   const left: number = view.colours[0].squares_left;
@@ -32,6 +32,30 @@ export function firstScore(match: Schemas["Match"]): number | undefined {
   return result?.scores[0];
 }
 
+export function stateOf(state: Schemas["State"]): string {
+  switch (state.game) {  // each branch typed as its game's view, by the discriminator
+    case "blokus": return `${state.state.placements} placements`;
+    case "block-block": return `move ${state.state.move_no}`;
+    case "chock-a-block": return `${state.state.deck_size} cards in the deck`;
+    case "blackout-hong-kong": return `round ${state.state.round}, ${state.state.players[0].hand_size} cards in hand`;
+  }
+}
+
+export function piecesPlaced(page: Schemas["Events"]): string[] {
+  if (page.game !== "blokus") return [];  // the page narrowed to BlokusEvents, then each entry by its type
+  return page.events.flatMap((entry) => (entry.type === "placed" ? [entry.data.piece] : []));
+}
+
+export function fedEntry(entry: Schemas["FeedEntry"]): string | undefined {
+  if (entry.game !== "chock-a-block" || entry.type !== "card_placed") return undefined;
+  return JSON.stringify(entry.data);
+}
+
+export function jobScores(job: Schemas["Job"]): number[] | undefined {
+  if (job.game !== "blokus" || job.result === undefined || !("scores" in job.result)) return undefined;
+  return job.result.scores;  // BlokusResult, not the withheld provisional scores
+}
+
 export function placedData(entry: Schemas["BlokusEntry"]): string | undefined {
   return entry.type === "placed" ? entry.data.piece : undefined;  // an entry's data, by its type
 }
@@ -42,5 +66,8 @@ export function redacted(entry: Schemas["BlackoutHongKongEntry"]): number | unde
 }
 
 export function delivery(body: Schemas["WebhookDelivery"]): string[] {
+  if (body.game === "block-block") {  // narrowed to BlockBlockWebhookDelivery: its entries typed
+    return body.entries.flatMap((entry) => (entry.type === "piece_placed" ? [entry.data.shape] : []));
+  }
   return body.entries.map((entry) => entry.type);
 }

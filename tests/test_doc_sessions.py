@@ -1,0 +1,271 @@
+"""The documentation's example sessions still happen: each ``sh`` block marked ``<!-- session: <name> -->``
+in docs/tutorial.md and docs/howto/*.md is run, command by command, against a server this test starts (on
+a free port: ``localhost:8000`` is rewritten), and what the server answers now must match what the page
+prints.
+
+What varies from run to run is bound, not compared: the first time a printed id, token, hash, salt, seed
+or timestamp meets the server's, the page's value stands for the server's from then on (in later answers
+and in the commands: ``M=<the page's id>`` runs with the server's). Everything else must be equal: the
+same keys in every object, the same numbers and words. A page may cut what it prints: ``...`` or ``…``
+where an element, a key or the rest of an answer would be, a string ending in ``…`` (its start must match,
+a hash's is bound), an answer cut short, or ``# (cut)``. An ``HTTP/1.1`` status line is compared, the
+headers after it are not. A command whose comment says ``(printed as ...)`` (the page shows a reshaped
+answer) is run but not compared, and a ``$ # ...`` line is the page's narration.
+
+Blocks of a page with the same name are one session (shell variables carry over). ``K`` is a platform
+key made for the test (the pages make theirs with ``matchlog keys create``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug.serving import make_server
+
+from service.app import create_app
+from service.keys import Keys
+from service.platforms import Platforms
+from tests.helpers import run_jobs
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+PAGES = [DOCS / "tutorial.md", *sorted((DOCS / "howto").glob("*.md"))]
+MARK = re.compile(r"<!-- session: ([\w-]+) -->\s*\n```sh\n(.*?)\n```", re.S)
+CUT = "\u2026"
+VOLATILE = re.compile(
+    r"[0-9a-f]{8,64}"  # ids, hashes, salts, seeds, commitments (and their cut starts)
+    r"|[A-Za-z0-9_-]{32}"  # tokens
+    r"|\d{4}-\d\d-\d\dT[\d:.]+Z"  # timestamps
+    r"|[A-Za-z0-9_-]*-v\d+"  # delivery ids
+)
+
+
+@dataclass
+class Command:
+    line: str
+    printed: list[str] = field(default_factory=list)
+
+
+def sessions() -> dict[str, list[Command]]:
+    """Every marked session, by ``<page>:<name>``."""
+    found: dict[str, list[Command]] = {}
+    for page in PAGES:
+        for name, block in MARK.findall(page.read_text(encoding="utf-8")):
+            found.setdefault(f"{page.relative_to(DOCS)}:{name}", []).extend(commands(block))
+    return found
+
+
+def commands(block: str) -> list[Command]:
+    """A block's commands (``$ `` and their continuation lines: a trailing backslash, an open quote) and
+    what each printed."""
+    out: list[Command] = []
+    lines = iter(block.splitlines())
+    for line in lines:
+        if line.startswith("$ "):
+            text = line[2:]
+            while text.endswith("\\") or _open_quote(text):
+                text += "\n" + next(lines)
+            out.append(Command(text))
+        elif out:
+            out[-1].printed.append(line)
+    return out
+
+
+def _open_quote(text: str) -> bool:
+    try:
+        shlex.split(text, comments=True)
+    except ValueError:
+        return True
+    return False
+
+
+def loose_json(text: str) -> Any:
+    """The printed answer as JSON, its cuts marked: ``...``/``…`` outside strings becomes the string
+    ``…`` (a key ``…`` in an object), and an answer cut short is closed."""
+    out, stack, in_string, i = [], [], False, 0
+    while i < len(text):
+        char = text[i]
+        if in_string:
+            out.append(char)
+            if char == "\\":
+                out.append(text[i + 1])
+                i += 1
+            elif char == '"':
+                in_string = False
+        elif text.startswith("...", i) or char == CUT:
+            out.append(f'"{CUT}":"{CUT}"' if stack and stack[-1] == "}" else f'"{CUT}"')
+            i += 3 if char == "." else 1
+            continue
+        else:
+            if char == '"':
+                in_string = True
+            elif char in "[{":
+                stack.append("]" if char == "[" else "}")
+            elif char in "]}" and stack:
+                stack.pop()
+            out.append(char)
+        i += 1
+    return json.loads("".join(out).rstrip().rstrip(",") + "".join(reversed(stack)))
+
+
+class Session:
+    def __init__(self, port: int, key: str, settle=lambda: None):
+        self.port, self.bound, self.settle = port, {}, settle
+        self.env = {**os.environ, "K": key}
+
+    def run(self, command: Command) -> str | None:
+        if command.line.startswith("#"):
+            return None
+        line = command.line.replace("localhost:8000", f"127.0.0.1:{self.port}")
+        line = line.replace("127.0.0.1:8000", f"127.0.0.1:{self.port}")
+        for printed, served in sorted(self.bound.items(), key=lambda kv: -len(kv[0])):
+            line = line.replace(printed, served)
+        assignments = shlex.split(line, comments=True)
+        if assignments and all(re.fullmatch(r"[A-Z_]+=\S*", word) for word in assignments):
+            self.env.update(word.split("=", 1) for word in assignments)
+            return None
+        done = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=60, env=self.env)
+        assert done.returncode == 0, f"{command.line}\n{done.stderr}"
+        self.settle()  # what a worker would do next (bots' moves, scoring), done before the next command
+        return done.stdout
+
+    def check(self, command: Command, answer: str | None) -> None:
+        printed = "\n".join(command.printed).strip()
+        if answer is None or not printed:
+            return
+        if "(printed as" in command.line:  # reshaped: only an id printed alone stands for the answer's
+            if VOLATILE.fullmatch(printed) and answer.lstrip().startswith("{"):
+                self.bound.setdefault(printed, json.loads(answer).get("id", printed))
+            return
+        status, printed = _status(printed)
+        served_status, answer = _status(answer.strip())
+        assert status == served_status, f"{command.line}: status {served_status}, printed {status}"
+        try:
+            expected = loose_json(printed)
+        except (ValueError, IndexError):
+            return self.same_text(printed, answer, command)
+        where = command.line.split("\n")[0]
+        try:
+            self.same(expected, json.loads(answer), where)
+        except AssertionError as error:
+            raise AssertionError(f"{error}\nthe server answered: {answer[:1500]}") from None
+
+    def same(self, printed: Any, served: Any, where: str) -> None:
+        if printed == CUT:
+            return
+        if isinstance(printed, dict):
+            assert isinstance(served, dict), f"{where}: {served!r} for {printed!r}"
+            keys = set(printed) - {CUT}
+            missing, extra = keys - set(served), set(served) - keys
+            assert not missing and (CUT in printed or not extra), (
+                f"{where}: the page prints {sorted(missing)} that the server does not answer, or the server "
+                f"answers {sorted(extra)} that the page does not print"
+            )
+            for key in keys:
+                self.same(printed[key], served[key], f"{where} .{key}")
+        elif isinstance(printed, list):
+            assert isinstance(served, list), f"{where}: {served!r} for {printed!r}"
+            shown = printed[:-1] if printed and printed[-1] == CUT else printed
+            assert len(served) == len(shown) or (shown is not printed and len(served) >= len(shown)), (
+                f"{where}: {len(served)} items, the page prints {len(printed)}"
+            )
+            for i, (a, b) in enumerate(zip(shown, served, strict=False)):
+                self.same(a, b, f"{where}[{i}]")
+        elif isinstance(printed, str) and isinstance(served, str):
+            self.same_string(printed, served, where)
+        else:
+            assert printed == served and type(printed) is type(served), (
+                f"{where}: {served!r}, printed {printed!r}"
+            )
+
+    def same_string(self, printed: str, served: str, where: str) -> None:
+        cut = printed.endswith(CUT)
+        head = printed.removesuffix(CUT)
+        if VOLATILE.fullmatch(head):
+            if cut:
+                return
+            bound = self.bound.setdefault(printed, served)
+            assert bound == served, f"{where}: {served!r}, where the page's {printed!r} was {bound!r}"
+        else:
+            assert served.startswith(head) if cut else served == printed, (
+                f"{where}: {served!r}, printed {printed!r}"
+            )
+
+    def same_text(self, printed: str, served: str, command: Command) -> None:
+        """An answer that is no JSON (an id, a cut line): equal once the volatile values are masked."""
+
+        def masked(text: str) -> list[str]:
+            return [VOLATILE.sub("<v>", line.rstrip()) for line in text.splitlines()]
+
+        printed_lines = masked(printed.replace(CUT, "").rstrip())
+        served_lines = masked(served)[: len(printed_lines)]
+        if printed.endswith(CUT):  # the rest cut: the last line shown may be a start
+            served_lines[-1] = served_lines[-1][: len(printed_lines[-1])]
+        assert served_lines == printed_lines, f"{command.line}:\n{served}"
+        for printed_word, served_word in zip(
+            VOLATILE.findall(printed), VOLATILE.findall(served), strict=False
+        ):
+            if len(printed_word) in (32, 64):
+                self.bound.setdefault(printed_word, served_word)
+
+
+def _status(text: str) -> tuple[int | None, str]:
+    """An ``HTTP/1.1 <status>`` answer's status and body (the headers left out), or none and the text."""
+    if not text.startswith("HTTP/"):
+        return None, text
+    head, _, body = text.partition("\n\n")
+    lines = head.splitlines()
+    body = body or "\n".join(line for line in lines[1:] if line.startswith(("{", "[")))
+    return int(lines[0].split()[1]), body.strip()
+
+
+@pytest.fixture
+def server(settings, fake_redis) -> Iterator[tuple[int, str, Any]]:
+    app = create_app(settings, fake_redis)
+    _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    running = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=running.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield running.server_port, key, lambda: run_jobs(fake_redis, settings)
+    finally:
+        running.shutdown()
+        thread.join()
+
+
+SESSIONS = sessions()
+CHECKED = ["tutorial.md", "howto/seats-and-lobby.md", "howto/undo.md", "howto/retries-and-ending.md"]
+"""Pages with at least one session the test runs (a page left out of this list is not checked)."""
+
+
+def test_the_pages_said_to_be_checked_have_sessions():
+    pages = {name.split(":")[0] for name in SESSIONS}
+    assert set(CHECKED) <= pages, sorted(set(CHECKED) - pages)
+
+
+@pytest.mark.parametrize("name", sorted(SESSIONS))
+def test_a_documented_session_still_happens(server, name):
+    session = Session(*server)
+    for command in SESSIONS[name]:
+        session.check(command, session.run(command))
+
+
+def test_a_changed_answer_fails_the_check():
+    """The check can fail: a printed field the server no longer answers, a number that changed."""
+    session = Session(8000, "k")
+    command = Command("curl", ['{"version":2,"game":"blokus"}'])
+    with pytest.raises(AssertionError):
+        session.check(command, '{"version":3,"game":"blokus"}')
+    with pytest.raises(AssertionError):
+        session.check(command, '{"version":2,"game":"blokus","state":{}}')
+    session.check(
+        Command("curl", ['{"version":2,"game":"blokus",...}']), '{"version":2,"game":"blokus","x":1}'
+    )
