@@ -170,7 +170,7 @@ def analyse(
         "game": engine.info.id,
         "version": entries[-1].version,
         "method": engine.analyst.method,
-        "thresholds": {name: bound for name, bound in CLASSES},
+        "thresholds": dict(CLASSES),
         "seats": [_seat_summary(seat, [m for m in moves if m["seat"] == seat]) for seat in range(seats)],
         "moves": moves,
     }
