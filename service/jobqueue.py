@@ -29,9 +29,10 @@ CHECK_CLOCK = "workers.jobs.check_clock"
 RATE_MATCH = "workers.jobs.rate_match"
 REBUILD_RATINGS = "workers.jobs.rebuild_ratings"
 ANALYSE_MATCH = "workers.jobs.analyse_match"
-ANALYSIS_TIMEOUT_S = 1800
-"""An analysis takes seconds to a minute or two (``tests.bench.analysis``); one started longer ago than this
-lost its worker, and is taken back and run again (its result is written once, whole)."""
+ANALYSIS_TIMEOUT_S = 600
+"""An analysis takes seconds, up to about a minute for four-player Blokus (``tests.bench.analysis``); one
+started longer ago than this lost its worker, and is taken back and run again (its result is written once,
+whole)."""
 DELIVERY_BACKOFF_S = (1, 2, 4, 8, 16, 32)
 """A failed delivery's retries come no sooner than these many seconds after the failure, and at most about
 2 s later: about a minute in all."""
