@@ -66,6 +66,11 @@ class Analyses:
     def fail(self, match_id: str, error: str) -> None:
         self.redis.hset(self.keys.analysis(match_id), mapping={"status": FAILED, "error": error})
 
+    def status(self, match_id: str) -> str | None:
+        """Where the match's analysis stands (``queued``, ``running``, ``done``, ``failed``), or None."""
+        status = self.redis.hget(self.keys.analysis(match_id), "status")
+        return status.decode() if status else None
+
     def read(self, match_id: str) -> dict[str, Any] | None:
         """The analysis as the API shows it, or None when nobody asked for it."""
         raw = {k.decode(): v.decode() for k, v in self.redis.hgetall(self.keys.analysis(match_id)).items()}

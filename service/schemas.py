@@ -508,6 +508,12 @@ class SeatSchema(Schema):
     level = fields.Integer(
         metadata={"description": "With bot: the level its creator chose (none: the bot's default)."}
     )
+    player = fields.String(
+        metadata={
+            "description": "The platform's player id of whoever holds the seat, where it named one: shown only "
+            "to the match's platform (its key) and the match's seats (their tokens)."
+        }
+    )
 
 
 class SeatTokenSchema(SeatSchema):
@@ -548,6 +554,13 @@ class MatchSchema(Schema):
         metadata={"description": "The creator chose the seed: hidden information is known to them."},
     )
     result = fields.Dict(metadata={"description": "Present once the scoring job has recorded the result."})
+    analysis = fields.String(
+        validate=validate.OneOf(("queued", "running", "done", "failed")),
+        metadata={
+            "description": "Once the match has ended and someone asked for its analysis: where it stands "
+            "(GET /v1/matches/{id}/analysis has it)."
+        },
+    )
     undo = fields.String(required=True, metadata={"description": "none, until_next_action or with_consent."})
     clock = fields.Dict(
         metadata={
