@@ -510,8 +510,8 @@ class SeatSchema(Schema):
     )
     player = fields.String(
         metadata={
-            "description": "The platform's player id of whoever holds the seat, where it named one: shown only "
-            "to the match's platform (its key) and the match's seats (their tokens)."
+            "description": "The platform's player id of whoever holds the seat, where it named one: shown "
+            "only to the match's platform (its key) and the match's seats (their tokens)."
         }
     )
 
@@ -893,7 +893,8 @@ class AnalysedSeatSchema(Schema):
         required=True,
         allow_none=True,
         metadata={
-            "description": "0 to 100: the mean of 100 exp(-loss / 5) over the seat's unforced actions (null: none)."
+            "description": "0 to 100: the mean of 100 exp(-loss / 5) over the seat's unforced actions "
+            "(null: none)."
         },
     )
     average_loss = fields.Float(required=True, allow_none=True)

@@ -4,6 +4,7 @@ by a worker, kept; each seat judged only by what it could see; the same match, t
 from __future__ import annotations
 
 import copy
+import random
 
 import pytest
 
@@ -11,7 +12,7 @@ from service import analysis
 from service.games import GAMES
 from service.games.kit import Analyst
 from tests.engines import bot_match_log
-from tests.helpers import bearer, run_jobs
+from tests.helpers import bearer, play_random_game, run_jobs
 
 
 def _bot_match(client, game: str, bots: list[str], **options) -> str:
@@ -149,3 +150,20 @@ def test_the_evaluation_never_uses_another_seats_hidden_hand_or_the_deck():
         assert all(j == judged[0] for j in judged), before.version
         checked += 1
     assert checked >= 2  # such positions exist in this match: the test looks where it matters
+
+
+def test_an_aborted_match_is_analysed_up_to_its_abort(client, fake_redis, settings):
+    created = client.post(
+        "/v1/matches", json={"game": "chock-a-block", "players": [{"name": "ann"}, {"name": "bob"}]}
+    ).json
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    play_random_game(client, match_id, tokens, random.Random(5), max_actions=6)
+    aborted = client.post(
+        f"/v1/matches/{match_id}/abort", json={"reason": "stopped"}, headers=bearer(created["creator_token"])
+    )
+    assert aborted.status_code == 200, aborted.json
+    assert client.post(f"/v1/matches/{match_id}/analysis").status_code == 202
+    run_jobs(fake_redis, settings)
+    done = client.get(f"/v1/matches/{match_id}/analysis").json
+    assert done["status"] == "done", done
+    assert [m["seat"] for m in done["analysis"]["moves"]] and len(done["analysis"]["moves"]) <= 6
