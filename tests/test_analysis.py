@@ -11,6 +11,7 @@ import pytest
 from service import analysis
 from service.games import GAMES
 from service.games.kit import Analyst
+from service.keys import Keys
 from tests.engines import bot_match_log
 from tests.helpers import bearer, play_random_game, run_jobs
 
@@ -167,3 +168,21 @@ def test_an_aborted_match_is_analysed_up_to_its_abort(client, fake_redis, settin
     done = client.get(f"/v1/matches/{match_id}/analysis").json
     assert done["status"] == "done", done
     assert [m["seat"] for m in done["analysis"]["moves"]] and len(done["analysis"]["moves"]) <= 6
+
+
+def test_the_job_run_twice_keeps_the_first_result(client, fake_redis, settings):
+    """RQ may run a job twice (a retry after its worker died): the second run changes nothing."""
+    match_id = _bot_match(client, "block-block", ["greedy", "random"])
+    _play_out(client, match_id)
+    assert client.post(f"/v1/matches/{match_id}/analysis").status_code == 202
+    matches = client.application.extensions["matchlog"]
+    matches.analyse(match_id)
+    first = client.get(f"/v1/matches/{match_id}/analysis").json
+    run_jobs(fake_redis, settings)  # the queued job runs after the first run: it finds the result kept
+    assert client.get(f"/v1/matches/{match_id}/analysis").json == first
+    fake_redis.hdel(Keys(settings.namespace, settings.feed_partitions).analysis(match_id), "result", "status")
+    fake_redis.hset(
+        Keys(settings.namespace, settings.feed_partitions).analysis(match_id), "status", "running"
+    )
+    matches.analyse(match_id)  # a run whose first attempt died mid-way computes the same result
+    assert client.get(f"/v1/matches/{match_id}/analysis").json["analysis"] == first["analysis"]

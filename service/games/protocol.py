@@ -288,6 +288,13 @@ class Game(Protocol):
     """Event types that reveal hidden information to someone (a card drawn, a die rolled, a private
     look): an action that brought one cannot be undone. A game whose event reveals only in some
     cases (a tile placed from a face-down pile, not from the market) says so with ``reveals``."""
+    analyst: Any
+    """``service.games.kit.Analyst`` or None: how the analysis of a finished match values a seat's choices
+    (``service.analysis``); it is given only ``seen_by``'s state. None: the game has no analysis."""
+
+    def seen_by(self, state: State, seat: int) -> State | None:
+        """A state made only of what ``seat`` may see (every hidden part decided by its view alone), for
+        the analysis; None when the game cannot make one (then it has no analysis)."""
 
     def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
         """Options with every default filled in; raises InvalidOptions.
