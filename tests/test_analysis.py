@@ -186,3 +186,28 @@ def test_the_job_run_twice_keeps_the_first_result(client, fake_redis, settings):
     )
     matches.analyse(match_id)  # a run whose first attempt died mid-way computes the same result
     assert client.get(f"/v1/matches/{match_id}/analysis").json["analysis"] == first["analysis"]
+
+
+def test_an_undone_move_is_not_judged(client, fake_redis, settings):
+    created = client.post(
+        "/v1/matches",
+        json={
+            "game": "blokus",
+            "options": {"variant": "duo"},
+            "undo": "until_next_action",
+            "players": [{"name": "ann"}, {"name": "bob"}],
+        },
+    ).json
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    rng = random.Random(9)
+    play_random_game(client, match_id, tokens, rng, max_actions=2)
+    taken_back = client.get(f"/v1/matches/{match_id}").json["version"]
+    undone = client.post(f"/v1/matches/{match_id}/undo", headers=bearer(tokens[1]))
+    assert undone.status_code == 201, undone.json
+    play_random_game(client, match_id, tokens, rng, max_actions=1)
+    client.post(f"/v1/matches/{match_id}/abort", json={}, headers=bearer(created["creator_token"]))
+    client.post(f"/v1/matches/{match_id}/analysis")
+    run_jobs(fake_redis, settings)
+    moves = client.get(f"/v1/matches/{match_id}/analysis").json["analysis"]["moves"]
+    assert [m["seat"] for m in moves] == [0, 1]
+    assert moves[0]["version"] < taken_back < undone.json["version"] < moves[1]["version"]
