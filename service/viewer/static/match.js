@@ -256,7 +256,11 @@ function showAnalysis(analysis) {
 function drawGraph(analysis) {
   const figure = document.getElementById("analysis-graph");
   const judged = analysis.moves.filter((m) => !m.forced);
-  const clip = (v) => Math.max(-GRAPH.clip, Math.min(GRAPH.clip, v));
+  // a decided game's value (BLOCK.BLOCK's thousands) would flatten the rest: the scale stops a little
+  // above the usual values, and the extreme ones sit at its edge
+  const sizes = judged.map((m) => Math.abs(m.value)).sort((a, b) => a - b);
+  const bound = Math.min(GRAPH.clip, Math.max(5, 1.5 * (sizes[Math.floor(0.9 * (sizes.length - 1))] || 0)));
+  const clip = (v) => Math.max(-bound, Math.min(bound, v));
   const values = judged.map((m) => clip(m.value));
   const low = Math.min(0, ...values), high = Math.max(1, ...values);
   const x = (version) => GRAPH.pad + (GRAPH.width - 2 * GRAPH.pad) * (version - 1) / Math.max(1, latest - 1);
