@@ -30,7 +30,7 @@ from service.matches import Matches, NewMatch
 from service.matches import now as matches_now
 from service.replay import SHELL_EVENTS
 from service.repository import Lru, MatchNotFound
-from service.tokens import is_platform_key
+from service.tokens import is_platform_key, seat_for
 from service.webhooks import BadWebhookUrl, check_url
 
 
@@ -484,9 +484,30 @@ def get_match(match_id: str):
     """Status, version, players, options, who may act now, and the result once scored.
 
     Anyone may read it; a platform key nobody issued is a 401 here as everywhere (a client with a revoked
-    key learns so)."""
-    request_platform(matches())
-    return views.summary(match_id, matches().load(match_id), matches_now())
+    key learns so). The match's platform (its key) and its seats (their tokens) also see each seat's
+    ``player``, the platform's player id of whoever holds it."""
+    platform = request_platform(matches())
+    state = matches().load(match_id)
+    body = views.summary(match_id, state, matches_now())
+    if _holds_the_match(match_id, platform):
+        _, entries = matches().entries(match_id)
+        ids = views.player_ids(entries)
+        body["players"] = [
+            {**p, "player": ids[p["seat"]]} if p["seat"] in ids else p for p in body["players"]
+        ]
+    analysed = matches().analyses.status(match_id) if state.finished else None
+    if analysed is not None:
+        body["analysis"] = analysed
+    return body
+
+
+def _holds_the_match(match_id: str, platform: dict | None) -> bool:
+    """Whether the request's credential is the match's platform key or a seat token of the match: who sees
+    the seats' player ids (any other reader sees names only). Anything else reads on, as anyone."""
+    if platform is not None:
+        return platform["id"] == matches().platform_of(match_id)
+    token = bearer()
+    return token is not None and seat_for(token, matches().seat_hashes(match_id)) is not None
 
 
 @v1.route("/matches/<match_id>/state", methods=["GET"])

@@ -8,6 +8,7 @@ from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import (
+    analysis_api,  # noqa: F401  (its routes join v1 before v1 is registered)
     contract,
     errors,
     guards,

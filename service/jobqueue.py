@@ -28,6 +28,11 @@ BOT_MOVE = "workers.jobs.bot_move"
 CHECK_CLOCK = "workers.jobs.check_clock"
 RATE_MATCH = "workers.jobs.rate_match"
 REBUILD_RATINGS = "workers.jobs.rebuild_ratings"
+ANALYSE_MATCH = "workers.jobs.analyse_match"
+ANALYSIS_TIMEOUT_S = 600
+"""An analysis takes seconds, up to about a minute for four-player Blokus (``tests.bench.analysis``); one
+started longer ago than this lost its worker, and is taken back and run again (its result is written once,
+whole)."""
 DELIVERY_BACKOFF_S = (1, 2, 4, 8, 16, 32)
 """A failed delivery's retries come no sooner than these many seconds after the failure, and at most about
 2 s later: about a minute in all."""
@@ -143,6 +148,22 @@ class JobQueue:
             failure_ttl=RESULT_TTL_S,
             ttl=RESULT_TTL_S,
             job_timeout=SCORE_TIMEOUT_S,
+        )
+
+    def enqueue_analysis(self, match_id: str, job_id: str) -> None:
+        """Analyse a finished match (``workers.jobs.analyse_match``) as ``job_id``; its result is kept beside
+        the match (``service.analyses``), not in RQ."""
+        self._once(
+            job_id,
+            None,
+            ANALYSE_MATCH,
+            match_id,
+            self.keys.namespace,
+            retry=Retry(max=2),
+            result_ttl=0,
+            failure_ttl=RESULT_TTL_S,
+            ttl=RESULT_TTL_S,
+            job_timeout=ANALYSIS_TIMEOUT_S,
         )
 
     def enqueue_rebuild(self, platform: str, pool: str, match_ids: list[str]) -> str:

@@ -86,6 +86,10 @@ class Keys:
         """A hash of derived states by version: a cache of the fold."""
         return self.match_key(match_id, "snapshots")
 
+    def analysis(self, match_id: str) -> str:
+        """The analysis of a finished match (``service.analyses``): its status, progress and result."""
+        return self.match_key(match_id, "analysis")
+
     def idempotency(self, match_id: str, seat: int, key: str) -> str:
         """The first answer to a request sent with this ``Idempotency-Key``."""
         return self.match_key(match_id, f"idempotency:{seat}:{key}")

@@ -32,7 +32,7 @@ from service.games.protocol import (
     InvalidOptions,
     Refusal,
     Refusals,
-    imagined,
+    looked_ahead_on,
 )
 from service.replay import MatchState
 
@@ -445,7 +445,7 @@ def bot_action(state: MatchState, seat: int, secret: SeedSecret) -> Action:
     replays the same bot moves, and nothing outside the server can foresee them."""
     engine = state.engine
     legal = state.legal_actions(seat)
-    ahead = imagined(engine, state.game, seat)  # what the seat could know: no roll seen before it is made
+    ahead = looked_ahead_on(engine, state.game, seat)  # what the seat could know: no hand, no roll to come
 
     def standing_after(index: int) -> dict[str, Any]:
         scores = engine.scores(engine.play(ahead, seat, legal[index]).states[-1])

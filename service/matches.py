@@ -19,7 +19,8 @@ from typing import Any
 
 import redis
 
-from service import clocks, lifecycle, packs, replay, views
+from service import analysis, clocks, lifecycle, packs, replay, views
+from service.analyses import Analyses
 from service.chain import Recorded, canonical_json
 from service.config import Settings
 from service.events import PENDING, Remember, VersionConflict
@@ -195,6 +196,10 @@ class Created:
     creator_token: str | None = None
 
 
+class MatchNotOver(Exception):
+    """Something only a finished match has (its analysis) asked of one still running."""
+
+
 class Matches:
     def __init__(
         self,
@@ -223,6 +228,8 @@ class Matches:
         self._webhooks = Webhooks(redis_client, self._keys, self._server_key, self._repository.durably)
         self._repository.on_saved = self._relist
         self._redis = redis_client
+        self.analyses = Analyses(redis_client, self._keys)
+        """The analyses of finished matches (``service.analyses``)."""
 
     def _secret(self, match_id: str) -> lifecycle.SeedSecret:
         """The seed secret of a match still running (a finished match's log has revealed it: none is kept)."""
@@ -703,6 +710,37 @@ class Matches:
                         separators=(",", ":"),
                     ),
                 )
+
+    def request_analysis(self, match_id: str) -> dict[str, Any]:
+        """Analyse the finished match in the background, once: a second request finds the first one's
+        job, or its result. MatchNotOver before the end; NoAnalysis for a game without an analyst."""
+        state = self.load(match_id)
+        if not state.finished:
+            raise MatchNotOver("the match has not ended: its analysis can be asked for once it has")
+        if not analysis.available(state.engine):
+            raise analysis.NoAnalysis(f"{state.engine.info.name} has no analysis of its matches")
+        job_id = f"analyse-{match_id}-{uuid.uuid4().hex[:8]}"
+        if self.analyses.claim(match_id, now(), job_id):
+            self._jobs.enqueue_analysis(match_id, job_id)
+        answer = self.analyses.read(match_id)
+        assert answer is not None, "claimed: by this request or an earlier one"
+        return answer
+
+    def analyse(self, match_id: str) -> dict[str, Any]:
+        """Run the match's analysis here (the job does), keeping its progress and its result."""
+        kept = self.analyses.read(match_id)
+        if kept is not None and kept["status"] == "done":  # a second run of the job: nothing to do
+            return {"match": match_id, "moves": len(kept["analysis"]["moves"])}
+        _, entries = self.entries(match_id)
+        try:
+            result = analysis.analyse(
+                entries, lambda done, total: self.analyses.progress(match_id, done, total)
+            )
+        except Exception as error:
+            self.analyses.fail(match_id, f"{type(error).__name__}: {error}")
+            raise
+        self.analyses.finish(match_id, result, now())
+        return {"match": match_id, "moves": len(result["moves"])}
 
     def request_rating(self, match_id: str) -> None:
         """Rate a scored match of a platform (``service.ratings``); nothing for an anonymous one."""

@@ -509,6 +509,12 @@ class SeatSchema(Schema):
     level = fields.Integer(
         metadata={"description": "With bot: the level its creator chose (none: the bot's default)."}
     )
+    player = fields.String(
+        metadata={
+            "description": "The platform's player id of whoever holds the seat, where it named one: shown "
+            "only to the match's platform (its key) and the match's seats (their tokens)."
+        }
+    )
 
 
 class SeatTokenSchema(SeatSchema):
@@ -549,6 +555,13 @@ class MatchSchema(Schema):
         metadata={"description": "The creator chose the seed: hidden information is known to them."},
     )
     result = fields.Dict(metadata={"description": "Present once the scoring job has recorded the result."})
+    analysis = fields.String(
+        validate=validate.OneOf(("queued", "running", "done", "failed")),
+        metadata={
+            "description": "Once the match has ended and someone asked for its analysis: where it stands "
+            "(GET /v1/matches/{id}/analysis has it)."
+        },
+    )
     undo = fields.String(required=True, metadata={"description": "none, until_next_action or with_consent."})
     clock = fields.Dict(
         metadata={
@@ -835,3 +848,100 @@ class PlayerMatchesSchema(Schema):
         metadata={"description": "Newest first; mu, sigma and rating as the match left them."},
     )
     next_cursor = fields.String(required=True, allow_none=True)
+
+
+CLASSIFICATIONS = ("best", "good", "inaccuracy", "mistake", "blunder")
+ACTION_REF = {"allOf": [{"$ref": "#/components/schemas/Action"}]}
+
+
+class AnalysedMoveSchema(Schema):
+    version = fields.Integer(
+        required=True, metadata={"description": "The version of the action's first entry in the log."}
+    )
+    seat = fields.Integer(required=True)
+    action = fields.Dict(
+        required=True, metadata={"description": "The action the seat played, as it was posted.", **ACTION_REF}
+    )
+    alternatives = fields.Integer(
+        required=True,
+        metadata={"description": "How many legal actions the seat had, as far as it could see."},
+    )
+    forced = fields.Boolean(
+        required=True, metadata={"description": "The only legal action: best, and left out of the accuracy."}
+    )
+    loss = fields.Float(
+        required=True,
+        metadata={"description": "Points below the best action found (0: the played one is best)."},
+    )
+    classification = fields.String(required=True, validate=validate.OneOf(CLASSIFICATIONS))
+    value = fields.Float(
+        metadata={
+            "description": "The played action's value for the seat, in the game's points (not when forced)."
+        }
+    )
+    best_value = fields.Float(metadata={"description": "The best value found (not when forced)."})
+    best_action = fields.Dict(
+        metadata={
+            "description": "The best action found, from what the seat could see (not when forced).",
+            **ACTION_REF,
+        }
+    )
+
+
+class AnalysedSeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    actions = fields.Integer(
+        required=True, metadata={"description": "Actions analysed, forced ones included."}
+    )
+    forced = fields.Integer(required=True)
+    accuracy = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "0 to 100: the mean of 100 exp(-loss / 5) over the seat's unforced actions "
+            "(null: none)."
+        },
+    )
+    average_loss = fields.Float(required=True, allow_none=True)
+    classifications = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(CLASSIFICATIONS)),
+        values=fields.Integer(),
+        required=True,
+        metadata={"description": "How many unforced actions fell in each class."},
+    )
+
+
+class AnalysisResultSchema(Schema):
+    game = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "The log version analysed (its last)."})
+    method = fields.String(required=True, metadata={"description": "How the game's analyst values a choice."})
+    thresholds = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(CLASSIFICATIONS[:-1])),
+        values=fields.Float(),
+        required=True,
+        metadata={"description": "Each class's largest loss, in points; above mistake's: blunder."},
+    )
+    seats = fields.List(fields.Nested(AnalysedSeatSchema), required=True)
+    moves = fields.List(
+        fields.Nested(AnalysedMoveSchema), required=True, metadata={"description": "In log order."}
+    )
+
+
+class AnalysisProgressSchema(Schema):
+    done = fields.Integer(required=True)
+    total = fields.Integer(required=True, metadata={"description": "0 until the job has read the log."})
+
+
+class AnalysisSchema(Schema):
+    match = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(("queued", "running", "done", "failed")))
+    job_id = fields.String(
+        required=True, metadata={"description": "The background job that analyses the match."}
+    )
+    progress = fields.Nested(AnalysisProgressSchema, required=True)
+    requested_at = fields.String(required=True)
+    finished_at = fields.String(metadata={"description": "Once done."})
+    analysis = fields.Nested(
+        AnalysisResultSchema, metadata={"description": "Once done; kept, never recomputed."}
+    )
+    error = fields.String(metadata={"description": "Why it failed (failed: asking again retries)."})

@@ -85,6 +85,19 @@ def summary(match_id: str, state: MatchState, at: str) -> dict[str, Any]:
     return body
 
 
+def player_ids(entries) -> dict[int, str]:
+    """Each seat's platform player id, of whoever holds it now (``match_created``, then the joins and seat
+    replacements in the log); a seat without one (anonymous, a bot, a person the platform did not name)
+    is absent."""
+    held: dict[int, str | None] = {}
+    for entry in entries:
+        if entry.type == "match_created":
+            held.update({seat["seat"]: seat.get("player") for seat in entry.data["players"]})
+        elif entry.type in ("seat_joined", "seat_replaced"):
+            held[entry.data["seat"]] = entry.data.get("player")
+    return {seat: player for seat, player in held.items() if player}
+
+
 def provisional(state: MatchState) -> dict[str, Any]:
     """The scores of a match still running, for whoever asked (any seat, the platform). Where the game
     hides information they are withheld: they count what only some seats may see (Blackout: Hong Kong

@@ -43,3 +43,31 @@ def random_playout(
         state = played.states[-1] if played else state
         moves += 1
     return state
+
+
+def bot_match_log(game_id: str, bots: list[str], seed: str = "analysis", **options) -> list:
+    """A whole log (``Recorded`` entries, ``seed_revealed`` included) of a match every seat of which a bot
+    plays, made with the server's own pure steps (``service.lifecycle``): no Redis, no API."""
+    from service import lifecycle, replay
+    from service.games import GAMES
+
+    game = GAMES[game_id]
+    resolved = lifecycle.check_options(game_id, options, len(bots))
+    secret = lifecycle.SeedSecret(seed, "salt-" + seed)
+    at = "2026-11-27T12:00:00.000Z"
+    step = lifecycle.begin(
+        game_id,
+        resolved,
+        [f"{bot} bot" for bot in bots],
+        secret,
+        at,
+        packs.content_for(game, resolved),
+        bots=bots,
+    )
+    entries = list(step.entries)
+    while not step.state.finished:
+        seat = step.state.to_act()[0]
+        action = lifecycle.bot_action(step.state, seat, secret)
+        step = lifecycle.act(step.state, seat, action, secret, at, by=replay.by_bot(bots[seat]))
+        entries += step.entries
+    return entries

@@ -197,3 +197,15 @@ def rebuild_ratings(platform: str, pool: str, match_ids: list[str], namespace: s
     count = _players(namespace).write_pool(platform, pool, rated)
     metrics.JOBS.labels("rebuild_ratings", "finished").inc()
     return {"pool": pool, "matches": count}
+
+
+def analyse_match(match_id: str, namespace: str) -> dict[str, Any]:
+    """Analyse a finished match (``service.analysis``), keeping its progress and result beside it; run twice,
+    the result kept first stays (the analysis is pure: both runs compute the same one)."""
+    try:
+        answer = _matches(namespace).analyse(match_id)
+    except Exception:
+        metrics.JOBS.labels("analyse_match", "failed").inc()
+        raise
+    metrics.JOBS.labels("analyse_match", "finished").inc()
+    return answer

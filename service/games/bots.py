@@ -22,7 +22,8 @@ class SeatView:
     legal_actions: list[dict[str, Any]]
     standing_after: Callable[[int], dict[str, Any]] = field(repr=False)
     """``standing_after(i)``: ``{"scores", "ranks"}`` right after legal action ``i``, played on the game's
-    ``imagined`` state (a die or an injury it shows is not the one the match will draw)."""
+    ``seen_by`` state (what the seat could know: another hand, a draw or a roll to come decided by its view
+    alone, never the match's own)."""
     state: dict[str, Any] | None = field(default=None, repr=False)
     """The game state itself, given only in games with neither hidden information nor chance, where
     the seat sees all of it anyway: what a search bot plays ahead from."""

@@ -41,6 +41,7 @@ from service.games.protocol import (
     Contract,
     Event,
     GameInfo,
+    IllegalAction,
     Packs,
     Played,
     RecordFormat,
@@ -128,6 +129,9 @@ class Engine:
     """JSON Schemas of what the game shows; its package sets them on the instance from ``contract.json``."""
     action_names: ActionNames | None = None
     """The API's names for the game's actions where they differ from its engine's (``protocol.ActionNames``)."""
+    analyst: Analyst | None = None
+    """How the analysis of a finished match (``service.analysis``) values a seat's choices; None: the game
+    has no analysis (the API says ``analysis_unavailable``). A game need not have one."""
 
     _appliers: ClassVar[dict[str, Callable]] = {}
     event_types: frozenset[str] = frozenset()
@@ -200,11 +204,13 @@ class Engine:
     def event_view(self, event: Event, seat: int | None) -> Event:
         return event
 
-    def imagined(self, state: State, seat: int) -> State:
-        """The state a bot of ``seat`` plays its moves ahead on: by default the state itself. A game
-        whose hidden parts (a key for rolls to come) would tell a bot what its seat cannot know puts
-        there what the seat could imagine instead."""
-        return state
+    def seen_by(self, state: State, seat: int) -> State | None:
+        """A state made only of what ``seat`` may see, for the analysis to judge its choices from: every
+        hidden part replaced by what the seat's view alone decides (a determinization). The state itself
+        in a game with neither hidden information nor chance; None (no analysis) in any other game that
+        does not say how."""
+        hidden = self.info.hidden_information or self.info.chance
+        return None if hidden else state
 
     def reveals(self, event: Event) -> bool:
         """Whether ``event`` showed someone what was hidden (no undo past it): by default, whether its
@@ -237,6 +243,29 @@ class Engine:
 
     def scores(self, state: State) -> dict[str, Any]:
         raise NotImplementedError
+
+
+class Analyst:
+    """Values a seat's choices for the analysis of a finished match: the base one, for any game, is one
+    step ahead, each legal action by the points it leaves the seat with (``scores`` right after it).
+
+    ``values`` gets the state ``Engine.seen_by`` made for the seat (never the true state of a game with
+    hidden information), the seat, its legal actions there and the index of the one it played; it gives
+    each action's value for the seat in points, higher better, or None for one it did not look at (a
+    search looks at its most promising few, and always at the played one)."""
+
+    method = "one step: the points each choice leaves the seat with"
+
+    def values(self, engine: Engine, state: State, seat: int, actions: list[Action], played: int):
+        return [self._points_after(engine, state, seat, action) for action in actions]
+
+    @staticmethod
+    def _points_after(engine: Engine, state: State, seat: int, action: Action) -> float | None:
+        try:
+            after = engine.play(state, seat, action).states[-1]
+        except IllegalAction:  # refused only in the seat's picture of the game: not an alternative it had
+            return None
+        return engine.scores(after)["scores"][seat]
 
 
 def option_defaults(schema: dict[str, Any]) -> dict[str, Any]:

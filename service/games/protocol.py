@@ -349,6 +349,16 @@ class Game(Protocol):
         look): an action that brought one cannot be undone. A game whose event reveals only in some
         cases (a tile placed from a face-down pile, not from the market) says so with ``reveals``."""
 
+    @property
+    def analyst(self) -> Any:
+        """``service.games.kit.Analyst`` or None: how the analysis of a finished match values a seat's
+        choices (``service.analysis``); it is given only ``seen_by``'s state. None: the game has no
+        analysis."""
+
+    def seen_by(self, state: State, seat: int) -> State | None:
+        """A state made only of what ``seat`` may see (every hidden part decided by its view alone), for
+        the analysis and for a bot's look ahead; None when the game cannot make one."""
+
     def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
         """Options with every default filled in; raises InvalidOptions.
 
@@ -384,11 +394,15 @@ class Game(Protocol):
         """The result: at least ``scores`` and ``ranks`` (1 = best, ties share), one per seat."""
 
 
-def imagined(game: Game, state: State, seat: int) -> State:
+def looked_ahead_on(game: Game, state: State, seat: int) -> State:
     """The state a bot of ``seat`` plays its moves ahead on (the greedy bot's standing after each legal
-    action): the game's ``imagined(state, seat)`` when it has one, else the state itself."""
-    imagine = getattr(game, "imagined", None)
-    return imagine(state, seat) if imagine is not None else state
+    action): the game's ``seen_by(state, seat)``, where every hidden part (another hand, the deck's order,
+    rolls to come) is decided by the seat's view alone, so a bot's choice never tells anyone what its seat
+    could not see; the state itself in a game that has nothing hidden (every game with hidden information
+    or chance makes one: tests/test_bots.py)."""
+    seen_by = getattr(game, "seen_by", None)
+    seen = seen_by(state, seat) if seen_by is not None else None
+    return state if seen is None else seen
 
 
 def reveals(game: Game, event: Event) -> bool:

@@ -251,3 +251,31 @@ def test_the_viewer_says_who_a_bot_moves_for_whose_colours_and_which_score_wins(
     page.goto(f"{server.base}/matches/{finished}")
     page.wait_for_selector("#result:not([hidden])")
     assert page.locator("#result-order").inner_text().startswith("Rank 1 wins")
+
+
+def test_an_ended_match_is_analysed_from_the_viewer_with_a_graph_and_classes(server, page):
+    match_id, _ = play(server, "block-block")
+    page.goto(f"{server.base}/matches/{match_id}")
+    page.wait_for_selector("#board svg")
+    page.locator("#analyse").click()  # the viewer asks; serve's worker analyses
+    page.wait_for_selector("#analysis-graph svg polyline", timeout=120_000)
+    status, answer = server("GET", f"/v1/matches/{match_id}/analysis")
+    assert status == 200 and answer["status"] == "done"
+    moves = answer["analysis"]["moves"]
+    lines = page.locator("#analysis-graph svg polyline")
+    assert sorted(lines.nth(i).get_attribute("data-seat") for i in range(lines.count())) == ["0", "1"]
+    assert page.locator("#analysis-graph svg circle").count() == len([m for m in moves if not m["forced"]])
+    badges = page.locator("#events li .judged")
+    assert badges.count() == len(moves)
+    for move in moves:
+        badge = page.locator(f"#events li[data-version='{move['version']}'] .judged")
+        assert badge.inner_text() == move["classification"]
+    assert page.locator("#analysis-seats tbody tr").count() == 2
+    page.locator(f"#analysis-graph svg circle[data-version='{moves[-1]['version']}']").click()
+    page.wait_for_selector(f"#board[data-version='{moves[-1]['version']}']")
+    # a second visit finds the analysis kept, and shows it at once
+    page.reload()
+    page.wait_for_selector("#analysis-graph svg polyline")
+    assert page.locator("#analyse").is_hidden()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "viewer-analysis.png"), full_page=True)

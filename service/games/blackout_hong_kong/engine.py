@@ -62,7 +62,7 @@ from service.games.blackout_hong_kong.effects import DECISIONS, check_effects
 from service.games.blackout_hong_kong.free_actions import FREE_ACTIONS
 from service.games.blackout_hong_kong.planning import roll_until_valid  # noqa: F401 (the Appendix A tests use it)
 from service.games.blackout_hong_kong.svg import render_svg
-from service.games.kit import Engine, Turn, applies
+from service.games.kit import Analyst, Engine, Turn, applies
 from service.games.protocol import Action, Event, GameInfo, Packs, State
 
 POWER_REWARDS = {
@@ -101,6 +101,7 @@ ACTIONS = {
 
 
 class BlackoutHongKong(Engine):
+    analyst = Analyst()  # one step: the points each choice leaves the seat with
     info = GameInfo(
         id="blackout-hong-kong",
         name="Blackout: Hong Kong",
@@ -201,8 +202,8 @@ class BlackoutHongKong(Engine):
     def event_view(self, event: Event, seat: int | None) -> Event:
         return visibility.event_view(event, seat)
 
-    def imagined(self, state: State, seat: int) -> State:
-        return visibility.imagined(state, seat)
+    def seen_by(self, state: State, seat: int) -> State:
+        return visibility.seen_by(state, seat)
 
     def scores(self, state: State) -> dict[str, Any]:
         return scoring.scores(state)

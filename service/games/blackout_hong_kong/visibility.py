@@ -6,12 +6,14 @@ OWNED_FACEDOWN_TILE_VISIBILITY is PUBLIC; simultaneous Phase 6/7 choices stay hi
 has chosen; decks are counts. A stabilised district's tiles go back to the box unseen: its event
 carries how many (``tiles_returned``), not which.
 
-``imagined`` is what a bot plays its moves ahead on: the state without the key of rolls to come.
+``seen_by`` is the state as a seat could know it (every hidden part decided by its view alone): what the
+analysis of a finished match judges a seat's choices from, and what a bot plays its moves ahead on.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 from service.games.blackout_hong_kong.board import board_of
@@ -208,12 +210,75 @@ def _card_summary(card: dict) -> dict[str, Any]:
     )
 
 
-IMAGINED_RNG = hashlib.sha256(b"blackout-hong-kong:imagined").hexdigest()
+def seen_by(state: State, seat: int) -> State:
+    """The state as ``seat`` could know it (for the analysis of a finished match): everything hidden from
+    it replaced by what its view alone decides. The cards it cannot see (the other hands, the others'
+    face-down slot cards, the objective deck) are pooled, sorted and dealt back in the same places and
+    sizes, the reserve deck sorted; the tiles it has not seen (face down in the districts, the others'
+    owned face-down tiles, the box) likewise; the others' unrevealed plans and secret choices are taken
+    back (they choose again, after it); and the generator of dice not yet rolled is replaced by one
+    seeded from the seat's view. Two states that look the same to the seat give the same state here."""
+    key = str(seat)
+    players = [dict(p) for p in state["players"]]
+    others = [p for p in players if p["seat"] != seat]
+    # cards: hands, then face-down slot entries, then the deck
+    hidden_cards = [c for p in others for c in p["hand"]]
+    hidden_cards += [e["card"] for p in others for stack in p["slots"] for e in stack if not e["faceUp"]]
+    pool = iter(sorted(hidden_cards) + sorted(state["deck"]))
+    for p in others:
+        p["hand"] = [next(pool) for _ in p["hand"]]
+    for p in others:
+        p["slots"] = [
+            [e if e["faceUp"] else {**e, "card": next(pool)} for e in stack] for stack in p["slots"]
+        ]
+    deck = list(pool)
+    # tiles: the positions the seat has no sight of
+    patrolled = state["turn"].get("patrol") if state["step"] == "p4" and state["active"] == seat else None
+    public_owned = state["options"]["OWNED_FACEDOWN_TILE_VISIBILITY"] == "PUBLIC"
+    unseen = sorted(
+        tile
+        for district_id, district in state["districts"].items()
+        for tile in district["tiles"]
+        if not _known(state, tile, seat) and district_id != patrolled
+    )
+    unseen += sorted(
+        t["tile"] for p in others for t in p["tiles"] if not t["faceUp"] and not public_owned
+    ) + sorted(state["box_tiles"])
+    tiles = iter(sorted(unseen))
+    renamed = {old: next(tiles) for old in unseen}
+    districts = {
+        d_id: {**d, "tiles": [renamed.get(t, t) for t in d["tiles"]]}
+        for d_id, d in state["districts"].items()
+    }
+    for p in others:
+        p["tiles"] = [{**t, "tile": renamed.get(t["tile"], t["tile"])} for t in p["tiles"]]
+    flags = {renamed.get(t, t): flag for t, flag in state["tiles"].items()}
+    # the others' secret choices: not made yet, as far as the seat knows
+    plans = {k: v for k, v in state["plans"].items() if k == key}
+    collect = state["collect"]
+    if collect and state["options"]["P6_P7_SIMULTANEOUS"]:
+        taken_back = [int(k) for k in collect["submitted"] if k != key]
+        collect = {
+            **collect,
+            "submitted": {k: v for k, v in collect["submitted"].items() if k == key},
+            "waiting": [s for s in state["order"] if s in collect["waiting"] or s in taken_back],
+        }
+    seen = view(state, seat)
+    rng = hashlib.sha256(json.dumps(seen, sort_keys=True, default=str).encode()).hexdigest()
+    return {
+        **state,
+        "players": players,
+        "deck": deck,
+        "reserve": sorted(state["reserve"]),
+        "districts": districts,
+        "tiles": flags,
+        "box_tiles": sorted(state["box_tiles"]),
+        "plans": plans,
+        "collect": collect,
+        "rng": rng,
+    }
 
 
-def imagined(state: State, seat: int) -> State:
-    """What a bot of ``seat`` plays its moves ahead on: the state with the key of rolls and injuries to
-    come (``rng``, never shown) replaced by a public one, so an injury or a roll the bot foresees is one
-    anybody could work out, never the one the match will draw. (A key made from the seat's view would
-    do as well, at the cost of a view per move.)"""
-    return {**state, "rng": IMAGINED_RNG}
+def _known(state: State, tile: str, seat: int) -> bool:
+    flags = state["tiles"][tile]
+    return flags["faceUp"] or seat in flags["seenBy"]

@@ -18,6 +18,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from service.games.kit import Analyst
+
 NODES = {1: 200_000, 2: 500_000, 3: 1_500_000}
 """Per level: the node budget of one move's search."""
 WIN = 10_000
@@ -231,3 +233,29 @@ class _Search:
 
 
 BOT = BlockBlockStrongBot()
+
+
+class SearchAnalyst(Analyst):
+    """The analysis's values (``service.analysis``): the strong bot's search two plies deep for every legal
+    placement (the placement, then the opponent's best answer by the bot's quick value), exact where
+    the game ends; in points (the search counts half points), a decided game worth ``WIN / 2`` and more."""
+
+    method = "block-block-strong's search: every placement and the best answer to it (two plies)"
+
+    def values(self, engine, state: dict[str, Any], seat: int, actions, played: int) -> list[float | None]:
+        search = _Search(engine, budget=10**12, split=state["rules"]["half_piece_scoring"] == "SPLIT")
+        moves = {
+            (move[0], move[2].rotation, move[3].x, move[3].y): move
+            for move in engine.placements(state, state["to_move"])
+        }
+        values: list[float | None] = []
+        for action in actions:
+            move = moves.get((action.get("shape"), action.get("rotation"), action.get("x"), action.get("y")))
+            if move is None:
+                values.append(None)
+                continue
+            values.append(-search.negamax(search.child(state, move), 1, -WIN * 2, WIN * 2) / 2)
+        return values
+
+
+ANALYST = SearchAnalyst()

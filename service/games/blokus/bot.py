@@ -23,6 +23,7 @@ from typing import Any
 
 from service.games.blokus.engine import VARIANTS
 from service.games.blokus.geometry import ORIENTATIONS, PIECE_BY_NAME, PIECES
+from service.games.kit import Analyst
 
 WIDTH = {1: 6, 2: 12, 3: 24}
 """Per level: how many of the best placements by static score get the reply search."""
@@ -188,3 +189,42 @@ class _Search:
 
 
 BOT = BlokusStrongBot()
+
+
+class SearchAnalyst(Analyst):
+    """The analysis's values (``service.analysis``): the strong bot's search at level 1, from the seat that
+    played. Every placement gets the static value; the ``WIDTH[1]`` best by it and the played one get the
+    reply search, and the best of those is the best found. In squares, the unit of the static value."""
+
+    method = (
+        f"blokus-strong's search: static value of every placement, one reply deeper for the best {WIDTH[1]}"
+    )
+
+    def values(self, engine, state: dict[str, Any], seat: int, actions, played: int) -> list[float | None]:
+        moves = engine.all_placements(state)
+        variant = VARIANTS[state["variant"]]
+        search = _Search(engine, state, variant, seat)
+        by_action = {_key(_action(variant, move)): move for move in moves}
+        found = [by_action.get(_key(action)) for action in actions]
+        static = [None if m is None else search.value_after(m) for m in found]
+        valued = {i: v for i, v in enumerate(static) if v is not None}
+        ranked = sorted(valued, key=lambda i: (-valued[i], i))
+        values: list[float | None] = [None] * len(actions)
+        for i in {*ranked[: WIDTH[1]], played}:
+            if found[i] is not None:
+                values[i] = search.reply_value(found[i])
+            else:  # a pass: the position as it stands, for the seat
+                values[i] = sum(
+                    w * v
+                    for w, v in zip(
+                        search.weights(seat), search.colour_values(state["cells"], search.left, state["out"])
+                    )
+                )
+        return values
+
+
+def _key(action: dict[str, Any]) -> tuple:
+    return (action.get("colour"), action.get("piece"), tuple(sorted(map(tuple, action.get("cells", ())))))
+
+
+ANALYST = SearchAnalyst()

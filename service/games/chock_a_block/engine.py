@@ -58,7 +58,7 @@ from service.games.chock_a_block import (
 )
 from service.games.chock_a_block.actions import ChockABlockAction
 from service.games.chock_a_block.svg import render_svg
-from service.games.kit import Engine, Turn, applies
+from service.games.kit import Analyst, Engine, Turn, applies
 from service.games.protocol import (
     Action,
     Event,
@@ -75,6 +75,7 @@ HUMAN_STEPS = ("place", "neighbours", "tokens")
 
 
 class ChockABlock(Engine):
+    analyst = Analyst()  # one step: the points each choice leaves the seat with
     info = GameInfo(
         id="chock-a-block",
         name="Chock-a-Block",
@@ -1045,6 +1046,17 @@ class ChockABlock(Engine):
             "over": self.is_over(state),
             "result": result if self.is_over(state) else None,
         }
+
+    def seen_by(self, state: State, seat: int) -> State:
+        """The state as ``seat`` could know it (for the analysis of a finished match): the cards it cannot
+        see (the other hands, unless hands are open, and the deck) pooled, sorted and dealt back in the
+        same sizes, the tile pile sorted. Two states that look the same to the seat give the same state."""
+        hidden = [] if self._hands_open(state) else [i for i in range(len(state["seats"])) if i != seat]
+        pool = iter(sorted(c for i in hidden for c in state["seats"][i]["hand"]) + sorted(state["deck"]))
+        seats = list(state["seats"])
+        for i in hidden:
+            seats[i] = {**seats[i], "hand": [next(pool) for _ in seats[i]["hand"]]}
+        return {**state, "seats": seats, "deck": list(pool), "tile_pile": sorted(state["tile_pile"])}
 
     def event_view(self, event: Event, seat: int | None) -> Event:
         """A deck draw shows its card to the drawer only (8.4); every other event is public."""

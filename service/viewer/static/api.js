@@ -15,6 +15,18 @@ export async function getJson(path, headers = {}) {
   return body;
 }
 
+export async function postJson(path, body, headers = {}) {
+  const json = body === undefined ? {} : { "Content-Type": "application/json" };
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { Accept: "application/json", ...json, ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, answer);
+  return answer;
+}
+
 export async function getText(path, accept, headers = {}) {
   const response = await fetch(path, { headers: { Accept: accept, ...headers } });
   if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => null));

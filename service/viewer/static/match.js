@@ -1,4 +1,4 @@
-import { element, followLog, getJson, getText, players, showProblem } from "./api.js";
+import { element, followLog, getJson, getText, players, postJson, showProblem } from "./api.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const matchId = location.pathname.split("/").pop();
@@ -185,6 +185,125 @@ async function live() {
   }
 }
 
+// The analysis of an ended match: asked for with the button, followed while a worker makes it, then an
+// evaluation graph (each seat's value after its own actions, in the game's points) and each judged
+// action's class beside its entry.
+const SEAT_COLOURS = ["#1f6feb", "#d4a017", "#c0392b", "#2e8b57", "#8e44ad"];
+const GRAPH = { width: 600, height: 180, pad: 24, clip: 100 };
+
+function ended() {
+  return match.status === "finished" || match.status === "aborted";
+}
+
+let panelOpened = false;
+
+async function analysisPanel() {
+  if (!ended() || panelOpened) return;
+  panelOpened = true;
+  document.getElementById("analysis").hidden = false;
+  const button = document.getElementById("analyse");
+  if (!match.analysis) {
+    button.hidden = false;
+    button.addEventListener("click", async () => {
+      button.hidden = true;
+      await postJson(`/v1/matches/${matchId}/analysis`, undefined, auth).catch(showProblem);
+      followAnalysis().catch(showProblem);
+    }, { once: true });
+    return;
+  }
+  await followAnalysis();
+}
+
+async function followAnalysis() {
+  const status = document.getElementById("analysis-status");
+  for (;;) {
+    const answer = await getJson(`/v1/matches/${matchId}/analysis`, auth);
+    if (answer.status === "done") {
+      status.textContent = `Done: ${answer.analysis.moves.length} actions judged (${answer.analysis.method}).`;
+      showAnalysis(answer.analysis);
+      return;
+    }
+    if (answer.status === "failed") {
+      status.textContent = `The analysis failed: ${answer.error || "no reason given"}.`;
+      return;
+    }
+    const { done, total } = answer.progress;
+    status.textContent = answer.status === "queued" ? "Queued for a worker." : `Running: ${done} of ${total} actions judged.`;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+function showAnalysis(analysis) {
+  for (const move of analysis.moves) {
+    const item = list.querySelector(`[data-version="${move.version}"]`);
+    if (!item || item.querySelector(".judged")) continue;
+    const loss = move.forced ? "the only legal action" : `${move.loss} points below the best found`;
+    item.append(element("span", {
+      class: `judged judged-${move.classification}`,
+      "data-classification": move.classification,
+      title: `${seatName(move.seat)}: ${move.classification}, ${loss}`,
+    }, move.classification));
+  }
+  const rows = document.querySelector("#analysis-seats tbody");
+  rows.replaceChildren(...analysis.seats.map((seat) => element("tr", { "data-seat": String(seat.seat) },
+    element("td", {}, seatName(seat.seat)),
+    element("td", {}, seat.accuracy === null ? "n/a" : `${seat.accuracy} %`),
+    ...["best", "good", "inaccuracy", "mistake", "blunder"].map((c) => element("td", {}, String(seat.classifications[c]))))));
+  document.getElementById("analysis-seats").hidden = false;
+  drawGraph(analysis);
+}
+
+function drawGraph(analysis) {
+  const figure = document.getElementById("analysis-graph");
+  const judged = analysis.moves.filter((m) => !m.forced);
+  // a decided game's value (BLOCK.BLOCK's thousands) would flatten the rest: the scale stops a little
+  // above the usual values, and the extreme ones sit at its edge
+  const sizes = judged.map((m) => Math.abs(m.value)).sort((a, b) => a - b);
+  const bound = Math.min(GRAPH.clip, Math.max(5, 1.5 * (sizes[Math.floor(0.9 * (sizes.length - 1))] || 0)));
+  const clip = (v) => Math.max(-bound, Math.min(bound, v));
+  const values = judged.map((m) => clip(m.value));
+  const low = Math.min(0, ...values), high = Math.max(1, ...values);
+  const x = (version) => GRAPH.pad + (GRAPH.width - 2 * GRAPH.pad) * (version - 1) / Math.max(1, latest - 1);
+  const y = (value) => GRAPH.height - GRAPH.pad - (GRAPH.height - 2 * GRAPH.pad) * (clip(value) - low) / (high - low);
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("viewBox", `0 0 ${GRAPH.width} ${GRAPH.height}`);
+  svg.setAttribute("role", "img");
+  const node = (tag, attributes, text) => {
+    const made = document.createElementNS(SVG_NS, tag);
+    for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
+    if (text !== undefined) made.textContent = text;
+    return made;
+  };
+  svg.append(node("title", {}, "Evaluation over the match: each seat's value after its actions, in points"));
+  svg.append(node("line", { x1: GRAPH.pad, x2: GRAPH.width - GRAPH.pad, y1: y(0), y2: y(0), stroke: "#bbb" }));
+  svg.append(node("text", { x: 2, y: y(high) + 4, "font-size": 10 }, String(Math.round(high))));
+  svg.append(node("text", { x: 2, y: y(low) + 4, "font-size": 10 }, String(Math.round(low))));
+  for (const seat of analysis.seats) {
+    const own = judged.filter((m) => m.seat === seat.seat);
+    if (!own.length) continue;
+    const colour = SEAT_COLOURS[seat.seat % SEAT_COLOURS.length];
+    svg.append(node("polyline", {
+      "data-seat": String(seat.seat), fill: "none", stroke: colour, "stroke-width": 2,
+      points: own.map((m) => `${x(m.version).toFixed(1)},${y(m.value).toFixed(1)}`).join(" "),
+    }));
+    for (const m of own) {
+      const marked = ["mistake", "blunder", "inaccuracy"].includes(m.classification);
+      const dot = node("circle", {
+        cx: x(m.version).toFixed(1), cy: y(m.value).toFixed(1), r: marked ? 4 : 2.5,
+        fill: marked ? "#fff" : colour, stroke: colour, "stroke-width": marked ? 2 : 1,
+        "data-version": String(m.version), "data-classification": m.classification,
+      });
+      dot.append(node("title", {}, `${m.version}. ${seatName(m.seat)}: ${m.classification} (${m.value} points)`));
+      dot.addEventListener("click", () => show(m.version));
+      svg.append(dot);
+    }
+  }
+  figure.replaceChildren(svg, node("figcaption", {}, ""));
+  figure.querySelector("figcaption").replaceWith(element("figcaption", {},
+    analysis.seats.map((s) => `${seatName(s.seat)}: ${["blue", "yellow", "red", "green", "purple"][s.seat % 5]} line`).join("; ")));
+  figure.hidden = false;
+}
+
 function keys(event) {
   if (event.target === slider || event.altKey || event.ctrlKey || event.metaKey) return;
   const to = { ArrowLeft: shown - 1, ArrowRight: shown + 1, Home: 1, End: latest }[event.key];
@@ -210,7 +329,10 @@ async function main() {
   document.getElementById("next").addEventListener("click", () => show(shown + 1));
   document.getElementById("last").addEventListener("click", () => show(latest));
   document.addEventListener("keydown", keys);
+  analysisPanel().catch(showProblem);
   await live();
+  analysisPanel().catch(showProblem);  // a match that ended while watched
+
 }
 
 main().catch(showProblem);
