@@ -8,12 +8,13 @@ import random
 import pytest
 
 from service import lifecycle
-from service.games import GAMES
+from service.games import GAMES, protocol
 from service.games.bots import BOTS, GreedyBot, SeatView
 from service.keys import Keys
 from service.lifecycle import SeedSecret
 from service.platforms import Platforms
 from service.replay import MatchState
+from tests.engines import new_state, play
 from tests.helpers import bearer, full_log
 
 
@@ -82,6 +83,45 @@ def test_greedy_never_sees_a_roll_before_it_is_made():
                 compared += 1
             game = engine.play(game, seat, rng.choice(legal)).states[-1]
     assert compared >= 5
+
+
+HIDDEN_OR_CHANCE = [g for g in GAMES.values() if g.info.hidden_information or g.info.chance]
+
+
+def _shuffled(items: list, rng: random.Random) -> list:
+    return rng.sample(items, len(items))
+
+
+SCRAMBLED = {  # another match the seat cannot tell apart: the deck in another order, other rolls to come
+    "chock-a-block": lambda state, rng: {**state, "deck": _shuffled(state["deck"], rng)},
+    "blackout-hong-kong": lambda state, rng: {
+        **state,
+        "deck": _shuffled(state["deck"], rng),
+        "rng": f"{rng.getrandbits(256):064x}",
+    },
+}
+
+
+@pytest.mark.parametrize("game", HIDDEN_OR_CHANCE, ids=lambda g: g.info.id)
+def test_a_bot_looks_ahead_only_on_what_its_seat_could_see(game):
+    """Every game with hidden information or chance makes the state its seat could know (``seen_by``),
+    and the greedy bot's look ahead is played on it: the same for two matches its seat cannot tell apart,
+    whatever the others hold, however the deck lies, whichever rolls are to come."""
+    rng = random.Random(5)
+    for seed in ("a", "b", "c"):
+        state = new_state(game, 2, seed)
+        for _ in range(rng.randrange(0, 30)):
+            if game.is_over(state) or not game.to_act(state):
+                break
+            seat = game.to_act(state)[0]
+            state = play(game, state, seat, rng.choice(game.legal_actions(state, seat)))
+        seat = (game.to_act(state) or [0])[0]
+        seen = game.seen_by(state, seat)
+        assert seen is not None
+        assert protocol.looked_ahead_on(game, state, seat) == seen
+        assert game.view(seen, seat) == game.view(state, seat)  # the seat's own picture is kept
+        assert game.seen_by(seen, seat) == seen  # what it decides depends on the seat's view alone
+        assert game.seen_by(SCRAMBLED[game.info.id](state, rng), seat) == seen, "it read a hidden part"
 
 
 def test_a_bot_is_given_the_seat_view_and_nothing_else():
