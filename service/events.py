@@ -157,8 +157,9 @@ class EventStore:
         self._claim = redis_client.register_script(CLAIM)
         self._release = redis_client.register_script(RELEASE)
         self._poll_s: dict[str, float] = {}  # per polling reader: its current interval
-        # the append's own connections, driven directly (``Lines``); with replicated durability the append
-        # goes with its WAIT down one pooled connection, on a cluster to the node that owns the match
+        # the append's own connections, driven directly (``Lines``), and the reads of a match's log; with
+        # replicated durability the append goes with its WAIT down one pooled connection, on a cluster to the
+        # node that owns the match
         self._lines = Lines(redis_client) if not self.replicated and Lines.possible(redis_client) else None
 
     @classmethod
@@ -321,8 +322,14 @@ class EventStore:
         end = "+" if until is None else f"{until}-0"
         if until is not None and until <= after:
             return []
-        entries = self.redis.xrange(self.keys.log(match_id), f"{after + 1}-0", end, count=limit)
-        return [decode(entry_id, fields) for entry_id, fields in entries]
+        if self._lines is None:
+            entries = self.redis.xrange(self.keys.log(match_id), f"{after + 1}-0", end, count=limit)
+            return [decode(entry_id, fields) for entry_id, fields in entries]
+        # the read of a worker whose copy of the match is behind (another process made the last move): on
+        # the append's own lines, the reply's field lists made dicts as redis-py's xrange makes them
+        command = ("XRANGE", self.keys.log(match_id), f"{after + 1}-0", end)
+        reply = self._lines.call(*command, "COUNT", limit) if limit else self._lines.call(*command)
+        return [decode(entry_id, dict(zip(fields[::2], fields[1::2]))) for entry_id, fields in reply]
 
     # -- the feed the workers follow --------------------------------------------------
 

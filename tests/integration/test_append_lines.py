@@ -1,6 +1,6 @@
 """The append's own connections (``service.redis_client.Lines``) against redis-py's path, on a real Redis:
 random games of all four games appended through both give the same log, byte for byte (entries, hashes,
-times), the same feed notices and the same idempotency records; the script's NOSCRIPT fallback, the retry
+times), the same feed notices and the same idempotency records, and read back the same; the script's NOSCRIPT fallback, the retry
 after a broken connection, error replies and a full set of lines behave as redis-py's path does. And the
 append's packed times (``_packed_time``) are the checked ones (``_packed_time_checked``)."""
 
@@ -75,7 +75,10 @@ def test_random_games_are_stored_the_same_through_the_lines_and_through_redis_py
         with pytest.raises(VersionConflict):
             store.append("m", 1, None, entries)
     assert _stored(real_redis, fast.keys, "m") == _stored(real_redis, reference.keys, "m")
-    assert [e.as_dict() for e in fast.read("m")] == [e.as_dict() for e in reference.read("m")]
+    for after, until, limit in [(0, None, None), (3, 10, None), (3, None, 4), (2, 9, 50), (9, 9, None)]:
+        assert [e.as_dict() for e in fast.read("m", after, until, limit)] == [
+            e.as_dict() for e in reference.read("m", after, until, limit)
+        ]
     for i in range(1, 40):
         if i % 3:
             assert real_redis.get(f"{fast.keys.namespace}:idem:{i}") == real_redis.get(
