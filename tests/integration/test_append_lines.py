@@ -1,8 +1,9 @@
-"""The append's own connections (``service.redis_client.Lines``) against redis-py's path, on a real Redis:
-random games of all four games appended through both give the same log, byte for byte (entries, hashes,
-times), the same feed notices and the same idempotency records, and read back the same; the script's NOSCRIPT fallback, the retry
-after a broken connection, error replies and a full set of lines behave as redis-py's path does. And the
-append's packed times (``_packed_time``) are the checked ones (``_packed_time_checked``)."""
+"""The append's own connections (``service.redis_client.Lines``) against redis-py's path, on a real
+Redis: random games of all four games appended through both give the same log, byte for byte (entries,
+hashes, times), the same feed notices and the same idempotency records, and read back the same; the
+script's NOSCRIPT fallback, the retry after a broken connection, error replies and a full set of lines
+behave as redis-py's path does. And the append's packed times (``_packed_time``) are the checked ones
+(``_packed_time_checked``)."""
 
 from __future__ import annotations
 
