@@ -96,7 +96,7 @@ class Lines:
     AUTH, SELECT, timeouts), and the same retry (``Retry(NoBackoff(), 1)``): after a connection error or a
     timeout the command goes once more on a fresh connection. Replies are redis-py's: an error reply raises
     redis-py's exception for it. More callers at once than ``size`` (greenlets of one worker) wait their turn
-    in redis-py's pool, as every other command does."""
+    on a connection of redis-py's pool, as every other command does."""
 
     def __init__(self, client: redis.Redis, size: int = 8):
         self._client = client
@@ -117,15 +117,15 @@ class Lines:
         )
 
     def call(self, *command):
-        """``client.execute_command(*command)``'s reply, through one of the lines: for a command redis-py
-        gives its raw reply (``EVALSHA``, ``GET``, not ``PING`` or ``SCRIPT LOAD``, which it turns into
-        ``True`` or text)."""
+        """The raw reply to ``command`` (as ``execute_command`` gives it for a command without a reply
+        callback: ``XRANGE``'s a list of ``[id, [field, value, ...]]``, ``PING``'s ``b"PONG"``), through one
+        of the lines, or through the pool when they are all in use."""
         packed = _hiredis.pack_command(command)
         try:
             line = self._idle.pop()
         except IndexError:
             if self._open >= self.size:
-                return self._client.execute_command(*command)
+                return self._pooled(command)
             line = self._new()
         try:
             reply = line.ask(packed)
@@ -145,6 +145,21 @@ class Lines:
         if isinstance(reply, redis.exceptions.ResponseError):
             raise reply
         return reply
+
+    def _pooled(self, command: tuple):
+        """The command on a connection of redis-py's pool, its reply raw as on a line (no reply callback:
+        ``XRANGE``'s is not made a list of dicts), with the pool's one retry on a fresh connection."""
+        connection = self._pool.get_connection()
+        try:
+            try:
+                connection.send_command(*command)
+                return connection.read_response()
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                connection.disconnect()
+                connection.send_command(*command)
+                return connection.read_response()
+        finally:
+            self._pool.release(connection)
 
     def _new(self) -> _Line:
         connection = self._pool.connection_class(**self._pool.connection_kwargs)

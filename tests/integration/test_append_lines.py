@@ -76,10 +76,12 @@ def test_random_games_are_stored_the_same_through_the_lines_and_through_redis_py
         with pytest.raises(VersionConflict):
             store.append("m", 1, None, entries)
     assert _stored(real_redis, fast.keys, "m") == _stored(real_redis, reference.keys, "m")
+    busy = EventStore(real_redis, fast.keys)
+    busy._lines.size = 0  # every line in use: through the pool
     for after, until, limit in [(0, None, None), (3, 10, None), (3, None, 4), (2, 9, 50), (9, 9, None)]:
-        assert [e.as_dict() for e in fast.read("m", after, until, limit)] == [
-            e.as_dict() for e in reference.read("m", after, until, limit)
-        ]
+        expected = [e.as_dict() for e in reference.read("m", after, until, limit)]
+        assert [e.as_dict() for e in fast.read("m", after, until, limit)] == expected
+        assert [e.as_dict() for e in busy.read("m", after, until, limit)] == expected
     for i in range(1, 40):
         if i % 3:
             assert real_redis.get(f"{fast.keys.namespace}:idem:{i}") == real_redis.get(
@@ -122,10 +124,16 @@ def test_error_replies_raise_redis_pys_exceptions_and_keep_the_line(real_redis):
     assert lines.call("ECHO", "hi") == b"hi" and lines._open == 1
 
 
-def test_more_callers_than_lines_go_through_the_pool(real_redis):
-    lines = Lines(real_redis, size=0)
-    assert lines.call("ECHO", "hi") == b"hi"
-    assert lines._open == 0 and lines._idle == []
+def test_more_callers_than_lines_go_through_the_pool_with_the_same_raw_replies(real_redis, settings):
+    key = f"{settings.namespace}:stream"
+    real_redis.xadd(key, {"a": "1", "b": "2"}, id="1-0")
+    full, lines = Lines(real_redis, size=0), Lines(real_redis)
+    for command in [("PING",), ("ECHO", "hi"), ("XRANGE", key, "-", "+"), ("XRANGE", key, "2-0", "+")]:
+        assert full.call(*command) == lines.call(*command), command
+    assert full.call("XRANGE", key, "-", "+") == [[b"1-0", [b"a", b"1", b"b", b"2"]]]
+    with pytest.raises(redis.exceptions.ResponseError, match="unknown command"):
+        full.call("NO-SUCH-COMMAND")
+    assert full._open == 0 and full._idle == []
 
 
 def test_a_child_process_never_uses_its_parents_lines(real_redis):
