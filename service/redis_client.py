@@ -87,10 +87,11 @@ _DIRECT = (
 
 class Lines:
     """A few connections of one client's own for the commands of a move (the append script, and the read
-    of the entries another process appended), each written and read directly: the command packed by hiredis, sent with one ``sendall``, the
-    reply parsed by hiredis as it comes. redis-py's per-command path around the same two system calls (the
-    pool's checkout with its pid check and its poll for unread bytes, the retry wrapper, the observability
-    hooks, its Python-side packing) cost more CPU than the Lua script itself.
+    of the entries another process appended), each written and read directly: the command packed by
+    hiredis, sent with one ``sendall``, the reply parsed by hiredis as it comes. redis-py's per-command path
+    around the same two system calls (the pool's checkout with its pid check and its poll for unread bytes,
+    the retry wrapper, the observability hooks, its Python-side packing) cost more CPU than the Lua script
+    itself.
 
     Same connections otherwise: made by the pool's own connection class and settings (TLS, unix sockets,
     AUTH, SELECT, timeouts), and the same retry (``Retry(NoBackoff(), 1)``): after a connection error or a
