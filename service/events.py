@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +37,7 @@ from redis.cluster import RedisCluster
 
 from service.chain import Recorded
 from service.keys import Keys
+from service.redis_client import Lines
 
 APPEND = """
 -- KEYS: log, feed, idempotency key
@@ -156,6 +158,10 @@ class EventStore:
         self._claim = redis_client.register_script(CLAIM)
         self._release = redis_client.register_script(RELEASE)
         self._poll_s: dict[str, float] = {}  # per polling reader: its current interval
+        # the append's own connections, driven directly (``Lines``), and the reads of a match's log; with
+        # replicated durability the append goes with its WAIT down one pooled connection, on a cluster to the
+        # node that owns the match
+        self._lines = Lines(redis_client) if not self.replicated and Lines.possible(redis_client) else None
 
     @classmethod
     def of(cls, redis_client: redis.Redis, settings) -> EventStore:
@@ -211,7 +217,10 @@ class EventStore:
             self.keys.feed(self.keys.partition(match_id)),
             remember.key if remember else self.keys.unused(match_id),
         )
-        outcome, value = self.durably(log, lambda client: self._evalsha(client, self._append, keys, args))
+        if self._lines is not None:
+            outcome, value = self._direct(self._append, keys, args)
+        else:
+            outcome, value = self.durably(log, lambda client: self._evalsha(client, self._append, keys, args))
         if outcome == b"replayed":
             return -1, value.decode()
         if outcome == b"conflict":
@@ -231,6 +240,16 @@ class EventStore:
         except redis.exceptions.NoScriptError:
             script.sha = client.script_load(script.script)
             return client.evalsha(script.sha, len(keys), *keys, *args)
+
+    def _direct(self, script, keys: tuple, args: list):
+        """``_evalsha`` on one of the append's own lines: EVALSHA, and on NOSCRIPT load it, run it again."""
+        lines = self._lines
+        assert lines is not None, "called only where the store has lines of its own"
+        try:
+            return lines.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:
+            script.sha = self.redis.script_load(script.script)  # rare: through redis-py
+            return lines.call("EVALSHA", script.sha, len(keys), *keys, *args)
 
     def remembered(self, key: str) -> str | None:
         """The answer kept under an idempotency key (once replicated, with replicated durability)."""
@@ -304,8 +323,14 @@ class EventStore:
         end = "+" if until is None else f"{until}-0"
         if until is not None and until <= after:
             return []
-        entries = self.redis.xrange(self.keys.log(match_id), f"{after + 1}-0", end, count=limit)
-        return [decode(entry_id, fields) for entry_id, fields in entries]
+        if self._lines is None:
+            entries = self.redis.xrange(self.keys.log(match_id), f"{after + 1}-0", end, count=limit)
+            return [decode(entry_id, fields) for entry_id, fields in entries]
+        # the read of a worker whose copy of the match is behind (another process made the last move): on
+        # the append's own lines, the reply's field lists made dicts as redis-py's xrange makes them
+        command = ("XRANGE", self.keys.log(match_id), f"{after + 1}-0", end)
+        reply = self._lines.call(*command, "COUNT", limit) if limit else self._lines.call(*command)
+        return [decode(entry_id, dict(zip(fields[::2], fields[1::2]))) for entry_id, fields in reply]
 
     # -- the feed the workers follow --------------------------------------------------
 
@@ -544,14 +569,34 @@ def _packed_hash(digest: str | None) -> bytes:
     return bytes.fromhex(digest) if digest else b""
 
 
+_NOW_SHAPE = re.compile(r"(19[7-9]\d|20\d\d)-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+"""``matches.now()``'s shape (milliseconds, UTC, 1970-2099): such a time comes back from its packed form
+the same (``tests/integration/test_append_lines.py`` checks it against ``_packed_time_checked``), so the
+append does not unpack it again to see."""
+
+
 def _packed_time(at: str) -> str:
+    if _NOW_SHAPE.fullmatch(at) is None:
+        return _packed_time_checked(at)
+    try:
+        moment = datetime.fromisoformat(at[:-1] + "+00:00")
+    except ValueError:  # the shape of a time, not a time (a 31st of February)
+        return at
+    return _base36(round(moment.timestamp() * 1000))
+
+
+def _packed_time_checked(at: str) -> str:
+    """The packed form of any time, only where it comes back the same: the reference of ``_packed_time``."""
     if not at.endswith("Z"):
         return at
     try:
         moment = datetime.fromisoformat(at[:-1] + "+00:00")  # C-fast, unlike strptime
     except ValueError:
         return at
-    packed = _base36(round(moment.timestamp() * 1000))
+    ms = round(moment.timestamp() * 1000)
+    if ms < 0:  # before 1970: kept as text (base 36 of a negative number never ends)
+        return at
+    packed = _base36(ms)
     return packed if _unpacked_time(packed.encode()) == at else at  # only what comes back the same
 
 

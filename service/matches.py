@@ -33,7 +33,7 @@ from service.listings import Listings
 from service.platforms import Platforms
 from service.redis_client import for_jobs
 from service.replay import SHELL_EVENTS, MatchState
-from service.repository import MatchNotFound, MatchRepository, Meta
+from service.repository import Lru, MatchNotFound, MatchRepository, Meta
 from service.schemas import name_refusal
 from service.serverkey import ServerKey
 from service.tokens import new_token, token_hash
@@ -120,6 +120,10 @@ class NoRecordFormat(Exception):
 class HiddenUntilRevealed(Exception):
     """What would tell hidden data (a legacy log's head hash) waits for the seed to be revealed."""
 
+
+ACTIVITY_EVERY_S = 60.0
+"""How often, at most, one process moves a match it appends to in the abandonment watch (``Matches._active``);
+a hundredth of ``abandon_after_s`` when that is shorter."""
 
 ABANDONED = "abandoned"
 """The ``reason`` of the ``match_aborted`` a match idle for ``MATCHLOG_ABANDON_AFTER_S`` ends with."""
@@ -230,6 +234,7 @@ class Matches:
         self._redis = redis_client
         self.analyses = Analyses(redis_client, self._keys)
         """The analyses of finished matches (``service.analyses``)."""
+        self._watched = Lru(cache_size)  # match id -> when this process last put it under the watch
 
     def _secret(self, match_id: str) -> lifecycle.SeedSecret:
         """The seed secret of a match still running (a finished match's log has revealed it: none is kept)."""
@@ -829,8 +834,17 @@ class Matches:
         )
 
     def _active(self, match_id: str) -> None:
-        """The match was appended to now (and is not over): abandonment counts from here."""
-        self._redis.zadd(self._keys.activity, {match_id: time.time() * 1000})
+        """The match was appended to now (and is not over): abandonment counts from here, give or take
+        ``ACTIVITY_EVERY_S``. The watch is only where to look: ``end_abandoned`` ends a match by its log's
+        last entry, so a watch a minute behind the log ends nothing early; and a move spared the write
+        is spared a round trip to Redis."""
+        at = time.time()
+        every = min(ACTIVITY_EVERY_S, self.settings.abandon_after_s / 100)
+        last = self._watched.get(match_id)
+        if last is not None and at - last < every:
+            return
+        self._redis.zadd(self._keys.activity, {match_id: at * 1000})
+        self._watched.put(match_id, at)
 
     def end_abandoned(self, limit: int = 100) -> list[str]:
         """End the matches with nothing appended for ``abandon_after_s`` (0: never) as abandoned:

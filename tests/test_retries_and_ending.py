@@ -396,6 +396,31 @@ def test_an_idle_match_is_ended_as_abandoned_and_leaves_the_open_and_active_list
     assert real_redis.zscore(Keys(settings.namespace).activity, active["id"]) is None
 
 
+def test_a_process_puts_a_match_it_moves_under_the_abandonment_watch_once_a_minute(
+    client, fake_redis, settings, monkeypatch
+):
+    from service import matches
+
+    created = client.post("/v1/matches", json={"game": "blokus", "players": players(4)}).json
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    watch = Keys(settings.namespace).activity
+
+    def move():
+        state = app_of(client).load(match_id)
+        seat = state.to_act()[0]
+        action = state.legal_actions(seat)[0]
+        assert act(client, match_id, tokens[seat], state.version, action).status_code == 201
+
+    move()
+    assert fake_redis.zscore(watch, match_id) is not None
+    fake_redis.zrem(watch, match_id)
+    move()  # a second later: the watch is a minute's precision, the log has the rest
+    assert fake_redis.zscore(watch, match_id) is None
+    monkeypatch.setattr(matches, "ACTIVITY_EVERY_S", 0.0)
+    move()
+    assert fake_redis.zscore(watch, match_id) is not None
+
+
 def test_an_undo_asked_after_a_concession_needs_only_the_seats_still_in_play(client):
     created = client.post(
         "/v1/matches", json={"game": "chock-a-block", "players": players(3), "undo": "with_consent"}

@@ -385,7 +385,9 @@ def _client(
             else:  # counted during the warm-up too: every refused action is a failure of the run
                 errors[f"HTTP {response.status}"] += 1
                 if len(samples) < 5:
-                    samples.append(f"HTTP {response.status}: {data[:300].decode(errors='replace')}")
+                    # a socket's answer is text already
+                    text = data if isinstance(data, str) else data.decode(errors="replace")
+                    samples.append(f"HTTP {response.status}: {text[:300]}")
                 match = None  # the match cannot go on from a refused action
         t = os.times()
         conn.close()
