@@ -79,6 +79,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -266,8 +267,12 @@ class ActionNames:
 
     def for_engine(self, action: Any) -> Any:
         """An action a client sent, in either names, in the engine's."""
-        engine_types = {new: old for old, new in self.types.items()}
-        return _renamed(action, engine_types, {new: old for old, new in self.fields.items()})
+        return _renamed(action, *self._engine_names)
+
+    @cached_property
+    def _engine_names(self) -> tuple[dict[str, str], dict[str, str]]:
+        """The API's names -> the engine's, made once (an action is loaded through them at every move)."""
+        return {new: old for old, new in self.types.items()}, {new: old for old, new in self.fields.items()}
 
 
 def _renamed(node: Any, types: Mapping[str, str], names: Mapping[str, str], top: bool = True) -> Any:
