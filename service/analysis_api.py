@@ -62,7 +62,7 @@ def get_analysis(match_id: str):
     ``done`` with the result, kept; 404 ``analysis_not_found`` when nobody has asked for it."""
     _reader(match_id)
     matches().engine_of(match_id)  # 404 match_not_found first
-    found = matches().analyses.read(match_id)
+    found = matches().analysis(match_id)
     if found is None:
         raise ApiError(
             404, "analysis_not_found", "nobody has asked for this match's analysis: POST to ask for it"

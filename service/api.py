@@ -495,7 +495,7 @@ def get_match(match_id: str):
         body["players"] = [
             {**p, "player": ids[p["seat"]]} if p["seat"] in ids else p for p in body["players"]
         ]
-    analysed = matches().analyses.status(match_id) if state.finished else None
+    analysed = matches().analysis_status(match_id) if state.finished else None
     if analysed is not None:
         body["analysis"] = analysed
     return body

@@ -232,8 +232,7 @@ class Matches:
         self._webhooks = Webhooks(redis_client, self._keys, self._server_key, self._repository.durably)
         self._repository.on_saved = self._relist
         self._redis = redis_client
-        self.analyses = Analyses(redis_client, self._keys)
-        """The analyses of finished matches (``service.analyses``)."""
+        self._analyses = Analyses(redis_client, self._keys)  # of finished matches (``service.analyses``)
         self._watched = Lru(cache_size)  # match id -> when this process last put it under the watch
 
     def _secret(self, match_id: str) -> lifecycle.SeedSecret:
@@ -725,26 +724,35 @@ class Matches:
         if not analysis.available(state.engine):
             raise analysis.NoAnalysis(f"{state.engine.info.name} has no analysis of its matches")
         job_id = f"analyse-{match_id}-{uuid.uuid4().hex[:8]}"
-        if self.analyses.claim(match_id, now(), job_id):
+        if self._analyses.claim(match_id, now(), job_id):
             self._jobs.enqueue_analysis(match_id, job_id)
-        answer = self.analyses.read(match_id)
+        answer = self._analyses.read(match_id)
         assert answer is not None, "claimed: by this request or an earlier one"
         return answer
 
+    def analysis(self, match_id: str) -> dict[str, Any] | None:
+        """The match's analysis as the API shows it (status, progress, the result once done); None when
+        nobody has asked for it."""
+        return self._analyses.read(match_id)
+
+    def analysis_status(self, match_id: str) -> str | None:
+        """Where the match's analysis stands (``queued``, ``running``, ``done``, ``failed``), or None."""
+        return self._analyses.status(match_id)
+
     def analyse(self, match_id: str) -> dict[str, Any]:
         """Run the match's analysis here (the job does), keeping its progress and its result."""
-        kept = self.analyses.read(match_id)
+        kept = self._analyses.read(match_id)
         if kept is not None and kept["status"] == "done":  # a second run of the job: nothing to do
             return {"match": match_id, "moves": len(kept["analysis"]["moves"])}
         _, entries = self.entries(match_id)
         try:
             result = analysis.analyse(
-                entries, lambda done, total: self.analyses.progress(match_id, done, total)
+                entries, lambda done, total: self._analyses.progress(match_id, done, total)
             )
         except Exception as error:
-            self.analyses.fail(match_id, f"{type(error).__name__}: {error}")
+            self._analyses.fail(match_id, f"{type(error).__name__}: {error}")
             raise
-        self.analyses.finish(match_id, result, now())
+        self._analyses.finish(match_id, result, now())
         return {"match": match_id, "moves": len(result["moves"])}
 
     def request_rating(self, match_id: str) -> None:
