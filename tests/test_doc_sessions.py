@@ -13,7 +13,16 @@ headers after it are not. A command whose comment says ``(printed as ...)`` (the
 answer) is run but not compared, and a ``$ # ...`` line is the page's narration.
 
 Blocks of a page with the same name are one session (shell variables carry over). ``K`` is a platform
-key made for the test (the pages make theirs with ``matchlog keys create``)."""
+key made for the test (the pages make theirs with ``matchlog keys create``). Commands run in a folder of
+their own, where ``.venv`` and ``examples`` are this checkout's.
+
+Two servers: by default one in this process (on fakeredis), a worker's jobs run after each command. A
+session marked ``<!-- session: <name>, served -->`` runs against a real ``matchlog serve`` (one API
+process, its rule worker and an embedded Redis in a folder of the test's, which ``--data`` on a page's
+``matchlog`` commands names instead of the page's): bots, clocks, deadlines, live feeds, sockets and
+webhooks happen as they do for a user, and the page waits for them as a user would. Both count their
+seeds (tests/doc_seeds.py), so a page's chance happens again as printed; ``MATCHLOG_DOC_SESSION=<name>``
+prints what the server answers to each command, for writing a page."""
 
 from __future__ import annotations
 
@@ -22,8 +31,13 @@ import os
 import re
 import shlex
 import subprocess
+import sys
+import tempfile
 import threading
+import time
+import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,11 +48,18 @@ from werkzeug.serving import make_server
 from service.app import create_app
 from service.keys import Keys
 from service.platforms import Platforms
+from tests import doc_seeds
 from tests.helpers import run_jobs
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
-PAGES = [DOCS / "tutorial.md", *sorted((DOCS / "howto").glob("*.md"))]
-MARK = re.compile(r"<!-- session: ([\w-]+) -->\s*\n```sh\n(.*?)\n```", re.S)
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = [
+    ROOT / "README.md",
+    DOCS / "tutorial.md",
+    *sorted((DOCS / "howto").glob("*.md")),
+    DOCS / "security.md",
+]
+MARK = re.compile(r"<!-- session: ([\w-]+)(, served)? -->\s*\n```sh\n(.*?)\n```", re.S)
 CUT = "\u2026"
 VOLATILE = re.compile(
     r"[0-9a-f]{8,64}"  # ids, hashes, salts, seeds, commitments (and their cut starts)
@@ -55,11 +76,12 @@ class Command:
 
 
 def sessions() -> dict[str, list[Command]]:
-    """Every marked session, by ``<page>:<name>``."""
+    """Every marked session, by ``<page>:<name>`` (``<page>:<name>, served`` for the real server's)."""
     found: dict[str, list[Command]] = {}
     for page in PAGES:
-        for name, block in MARK.findall(page.read_text(encoding="utf-8")):
-            found.setdefault(f"{page.relative_to(DOCS)}:{name}", []).extend(commands(block))
+        where = page.relative_to(DOCS) if page.is_relative_to(DOCS) else page.relative_to(ROOT)
+        for name, served, block in MARK.findall(page.read_text(encoding="utf-8")):
+            found.setdefault(f"{where}:{name}{served}", []).extend(commands(block))
     return found
 
 
@@ -116,25 +138,55 @@ def loose_json(text: str) -> Any:
     return json.loads("".join(out).rstrip().rstrip(",") + "".join(reversed(stack)))
 
 
+@dataclass
+class Server:
+    """Where a session runs: the server's port, the platform key ``K``, the folder its commands run in,
+    the data folder of a real server (``--data``), and what to do after each command."""
+
+    port: int
+    key: str
+    folder: Path
+    data: Path | None = None
+    settle: Any = lambda: None
+
+
 class Session:
-    def __init__(self, port: int, key: str, settle=lambda: None):
-        self.port, self.bound, self.settle = port, {}, settle
-        self.env = {**os.environ, "K": key}
+    def __init__(self, server: Server):
+        self.server, self.port, self.bound, self.settle = server, server.port, {}, server.settle
+        self.env = {
+            **os.environ,
+            "K": server.key,
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        }
+        if server.data:
+            self.env["MATCHLOG_DATA"] = str(server.data)
+        self.env.pop("REDIS_URL", None)  # the page's matchlog commands use the server's Redis, by --data
 
     def run(self, command: Command) -> str | None:
         if command.line.startswith("#"):
             return None
         line = command.line.replace("localhost:8000", f"127.0.0.1:{self.port}")
         line = line.replace("127.0.0.1:8000", f"127.0.0.1:{self.port}")
+        if self.server.data:
+            line = re.sub(r"--data \S+", f"--data {self.server.data}", line)
         for printed, served in sorted(self.bound.items(), key=lambda kv: -len(kv[0])):
             line = line.replace(printed, served)
         assignments = shlex.split(line, comments=True)
         if assignments and all(re.fullmatch(r"[A-Z_]+=\S*", word) for word in assignments):
             self.env.update(word.split("=", 1) for word in assignments)
             return None
-        done = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=60, env=self.env)
+        done = subprocess.run(
+            ["bash", "-c", line],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=self.env,
+            cwd=self.server.folder,
+        )
         assert done.returncode == 0, f"{command.line}\n{done.stderr}"
         self.settle()  # what a worker would do next (bots' moves, scoring), done before the next command
+        if os.environ.get("MATCHLOG_DOC_SESSION"):
+            print(f"$ {command.line}\n{done.stdout}")
         return done.stdout
 
     def check(self, command: Command, answer: str | None) -> None:
@@ -227,22 +279,95 @@ def _status(text: str) -> tuple[int | None, str]:
     return int(lines[0].split()[1]), body.strip()
 
 
-@pytest.fixture
-def server(settings, fake_redis) -> Iterator[tuple[int, str, Any]]:
+@contextmanager
+def in_process(settings, fake_redis, monkeypatch) -> Iterator[Server]:
+    """A server in this process on fakeredis; after each command, the jobs a worker would run."""
+    from service import lifecycle
+
+    monkeypatch.setattr(lifecycle, "secrets", doc_seeds.counted_secrets())
     app = create_app(settings, fake_redis)
     _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
     running = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=running.serve_forever, daemon=True)
     thread.start()
     try:
-        yield running.server_port, key, lambda: run_jobs(fake_redis, settings)
+        with _folder() as folder:
+            yield Server(running.server_port, key, folder, settle=lambda: run_jobs(fake_redis, settings))
     finally:
         running.shutdown()
         thread.join()
 
 
+@contextmanager
+def served() -> Iterator[Server]:
+    """A real ``matchlog serve`` (one API process, its worker, an embedded Redis) counting its seeds."""
+    with _folder() as folder:
+        data, port = folder / "matchlog-data", _free_port()
+        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE")}
+        env.update(
+            PYTHONPATH=f"{ROOT / 'tests' / 'doc_site'}:{ROOT}",
+            MATCHLOG_DOC_SEEDS="1",
+            MATCHLOG_WEBHOOKS_PRIVATE="1",  # the pages' receivers listen on loopback
+            MATCHLOG_DATA=str(data),
+        )
+        command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "1"]
+        process = subprocess.Popen(
+            command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            _wait_until_up(port, process)
+            made = subprocess.run(
+                [sys.executable, "-m", "service.cli", "keys", "create", "arena"],
+                env=env,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            key = json.loads(made.stdout.splitlines()[-1])["key"]
+            yield Server(port, key, folder, data=data)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+@contextmanager
+def _folder() -> Iterator[Path]:
+    """A folder for a session's commands, with this checkout's ``.venv`` and ``examples``."""
+    with tempfile.TemporaryDirectory(prefix="mldoc-") as name:
+        folder = Path(name)
+        (folder / ".venv").symlink_to(Path(sys.prefix))
+        (folder / "examples").symlink_to(ROOT / "examples")
+        yield folder
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_until_up(port: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("matchlog serve did not come up for the documentation's sessions")
+
+
 SESSIONS = sessions()
-CHECKED = ["tutorial.md", "howto/seats-and-lobby.md", "howto/undo.md", "howto/retries-and-ending.md"]
+CHECKED = [
+    "README.md",
+    "tutorial.md",
+    "howto/seats-and-lobby.md",
+    "howto/undo.md",
+    "howto/retries-and-ending.md",
+]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
 
 
@@ -252,15 +377,26 @@ def test_the_pages_said_to_be_checked_have_sessions():
 
 
 @pytest.mark.parametrize("name", sorted(SESSIONS))
-def test_a_documented_session_still_happens(server, name):
-    session = Session(*server)
-    for command in SESSIONS[name]:
-        session.check(command, session.run(command))
+def test_a_documented_session_still_happens(settings, fake_redis, monkeypatch, name):
+    wanted = os.environ.get("MATCHLOG_DOC_SESSION")
+    if wanted and wanted not in name:
+        pytest.skip(f"MATCHLOG_DOC_SESSION={wanted}")  # writing a page: only its session, printed
+    starting = served() if name.endswith(", served") else in_process(settings, fake_redis, monkeypatch)
+    with starting as server:
+        session = Session(server)
+        for command in SESSIONS[name]:
+            answer = session.run(command)
+            try:
+                session.check(command, answer)
+            except AssertionError as differs:
+                if not wanted:
+                    raise
+                print(f"# differs from the page: {str(differs)[:300]}\n")
 
 
 def test_a_changed_answer_fails_the_check():
     """The check can fail: a printed field the server no longer answers, a number that changed."""
-    session = Session(8000, "k")
+    session = Session(Server(8000, "k", Path(".")))
     command = Command("curl", ['{"version":2,"game":"blokus"}'])
     with pytest.raises(AssertionError):
         session.check(command, '{"version":3,"game":"blokus"}')

@@ -1,0 +1,29 @@
+"""Seeds the documentation's sessions can print: the server's entropy for seeds and salts
+(``service.lifecycle``'s ``secrets``) replaced by a counted sequence, so the n-th match a server creates
+gets the same seed in every run, and a page's bots, draws and rolls happen again as printed. For tests
+only: ``tests/test_doc_sessions.py`` installs it in its in-process server, and ``tests/doc_site`` (a
+``sitecustomize`` put on the ``PYTHONPATH`` of the ``matchlog serve`` it starts) in that server's
+processes."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import secrets
+from types import SimpleNamespace
+
+
+def counted_secrets(start: int = 0) -> SimpleNamespace:
+    """``secrets`` with ``token_hex`` counted: the same sequence of values in every run."""
+    count = itertools.count(start)
+
+    def token_hex(nbytes: int = 32) -> str:
+        return hashlib.sha256(f"matchlog docs {next(count)}".encode()).hexdigest()[: 2 * nbytes]
+
+    return SimpleNamespace(token_hex=token_hex, token_bytes=secrets.token_bytes)
+
+
+def install() -> None:
+    from service import lifecycle
+
+    lifecycle.secrets = counted_secrets()  # type: ignore[assignment]
