@@ -16,7 +16,8 @@ Blocks of a page with the same name are one session (shell variables carry over)
 key made for the test (the pages make theirs with ``matchlog keys create``). Commands run in a folder of
 their own, where ``.venv`` and ``examples`` are this checkout's.
 
-Two servers: by default one in this process (on fakeredis), a worker's jobs run after each command. A
+Two servers: by default one in this process (on fakeredis); after each command, what a worker would do
+next is done (the rule worker's notices, then the jobs: bots' moves, scoring) until nothing is left. A
 session marked ``<!-- session: <name>, served -->`` runs against a real ``matchlog serve`` (one API
 process, its rule worker and an embedded Redis in a folder of the test's, which ``--data`` on a page's
 ``matchlog`` commands names instead of the page's): bots, clocks, deadlines, live feeds, sockets and
@@ -292,10 +293,26 @@ def in_process(settings, fake_redis, monkeypatch) -> Iterator[Server]:
     thread.start()
     try:
         with _folder() as folder:
-            yield Server(running.server_port, key, folder, settle=lambda: run_jobs(fake_redis, settings))
+            yield Server(running.server_port, key, folder, settle=_worker(settings, fake_redis))
     finally:
         running.shutdown()
         thread.join()
+
+
+def _worker(settings, fake_redis):
+    """What a worker does after a command, until nothing is left: the rule worker's notices (bots to
+    move, a game's end to score, a seat handed to a bot), then the jobs they ask for."""
+    from service.matches import Matches
+    from workers.projector import Projector
+
+    projector = Projector(Matches(fake_redis, settings), fake_redis, consumer="docs", block_ms=1)
+
+    def settle() -> None:
+        run_jobs(fake_redis, settings)
+        while projector.step():
+            run_jobs(fake_redis, settings)
+
+    return settle
 
 
 @contextmanager
