@@ -68,6 +68,7 @@ VOLATILE = re.compile(
     r"|mlk_[A-Za-z0-9_-]{43}"  # platform keys
     r"|\d{4}-\d\d-\d\dT[\d:.]+Z"  # timestamps
     r"|[A-Za-z0-9_-]*-v\d+"  # delivery ids
+    r"|analyse-[0-9a-f]{32}-[0-9a-f]{8}"  # analysis jobs
 )
 
 
