@@ -21,9 +21,10 @@ next is done (the rule worker's notices, then the jobs: bots' moves, scoring) un
 session marked ``<!-- session: <name>, served -->`` runs against a real ``matchlog serve`` (one API
 process, its rule worker and an embedded Redis in a folder of the test's, which ``--data`` on a page's
 ``matchlog`` commands names instead of the page's): bots, clocks, deadlines, live feeds, sockets and
-webhooks happen as they do for a user, and the page waits for them as a user would. Both count their
-seeds (tests/doc_seeds.py), so a page's chance happens again as printed; ``MATCHLOG_DOC_SESSION=<name>``
-prints what the server answers to each command, for writing a page."""
+webhooks happen as they do for a user, and the page waits for them as a user would; settings the
+server needs follow in the mark (``<!-- session: <name>, served MATCHLOG_ABANDON_AFTER_S=5 -->``).
+Both count their seeds (tests/doc_seeds.py), so a page's chance happens again as printed;
+``MATCHLOG_DOC_SESSION=<name>`` prints what the server answers to each command, for writing a page."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ PAGES = [
     *sorted((DOCS / "howto").glob("*.md")),
     DOCS / "security.md",
 ]
-MARK = re.compile(r"<!-- session: ([\w-]+)(, served)? -->\s*\n```sh\n(.*?)\n```", re.S)
+MARK = re.compile(r"<!-- session: ([\w-]+)(, served(?: [A-Z_]+=\S+)*)? -->\s*\n```sh\n(.*?)\n```", re.S)
 CUT = "\u2026"
 VOLATILE = re.compile(
     r"[0-9a-f]{8,64}"  # ids, hashes, salts, seeds, commitments (and their cut starts)
@@ -318,8 +319,9 @@ def _worker(settings, fake_redis):
 
 
 @contextmanager
-def served() -> Iterator[Server]:
-    """A real ``matchlog serve`` (one API process, its worker, an embedded Redis) counting its seeds."""
+def served(settings: dict[str, str]) -> Iterator[Server]:
+    """A real ``matchlog serve`` (one API process, its worker, an embedded Redis) counting its seeds,
+    with the ``settings`` (environment variables) its session's mark names."""
     with _folder() as folder:
         data, port = folder / "matchlog-data", _free_port()
         env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE")}
@@ -329,6 +331,7 @@ def served() -> Iterator[Server]:
             MATCHLOG_WEBHOOKS_PRIVATE="1",  # the pages' receivers listen on loopback
             MATCHLOG_DATA=str(data),
         )
+        env.update(settings)
         command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "1"]
         process = subprocess.Popen(
             command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -386,6 +389,10 @@ CHECKED = [
     "howto/seats-and-lobby.md",
     "howto/undo.md",
     "howto/retries-and-ending.md",
+    "howto/platform-keys.md",
+    "howto/players-and-ratings.md",
+    "howto/analysis.md",
+    "security.md",
 ]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
 
@@ -400,7 +407,12 @@ def test_a_documented_session_still_happens(settings, fake_redis, monkeypatch, n
     wanted = os.environ.get("MATCHLOG_DOC_SESSION")
     if wanted and wanted not in name:
         pytest.skip(f"MATCHLOG_DOC_SESSION={wanted}")  # writing a page: only its session, printed
-    starting = served() if name.endswith(", served") else in_process(settings, fake_redis, monkeypatch)
+    _, served_with, *named = name.partition(", served")
+    starting = (
+        served(dict(word.split("=", 1) for word in named[0].split()))
+        if served_with
+        else in_process(settings, fake_redis, monkeypatch)
+    )
     with starting as server:
         session = Session(server)
         for command in SESSIONS[name]:
