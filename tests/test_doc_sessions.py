@@ -5,12 +5,12 @@ prints.
 
 What varies from run to run is bound, not compared: the first time a printed id, token, platform key,
 hash, salt, seed or timestamp meets the server's, the page's value stands for the server's from then on
-(in later answers and in the commands: ``M=<the page's id>`` runs with the server's). Everything else must be equal: the
-same keys in every object, the same numbers and words. A page may cut what it prints: ``...`` or ``…``
-where an element, a key or the rest of an answer would be, a string ending in ``…`` (its start must match,
-a hash's is bound), an answer cut short, or ``# (cut)``. An ``HTTP/1.1`` status line is compared, the
-headers after it are not. A command whose comment says ``(printed as ...)`` (the page shows a reshaped
-answer) is run but not compared, and a ``$ # ...`` line is the page's narration.
+(in later answers and in the commands: ``M=<the page's id>`` runs with the server's). Everything else
+must be equal: the same keys in every object, the same numbers and words. A page may cut what it prints:
+``...`` or ``…`` where an element, a key or the rest of an answer would be, a string ending in ``…`` (its
+start must match, a hash's is bound), an answer cut short, or ``# (cut)``. An ``HTTP/1.1`` status line is
+compared, the headers after it are not. A command whose comment says ``(printed as ...)`` (the page shows
+a reshaped answer) is run but not compared, and a ``$ # ...`` line is the page's narration.
 
 Blocks of a page with the same name are one session (shell variables carry over). ``K`` is a platform
 key made for the test (the pages make theirs with ``matchlog keys create``). Commands run in a folder of
@@ -407,9 +407,9 @@ def test_a_documented_session_still_happens(settings, fake_redis, monkeypatch, n
     wanted = os.environ.get("MATCHLOG_DOC_SESSION")
     if wanted and wanted not in name:
         pytest.skip(f"MATCHLOG_DOC_SESSION={wanted}")  # writing a page: only its session, printed
-    _, served_with, *named = name.partition(", served")
+    _, served_with, named = name.partition(", served")
     starting = (
-        served(dict(word.split("=", 1) for word in named[0].split()))
+        served(dict(word.split("=", 1) for word in named.split()))
         if served_with
         else in_process(settings, fake_redis, monkeypatch)
     )
