@@ -1,12 +1,14 @@
 """A complete matchlog client in the standard library: plays random legal actions for every seat
 of a match until it ends. Usage:
 
-    python examples/random_player.py http://127.0.0.1:8000 MATCH_ID TOKEN0 TOKEN1 TOKEN2 TOKEN3
+    python examples/random_player.py http://127.0.0.1:8000 MATCH_ID TOKEN0 TOKEN1 TOKEN2 TOKEN3 [--seed N]
+
+With ``--seed`` the same choices are made again: a match with the same seed plays out the same way.
 """
 
+import argparse
 import json
 import random
-import sys
 import urllib.request
 
 
@@ -23,24 +25,30 @@ def call(base, method, path, body=None, token=None):
         return json.loads(response.read())
 
 
-def main(base, match_id, *tokens):
-    actions = 0
+def main(base, match_id, tokens, choose):
+    actions, version = 0, None
     while True:
         match = call(base, "GET", f"/v1/matches/{match_id}")
-        if match["status"] == "finished":
-            print(f"finished at version {match['version']} after {actions} actions")
+        if match["status"] == "finished":  # at the version the last action left (the worker may add to it)
+            print(f"finished at version {version or match['version']} after {actions} actions")
             return
         seat = match["to_act"][0]
         legal = call(base, "GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
-        call(
+        answer = call(
             base,
             "POST",
             f"/v1/matches/{match_id}/actions",
-            {"expected_version": legal["version"], "action": random.choice(legal["actions"])},
+            {"expected_version": legal["version"], "action": choose.choice(legal["actions"])},
             token=tokens[seat],
         )
-        actions += 1
+        actions, version = actions + 1, answer["version"]
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    arguments = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    arguments.add_argument("base")
+    arguments.add_argument("match_id")
+    arguments.add_argument("tokens", nargs="+", help="every seat's token, in seat order")
+    arguments.add_argument("--seed", help="the choices' seed (default: a new one each run)")
+    given = arguments.parse_args()
+    main(given.base, given.match_id, given.tokens, random.Random(given.seed))
