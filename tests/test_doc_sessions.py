@@ -368,6 +368,7 @@ CHECKED = [
     "howto/undo.md",
     "howto/retries-and-ending.md",
     "howto/bots.md",
+    "howto/game-records.md",
 ]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
 
