@@ -3,8 +3,8 @@ in docs/tutorial.md and docs/howto/*.md is run, command by command, against a se
 a free port: ``localhost:8000`` is rewritten), and what the server answers now must match what the page
 prints.
 
-What varies from run to run is bound, not compared: the first time a printed id, token, hash, salt, seed
-or timestamp meets the server's, the page's value stands for the server's from then on (in later answers
+What varies from run to run is bound, not compared: the first time a printed id, token, hash, salt, seed,
+timestamp or listing cursor meets the server's, the page's value stands for the server's from then on (in later answers
 and in the commands: ``M=<the page's id>`` runs with the server's). Everything else must be equal: the
 same keys in every object, the same numbers and words. A page may cut what it prints: ``...`` or ``…``
 where an element, a key or the rest of an answer would be, a string ending in ``…`` (its start must match,
@@ -65,6 +65,7 @@ VOLATILE = re.compile(
     r"[0-9a-f]{8,64}"  # ids, hashes, salts, seeds, commitments (and their cut starts)
     r"|[A-Za-z0-9_-]{32}"  # tokens
     r"|\d{4}-\d\d-\d\dT[\d:.]+Z"  # timestamps
+    r"|\d{13}\.\d+"  # a listing's cursor (a creation time in ms)
     r"|[A-Za-z0-9_-]*-v\d+"  # delivery ids
 )
 
@@ -369,6 +370,7 @@ CHECKED = [
     "howto/retries-and-ending.md",
     "howto/bots.md",
     "howto/game-records.md",
+    "howto/viewer.md",
 ]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
 
