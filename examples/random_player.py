@@ -1,7 +1,7 @@
 """A complete matchlog client in the standard library: plays random legal actions for every seat
 of a match until it ends. Usage:
 
-    python examples/random_player.py http://127.0.0.1:8000 MATCH_ID TOKEN0 TOKEN1 TOKEN2 TOKEN3 [--seed N]
+    python examples/random_player.py http://127.0.0.1:8000 MATCH_ID TOKEN0 TOKEN1 ... [--seed S] [--actions N]
 
 With ``--seed`` the same choices are made again: a match with the same seed plays out the same way.
 """
@@ -25,12 +25,15 @@ def call(base, method, path, body=None, token=None):
         return json.loads(response.read())
 
 
-def main(base, match_id, tokens, choose):
+def main(base, match_id, tokens, choose, most=None):
     actions, version = 0, None
     while True:
         match = call(base, "GET", f"/v1/matches/{match_id}")
         if match["status"] == "finished":  # at the version the last action left (the worker may add to it)
             print(f"finished at version {version or match['version']} after {actions} actions")
+            return
+        if actions == most:
+            print(f"stopped at version {match['version']} after {actions} actions")
             return
         seat = match["to_act"][0]
         legal = call(base, "GET", f"/v1/matches/{match_id}/legal-actions", token=tokens[seat])
@@ -50,5 +53,6 @@ if __name__ == "__main__":
     arguments.add_argument("match_id")
     arguments.add_argument("tokens", nargs="+", help="every seat's token, in seat order")
     arguments.add_argument("--seed", help="the choices' seed (default: a new one each run)")
+    arguments.add_argument("--actions", type=int, help="stop after this many, the match still running")
     given = arguments.parse_args()
-    main(given.base, given.match_id, given.tokens, random.Random(given.seed))
+    main(given.base, given.match_id, given.tokens, random.Random(given.seed), given.actions)
