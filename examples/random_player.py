@@ -3,12 +3,13 @@ of a match until it ends. Usage:
 
     python examples/random_player.py http://127.0.0.1:8000 MATCH_ID TOKEN0 TOKEN1 ... [--seed S] [--actions N]
 
-With ``--seed`` the same choices are made again: a match with the same seed plays out the same way.
+With ``--seed`` the same choices are made again: a match with the same seed plays out the same way. With
+``--actions`` it stops after that many, the match still running.
 """
 
-import argparse
 import json
 import random
+import sys
 import urllib.request
 
 
@@ -47,12 +48,19 @@ def main(base, match_id, tokens, choose, most=None):
         actions, version = actions + 1, answer["version"]
 
 
+def options(words):
+    """``--seed S`` and ``--actions N`` wherever they are, and the rest in order (not argparse: a token
+    may begin with ``-``)."""
+    given, rest, words = {"--seed": None, "--actions": None}, [], iter(words)
+    for word in words:
+        if word in given:
+            given[word] = next(words)
+        else:
+            rest.append(word)
+    return given, rest
+
+
 if __name__ == "__main__":
-    arguments = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    arguments.add_argument("base")
-    arguments.add_argument("match_id")
-    arguments.add_argument("tokens", nargs="+", help="every seat's token, in seat order")
-    arguments.add_argument("--seed", help="the choices' seed (default: a new one each run)")
-    arguments.add_argument("--actions", type=int, help="stop after this many, the match still running")
-    given = arguments.parse_args()
-    main(given.base, given.match_id, given.tokens, random.Random(given.seed), given.actions)
+    given, (base, match_id, *tokens) = options(sys.argv[1:])
+    most = None if given["--actions"] is None else int(given["--actions"])
+    main(base, match_id, tokens, random.Random(given["--seed"]), most)
