@@ -4,13 +4,15 @@ a free port: ``localhost:8000`` is rewritten), and what the server answers now m
 prints.
 
 What varies from run to run is bound, not compared: the first time a printed id, token, platform key,
-hash, salt, seed or timestamp meets the server's, the page's value stands for the server's from then on
-(in later answers and in the commands: ``M=<the page's id>`` runs with the server's). Everything else
-must be equal: the same keys in every object, the same numbers and words. A page may cut what it prints:
-``...`` or ``…`` where an element, a key or the rest of an answer would be, a string ending in ``…`` (its
-start must match, a hash's is bound), an answer cut short, or ``# (cut)``. An ``HTTP/1.1`` status line is
-compared, the headers after it are not. A command whose comment says ``(printed as ...)`` (the page shows
-a reshaped answer) is run but not compared, and a ``$ # ...`` line is the page's narration.
+hash, salt, seed, timestamp, signature or listing cursor meets the server's, the page's value stands for
+the server's from then on (in later answers and in the commands: ``M=<the page's id>`` runs with the
+server's). Everything else must be equal: the same keys in every object, the same numbers and words. A
+page may cut what it prints: ``...`` or ``…`` where an element, a key or the rest of an answer would be, a
+string ending in ``…`` (its start must match, a hash's is bound), an answer cut short, or ``# (cut)``. An
+``HTTP/1.1`` status line is compared, the headers after it are not. A command must succeed, unless the
+page's next command is ``$ echo $?`` (which answers its exit status): then what it printed on stdout, then
+on stderr, is its answer. A command whose comment says ``(printed as ...)`` (the page shows a reshaped
+answer) is run but not compared, and a ``$ # ...`` line is the page's narration.
 
 Blocks of a page with the same name are one session (shell variables carry over). ``K`` is a platform
 key made for the test (the pages make theirs with ``matchlog keys create``). Commands run in a folder of
@@ -63,11 +65,14 @@ PAGES = [
 ]
 MARK = re.compile(r"<!-- session: ([\w-]+)(, served(?: [A-Z_]+=\S+)*)? -->\s*\n```sh\n(.*?)\n```", re.S)
 CUT = "\u2026"
+STATUS = "echo $?"
 VOLATILE = re.compile(
     r"[0-9a-f]{8,64}"  # ids, hashes, salts, seeds, commitments (and their cut starts)
     r"|[A-Za-z0-9_-]{32}"  # tokens
     r"|mlk_[A-Za-z0-9_-]{43}"  # platform keys
     r"|\d{4}-\d\d-\d\dT[\d:.]+Z"  # timestamps
+    r"|\d{13}\.\d+"  # a listing's cursor (a creation time in ms)
+    r"|[A-Za-z0-9_-]{86}"  # Ed25519 signatures
     r"|[A-Za-z0-9_-]*-v\d+"  # delivery ids
     r"|analyse-[0-9a-f]{32}-[0-9a-f]{8}"  # analysis jobs
 )
@@ -77,6 +82,7 @@ VOLATILE = re.compile(
 class Command:
     line: str
     printed: list[str] = field(default_factory=list)
+    shows_status: bool = False  # the page's next command is ``echo $?``: this one may fail
 
 
 def sessions() -> dict[str, list[Command]]:
@@ -97,6 +103,8 @@ def commands(block: str) -> list[Command]:
     for line in lines:
         if line.startswith("$ "):
             text = line[2:]
+            if text == STATUS and out:
+                out[-1].shows_status = True
             while text.endswith("\\") or _open_quote(text):
                 text += "\n" + next(lines)
             out.append(Command(text))
@@ -157,6 +165,7 @@ class Server:
 class Session:
     def __init__(self, server: Server):
         self.server, self.port, self.bound, self.settle = server, server.port, {}, server.settle
+        self.status = 0  # the last command's exit status
         self.env = {
             **os.environ,
             "K": server.key,
@@ -169,6 +178,8 @@ class Session:
     def run(self, command: Command) -> str | None:
         if command.line.startswith("#"):
             return None
+        if command.line == STATUS:
+            return f"{self.status}\n"
         line = command.line.replace("localhost:8000", f"127.0.0.1:{self.port}")
         line = line.replace("127.0.0.1:8000", f"127.0.0.1:{self.port}")
         if self.server.data:
@@ -187,11 +198,12 @@ class Session:
             env=self.env,
             cwd=self.server.folder,
         )
-        assert done.returncode == 0, f"{command.line}\n{done.stderr}"
+        assert done.returncode == 0 or command.shows_status, f"{command.line}\n{done.stderr}"
+        self.status, answer = done.returncode, done.stdout + (done.stderr if command.shows_status else "")
         self.settle()  # what a worker would do next (bots' moves, scoring), done before the next command
         if os.environ.get("MATCHLOG_DOC_SESSION"):
-            print(f"$ {command.line}\n{done.stdout}")
-        return done.stdout
+            print(f"$ {command.line}\n{answer}")
+        return answer
 
     def check(self, command: Command, answer: str | None) -> None:
         printed = "\n".join(command.printed).strip()
@@ -393,6 +405,10 @@ CHECKED = [
     "howto/players-and-ratings.md",
     "howto/analysis.md",
     "security.md",
+    "howto/bots.md",
+    "howto/game-records.md",
+    "howto/viewer.md",
+    "howto/replay-and-audit.md",
 ]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
 
@@ -436,3 +452,14 @@ def test_a_changed_answer_fails_the_check():
     session.check(
         Command("curl", ['{"version":2,"game":"blokus",...}']), '{"version":2,"game":"blokus","x":1}'
     )
+
+
+def test_a_command_may_fail_where_the_page_shows_its_status():
+    session = Session(Server(8000, "k", Path(".")))
+    failing, status = commands("$ echo out; echo err >&2; exit 3\nout\nerr\n$ echo $?\n3")
+    assert failing.shows_status and session.run(failing) == "out\nerr\n"
+    session.check(status, session.run(status))
+    with pytest.raises(AssertionError):
+        session.check(status, "1\n")
+    with pytest.raises(AssertionError):
+        session.run(Command("exit 3"))
