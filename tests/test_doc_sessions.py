@@ -367,6 +367,7 @@ CHECKED = [
     "howto/seats-and-lobby.md",
     "howto/undo.md",
     "howto/retries-and-ending.md",
+    "howto/clocks.md",
 ]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
 
