@@ -8,9 +8,11 @@ or timestamp meets the server's, the page's value stands for the server's from t
 and in the commands: ``M=<the page's id>`` runs with the server's). Everything else must be equal: the
 same keys in every object, the same numbers and words. A page may cut what it prints: ``...`` or ``…``
 where an element, a key or the rest of an answer would be, a string ending in ``…`` (its start must match,
-a hash's is bound), an answer cut short, or ``# (cut)``. An ``HTTP/1.1`` status line is compared, the
-headers after it are not. A command whose comment says ``(printed as ...)`` (the page shows a reshaped
-answer) is run but not compared, and a ``$ # ...`` line is the page's narration.
+a hash's is bound), an answer cut short, or ``# (cut)``. A program's answers printed a JSON document a
+line (a long one wrapped onto lines starting with a space) are compared as JSON, one by one. An
+``HTTP/1.1`` status line is compared, the headers after it are not. A command whose comment says
+``(printed as ...)`` (the page shows a reshaped answer) is run but not compared, and a ``$ # ...`` line
+is the page's narration.
 
 Blocks of a page with the same name are one session (shell variables carry over). ``K`` is a platform
 key made for the test (the pages make theirs with ``matchlog keys create``). Commands run in a folder of
@@ -201,12 +203,15 @@ class Session:
         served_status, answer = _status(answer.strip())
         assert status == served_status, f"{command.line}: status {served_status}, printed {status}"
         try:
-            expected = loose_json(printed)
+            expected, served = loose_json(printed), None
         except (ValueError, IndexError):
-            return self.same_text(printed, answer, command)
+            lines = json_lines(printed, answer)
+            if lines is None:
+                return self.same_text(printed, answer, command)
+            expected, served = lines
         where = command.line.split("\n")[0]
         try:
-            self.same(expected, json.loads(answer), where)
+            self.same(expected, json.loads(answer) if served is None else served, where)
         except AssertionError as error:
             raise AssertionError(f"{error}\nthe server answered: {answer[:1500]}") from None
 
@@ -267,6 +272,17 @@ class Session:
         ):
             if len(printed_word) in (32, 64):
                 self.bound.setdefault(printed_word, served_word)
+
+
+def json_lines(printed: str, served: str) -> tuple[list[Any], list[Any]] | None:
+    """A program's answers, a JSON document a line (a printed one wrapped onto lines that start with a
+    space, a last line ``…`` for the rest cut), as the page's and the server's lists; none if either is
+    not that."""
+    try:
+        page = [loose_json(record) for record in re.split(r"\n(?! )", printed)]
+        return page, [json.loads(line) for line in served.splitlines() if line.strip()]
+    except (ValueError, IndexError):
+        return None
 
 
 def _status(text: str) -> tuple[int | None, str]:
@@ -368,6 +384,7 @@ CHECKED = [
     "howto/undo.md",
     "howto/retries-and-ending.md",
     "howto/clocks.md",
+    "howto/moves-socket.md",
 ]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
 
@@ -406,3 +423,9 @@ def test_a_changed_answer_fails_the_check():
     session.check(
         Command("curl", ['{"version":2,"game":"blokus",...}']), '{"version":2,"game":"blokus","x":1}'
     )
+    program = Command("python3 play.py", ['{"status":201,', ' "version":2}', '{"status":409}'])
+    session.check(program, '{"status":201,"version":2}\n{"status":409}\n')
+    with pytest.raises(AssertionError):
+        session.check(program, '{"status":201,"version":3}\n{"status":409}\n')
+    with pytest.raises(AssertionError):
+        session.check(program, '{"status":201,"version":2}\n')
