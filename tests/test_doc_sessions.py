@@ -385,6 +385,7 @@ CHECKED = [
     "howto/retries-and-ending.md",
     "howto/clocks.md",
     "howto/moves-socket.md",
+    "howto/live-feed.md",
 ]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
 
