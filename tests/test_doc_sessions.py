@@ -3,12 +3,12 @@ in docs/tutorial.md and docs/howto/*.md is run, command by command, against a se
 a free port: ``localhost:8000`` is rewritten), and what the server answers now must match what the page
 prints.
 
-What varies from run to run is bound, not compared: the first time a printed id, token, hash, salt, seed
-or timestamp meets the server's, the page's value stands for the server's from then on (in later answers
-and in the commands: ``M=<the page's id>`` runs with the server's). Everything else must be equal: the
-same keys in every object, the same numbers and words. A page may cut what it prints: ``...`` or ``…``
-where an element, a key or the rest of an answer would be, a string ending in ``…`` (its start must match,
-a hash's is bound), an answer cut short, or ``# (cut)``. A program's answers printed a JSON document a
+What varies from run to run is bound, not compared: the first time a printed id, token, hash, salt, seed,
+cursor, signature or timestamp meets the server's, the page's value stands for the server's from then on
+(in later answers and in the commands: ``M=<the page's id>`` runs with the server's). Everything else
+must be equal: the same keys in every object, the same numbers and words. A page may cut what it prints:
+``...`` or ``…`` where an element, a key or the rest of an answer would be, a string ending in ``…`` (its
+start must match, a hash's is bound), an answer cut short, or ``# (cut)``. A program's answers printed a JSON document a
 line (a long one wrapped onto lines starting with a space) are compared as JSON, one by one. An
 ``HTTP/1.1`` status line is compared, the headers after it are not. A command whose comment says
 ``(printed as ...)`` (the page shows a reshaped answer) is run but not compared, and a ``$ # ...`` line
@@ -16,7 +16,8 @@ is the page's narration.
 
 Blocks of a page with the same name are one session (shell variables carry over). ``K`` is a platform
 key made for the test (the pages make theirs with ``matchlog keys create``). Commands run in a folder of
-their own, where ``.venv`` and ``examples`` are this checkout's.
+their own, where ``.venv`` and ``examples`` are this checkout's; a job a command leaves in the background
+(``... &``, a page's webhook receiver) is stopped with the session if the page did not stop it.
 
 Two servers: by default one in this process (on fakeredis), a worker's jobs run after each command. A
 session marked ``<!-- session: <name>, served -->`` runs against a real ``matchlog serve`` (one API
@@ -32,6 +33,7 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -39,7 +41,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,7 +70,10 @@ VOLATILE = re.compile(
     r"|[A-Za-z0-9_-]{32}"  # tokens
     r"|\d{4}-\d\d-\d\dT[\d:.]+Z"  # timestamps
     r"|[A-Za-z0-9_-]*-v\d+"  # delivery ids
+    r"|\d{13}-\d+"  # stream ids (the attempts' cursors)
+    r"|t=\d+,v1=[0-9a-f]+"  # webhook signatures
 )
+BACKGROUND = re.compile(r"(?<![&>])&(\s|$)")  # a job started in the background (not &&, >&, a URL's &)
 
 
 @dataclass
@@ -113,7 +118,8 @@ def _open_quote(text: str) -> bool:
 
 def loose_json(text: str) -> Any:
     """The printed answer as JSON, its cuts marked: ``...``/``…`` outside strings becomes the string
-    ``…`` (a key ``…`` in an object), and an answer cut short is closed."""
+    ``…`` (a key ``…`` in an object, unless it stands for a key's value), and an answer cut short is
+    closed."""
     out, stack, in_string, i = [], [], False, 0
     while i < len(text):
         char = text[i]
@@ -125,7 +131,8 @@ def loose_json(text: str) -> Any:
             elif char == '"':
                 in_string = False
         elif text.startswith("...", i) or char == CUT:
-            out.append(f'"{CUT}":"{CUT}"' if stack and stack[-1] == "}" else f'"{CUT}"')
+            key = stack and stack[-1] == "}" and not "".join(out).rstrip().endswith(":")  # not a value
+            out.append(f'"{CUT}":"{CUT}"' if key else f'"{CUT}"')
             i += 3 if char == "." else 1
             continue
         else:
@@ -155,6 +162,7 @@ class Server:
 class Session:
     def __init__(self, server: Server):
         self.server, self.port, self.bound, self.settle = server, server.port, {}, server.settle
+        self.background: list[int] = []  # process groups of the commands that started a background job
         self.env = {
             **os.environ,
             "K": server.key,
@@ -171,25 +179,34 @@ class Session:
         line = line.replace("127.0.0.1:8000", f"127.0.0.1:{self.port}")
         if self.server.data:
             line = re.sub(r"--data \S+", f"--data {self.server.data}", line)
-        for printed, served in sorted(self.bound.items(), key=lambda kv: -len(kv[0])):
-            line = line.replace(printed, served)
+        line = self.with_bound(line)
         assignments = shlex.split(line, comments=True)
         if assignments and all(re.fullmatch(r"[A-Z_]+=\S*", word) for word in assignments):
             self.env.update(word.split("=", 1) for word in assignments)
             return None
-        done = subprocess.run(
+        process = subprocess.Popen(
             ["bash", "-c", line],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=60,
             env=self.env,
             cwd=self.server.folder,
+            start_new_session=True,
         )
-        assert done.returncode == 0, f"{command.line}\n{done.stderr}"
+        if BACKGROUND.search(line):  # a job left running (a page's receiver): stopped with the session
+            self.background.append(process.pid)
+        stdout, stderr = process.communicate(timeout=60)
+        assert process.returncode == 0, f"{command.line}\n{stderr}"
         self.settle()  # what a worker would do next (bots' moves, scoring), done before the next command
         if os.environ.get("MATCHLOG_DOC_SESSION"):
-            print(f"$ {command.line}\n{done.stdout}")
-        return done.stdout
+            print(f"$ {command.line}\n{stdout}")
+        return stdout
+
+    def stop(self) -> None:
+        """Ends what the session's commands left running in the background, if the page did not."""
+        for group in self.background:
+            with suppress(ProcessLookupError):
+                os.killpg(group, signal.SIGTERM)
 
     def check(self, command: Command, answer: str | None) -> None:
         printed = "\n".join(command.printed).strip()
@@ -252,9 +269,16 @@ class Session:
             bound = self.bound.setdefault(printed, served)
             assert bound == served, f"{where}: {served!r}, where the page's {printed!r} was {bound!r}"
         else:
-            assert served.startswith(head) if cut else served == printed, (
+            head = self.with_bound(head)  # an id bound already, quoted in a message
+            assert served.startswith(head) if cut else served == head, (
                 f"{where}: {served!r}, printed {printed!r}"
             )
+
+    def with_bound(self, text: str) -> str:
+        """``text`` with each value bound so far replaced by the server's."""
+        for printed, served in sorted(self.bound.items(), key=lambda kv: -len(kv[0])):
+            text = text.replace(printed, served)
+        return text
 
     def same_text(self, printed: str, served: str, command: Command) -> None:
         """An answer that is no JSON (an id, a cut line): equal once the volatile values are masked."""
@@ -386,6 +410,7 @@ CHECKED = [
     "howto/clocks.md",
     "howto/moves-socket.md",
     "howto/live-feed.md",
+    "howto/webhooks.md",
 ]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
 
@@ -403,14 +428,17 @@ def test_a_documented_session_still_happens(settings, fake_redis, monkeypatch, n
     starting = served() if name.endswith(", served") else in_process(settings, fake_redis, monkeypatch)
     with starting as server:
         session = Session(server)
-        for command in SESSIONS[name]:
-            answer = session.run(command)
-            try:
-                session.check(command, answer)
-            except AssertionError as differs:
-                if not wanted:
-                    raise
-                print(f"# differs from the page: {str(differs)[:300]}\n")
+        try:
+            for command in SESSIONS[name]:
+                answer = session.run(command)
+                try:
+                    session.check(command, answer)
+                except AssertionError as differs:
+                    if not wanted:
+                        raise
+                    print(f"# differs from the page: {str(differs)[:300]}\n")
+        finally:
+            session.stop()
 
 
 def test_a_changed_answer_fails_the_check():
@@ -424,6 +452,9 @@ def test_a_changed_answer_fails_the_check():
     session.check(
         Command("curl", ['{"version":2,"game":"blokus",...}']), '{"version":2,"game":"blokus","x":1}'
     )
+    session.check(Command("curl", ['{"version":2,"ms":…}']), '{"version":2,"ms":1.5}')
+    with pytest.raises(AssertionError):
+        session.check(Command("curl", ['{"version":2,"ms":…}']), '{"version":2,"ms":1.5,"x":1}')
     program = Command("python3 play.py", ['{"status":201,', ' "version":2}', '{"status":409}'])
     session.check(program, '{"status":201,"version":2}\n{"status":409}\n')
     with pytest.raises(AssertionError):
