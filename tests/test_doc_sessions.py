@@ -17,7 +17,8 @@ is the page's narration.
 Blocks of a page with the same name are one session (shell variables carry over). ``K`` is a platform
 key made for the test (the pages make theirs with ``matchlog keys create``). Commands run in a folder of
 their own, where ``.venv`` and ``examples`` are this checkout's; a job a command leaves in the background
-(``... &``, a page's webhook receiver) is stopped with the session if the page did not stop it.
+(``... > file 2>&1 &``: a command's answer is read until its output closes, so a job's output goes to a
+file) is stopped with the session if the page did not stop it.
 
 Two servers: by default one in this process (on fakeredis), a worker's jobs run after each command. A
 session marked ``<!-- session: <name>, served -->`` runs against a real ``matchlog serve`` (one API
@@ -25,7 +26,8 @@ process, its rule worker and an embedded Redis in a folder of the test's, which 
 ``matchlog`` commands names instead of the page's): bots, clocks, deadlines, live feeds, sockets and
 webhooks happen as they do for a user, and the page waits for them as a user would. Both count their
 seeds (tests/doc_seeds.py), so a page's chance happens again as printed; ``MATCHLOG_DOC_SESSION=<name>``
-prints what the server answers to each command, for writing a page."""
+prints what the server answers to each command, for writing a page. A ``python`` block marked
+``<!-- listing: examples/<file> -->`` shows the code of a program the sessions run, and must be it."""
 
 from __future__ import annotations
 
@@ -413,6 +415,17 @@ CHECKED = [
     "howto/webhooks.md",
 ]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
+
+
+LISTING = re.compile(r"<!-- listing: (\S+) -->\s*\n```python\n(.*?)\n```", re.S)
+
+
+def test_a_listed_program_is_the_one_the_sessions_run():
+    """A ``python`` block marked ``<!-- listing: examples/<file> -->`` is that file's code (or part of it)."""
+    listed = [(page, *found) for page in PAGES for found in LISTING.findall(page.read_text(encoding="utf-8"))]
+    assert listed
+    for page, path, code in listed:
+        assert code in (ROOT / path).read_text(encoding="utf-8"), f"{page.name}: {path} is not as listed"
 
 
 def test_the_pages_said_to_be_checked_have_sessions():
