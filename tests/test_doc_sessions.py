@@ -4,19 +4,23 @@ a free port: ``localhost:8000`` is rewritten), and what the server answers now m
 prints.
 
 What varies from run to run is bound, not compared: the first time a printed id, token, platform key,
-hash, salt, seed, timestamp, signature or listing cursor meets the server's, the page's value stands for
-the server's from then on (in later answers and in the commands: ``M=<the page's id>`` runs with the
+hash, salt, seed, timestamp, signature or cursor meets the server's, the page's value stands for the
+server's from then on (in later answers and in the commands: ``M=<the page's id>`` runs with the
 server's). Everything else must be equal: the same keys in every object, the same numbers and words. A
 page may cut what it prints: ``...`` or ``…`` where an element, a key or the rest of an answer would be, a
-string ending in ``…`` (its start must match, a hash's is bound), an answer cut short, or ``# (cut)``. An
-``HTTP/1.1`` status line is compared, the headers after it are not. A command must succeed, unless the
-page's next command is ``$ echo $?`` (which answers its exit status): then what it printed on stdout, then
-on stderr, is its answer. A command whose comment says ``(printed as ...)`` (the page shows a reshaped
-answer) is run but not compared, and a ``$ # ...`` line is the page's narration.
+string ending in ``…`` (its start must match, a hash's is bound), an answer cut short, or ``# (cut)``. A
+program's answers printed a JSON document a line (a long one wrapped onto lines starting with a space) are
+compared as JSON, one by one. An ``HTTP/1.1`` status line is compared, the headers after it are not. A
+command must succeed, unless the page's next command is ``$ echo $?`` (which answers its exit status):
+then what it printed on stdout, then on stderr, is its answer. A command whose comment says ``(printed as
+...)`` (the page shows a reshaped answer) is run but not compared, and a ``$ # ...`` line is the page's
+narration.
 
 Blocks of a page with the same name are one session (shell variables carry over). ``K`` is a platform
 key made for the test (the pages make theirs with ``matchlog keys create``). Commands run in a folder of
-their own, where ``.venv`` and ``examples`` are this checkout's.
+their own, where ``.venv`` and ``examples`` are this checkout's; a job a command leaves in the background
+(``... > file 2>&1 &``: a command's answer is read until its output closes, so a job's output goes to a
+file) is stopped with the session if the page did not stop it.
 
 Two servers: by default one in this process (on fakeredis); after each command, what a worker would do
 next is done (the rule worker's notices, then the jobs: bots' moves, scoring) until nothing is left. A
@@ -26,7 +30,9 @@ process, its rule worker and an embedded Redis in a folder of the test's, which 
 webhooks happen as they do for a user, and the page waits for them as a user would; settings the
 server needs follow in the mark (``<!-- session: <name>, served MATCHLOG_ABANDON_AFTER_S=5 -->``).
 Both count their seeds (tests/doc_seeds.py), so a page's chance happens again as printed;
-``MATCHLOG_DOC_SESSION=<name>`` prints what the server answers to each command, for writing a page."""
+``MATCHLOG_DOC_SESSION=<name>`` prints what the server answers to each command, for writing a page. A
+``python`` block marked ``<!-- listing: examples/<file> -->`` shows the code of a program the sessions
+run, and must be it."""
 
 from __future__ import annotations
 
@@ -34,6 +40,7 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -41,7 +48,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,7 +82,10 @@ VOLATILE = re.compile(
     r"|[A-Za-z0-9_-]{86}"  # Ed25519 signatures
     r"|[A-Za-z0-9_-]*-v\d+"  # delivery ids
     r"|analyse-[0-9a-f]{32}-[0-9a-f]{8}"  # analysis jobs
+    r"|\d{13}-\d+"  # stream ids (the attempts' cursors)
+    r"|t=\d+,v1=[0-9a-f]+"  # webhook signatures
 )
+BACKGROUND = re.compile(r"(?<![&>])&(\s|$)")  # a job started in the background (not &&, >&, a URL's &)
 
 
 @dataclass
@@ -123,7 +133,8 @@ def _open_quote(text: str) -> bool:
 
 def loose_json(text: str) -> Any:
     """The printed answer as JSON, its cuts marked: ``...``/``…`` outside strings becomes the string
-    ``…`` (a key ``…`` in an object), and an answer cut short is closed."""
+    ``…`` (a key ``…`` in an object, unless it stands for a key's value), and an answer cut short is
+    closed."""
     out, stack, in_string, i = [], [], False, 0
     while i < len(text):
         char = text[i]
@@ -135,7 +146,8 @@ def loose_json(text: str) -> Any:
             elif char == '"':
                 in_string = False
         elif text.startswith("...", i) or char == CUT:
-            out.append(f'"{CUT}":"{CUT}"' if stack and stack[-1] == "}" else f'"{CUT}"')
+            key = stack and stack[-1] == "}" and not "".join(out).rstrip().endswith(":")  # not a value
+            out.append(f'"{CUT}":"{CUT}"' if key else f'"{CUT}"')
             i += 3 if char == "." else 1
             continue
         else:
@@ -166,6 +178,7 @@ class Session:
     def __init__(self, server: Server):
         self.server, self.port, self.bound, self.settle = server, server.port, {}, server.settle
         self.status = 0  # the last command's exit status
+        self.background: list[int] = []  # process groups of the commands that started a background job
         self.env = {
             **os.environ,
             "K": server.key,
@@ -184,26 +197,35 @@ class Session:
         line = line.replace("127.0.0.1:8000", f"127.0.0.1:{self.port}")
         if self.server.data:
             line = re.sub(r"--data \S+", f"--data {self.server.data}", line)
-        for printed, served in sorted(self.bound.items(), key=lambda kv: -len(kv[0])):
-            line = line.replace(printed, served)
+        line = self.with_bound(line)
         assignments = shlex.split(line, comments=True)
         if assignments and all(re.fullmatch(r"[A-Z_]+=\S*", word) for word in assignments):
             self.env.update(word.split("=", 1) for word in assignments)
             return None
-        done = subprocess.run(
+        process = subprocess.Popen(
             ["bash", "-c", line],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=60,
             env=self.env,
             cwd=self.server.folder,
+            start_new_session=True,
         )
-        assert done.returncode == 0 or command.shows_status, f"{command.line}\n{done.stderr}"
-        self.status, answer = done.returncode, done.stdout + (done.stderr if command.shows_status else "")
+        if BACKGROUND.search(line):  # a job left running (a page's receiver): stopped with the session
+            self.background.append(process.pid)
+        stdout, stderr = process.communicate(timeout=60)
+        assert process.returncode == 0 or command.shows_status, f"{command.line}\n{stderr}"
+        self.status, answer = process.returncode, stdout + (stderr if command.shows_status else "")
         self.settle()  # what a worker would do next (bots' moves, scoring), done before the next command
         if os.environ.get("MATCHLOG_DOC_SESSION"):
             print(f"$ {command.line}\n{answer}")
         return answer
+
+    def stop(self) -> None:
+        """Ends what the session's commands left running in the background, if the page did not."""
+        for group in self.background:
+            with suppress(ProcessLookupError):
+                os.killpg(group, signal.SIGTERM)
 
     def check(self, command: Command, answer: str | None) -> None:
         printed = "\n".join(command.printed).strip()
@@ -218,8 +240,11 @@ class Session:
         assert status == served_status, f"{command.line}: status {served_status}, printed {status}"
         try:
             expected, served = loose_json(printed), json.loads(answer)
-        except (ValueError, IndexError):  # either is no JSON (an answer cut by the command): as text
-            return self.same_text(printed, answer, command)
+        except (ValueError, IndexError):  # no JSON: a program's JSON a line, or an answer cut by the command
+            lines = json_lines(printed, answer)
+            if lines is None:
+                return self.same_text(printed, answer, command)
+            expected, served = lines
         where = command.line.split("\n")[0]
         try:
             self.same(expected, served, where)
@@ -263,9 +288,16 @@ class Session:
             bound = self.bound.setdefault(printed, served)
             assert bound == served, f"{where}: {served!r}, where the page's {printed!r} was {bound!r}"
         else:
-            assert served.startswith(head) if cut else served == printed, (
+            head = self.with_bound(head)  # an id bound already, quoted in a message
+            assert served.startswith(head) if cut else served == head, (
                 f"{where}: {served!r}, printed {printed!r}"
             )
+
+    def with_bound(self, text: str) -> str:
+        """``text`` with each value bound so far replaced by the server's."""
+        for printed, served in sorted(self.bound.items(), key=lambda kv: -len(kv[0])):
+            text = text.replace(printed, served)
+        return text
 
     def same_text(self, printed: str, served: str, command: Command) -> None:
         """An answer that is no JSON (an id, a cut line): equal once the volatile values are masked."""
@@ -283,6 +315,17 @@ class Session:
         ):
             if len(printed_word) in (32, 64):
                 self.bound.setdefault(printed_word, served_word)
+
+
+def json_lines(printed: str, served: str) -> tuple[list[Any], list[Any]] | None:
+    """A program's answers, a JSON document a line (a printed one wrapped onto lines that start with a
+    space, a last line ``…`` for the rest cut), as the page's and the server's lists; none if either is
+    not that."""
+    try:
+        page = [loose_json(record) for record in re.split(r"\n(?! )", printed)]
+        return page, [json.loads(line) for line in served.splitlines() if line.strip()]
+    except (ValueError, IndexError):
+        return None
 
 
 def _status(text: str) -> tuple[int | None, str]:
@@ -409,8 +452,23 @@ CHECKED = [
     "howto/game-records.md",
     "howto/viewer.md",
     "howto/replay-and-audit.md",
+    "howto/clocks.md",
+    "howto/moves-socket.md",
+    "howto/live-feed.md",
+    "howto/webhooks.md",
 ]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
+
+
+LISTING = re.compile(r"<!-- listing: (\S+) -->\s*\n```python\n(.*?)\n```", re.S)
+
+
+def test_a_listed_program_is_the_one_the_sessions_run():
+    """A ``python`` block marked ``<!-- listing: examples/<file> -->`` is that file's code (or part of it)."""
+    listed = [(page, *found) for page in PAGES for found in LISTING.findall(page.read_text(encoding="utf-8"))]
+    assert listed
+    for page, path, code in listed:
+        assert code in (ROOT / path).read_text(encoding="utf-8"), f"{page.name}: {path} is not as listed"
 
 
 def test_the_pages_said_to_be_checked_have_sessions():
@@ -431,14 +489,17 @@ def test_a_documented_session_still_happens(settings, fake_redis, monkeypatch, n
     )
     with starting as server:
         session = Session(server)
-        for command in SESSIONS[name]:
-            answer = session.run(command)
-            try:
-                session.check(command, answer)
-            except AssertionError as differs:
-                if not wanted:
-                    raise
-                print(f"# differs from the page: {str(differs)[:300]}\n")
+        try:
+            for command in SESSIONS[name]:
+                answer = session.run(command)
+                try:
+                    session.check(command, answer)
+                except AssertionError as differs:
+                    if not wanted:
+                        raise
+                    print(f"# differs from the page: {str(differs)[:300]}\n")
+        finally:
+            session.stop()
 
 
 def test_a_changed_answer_fails_the_check():
@@ -452,6 +513,15 @@ def test_a_changed_answer_fails_the_check():
     session.check(
         Command("curl", ['{"version":2,"game":"blokus",...}']), '{"version":2,"game":"blokus","x":1}'
     )
+    session.check(Command("curl", ['{"version":2,"ms":…}']), '{"version":2,"ms":1.5}')
+    with pytest.raises(AssertionError):
+        session.check(Command("curl", ['{"version":2,"ms":…}']), '{"version":2,"ms":1.5,"x":1}')
+    program = Command("python3 play.py", ['{"status":201,', ' "version":2}', '{"status":409}'])
+    session.check(program, '{"status":201,"version":2}\n{"status":409}\n')
+    with pytest.raises(AssertionError):
+        session.check(program, '{"status":201,"version":3}\n{"status":409}\n')
+    with pytest.raises(AssertionError):
+        session.check(program, '{"status":201,"version":2}\n')
 
 
 def test_a_command_may_fail_where_the_page_shows_its_status():
