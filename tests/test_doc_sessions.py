@@ -454,6 +454,7 @@ CHECKED = [
     "howto/webhooks.md",
     "games/blackout-hong-kong.md",
     "reference/api.md",
+    "operations/scaling.md",
 ]
 """Pages with at least one session the test runs (a page left out of this list is not checked)."""
 
