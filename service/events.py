@@ -40,10 +40,11 @@ from service.keys import Keys
 from service.redis_client import Lines
 
 APPEND = """
--- KEYS: log, feed, idempotency key
+-- KEYS: log, feed, idempotency key, snapshots
 -- ARGV: expected version, match id, hash of the entry at the expected version ('' for none),
 --       remember (0/1), answer to remember, ttl, n, n x (type, seat, data, at, hash, public data, commitment);
---       the last two are '' for an entry with nothing hidden, and then not stored
+--       the last two are '' for an entry with nothing hidden, and then not stored; then m, m x (version,
+--       snapshot): the states the entries lead to that fall due as snapshots, kept only with the entries
 if ARGV[4] == '1' then
   local prior = redis.call('GET', KEYS[3])
   -- a pending marker (``PENDING``) is this request's own claim of the key: the answer replaces it below
@@ -75,6 +76,8 @@ for i = 0, tonumber(ARGV[7]) - 1 do
   end
   types[#types + 1] = ARGV[at]
 end
+local kept = 8 + tonumber(ARGV[7]) * 7
+for i = kept + 1, kept + 2 * tonumber(ARGV[kept]), 2 do redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1]) end
 redis.call('XADD', KEYS[2], '*', 'match', ARGV[2], 'version', version, 'types', table.concat(types, ','))
 if ARGV[4] == '1' then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6]) end
 return {'appended', tostring(version)}
@@ -185,9 +188,11 @@ class EventStore:
         expected_hash: str | None,
         entries: list[Recorded],
         remember: Remember | None = None,
+        snapshots: dict[str, bytes] | None = None,
     ) -> tuple[int, str | None]:
         """Append ``entries`` (chained) if the log is at ``expected_version`` and its last entry has
-        ``expected_hash``.
+        ``expected_hash``; ``snapshots`` (``Snapshots.encoded``) are kept in the same step, only if the entries
+        are, and without a round trip of their own.
 
         Returns ``(new_version, None)``, or ``(-1, earlier_answer)`` when ``remember.key`` already held
         an answer (a retried request); raises VersionConflict otherwise, and NotReplicated when
@@ -211,11 +216,17 @@ class EventStore:
                 "" if entry.commitment is None else _compact(entry.public_data),
                 _packed_hash(entry.commitment),
             ]
+        args.append(len(snapshots) if snapshots else 0)
+        if snapshots:
+            for field, snapshot in snapshots.items():
+                args += [field, snapshot]
         log = self.keys.log(match_id)
+        unused = self.keys.unused(match_id) if not (remember and snapshots) else ""
         keys = (
             log,
             self.keys.feed(self.keys.partition(match_id)),
-            remember.key if remember else self.keys.unused(match_id),
+            remember.key if remember else unused,
+            self.keys.snapshots(match_id) if snapshots else unused,
         )
         if self._lines is not None:
             outcome, value = self._direct(self._append, keys, args)
