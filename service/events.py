@@ -35,7 +35,7 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from service.chain import Recorded
+from service.chain import Recorded, compact_encoder
 from service.keys import Keys
 from service.redis_client import Lines
 
@@ -571,9 +571,8 @@ def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
 # milliseconds since the epoch in base 36 (8 characters, not 24). Entries written before this keep
 # their ISO text, which always holds a "-".
 
-_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-"""``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, the same text, without building an
-encoder per call (what ``json.dumps`` does for any argument besides the defaults)."""
+_compact = compact_encoder(sort_keys=False)
+"""``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, the same text (``chain.compact_encoder``)."""
 
 
 def _packed_hash(digest: str | None) -> bytes:
