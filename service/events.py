@@ -331,17 +331,33 @@ class EventStore:
         self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None
     ) -> list[Recorded]:
         """Entries with ``after < version <= until`` (to the end when ``until`` is None), oldest first."""
+        return [decode(entry_id, fields) for entry_id, fields in self._raw(match_id, after, until, limit)]
+
+    def read_since(
+        self, match_id: str, version: int, head_hash: str | None, until: int | None = None
+    ) -> list[Recorded] | None:
+        """The entries after ``version`` (to ``until``) if the log's entry at ``version`` has ``head_hash``, else
+        None: the log is not the one a state at ``version`` was folded from. That entry comes in the same read,
+        compared and not decoded (a process catching up on another's appends reads it on every move)."""
+        raw = self._raw(match_id, version - 1, until, None)
+        if not raw or raw[0][0] != b"%d-0" % version or _hex(raw[0][1].get(b"hash")) != head_hash:
+            return None
+        return [decode(entry_id, fields) for entry_id, fields in raw[1:]]
+
+    def _raw(
+        self, match_id: str, after: int, until: int | None, limit: int | None
+    ) -> list[tuple[bytes, dict]]:
+        """``XRANGE``'s entries as redis-py's ``xrange`` gives them: (id, fields as a dict), undecoded."""
         end = "+" if until is None else f"{until}-0"
         if until is not None and until <= after:
             return []
         if self._lines is None:
-            entries = self.redis.xrange(self.keys.log(match_id), f"{after + 1}-0", end, count=limit)
-            return [decode(entry_id, fields) for entry_id, fields in entries]
+            return self.redis.xrange(self.keys.log(match_id), f"{after + 1}-0", end, count=limit)
         # the read of a worker whose copy of the match is behind (another process made the last move): on
         # the append's own lines, the reply's field lists made dicts as redis-py's xrange makes them
         command = ("XRANGE", self.keys.log(match_id), f"{after + 1}-0", end)
         reply = self._lines.call(*command, "COUNT", limit) if limit else self._lines.call(*command)
-        return [decode(entry_id, dict(zip(fields[::2], fields[1::2]))) for entry_id, fields in reply]
+        return [(entry_id, dict(zip(fields[::2], fields[1::2]))) for entry_id, fields in reply]
 
     # -- the feed the workers follow --------------------------------------------------
 
@@ -553,7 +569,6 @@ class EventStore:
 
 def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
     seat = fields[b"seat"]
-    digest = fields.get(b"hash")
     commitment = fields.get(b"commitment")
     return Recorded(
         version=int(entry_id.split(b"-")[0]),
@@ -561,10 +576,15 @@ def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
         seat=int(seat) if seat else None,
         data=json.loads(fields[b"data"]),
         at=_unpacked_time(fields[b"at"]),
-        hash=digest.hex() if digest else None,
+        hash=_hex(fields.get(b"hash")),
         public_data=json.loads(fields[b"public"]) if commitment else None,
-        commitment=commitment.hex() if commitment else None,
+        commitment=_hex(commitment),
     )
+
+
+def _hex(digest: bytes | None) -> str | None:
+    """A stored hash (32 raw bytes) as its hex digits; None for none."""
+    return digest.hex() if digest else None
 
 
 # Stored compactly, shown readably: a hash as its 32 raw bytes (not 64 hex digits), a time as

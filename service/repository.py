@@ -259,12 +259,12 @@ class MatchRepository:
         head = self._heads.get(match_id)
         if head is not None and (version is None or version >= head.version):
             # the head's own entry comes with the tail: the head is used only if the log agrees
-            entries = self._read(match_id, after=head.version - 1, until=version)
-            if entries and _agrees(head, entries[0]):
-                if version is not None and head.version + len(entries) - 1 < version:
-                    raise VersionNotFound(head.version + len(entries) - 1)
+            entries = self.store.read_since(match_id, head.version, head.head_hash, until=version)
+            if entries is not None:
+                if version is not None and head.version + len(entries) < version:
+                    raise VersionNotFound(head.version + len(entries))
                 # the entries since a head are another process's appends, whose snapshots went with them
-                return self._fold(match_id, head, entries[1:], remember=True, snapshots=False)
+                return self._fold(match_id, head, entries, remember=True, snapshots=False)
             self._heads.drop(match_id)
 
         current = self.store.version(match_id)

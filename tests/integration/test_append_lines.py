@@ -82,6 +82,15 @@ def test_random_games_are_stored_the_same_through_the_lines_and_through_redis_py
         expected = [e.as_dict() for e in reference.read("m", after, until, limit)]
         assert [e.as_dict() for e in fast.read("m", after, until, limit)] == expected
         assert [e.as_dict() for e in busy.read("m", after, until, limit)] == expected
+    log = reference.read("m")
+    for store in (fast, reference, busy):  # a head's catch-up: its entry compared, the ones after it decoded
+        for head in log[::3]:
+            for until in (None, head.version, head.version + 2):
+                expected = [e.as_dict() for e in reference.read("m", head.version, until)]
+                since = store.read_since("m", head.version, head.hash, until)
+                assert since is not None and [e.as_dict() for e in since] == expected
+            assert store.read_since("m", head.version, "ab" * 32) is None  # not the log it was folded from
+        assert store.read_since("m", len(log) + 1, None) is None  # a head the log does not reach
     for i in range(1, 40):
         if i % 3:
             assert real_redis.get(f"{fast.keys.namespace}:idem:{i}") == real_redis.get(
