@@ -25,8 +25,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from service.frozen import replaced
@@ -111,9 +112,22 @@ class Recorded:
         )
 
 
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
-"""``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``: the same text, without
-an encoder built per call (what ``json.dumps`` does for any argument besides the defaults)."""
+def compact_encoder(sort_keys: bool) -> Callable[[Any], str]:
+    """``json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)``, the same text:
+    ``json.dumps`` builds a ``JSONEncoder`` for any argument besides the defaults, and ``JSONEncoder.encode``
+    builds its C encoder on every call; this one is built once. It keeps no cycle markers (a log entry is a
+    tree: a cycle would end in RecursionError, not ValueError), so one encoder serves every thread at once.
+    ``tests/test_json_text.py`` checks it against ``json.dumps`` on random games of every game."""
+    reference = json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
+    if c_make_encoder is None:  # a Python without the C accelerator
+        return reference.encode
+    encoder = c_make_encoder(
+        None, reference.default, encode_basestring, None, ":", ",", sort_keys, False, True
+    )
+    return lambda value: "".join(encoder(value, 0))
+
+
+_CANONICAL = compact_encoder(sort_keys=True)
 
 
 def canonical_json(value: Any) -> bytes:

@@ -35,15 +35,16 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from service.chain import Recorded
+from service.chain import Recorded, compact_encoder
 from service.keys import Keys
 from service.redis_client import Lines
 
 APPEND = """
--- KEYS: log, feed, idempotency key
+-- KEYS: log, feed, idempotency key, snapshots
 -- ARGV: expected version, match id, hash of the entry at the expected version ('' for none),
 --       remember (0/1), answer to remember, ttl, n, n x (type, seat, data, at, hash, public data, commitment);
---       the last two are '' for an entry with nothing hidden, and then not stored
+--       the last two are '' for an entry with nothing hidden, and then not stored; then m, m x (version,
+--       snapshot): the states the entries lead to that fall due as snapshots, kept only with the entries
 if ARGV[4] == '1' then
   local prior = redis.call('GET', KEYS[3])
   -- a pending marker (``PENDING``) is this request's own claim of the key: the answer replaces it below
@@ -75,6 +76,8 @@ for i = 0, tonumber(ARGV[7]) - 1 do
   end
   types[#types + 1] = ARGV[at]
 end
+local kept = 8 + tonumber(ARGV[7]) * 7
+for i = kept + 1, kept + 2 * tonumber(ARGV[kept]), 2 do redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1]) end
 redis.call('XADD', KEYS[2], '*', 'match', ARGV[2], 'version', version, 'types', table.concat(types, ','))
 if ARGV[4] == '1' then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6]) end
 return {'appended', tostring(version)}
@@ -185,9 +188,11 @@ class EventStore:
         expected_hash: str | None,
         entries: list[Recorded],
         remember: Remember | None = None,
+        snapshots: dict[str, bytes] | None = None,
     ) -> tuple[int, str | None]:
         """Append ``entries`` (chained) if the log is at ``expected_version`` and its last entry has
-        ``expected_hash``.
+        ``expected_hash``; ``snapshots`` (``Snapshots.encoded``) are kept in the same step, only if the entries
+        are, and without a round trip of their own.
 
         Returns ``(new_version, None)``, or ``(-1, earlier_answer)`` when ``remember.key`` already held
         an answer (a retried request); raises VersionConflict otherwise, and NotReplicated when
@@ -211,11 +216,17 @@ class EventStore:
                 "" if entry.commitment is None else _compact(entry.public_data),
                 _packed_hash(entry.commitment),
             ]
+        args.append(len(snapshots) if snapshots else 0)
+        if snapshots:
+            for field, snapshot in snapshots.items():
+                args += [field, snapshot]
         log = self.keys.log(match_id)
+        unused = self.keys.unused(match_id) if not (remember and snapshots) else ""
         keys = (
             log,
             self.keys.feed(self.keys.partition(match_id)),
-            remember.key if remember else self.keys.unused(match_id),
+            remember.key if remember else unused,
+            self.keys.snapshots(match_id) if snapshots else unused,
         )
         if self._lines is not None:
             outcome, value = self._direct(self._append, keys, args)
@@ -320,17 +331,33 @@ class EventStore:
         self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None
     ) -> list[Recorded]:
         """Entries with ``after < version <= until`` (to the end when ``until`` is None), oldest first."""
+        return [decode(entry_id, fields) for entry_id, fields in self._raw(match_id, after, until, limit)]
+
+    def read_since(
+        self, match_id: str, version: int, head_hash: str | None, until: int | None = None
+    ) -> list[Recorded] | None:
+        """The entries after ``version`` (to ``until``) if the log's entry at ``version`` has ``head_hash``, else
+        None: the log is not the one a state at ``version`` was folded from. That entry comes in the same read,
+        compared and not decoded (a process catching up on another's appends reads it on every move)."""
+        raw = self._raw(match_id, version - 1, until, None)
+        if not raw or raw[0][0] != b"%d-0" % version or _hex(raw[0][1].get(b"hash")) != head_hash:
+            return None
+        return [decode(entry_id, fields) for entry_id, fields in raw[1:]]
+
+    def _raw(
+        self, match_id: str, after: int, until: int | None, limit: int | None
+    ) -> list[tuple[bytes, dict]]:
+        """``XRANGE``'s entries as redis-py's ``xrange`` gives them: (id, fields as a dict), undecoded."""
         end = "+" if until is None else f"{until}-0"
         if until is not None and until <= after:
             return []
         if self._lines is None:
-            entries = self.redis.xrange(self.keys.log(match_id), f"{after + 1}-0", end, count=limit)
-            return [decode(entry_id, fields) for entry_id, fields in entries]
+            return self.redis.xrange(self.keys.log(match_id), f"{after + 1}-0", end, count=limit)
         # the read of a worker whose copy of the match is behind (another process made the last move): on
         # the append's own lines, the reply's field lists made dicts as redis-py's xrange makes them
         command = ("XRANGE", self.keys.log(match_id), f"{after + 1}-0", end)
         reply = self._lines.call(*command, "COUNT", limit) if limit else self._lines.call(*command)
-        return [decode(entry_id, dict(zip(fields[::2], fields[1::2]))) for entry_id, fields in reply]
+        return [(entry_id, dict(zip(fields[::2], fields[1::2]))) for entry_id, fields in reply]
 
     # -- the feed the workers follow --------------------------------------------------
 
@@ -542,7 +569,6 @@ class EventStore:
 
 def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
     seat = fields[b"seat"]
-    digest = fields.get(b"hash")
     commitment = fields.get(b"commitment")
     return Recorded(
         version=int(entry_id.split(b"-")[0]),
@@ -550,19 +576,23 @@ def decode(entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
         seat=int(seat) if seat else None,
         data=json.loads(fields[b"data"]),
         at=_unpacked_time(fields[b"at"]),
-        hash=digest.hex() if digest else None,
+        hash=_hex(fields.get(b"hash")),
         public_data=json.loads(fields[b"public"]) if commitment else None,
-        commitment=commitment.hex() if commitment else None,
+        commitment=_hex(commitment),
     )
+
+
+def _hex(digest: bytes | None) -> str | None:
+    """A stored hash (32 raw bytes) as its hex digits; None for none."""
+    return digest.hex() if digest else None
 
 
 # Stored compactly, shown readably: a hash as its 32 raw bytes (not 64 hex digits), a time as
 # milliseconds since the epoch in base 36 (8 characters, not 24). Entries written before this keep
 # their ISO text, which always holds a "-".
 
-_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-"""``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, the same text, without building an
-encoder per call (what ``json.dumps`` does for any argument besides the defaults)."""
+_compact = compact_encoder(sort_keys=False)
+"""``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, the same text (``chain.compact_encoder``)."""
 
 
 def _packed_hash(digest: str | None) -> bytes:

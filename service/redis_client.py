@@ -5,6 +5,8 @@ others)."""
 from __future__ import annotations
 
 import os
+import socket
+import struct
 import weakref
 from typing import Any
 
@@ -200,6 +202,7 @@ class _Line:
             protocolError=redis.exceptions.InvalidResponse, replyError=_parse_error, notEnoughData=_WANTING
         )
         self.buffer = bytearray(65536)
+        _timed_by_the_kernel(self.sock)
 
     def ask(self, packed: bytes):
         """Send one packed command, return its reply (an error reply as its exception, unraised)."""
@@ -220,10 +223,28 @@ class _Line:
                     return reply
         except redis.exceptions.ConnectionError:
             raise
-        except TimeoutError as error:  # socket.timeout: the connection's socket_timeout ran out
+        except (
+            TimeoutError,
+            BlockingIOError,
+        ) as error:  # socket.timeout: the connection's socket_timeout ran out
             raise redis.exceptions.TimeoutError(f"Timeout reading from socket ({error})") from error
         except OSError as error:
             raise redis.exceptions.ConnectionError(f"Error while talking to Redis: {error}") from error
+
+
+def _timed_by_the_kernel(sock) -> None:
+    """A plain socket (no gevent, no TLS) with a timeout, made blocking with the same timeout kept by the kernel
+    (``SO_RCVTIMEO``, ``SO_SNDTIMEO``): CPython polls a socket that has a timeout before every ``send`` and
+    ``recv``, two system calls more per command; a blocking one goes straight to them, and the kernel's
+    timeout ends a wait as the socket's would (``BlockingIOError`` then, read as a timeout)."""
+    timeout = sock.gettimeout()
+    if not timeout or type(sock) is not socket.socket or socket.socket.__module__ != "socket":
+        return
+    seconds = int(timeout)
+    kept = struct.pack("ll", seconds, int((timeout - seconds) * 1_000_000))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, kept)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, kept)
+    sock.settimeout(None)
 
 
 _WANTING = object()

@@ -4,7 +4,9 @@ A match is its log (in the event store), a meta hash beside it (the sealed seed 
 hashes, which must never be in the log) and snapshots (a cache of the fold). Loading never replays a
 match from the start once it has a snapshot: ``load`` starts from the newest state this process
 already holds or from the nearest snapshot, reads only the entries after it, and leaves behind the
-snapshots that fall due. Storing a ``Step`` keeps the states it already holds: nothing is folded twice.
+snapshots that fall due. Storing a ``Step`` keeps the states it already holds: nothing is folded twice;
+the snapshots that fall due among them go in the append's own step (``EventStore.append``), so a process
+that catches up on another's appends has none to write.
 
 The cache is trusted only as far as the log agrees with it. A cached head or a snapshot is used only
 when the log's entry at its version has the hash it was folded from, checked in the same read as the
@@ -165,8 +167,9 @@ class MatchRepository:
                 pack, lambda client: client.set(pack, canonical_json(created.data["content"]), nx=True)
             )
         self.redis.hset(self.keys.meta(match_id), mapping=meta.fields(self.server_key, match_id))
-        self.store.append(match_id, 0, None, [e.without_content() for e in step.entries])
-        self._keep(match_id, step.states)
+        snapshots = self.snapshots.encoded(self.snapshots.due(list(step.states)))
+        self.store.append(match_id, 0, None, [e.without_content() for e in step.entries], None, snapshots)
+        self._keep(match_id, step.states, snapshots=False)
 
     def save(self, match_id: str, step: Step, remember: Remember | None = None) -> str | None:
         """Append a step's entries if the log is still at the version the step starts from.
@@ -176,13 +179,17 @@ class MatchRepository:
         step's state was folded from (the cached head is then dropped)."""
         base = step.base
         assert base is not None, "a step appended to a log starts from the log's state"
+        # the snapshots that fall due go with the entries, in the append's step: kept only if they are
+        snapshots = self.snapshots.encoded(self.snapshots.due(list(step.states)))
         try:
-            _, prior = self.store.append(match_id, base.version, base.head_hash, list(step.entries), remember)
+            _, prior = self.store.append(
+                match_id, base.version, base.head_hash, list(step.entries), remember, snapshots
+            )
         except VersionConflict:
             self._heads.drop(match_id)
             raise
-        if prior is None:  # only now that the entries are in the log may they reach cache and snapshots
-            self._keep(match_id, step.states)
+        if prior is None:  # only now that the entries are in the log may their states reach the cache
+            self._keep(match_id, step.states, snapshots=False)
             if self.on_saved is not None:
                 self.on_saved(match_id, step)
         return prior
@@ -252,11 +259,12 @@ class MatchRepository:
         head = self._heads.get(match_id)
         if head is not None and (version is None or version >= head.version):
             # the head's own entry comes with the tail: the head is used only if the log agrees
-            entries = self._read(match_id, after=head.version - 1, until=version)
-            if entries and _agrees(head, entries[0]):
-                if version is not None and head.version + len(entries) - 1 < version:
-                    raise VersionNotFound(head.version + len(entries) - 1)
-                return self._fold(match_id, head, entries[1:], remember=True)
+            entries = self.store.read_since(match_id, head.version, head.head_hash, until=version)
+            if entries is not None:
+                if version is not None and head.version + len(entries) < version:
+                    raise VersionNotFound(head.version + len(entries))
+                # the entries since a head are another process's appends, whose snapshots went with them
+                return self._fold(match_id, head, entries, remember=True, snapshots=False)
             self._heads.drop(match_id)
 
         current = self.store.version(match_id)
@@ -335,29 +343,41 @@ class MatchRepository:
 
     # -- the cache ------------------------------------------------------------------------------------
 
-    def _fold(self, match_id: str, state: MatchState, entries: list[Recorded], remember: bool) -> MatchState:
-        """Fold ``entries`` (already in the log, following ``state``) into it, keeping what falls due."""
+    def _fold(
+        self,
+        match_id: str,
+        state: MatchState,
+        entries: list[Recorded],
+        remember: bool,
+        snapshots: bool = True,
+    ) -> MatchState:
+        """Fold ``entries`` (already in the log, following ``state``) into it, keeping what falls due (the
+        snapshots too, unless ``snapshots`` is False)."""
         verify_chain(entries, state.head_hash)
         states: list[MatchState] = []
         for entry in entries:
             state = replay.advance(state, entry, lambda version: self._earlier(match_id, version, states))
             states.append(state)
-        self._keep(match_id, states, remember, head=state)
+        self._keep(match_id, states, remember, head=state, snapshots=snapshots)
         return state
 
     def _earlier(self, match_id: str, version: int, folded: list[MatchState]) -> MatchState:
         """The match at ``version``: one this fold made, or one loaded (an ``undone`` goes back to it)."""
         return next((s for s in folded if s.version == version), None) or self.load(match_id, version)
 
-    def _keep(self, match_id: str, states, remember: bool = True, head: MatchState | None = None) -> None:
-        """Store the snapshots that fall due among ``states`` and, with ``remember``, cache the last of
-        them (or ``head`` when there are none: a load that landed on a snapshot) as the match's head."""
-        due = self.snapshots.due(states)
-        if (
-            states and states[-1].result is not None
-        ):  # a scored match keeps its final state only (``compact``),
-            due = [states[-1]]  # folded again or not
-        self.snapshots.save(match_id, due)
+    def _keep(
+        self,
+        match_id: str,
+        states,
+        remember: bool = True,
+        head: MatchState | None = None,
+        snapshots: bool = True,
+    ) -> None:
+        """Store the snapshots that fall due among ``states`` (unless ``snapshots`` is False: they are kept
+        already) and, with ``remember``, cache the last of them (or ``head`` when there are none: a load that
+        landed on a snapshot) as the match's head."""
+        if snapshots:
+            self.snapshots.save(match_id, self.snapshots.due(list(states)))
         newest = states[-1] if states else head
         if remember and newest is not None:
             cached = self._heads.get(match_id)

@@ -24,9 +24,17 @@ class Snapshots:
         self.keys = keys
         self.every = every
 
-    def due(self, states: Iterable[MatchState]) -> list[MatchState]:
-        """The states among ``states`` that are kept as snapshots."""
+    def due(self, states: list[MatchState]) -> list[MatchState]:
+        """The states among ``states`` that are kept as snapshots: every ``every`` versions; of a scored match,
+        its final state only (``MatchRepository.compact``), folded again or not."""
+        if states and states[-1].result is not None:
+            return [states[-1]]
         return [s for s in states if s.version % self.every == 0]
+
+    @staticmethod
+    def encoded(states: Iterable[MatchState]) -> dict[str, bytes]:
+        """Snapshots of ``states`` as stored: field (the version) -> bytes."""
+        return {str(s.version): encode({"rules": rules_of(s), "state": s.to_json()}) for s in states}
 
     @staticmethod
     def best(versions, target: int) -> int | None:
@@ -64,12 +72,7 @@ class Snapshots:
 
     def save(self, match_id: str, states: list[MatchState]) -> None:
         if states:
-            self.redis.hset(
-                self.keys.snapshots(match_id),
-                mapping={
-                    str(s.version): encode({"rules": rules_of(s), "state": s.to_json()}) for s in states
-                },
-            )
+            self.redis.hset(self.keys.snapshots(match_id), mapping=self.encoded(states))
 
     def drop(self, match_id: str, version: int) -> None:
         self.redis.hdel(self.keys.snapshots(match_id), str(version))

@@ -18,7 +18,7 @@ from service import lifecycle, packs
 from service.events import EventStore, Remember, VersionConflict, _packed_time, _packed_time_checked
 from service.games import GAMES
 from service.keys import Keys
-from service.redis_client import Lines
+from service.redis_client import Lines, _Line
 
 
 def _steps(game, seed: int, limit: int = 120):
@@ -82,6 +82,15 @@ def test_random_games_are_stored_the_same_through_the_lines_and_through_redis_py
         expected = [e.as_dict() for e in reference.read("m", after, until, limit)]
         assert [e.as_dict() for e in fast.read("m", after, until, limit)] == expected
         assert [e.as_dict() for e in busy.read("m", after, until, limit)] == expected
+    log = reference.read("m")
+    for store in (fast, reference, busy):  # a head's catch-up: its entry compared, the ones after it decoded
+        for head in log[::3]:
+            for until in (None, head.version, head.version + 2):
+                expected = [e.as_dict() for e in reference.read("m", head.version, until)]
+                since = store.read_since("m", head.version, head.hash, until)
+                assert since is not None and [e.as_dict() for e in since] == expected
+            assert store.read_since("m", head.version, "ab" * 32) is None  # not the log it was folded from
+        assert store.read_since("m", len(log) + 1, None) is None  # a head the log does not reach
     for i in range(1, 40):
         if i % 3:
             assert real_redis.get(f"{fast.keys.namespace}:idem:{i}") == real_redis.get(
@@ -134,6 +143,23 @@ def test_more_callers_than_lines_go_through_the_pool_with_the_same_raw_replies(r
     with pytest.raises(redis.exceptions.ResponseError, match="unknown command"):
         full.call("NO-SUCH-COMMAND")
     assert full._open == 0 and full._idle == []
+
+
+def test_a_line_keeps_its_connections_timeout_in_the_kernel_and_a_silent_server_times_out():
+    """A plain socket's timeout is the kernel's (no poll before each send and recv): a server that never
+    answers still ends the wait after the connection's ``socket_timeout``, as redis-py's TimeoutError."""
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts (the kernel's backlog), never answers
+        port = silent.getsockname()[1]
+        client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=0.3, protocol=2)
+        connection = client.connection_pool.connection_class(**client.connection_pool.connection_kwargs)
+        connection.on_connect_check_health = lambda check_health=True: None  # no HELLO, no SETINFO
+        connection.connect()
+        line = _Line(connection)
+        assert line.sock.gettimeout() is None  # blocking: straight to send and recv
+        assert line.sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, 16) != bytes(16)
+        with pytest.raises(redis.exceptions.TimeoutError):
+            line.ask(b"*1\r\n$4\r\nPING\r\n")
+        connection.disconnect()
 
 
 def test_a_child_process_never_uses_its_parents_lines(real_redis):

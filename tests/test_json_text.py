@@ -1,0 +1,55 @@
+"""``chain.compact_encoder`` (the append's entry JSON and the hash chain's canonical JSON, with a C encoder
+built once) writes what ``json.dumps`` writes: every entry of random games of all four games (data, public
+data, the canonical list the chain hashes, the states), and the odd values a log could hold (floats, NaN,
+infinities, unicode, lone surrogates, int keys); what ``json.dumps`` refuses it refuses."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from service.chain import compact_encoder
+from service.games import GAMES
+from tests.test_snapshot_append import _steps
+
+ODD = [
+    {"b": 1, "a": [1.5, float("nan"), float("inf"), float("-inf"), -0.0, 1e16, 1e-7, 2**70]},
+    {"text": 'é\u2028"\\\x00\ud800', "none": None, "yes": True, "no": False},
+    "a string alone",
+    3,
+    [],
+    {},
+    {1: 2, 3: [4, (5, 6)]},
+]
+
+
+def _both(value) -> None:
+    for sort_keys in (True, False):
+        assert compact_encoder(sort_keys)(value) == json.dumps(
+            value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False
+        )
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_logs_json_is_json_dumps(game_id):
+    first, steps, _ = _steps(GAMES[game_id], 11)
+    for step in [first, *steps]:
+        for entry in step.entries:
+            _both(entry.data)
+            _both(entry.public_data)
+            _both([entry.version, entry.type, entry.seat, entry.data, entry.at])
+        for state in step.states:
+            _both(dataclasses.asdict(state))
+
+
+def test_odd_values_are_written_and_refused_as_json_dumps_does():
+    for value in ODD:
+        _both(value)
+    assert compact_encoder(False)({1: 2, "1": 3}) == json.dumps({1: 2, "1": 3}, separators=(",", ":"))
+    for bad, sort_keys in [({"x": object()}, False), ({"x": {1}}, True), ({1: 2, "1": 3}, True)]:
+        with pytest.raises(TypeError):
+            json.dumps(bad, sort_keys=sort_keys)
+        with pytest.raises(TypeError):
+            compact_encoder(sort_keys)(bad)
