@@ -682,6 +682,7 @@ def legal_actions_answer(match_id: str, state, seat: int) -> Response:
 
 _submit_body = fastload.compiled(schemas.SubmitActionSchema())
 _accepted = schemas.AcceptedSchema()
+_accepted_dump = fastload.compiled_dump(_accepted)
 
 
 def _submit_lean(match_id: str) -> Response | None:
@@ -693,7 +694,8 @@ def _submit_lean(match_id: str) -> Response | None:
     if loaded is None or (key is not None and not 0 < len(key) <= 128):
         return None
     answer, headers = _submitted(match_id, loaded, key)
-    response = cast(Response, current_app.json.response(_accepted.dump(answer)))
+    dumped = _accepted_dump(answer) if _accepted_dump is not None else None
+    response = cast(Response, current_app.json.response(_accepted.dump(answer) if dumped is None else dumped))
     response.headers.extend(headers)
     response.status_code = 201
     return response
