@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields
-from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
+from marshmallow.decorators import POST_DUMP, POST_LOAD, PRE_DUMP, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 from marshmallow.utils import missing
 
 _NO = object()  # "not this way": the schema decides
@@ -179,3 +179,85 @@ def _dict(key: Callable[[Any], Any], value: Callable[[Any], Any]) -> Callable[[A
         return out
 
     return load
+
+
+def compiled_dump(schema: Schema) -> Callable[[Any], dict | None] | None:
+    """``schema.dump`` of one dict, compiled as ``compiled`` compiles a load: the same dict, its keys in the
+    same order, for values of the kinds it knows (strings, integers, dicts, lists and nested schemas of
+    them, None); None for anything else, which the caller dumps with the schema itself. None when the
+    schema cannot be compiled (dump hooks, renamed or defaulted fields, other field kinds)."""
+    dump = _dump_schema(schema)
+    if dump is None:
+        return None
+
+    def dumped(obj: Any) -> dict | None:
+        result = dump(obj)
+        return None if result is _NO else result
+
+    return dumped
+
+
+_DICT_NAMES = frozenset(dir(dict))  # a key missing from a dict is looked up as its attribute by marshmallow
+
+
+def _dump_schema(schema: Schema) -> Callable[[Any], Any] | None:
+    hooks = schema._hooks
+    if (
+        hooks[PRE_DUMP]
+        or hooks[POST_DUMP]
+        or schema.many
+        or schema.only
+        or schema.exclude
+        or type(schema).get_attribute is not Schema.get_attribute
+    ):
+        return None
+    plan = []
+    for name, field in schema.dump_fields.items():
+        if field.attribute not in (None, name) or field.dump_default is not missing or name in _DICT_NAMES:
+            return None
+        dump = _dump_field(field)
+        if dump is None:
+            return None
+        plan.append((name, field.data_key or name, dump))
+
+    def dump_one(obj: Any) -> Any:
+        if type(obj) is not dict:
+            return _NO
+        out = {}
+        for name, key, dump in plan:
+            value = obj.get(name, missing)
+            if value is missing:
+                continue
+            value = dump(value) if value is not None else None
+            if value is _NO:
+                return _NO
+            out[key] = value
+        return out
+
+    return dump_one
+
+
+def _dump_field(field: fields.Field) -> Callable[[Any], Any] | None:
+    """The dump of one field's value (not None), or _NO; None for a field it does not know."""
+    if type(field) is fields.String:
+        return _typed(str)
+    if type(field) is fields.Integer and not field.as_string:
+        return _typed(int)
+    if type(field) is fields.Dict and field.key_field is None and field.value_field is None:
+        return lambda value: dict(value) if type(value) is dict else _NO
+    if type(field) is fields.List:
+        item = _dump_field(field.inner)
+        return _dump_list(item) if item is not None else None
+    if type(field) is fields.Nested and not field.many and isinstance(field.schema, Schema):
+        return _dump_schema(field.schema)
+    return None
+
+
+def _dump_list(item: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def dump(value: Any) -> Any:
+        if type(value) is not list:
+            return _NO
+        out = [v if v is None else item(v) for v in value]
+        return _NO if any(v is _NO for v in out) else out
+
+    return dump

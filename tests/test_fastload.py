@@ -15,6 +15,7 @@ from marshmallow import ValidationError
 from service import api, fastload, lifecycle, moves, packs
 from service.errors import api_error_of, flatten, invalid
 from service.games import GAMES
+from tests.helpers import create, play_random_game
 
 GAMES_PER_GAME = 2
 ODD_VALUES = (
@@ -193,3 +194,60 @@ def test_a_schema_the_fast_path_does_not_know_is_not_compiled():
 
     assert fastload.compiled(Hooked()) is None
     assert fastload.compiled(Defaulted()) is None
+
+
+def _dump_agrees(fast, schema, data) -> bool:
+    got = fast(data)
+    if got is None:
+        return False  # the schema's business
+    expected = schema.dump(copy.deepcopy(data))  # must not fail where the fast path did not
+    assert json.dumps(got, default=repr) == json.dumps(expected, default=repr)  # keys in the same order too
+    return True
+
+
+def _bent_answer(answer: dict, rng: random.Random):
+    """``answer`` (or one of its entries) with its keys shuffled, an unknown key, one dropped, odd values."""
+    for target in ("answer", "entry"):
+        for _ in range(4):
+            bent = copy.deepcopy(answer)
+            where = bent if target == "answer" or not bent["events"] else rng.choice(bent["events"])
+            keys = list(where)
+            change = rng.choice(["shuffle", "unknown", "drop", "odd", "odd"])
+            if change == "shuffle":
+                rng.shuffle(keys)
+                items = [(k, where.pop(k)) for k in keys]
+                where.update(items)
+            elif change == "unknown":
+                where["unknown"] = rng.choice(ODD_VALUES)
+            elif change == "drop":
+                where.pop(rng.choice(keys))
+            else:
+                where[rng.choice(keys)] = rng.choice([*ODD_VALUES, [None], [{}], ["x"]])
+            yield bent
+
+
+def test_compiled_answer_dump_agrees_with_the_schema(client, monkeypatch):
+    """The POST's answers (``AcceptedSchema``) as the API made them in random games of every game, and bent
+    copies of them: the compiled dump gives what ``schema.dump`` gives, or leaves it to the schema."""
+    schema, fast = api._accepted, api._accepted_dump
+    assert fast is not None, "AcceptedSchema compiles"
+    answers = []
+    made = api._submitted
+
+    def recorded(*args):
+        answer, headers = made(*args)
+        answers.append(copy.deepcopy(answer))
+        return answer, headers
+
+    monkeypatch.setattr(api, "_submitted", recorded)
+    rng = random.Random("dump")
+    for game_id, game in sorted(GAMES.items()):
+        players = [{"name": f"p{i}"} for i in range(max(game.info.counts()))]
+        match_id, tokens = create(client, game=game_id, players=players)
+        play_random_game(client, match_id, tokens, rng, max_actions=30)
+    assert {a["game"] for a in answers} == set(GAMES)
+    taken = sum(_dump_agrees(fast, schema, answer) for answer in answers)
+    assert taken == len(answers), "every answer the API made is the fast path's"
+    for answer in rng.sample(answers, 40):
+        for bent in _bent_answer(answer, rng):
+            _dump_agrees(fast, schema, bent)
