@@ -33,8 +33,10 @@ page waits for them as a user would; settings the server needs follow in the mar
 A session marked ``<!-- session: <name>, own -->`` has no server: the page starts its own ``matchlog
 serve ... > serve.log 2>&1 &`` (run with ``--port`` the test's free port, whose ``127.0.0.1:<port>`` in
 an answer reads ``127.0.0.1:8000``), after laying out its data folder as it needs to (an old layout, a
-cluster); that server is stopped with the session. In a served or own session, the folder a page's
-``--data`` names stands for the test's wherever the page writes it (a socket's path, an answer).
+cluster); that server is stopped with the session. A cluster's ports as tests/redis_cluster.py lists
+them (``masters [17236, 19451, 21062], replicas [...]``) are bound in order, as ids are. In a served or
+own session, the folder a page's ``--data`` names stands for the test's wherever the page writes it (a
+socket's path, an answer).
 All count their seeds and match ids (tests/doc_seeds.py), so a page's chance happens again as printed;
 ``MATCHLOG_DOC_SESSION=<name>`` prints what the server answers to each command, for writing a page. A
 ``python`` block marked ``<!-- listing: examples/<file> -->`` shows the code of a program the sessions
@@ -86,6 +88,7 @@ VOLATILE = re.compile(
     r"|\d{13}-\d+"  # stream ids (the attempts' cursors)
     r"|t=\d+,v1=[0-9a-f]+"  # webhook signatures
 )
+PORTS = re.compile(r"(?:masters|replicas) \[([\d, ]+)\]")  # a cluster's nodes (tests/redis_cluster.py)
 BACKGROUND = re.compile(r"(?<![&>])&(\s|$)")  # a job started in the background (not &&, >&, a URL's &)
 
 
@@ -321,6 +324,9 @@ class Session:
         def masked(text: str) -> list[str]:
             return [VOLATILE.sub("<v>", line.rstrip()) for line in text.splitlines()]
 
+        for page_ports, ports in zip(PORTS.findall(printed), PORTS.findall(served), strict=False):
+            for page_port, port in zip(page_ports.split(", "), ports.split(", "), strict=True):
+                self.bound.setdefault(page_port, port)  # the page's ports stand for the cluster's, in order
         printed_lines = masked(self.with_bound(printed).replace(CUT, "").rstrip())
         served_lines = masked(served)[: len(printed_lines)]
         if printed.endswith(CUT):  # the rest cut: the last line shown may be a start
@@ -563,3 +569,13 @@ def test_a_command_may_fail_where_the_page_shows_its_status():
         session.check(status, "1\n")
     with pytest.raises(AssertionError):
         session.run(Command("exit 3"))
+
+
+def test_a_clusters_ports_are_bound_in_order():
+    session = Session(Server(8000, "k", Path(".")))
+    listing = Command("cat cluster.log", ["masters [17236, 19451], replicas [16520, 17974]"])
+    session.check(listing, "masters [20001, 20002], replicas [20003, 20004]\n")
+    assert session.with_bound("redis-cli -p 19451") == "redis-cli -p 20002"
+    session.check(Command("echo", ["19451:"]), "20002:\n")
+    with pytest.raises(AssertionError):
+        session.check(Command("echo", ["19451:"]), "20001:\n")
