@@ -1,6 +1,8 @@
 """Seeds the documentation's sessions can print: the server's entropy for seeds and salts
 (``service.lifecycle``'s ``secrets``) replaced by a counted sequence, so the n-th match a server creates
-gets the same seed in every run, and a page's bots, draws and rolls happen again as printed. For tests
+gets the same seed in every run, and a page's bots, draws and rolls happen again as printed; match ids
+(``service.matches``'s ``uuid``) are counted too, so a match's feed partition, and with it its keys'
+hash tag and its master on a Redis Cluster, are the same in every run. For tests
 only: ``tests/test_doc_sessions.py`` installs it in its in-process server, and ``tests/doc_site`` (a
 ``sitecustomize`` put on the ``PYTHONPATH`` of the ``matchlog serve`` it starts) in that server's
 processes."""
@@ -10,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import secrets
+import uuid
 from types import SimpleNamespace
 
 
@@ -23,7 +26,18 @@ def counted_secrets(start: int = 0) -> SimpleNamespace:
     return SimpleNamespace(token_hex=token_hex, token_bytes=secrets.token_bytes)
 
 
+def counted_uuid(start: int = 0) -> SimpleNamespace:
+    """``uuid`` with ``uuid4`` counted: the same sequence of ids in every run."""
+    count = itertools.count(start)
+
+    def uuid4() -> uuid.UUID:
+        return uuid.UUID(hex=hashlib.sha256(f"matchlog docs id {next(count)}".encode()).hexdigest()[:32])
+
+    return SimpleNamespace(uuid4=uuid4)
+
+
 def install() -> None:
-    from service import lifecycle
+    from service import lifecycle, matches
 
     lifecycle.secrets = counted_secrets()  # type: ignore[assignment]
+    matches.uuid = counted_uuid()  # type: ignore[assignment]

@@ -575,9 +575,10 @@ def main() -> None:
     """``python -m tests.redis_cluster``: a local cluster to try matchlog on, until Ctrl-C."""
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop the nodes on SIGTERM too
     with LocalCluster() as cluster:
+        masters = [n.port for n in sorted(cluster.masters(), key=lambda n: n.slots)]  # the first has slot 0
         print(
             f"Redis {cluster.version} cluster up in {cluster.startup_seconds:.1f} s: "
-            f"masters {cluster.master_ports()}, replicas {[r.port for r in cluster.replicas()]}"
+            f"masters {masters}, replicas {[cluster.replica_of(port) for port in masters]}"
         )
         print(f"REDIS_URL={cluster.startup_url}", flush=True)
         with contextlib.suppress(KeyboardInterrupt):

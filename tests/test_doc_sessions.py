@@ -30,7 +30,14 @@ process, its rule worker and an embedded Redis in a folder of the test's, which 
 folder): bots, clocks, deadlines, live feeds, sockets and webhooks happen as they do for a user, and the
 page waits for them as a user would; settings the server needs follow in the mark
 (``<!-- session: <name>, served MATCHLOG_ABANDON_AFTER_S=5 -->``).
-Both count their seeds (tests/doc_seeds.py), so a page's chance happens again as printed;
+A session marked ``<!-- session: <name>, own -->`` has no server: the page starts its own ``matchlog
+serve ... > serve.log 2>&1 &`` (run with ``--port`` the test's free port, whose ``127.0.0.1:<port>`` in
+an answer reads ``127.0.0.1:8000``), after laying out its data folder as it needs to (an old layout, a
+cluster); that server is stopped with the session. A cluster's ports as tests/redis_cluster.py lists
+them (``masters [17236, 19451, 21062], replicas [...]``) are bound in order, as ids are. In a served or
+own session, the folder a page's ``--data`` names stands for the test's wherever the page writes it (a
+socket's path, an answer).
+All count their seeds and match ids (tests/doc_seeds.py), so a page's chance happens again as printed;
 ``MATCHLOG_DOC_SESSION=<name>`` prints what the server answers to each command, for writing a page. A
 ``python`` block marked ``<!-- listing: examples/<file> -->`` shows the code of a program the sessions
 run, and must be it."""
@@ -66,7 +73,7 @@ from tests.helpers import run_jobs
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
-MARK = re.compile(r"<!-- session: ([\w-]+)(, served(?: [A-Z_]+=\S+)*)? -->\s*\n```sh\n(.*?)\n```", re.S)
+MARK = re.compile(r"<!-- session: ([\w-]+)(, served(?: [A-Z_]+=\S+)*|, own)? -->\s*\n```sh\n(.*?)\n```", re.S)
 CUT = "\u2026"
 STATUS = "echo $?"
 VOLATILE = re.compile(
@@ -81,6 +88,7 @@ VOLATILE = re.compile(
     r"|\d{13}-\d+"  # stream ids (the attempts' cursors)
     r"|t=\d+,v1=[0-9a-f]+"  # webhook signatures
 )
+PORTS = re.compile(r"(?:masters|replicas) \[([\d, ]+)\]")  # a cluster's nodes (tests/redis_cluster.py)
 BACKGROUND = re.compile(r"(?<![&>])&(\s|$)")  # a job started in the background (not &&, >&, a URL's &)
 
 
@@ -168,6 +176,7 @@ class Server:
     folder: Path
     data: Path | None = None
     settle: Any = lambda: None
+    own: bool = False  # no server: the page starts its own ``matchlog serve``
 
 
 class Session:
@@ -182,6 +191,8 @@ class Session:
         }
         if server.data:
             self.env["MATCHLOG_DATA"] = str(server.data)
+        if server.own:  # the page's own server counts its seeds too
+            self.env.update(PYTHONPATH=f"{ROOT / 'tests' / 'doc_site'}:{ROOT}", MATCHLOG_DOC_SEEDS="1")
         self.env.pop("REDIS_URL", None)  # the page's matchlog commands use the server's Redis, by --data
 
     def run(self, command: Command) -> str | None:
@@ -191,8 +202,12 @@ class Session:
             return f"{self.status}\n"
         line = command.line.replace("localhost:8000", f"127.0.0.1:{self.port}")
         line = line.replace("127.0.0.1:8000", f"127.0.0.1:{self.port}")
-        if self.server.data:
+        if self.server.data:  # the page's folder stands for the test's (in a path or an answer too)
+            for folder in re.findall(r"--data (\S+)", line):
+                self.bound.setdefault(folder, str(self.server.data))
             line = re.sub(r"--data \S+", f"--data {self.server.data}", line)
+        if self.server.own:
+            line = re.sub(r"\bmatchlog serve\b", f"matchlog serve --port {self.port}", line)
         line = self.with_bound(line)
         assignments = shlex.split(line, comments=True)
         if assignments and all(re.fullmatch(r"[A-Z_]+=\S*", word) for word in assignments):
@@ -212,6 +227,7 @@ class Session:
         stdout, stderr = process.communicate(timeout=60)
         assert process.returncode == 0 or command.shows_status, f"{command.line}\n{stderr}"
         self.status, answer = process.returncode, stdout + (stderr if command.shows_status else "")
+        answer = answer.replace(f"127.0.0.1:{self.port}", "127.0.0.1:8000") if self.server.own else answer
         self.settle()  # what a worker would do next (bots' moves, scoring), done before the next command
         if os.environ.get("MATCHLOG_DOC_SESSION"):
             print(f"$ {command.line}\n{answer}")
@@ -222,6 +238,13 @@ class Session:
         for group in self.background:
             with suppress(ProcessLookupError):
                 os.killpg(group, signal.SIGTERM)
+        deadline = time.monotonic() + 30  # a page's server stops its Redis before its folder goes
+        while self.background and time.monotonic() < deadline:
+            try:
+                os.killpg(self.background[-1], 0)
+                time.sleep(0.1)
+            except ProcessLookupError:
+                self.background.pop()
 
     def check(self, command: Command, answer: str | None) -> None:
         printed = "\n".join(command.printed).strip()
@@ -301,7 +324,10 @@ class Session:
         def masked(text: str) -> list[str]:
             return [VOLATILE.sub("<v>", line.rstrip()) for line in text.splitlines()]
 
-        printed_lines = masked(printed.replace(CUT, "").rstrip())
+        for page_ports, ports in zip(PORTS.findall(printed), PORTS.findall(served), strict=False):
+            for page_port, port in zip(page_ports.split(", "), ports.split(", "), strict=True):
+                self.bound.setdefault(page_port, port)  # the page's ports stand for the cluster's, in order
+        printed_lines = masked(self.with_bound(printed).replace(CUT, "").rstrip())
         served_lines = masked(served)[: len(printed_lines)]
         if printed.endswith(CUT):  # the rest cut: the last line shown may be a start
             served_lines[-1] = served_lines[-1][: len(printed_lines[-1])]
@@ -337,9 +363,10 @@ def _status(text: str) -> tuple[int | None, str]:
 @contextmanager
 def in_process(settings, fake_redis, monkeypatch) -> Iterator[Server]:
     """A server in this process on fakeredis; after each command, the jobs a worker would run."""
-    from service import lifecycle
+    from service import lifecycle, matches
 
     monkeypatch.setattr(lifecycle, "secrets", doc_seeds.counted_secrets())
+    monkeypatch.setattr(matches, "uuid", doc_seeds.counted_uuid())
     app = create_app(settings, fake_redis)
     _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
     running = make_server("127.0.0.1", 0, app, threaded=True)
@@ -402,6 +429,14 @@ def served(settings: dict[str, str]) -> Iterator[Server]:
             process.terminate()
             process.wait(timeout=30)
             log.close()
+
+
+@contextmanager
+def own() -> Iterator[Server]:
+    """No server: the page starts its own ``matchlog serve`` (on the test's free port, ``--data`` its
+    folder), after laying out its data as it needs to."""
+    with _folder() as folder:
+        yield Server(_free_port(), "", folder, data=folder / "matchlog-data", own=True)
 
 
 @contextmanager
@@ -484,6 +519,8 @@ def test_a_documented_session_still_happens(settings, fake_redis, monkeypatch, n
     starting = (
         served(dict(word.split("=", 1) for word in named.split()))
         if served_with
+        else own()
+        if name.endswith(", own")
         else in_process(settings, fake_redis, monkeypatch)
     )
     with starting as server:
@@ -532,3 +569,13 @@ def test_a_command_may_fail_where_the_page_shows_its_status():
         session.check(status, "1\n")
     with pytest.raises(AssertionError):
         session.run(Command("exit 3"))
+
+
+def test_a_clusters_ports_are_bound_in_order():
+    session = Session(Server(8000, "k", Path(".")))
+    listing = Command("cat cluster.log", ["masters [17236, 19451], replicas [16520, 17974]"])
+    session.check(listing, "masters [20001, 20002], replicas [20003, 20004]\n")
+    assert session.with_bound("redis-cli -p 19451") == "redis-cli -p 20002"
+    session.check(Command("echo", ["19451:"]), "20002:\n")
+    with pytest.raises(AssertionError):
+        session.check(Command("echo", ["19451:"]), "20001:\n")

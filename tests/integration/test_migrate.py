@@ -17,23 +17,9 @@ from service.keys import Keys
 from service.migrate import migrate
 from tests.helpers import create, play_random_game
 from tests.integration.test_matches_on_redis import drain
+from tests.old_layout import to_legacy_layout
 
 pytestmark = pytest.mark.redis
-
-
-def to_legacy_layout(redis_client, keys: Keys) -> int:
-    """Rename every match key to ``<ns>:match:<id>:<part>`` and the feed to one stream: the old layout."""
-    renamed = 0
-    for raw in list(redis_client.scan_iter(match=f"{keys.namespace}:*", count=1000)):
-        name = raw.decode()
-        found = keys.match_id_of(name)
-        if found:
-            redis_client.rename(name, f"{keys.namespace}:match:{found[0]}:{found[1]}")
-            renamed += 1
-        elif name.endswith(":feed") or ":{feed}:" in name:
-            redis_client.delete(name)
-    redis_client.xadd(keys.legacy_feed, {"match": "gone", "version": 1, "types": ""})
-    return renamed
 
 
 def test_matchlog_migrate_moves_the_layout_before_hash_tags(real_client, real_redis, redis_url, settings):
