@@ -51,7 +51,9 @@ def browser():
 @pytest.fixture(scope="module")
 def server():
     folder = tempfile.mkdtemp(prefix="mlv-", dir="/tmp")
-    process, http = start_serve(folder, free_port(), MATCHLOG_RATE_LIMIT_PER_TOKEN="off")
+    process, http = start_serve(  # the test plays whole matches at full speed from one address
+        folder, free_port(), MATCHLOG_RATE_LIMIT_PER_TOKEN="off", MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="off"
+    )
     try:
         yield http
     finally:
