@@ -14,6 +14,20 @@ def new_state(game, players: int, seed: str = "test", **options):
     return game.setup(resolved, players, seed, packs.content_for(game, resolved))
 
 
+def begun(game, seed: str, at: str = "2026-01-01T00:00:00.000Z"):
+    """A match of ``game`` for its most players, default options, begun by the server's pure step
+    (``lifecycle.begin``): that first step and the match's secret (``seed``, salt ``salt``)."""
+    from service import lifecycle
+
+    players = max(game.info.counts())
+    resolved = lifecycle.check_options(game.info.id, {}, players)
+    secret = lifecycle.SeedSecret(seed, "salt")
+    names = [f"p{i}" for i in range(players)]
+    return lifecycle.begin(
+        game.info.id, resolved, names, secret, at, packs.content_for(game, resolved)
+    ), secret
+
+
 def play(game, state, seat: int, action: dict):
     """The state after ``seat`` plays ``action`` (IllegalAction if the rules refuse it)."""
     played = game.play(state, seat, action)

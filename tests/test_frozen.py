@@ -10,24 +10,15 @@ import random
 
 import pytest
 
-from service import chain, lifecycle, packs, replay
+from service import chain, lifecycle, replay
 from service.frozen import replaced
 from service.games import GAMES
+from tests.engines import begun
 
 
 def _play(game, seed: int, limit: int = 300):
     rng = random.Random(seed)
-    players = max(game.info.counts())
-    resolved = lifecycle.check_options(game.info.id, {}, players)
-    secret = lifecycle.SeedSecret(f"frozen-{seed}", "salt")
-    step = lifecycle.begin(
-        game.info.id,
-        resolved,
-        [f"p{i}" for i in range(players)],
-        secret,
-        "2026-01-01T00:00:00.000Z",
-        packs.content_for(game, resolved),
-    )
+    step, secret = begun(game, f"frozen-{seed}")
     entries, states = list(step.entries), list(step.states)
     state = step.state
     for _ in range(limit):

@@ -12,13 +12,14 @@ import random
 import fakeredis
 import pytest
 
-from service import lifecycle, packs, snapshots
+from service import lifecycle, snapshots
 from service.events import Remember, VersionConflict
 from service.games import GAMES
 from service.keys import Keys
 from service.repository import MatchRepository, Meta
 from service.serverkey import ServerKey
 from tests.conftest import TEST_SECRET
+from tests.engines import begun
 
 EVERY = 4
 
@@ -26,17 +27,7 @@ EVERY = 4
 def _steps(game, seed: int, limit: int = 200):
     """The steps of a random game, scored at its end: (the first step, the steps after it, the secret)."""
     rng = random.Random(seed)
-    players = max(game.info.counts())
-    resolved = lifecycle.check_options(game.info.id, {}, players)
-    secret = lifecycle.SeedSecret(f"snap-{seed}", "salt")
-    first = lifecycle.begin(
-        game.info.id,
-        resolved,
-        [f"p{i}" for i in range(players)],
-        secret,
-        "2026-01-01T00:00:00.000Z",
-        packs.content_for(game, resolved),
-    )
+    first, secret = begun(game, f"snap-{seed}")
     steps, state = [], first.state
     for _ in range(limit):
         if state.finished:

@@ -14,27 +14,18 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import redis
 
-from service import lifecycle, packs
+from service import lifecycle
 from service.events import EventStore, Remember, VersionConflict, _packed_time, _packed_time_checked
 from service.games import GAMES
 from service.keys import Keys
 from service.redis_client import Lines, _Line
+from tests.engines import begun
 
 
 def _steps(game, seed: int, limit: int = 120):
     """The steps of a random game: (base version, base head hash, entries) of each."""
     rng = random.Random(seed)
-    players = max(game.info.counts())
-    resolved = lifecycle.check_options(game.info.id, {}, players)
-    secret = lifecycle.SeedSecret(f"lines-{seed}", "salt")
-    step = lifecycle.begin(
-        game.info.id,
-        resolved,
-        [f"p{i}" for i in range(players)],
-        secret,
-        "2026-01-01T00:00:00.000Z",
-        packs.content_for(game, resolved),
-    )
+    step, secret = begun(game, f"lines-{seed}")
     steps = [(0, None, [e.without_content() for e in step.entries])]
     state = step.state
     for _ in range(limit):
