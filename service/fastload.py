@@ -33,14 +33,17 @@ def compiled(schema: Schema) -> Callable[[Any], dict | None] | None:
     """``schema.load`` as a function answering the loaded dict, or None (load it with the schema, to get
     its errors or what the fast path does not know); None when the schema cannot be compiled."""
     check = _schema(schema)
-    if check is None:
-        return None
+    return None if check is None else _none_for_no(check)
 
-    def load(data: Any) -> dict | None:
+
+def _none_for_no(check: Callable[[Any], Any]) -> Callable[[Any], dict | None]:
+    """``check`` answering None where it says ``_NO``: the caller's sign to go to the schema itself."""
+
+    def checked(data: Any) -> dict | None:
         result = check(data)
         return None if result is _NO else result
 
-    return load
+    return checked
 
 
 def _schema(schema: Schema) -> Callable[[Any], Any] | None:
@@ -187,14 +190,7 @@ def compiled_dump(schema: Schema) -> Callable[[Any], dict | None] | None:
     them, None); None for anything else, which the caller dumps with the schema itself. None when the
     schema cannot be compiled (dump hooks, renamed or defaulted fields, other field kinds)."""
     dump = _dump_schema(schema)
-    if dump is None:
-        return None
-
-    def dumped(obj: Any) -> dict | None:
-        result = dump(obj)
-        return None if result is _NO else result
-
-    return dumped
+    return None if dump is None else _none_for_no(dump)
 
 
 _DICT_NAMES = frozenset(dir(dict))  # a key missing from a dict is looked up as its attribute by marshmallow
