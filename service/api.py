@@ -691,7 +691,7 @@ def _submit_lean(match_id: str) -> Response | None:
     body = request.get_json(silent=True) if request.is_json else None
     loaded = _submit_body(body) if _submit_body is not None else None
     key = request.headers.get("Idempotency-Key")
-    if loaded is None or (key is not None and not 0 < len(key) <= 128):
+    if loaded is None or (key is not None and not _fits(schemas.IDEMPOTENCY_KEY_LENGTH, key)):
         return None
     answer, headers = _submitted(match_id, loaded, key)
     dumped = _accepted_dump(answer) if _accepted_dump is not None else None
@@ -699,6 +699,14 @@ def _submit_lean(match_id: str) -> Response | None:
     response.headers.extend(headers)
     response.status_code = 201
     return response
+
+
+def _fits(validator, value) -> bool:
+    try:
+        validator(value)
+    except ValidationError:
+        return False
+    return True
 
 
 @v1.route("/matches/<match_id>/actions", methods=["POST"])

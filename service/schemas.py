@@ -623,10 +623,14 @@ class SubmitActionSchema(Schema):
     )
 
 
+IDEMPOTENCY_KEY_LENGTH = validate.Length(min=1, max=128)
+"""An ``Idempotency-Key``'s bounds (the hot POST's lean view checks them without the schema)."""
+
+
 class IdempotencyHeaderSchema(Schema):
     idempotency_key = fields.String(
         data_key="Idempotency-Key",
-        validate=validate.Length(min=1, max=128),
+        validate=IDEMPOTENCY_KEY_LENGTH,
         metadata={
             "description": "A retry with the same key (and the same body) "
             "within the retention window (24 h by default) gets "
