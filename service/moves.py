@@ -20,11 +20,11 @@ from __future__ import annotations
 import socket
 import time
 
-from flask import Flask, current_app, request
+from flask import Flask, Response, current_app, request
 from flask_sock import ConnectionClosed, Sock
 from marshmallow import ValidationError, fields, validate
 
-from service import fastload, metrics, ratelimits, schemas, serving
+from service import fastload, homes, metrics, ratelimits, schemas, serving
 from service.api import load_action
 from service.auth import acting_seat, bearer, still_holds
 from service.errors import ApiError, api_error_of, flatten, invalid
@@ -86,11 +86,32 @@ def install(app: Flask) -> None:
     sock.init_app(app)
 
     @app.before_request
-    def linger_on_close():
-        if request.endpoint == _ENDPOINT:
-            for name in ("gunicorn.socket", "werkzeug.socket"):
-                if name in request.environ:
-                    request.environ[name] = _Lingering(request.environ[name])
+    def home_or_linger_on_close():
+        if request.endpoint != _ENDPOINT:
+            return None
+        environ, match_id = request.environ, (request.view_args or {}).get("match_id", "")
+        client = environ.get("gunicorn.socket")
+        upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
+        if (
+            homes.here is not None
+            and client is not None
+            and upgrade
+            and homes.here.pass_on(match_id, environ, client)
+        ):
+            return _PassedOn()
+        for name in ("gunicorn.socket", "werkzeug.socket"):
+            if name in request.environ:
+                request.environ[name] = _Lingering(request.environ[name])
+        return None
+
+
+class _PassedOn(Response):
+    """The answer of a worker that passed a moves socket on to its match's home (``service.homes``): none.
+    gunicorn takes StopIteration for a connection the app has finished with, and closes this worker's copy
+    of it; the home's copy stays open."""
+
+    def __call__(self, environ, start_response):
+        raise StopIteration
 
 
 @sock.route("/v1/matches/<match_id>/moves")

@@ -48,9 +48,17 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
+HOMES_FOLDER: str | None = None
+"""Where this server's workers keep their Unix sockets for moves sockets passed on to a match's home
+(``service.homes``): made by ``run`` before the workers are forked, removed when the server exits."""
+
+
 def _gevent_worker():
+    import gevent
     from gevent import socket
     from gunicorn.workers.ggevent import GeventWorker
+
+    from service import homes
 
     class Worker(GeventWorker):
         def patch(self):  # gunicorn's own patches everything, select too
@@ -58,6 +66,19 @@ def _gevent_worker():
             self.sockets: list[socket.socket] = [
                 socket.socket(s.FAMILY, socket.SOCK_STREAM, fileno=s.sock.detach()) for s in self.sockets
             ]
+
+        def run(self):
+            if HOMES_FOLDER is None:
+                return super().run()
+            homes.here = homes.Homes(
+                HOMES_FOLDER,
+                lambda environ, client: homes.run_passed_on(self.wsgi, environ, client),
+                gevent.spawn,
+            )
+            try:
+                return super().run()
+            finally:
+                homes.here.close()
 
     return Worker
 
@@ -82,13 +103,36 @@ def gunicorn_settings(host: str, port: int, workers: int) -> dict[str, Any]:
     }
 
 
+def _forgetting(folder: str, then: Callable | None) -> Callable:
+    """gunicorn's ``child_exit`` hook: a worker gone (killed, say) is no match's home any more."""
+
+    def child_exit(server, worker) -> None:
+        from service import homes
+
+        homes.forget(folder, worker.pid)
+        if then is not None:
+            then(server, worker)
+
+    return child_exit
+
+
 def run(load: Callable[[], Any], host: str, port: int, workers: int, **extra: Any) -> None:
     """Serve the WSGI app ``load()`` makes under gunicorn, until stopped."""
+    import shutil
+    import tempfile
+
     from gunicorn.app.base import BaseApplication
+
+    global HOMES_FOLDER
+    HOMES_FOLDER = tempfile.mkdtemp(prefix="matchlog-homes-")
+    folder = HOMES_FOLDER
 
     class Gunicorn(BaseApplication):
         def load_config(self):
-            for name, value in {**gunicorn_settings(host, port, workers), **extra}.items():
+            settings = {**gunicorn_settings(host, port, workers), **extra}
+            settings["on_exit"] = lambda server: shutil.rmtree(folder, ignore_errors=True)
+            settings["child_exit"] = _forgetting(folder, settings.get("child_exit"))
+            for name, value in settings.items():
                 self.cfg.set(name, value)
 
         def load(self):

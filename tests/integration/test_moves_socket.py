@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import random
 import shutil
 import tempfile
@@ -15,7 +16,8 @@ import uuid
 import pytest
 import websocket
 
-from tests.bench.api import free_port
+from service import homes
+from tests.bench.api import connection_holders, free_port
 from tests.integration.test_serve import start_serve, stop_serve
 
 pytestmark = pytest.mark.slow
@@ -219,3 +221,70 @@ def test_a_seat_handed_to_a_bot_is_not_played_on_its_old_socket(served):
     for before, entry in itertools.pairwise(log):  # every move of seat 0 is its bot's
         if entry["type"] == "placed" and entry["seat"] == 0:
             assert before["type"] == "acted_by" and before["data"]["by"] == "bot:random", (before, entry)
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _listed_homes(serve_pid: int, count: int) -> list[int]:
+    """The API workers of a ``matchlog serve``, once ``count`` of them take moves sockets passed on (their Unix
+    sockets listed, as ``/proc/net/unix`` shows them): until then a worker alone takes every match as its own."""
+    deadline = time.monotonic() + 30
+    while True:
+        descendants = set(_descendants(serve_pid))
+        with open("/proc/net/unix", encoding="ascii", errors="replace") as f:
+            # the path it was bound to (it is listed by a rename once it takes connections)
+            paths = [line.split()[-1].removesuffix(".new") for line in f if "matchlog-homes-" in line]
+        listed = sorted(
+            int(name[: -len(homes.SUFFIX)])
+            for name in (path.rsplit("/", 1)[1] for path in paths)
+            if name.endswith(homes.SUFFIX) and int(name[: -len(homes.SUFFIX)]) in descendants
+        )
+        if len(listed) >= count or time.monotonic() > deadline:
+            return listed
+        time.sleep(0.1)
+
+
+def test_every_socket_of_a_match_is_served_by_the_matchs_home_worker():
+    """gunicorn's two workers take connections as they come; a worker that accepts a moves socket for a
+    match homed in the other passes it on (``service.homes``), so one process holds each match's state."""
+    folder = tempfile.mkdtemp(prefix="mlm-", dir="/tmp")
+    port = free_port()
+    process, http = start_serve(folder, port)
+    opened = []
+    try:
+        workers = _listed_homes(process.pid, 2)
+        placed = {}  # match id: the client ports of its seats' sockets
+        for _ in range(8):
+            _, created = http(
+                "POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "abcd"]}
+            )
+            sockets = [connect(port, created["id"], seat["token"]) for seat in created["seats"]]
+            opened += sockets
+            for socket in sockets:  # each answers: the handshake is done, wherever it was passed on to
+                assert send(socket, {"expected_version": 9, "action": {}})["status"] == 400
+            placed[created["id"]] = [s.sock.getsockname()[1] for s in sockets]
+        holders = connection_holders(workers, port)
+        assert {holders[p] for ports in placed.values() for p in ports} == set(workers)  # both are homes
+        for match_id, ports in placed.items():
+            assert {holders[p] for p in ports} == {homes.home(match_id, workers)}, match_id
+    finally:
+        for socket in opened:
+            socket.close()
+        stop_serve(process)
+        shutil.rmtree(folder, ignore_errors=True)
