@@ -22,6 +22,7 @@ whole; they still verify, and their hashes are withheld from viewers until the s
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -134,6 +135,7 @@ def canonical_json(value: Any) -> bytes:
     return _CANONICAL(value).encode("utf-8")
 
 
+@functools.lru_cache(maxsize=4096)  # one per match, asked at every move of it
 def commitment_key(seed: str, salt: str) -> bytes:
     """The key a match's commitments are made with: secret exactly as long as its salt (128 random bits,
     never shown before ``seed_revealed``), and not the salted seed commitment of ``match_created``."""

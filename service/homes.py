@@ -22,6 +22,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import socket
 import sys
 from collections.abc import Callable
@@ -37,6 +38,24 @@ ENVIRON_MAX = 1 << 20
 """The longest environ a worker takes: headers are limited far below it (``serving.gunicorn_settings``)."""
 
 Serve = Callable[[dict[str, Any], socket.socket], None]
+
+_GATHERED: list[re.Pattern] = []
+
+
+def gather(route: str) -> None:
+    """Serve the WebSocket upgrades of ``route`` (a Flask rule with a ``<match_id>``) in their match's home."""
+    pattern = re.compile(re.sub(r"<(\w+)>", r"(?P<\1>[^/]+)", route) + "$")
+    if pattern not in _GATHERED:
+        _GATHERED.append(pattern)
+
+
+def match_of(path: str) -> str | None:
+    """The match whose home serves a request for ``path``, if its route is gathered."""
+    for pattern in _GATHERED:
+        found = pattern.match(path)
+        if found:
+            return found["match_id"]
+    return None
 
 
 def home(match_id: str, pids: list[int]) -> int:

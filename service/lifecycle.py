@@ -290,6 +290,8 @@ def _play_for_conceded(step: Step, secret: SeedSecret, at: str) -> Step:
     """While a seat that conceded is to act (and the match goes on), the server's move for it."""
     for _ in range(100_000):
         state = step.state
+        if not state.conceded:  # nobody conceded: the common case, without asking who is to act
+            return step
         seats = [seat for seat in state.to_act() if seat in state.conceded] if not state.finished else []
         if not seats:
             return step

@@ -20,7 +20,7 @@ from __future__ import annotations
 import socket
 import time
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, current_app, request
 from flask_sock import ConnectionClosed, Sock
 from marshmallow import ValidationError, fields, validate
 
@@ -40,6 +40,7 @@ class MoveSchema(schemas.SubmitActionSchema):
 _move = MoveSchema()
 _fast_move = fastload.compiled(_move)  # the same body as _move.load for what it accepts; None otherwise
 _ENDPOINT = "__flask_sock.moves"  # flask-sock's name for the route below
+ROUTE = "/v1/matches/<match_id>/moves"
 
 
 def _selector():
@@ -85,36 +86,17 @@ def install(app: Flask) -> None:
     )
     sock.init_app(app)
 
+    homes.gather(ROUTE)  # a match's sockets served by one worker, which keeps its state
+
     @app.before_request
-    def home_or_linger_on_close():
-        if request.endpoint != _ENDPOINT:
-            return None
-        environ, match_id = request.environ, (request.view_args or {}).get("match_id", "")
-        client = environ.get("gunicorn.socket")
-        upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
-        if (
-            homes.here is not None
-            and client is not None
-            and upgrade
-            and homes.here.pass_on(match_id, environ, client)
-        ):
-            return _PassedOn()
-        for name in ("gunicorn.socket", "werkzeug.socket"):
-            if name in request.environ:
-                request.environ[name] = _Lingering(request.environ[name])
-        return None
+    def linger_on_close():
+        if request.endpoint == _ENDPOINT:
+            for name in ("gunicorn.socket", "werkzeug.socket"):
+                if name in request.environ:
+                    request.environ[name] = _Lingering(request.environ[name])
 
 
-class _PassedOn(Response):
-    """The answer of a worker that passed a moves socket on to its match's home (``service.homes``): none.
-    gunicorn takes StopIteration for a connection the app has finished with, and closes this worker's copy
-    of it; the home's copy stays open."""
-
-    def __call__(self, environ, start_response):
-        raise StopIteration
-
-
-@sock.route("/v1/matches/<match_id>/moves")
+@sock.route(ROUTE)
 def moves(ws, match_id: str) -> None:
     matches = current_app.extensions["matchlog"]
     app = current_app._get_current_object()  # type: ignore[attr-defined]  # current_app is a LocalProxy

@@ -56,6 +56,7 @@ HOMES_FOLDER: str | None = None
 def _gevent_worker():
     import gevent
     from gevent import socket
+    from gunicorn.http import wsgi
     from gunicorn.workers.ggevent import GeventWorker
 
     from service import homes
@@ -80,7 +81,24 @@ def _gevent_worker():
             finally:
                 homes.here.close()
 
+        def handle_request(self, listener_name, req, sock, addr):
+            # a moves socket of a match homed in another worker goes there before the app sees it
+            here = homes.here
+            match_id = homes.match_of(req.path) if here is not None and _upgrading(req) else None
+            if here is not None and match_id is not None:
+                _, environ = wsgi.create(req, sock, addr, listener_name, self.cfg)
+                if here.pass_on(match_id, environ, sock):
+                    raise StopIteration()  # gunicorn closes this worker's copy; the home's stays open
+            return super().handle_request(listener_name, req, sock, addr)
+
     return Worker
+
+
+def _upgrading(req) -> bool:
+    """Whether gunicorn's request asks for a WebSocket."""
+    return req.method == "GET" and any(
+        name == "UPGRADE" and value.strip().lower() == "websocket" for name, value in req.headers
+    )
 
 
 def gunicorn_settings(host: str, port: int, workers: int) -> dict[str, Any]:

@@ -149,3 +149,13 @@ def test_a_passing_worker_that_hears_nothing_in_time_serves_the_connection_itsel
     finally:
         worker.close()
         silent.close()
+
+
+def test_the_moves_route_is_gathered_by_its_match_id():
+    from service import moves
+
+    homes.gather(moves.ROUTE)
+    assert homes.match_of("/v1/matches/3f2a/moves") == "3f2a"
+    assert homes.match_of("/v1/matches/3f2a/moves/x") is None
+    assert homes.match_of("/v1/matches/3f2a/events") is None
+    assert homes.match_of("/v1/matches//moves") is None
