@@ -159,3 +159,13 @@ def test_the_moves_route_is_gathered_by_its_match_id():
     assert homes.match_of("/v1/matches/3f2a/moves/x") is None
     assert homes.match_of("/v1/matches/3f2a/events") is None
     assert homes.match_of("/v1/matches//moves") is None
+
+
+def test_only_a_websocket_upgrade_is_passed_on():
+    class Request:
+        def __init__(self, method, headers):
+            self.method, self.headers = method, headers
+
+    assert serving._upgrading(Request("GET", [("UPGRADE", " WebSocket"), ("CONNECTION", "Upgrade")]))
+    assert not serving._upgrading(Request("GET", [("CONNECTION", "keep-alive")]))  # a plain GET: served here
+    assert not serving._upgrading(Request("POST", [("UPGRADE", "websocket")]))
