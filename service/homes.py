@@ -101,9 +101,8 @@ class Homes:
     def _live(self) -> list[int]:
         """The workers listening now, listed at each hand-off (a few names: cheaper than keeping a list
         right as workers come and go)."""
-        return [int(name[: -len(SUFFIX)]) for name in os.listdir(self.folder) if name.endswith(SUFFIX)] or [
-            self.pid
-        ]
+        names = [name[: -len(SUFFIX)] for name in os.listdir(self.folder) if name.endswith(SUFFIX)]
+        return [int(name) for name in names if name.isdigit()] or [self.pid]
 
     def pass_on(self, match_id: str, environ: dict[str, Any], client: socket.socket) -> bool:
         """Whether ``client``, a moves socket's connection for ``match_id``, went to the match's home; False
