@@ -24,6 +24,8 @@ from typing import Any, cast
 
 from flask import Flask, Response, g, has_request_context, request
 
+from service.chain import built_once
+
 ACCESS = logging.getLogger("matchlog.access")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 ALLOWED_HEADERS = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id"
@@ -58,7 +60,7 @@ class JsonLines(logging.Formatter):
         )
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
-        return _LINE.encode(line)
+        return _LINE(line)
 
 
 def _line(
@@ -74,7 +76,7 @@ def _line(
     }
 
 
-_LINE = json.JSONEncoder(default=str)  # json.dumps(line, default=str), without building an encoder per line
+_LINE = built_once(json.JSONEncoder(default=str))  # json.dumps(line, default=str)
 _configured: logging.StreamHandler | None = None
 """The handler ``configure_logging`` installed: while it is the only way out of ``matchlog.access``, an
 access line is written on it straight (``_log_access``)."""
@@ -118,7 +120,7 @@ def _log_access(fields: dict[str, Any]) -> None:
         ACCESS.info("request", extra={"access": fields})
         return
     level = logging.getLevelName(logging.INFO)
-    text = _LINE.encode(_line(time.time(), level, ACCESS.name, "request", request_id(), fields))
+    text = _LINE(_line(time.time(), level, ACCESS.name, "request", request_id(), fields))
     handler.acquire()
     try:
         handler.stream.write(text + handler.terminator)
