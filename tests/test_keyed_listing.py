@@ -13,6 +13,7 @@ import pytest
 from service import api, lifecycle, packs
 from service.games import GAMES
 from service.games.blokus.engine import VARIANTS
+from service.games.protocol import ActionNames
 
 AT = "2026-01-01T00:00:01.000Z"
 
@@ -79,3 +80,17 @@ def test_indented_answers_are_left_to_the_reference_path(app):
         state = next(_states("blokus", {}, 4, seed=1))
         assert api._keyed_listing(state, 0) is None
         assert api.legal_actions_answer("m", state, 0).get_data() == _reference(app, state, 0)
+
+
+def test_keyed_actions_are_listed_in_the_apis_names(app, monkeypatch):
+    """A game that keys its actions and names them otherwise on the API (``action_names``) lists them in the
+    API's names, as the reference path does: Blokus, given names for the test."""
+    names = ActionNames(types={"place": "put"}, fields={"cells": "squares", "colour": "color"})
+    monkeypatch.setattr(GAMES["blokus"], "action_names", names)
+    monkeypatch.setattr(api, "_parts", {})
+    with app.test_request_context():
+        for state in _states("blokus", {"allow_voluntary_pass": True}, 4, seed=3, limit=12):
+            seat = state.engine.to_act(state.game)[0]
+            reference = _reference(app, state, seat)
+            assert b'"put"' in reference and b'"squares"' in reference
+            assert api._keyed_listing(state, seat) == (reference, len(state.legal_actions(seat)))
