@@ -28,7 +28,11 @@ import hmac
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from json.encoder import (  # type: ignore[attr-defined]
+    c_make_encoder,
+    encode_basestring,
+    encode_basestring_ascii,
+)
 from typing import Any
 
 from service.frozen import replaced
@@ -114,16 +118,28 @@ class Recorded:
 
 
 def compact_encoder(sort_keys: bool) -> Callable[[Any], str]:
-    """``json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)``, the same text:
-    ``json.dumps`` builds a ``JSONEncoder`` for any argument besides the defaults, and ``JSONEncoder.encode``
-    builds its C encoder on every call; this one is built once. It keeps no cycle markers (a log entry is a
-    tree: a cycle would end in RecursionError, not ValueError), so one encoder serves every thread at once.
+    """``json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)``, the same text,
+    by ``built_once``: ``json.dumps`` builds a ``JSONEncoder`` for any argument besides the defaults.
     ``tests/test_json_text.py`` checks it against ``json.dumps`` on random games of every game."""
-    reference = json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
-    if c_make_encoder is None:  # a Python without the C accelerator
+    return built_once(json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False))
+
+
+def built_once(reference: json.JSONEncoder) -> Callable[[Any], str]:
+    """``reference.encode``, the same text, with its C encoder built once: ``JSONEncoder.encode`` builds it
+    on every call. It keeps no cycle markers (a log entry or a log line is a tree: a cycle would end in
+    RecursionError, not ValueError), so one encoder serves every thread at once."""
+    if c_make_encoder is None or reference.indent is not None:  # no C accelerator; indented text
         return reference.encode
     encoder = c_make_encoder(
-        None, reference.default, encode_basestring, None, ":", ",", sort_keys, False, True
+        None,
+        reference.default,
+        encode_basestring_ascii if reference.ensure_ascii else encode_basestring,
+        None,
+        reference.key_separator,
+        reference.item_separator,
+        reference.sort_keys,
+        reference.skipkeys,
+        reference.allow_nan,
     )
     return lambda value: "".join(encoder(value, 0))
 

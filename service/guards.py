@@ -88,15 +88,25 @@ class GuardedJSON(DefaultJSONProvider):
     (compact, keys in order, what the standard encoder cannot take handed to Flask's ``default``),
     in a fraction of the time a long answer (a list of legal actions) took the standard encoder."""
 
+    @property
+    def indented(self) -> bool:
+        """Answers are indented for people (Flask's ``compact`` rule), not written by orjson."""
+        return (self.compact is None and self._app.debug) or self.compact is False
+
     def response(self, *args: Any, **kwargs: Any):
-        if (self.compact is None and self._app.debug) or self.compact is False:
-            return super().response(*args, **kwargs)  # indented for people
+        if self.indented:
+            return super().response(*args, **kwargs)
         obj = self._prepare_response_obj(args, kwargs)
         try:
             body = orjson.dumps(obj, default=self.default, option=_ORJSON | orjson.OPT_APPEND_NEWLINE)
         except TypeError:  # what orjson refuses (an integer over 64 bits...): the standard encoder decides
             return super().response(*args, **kwargs)
         return cast(Flask, self._app).response_class(body, mimetype=self.mimetype)
+
+    def part(self, obj: Any) -> bytes:
+        """``obj`` as it stands inside a compact answer's body, for answers put together from parts; raises
+        TypeError where ``response`` would leave the body to the standard encoder (the caller does too)."""
+        return orjson.dumps(obj, default=self.default, option=_ORJSON)
 
     def text(self, obj: Any) -> str:
         """``obj`` as the compact JSON an answer carries, for answers outside an HTTP response (the moves socket)."""

@@ -24,6 +24,8 @@ from typing import Any, cast
 
 from flask import Flask, Response, g, has_request_context, request
 
+from service.chain import built_once
+
 ACCESS = logging.getLogger("matchlog.access")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 ALLOWED_HEADERS = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id"
@@ -48,27 +50,85 @@ class JsonLines(logging.Formatter):
     fields, so that logs can be searched by request id or match id without parsing prose."""
 
     def format(self, record: logging.LogRecord) -> str:
-        line = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-            "request_id": getattr(record, "request_id", None),
-            **getattr(record, "access", {}),
-        }
+        line = _line(
+            record.created,
+            record.levelname,
+            record.name,
+            record.getMessage(),
+            getattr(record, "request_id", None),
+            getattr(record, "access", {}),
+        )
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
-        return _LINE.encode(line)
+        return _LINE(line)
 
 
-_LINE = json.JSONEncoder(default=str)  # json.dumps(line, default=str), without building an encoder per line
+def _line(
+    created: float, level: str, logger: str, message: str, request_id: str | None, fields: dict
+) -> dict:
+    return {
+        "time": datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds"),
+        "level": level,
+        "logger": logger,
+        "message": message,
+        "request_id": request_id,
+        **fields,
+    }
+
+
+_LINE = built_once(json.JSONEncoder(default=str))  # json.dumps(line, default=str)
+_configured: logging.StreamHandler | None = None
+"""The handler ``configure_logging`` installed: while it is the only way out of ``matchlog.access``, an
+access line is written on it straight (``_log_access``)."""
 
 
 def configure_logging(level: int = logging.INFO) -> None:
+    global _configured
     handler = logging.StreamHandler()
     handler.setFormatter(JsonLines())
     handler.addFilter(RequestIdFilter())
     logging.basicConfig(level=level, handlers=[handler], force=True)
+    _configured = handler
+
+
+def _straight_out() -> logging.StreamHandler | None:
+    """``configure_logging``'s handler, if an access record would reach it and nothing else, unchanged: then
+    ``_log_access`` may write the line without a record (the logging machinery cost more than the answer's
+    JSON). Anything else (a handler a test or an operator added, a filter, a level) takes the record path."""
+    handler = _configured
+    if handler is None or not ACCESS.isEnabledFor(logging.INFO) or handler.level > logging.INFO:
+        return None
+    if type(handler.formatter) is not JsonLines or [type(f) for f in handler.filters] != [RequestIdFilter]:
+        return None
+    logger: logging.Logger | None = ACCESS
+    while logger is not None:
+        if logger.filters or logger.handlers != ([handler] if logger.parent is None else []):
+            return None
+        if logger.parent is None:
+            return handler
+        if not logger.propagate:
+            return None
+        logger = logger.parent
+    return None
+
+
+def _log_access(fields: dict[str, Any]) -> None:
+    """The ``matchlog.access`` line of a request: written straight where it can be (``_straight_out``), the
+    same line the record would have made, still written and flushed at once, as a record otherwise."""
+    handler = _straight_out()
+    if handler is None:
+        ACCESS.info("request", extra={"access": fields})
+        return
+    level = logging.getLevelName(logging.INFO)
+    text = _LINE(_line(time.time(), level, ACCESS.name, "request", request_id(), fields))
+    handler.acquire()
+    try:
+        handler.stream.write(text + handler.terminator)
+        handler.flush()
+    except Exception:  # as emit does: logging's own report, never the request's failure
+        handler.handleError(ACCESS.makeRecord(ACCESS.name, logging.INFO, "", 0, "request", (), None))
+    finally:
+        handler.release()
 
 
 def install(
@@ -109,17 +169,14 @@ def install(
         route = req.url_rule.rule if req.url_rule else None
         seconds = time.perf_counter() - g.get("started", time.perf_counter())
         observe(route, req.method, response.status_code, seconds)
-        ACCESS.info(
-            "request",
-            extra={
-                "access": {
-                    "method": req.method,
-                    "route": route,
-                    "status": response.status_code,
-                    "latency_ms": round(seconds * 1000, 2),
-                    "match_id": match_id,
-                }
-            },
+        _log_access(
+            {
+                "method": req.method,
+                "route": route,
+                "status": response.status_code,
+                "latency_ms": round(seconds * 1000, 2),
+                "match_id": match_id,
+            }
         )
         return response
 

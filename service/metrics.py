@@ -10,6 +10,7 @@ The variable must be set before this module is first imported (the ``matchlog`` 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -59,9 +60,19 @@ def exposition() -> tuple[bytes, str]:
 
 
 def observe_request(route: str | None, method: str, status: int, seconds: float) -> None:
-    route = route or "unmatched"  # a URL no route knows: not a label per URL, which would grow for ever
-    REQUESTS.labels(route, method, str(status)).inc()
-    LATENCY.labels(route).observe(seconds)
+    # the labelled series of an answer, looked up once: ``labels`` checks and locks at every call
+    series = _answers.get((route, method, status))
+    if series is None:
+        label = route or "unmatched"  # a URL no route knows: not a label per URL, which would grow for ever
+        series = _answers[route, method, status] = (
+            REQUESTS.labels(label, method, str(status)),
+            LATENCY.labels(label),
+        )
+    series[0].inc()
+    series[1].observe(seconds)
+
+
+_answers: dict[tuple[str | None, str, int], tuple[Any, Any]] = {}
 
 
 def process_gone(pid: int) -> None:

@@ -29,7 +29,7 @@ Game engines must not use any of the shell's type names.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -47,7 +47,7 @@ from service.chain import (
 from service.frozen import replaced
 from service.games import GAMES
 from service.games.bots import bot_name
-from service.games.protocol import Game, reveals
+from service.games.protocol import Game, legal_action_keys, reveals
 
 SHELL_EVENTS = (
     "match_created",
@@ -123,6 +123,11 @@ class MatchState:
 
     def legal_actions(self, seat: int) -> list[dict[str, Any]]:
         return self.engine.legal_actions(self.game, seat) if self.in_play else []
+
+    def legal_action_keys(self, seat: int) -> tuple[Hashable, list[Hashable]] | None:
+        """``legal_actions`` as keys (``protocol.legal_action_keys``); None where the game has none, and out of
+        play (where there is nothing to list)."""
+        return legal_action_keys(self.engine, self.game, seat) if self.in_play else None
 
     def bot_of(self, seat: int) -> str | None:
         """The bot that plays ``seat``, if one does."""

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from service.chain import compact_encoder
+from service.chain import built_once, compact_encoder
 from service.games import GAMES
 from tests.test_snapshot_append import _steps
 
@@ -53,3 +53,27 @@ def test_odd_values_are_written_and_refused_as_json_dumps_does():
             json.dumps(bad, sort_keys=sort_keys)
         with pytest.raises(TypeError):
             compact_encoder(sort_keys)(bad)
+
+
+ENCODERS = [
+    json.JSONEncoder(default=str),  # the log lines' (``manners.JsonLines``)
+    json.JSONEncoder(sort_keys=True, ensure_ascii=True, allow_nan=False),
+    json.JSONEncoder(separators=(",", ":"), skipkeys=True),
+]
+
+
+@pytest.mark.parametrize("reference", ENCODERS, ids=["log-lines", "sorted-ascii-finite", "compact-skipkeys"])
+def test_an_encoder_built_once_writes_what_its_reference_writes(reference):
+    """``chain.built_once`` on other settings than the compact encoders': the log lines' ``default=str``, ASCII
+    escapes, keys skipped, NaN refused; odd values and the entries of a random Blokus game."""
+    fast = built_once(reference)
+    first, steps, _ = _steps(GAMES["blokus"], 5)
+    entries = [entry.data for step in [first, *steps] for entry in step.entries]
+    for value in [*ODD, {"object": object(), (1, 2): "tuple key"}, *entries]:
+        try:
+            expected = reference.encode(value)
+        except (TypeError, ValueError) as error:
+            with pytest.raises(type(error)):
+                fast(value)
+            continue
+        assert fast(value) == expected

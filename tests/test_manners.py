@@ -3,9 +3,15 @@ every 201, structured access logs that never hold a token, and the health probes
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+import time
 
+import pytest
+from flask import g
+
+from service import manners
 from service.keys import Keys
 from service.manners import JsonLines, RequestIdFilter
 from tests.helpers import act, bearer, beating_worker, create
@@ -103,3 +109,95 @@ def test_readyz_wants_redis_and_a_fresh_worker(client, fake_redis, settings):
     lapsed = seconds * 1000 + micros // 1000 - settings.partition_lease_ms - 1
     fake_redis.zadd(Keys(settings.namespace).feed_members, {worker.name: lapsed})
     assert client.get("/readyz").json["workers"] == 0
+
+
+@pytest.fixture
+def configured():
+    """``configure_logging`` as ``matchlog serve`` calls it, onto a text buffer, and a test that puts it back
+    alone (pytest's own handlers join the root's for the test's call); the test's logging after."""
+    root = logging.getLogger()
+    before = (root.handlers[:], root.level, manners._configured)
+    manners.configure_logging()
+    handler = manners._configured
+    assert handler is not None
+    handler.setStream(io.StringIO())
+
+    def alone() -> logging.StreamHandler:
+        root.handlers[:] = [handler]
+        return handler
+
+    try:
+        yield alone
+    finally:
+        root.handlers[:], root.level, manners._configured = before[0], before[1], before[2]
+
+
+ACCESSES = [
+    {
+        "method": "GET",
+        "route": "/v1/matches/<match_id>/state",
+        "status": 200,
+        "latency_ms": 1.25,
+        "match_id": "m1",
+    },
+    {"method": "POST", "route": None, "status": 404, "latency_ms": 0.0, "match_id": None},
+    {
+        "method": "GET",
+        "route": "/v1/matches/<match_id>",
+        "status": 404,
+        "latency_ms": 12345.67,
+        "match_id": '"é\u2028\\',
+    },
+]
+
+
+def test_an_access_line_written_straight_is_the_line_its_record_makes(app, configured, monkeypatch):
+    """The straight path (no record) and the record path write the same line, at the same clock."""
+    configured = configured()
+    monkeypatch.setattr(time, "time", lambda: 1767225600.123456)
+    for request_id in ("r-1", None):
+        for fields in ACCESSES:
+            lines = []
+            for straight in (True, False):
+                with app.test_request_context():
+                    if request_id:
+                        g.request_id = request_id
+                    if not straight:
+                        configured.addFilter(lambda record: True)  # any filter takes the record path
+                    assert (manners._straight_out() is configured) == straight
+                    manners._log_access(fields)
+                    configured.filters = configured.filters[:1]
+                out = configured.stream.getvalue()
+                configured.stream.seek(0)
+                configured.stream.truncate()
+                lines.append(out)
+            assert lines[0] == lines[1] and lines[0].count("\n") == 1, lines
+            assert json.loads(lines[0])["request_id"] == request_id
+
+
+def test_each_request_writes_its_access_line_at_once(client, configured):
+    configured = configured()
+    client.get("/v1/games", headers={"X-Request-Id": "straight-1"})
+    line = json.loads(configured.stream.getvalue())  # one line, already out
+    assert line["request_id"] == "straight-1" and line["route"] == "/v1/games" and line["status"] == 200
+
+
+def test_anything_else_on_the_way_takes_the_record_path(configured):
+    configured = configured()
+    assert manners._straight_out() is configured
+    other = logging.NullHandler()
+    for logger in (manners.ACCESS, logging.getLogger()):  # a handler a test or an operator adds
+        logger.addHandler(other)
+        assert manners._straight_out() is None
+        logger.removeHandler(other)
+    assert manners._straight_out() is configured
+    manners.ACCESS.setLevel(logging.WARNING)
+    try:
+        assert manners._straight_out() is None
+    finally:
+        manners.ACCESS.setLevel(logging.NOTSET)
+    manners.ACCESS.propagate = False
+    try:
+        assert manners._straight_out() is None
+    finally:
+        manners.ACCESS.propagate = True

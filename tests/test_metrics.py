@@ -67,3 +67,18 @@ def test_an_unknown_url_is_one_label_not_one_per_url(client):
         - value(before, "matchlog_requests_total", route="unmatched", method="GET", status="404")
         == 3
     )
+
+
+def test_an_answer_counts_on_its_labelled_series_found_once():
+    """``observe_request`` keeps each answer's series: they are ``labels``' own, so every count lands where a
+    lookup per answer put it."""
+    from service import metrics
+
+    for route, label in (("/v1/kept/<x>", "/v1/kept/<x>"), (None, "unmatched")):
+        counted = metrics.REQUESTS.labels(label, "GET", "200")
+        timed = metrics.LATENCY.labels(label)
+        before = (counted._value.get(), timed._sum.get())
+        for _ in range(2):
+            metrics.observe_request(route, "GET", 200, 0.5)
+        assert metrics._answers[route, "GET", 200] == (counted, timed)
+        assert (counted._value.get(), timed._sum.get()) == (before[0] + 2, before[1] + 1.0)

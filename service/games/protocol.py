@@ -77,7 +77,7 @@ The engine kit (``service.games.kit``) builds it; an engine written without the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -408,6 +408,15 @@ def looked_ahead_on(game: Game, state: State, seat: int) -> State:
     seen_by = getattr(game, "seen_by", None)
     seen = seen_by(state, seat) if seen_by is not None else None
     return state if seen is None else seen
+
+
+def legal_action_keys(game: Game, state: State, seat: int) -> tuple[Hashable, list[Hashable]] | None:
+    """The game's ``legal_action_keys(state, seat)`` where it has one: ``legal_actions`` in its order as keys
+    of a family, each standing for the same action for ever (``keyed_action(family, key)`` is it), so that
+    whoever makes something costly of an action (the API's JSON) can make it once per key. None: the game
+    does not key its actions."""
+    keyed = getattr(game, "legal_action_keys", None)
+    return keyed(state, seat) if keyed is not None else None
 
 
 def reveals(game: Game, event: Event) -> bool:

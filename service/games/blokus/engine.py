@@ -42,6 +42,7 @@ from service.games.protocol import (
 
 FOUR_COLOURS = ("blue", "yellow", "red", "green")  # play order, spec 1.2
 CORNERS_20 = ((0, 0), (19, 0), (19, 19), (0, 19))  # spec 1.5
+PASS = ("pass",)  # the key of a voluntary pass (``Blokus.legal_action_keys``)
 
 
 @dataclass(frozen=True)
@@ -414,17 +415,27 @@ class Blokus(Engine):
     # -- actions to events ---------------------------------------------------------------
 
     def _legal_actions(self, state: State, seat: int) -> list[Action]:
-        # A placement's action object is the same every time it is legal: made once per process and
-        # shared by every list it is in (read them, never change them). An early four-player
-        # position lists hundreds; building them anew cost ten times the move generation.
-        listed = _placement_action
+        variant, keys = self.legal_action_keys(state, seat)
+        listed = _placement_action  # ``keyed_action`` without a call per action: bots list at every move
+        return [listed(variant, *key) if key is not PASS else {"type": "pass"} for key in keys]
+
+    def legal_action_keys(self, state: State, seat: int) -> tuple[str, list[tuple]]:
+        """``legal_actions`` as keys, in its order: a placement's (colour, orientation, anchor), or ``PASS``,
+        in the family of the match's variant (``keyed_action``). A key stands for the same action for ever,
+        so whoever makes something costly of an action (the API's JSON) can make it once per key: an early
+        four-player position lists hundreds, each the same as the last time it was legal."""
         name = state["variant"]
-        actions: list[Action] = [
-            listed(name, colour, o, anchor) for colour, o, anchor in self.all_placements(state)
-        ]
+        if self.is_over(state) or seat not in self.to_act(state):
+            return name, []
+        keys: list[tuple] = self.all_placements(state)  # a new list, ours to extend
         if state["allow_voluntary_pass"] and not VARIANTS[name].free_order:
-            actions.append({"type": "pass"})
-        return actions
+            keys.append(PASS)
+        return name, keys
+
+    @staticmethod
+    def keyed_action(variant: str, key: tuple) -> Action:
+        """The action of a key of ``legal_action_keys``: a placement's is shared (``_placement_action``)."""
+        return _placement_action(variant, *key) if key != PASS else {"type": "pass"}
 
     def _colour_of(self, state: State, action: Action) -> int:
         variant = VARIANTS[state["variant"]]
@@ -634,7 +645,8 @@ def _squares(piece_names) -> int:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _placement_action(variant: str, colour: int, orientation: int, anchor: int) -> Action:
-    """The action object of one placement (shared: see ``Blokus._legal_actions``)."""
+    """The action object of one placement, made once per process and shared by every list it is in (read
+    it, never change it): building them anew cost ten times the move generation."""
     v = VARIANTS[variant]
     return {
         "type": "place",

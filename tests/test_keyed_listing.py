@@ -1,0 +1,96 @@
+"""The legal-actions answer put together from each action's JSON, kept per key (``protocol.legal_action_keys``,
+``api._keyed_listing``), is the answer encoded whole: the same bytes at every step of random games of all
+four games (every Blokus variant among them, with a voluntary pass), for every seat, the one to act and
+the others, with the encoded actions made, found again, and dropped when a family outgrows its room."""
+
+from __future__ import annotations
+
+import random
+import uuid
+
+import pytest
+
+from service import api, lifecycle, packs
+from service.games import GAMES
+from service.games.blokus.engine import VARIANTS
+from service.games.protocol import ActionNames
+
+AT = "2026-01-01T00:00:01.000Z"
+
+
+def _matches():
+    """(game id, options, players): every game for its most players, default options, and every Blokus
+    variant with a voluntary pass (where there is one)."""
+    for game_id, game in sorted(GAMES.items()):
+        yield game_id, {}, max(game.info.counts())
+    for name, variant in VARIANTS.items():
+        yield "blokus", {"variant": name, "allow_voluntary_pass": not variant.free_order}, variant.players
+
+
+def _states(game_id: str, options: dict, players: int, seed: int, limit: int = 200):
+    """The match states of a random game, from its start to its end (or ``limit`` actions on)."""
+    game = GAMES[game_id]
+    resolved = lifecycle.check_options(game_id, options, players)
+    secret = lifecycle.SeedSecret(f"keyed-{seed}", "salt")
+    names = [f"p{i}" for i in range(players)]
+    state = lifecycle.begin(game_id, resolved, names, secret, AT, packs.content_for(game, resolved)).state
+    rng = random.Random(seed)
+    yield state
+    for _ in range(limit):
+        if state.finished:
+            return
+        seat = game.to_act(state.game)[0]
+        state = lifecycle.act(state, seat, rng.choice(game.legal_actions(state.game, seat)), secret, AT).state
+        yield state
+
+
+def _reference(app, state, seat: int) -> bytes:
+    """The answer as the whole list encoded at once (the path of a game that does not key its actions)."""
+    actions = state.legal_actions(seat)
+    names = getattr(state.engine, "action_names", None)
+    if names is not None:
+        actions = [names.for_clients(action) for action in actions]
+    body = {"game": state.game_id, "version": state.version, "seat": seat, "actions": actions}
+    return app.json.response(body).get_data()
+
+
+@pytest.mark.parametrize(("game_id", "options", "players"), list(_matches()))
+def test_the_keyed_answer_is_the_answer_encoded_whole(app, monkeypatch, game_id, options, players):
+    monkeypatch.setattr(api, "KEYED_PARTS", 300)  # small enough that a long game starts a family again
+    monkeypatch.setattr(api, "_parts", {})
+    keyed = 0
+    with app.test_request_context():
+        for n, state in enumerate(_states(game_id, options, players, seed=len(options) + players)):
+            for seat in range(players):
+                reference = _reference(app, state, seat)
+                for _ in range(2):  # encoding the actions, then finding them kept
+                    made = api._keyed_listing(state, seat)
+                    if made is not None:
+                        keyed += 1
+                        assert made == (reference, len(state.legal_actions(seat))), (n, seat)
+                    answer = api.legal_actions_answer(uuid.uuid4().hex, state, seat)
+                    assert answer.get_data() == reference, (n, seat)
+                    assert answer.mimetype == "application/json"
+    assert (keyed > 0) == (game_id == "blokus")  # the games that key their actions took the keyed path
+
+
+def test_indented_answers_are_left_to_the_reference_path(app):
+    app.json.compact = False
+    with app.test_request_context():
+        state = next(_states("blokus", {}, 4, seed=1))
+        assert api._keyed_listing(state, 0) is None
+        assert api.legal_actions_answer("m", state, 0).get_data() == _reference(app, state, 0)
+
+
+def test_keyed_actions_are_listed_in_the_apis_names(app, monkeypatch):
+    """A game that keys its actions and names them otherwise on the API (``action_names``) lists them in the
+    API's names, as the reference path does: Blokus, given names for the test."""
+    names = ActionNames(types={"place": "put"}, fields={"cells": "squares", "colour": "color"})
+    monkeypatch.setattr(GAMES["blokus"], "action_names", names)
+    monkeypatch.setattr(api, "_parts", {})
+    with app.test_request_context():
+        for state in _states("blokus", {"allow_voluntary_pass": True}, 4, seed=3, limit=12):
+            seat = state.engine.to_act(state.game)[0]
+            reference = _reference(app, state, seat)
+            assert b'"put"' in reference and b'"squares"' in reference
+            assert api._keyed_listing(state, seat) == (reference, len(state.legal_actions(seat)))
