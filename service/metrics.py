@@ -59,7 +59,13 @@ def exposition() -> tuple[bytes, str]:
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
 
 
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"})
+"""HTTP's methods, each its own label; any other a client makes up (gunicorn passes any upper-case token) is
+``other``: not a series, and a cached one, per made-up method, which would grow for ever."""
+
+
 def observe_request(route: str | None, method: str, status: int, seconds: float) -> None:
+    method = method if method in METHODS else "other"
     # the labelled series of an answer, looked up once: ``labels`` checks and locks at every call
     series = _answers.get((route, method, status))
     if series is None:

@@ -82,3 +82,20 @@ def test_an_answer_counts_on_its_labelled_series_found_once():
             metrics.observe_request(route, "GET", 200, 0.5)
         assert metrics._answers[route, "GET", 200] == (counted, timed)
         assert (counted._value.get(), timed._sum.get()) == (before[0] + 2, before[1] + 1.0)
+
+
+def test_a_made_up_method_is_one_label_not_one_per_method(client):
+    from service import metrics
+
+    before = scrape(client)
+    for method in ("ZZZA", "ZZZB", "ZZZC"):
+        assert client.open("/v1/games", method=method).status_code == 405
+    after = scrape(client)
+    route = "unmatched"  # no rule takes the method
+    assert (
+        value(after, "matchlog_requests_total", route=route, method="other", status="405")
+        - value(before, "matchlog_requests_total", route=route, method="other", status="405")
+        == 3
+    )
+    assert not any(dict(labels).get("method", "").startswith("ZZZ") for _, labels in after)
+    assert not any(method.startswith("ZZZ") for _, method, _ in metrics._answers)
