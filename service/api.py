@@ -771,9 +771,10 @@ def submit_action(body, headers, match_id: str):
 def _submitted(match_id: str, body: dict, idempotency_key: str | None) -> tuple[dict, dict[str, str]]:
     app = matches()
     seat = acting_seat(app, match_id)
-    action = load_action(app.engine_of(match_id).info.id, body["action"])
+    game_id = app.engine_of(match_id).info.id
+    action = load_action(game_id, body["action"])
     answer = app.submit(match_id, seat, body["expected_version"], action, idempotency_key)
-    metrics.APPENDS.labels(app.engine_of(match_id).info.id).inc(len(answer["events"]))
+    metrics.APPENDS.labels(game_id).inc(len(answer["events"]))
     events = answer["events"]  # where the new entries are (said here: manners need not parse the answer back)
     return of_game(match_id, answer), {
         "Location": f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}"
