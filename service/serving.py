@@ -84,12 +84,13 @@ def _gevent_worker():
         def handle_request(self, listener_name, req, sock, addr):
             # a moves socket of a match homed in another worker goes there before the app sees it
             here = homes.here
-            plain = not hasattr(sock, "cipher")  # a TLS connection's state cannot go with its descriptor
-            match_id = homes.match_of(req.path) if here is not None and plain and _upgrading(req) else None
-            if here is not None and match_id is not None:
-                _, environ = wsgi.create(req, sock, addr, listener_name, self.cfg)
-                if here.pass_on(match_id, environ, sock):
-                    raise StopIteration()  # gunicorn closes this worker's copy; the home's stays open
+            # (a TLS connection's state cannot go with its descriptor)
+            if here is not None and not hasattr(sock, "cipher") and _upgrading(req):
+                match_id = homes.match_of(req.path)
+                if match_id is not None:
+                    _, environ = wsgi.create(req, sock, addr, listener_name, self.cfg)
+                    if here.pass_on(match_id, environ, sock):
+                        raise StopIteration()  # gunicorn closes this worker's copy; the home's stays open
             return super().handle_request(listener_name, req, sock, addr)
 
     return Worker
