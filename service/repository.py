@@ -167,7 +167,7 @@ class MatchRepository:
                 pack, lambda client: client.set(pack, canonical_json(created.data["content"]), nx=True)
             )
         self.redis.hset(self.keys.meta(match_id), mapping=meta.fields(self.server_key, match_id))
-        snapshots = self.snapshots.encoded(self.snapshots.due(list(step.states)))
+        snapshots = self.snapshots.encoded_due(step.states)
         self.store.append(match_id, 0, None, [e.without_content() for e in step.entries], None, snapshots)
         self._keep(match_id, step.states, snapshots=False)
 
@@ -180,7 +180,7 @@ class MatchRepository:
         base = step.base
         assert base is not None, "a step appended to a log starts from the log's state"
         # the snapshots that fall due go with the entries, in the append's step: kept only if they are
-        snapshots = self.snapshots.encoded(self.snapshots.due(list(step.states)))
+        snapshots = self.snapshots.encoded_due(step.states)
         try:
             _, prior = self.store.append(
                 match_id, base.version, base.head_hash, list(step.entries), remember, snapshots

@@ -31,6 +31,10 @@ class Snapshots:
             return [states[-1]]
         return [s for s in states if s.version % self.every == 0]
 
+    def encoded_due(self, states: Iterable[MatchState]) -> dict[str, bytes]:
+        """The snapshots that fall due among ``states``, encoded (``due``, ``encoded``): what an append keeps."""
+        return self.encoded(self.due(list(states)))
+
     @staticmethod
     def encoded(states: Iterable[MatchState]) -> dict[str, bytes]:
         """Snapshots of ``states`` as stored: field (the version) -> bytes."""
