@@ -67,6 +67,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        MOVES_PING_S=settings.moves_ping_s,
         API_SPEC_OPTIONS={
             "info": {"description": DESCRIPTION, "license": {"name": "MIT"}},
             "components": {

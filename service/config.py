@@ -69,6 +69,9 @@ class Settings:
     sse_idle_s: float = 300.0
     """``MATCHLOG_SSE_IDLE_S``: a live-feed connection with nothing to deliver for this long is closed; its
     client reconnects (an EventSource does so by itself, with ``Last-Event-ID``) if it still wants it."""
+    moves_ping_s: float = 25.0
+    """``MATCHLOG_MOVES_PING_S``: the moves socket pings its client this often, and closes the connection
+    (1008) when the last ping went unanswered: a client gone without a word frees its seat's socket."""
     feed_partitions: int = 64
     """``MATCHLOG_FEED_PARTITIONS``: how many streams the feed is split into (each with its matches in
     one hash slot). The rule workers share them out; changing it moves every match's keys, so run
@@ -126,6 +129,7 @@ class Settings:
             cors_origins=tuple(
                 o.strip() for o in env.get("MATCHLOG_CORS_ORIGINS", "*").split(",") if o.strip()
             ),
+            moves_ping_s=float(env.get("MATCHLOG_MOVES_PING_S", 25)),
             feed_partitions=int(env.get("MATCHLOG_FEED_PARTITIONS", 64)),
             partition_lease_ms=int(env.get("MATCHLOG_PARTITION_LEASE_MS", 10_000)),
             durability=_choice(

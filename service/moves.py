@@ -23,8 +23,10 @@ import time
 from flask import Flask, current_app, request
 from flask_sock import ConnectionClosed, Sock
 from marshmallow import ValidationError, fields, validate
+from wsproto.events import Ping
+from wsproto.utilities import LocalProtocolError
 
-from service import fastload, homes, metrics, ratelimits, schemas, serving
+from service import fastload, homes, metrics, ratelimits, schemas
 from service.api import load_action
 from service.auth import acting_seat, bearer, still_holds
 from service.errors import ApiError, api_error_of, flatten, invalid
@@ -43,24 +45,93 @@ _ENDPOINT = "__flask_sock.moves"  # flask-sock's name for the route below
 ROUTE = "/v1/matches/<match_id>/moves"
 
 
-def _selector():
-    """The ping's selector, chosen when a socket opens (by then gevent has patched the worker): one
-    chosen at import could be the kernel's, and a wait on it would stop the whole worker."""
-    return serving.selector_class()()
+class _Inline:
+    """Stands in for simple_websocket's reader thread, which is never started: the handler reads its own
+    connection (``_Reader``). One green thread per connection instead of two that hand each message over
+    through an event, with a selector for the pings and a timer at every wait, costs less per move."""
+
+    def __init__(self, target=None):
+        self.name = "moves socket"
+
+    def start(self) -> None:
+        pass
+
+
+class _Reader:
+    """Reads ``ws`` (a simple_websocket ``Server`` whose thread is ``_Inline``) in the calling green thread,
+    its frames through simple_websocket's own ``_handle_events`` (pings answered, a close returned, the
+    size limit kept), and pings the client every ``ping_s`` seconds (``Settings.moves_ping_s``)."""
+
+    def __init__(self, ws, ping_s: float):
+        self.ws = ws
+        self.ping_s = ping_s
+        self.next_ping = time.monotonic() + ping_s
+
+    def receive(self, timeout: float) -> str | bytes | None:
+        """The next message; None after ``timeout`` seconds without one; ConnectionClosed once closed."""
+        ws = self.ws
+        while not ws.input_buffer:
+            if not ws.connected:
+                raise ConnectionClosed(ws.close_reason, ws.close_message)
+            try:
+                data = ws.sock.recv_within(ws.receive_bytes, timeout)
+            except TimeoutError:
+                self._heartbeat()
+                return None
+            except OSError:
+                data = b""
+            if not data:  # the client went away
+                ws.connected = False
+                continue
+            try:
+                ws.ws.receive_data(data)
+                ws.connected = ws._handle_events()
+            except (OSError, LocalProtocolError):
+                ws.connected = False
+        self._heartbeat()
+        return ws.input_buffer.pop(0)
+
+    def _heartbeat(self) -> None:
+        """As simple_websocket's thread does it: a ping when one is due, a close when the last went unanswered."""
+        now = time.monotonic()
+        if now < self.next_ping or not self.ws.connected:
+            return
+        self.next_ping = now + self.ping_s
+        if not self.ws.pong_received:
+            self.ws.close(1008, "Ping/Pong timeout")
+            raise ConnectionClosed(1008, "Ping/Pong timeout")
+        self.ws.pong_received = False
+        self.ws.sock.send(self.ws.ws.send(Ping()))
 
 
 class _Lingering:
     """The connection's socket, closed after the client's last bytes are read: closed with a message still
     arriving (one over the size limit, cut short by the close 1009), the kernel would answer with a reset
-    that can destroy the close frame before the client reads it."""
+    that can destroy the close frame before the client reads it. Its ``send`` sends all it is given
+    (simple_websocket calls ``send`` once a frame: a full buffer would cut the frame short) within
+    ``SEND_S``, after which a client that reads nothing is taken for gone."""
 
     LINGER_S = 1.0
+    SEND_S = 30.0
 
     def __init__(self, raw):
         self._raw = raw
+        self.recv = raw.recv  # the hot path's calls straight to the socket, not through __getattr__
+        self._settimeout = raw.settimeout
+        self._sendall = raw.sendall
 
     def __getattr__(self, name: str):
         return getattr(self._raw, name)
+
+    def recv_within(self, size: int, timeout: float) -> bytes:
+        """Up to ``size`` bytes; TimeoutError when none come within ``timeout`` seconds."""
+        self._settimeout(timeout)
+        return self.recv(size)
+
+    def send(self, data: bytes) -> int:
+        self._settimeout(self.SEND_S)
+        self._sendall(data)
+        return len(data)
 
     def close(self) -> None:
         try:
@@ -79,8 +150,7 @@ def install(app: Flask) -> None:
     app.config.setdefault(
         "SOCK_SERVER_OPTIONS",
         {
-            "ping_interval": 25,
-            "selector_class": _selector,
+            "thread_class": _Inline,  # read by the handler itself (_Reader), which also pings
             "max_message_size": app.config["MAX_CONTENT_LENGTH"],
         },
     )
@@ -98,6 +168,19 @@ def install(app: Flask) -> None:
 
 @sock.route(ROUTE)
 def moves(ws, match_id: str) -> None:
+    try:
+        _serve(ws, match_id)
+    finally:  # what simple_websocket's thread would do at its end: the close frame, if not yet sent, and
+        # the connection closed as _Lingering does it (gunicorn's own close of it, later, is a no-op)
+        try:
+            if ws.connected:
+                ws.close()
+        except (ConnectionClosed, OSError):
+            pass
+        ws.sock.close()
+
+
+def _serve(ws, match_id: str) -> None:
     matches = current_app.extensions["matchlog"]
     app = current_app._get_current_object()  # type: ignore[attr-defined]  # current_app is a LocalProxy
     try:
@@ -110,13 +193,11 @@ def moves(ws, match_id: str) -> None:
     token = bearer()
     assert token is not None, "acting_seat found the seat by it"
     game_id = matches.engine_of(match_id).info.id
+    reader = _Reader(ws, app.config["MOVES_PING_S"])
     while True:
         try:  # woken every CHECK_S when idle: a seat handed over closes its socket within seconds, unasked
-            message = ws.receive(timeout=CHECK_S)
-        except ConnectionClosed:
-            # the socket's reader may still be draining the client's last bytes (_Lingering): once this returns,
-            # the server closes the connection under it
-            ws.thread.join(timeout=_Lingering.LINGER_S + 0.5)
+            message = reader.receive(timeout=CHECK_S)
+        except ConnectionClosed:  # the client's last bytes are drained as the connection closes (_Lingering)
             return
         if message is not None and not isinstance(message, str):
             ws.close(1003, "text messages of JSON only")
@@ -162,5 +243,5 @@ def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, me
     except Exception as error:
         refusal = api_error_of(error)
         return {"status": refusal.status, **refusal.body}
-    metrics.APPENDS.labels(game_id).inc(len(answer["events"]))
+    metrics.appended(game_id, len(answer["events"]))
     return {"status": 201, **answer}

@@ -17,9 +17,9 @@ WORKER_CLASS = "service.serving.GeventWorker"
 UNPATCHED = {"select": False}
 """Left to the operating system: ``select``. redis-py polls a connection's socket with timeout 0 before
 every command (is stale data waiting?); through gevent's ``poll`` that cost about 30 µs of CPU per
-command here, the kernel's own ``poll`` a few. A zero timeout never blocks, so nothing is lost; what
-waits on a selector with a timeout must be given gevent's (``selector_class``), and the API must not use
-what waits on ``select`` itself (redis-py's PubSub with a timeout, gunicorn's HTTP/2)."""
+command here, the kernel's own ``poll`` a few. A zero timeout never blocks, so nothing is lost; the API
+must not use what waits on a selector with a timeout (simple_websocket's reader thread when it pings: the
+moves socket reads its connection itself), redis-py's PubSub with a timeout, or gunicorn's HTTP/2."""
 
 
 def patch() -> None:
@@ -27,19 +27,6 @@ def patch() -> None:
     from gevent import monkey
 
     monkey.patch_all(**UNPATCHED)
-
-
-def selector_class():
-    """The selector that waits without blocking other greenlets, when gevent has patched this process."""
-    from gevent import monkey
-
-    if monkey.is_module_patched("socket"):
-        from gevent.selectors import GeventSelector
-
-        return GeventSelector
-    import selectors
-
-    return selectors.DefaultSelector
 
 
 def __getattr__(name: str):

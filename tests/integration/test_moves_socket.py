@@ -178,6 +178,31 @@ def test_moves_on_the_socket_count_against_the_tokens_write_limit():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def test_the_socket_pings_its_client_and_closes_one_that_never_answers():
+    """Every MATCHLOG_MOVES_PING_S an idle socket pings; a client that answers (websocket-client does) keeps
+    playing, one whose last ping went unanswered is closed with 1008."""
+    folder = tempfile.mkdtemp(prefix="mlm-", dir="/tmp")
+    port = free_port()
+    process, http = start_serve(folder, port, MATCHLOG_MOVES_PING_S="0.5")
+    try:
+        _, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "ab"]})
+        match_id, token = created["id"], created["seats"][0]["token"]
+        answering = connect(port, match_id, token)
+        opcode, _ = answering.recv_data(control_frame=True)  # websocket-client pongs as it reads it
+        assert opcode == websocket.ABNF.OPCODE_PING
+        time.sleep(2.5)  # past the next check: the pong counted, the connection stays
+        assert send(answering, {"expected_version": 1, "action": {"type": "pass"}})["status"] in (201, 422)
+        answering.close()
+        silent = connect(port, match_id, token)
+        frames = [silent.recv_frame() for _ in range(2)]  # the low-level read answers nothing
+        assert [f.opcode for f in frames] == [websocket.ABNF.OPCODE_PING, websocket.ABNF.OPCODE_CLOSE]
+        assert int.from_bytes(frames[1].data[:2], "big") == 1008
+        silent.close()
+    finally:
+        stop_serve(process)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def test_a_seat_handed_to_a_bot_is_not_played_on_its_old_socket(served):
     """A move after the deadline meets the timeout (409 out_of_time) and the seat goes to a bot: the socket's
     token, checked when it opened, holds the seat no more, and the next message closes it."""
