@@ -774,7 +774,7 @@ def _submitted(match_id: str, body: dict, idempotency_key: str | None) -> tuple[
     game_id = app.engine_of(match_id).info.id
     action = load_action(game_id, body["action"])
     answer = app.submit(match_id, seat, body["expected_version"], action, idempotency_key)
-    metrics.APPENDS.labels(game_id).inc(len(answer["events"]))
+    metrics.appended(game_id, len(answer["events"]))
     events = answer["events"]  # where the new entries are (said here: manners need not parse the answer back)
     return of_game(match_id, answer), {
         "Location": f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}"

@@ -133,6 +133,8 @@ def _field(field: fields.Field) -> Callable[[Any], Any] | None:
     check = inner
     validators = tuple(field.validators)
     allow_none = field.allow_none
+    if not validators and not allow_none:
+        return check  # each check answers _NO for None, as the field does
 
     def load(value: Any) -> Any:
         if value is None:
@@ -164,7 +166,7 @@ def _list(item: Callable[[Any], Any]) -> Callable[[Any], Any]:
         if type(value) is not list:
             return _NO
         out = [item(v) for v in value]
-        return _NO if any(v is _NO for v in out) else out
+        return _NO if _NO in out else out  # nothing loaded equals _NO but itself
 
     return load
 
@@ -254,6 +256,6 @@ def _dump_list(item: Callable[[Any], Any]) -> Callable[[Any], Any]:
         if type(value) is not list:
             return _NO
         out = [v if v is None else item(v) for v in value]
-        return _NO if any(v is _NO for v in out) else out
+        return _NO if _NO in out else out
 
     return dump

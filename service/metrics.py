@@ -81,6 +81,17 @@ def observe_request(route: str | None, method: str, status: int, seconds: float)
 _answers: dict[tuple[str | None, str, int], tuple[Any, Any]] = {}
 
 
+def appended(game_id: str, entries: int) -> None:
+    """An accepted action appended ``entries`` entries to a match of ``game_id`` (a known game: bounded)."""
+    series = _appends.get(game_id)
+    if series is None:
+        series = _appends[game_id] = APPENDS.labels(game_id)
+    series.inc(entries)
+
+
+_appends: dict[str, Any] = {}
+
+
 def process_gone(pid: int) -> None:
     """A gunicorn worker exited: its live gauges no longer count."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
