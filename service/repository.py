@@ -19,7 +19,6 @@ as it is reach the cache.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -107,30 +106,36 @@ bot, a person) refuses its old token everywhere within this time."""
 
 
 class Lru:
-    """A small thread-safe LRU map; values are immutable, so sharing them is safe."""
+    """A small LRU map, safe to share between threads without a lock: each step is one call of
+    ``OrderedDict``'s, atomic under the GIL (the keys are strings and tuples, hashed and compared in C), and
+    a key another thread dropped between two steps is simply gone. Values are immutable, so sharing them
+    is safe. (A lock cost more than the lookup: gevent's is Python, taken on every move several times.)"""
 
     def __init__(self, size: int):
         self.size = size
         self._items: OrderedDict[Hashable, Any] = OrderedDict()
-        self._lock = threading.Lock()
 
     def get(self, key: Hashable):
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
+        value = self._items.get(key)
+        if value is not None:
+            try:  # noqa: SIM105 (suppress() costs a context manager on every lookup)
                 self._items.move_to_end(key)
-            return value
+            except KeyError:  # dropped meanwhile
+                pass
+        return value
 
     def put(self, key: Hashable, value) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+        items = self._items
+        items[key] = value
+        try:
+            items.move_to_end(key)
+            while len(items) > self.size:
+                items.popitem(last=False)
+        except KeyError:  # dropped meanwhile, or emptied by another put
+            pass
 
     def drop(self, key: str) -> None:
-        with self._lock:
-            self._items.pop(key, None)
+        self._items.pop(key, None)
 
 
 class MatchRepository:
