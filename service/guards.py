@@ -14,7 +14,7 @@ import re
 from typing import Any, cast
 
 import orjson
-from flask import Flask, Request, current_app, request
+from flask import Flask, Request, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -149,23 +149,23 @@ def _within_limits(environ: dict) -> bool:
 _CONTENT_KEYS = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
 
 
-def _check_sizes() -> None:
-    if not _within_limits(request.environ):
-        _measure_sizes()
+def _check_sizes(req: Request) -> None:
+    if not _within_limits(req.environ):
+        _measure_sizes(req)
 
 
-def _measure_sizes() -> None:
-    url = len(request.full_path.encode("utf-8", errors="replace"))
+def _measure_sizes(req: Request) -> None:
+    url = len(req.full_path.encode("utf-8", errors="replace"))
     if url > MAX_URL_BYTES:
         raise ApiError(414, "uri_too_long", f"the URL is {url} bytes; at most {MAX_URL_BYTES}")
-    fields = len(request.headers)
+    fields = len(req.headers)
     if fields > MAX_HEADER_FIELDS:
         raise ApiError(
             431,
             "request_header_fields_too_large",
             f"the request has {fields} header fields; at most {MAX_HEADER_FIELDS}",
         )
-    headers = sum(len(k) + len(v) + 4 for k, v in request.headers.items())
+    headers = sum(len(k) + len(v) + 4 for k, v in req.headers.items())
     if headers > MAX_HEADER_BYTES:
         raise ApiError(
             431,
@@ -174,25 +174,27 @@ def _measure_sizes() -> None:
         )
 
 
-def _check_body_type(body_types) -> None:
-    if request.method in ("POST", "PUT", "PATCH") and (request.content_length or request.data):
-        accepted = body_types(request.endpoint)
-        if request.mimetype not in accepted:
+_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
+
+
+def _check_body_type(req: Request, body_types) -> None:
+    if req.method in _WITH_BODY and (req.content_length or req.data):
+        accepted = body_types(req.endpoint)
+        if req.mimetype not in accepted:
             raise ApiError(
                 415,
                 "unsupported_media_type",
-                f"send the body as {' or '.join(sorted(accepted))}, not {request.mimetype or 'untyped'}",
+                f"send the body as {' or '.join(sorted(accepted))}, not {req.mimetype or 'untyped'}",
             )
 
 
-def _check_streamed_size() -> None:
+def _check_streamed_size(req: Request, limit: int | None) -> None:
     """A body sent without a length (chunked) is cut at the size limit by the WSGI layer without a word,
     and the cut JSON would be refused as broken: one that goes past the limit is a 413, as a body that
     says its length over the limit is."""
-    limit = current_app.config.get("MAX_CONTENT_LENGTH")
-    if limit and request.method in ("POST", "PUT", "PATCH") and request.content_length is None:
+    if limit and req.method in _WITH_BODY and req.content_length is None:
         try:
-            body = request.get_data(cache=True)
+            body = req.get_data(cache=True)
         except RequestEntityTooLarge:
             raise
         except (
@@ -201,23 +203,21 @@ def _check_streamed_size() -> None:
             raise invalid(
                 {"body": [f"{error}"]}, f"the body could not be read ({type(error).__name__})"
             ) from None
-        if len(body) >= limit and request.environ["wsgi.input"].read(
-            1
-        ):  # cut at the limit, and more was coming
+        if len(body) >= limit and req.environ["wsgi.input"].read(1):  # cut at the limit, and more was coming
             raise RequestEntityTooLarge()
 
 
-def _check_match_id() -> None:
-    match_id = (request.view_args or {}).get("match_id")
+def _check_match_id(req: Request) -> None:
+    match_id = (req.view_args or {}).get("match_id")
     if match_id is not None and not MATCH_ID.fullmatch(match_id):
         raise ApiError(404, "match_not_found", "no such match: a match id is 32 lower-case hex digits")
 
 
-def _check_accept(answers) -> None:
-    if not request.environ.get("HTTP_ACCEPT"):  # no Accept header: anything will do
+def _check_accept(req: Request, answers) -> None:
+    if not req.environ.get("HTTP_ACCEPT"):  # no Accept header: anything will do
         return
-    offered = answers(request.endpoint)
-    if request.accept_mimetypes and offered and request.accept_mimetypes.best_match(offered) is None:
+    offered = answers(req.endpoint)
+    if req.accept_mimetypes and offered and req.accept_mimetypes.best_match(offered) is None:
         raise ApiError(406, "not_acceptable", f"this answers {' or '.join(offered)}")
 
 
@@ -229,8 +229,9 @@ def install(app: Flask, body_types, answers) -> None:
 
     @app.before_request
     def guard() -> None:
-        _check_sizes()
-        _check_streamed_size()
-        _check_match_id()
-        _check_body_type(body_types)
-        _check_accept(answers)
+        req = cast(Request, request._get_current_object())  # type: ignore[attr-defined]  # once, not through the proxy at every use
+        _check_sizes(req)
+        _check_streamed_size(req, app.config.get("MAX_CONTENT_LENGTH"))
+        _check_match_id(req)
+        _check_body_type(req, body_types)
+        _check_accept(req, answers)

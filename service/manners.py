@@ -141,10 +141,15 @@ def install(
 
     @app.before_request
     def _start():
-        given = request.headers.get("X-Request-Id", "")
+        environ = (
+            request.environ
+        )  # read as werkzeug's headers and method would read it, without building them
+        given = environ.get("HTTP_X_REQUEST_ID", "")
         g.request_id = given if REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         g.started = time.perf_counter()
-        if request.method == "OPTIONS" and request.headers.get("Access-Control-Request-Method"):
+        if environ.get("REQUEST_METHOD", "GET").upper() == "OPTIONS" and environ.get(
+            "HTTP_ACCESS_CONTROL_REQUEST_METHOD"
+        ):
             return Response(status=204)
         return None
 
@@ -152,7 +157,7 @@ def install(
     def _finish(response: Response) -> Response:
         req = cast(Any, request)._get_current_object()  # once, not through the proxy at every use
         response.headers["X-Request-Id"] = g.get("request_id") or uuid.uuid4().hex
-        origin = req.headers.get("Origin")
+        origin = req.environ.get("HTTP_ORIGIN")  # what req.headers.get("Origin") reads, without building them
         if origin and ("*" in cors_origins or origin in cors_origins):
             response.headers["Access-Control-Allow-Origin"] = "*" if "*" in cors_origins else origin
             response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+import flask
 from werkzeug.datastructures import EnvironHeaders
 from werkzeug.test import EnvironBuilder
 
@@ -62,7 +63,7 @@ def test_the_bounds_never_pass_what_the_exact_measure_refuses(app):
         with app.request_context(environ):
             within = guards._within_limits(environ)
             try:
-                guards._measure_sizes()
+                guards._measure_sizes(flask.request._get_current_object())
                 refused = False
             except (ApiError, UnicodeError):
                 refused = True
