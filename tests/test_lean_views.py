@@ -161,3 +161,11 @@ def test_the_lean_views_are_the_ones_served(app):
     for endpoint in HOT:
         view = app.view_functions[endpoint]
         assert view.__wrapped__ is not view and view._apidoc == view.__wrapped__._apidoc
+
+
+def test_each_view_and_hook_is_checked_for_a_coroutine_once(app):
+    """``MatchlogFlask.ensure_sync`` keeps what Flask decided for each function: the same function for a sync
+    one, at every request."""
+    hook = app.before_request_funcs[None][0]
+    assert app.ensure_sync(hook) is hook and app.ensure_sync(hook) is hook
+    assert hook in app._ensured and len(app._ensured) < 100
