@@ -17,16 +17,15 @@ binary message closes the connection (1003), and so does one larger than the ser
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 
 from flask import Flask, current_app, request
 from flask_sock import ConnectionClosed, Sock
 from marshmallow import ValidationError, fields, validate
-from wsproto.events import Ping
-from wsproto.utilities import LocalProtocolError
 
-from service import fastload, homes, metrics, ratelimits, schemas
+from service import fastload, frames, homes, metrics, ratelimits, schemas
 from service.api import load_action
 from service.auth import acting_seat, bearer, still_holds
 from service.errors import ApiError, api_error_of, flatten, invalid
@@ -46,9 +45,8 @@ ROUTE = "/v1/matches/<match_id>/moves"
 
 
 class _Inline:
-    """Stands in for simple_websocket's reader thread, which is never started: the handler reads its own
-    connection (``_Reader``). One green thread per connection instead of two that hand each message over
-    through an event, with a selector for the pings and a timer at every wait, costs less per move."""
+    """Stands in for simple_websocket's reader thread, which is never started: after simple_websocket's
+    handshake the handler reads and writes the connection itself (``_Connection``)."""
 
     def __init__(self, target=None):
         self.name = "moves socket"
@@ -57,51 +55,100 @@ class _Inline:
         pass
 
 
-class _Reader:
-    """Reads ``ws`` (a simple_websocket ``Server`` whose thread is ``_Inline``) in the calling green thread,
-    its frames through simple_websocket's own ``_handle_events`` (pings answered, a close returned, the
-    size limit kept), and pings the client every ``ping_s`` seconds (``Settings.moves_ping_s``)."""
+class _Connection:
+    """The moves socket once simple_websocket has done the handshake (with no extension: ``install``), read
+    and written in the handler's own green thread through ``service.frames``: no reader thread handing each
+    message over through an event, no selector and timer per wait, no wsproto per frame. Answers the
+    client's pings, echoes its close, pings it every ``ping_s`` seconds and closes it (1008) when the last
+    ping went unanswered."""
 
-    def __init__(self, ws, ping_s: float):
+    READ_BYTES = 65536
+
+    def __init__(self, ws, ping_s: float, max_message: int | None):
         self.ws = ws
+        self.sock = ws.sock
+        self.frames = frames.Reader(max_message)
         self.ping_s = ping_s
         self.next_ping = time.monotonic() + ping_s
+        self.pong_due = False
+        self.open = True
 
     def receive(self, timeout: float) -> str | bytes | None:
         """The next message; None after ``timeout`` seconds without one; ConnectionClosed once closed."""
-        ws = self.ws
-        while not ws.input_buffer:
-            if not ws.connected:
-                raise ConnectionClosed(ws.close_reason, ws.close_message)
+        while True:
+            if not self.open:
+                raise ConnectionClosed(1006, "")
             try:
-                data = ws.sock.recv_within(ws.receive_bytes, timeout)
-            except TimeoutError:
-                self._heartbeat()
-                return None
-            except OSError:
-                data = b""
-            if not data:  # the client went away
-                ws.connected = False
+                got = self.frames.next()
+            except frames.FrameError as error:
+                self.close(error.code, error.reason)
+                raise ConnectionClosed(error.code, error.reason) from None
+            if got is None:
+                try:
+                    data = self.sock.recv_within(self.READ_BYTES, timeout)
+                except TimeoutError:
+                    self._heartbeat()
+                    return None
+                except OSError:
+                    data = b""
+                if not data:  # the client went away
+                    self.open = False
+                    continue
+                self.frames.feed(data)
                 continue
+            opcode, payload = got
+            if opcode < frames.CLOSE:
+                self._heartbeat()
+                return payload
+            self._control(opcode, payload)
+
+    def _control(self, opcode: int, payload) -> None:
+        if opcode == frames.PING:
+            self._send(frames.frame(frames.PONG, payload))
+        elif opcode == frames.PONG:
+            self.pong_due = False
+        else:  # the client closes: echo its code, as RFC 6455 (5.5.1) asks
             try:
-                ws.ws.receive_data(data)
-                ws.connected = ws._handle_events()
-            except (OSError, LocalProtocolError):
-                ws.connected = False
-        self._heartbeat()
-        return ws.input_buffer.pop(0)
+                code, reason = frames.close_payload(payload)
+            except frames.FrameError as error:
+                self.close(error.code, error.reason)
+                raise ConnectionClosed(error.code, error.reason) from None
+            if self.open:
+                self.open = False
+                with contextlib.suppress(OSError):
+                    self.sock.send(frames.frame(frames.CLOSE, payload[:2]))
+            raise ConnectionClosed(code, reason)
+
+    def send(self, text: str) -> None:
+        self._send(frames.frame(frames.TEXT, text.encode("utf-8")))
+
+    def _send(self, data: bytes) -> None:
+        if not self.open:
+            raise ConnectionClosed(1006, "")
+        try:
+            self.sock.send(data)
+        except OSError:
+            self.open = False
+            raise ConnectionClosed(1006, "") from None
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Send a close frame, once; nothing more is sent after it."""
+        if self.open:
+            self.open = False
+            with contextlib.suppress(OSError):
+                self.sock.send(frames.close_frame(code, reason))
 
     def _heartbeat(self) -> None:
-        """As simple_websocket's thread does it: a ping when one is due, a close when the last went unanswered."""
+        """A ping when one is due; a close when the last went unanswered."""
         now = time.monotonic()
-        if now < self.next_ping or not self.ws.connected:
+        if now < self.next_ping or not self.open:
             return
         self.next_ping = now + self.ping_s
-        if not self.ws.pong_received:
-            self.ws.close(1008, "Ping/Pong timeout")
+        if self.pong_due:
+            self.close(1008, "Ping/Pong timeout")
             raise ConnectionClosed(1008, "Ping/Pong timeout")
-        self.ws.pong_received = False
-        self.ws.sock.send(self.ws.ws.send(Ping()))
+        self.pong_due = True
+        self._send(frames.frame(frames.PING, b""))
 
 
 class _Lingering:
@@ -149,18 +196,18 @@ class _Lingering:
 def install(app: Flask) -> None:
     app.config.setdefault(
         "SOCK_SERVER_OPTIONS",
-        {
-            "thread_class": _Inline,  # read by the handler itself (_Reader), which also pings
-            "max_message_size": app.config["MAX_CONTENT_LENGTH"],
-        },
+        {"thread_class": _Inline},  # no reader thread: after the handshake, _Connection reads and writes
     )
     sock.init_app(app)
 
     homes.gather(ROUTE)  # a match's sockets served by one worker, which keeps its state
 
     @app.before_request
-    def linger_on_close():
+    def moves_socket_connection():
         if request.endpoint == _ENDPOINT:
+            # no extension (permessage-deflate) in the handshake: the frames that follow are plain
+            # (service.frames); a client that offered one gets none, as RFC 6455 lets a server answer
+            request.environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
             for name in ("gunicorn.socket", "werkzeug.socket"):
                 if name in request.environ:
                     request.environ[name] = _Lingering(request.environ[name])
@@ -168,43 +215,42 @@ def install(app: Flask) -> None:
 
 @sock.route(ROUTE)
 def moves(ws, match_id: str) -> None:
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # current_app is a LocalProxy
+    connection = _Connection(ws, app.config["MOVES_PING_S"], app.config["MAX_CONTENT_LENGTH"])
     try:
-        _serve(ws, match_id)
-    finally:  # what simple_websocket's thread would do at its end: the close frame, if not yet sent, and
-        # the connection closed as _Lingering does it (gunicorn's own close of it, later, is a no-op)
-        try:
-            if ws.connected:
-                ws.close()
-        except (ConnectionClosed, OSError):
-            pass
+        _serve(app, connection, match_id)
+    except ConnectionClosed:
+        pass
+    finally:  # the close frame, if not yet sent, and the connection closed as _Lingering does it;
+        # simple_websocket's own close after this is a no-op (it holds the connection closed)
+        connection.close()
+        ws.connected = False
         ws.sock.close()
 
 
-def _serve(ws, match_id: str) -> None:
-    matches = current_app.extensions["matchlog"]
-    app = current_app._get_current_object()  # type: ignore[attr-defined]  # current_app is a LocalProxy
+def _serve(app: Flask, connection: _Connection, match_id: str) -> None:
+    matches = app.extensions["matchlog"]
+    text = app.json.text  # type: ignore[attr-defined]  # GuardedJSON's: an answer's compact JSON
     try:
         seat = acting_seat(matches, match_id)
     except Exception as error:  # refused: said once, in the API's error format, then closed
         refusal = api_error_of(error)
-        ws.send(app.json.text({"status": refusal.status, **refusal.body}))
-        ws.close(1008)
+        connection.send(text({"status": refusal.status, **refusal.body}))
+        connection.close(1008)
         return
     token = bearer()
     assert token is not None, "acting_seat found the seat by it"
     game_id = matches.engine_of(match_id).info.id
-    reader = _Reader(ws, app.config["MOVES_PING_S"])
     while True:
-        try:  # woken every CHECK_S when idle: a seat handed over closes its socket within seconds, unasked
-            message = reader.receive(timeout=CHECK_S)
-        except ConnectionClosed:  # the client's last bytes are drained as the connection closes (_Lingering)
-            return
+        # woken every CHECK_S when idle: a seat handed over closes its socket within seconds, unasked; once
+        # the client has closed, its last bytes are drained as the connection closes (_Lingering)
+        message = connection.receive(timeout=CHECK_S)
         if message is not None and not isinstance(message, str):
-            ws.close(1003, "text messages of JSON only")
+            connection.close(1003, "text messages of JSON only")
             return
         if not still_holds(matches, match_id, token, seat):  # handed to a bot (a timeout) or another person
-            ws.send(
-                app.json.text(
+            connection.send(
+                text(
                     {
                         "status": 403,
                         "error": "wrong_token",
@@ -212,10 +258,10 @@ def _serve(ws, match_id: str) -> None:
                     }
                 )
             )
-            ws.close(1008)
+            connection.close(1008)
             return
         if message is not None:
-            ws.send(app.json.text(_answer(app, matches, match_id, game_id, seat, token, message)))
+            connection.send(text(_answer(app, matches, match_id, game_id, seat, token, message)))
 
 
 def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, message: str) -> dict:

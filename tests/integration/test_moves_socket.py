@@ -178,6 +178,29 @@ def test_moves_on_the_socket_count_against_the_tokens_write_limit():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def test_the_socket_answers_pings_and_declines_compression(served):
+    """A client's ping gets its pong, with its payload; a client offering permessage-deflate gets no
+    extension (the frames stay plain) and plays as any other."""
+    port, http = served
+    _, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "ab"]})
+    match_id, token = created["id"], created["seats"][0]["token"]
+    socket = websocket.create_connection(
+        f"ws://127.0.0.1:{port}/v1/matches/{match_id}/moves",
+        timeout=10,
+        header=[f"Authorization: Bearer {token}", "Sec-WebSocket-Extensions: permessage-deflate"],
+    )
+    try:
+        assert "sec-websocket-extensions" not in {k.lower() for k in socket.getheaders()}
+        socket.ping("are you there")
+        opcode, frame = socket.recv_data_frame(control_frame=True)
+        assert (opcode, frame.data) == (websocket.ABNF.OPCODE_PONG, b"are you there")
+        _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=token)
+        answer = send(socket, {"expected_version": legal["version"], "action": legal["actions"][0]})
+        assert answer["status"] == 201 and answer["version"] == legal["version"] + 1
+    finally:
+        socket.close()
+
+
 def test_the_socket_pings_its_client_and_closes_one_that_never_answers():
     """Every MATCHLOG_MOVES_PING_S an idle socket pings; a client that answers (websocket-client does) keeps
     playing, one whose last ping went unanswered is closed with 1008."""
