@@ -30,6 +30,7 @@ from service.api import load_action
 from service.auth import acting_seat, bearer, still_holds
 from service.errors import ApiError, api_error_of, flatten, invalid
 from service.livefeed import CHECK_S
+from service.serving import send_whole
 
 sock = Sock()
 
@@ -165,7 +166,6 @@ class _Lingering:
         self._raw = raw
         self.recv = raw.recv  # the hot path's calls straight to the socket, not through __getattr__
         self._settimeout = raw.settimeout
-        self._sendall = raw.sendall
 
     def __getattr__(self, name: str):
         return getattr(self._raw, name)
@@ -177,7 +177,7 @@ class _Lingering:
 
     def send(self, data: bytes) -> int:
         self._settimeout(self.SEND_S)
-        self._sendall(data)
+        send_whole(self._raw, data)
         return len(data)
 
     def close(self) -> None:

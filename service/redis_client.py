@@ -15,6 +15,8 @@ from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
+from service.serving import send_whole
+
 _hiredis: Any
 try:
     import hiredis as _hiredis
@@ -208,7 +210,7 @@ class _Line:
         """Send one packed command, return its reply (an error reply as its exception, unraised)."""
         sock, reader, buffer = self.sock, self.reader, self.buffer
         try:
-            sock.sendall(packed)
+            send_whole(sock, packed)
             while True:
                 got = sock.recv_into(buffer)
                 if not got:

@@ -22,6 +22,16 @@ must not use what waits on a selector with a timeout (simple_websocket's reader 
 moves socket reads its connection itself), redis-py's PubSub with a timeout, or gunicorn's HTTP/2."""
 
 
+def send_whole(sock, data: bytes) -> None:
+    """``sock.sendall(data)`` in one ``send`` when the kernel takes it all, as it takes a command or an answer
+    of a few hundred bytes: gevent's ``sendall`` asks the kernel for the socket's buffer size first
+    (``getsockopt``), one system call more for every command and every answer. The rest, if any, goes
+    through ``sendall``; a timeout is the socket's, as ``sendall``'s is."""
+    sent = sock.send(data)
+    if sent < len(data):
+        sock.sendall(memoryview(data)[sent:])
+
+
 def patch() -> None:
     """Patch the standard library for the worker class (call first thing)."""
     from gevent import monkey
