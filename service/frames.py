@@ -38,12 +38,14 @@ class Reader:
     def __init__(self, max_message: int | None = None):
         self.max_message = max_message
         self._buffer = b""
+        self._at = 0  # where the next frame starts in the buffer: frames taken without copying what follows
         self._message: list[bytes] = []  # the fragments of a message begun and not finished
         self._message_opcode: int | None = None
         self._message_size = 0
 
     def feed(self, data: bytes) -> None:
-        self._buffer = self._buffer + data if self._buffer else data
+        rest = self._buffer[self._at :] if self._at else self._buffer
+        self._buffer, self._at = (rest + data if rest else data), 0
 
     def next(self) -> tuple[int, str | bytes] | None:
         """The next message or control frame; None until more bytes come. Raises FrameError."""
@@ -78,10 +80,10 @@ class Reader:
 
     def _frame(self) -> tuple[bool, int, bytes] | None:
         """The next frame (fin, opcode, unmasked payload) taken from the buffer, or None if it is not all there."""
-        buffer = self._buffer
-        if len(buffer) < 2:
+        buffer, start = self._buffer, self._at
+        if len(buffer) - start < 2:
             return None
-        first, second = buffer[0], buffer[1]
+        first, second = buffer[start], buffer[start + 1]
         final, opcode, length = bool(first & 0x80), first & 0x0F, second & 0x7F
         if first & 0x70:
             raise FrameError(PROTOCOL_ERROR, "reserved bits set: no extension was negotiated")
@@ -94,19 +96,19 @@ class Reader:
                 raise FrameError(PROTOCOL_ERROR, "a control frame is whole and at most 125 bytes")
         elif opcode > BINARY:
             raise FrameError(PROTOCOL_ERROR, f"unknown data opcode {opcode}")
-        at = 2
+        at = start + 2
         if length == 126:
-            if len(buffer) < 4:
+            if len(buffer) < start + 4:
                 return None
-            (length,) = _SHORT.unpack_from(buffer, 2)
-            at = 4
+            (length,) = _SHORT.unpack_from(buffer, at)
+            at += 2
         elif length == 127:
-            if len(buffer) < 10:
+            if len(buffer) < start + 10:
                 return None
-            (length,) = _LONG.unpack_from(buffer, 2)
+            (length,) = _LONG.unpack_from(buffer, at)
             if length >> 63:
                 raise FrameError(PROTOCOL_ERROR, "a payload length's highest bit is set")
-            at = 10
+            at += 8
         limit = self.max_message
         if opcode < CLOSE and limit is not None and self._message_size + length > limit:
             raise FrameError(TOO_BIG, "Message is too big")
@@ -115,7 +117,7 @@ class Reader:
             return None
         mask = buffer[at : at + 4]
         payload = unmasked(buffer[at + 4 : end], mask)
-        self._buffer = buffer[end:]
+        self._at = end
         if opcode < CLOSE:
             self._message_size += length
         return final, opcode, payload

@@ -155,9 +155,9 @@ class _Connection:
 class _Lingering:
     """The connection's socket, closed after the client's last bytes are read: closed with a message still
     arriving (one over the size limit, cut short by the close 1009), the kernel would answer with a reset
-    that can destroy the close frame before the client reads it. Its ``send`` sends all it is given
-    (simple_websocket calls ``send`` once a frame: a full buffer would cut the frame short) within
-    ``SEND_S``, after which a client that reads nothing is taken for gone."""
+    that can destroy the close frame before the client reads it. Its ``send`` sends all it is given (one
+    ``send`` of a frame, cut short by a full buffer, would break the stream) within ``SEND_S``, after which
+    a client that reads nothing is taken for gone."""
 
     LINGER_S = 1.0
     SEND_S = 30.0
