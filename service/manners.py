@@ -141,9 +141,8 @@ def install(
 
     @app.before_request
     def _start():
-        environ = (
-            request.environ
-        )  # read as werkzeug's headers and method would read it, without building them
+        # the environ read as werkzeug's headers and method would read it, without building them
+        environ = request.environ
         given = environ.get("HTTP_X_REQUEST_ID", "")
         g.request_id = given if REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         g.started = time.perf_counter()
