@@ -95,6 +95,7 @@ class _Connection:
                 if not data:  # the client went away
                     self.open = False
                     continue
+                self.pong_due = False  # whatever the client sends shows it is there, as a pong would
                 self.frames.feed(data)
                 continue
             opcode, payload = got
