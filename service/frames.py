@@ -14,7 +14,7 @@ from __future__ import annotations
 import struct
 
 CONTINUATION, TEXT, BINARY, CLOSE, PING, PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
-PROTOCOL_ERROR, UNSUPPORTED, NOT_TEXT, TOO_BIG = 1002, 1003, 1007, 1009
+NORMAL, PROTOCOL_ERROR, UNSUPPORTED, NOT_TEXT, POLICY_VIOLATION, TOO_BIG = 1000, 1002, 1003, 1007, 1008, 1009
 CLOSE_CODES_SENDABLE = frozenset({1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014})
 """Codes a peer may put in a close frame (besides 3000-4999): 1005, 1006 and 1015 never go on the wire."""
 

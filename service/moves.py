@@ -115,10 +115,7 @@ class _Connection:
             except frames.FrameError as error:
                 self.close(error.code, error.reason)
                 raise ConnectionClosed(error.code, error.reason) from None
-            if self.open:
-                self.open = False
-                with contextlib.suppress(OSError):
-                    self.sock.send(frames.frame(frames.CLOSE, payload[:2]))
+            self._last(frames.frame(frames.CLOSE, payload[:2]))
             raise ConnectionClosed(code, reason)
 
     def send(self, text: str) -> None:
@@ -133,12 +130,22 @@ class _Connection:
             self.open = False
             raise ConnectionClosed(1006, "") from None
 
-    def close(self, code: int = 1000, reason: str = "") -> None:
+    def close(self, code: int = frames.NORMAL, reason: str = "") -> None:
         """Send a close frame, once; nothing more is sent after it."""
+        self._last(frames.close_frame(code, reason))
+
+    def _last(self, close_frame: bytes) -> None:
         if self.open:
             self.open = False
             with contextlib.suppress(OSError):
-                self.sock.send(frames.close_frame(code, reason))
+                self.sock.send(close_frame)
+
+    def end(self) -> None:
+        """After the handler: the close frame, if not yet sent, and the connection closed as _Lingering does
+        it; simple_websocket's own close after this is a no-op (it holds the connection closed)."""
+        self.close()
+        self.ws.connected = False
+        self.sock.close()
 
     def _heartbeat(self) -> None:
         """A ping when one is due; a close when the last went unanswered."""
@@ -147,8 +154,8 @@ class _Connection:
             return
         self.next_ping = now + self.ping_s
         if self.pong_due:
-            self.close(1008, "Ping/Pong timeout")
-            raise ConnectionClosed(1008, "Ping/Pong timeout")
+            self.close(frames.POLICY_VIOLATION, "Ping/Pong timeout")
+            raise ConnectionClosed(frames.POLICY_VIOLATION, "Ping/Pong timeout")
         self.pong_due = True
         self._send(frames.frame(frames.PING, b""))
 
@@ -222,11 +229,8 @@ def moves(ws, match_id: str) -> None:
         _serve(app, connection, match_id)
     except ConnectionClosed:
         pass
-    finally:  # the close frame, if not yet sent, and the connection closed as _Lingering does it;
-        # simple_websocket's own close after this is a no-op (it holds the connection closed)
-        connection.close()
-        ws.connected = False
-        ws.sock.close()
+    finally:
+        connection.end()
 
 
 def _serve(app: Flask, connection: _Connection, match_id: str) -> None:
@@ -237,7 +241,7 @@ def _serve(app: Flask, connection: _Connection, match_id: str) -> None:
     except Exception as error:  # refused: said once, in the API's error format, then closed
         refusal = api_error_of(error)
         connection.send(text({"status": refusal.status, **refusal.body}))
-        connection.close(1008)
+        connection.close(frames.POLICY_VIOLATION)
         return
     token = bearer()
     assert token is not None, "acting_seat found the seat by it"
@@ -247,7 +251,7 @@ def _serve(app: Flask, connection: _Connection, match_id: str) -> None:
         # the client has closed, its last bytes are drained as the connection closes (_Lingering)
         message = connection.receive(timeout=CHECK_S)
         if message is not None and not isinstance(message, str):
-            connection.close(1003, "text messages of JSON only")
+            connection.close(frames.UNSUPPORTED, "text messages of JSON only")
             return
         if not still_holds(matches, match_id, token, seat):  # handed to a bot (a timeout) or another person
             connection.send(
@@ -259,7 +263,7 @@ def _serve(app: Flask, connection: _Connection, match_id: str) -> None:
                     }
                 )
             )
-            connection.close(1008)
+            connection.close(frames.POLICY_VIOLATION)
             return
         if message is not None:
             connection.send(text(_answer(app, matches, match_id, game_id, seat, token, message)))
