@@ -63,7 +63,8 @@ class Reader:
                 raise FrameError(PROTOCOL_ERROR, "a new message inside a fragmented one")
             else:
                 self._message_opcode = opcode
-            self._message.append(payload)
+            if payload:  # empty fragments add nothing, and kept they would grow the list without limit
+                self._message.append(payload)
             if final:
                 return self._finished()
 

@@ -173,3 +173,13 @@ def test_many_small_frames_in_one_read_are_taken_without_copying_the_rest_each_t
         taken += 1
         assert len(reader._buffer) == len(pings)  # the buffer is never rebuilt while frames are taken
     assert taken == 8000
+
+
+def test_empty_fragments_keep_nothing_however_many_come():
+    """The size limit counts bytes, so empty fragments never reach it: each would otherwise be kept, and a
+    client sending them for ever would grow the server's memory for ever."""
+    reader = frames.Reader(LIMIT)
+    reader.feed(masked(0x01, b"a") + masked(0x00, b"") * 50_000)
+    assert reader.next() is None and reader._message == [b"a"]
+    reader.feed(masked(0x80, b"b"))
+    assert reader.next() == (frames.TEXT, "ab")
