@@ -21,7 +21,26 @@ from prometheus_client import (
     Histogram,
     generate_latest,
     multiprocess,
+    values,
 )
+
+_pid = os.getpid()
+
+
+def _forked() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+def process_id() -> int:
+    """This process's id, read once and again after each fork: prometheus_client asks for it at every
+    ``inc`` in multiprocess mode (to notice a fork), and ``os.getpid`` is a system call every time."""
+    return _pid
+
+
+os.register_at_fork(after_in_child=_forked)
+if values.ValueClass is not values.MutexValue:  # multiprocess mode: the library's hook for the identifier
+    values.ValueClass = values.MultiProcessValue(process_identifier=process_id)
 
 REQUESTS = Counter("matchlog_requests", "HTTP requests answered", ["route", "method", "status"])
 LATENCY = Histogram(

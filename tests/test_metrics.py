@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.helpers import act, bearer, create
@@ -99,3 +103,36 @@ def test_a_made_up_method_is_one_label_not_one_per_method(client):
     )
     assert not any(dict(labels).get("method", "").startswith("ZZZ") for _, labels in after)
     assert not any(method.startswith("ZZZ") for _, method, _ in metrics._answers)
+
+
+FORKED_COUNTS = """
+import os, sys
+from prometheus_client import CollectorRegistry, multiprocess
+from service import metrics
+
+metrics.appended("blokus", 2)  # the parent's own file, before the fork
+child = os.fork()
+if child == 0:
+    metrics.appended("blokus", 3)  # the child's: a file of its own pid, not the parent's
+    os._exit(0)
+os.waitpid(child, 0)
+metrics.appended("blokus", 5)
+registry = CollectorRegistry()
+multiprocess.MultiProcessCollector(registry)
+total = registry.get_sample_value("matchlog_appended_entries_total", {"game": "blokus"})
+files = sorted(name for name in os.listdir(os.environ["PROMETHEUS_MULTIPROC_DIR"]) if name.startswith("counter_"))
+print(total, files == sorted([f"counter_{os.getpid()}.db", f"counter_{child}.db"]), metrics.process_id() == os.getpid())
+"""
+
+
+def test_multiprocess_counts_keep_each_forked_process_apart(tmp_path):
+    """The process id prometheus_client files each value under is read once and again after a fork: a
+    worker forked after the import counts in its own file, and the parent's counts stay whole."""
+    run = subprocess.run(
+        [sys.executable, "-c", FORKED_COUNTS],
+        env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert run.stdout.split() == ["10.0", "True", "True"], run.stderr
