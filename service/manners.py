@@ -13,11 +13,13 @@ every 201, structured access logs, and the metrics of every answer (the health p
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import math
+import os
 import re
 import time
-import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -35,6 +37,12 @@ METHODS = "GET, POST, OPTIONS"
 
 def request_id() -> str | None:
     return g.get("request_id") if has_request_context() else None
+
+
+def new_request_id() -> str:
+    """128 random bits as 32 hex digits, as ``uuid.uuid4().hex`` gave them but for its version digits, at a
+    fifth of its cost (no UUID object per request)."""
+    return os.urandom(16).hex()
 
 
 class RequestIdFilter(logging.Filter):
@@ -67,13 +75,31 @@ def _line(
     created: float, level: str, logger: str, message: str, request_id: str | None, fields: dict
 ) -> dict:
     return {
-        "time": datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds"),
+        "time": log_time(created),
         "level": level,
         "logger": logger,
         "message": message,
         "request_id": request_id,
         **fields,
     }
+
+
+def log_time(created: float) -> str:
+    """``datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")``, the same text, its date and
+    second formatted once a second rather than at every line (most of an access line's cost). Rounded as
+    ``fromtimestamp`` rounds: to the nearest microsecond, halves to even, then the milliseconds cut."""
+    fraction, seconds = math.modf(created)
+    microseconds = round(fraction * 1e6)
+    if microseconds >= 1_000_000:
+        seconds, microseconds = seconds + 1, microseconds - 1_000_000
+    elif microseconds < 0:
+        seconds, microseconds = seconds - 1, microseconds + 1_000_000
+    return f"{_log_second(int(seconds))}.{microseconds // 1000:03d}+00:00"
+
+
+@functools.lru_cache(maxsize=2)
+def _log_second(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").removesuffix("+00:00")
 
 
 _LINE = built_once(json.JSONEncoder(default=str))  # json.dumps(line, default=str)
@@ -144,7 +170,7 @@ def install(
         # the environ read as werkzeug's headers and method would read it, without building them
         environ = request.environ
         given = environ.get("HTTP_X_REQUEST_ID", "")
-        g.request_id = given if REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+        g.request_id = given if REQUEST_ID.fullmatch(given) else new_request_id()
         g.started = time.perf_counter()
         if environ.get("REQUEST_METHOD", "GET").upper() == "OPTIONS" and environ.get(
             "HTTP_ACCESS_CONTROL_REQUEST_METHOD"
@@ -155,7 +181,7 @@ def install(
     @app.after_request
     def _finish(response: Response) -> Response:
         req = cast(Any, request)._get_current_object()  # once, not through the proxy at every use
-        response.headers["X-Request-Id"] = g.get("request_id") or uuid.uuid4().hex
+        response.headers["X-Request-Id"] = g.get("request_id") or new_request_id()
         origin = req.environ.get("HTTP_ORIGIN")  # what req.headers.get("Origin") reads, without building them
         if origin and ("*" in cors_origins or origin in cors_origins):
             response.headers["Access-Control-Allow-Origin"] = "*" if "*" in cors_origins else origin

@@ -7,9 +7,12 @@ import io
 import json
 import logging
 import time
+from datetime import UTC, datetime
 
 import pytest
 from flask import g
+from hypothesis import given
+from hypothesis import strategies as st
 
 from service import manners
 from service.keys import Keys
@@ -24,6 +27,23 @@ def test_a_request_id_is_echoed_or_made(client):
     assert len(made.headers["X-Request-Id"]) == 32
     unsafe = client.get("/v1/games", headers={"X-Request-Id": "a b\u00e9" * 3})
     assert unsafe.headers["X-Request-Id"] != "a b\u00e9" * 3 and len(unsafe.headers["X-Request-Id"]) == 32
+    made_ids = {client.get("/v1/games").headers["X-Request-Id"] for _ in range(50)}
+    assert len(made_ids) == 50 and all(len(i) == 32 and int(i, 16) >= 0 for i in made_ids)
+
+
+@given(st.floats(min_value=-1e10, max_value=4.2e9, allow_nan=False))
+def test_a_log_line_s_time_is_the_text_datetime_makes_of_it(created):
+    assert manners.log_time(created) == datetime.fromtimestamp(created, UTC).isoformat(
+        timespec="milliseconds"
+    )
+
+
+@given(st.integers(min_value=0, max_value=4_102_444_800), st.integers(min_value=0, max_value=999_999))
+def test_a_log_line_s_time_rounds_as_datetime_does_near_each_millisecond(seconds, microseconds):
+    for created in (seconds + microseconds / 1e6, seconds + (microseconds + 0.5) / 1e6):
+        assert manners.log_time(created) == datetime.fromtimestamp(created, UTC).isoformat(
+            timespec="milliseconds"
+        )
 
 
 def test_browsers_may_call_the_api_from_any_origin_by_default(client):
