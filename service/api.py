@@ -736,16 +736,32 @@ def _submit_lean(match_id: str) -> Response | None:
     """A JSON body that ``SubmitActionSchema`` takes as it is, and no ``Idempotency-Key`` or one of 1 to 128
     characters: what webargs would hand the view, answered as flask-smorest would answer it."""
     body = request.get_json(silent=True) if request.is_json else None
-    loaded = _submit_body(body) if _submit_body is not None else None
     key = request.headers.get("Idempotency-Key")
-    if loaded is None or (key is not None and not _fits(schemas.IDEMPOTENCY_KEY_LENGTH, key)):
+    loaded = plain_submission(body, key)
+    if loaded is None:
         return None
     answer, headers = _submitted(match_id, loaded, key)
-    dumped = _accepted_dump(answer) if _accepted_dump is not None else None
-    response = cast(Response, current_app.json.response(_accepted.dump(answer) if dumped is None else dumped))
+    response = cast(Response, current_app.json.response(accepted_body(answer)))
     response.headers.extend(headers)
     response.status_code = 201
     return response
+
+
+def accepted_body(answer: dict[str, Any]) -> dict[str, Any]:
+    """An accepted action's answer as ``AcceptedSchema`` dumps it."""
+    dumped = _accepted_dump(answer) if _accepted_dump is not None else None
+    return _accepted.dump(answer) if dumped is None else dumped
+
+
+def plain_submission(body: Any, idempotency_key: str | None) -> dict | None:
+    """The body as ``SubmitActionSchema`` loads it, when it takes it as it is and the ``Idempotency-Key``, if
+    any, fits; None for the documented view to judge (and refuse)."""
+    loaded = _submit_body(body) if _submit_body is not None else None
+    if loaded is None or (
+        idempotency_key is not None and not _fits(schemas.IDEMPOTENCY_KEY_LENGTH, idempotency_key)
+    ):
+        return None
+    return loaded
 
 
 def _fits(validator, value) -> bool:
@@ -773,10 +789,24 @@ def _submitted(match_id: str, body: dict, idempotency_key: str | None) -> tuple[
     seat = acting_seat(app, match_id)
     game_id = app.engine_of(match_id).info.id
     action = load_action(game_id, body["action"])
-    answer = app.submit(match_id, seat, body["expected_version"], action, idempotency_key)
+    return played(app, match_id, seat, game_id, action, body["expected_version"], idempotency_key)
+
+
+def played(
+    app: Matches,
+    match_id: str,
+    seat: int,
+    game_id: str,
+    action: dict,
+    expected_version: int,
+    idempotency_key: str | None,
+) -> tuple[dict, dict[str, str]]:
+    """A seat's action, loaded, submitted: the answer (with its game) and its ``Location``; raises what
+    ``Matches.submit`` refuses it with."""
+    answer = app.submit(match_id, seat, expected_version, action, idempotency_key)
     metrics.appended(game_id, len(answer["events"]))
     events = answer["events"]  # where the new entries are (said here: manners need not parse the answer back)
-    return of_game(match_id, answer), {
+    return {"game": game_id, **answer}, {
         "Location": f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}"
         if events
         else f"/v1/matches/{match_id}"

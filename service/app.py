@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import redis
 from flask import Flask
@@ -24,6 +25,7 @@ from service import (
 from service.api import answers, body_types, probes, v1
 from service.apidocs import apidocs
 from service.config import Settings
+from service.express import Express
 from service.games import (
     GAMES,
     action_component,
@@ -60,6 +62,16 @@ class MatchlogFlask(Flask):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._ensured: dict[Callable, Callable] = {}  # the app's own views and hooks: a bounded few
+
+    express: Callable[[dict, Callable], Any] | None = None
+    """``service.express``: answers the plain POST of an action before Flask would, or says None."""
+
+    def wsgi_app(self, environ, start_response):
+        if self.express is not None:
+            answer = self.express(environ, start_response)
+            if answer is not None:
+                return answer
+        return super().wsgi_app(environ, start_response)
 
     def ensure_sync(self, func):
         sync = self._ensured.get(func)
@@ -176,6 +188,8 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
         settings.rate_limit_per_address,
         settings.rate_limit_reads_per_address,
     )
+    if Express.possible(app, body_types, answers):
+        app.express = Express(app)
     if settings.trusted_proxies:  # the client's address, not the proxy's, for the limits and the access log
         # Flask's documented way to wrap its WSGI app in a middleware
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]

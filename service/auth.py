@@ -22,7 +22,11 @@ SEAT = re.compile(r"[0-9]{1,2}")  # ASCII digits: str.isdigit() also takes "²",
 
 def bearer() -> str | None:
     """The bearer credential of the request; None without one; 401 when the header is malformed."""
-    header = request.headers.get("Authorization")
+    return bearer_of(request.headers.get("Authorization"))
+
+
+def bearer_of(header: str | None) -> str | None:
+    """The bearer credential an ``Authorization`` header gives; None without one; 401 when it is malformed."""
     if not header:
         return None
     scheme, _, token = header.partition(" ")

@@ -241,6 +241,16 @@ def _domain(error: Exception) -> ApiError:
     return DOMAIN[kind](error)
 
 
+def retry_after(status: int, given: str | None) -> str | None:
+    """The ``Retry-After`` an answer of ``status`` carries (``given``: what the rate limiter put, rounded
+    down): a second for a 503, at least one for a 429, none on any other answer."""
+    if status == 503:
+        return "1"
+    if status == 429:
+        return str(max(1, int(given or 1)))
+    return None
+
+
 def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(error: Exception):
@@ -254,12 +264,11 @@ def register(app: Flask) -> None:
 
     @app.after_request  # runs after the rate limiter's, which puts Retry-After on every answer, rounded down
     def retry_after_only_on_refusals(response):
-        if response.status_code == 503:
-            response.headers["Retry-After"] = "1"
-        elif response.status_code == 429:
-            response.headers["Retry-After"] = str(max(1, int(response.headers.get("Retry-After") or 1)))
-        else:
+        wait = retry_after(response.status_code, response.headers.get("Retry-After"))
+        if wait is None:
             response.headers.pop("Retry-After", None)
+        else:
+            response.headers["Retry-After"] = wait
         return response
 
     app.register_error_handler(Exception, api_error)

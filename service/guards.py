@@ -96,12 +96,15 @@ class GuardedJSON(DefaultJSONProvider):
     def response(self, *args: Any, **kwargs: Any):
         if self.indented:
             return super().response(*args, **kwargs)
-        obj = self._prepare_response_obj(args, kwargs)
-        try:
-            body = orjson.dumps(obj, default=self.default, option=_ORJSON | orjson.OPT_APPEND_NEWLINE)
-        except TypeError:  # what orjson refuses (an integer over 64 bits...): the standard encoder decides
-            return super().response(*args, **kwargs)
+        body = self.body(self._prepare_response_obj(args, kwargs))
         return cast(Flask, self._app).response_class(body, mimetype=self.mimetype)
+
+    def body(self, obj: Any) -> bytes:
+        """The body of a compact answer of ``obj`` (``response``'s, when not ``indented``)."""
+        try:
+            return orjson.dumps(obj, default=self.default, option=_ORJSON | orjson.OPT_APPEND_NEWLINE)
+        except TypeError:  # what orjson refuses (an integer over 64 bits...): the standard encoder decides
+            return f"{self.dumps(obj, separators=(',', ':'))}\n".encode()
 
     def part(self, obj: Any) -> bytes:
         """``obj`` as it stands inside a compact answer's body, for answers put together from parts; raises
@@ -130,7 +133,7 @@ class GuardedRequest(Request):
         raise invalid({"body": [message]}, message)
 
 
-def _within_limits(environ: dict) -> bool:
+def within_limits(environ: dict) -> bool:
     """Whether the URL and the headers are surely within their limits, judged from bounds that cost a
     fraction of the exact sizes: the URL's path at most 3 bytes a character once decoded (and a query string
     in ASCII, which cannot fail to decode), each header field's name at most three times its length once
@@ -150,7 +153,7 @@ _CONTENT_KEYS = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
 
 
 def _check_sizes(req: Request) -> None:
-    if not _within_limits(req.environ):
+    if not within_limits(req.environ):
         _measure_sizes(req)
 
 

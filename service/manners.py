@@ -20,7 +20,9 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -36,7 +38,28 @@ METHODS = "GET, POST, OPTIONS"
 
 
 def request_id() -> str | None:
-    return g.get("request_id") if has_request_context() else None
+    return g.get("request_id") if has_request_context() else _outside_flask.get()
+
+
+_outside_flask: ContextVar[str | None] = ContextVar("matchlog_request_id", default=None)
+"""The id of the request being answered outside Flask's request context (``service.express``), for its
+log lines and its access line."""
+
+
+def request_id_of(environ: dict) -> str:
+    """The client's ``X-Request-Id`` (the environ read as werkzeug's headers would read it), else a new one."""
+    given = environ.get("HTTP_X_REQUEST_ID", "")
+    return given if REQUEST_ID.fullmatch(given) else new_request_id()
+
+
+@contextmanager
+def answering(request_id: str) -> Iterator[None]:
+    """A request answered outside Flask's request context: its log lines carry ``request_id``."""
+    token = _outside_flask.set(request_id)
+    try:
+        yield
+    finally:
+        _outside_flask.reset(token)
 
 
 def new_request_id() -> str:
@@ -165,12 +188,26 @@ def install(
     """Register before the request guards: a preflight must not meet a body or ``Accept`` check.
     ``observe(route, method, status, seconds)`` sees every answer (the metrics)."""
 
+    def answered(route: str | None, method: str, status: int, seconds: float, match_id: str | None) -> None:
+        """What every answer leaves behind: its metrics and its access line."""
+        observe(route, method, status, seconds)
+        _log_access(
+            {
+                "method": method,
+                "route": route,
+                "status": status,
+                "latency_ms": round(seconds * 1000, 2),
+                "match_id": match_id,
+            }
+        )
+
+    app.extensions["matchlog-answered"] = answered  # for the answers made outside Flask (service.express)
+
     @app.before_request
     def _start():
         # the environ read as werkzeug's headers and method would read it, without building them
         environ = request.environ
-        given = environ.get("HTTP_X_REQUEST_ID", "")
-        g.request_id = given if REQUEST_ID.fullmatch(given) else new_request_id()
+        g.request_id = request_id_of(environ)
         g.started = time.perf_counter()
         if environ.get("REQUEST_METHOD", "GET").upper() == "OPTIONS" and environ.get(
             "HTTP_ACCESS_CONTROL_REQUEST_METHOD"
@@ -198,16 +235,7 @@ def install(
                 response.headers["Location"] = location
         route = req.url_rule.rule if req.url_rule else None
         seconds = time.perf_counter() - g.get("started", time.perf_counter())
-        observe(route, req.method, response.status_code, seconds)
-        _log_access(
-            {
-                "method": req.method,
-                "route": route,
-                "status": response.status_code,
-                "latency_ms": round(seconds * 1000, 2),
-                "match_id": match_id,
-            }
-        )
+        answered(route, req.method, response.status_code, seconds, match_id)
         return response
 
 

@@ -1,5 +1,5 @@
 """The request guards measure a request's URL and headers exactly only when cheap bounds cannot tell that
-they are within the limits (``guards._within_limits``): on random requests around and over the limits
+they are within the limits (``guards.within_limits``): on random requests around and over the limits
 (long paths and query strings, many fields, long values, names that grow when werkzeug titles them), the
 bounds never let through a request the exact measure (``guards._measure_sizes``) refuses."""
 
@@ -61,7 +61,7 @@ def test_the_bounds_never_pass_what_the_exact_measure_refuses(app):
     for i in range(1500):
         environ = _environ(rng) if i % 3 else _at_the_limit(rng)
         with app.request_context(environ):
-            within = guards._within_limits(environ)
+            within = guards.within_limits(environ)
             try:
                 guards._measure_sizes(flask.request._get_current_object())
                 refused = False

@@ -1,14 +1,16 @@
-"""The hot routes' lean views (``service.api.lean``) answer exactly as the documented views under them: twin
-matches (the same seed, the same clock) of every game are played side by side, each request sent to one
-twin through the lean view and to the other through the documented one (webargs, flask-smorest), and the
-answers compared byte for byte, status, headers and body, the twins' ids aside. Legal actions are posted as
-listed, and bent: bodies that are not JSON or not the schema's, versions of the wrong kind, Idempotency-Keys
-of every length (and again, replayed or reused), query strings, missing and wrong credentials."""
+"""The hot routes' lean views (``service.api.lean``) and the express lane before Flask (``service.express``)
+answer exactly as the documented views under them: twin matches (the same seed, the same clock) of every
+game are played side by side, each request sent to one twin through the faster way and to the other through
+the documented one (webargs, flask-smorest), and the answers compared byte for byte, status, headers in
+their order and body, the twins' ids aside. Legal actions are posted as listed, and bent: bodies that are not
+JSON or not the schema's, versions of the wrong kind, Idempotency-Keys of every length (and again, replayed
+or reused), query strings, missing and wrong credentials."""
 
 from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from contextlib import contextmanager
 from types import SimpleNamespace
 
@@ -25,25 +27,37 @@ STEPS = 50  # actions per game; each comes with a handful of bent requests
 
 @contextmanager
 def documented(app):
-    """The hot routes answered by their documented views, as before the lean ones."""
+    """The hot routes answered by their documented views, as before the lean ones and the express lane."""
     lean = {endpoint: app.view_functions[endpoint] for endpoint in HOT}
+    express, app.express = app.express, None
     for endpoint, view in lean.items():
         app.view_functions[endpoint] = view.__wrapped__
     try:
         yield
     finally:
         app.view_functions.update(lean)
+        app.express = express
+
+
+@contextmanager
+def without_express(app):
+    """Every request answered by Flask: the lean views, not the express lane."""
+    express, app.express = app.express, None
+    try:
+        yield
+    finally:
+        app.express = express
 
 
 def _answer(response, match_id: str) -> tuple:
     """What a client sees, with the match's id put as ``ID``."""
-    headers = sorted((k, v.replace(match_id, "ID")) for k, v in response.headers.items())
+    headers = [(k, v.replace(match_id, "ID")) for k, v in response.headers.items()]
     return response.status_code, headers, response.get_data().replace(match_id.encode(), b"ID")
 
 
 def _same(app, client, twins, method: str, path: str, seat: int | None, **request) -> tuple:
-    """The request sent to the first twin through the lean view and to the second through the documented
-    one: both answers, which must be the same."""
+    """The request sent to the first twin as served (the express lane, the lean views) and to the second
+    through the documented view alone: both answers, which must be the same."""
     sent = {"X-Request-Id": "lean-or-not", **request.pop("headers", {})}
     answers = []
     for i, (match_id, tokens) in enumerate(twins):
@@ -154,6 +168,31 @@ def twinned(monkeypatch):
 def test_lean_views_answer_as_the_documented_ones(app, client, twinned, game_id):
     seen = _play(app, client, game_id, random.Random(f"lean-{game_id}"))
     assert "201" in seen
+
+
+@pytest.fixture
+def counted(app):
+    """The express lane's answers, counted by status."""
+    lane, said = app.express, Counter()
+
+    def counting(environ, start_response):
+        def started(status, headers):
+            said[int(status.split()[0])] += 1
+            return start_response(status, headers)
+
+        return lane(environ, started)
+
+    app.express = counting
+    yield said
+    app.express = lane
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_express_lane_answers_as_flask_does(app, client, twinned, counted, game_id):
+    """Above, each request to the first twin met the express lane first: it answered the plain POSTs, accepted
+    or refused once submitted, and handed the rest to Flask."""
+    test_lean_views_answer_as_the_documented_ones(app, client, twinned, game_id)
+    assert counted[201] > 0 and counted[409] > 0 and set(counted) <= {201, 409, 422}, counted
 
 
 def test_the_lean_views_are_the_ones_served(app):
