@@ -1,7 +1,9 @@
 """``python -m tests.bench.cluster [--seconds S] [--clients N] [--appendfsync always|everysec]``
 
 Appends per second through the event store (the version-checked append script, no HTTP) on one Redis
-node against a 3-master Redis Cluster (3 replicas beside them), both started here from the same
+node, and the floor under its client's CPU on that node (the same processes each sending a plain ``SET``
+down a plain socket, synced as an append is: what one round trip costs a client on this machine), against
+a 3-master Redis Cluster (3 replicas beside them), both started here from the same
 ``redis-server`` with the same settings, on loopback. Each of N client processes appends one entry at
 a time to its own matches, in turn. Also the cluster with ``replicated`` durability (each append waits
 for its replica: ``WAIT 1``), and how the matches fell on the masters. Prints the machine, a table and,
@@ -15,6 +17,7 @@ import argparse
 import collections
 import json
 import multiprocessing
+import socket
 import time
 import uuid
 
@@ -72,12 +75,36 @@ def client(url: str, namespace: str, durability: str, seconds: float, start_at: 
     )
 
 
-def load(url: str, durability: str, clients: int, seconds: float, servers) -> dict:
+def round_trips(url: str, namespace: str, durability: str, seconds: float, start_at: float, out) -> None:
+    """The floor under a client's CPU per append: a ``SET`` (which ``appendfsync always`` syncs before it
+    answers, as it does an append) written to a plain socket, its reply read, one at a time; no Python
+    around it but the loop. Same result shape as ``client``."""
+    host, _, port = url.removeprefix("redis://").partition("/")[0].partition(":")
+    command = f"*3\r\n$3\r\nSET\r\n$32\r\n{uuid.uuid4().hex}\r\n$1\r\n1\r\n".encode()
+    with socket.create_connection((host, int(port))) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        while time.time() < start_at:
+            time.sleep(0.001)
+        latencies = []
+        cpu_started = time.process_time()
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            began = time.perf_counter()
+            sock.sendall(command)
+            if sock.recv(64) != b"+OK\r\n":
+                raise RuntimeError("SET did not answer +OK")
+            latencies.append(time.perf_counter() - began)
+    out.put(
+        (len(latencies), latencies[:: max(1, len(latencies) // 5000)], [], time.process_time() - cpu_started)
+    )
+
+
+def load(url: str, durability: str, clients: int, seconds: float, servers, target=client) -> dict:
     namespace = f"bench-{uuid.uuid4().hex[:8]}"
     out = multiprocessing.Queue()
     start_at = time.time() + 1.5  # every client connected and its matches made before the clock starts
     processes = [
-        multiprocessing.Process(target=client, args=(url, namespace, durability, seconds, start_at, out))
+        multiprocessing.Process(target=target, args=(url, namespace, durability, seconds, start_at, out))
         for _ in range(clients)
     ]
     for process in processes:
@@ -124,6 +151,18 @@ def main(argv=None) -> int:
     try:
         with LocalCluster(binary, appendfsync=args.appendfsync) as cluster:
             nodes = [n.process.pid for n in cluster.nodes.values()]
+            print(
+                f"1 node, plain SET round trips: {args.clients} clients, {args.seconds:g} s ...", flush=True
+            )
+            floor = load(url, "local", args.clients, args.seconds, [node.process.pid], target=round_trips)
+            figures.append(
+                Figure(
+                    "one_node.round_trip_client_cpu_us",
+                    "1 node: client CPU per plain SET round trip (the floor)",
+                    floor["client_us"],
+                    "µs",
+                )
+            )
             runs = [
                 ("one_node", "1 node", url, "local", [node.process.pid]),
                 ("cluster", "3 masters", cluster.startup_url, "local", nodes),
