@@ -188,7 +188,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
         settings.rate_limit_per_address,
         settings.rate_limit_reads_per_address,
     )
-    if Express.possible(app, body_types, answers):
+    if Express.possible(body_types, answers):
         app.express = Express(app)
     if settings.trusted_proxies:  # the client's address, not the proxy's, for the limits and the access log
         # Flask's documented way to wrap its WSGI app in a middleware

@@ -11,9 +11,9 @@ the same parts Flask's would be (``service.api.played``, ``accepted_body``, ``er
 ``errors.retry_after``, the manners' ``answered``), with the same status line and headers in the same
 order: ``tests/test_lean_views.py`` plays twin matches of every game through both and compares the bytes.
 
-The lane is off where an answer would carry more than it makes: with rate limits configured (their
-headers), indented answers (debug), or Flask settings that change how a URL is matched (``SERVER_NAME``,
-``TRUSTED_HOSTS``).
+The lane stands aside, at each request, where an answer would carry more than it makes or a check it does
+not make applies: with rate limits installed (their headers), indented answers (debug), or Flask settings
+that check the host or change how a URL is matched (``SERVER_NAME``, ``TRUSTED_HOSTS``).
 """
 
 from __future__ import annotations
@@ -48,29 +48,27 @@ class Express:
 
     def __init__(self, app: Flask):
         self.app = app
-        self.json: Any = app.json
+        self.config = app.config
+        self.extensions = app.extensions
         self.matches = app.extensions["matchlog"]
         self.answered = app.extensions["matchlog-answered"]
-        self.max_body = app.config.get("MAX_CONTENT_LENGTH")
 
     @staticmethod
-    def possible(app: Flask, body_types, answers) -> bool:
-        return (
-            "matchlog-limiter" not in app.extensions
-            and not getattr(app.json, "indented", True)
-            and not app.config.get("SERVER_NAME")
-            and not app.config.get("TRUSTED_HOSTS")
-            and JSON in body_types(ENDPOINT)
-            and JSON in answers(ENDPOINT)
-        )
+    def possible(body_types, answers) -> bool:
+        """Whether the route reads and answers JSON (then a JSON body and a JSON answer pass its guards)."""
+        return JSON in body_types(ENDPOINT) and JSON in answers(ENDPOINT)
 
     def __call__(self, environ: dict, start_response: StartResponse) -> Iterable[bytes] | None:
         found = PATH.fullmatch(environ.get("PATH_INFO", ""))
-        if found is None or not self._plain(environ):
+        if found is None or not self._open() or not self._plain(environ):
             return None
         started = time.perf_counter()
         length = int(environ["CONTENT_LENGTH"])
-        body = environ["wsgi.input"].read(length)
+        try:
+            body = environ["wsgi.input"].read(length)
+        except Exception as error:  # the client gone, a timeout: Flask meets the same when it reads
+            environ["wsgi.input"] = _Unreadable(error)
+            return None
         environ["wsgi.input"] = io.BytesIO(body)  # Flask reads it again, if it is Flask's to answer
         match_id = found.group(1)
         try:
@@ -87,7 +85,7 @@ class Express:
             except Exception as error:  # as Flask's error handler answers it
                 refusal = errors.api_error_of(error)
                 status, obj, headers = refusal.status, refusal.body, {}
-            payload = self.json.body(obj)
+            payload = self.app.json.body(obj)  # type: ignore[attr-defined]  # GuardedJSON's
             listed = [("Content-Type", JSON), ("Content-Length", str(len(payload))), *headers.items()]
             listed.append(("X-Request-Id", request_id))
             wait = errors.retry_after(status, None)
@@ -97,17 +95,30 @@ class Express:
             self.answered(ROUTE, "POST", status, time.perf_counter() - started, match_id)
         return [payload]
 
+    def _open(self) -> bool:
+        """Whether nothing but the lane's own checks stands between a plain POST and its answer now."""
+        config = self.config
+        return (
+            "matchlog-limiter" not in self.extensions
+            and not getattr(self.app.json, "indented", True)
+            and not config.get("SERVER_NAME")
+            and not config.get("TRUSTED_HOSTS")
+        )
+
     def _plain(self, environ: dict) -> bool:
-        """What the guards check before the body is read, as they would pass it."""
+        """What the guards check before the body is read, as they would pass it. A body is read by its
+        stated length only: chunked, werkzeug reads it whole, whatever the length says."""
         length = environ.get("CONTENT_LENGTH", "")
+        most = self.config.get("MAX_CONTENT_LENGTH")
         return (
             environ.get("REQUEST_METHOD") == "POST"
             and not environ.get("QUERY_STRING")
             and environ.get("CONTENT_TYPE") == JSON
+            and "HTTP_TRANSFER_ENCODING" not in environ
             and length.isascii()
             and length.isdigit()
             and int(length) > 0
-            and (self.max_body is None or int(length) <= self.max_body)
+            and (most is None or int(length) <= most)
             and not environ.get("HTTP_ORIGIN")
             and environ.get("HTTP_ACCEPT", "") in TAKES_JSON
             and within_limits(environ)
@@ -116,7 +127,7 @@ class Express:
     def _taken(self, environ: dict, match_id: str, body: bytes) -> tuple | None:
         """``played``'s arguments after the match id, when the request is one the lane answers."""
         key = environ.get("HTTP_IDEMPOTENCY_KEY")
-        loaded = plain_submission(self.json.loads(body), key)
+        loaded = plain_submission(self.app.json.loads(body), key)
         if loaded is None:
             return None
         token = bearer_of(environ.get("HTTP_AUTHORIZATION"))
@@ -128,3 +139,22 @@ class Express:
         game_id = self.matches.engine_of(match_id).info.id
         action = load_action(game_id, loaded["action"])
         return seat, game_id, action, loaded["expected_version"], key
+
+
+class _Unreadable(io.RawIOBase):
+    """A request's body that failed as the lane read it: fails the same way when Flask reads it."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        raise self.error
+
+    def read(self, size: int = -1) -> bytes:
+        raise self.error
+
+    def readline(self, size: int | None = -1) -> bytes:
+        raise self.error

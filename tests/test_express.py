@@ -5,10 +5,12 @@ that is down, an unexpected failure, and the requests that are not plain."""
 
 from __future__ import annotations
 
+import io
 import logging
 
 import pytest
 import redis
+from werkzeug.test import EnvironBuilder
 
 from service.app import create_app
 from service.manners import RequestIdFilter
@@ -136,7 +138,53 @@ def test_what_is_not_plain_goes_to_flask_untouched(app, client, lane):
     assert lane == [0, 0] and missing.status_code == 404
 
 
-def test_the_lane_is_off_where_answers_carry_more_than_it_makes(settings, fake_redis):
-    assert create_app(settings, fake_redis).express is not None
-    limited = settings.__class__(**{**settings.__dict__, "rate_limit_per_token": "50/second"})
-    assert create_app(limited, fake_redis).express is None  # the limits' headers are Flask's
+def test_the_lane_stands_aside_where_answers_carry_more_than_it_makes(settings, fake_redis):
+    """Checked at each request: a limiter's headers, indented answers, host checks are Flask's to make."""
+    limited = create_app(
+        settings.__class__(**{**settings.__dict__, "rate_limit_per_token": "50/second"}), fake_redis
+    )
+    app = create_app(settings, fake_redis)
+    client = app.test_client()
+    match_id, tokens = create(client)
+    move = _first_move(client, match_id, tokens[0])
+    environ = EnvironBuilder(
+        path=f"/v1/matches/{match_id}/actions", method="POST", json=move, headers=bearer(tokens[0])
+    ).get_environ()
+    for changed in (
+        lambda a: a.config.update(TRUSTED_HOSTS=["example.org"]),
+        lambda a: a.config.update(SERVER_NAME="example.org"),
+        lambda a: setattr(a.json, "compact", False),
+        lambda a: a.config.update(MAX_CONTENT_LENGTH=10),
+    ):
+        fresh = create_app(settings, fake_redis)
+        changed(fresh)
+        assert fresh.express(dict(environ), lambda *_: None) is None
+    assert limited.express(dict(environ), lambda *_: None) is None
+    chunked = dict(environ, HTTP_TRANSFER_ENCODING="chunked")
+    assert app.express(chunked, lambda *_: None) is None  # werkzeug would read past the stated length
+    said = []
+    assert app.express(dict(environ), lambda status, headers: said.append(status)) is not None
+    assert said == ["201 CREATED"]
+
+
+def test_a_body_that_fails_to_be_read_fails_as_flask_reads_it(app, client):
+    match_id, tokens = create(client)
+    environ = EnvironBuilder(
+        path=f"/v1/matches/{match_id}/actions",
+        method="POST",
+        data=b"{}",
+        content_type="application/json",
+        headers=bearer(tokens[0]),
+    ).get_environ()
+
+    class Gone(io.RawIOBase):
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            raise ConnectionResetError("the client is gone")
+
+    environ["wsgi.input"] = io.BufferedReader(Gone())
+    assert app.express(environ, lambda *_: None) is None
+    with pytest.raises(ConnectionResetError):
+        environ["wsgi.input"].read(2)
