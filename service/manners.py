@@ -38,7 +38,10 @@ METHODS = "GET, POST, OPTIONS"
 
 
 def request_id() -> str | None:
-    return g.get("request_id") if has_request_context() else _outside_flask.get()
+    answering_outside = _outside_flask.get()  # first: a Flask context left pushed is not this request's
+    if answering_outside is not None:
+        return answering_outside
+    return g.get("request_id") if has_request_context() else None
 
 
 _outside_flask: ContextVar[str | None] = ContextVar("matchlog_request_id", default=None)

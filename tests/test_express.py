@@ -10,6 +10,7 @@ import logging
 
 import pytest
 import redis
+from flask import g
 from werkzeug.test import EnvironBuilder
 
 from service.app import create_app
@@ -96,7 +97,8 @@ def test_the_lane_s_log_lines_carry_the_request_id(app, client, lane, monkeypatc
     monkeypatch.setattr(Matches, "submit", failing)
     caplog.handler.addFilter(RequestIdFilter())
     lane.clear()
-    with caplog.at_level(logging.ERROR):
+    with caplog.at_level(logging.ERROR), app.test_request_context(headers={"X-Request-Id": "another"}):
+        g.request_id = "another"  # a request context left pushed (a test's, say) is not the lane's request
         answer = client.post(
             f"/v1/matches/{match_id}/actions",
             json=move,
