@@ -13,7 +13,6 @@ every 201, structured access logs, and the metrics of every answer (the health p
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import math
@@ -23,12 +22,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import UTC, datetime
 from typing import Any, cast
 
 from flask import Flask, Response, g, has_request_context, request
 
-from service.chain import built_once
+from service.chain import built_once, utc_second
 
 ACCESS = logging.getLogger("matchlog.access")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -120,12 +118,7 @@ def log_time(created: float) -> str:
         seconds, microseconds = seconds + 1, microseconds - 1_000_000
     elif microseconds < 0:
         seconds, microseconds = seconds - 1, microseconds + 1_000_000
-    return f"{_log_second(int(seconds))}.{microseconds // 1000:03d}+00:00"
-
-
-@functools.lru_cache(maxsize=2)
-def _log_second(seconds: int) -> str:
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").removesuffix("+00:00")
+    return f"{utc_second(int(seconds))}.{microseconds // 1000:03d}+00:00"
 
 
 _LINE = built_once(json.JSONEncoder(default=str))  # json.dumps(line, default=str)

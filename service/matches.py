@@ -7,7 +7,6 @@ the lifecycle, Redis in the repository.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import json
@@ -15,14 +14,14 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import redis
 
 from service import analysis, clocks, lifecycle, packs, replay, views
 from service.analyses import Analyses
-from service.chain import Recorded, canonical_json
+from service.chain import Recorded, canonical_json, utc_second
 from service.config import Settings
 from service.events import PENDING, Remember, VersionConflict
 from service.games import GAMES
@@ -144,12 +143,7 @@ def now() -> str:
     ``Z`` (and the same digits: both floor the clock's nanoseconds), its date and second formatted once a
     second instead of at every move."""
     seconds, nanoseconds = divmod(time.time_ns(), 1_000_000_000)
-    return f"{_second(seconds)}.{nanoseconds // 1_000_000:03d}Z"
-
-
-@functools.lru_cache(maxsize=2)
-def _second(seconds: int) -> str:
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").replace("+00:00", "")
+    return f"{utc_second(seconds)}.{nanoseconds // 1_000_000:03d}Z"
 
 
 @dataclass(frozen=True)
