@@ -34,8 +34,6 @@ from service.guards import MATCH_ID, within_limits
 from service.tokens import is_platform_key, seat_for
 
 ENDPOINT = "v1.submit_action"
-ROUTE = "/v1/matches/<match_id>/actions"
-PATH = re.compile(rf"/v1/matches/({MATCH_ID.pattern})/actions")
 JSON = "application/json"
 TAKES_JSON = frozenset({"", "*/*", JSON})
 """``Accept`` headers under which the guards' content negotiation picks JSON: no other to weigh."""
@@ -52,6 +50,12 @@ class Express:
         self.extensions = app.extensions
         self.matches = app.extensions["matchlog"]
         self.answered = app.extensions["matchlog-answered"]
+        (self.route,) = (
+            rule.rule for rule in app.url_map.iter_rules(ENDPOINT)
+        )  # the view's, as Flask has it
+        self.path = re.compile(
+            re.escape(self.route).replace(re.escape("<match_id>"), f"({MATCH_ID.pattern})")
+        )
 
     @staticmethod
     def possible(body_types, answers) -> bool:
@@ -59,7 +63,7 @@ class Express:
         return JSON in body_types(ENDPOINT) and JSON in answers(ENDPOINT)
 
     def __call__(self, environ: dict, start_response: StartResponse) -> Iterable[bytes] | None:
-        found = PATH.fullmatch(environ.get("PATH_INFO", ""))
+        found = self.path.fullmatch(environ.get("PATH_INFO", ""))
         if found is None or not self._open() or not self._plain(environ):
             return None
         started = time.perf_counter()
@@ -92,7 +96,7 @@ class Express:
             if wait is not None:
                 listed.append(("Retry-After", wait))
             start_response(f"{status} {HTTP_STATUS_CODES[status].upper()}", listed)
-            self.answered(ROUTE, "POST", status, time.perf_counter() - started, match_id)
+            self.answered(self.route, "POST", status, time.perf_counter() - started, match_id)
         return [payload]
 
     def _open(self) -> bool:
