@@ -33,8 +33,29 @@ from tests.redis_cluster import LocalCluster, find_redis_server
 MATCHES_PER_CLIENT = 16
 
 
+def timed(seconds: float, start_at: float, out, match_ids: list[str], one_round) -> None:
+    """From ``start_at``, ``one_round(latencies)`` again and again until ``seconds`` have gone by (each round
+    adds the latency of each request it timed); then ``out`` gets (requests, latencies sampled, match ids,
+    the CPU seconds this process spent meanwhile)."""
+    while time.time() < start_at:
+        time.sleep(0.001)
+    latencies: list[float] = []
+    cpu_started = time.process_time()
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        one_round(latencies)
+    out.put(
+        (
+            len(latencies),
+            latencies[:: max(1, len(latencies) // 5000)],
+            match_ids,
+            time.process_time() - cpu_started,
+        )
+    )
+
+
 def client(url: str, namespace: str, durability: str, seconds: float, start_at: float, out) -> None:
-    """Append to this client's own matches in turn until ``seconds`` have gone by: (appends, latencies)."""
+    """Append to this client's own matches in turn until ``seconds`` have gone by (``timed``)."""
     store = EventStore(connect(url), Keys(namespace), durability)
     heads = {}
     for _ in range(MATCHES_PER_CLIENT):
@@ -44,12 +65,8 @@ def client(url: str, namespace: str, durability: str, seconds: float, start_at: 
         )
         store.append(match_id, 0, None, [created])
         heads[match_id] = created
-    while time.time() < start_at:
-        time.sleep(0.001)
-    latencies = []
-    cpu_started = time.process_time()
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
+
+    def each_match_once(latencies: list[float]) -> None:
         for match_id, head in heads.items():
             entry = Recorded(
                 head.version + 1,
@@ -65,38 +82,27 @@ def client(url: str, namespace: str, durability: str, seconds: float, start_at: 
                 raise RuntimeError("a version conflict: every client appends to its own matches") from None
             latencies.append(time.perf_counter() - began)
             heads[match_id] = entry
-    out.put(
-        (
-            len(latencies),
-            latencies[:: max(1, len(latencies) // 5000)],
-            list(heads),
-            time.process_time() - cpu_started,
-        )
-    )
+
+    timed(seconds, start_at, out, list(heads), each_match_once)
 
 
 def round_trips(url: str, namespace: str, durability: str, seconds: float, start_at: float, out) -> None:
     """The floor under a client's CPU per append: a ``SET`` (which ``appendfsync always`` syncs before it
     answers, as it does an append) written to a plain socket, its reply read, one at a time; no Python
-    around it but the loop. Same result shape as ``client``."""
+    around it but the loop (``timed``, as ``client``)."""
     host, _, port = url.removeprefix("redis://").partition("/")[0].partition(":")
     command = f"*3\r\n$3\r\nSET\r\n$32\r\n{uuid.uuid4().hex}\r\n$1\r\n1\r\n".encode()
     with socket.create_connection((host, int(port))) as sock:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        while time.time() < start_at:
-            time.sleep(0.001)
-        latencies = []
-        cpu_started = time.process_time()
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
+
+        def one_set(latencies: list[float]) -> None:
             began = time.perf_counter()
             sock.sendall(command)
             if sock.recv(64) != b"+OK\r\n":
                 raise RuntimeError("SET did not answer +OK")
             latencies.append(time.perf_counter() - began)
-    out.put(
-        (len(latencies), latencies[:: max(1, len(latencies) // 5000)], [], time.process_time() - cpu_started)
-    )
+
+        timed(seconds, start_at, out, [], one_set)
 
 
 def load(url: str, durability: str, clients: int, seconds: float, servers, target=client) -> dict:
