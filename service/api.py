@@ -27,7 +27,7 @@ from service.games.protocol import Game, InvalidRecord
 from service.guards import GuardedJSON
 from service.lifecycle import refusals_of
 from service.livefeed import CHECK_S, Full, LiveFeed, Subscription, client_gone
-from service.matches import Matches, NewMatch
+from service.matches import ANYONE, Matches, NewMatch
 from service.matches import now as matches_now
 from service.replay import SHELL_EVENTS
 from service.repository import Lru, MatchNotFound
@@ -322,7 +322,7 @@ def create_match(headers):
     return matches().once(
         None,
         "create",
-        f"platform:{owner}" if owner else "anyone",
+        f"platform:{owner}" if owner else ANYONE,
         headers.get("idempotency_key"),
         asked,
         create,

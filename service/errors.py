@@ -23,6 +23,7 @@ from service.events import NotReplicated, VersionConflict
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
 from service.lifecycle import IllegalRecordMove
 from service.matches import (
+    GuessableIdempotencyKey,
     HiddenUntilRevealed,
     IdempotencyKeyInProgress,
     IdempotencyKeyReused,
@@ -200,6 +201,7 @@ DOMAIN = {
         reason=e.reason,
         fields={"seed_known_to_creator": [str(e)]},
     ),
+    GuessableIdempotencyKey: lambda e: invalid({"Idempotency-Key": [str(e)]}, str(e)),
     IdempotencyKeyReused: lambda e: ApiError(
         422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"
     ),

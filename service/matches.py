@@ -48,6 +48,19 @@ class IdempotencyKeyInProgress(Exception):
     """The first request with this Idempotency-Key is still running: try again in a moment."""
 
 
+class GuessableIdempotencyKey(Exception):
+    """An Idempotency-Key shorter than ``ANONYMOUS_KEY_MIN`` where no caller scopes it."""
+
+
+ANYONE = "anyone"
+"""The caller of a request that has none (an anonymous create, a join): its Idempotency-Key alone scopes it."""
+
+ANONYMOUS_KEY_MIN = 21
+"""The fewest characters of an Idempotency-Key that ``ANYONE`` sends. Such a key is the only secret between
+a stranger and the first answer (a create's seat tokens, a join's token): a retry of an anonymous create or
+join with the same key and body gets that answer back, and the body of a join (a public name) is easy to
+guess. 21 characters take a nanoid, a ULID, ``secrets.token_urlsafe(16)``, 32 hex digits or a UUID."""
+
 IDEMPOTENCY_PENDING_S = 60
 """How long a request's claim of its Idempotency-Key stands while it runs (a crashed request's claim lapses)."""
 IDEMPOTENCY_WAIT_S = 5.0
@@ -335,7 +348,7 @@ class Matches:
         return self.once(
             match_id,
             f"join:{seat}",
-            "anyone",
+            ANYONE,
             idempotency_key,
             [name, player],
             lambda remember: self._join(match_id, seat, name, player, remember),
@@ -528,6 +541,11 @@ class Matches:
         Answers (tokens among them) live only in Redis, for ``idempotency_ttl_s``."""
         if not idempotency_key:
             return run(lambda answer: None)
+        if caller == ANYONE and len(idempotency_key) < ANONYMOUS_KEY_MIN:
+            raise GuessableIdempotencyKey(
+                f"without a token or platform key, the key alone guards the answer's tokens: "
+                f"at least {ANONYMOUS_KEY_MIN} random characters (a UUID)"
+            )
         digest = hashlib.sha256(idempotency_key.encode()).hexdigest()
         key = self._keys.scoped_idempotency(match_id, endpoint, caller, digest)
         fingerprint = fingerprint_of([endpoint, request])

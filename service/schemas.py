@@ -641,7 +641,10 @@ class IdempotencyHeaderSchema(Schema):
             "scoped by endpoint and by caller (seat token, "
             "platform, creator token); where there is no caller "
             "(an anonymous create, a join) the key itself is the "
-            "client's secret: make it random."
+            "client's secret, the only thing that keeps a stranger "
+            "from the first answer's tokens: it must then be random "
+            "and at least 21 characters long (a UUID), or the "
+            "request is 400 invalid_request."
         },
     )
 

@@ -57,6 +57,34 @@ def test_a_platforms_key_is_its_own(client, fake_redis, settings):
     assert client.post("/v1/matches", json=body, headers={**KEY, **bearer(key)}).json == mine.json
 
 
+def test_a_key_that_alone_guards_tokens_must_be_long_enough_to_be_a_secret(client, fake_redis, settings):
+    """Without a caller (an anonymous create, a join), a retry with the same key and body gets the first
+    answer's tokens back, and a join's body is a public name: a short key would hand them to a stranger."""
+    created = client.post("/v1/matches", json={"game": "blokus", "players": players(2, open_seats=(1,))}).json
+    short = {"Idempotency-Key": "x" * 20}
+    for url, body in [
+        ("/v1/matches", {"game": "blokus", "players": players(2)}),
+        (f"/v1/matches/{created['id']}/seats/1/join", {"name": "eve"}),
+    ]:
+        refused = client.post(url, json=body, headers=short)
+        assert refused.status_code == 400 and refused.json["error"] == "invalid_request", url
+        assert "at least 21 random characters" in refused.json["fields"]["Idempotency-Key"][0]
+    assert client.get(f"/v1/matches/{created['id']}").json["version"] == created["version"]  # nobody joined
+    assert (
+        client.post(
+            created_url := f"/v1/matches/{created['id']}/seats/1/join",
+            json={"name": "eve"},
+            headers={"Idempotency-Key": "x" * 21},
+        ).status_code
+        == 201
+    ), created_url
+    _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    mine = client.post(
+        "/v1/matches", json={"game": "blokus", "players": players(2)}, headers={**short, **bearer(key)}
+    )
+    assert mine.status_code == 201  # a platform's keys are scoped by the platform: any length will do
+
+
 def test_a_join_whose_answer_was_lost_gets_its_token_again(client):
     created = client.post("/v1/matches", json={"game": "blokus", "players": players(2, open_seats=(1,))}).json
     url = f"/v1/matches/{created['id']}/seats/1/join"
@@ -66,7 +94,9 @@ def test_a_join_whose_answer_was_lost_gets_its_token_again(client):
     assert client.get(f"/v1/matches/{created['id']}").json["version"] == first.json["version"]  # joined once
     other = client.post(url, json={"name": "mallory"}, headers=KEY)
     assert other.status_code == 422 and other.json["error"] == "idempotency_key_reused"
-    stranger = client.post(url, json={"name": "eve"}, headers={"Idempotency-Key": "another"})
+    stranger = client.post(
+        url, json={"name": "eve"}, headers={"Idempotency-Key": "another-random-key-of-a-stranger"}
+    )
     assert stranger.status_code == 409 and stranger.json["error"] == "seat_taken"
     assert (
         client.get(
@@ -116,18 +146,25 @@ def test_a_retry_while_the_first_still_runs_waits_then_is_told_it_is_in_progress
     monkeypatch.setattr(matches_module, "IDEMPOTENCY_WAIT_S", 0.2)
     app = app_of(client)
     key = app._keys.scoped_idempotency(
-        None, "create", "anyone", __import__("hashlib").sha256(b"slow").hexdigest()
+        None,
+        "create",
+        "anyone",
+        __import__("hashlib").sha256(b"slow-a-random-key-of-this-client").hexdigest(),
     )
     fingerprint = matches_module.fingerprint_of(
         ["create", ["application/json", {"game": "blokus", "players": players(2)}]]
     )
     app._repository.claim(key, "pending:" + fingerprint, 60)  # a first request that is still running
     answer = client.post(
-        "/v1/matches", json={"game": "blokus", "players": players(2)}, headers={"Idempotency-Key": "slow"}
+        "/v1/matches",
+        json={"game": "blokus", "players": players(2)},
+        headers={"Idempotency-Key": "slow-a-random-key-of-this-client"},
     )
     assert answer.status_code == 409 and answer.json["error"] == "idempotency_key_in_progress"
     other = client.post(
-        "/v1/matches", json={"game": "blokus", "players": players(3)}, headers={"Idempotency-Key": "slow"}
+        "/v1/matches",
+        json={"game": "blokus", "players": players(3)},
+        headers={"Idempotency-Key": "slow-a-random-key-of-this-client"},
     )
     assert other.status_code == 422 and other.json["error"] == "idempotency_key_reused"
 
