@@ -45,7 +45,7 @@ SHELL_REFUSALS: Refusals = {
     ),
     "seat_played_by_a_bot": Refusal("README: Seat replacement", "a bot plays this seat now"),
     "game_over": Refusal(
-        "README: Undo", "the game is over (a game record's move, or an undo, after the end)"
+        "README: Undo", "the game is over: no action, concession or undo comes after its end"
     ),
     "undo_off": Refusal("README: Undo", "the match was created without undo"),
     "nothing_to_undo": Refusal("README: Undo", "only the last move is taken back, by the seat that made it"),
@@ -219,14 +219,23 @@ def replace_seat(
     return _append(state, replay.seat_replaced(seat, name, bot, player), at)
 
 
+def refuse_after_end(state: MatchState) -> None:
+    """IllegalAction for a seat's action or concession on a match that has ended: ``match_aborted`` when
+    it was aborted, else ``game_over`` (the rules ended it, or the concessions did). Judged on the state
+    alone, so every process answers alike, whether or not it has heard yet that the seed is revealed."""
+    if state.aborted:
+        raise IllegalAction("match_aborted", "the match was aborted")
+    if state.finished:
+        raise IllegalAction("game_over", "the game is over")
+
+
 def act(
     state: MatchState, seat: int, action: Action, secret: SeedSecret, at: str, by: str | None = None
 ) -> Step:
     """The entries ``action`` of ``seat`` adds (IllegalAction if the rules refuse it), after an
     ``acted_by`` entry when ``by`` (a bot) made it. When they end the game, the seed is revealed in
     the same step, so anyone can re-run the match from the log."""
-    if state.aborted:
-        raise IllegalAction("match_aborted", "the match was aborted by its platform")
+    refuse_after_end(state)
     if not state.started:
         raise IllegalAction(
             "match_not_started",
@@ -267,14 +276,11 @@ def concede(state: MatchState, seat: int, secret: SeedSecret, at: str) -> Step:
     (the seed revealed); otherwise the others play on and the server takes the seat's turns (its pass or
     forfeit where the game has one, else a random legal move). It ranks after every seat still in play
     (``replay.result``). IllegalAction says why not."""
-    if state.aborted:
-        raise IllegalAction("match_aborted", "the match was aborted")
+    refuse_after_end(state)
     if not state.started:
         raise IllegalAction(
             "match_not_started", f"seats {state.open_seats} are still open: nothing to concede yet"
         )
-    if state.finished:
-        raise IllegalAction("game_over", "the game is over")
     if seat in state.conceded:
         raise IllegalAction("seat_conceded", f"seat {seat} has conceded already")
     if state.bot_of(seat):

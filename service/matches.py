@@ -252,10 +252,15 @@ class Matches:
         self._analyses = Analyses(redis_client, self._keys)  # of finished matches (``service.analyses``)
         self._watched = Lru(cache_size)  # match id -> when this process last put it under the watch
 
-    def _secret(self, match_id: str) -> lifecycle.SeedSecret:
-        """The seed secret of a match still running (a finished match's log has revealed it: none is kept)."""
+    def _secret(self, match_id: str, state: MatchState | None = None) -> lifecycle.SeedSecret:
+        """The seed secret of a match still running (a finished match's log has revealed it: none is kept).
+        With ``state``, a seat's action or concession on it: one that shows the end is refused as the rules
+        refuse it (``lifecycle.refuse_after_end``), not by whether this process has heard of the seed's
+        reveal yet; a state that does not show the end is behind the log, which is read for it."""
         secret = self._repository.meta(match_id).secret
         if secret is None:
+            if state is not None:
+                lifecycle.refuse_after_end(state if state.finished else self.load(match_id))
             raise MatchOver("the match is over already")
         return secret
 
@@ -860,7 +865,7 @@ class Matches:
             seat,
             "concede",
             idempotency_key,
-            lambda state, earlier: lifecycle.concede(state, seat, self._secret(match_id), now()),
+            lambda state, earlier: lifecycle.concede(state, seat, self._secret(match_id, state), now()),
         )
 
     def _active(self, match_id: str) -> None:
@@ -1085,7 +1090,7 @@ class Matches:
             if late is not None:  # another seat's time ran out: the client's version is behind now
                 raise VersionConflict(late.state.version)
             try:
-                step = lifecycle.act(state, seat, action, self._secret(match_id), now(), by)
+                step = lifecycle.act(state, seat, action, self._secret(match_id, state), now(), by)
             except IllegalAction:
                 latest = self._repository.version(match_id)  # refused on a copy that may be behind the log:
                 if latest != state.version:  # judge it again on the latest

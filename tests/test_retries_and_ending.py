@@ -488,3 +488,27 @@ def test_migrate_puts_matches_from_before_under_the_abandonment_watch(client, fa
     fake_redis.delete(keys.activity)  # as a match created before abandonment was watched
     app_of(client).index_listings()
     assert fake_redis.zscore(keys.activity, created["id"]) is not None
+
+
+def test_every_process_refuses_a_move_after_the_end_alike(settings, fake_redis):
+    """Once the match has ended (here by a concession), a seat's action or concession is refused with the
+        rules' ``game_over`` in every process: the one that ended it, and one that still trusts its copy of the
+        match's keys (up to 2 s old) with the seed's secret in it. An action chosen before the end is told to read
+    again (``version_conflict``), as anywhere."""
+    here, elsewhere = (create_app(settings, fake_redis).test_client() for _ in range(2))  # two API processes
+    created = here.post("/v1/matches", json={"game": "blokus", "players": players(2)}).json
+    match_id, (ann, bob) = created["id"], [s["token"] for s in created["seats"]]
+    version = created["version"]
+    # the other process reads the match at its start: its copy of the keys, and its state, are of then
+    assert elsewhere.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(bob)).status_code == 200
+    conceded = here.post(f"/v1/matches/{match_id}/concede", headers=bearer(ann))
+    assert conceded.status_code == 201 and here.get(f"/v1/matches/{match_id}").json["status"] == "finished"
+    end = conceded.json["version"]
+    for process in (elsewhere, here):
+        again = process.post(f"/v1/matches/{match_id}/concede", headers=bearer(bob))
+        assert (again.status_code, again.json.get("reason")) == (422, "game_over"), again.json
+        late = act(process, match_id, bob, version, {"type": "pass"})  # chosen before the end: read again
+        assert (late.status_code, late.json.get("current_version")) == (409, end), late.json
+        move = act(process, match_id, bob, end, {"type": "pass"})
+        assert (move.status_code, move.json.get("reason")) == (422, "game_over"), move.json
+    assert here.get(f"/v1/matches/{match_id}").json["version"] == end  # nothing was appended after the end
