@@ -48,7 +48,9 @@ class PartialView(Exception):
         )
         super().__init__(
             f"a partial view of a running match, verified as far as it goes: {chain}; sealed entries (their hidden "
-            f"data not checkable yet): {report['sealed_entries']}, hashes not shown: {report['hidden_hashes']}; the "
+            f"data not checkable yet): {report['sealed_entries']}, of which showing data beyond their public data "
+            f"(the chain covers only the public data): {report['data_beyond_public']}, hashes not shown: "
+            f"{report['hidden_hashes']}; the "
             "seed is not revealed yet, so the fold, "
             "the commitments and the result cannot be checked. Audit the whole log (GET /v1/matches/{id}/log) "
             "once the match is over, or pass --seed and --salt with a whole log"
@@ -137,18 +139,35 @@ def partial_report(entries: list[Recorded], signed: dict | None) -> dict[str, An
     """What can be checked of a log whose seed is not revealed: the chain of what is shown (ForgedLog, as
     BrokenChain, where it breaks), and what stays to check once the seed is known."""
     verify_chain(entries)
+    sealed = [e for e in entries if e.commitment is not None]
+    for entry in sealed:
+        _agrees_with_public(entry)
     report: dict[str, Any] = {
         "view": "partial",
         "version": entries[-1].version,
         "seed_revealed": False,
         "chain_verified": any(e.hash for e in entries),
-        "sealed_entries": sum(e.commitment is not None for e in entries),
+        "sealed_entries": len(sealed),
+        "data_beyond_public": sum(e.data != e.public_data for e in sealed),
         "hidden_hashes": sum(e.hash is None for e in entries),
         "not_checked": ["the fold by the rules", "the commitments of sealed entries", "the result"],
     }
     if signed is not None:
         report["checkpoint_verified"] = signed
     return report
+
+
+def _agrees_with_public(entry: Recorded) -> None:
+    """A sealed entry's shown data may hold more than its public data (a seat's copy shows the seat's own
+    draw), which the chain does not cover until the seed checks it against the commitment; but what both
+    hold must be the same (ForgedLog): the public data is what the chain covers."""
+    public = entry.public_data or {}
+    if isinstance(entry.data, dict) and any(
+        k in entry.data and entry.data[k] != v for k, v in public.items()
+    ):
+        raise ForgedLog(
+            f"entry {entry.version}'s data contradicts its public data, which the hash chain covers"
+        )
 
 
 def read_export(path: str) -> tuple[list[Recorded], int | None]:

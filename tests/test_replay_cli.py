@@ -240,9 +240,30 @@ def test_a_viewers_copy_of_a_running_match_is_a_partial_view_checked_as_far_as_i
         report = json.loads(out)
         assert code == 3, (who, err)
         assert report["view"] == "partial" and report["chain_verified"] and not report["seed_revealed"]
-        assert report["sealed_entries"] == sum(1 for e in entries if e.get("commitment"))
+        sealed = [i for i, e in enumerate(entries) if e.get("commitment")]
+        assert report["sealed_entries"] == len(sealed)
+        beyond = sum(entries[i]["data"] != entries[i]["public_data"] for i in sealed)
+        assert report["data_beyond_public"] == beyond and (beyond == 0 or who == "seat"), (who, report)
         assert "verified as far as it goes" in err and "the seed is not revealed yet" in err
         assert "forged" not in err and "changed" not in err
+        # a sealed entry's data beyond its public data is not the chain's: counted, never passed as checked
+        added = [dict(e) for e in entries]
+        target = next(i for i in sealed if entries[i]["data"] == entries[i]["public_data"])
+        added[target] = {**added[target], "data": {**added[target]["data"], "forged": "C1"}}
+        path.write_text("\n".join(json.dumps(e) for e in added))
+        code, out, err = _replay(capsys, path)
+        assert code == 3 and json.loads(out)["data_beyond_public"] == beyond + 1, (who, out)
+        # and what it shares with the public data must agree with it
+        contradicted = [dict(e) for e in entries]
+        public_key = next(iter(entries[target]["public_data"]), None)
+        if public_key is not None:
+            contradicted[target] = {
+                **contradicted[target],
+                "data": {**contradicted[target]["data"], public_key: "not what the chain covers"},
+            }
+            path.write_text("\n".join(json.dumps(e) for e in contradicted))
+            code, out, err = _replay(capsys, path)
+            assert code == 1 and f"entry {target + 1}'s data contradicts its public data" in err, (who, err)
         # what it shows is checked: an entry changed in a viewer's copy is still a forgery
         changed = [dict(e) for e in entries]
         public = next(i for i, e in enumerate(changed) if e["seat"] is not None and not e.get("commitment"))
