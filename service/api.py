@@ -19,7 +19,15 @@ from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
 from service import clocks, fastload, metrics, packs, schemas, views
-from service.auth import acting_seat, bearer, request_owner, request_platform, request_seat, still_holds
+from service.auth import (
+    acting_seat,
+    bearer,
+    holder,
+    request_owner,
+    request_platform,
+    request_seat,
+    still_holds,
+)
 from service.errors import ApiError, flatten, invalid
 from service.games import GAMES, legal_actions_component
 from service.games.bots import bots_of, shown_bot
@@ -408,7 +416,9 @@ def concede(headers, match_id: str):
     422 with reason ``seat_conceded`` (again), ``game_over``, ``match_not_started``..."""
     return of_game(
         match_id,
-        matches().concede(match_id, acting_seat(matches(), match_id), headers.get("idempotency_key")),
+        matches().concede(
+            match_id, acting_seat(matches(), match_id), headers.get("idempotency_key"), holder()
+        ),
     )
 
 
@@ -438,7 +448,7 @@ def undo_move(headers, match_id: str):
     undo. 422 with a reason: ``undo_off``, ``nothing_to_undo``, ``hidden_information_revealed``..."""
     return of_game(
         match_id,
-        matches().undo(match_id, acting_seat(matches(), match_id), headers.get("idempotency_key")),
+        matches().undo(match_id, acting_seat(matches(), match_id), headers.get("idempotency_key"), holder()),
     )
 
 
@@ -452,7 +462,7 @@ def accept_undo(headers, match_id: str):
     return of_game(
         match_id,
         matches().answer_undo(
-            match_id, acting_seat(matches(), match_id), True, headers.get("idempotency_key")
+            match_id, acting_seat(matches(), match_id), True, headers.get("idempotency_key"), holder()
         ),
     )
 
@@ -467,7 +477,7 @@ def refuse_undo(headers, match_id: str):
     return of_game(
         match_id,
         matches().answer_undo(
-            match_id, acting_seat(matches(), match_id), False, headers.get("idempotency_key")
+            match_id, acting_seat(matches(), match_id), False, headers.get("idempotency_key"), holder()
         ),
     )
 
@@ -480,8 +490,9 @@ def refuse_undo(headers, match_id: str):
 @_errors(400, 401, 403, 404, 409, 422, 429, 503)
 def replace_seat(body, headers, match_id: str, seat: int):
     """Hand a seat to a bot (a player who left) or back to a person, by the match's platform:
-    ``seat_replaced`` in the log. The seat's old token stops working; a person's new one is in the
-    answer, shown only this once. 409 ``seat_taken`` for an open seat, ``match_over`` after the end."""
+    ``seat_replaced`` in the log. The seat's old token can no longer act, in any process, and its reads end
+    within 2 s; a person's new one is in the answer, shown only this once. 409 ``seat_taken`` for an open
+    seat, ``match_over`` after the end."""
     owner = request_owner(matches(), match_id, "hands its seats over")
     return matches().replace_seat(
         match_id,
@@ -789,7 +800,7 @@ def _submitted(match_id: str, body: dict, idempotency_key: str | None) -> tuple[
     seat = acting_seat(app, match_id)
     game_id = app.engine_of(match_id).info.id
     action = load_action(game_id, body["action"])
-    return played(app, match_id, seat, game_id, action, body["expected_version"], idempotency_key)
+    return played(app, match_id, seat, game_id, action, body["expected_version"], idempotency_key, holder())
 
 
 def played(
@@ -800,10 +811,11 @@ def played(
     action: dict,
     expected_version: int,
     idempotency_key: str | None,
+    holder: str,
 ) -> tuple[dict, dict[str, str]]:
     """A seat's action, loaded, submitted: the answer (with its game) and its ``Location``; raises what
-    ``Matches.submit`` refuses it with."""
-    answer = app.submit(match_id, seat, expected_version, action, idempotency_key)
+    ``Matches.submit`` refuses it with. ``holder``: the digest of the seat's token that asks."""
+    answer = app.submit(match_id, seat, expected_version, action, idempotency_key, holder=holder)
     metrics.appended(game_id, len(answer["events"]))
     events = answer["events"]  # where the new entries are (said here: manners need not parse the answer back)
     return {"game": game_id, **answer}, {

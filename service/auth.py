@@ -15,7 +15,7 @@ from flask import request
 
 from service.errors import ApiError
 from service.platforms import Platforms
-from service.tokens import is_platform_key, seat_for
+from service.tokens import is_platform_key, seat_for, token_hash
 
 SEAT = re.compile(r"[0-9]{1,2}")  # ASCII digits: str.isdigit() also takes "²", which int() refuses
 
@@ -85,6 +85,8 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
             )
         return _seat_asked(matches, match_id, required)
     seat = seat_for(token, matches.seat_hashes(match_id))
+    if seat is None:  # this process's copy of the tokens may predate a seat's new one: Redis decides
+        seat = seat_for(token, matches.seat_hashes(match_id, fresh=True))
     if seat is None:
         raise ApiError(403, "wrong_token", "this token is not a seat of this match")
     asked = request.args.get("seat") if platform == "view" else None
@@ -104,6 +106,15 @@ def acting_seat(matches, match_id: str, platform: str | None = None) -> int:
     seat = request_seat(matches, match_id, required=True, platform=platform)
     assert seat is not None, "a required seat is a seat, or a 401"
     return seat
+
+
+def holder() -> str:
+    """The digest of the request's seat token, once ``acting_seat`` has let it in: an append it asks for is
+    made only while that is still the seat's token (``EventStore.append``), however old this process's copy
+    of the seats' tokens was when it let the token in."""
+    token = bearer()
+    assert token is not None and not is_platform_key(token), "a seat acts with its own token"
+    return token_hash(token)
 
 
 def still_holds(matches, match_id: str, token: str, seat: int | None, fresh: bool = False) -> bool:

@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException, default_exceptions
 
 from service import metrics
 from service.chain import BrokenChain
-from service.events import NotReplicated, VersionConflict
+from service.events import NotReplicated, NotTheHolder, VersionConflict
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
 from service.lifecycle import IllegalRecordMove
 from service.matches import (
@@ -202,6 +202,9 @@ DOMAIN = {
         fields={"seed_known_to_creator": [str(e)]},
     ),
     GuessableIdempotencyKey: lambda e: invalid({"Idempotency-Key": [str(e)]}, str(e)),
+    NotTheHolder: lambda e: ApiError(
+        403, "wrong_token", "this token no longer holds the seat: it was handed to someone else"
+    ),
     IdempotencyKeyReused: lambda e: ApiError(
         422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"
     ),

@@ -40,11 +40,12 @@ from service.keys import Keys
 from service.redis_client import Lines
 
 APPEND = """
--- KEYS: log, feed, idempotency key, snapshots
+-- KEYS: log, feed, idempotency key, snapshots, meta
 -- ARGV: expected version, match id, hash of the entry at the expected version ('' for none),
 --       remember (0/1), answer to remember, ttl, n, n x (type, seat, data, at, hash, public data, commitment);
 --       the last two are '' for an entry with nothing hidden, and then not stored; then m, m x (version,
---       snapshot): the states the entries lead to that fall due as snapshots, kept only with the entries
+--       snapshot): the states the entries lead to that fall due as snapshots, kept only with the entries;
+--       then the holder's meta field and token digest ('' and '' when no seat's token asks)
 if ARGV[4] == '1' then
   local prior = redis.call('GET', KEYS[3])
   -- a pending marker (``PENDING``) is this request's own claim of the key: the answer replaces it below
@@ -53,6 +54,12 @@ if ARGV[4] == '1' then
     redis.call('PEXPIRE', KEYS[3], math.max(redis.call('PTTL', KEYS[3]), 1))
     return {'replayed', prior}
   end
+end
+local kept = 8 + tonumber(ARGV[7]) * 7
+local holder = kept + 2 * tonumber(ARGV[kept]) + 1
+-- the token a process let in may be one it trusted from its copy of the seats: the seat's token now decides
+if ARGV[holder] ~= '' and redis.call('HGET', KEYS[5], ARGV[holder]) ~= ARGV[holder + 1] then
+  return {'not_the_holder', ARGV[holder]}
 end
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', tostring(version)} end
@@ -76,7 +83,6 @@ for i = 0, tonumber(ARGV[7]) - 1 do
   end
   types[#types + 1] = ARGV[at]
 end
-local kept = 8 + tonumber(ARGV[7]) * 7
 for i = kept + 1, kept + 2 * tonumber(ARGV[kept]), 2 do redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1]) end
 redis.call('XADD', KEYS[2], '*', 'match', ARGV[2], 'version', version, 'types', table.concat(types, ','))
 if ARGV[4] == '1' then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6]) end
@@ -100,6 +106,11 @@ RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0
 """
+
+
+class NotTheHolder(Exception):
+    """The seat's token that asked for an append is no longer the seat's: the seat was handed to someone
+    else (``seat_replaced``) after the process that let the token in last read the seats' tokens."""
 
 
 class VersionConflict(Exception):
@@ -189,6 +200,7 @@ class EventStore:
         entries: list[Recorded],
         remember: Remember | None = None,
         snapshots: dict[str, bytes] | None = None,
+        holder: tuple[int, str] | None = None,
     ) -> tuple[int, str | None]:
         """Append ``entries`` (chained) if the log is at ``expected_version`` and its last entry has
         ``expected_hash``; ``snapshots`` (``Snapshots.encoded``) are kept in the same step, only if the entries
@@ -196,7 +208,9 @@ class EventStore:
 
         Returns ``(new_version, None)``, or ``(-1, earlier_answer)`` when ``remember.key`` already held
         an answer (a retried request); raises VersionConflict otherwise, and NotReplicated when
-        durability is ``replicated`` and no replica confirmed in time."""
+        durability is ``replicated`` and no replica confirmed in time. ``holder`` (a seat and the digest of
+        the token it acts with): appended only while that is still the seat's token (else NotTheHolder), in the
+        same step."""
         args: list[Any] = [
             expected_version,
             match_id,
@@ -220,6 +234,7 @@ class EventStore:
         if snapshots:
             for field, snapshot in snapshots.items():
                 args += [field, snapshot]
+        args += [f"seat:{holder[0]}", bytes.fromhex(holder[1])] if holder else ["", ""]
         log = self.keys.log(match_id)
         unused = self.keys.unused(match_id) if not (remember and snapshots) else ""
         keys = (
@@ -227,6 +242,7 @@ class EventStore:
             self.keys.feed(self.keys.partition(match_id)),
             remember.key if remember else unused,
             self.keys.snapshots(match_id) if snapshots else unused,
+            self.keys.meta(match_id),
         )
         if self._lines is not None:
             outcome, value = self._direct(self._append, keys, args)
@@ -236,6 +252,8 @@ class EventStore:
             return -1, value.decode()
         if outcome == b"conflict":
             raise VersionConflict(int(value))
+        if outcome == b"not_the_holder":
+            raise NotTheHolder(value.decode())
         return int(value), None
 
     @staticmethod

@@ -31,7 +31,7 @@ from service import errors, manners
 from service.api import accepted_body, load_action, plain_submission, played
 from service.auth import bearer_of
 from service.guards import MATCH_ID, within_limits
-from service.tokens import is_platform_key, seat_for
+from service.tokens import is_platform_key, seat_for, token_hash
 
 ENDPOINT = "v1.submit_action"
 JSON = "application/json"
@@ -142,7 +142,7 @@ class Express:
             return None
         game_id = self.matches.engine_of(match_id).info.id
         action = load_action(game_id, loaded["action"])
-        return seat, game_id, action, loaded["expected_version"], key
+        return seat, game_id, action, loaded["expected_version"], key, token_hash(token)
 
 
 class _Unreadable(io.RawIOBase):

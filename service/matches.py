@@ -445,7 +445,9 @@ class Matches:
         if deadline is not None:
             self._jobs.enqueue_deadline(match_id, state.version, deadline, again)
 
-    def undo(self, match_id: str, seat: int, idempotency_key: str | None = None) -> dict[str, Any]:
+    def undo(
+        self, match_id: str, seat: int, idempotency_key: str | None = None, holder: str | None = None
+    ) -> dict[str, Any]:
         """``seat`` takes back its last move, or asks the others to let it (the match's ``undo``)."""
         return self._command(
             match_id,
@@ -453,10 +455,16 @@ class Matches:
             "undo",
             idempotency_key,
             lambda state, earlier: lifecycle.undo(state, seat, now(), earlier),
+            holder,
         )
 
     def answer_undo(
-        self, match_id: str, seat: int, accepted: bool, idempotency_key: str | None = None
+        self,
+        match_id: str,
+        seat: int,
+        accepted: bool,
+        idempotency_key: str | None = None,
+        holder: str | None = None,
     ) -> dict[str, Any]:
         return self._command(
             match_id,
@@ -464,13 +472,21 @@ class Matches:
             "undo/accept" if accepted else "undo/refuse",
             idempotency_key,
             lambda state, earlier: lifecycle.answer_undo(state, seat, accepted, now(), earlier),
+            holder,
         )
 
     def _command(
-        self, match_id: str, seat: int, command: str, idempotency_key: str | None, decide: Callable
+        self,
+        match_id: str,
+        seat: int,
+        command: str,
+        idempotency_key: str | None,
+        decide: Callable,
+        holder: str | None = None,
     ) -> dict[str, Any]:
         """Append what ``decide(state, earlier)`` makes of the latest state; the answer is shaped like
-        an action's, and kept under the idempotency key like an action's."""
+        an action's, and kept under the idempotency key like an action's. ``holder``: the digest of the
+        seat's token that asks (appended only while it is still the seat's)."""
         idem_key, fingerprint = self._idempotency(match_id, seat, idempotency_key, [command])
         prior = self._repository.remembered(idem_key) if idem_key else None
         if prior is not None:
@@ -496,6 +512,7 @@ class Matches:
                 match_id,
                 lambda state: decide(state, lambda v: self.load(match_id, v)),
                 lambda step: self._remember(idem_key, fingerprint, answer(step)) if idem_key else None,
+                (seat, holder) if holder else None,
             )
         except IllegalAction:
             # a retry that raced its own first attempt is refused by what that attempt did: its answer
@@ -585,6 +602,7 @@ class Matches:
         match_id: str,
         decide: Callable[[MatchState], lifecycle.Step],
         remember: Callable[[lifecycle.Step], Remember | None] = lambda step: None,
+        holder: tuple[int, str] | None = None,
     ) -> tuple[lifecycle.Step, str | None]:
         """Append what ``decide`` makes of the latest state, deciding again on the new latest state
         whenever another append got in first (whatever ``decide`` raises is the answer). Returns the step
@@ -592,7 +610,7 @@ class Matches:
         for _ in range(50):
             step = decide(self.load(match_id))
             try:
-                return step, self._repository.save(match_id, step, remember(step))
+                return step, self._repository.save(match_id, step, remember(step), holder)
             except VersionConflict:
                 continue
         raise RuntimeError(f"could not append to {match_id}: the log kept moving")
@@ -608,8 +626,9 @@ class Matches:
         player: str | None = None,
     ) -> dict[str, Any]:
         """Hand a filled seat to a bot, or to a person (whose new token is in the answer, shown only now,
-        and again to a retry of ``caller`` with the same ``idempotency_key``). The seat's old token stops
-        working at once, before the log says so."""
+        and again to a retry of ``caller`` with the same ``idempotency_key``). The seat's old token can no
+        longer act, in any process, from before the log says so (the append checks the token); its reads
+        end within ``META_FRESH_S`` in other processes."""
         return self.once(
             match_id,
             f"replace:{seat}",
@@ -858,7 +877,9 @@ class Matches:
         digest = self._repository.meta(match_id).creator
         return bool(digest) and hmac.compare_digest(digest, token_hash(token))
 
-    def concede(self, match_id: str, seat: int, idempotency_key: str | None = None) -> dict[str, Any]:
+    def concede(
+        self, match_id: str, seat: int, idempotency_key: str | None = None, holder: str | None = None
+    ) -> dict[str, Any]:
         """``seat`` gives up (``lifecycle.concede``): the answer is shaped like an action's."""
         return self._command(
             match_id,
@@ -866,6 +887,7 @@ class Matches:
             "concede",
             idempotency_key,
             lambda state, earlier: lifecycle.concede(state, seat, self._secret(match_id, state), now()),
+            holder,
         )
 
     def _active(self, match_id: str) -> None:
@@ -981,8 +1003,10 @@ class Matches:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def seat_hashes(self, match_id: str) -> tuple[str, ...]:
-        return self._repository.meta(match_id).seat_hashes
+    def seat_hashes(self, match_id: str, fresh: bool = False) -> tuple[str, ...]:
+        """The digests of the seats' tokens: this process's copy (up to ``META_FRESH_S`` old) or, ``fresh``,
+        Redis's now."""
+        return self._repository.meta(match_id, fresh).seat_hashes
 
     def engine_of(self, match_id: str) -> Game:
         return GAMES[self._repository.meta(match_id).game_id]
@@ -1046,14 +1070,16 @@ class Matches:
         action: dict[str, Any],
         idempotency_key: str | None = None,
         by: str | None = None,
+        holder: str | None = None,
     ) -> dict[str, Any]:
-        """Play ``action`` for ``seat`` if the match is still at ``expected_version``.
+        """Play ``action`` for ``seat`` if the match is still at ``expected_version`` (and, with ``holder``,
+        the digest of the seat's token that asks, while that is still the seat's token).
 
         Returns the answer body ``{version, events}`` (events as ``seat`` may see them). Raises
-        VersionConflict, IllegalAction, or IdempotencyKeyReused (same key, different request)."""
+        VersionConflict, IllegalAction, NotTheHolder, or IdempotencyKeyReused (same key, different request)."""
         idem_key, fingerprint = self._idempotency(match_id, seat, idempotency_key, [expected_version, action])
         try:
-            return self._submit(match_id, seat, expected_version, action, idem_key, fingerprint, by)
+            return self._submit(match_id, seat, expected_version, action, idem_key, fingerprint, by, holder)
         except VersionConflict:
             # a retry that raced its own first attempt and lost gets the first attempt's answer
             prior = self._repository.remembered(idem_key) if idem_key else None
@@ -1070,6 +1096,7 @@ class Matches:
         idem_key: str | None,
         fingerprint: str,
         by: str | None = None,
+        holder: str | None = None,
     ) -> dict[str, Any]:
         if idem_key:
             prior = self._repository.remembered(idem_key)
@@ -1104,7 +1131,12 @@ class Matches:
                 ],
             }
             try:
-                prior = self._repository.save(match_id, step, self._remember(idem_key, fingerprint, answer))
+                prior = self._repository.save(
+                    match_id,
+                    step,
+                    self._remember(idem_key, fingerprint, answer),
+                    (seat, holder) if holder else None,
+                )
             except (
                 VersionConflict
             ):  # another seat got in first: in a step all act in, that may not concern us

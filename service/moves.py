@@ -31,6 +31,7 @@ from service.auth import acting_seat, bearer, still_holds
 from service.errors import ApiError, api_error_of, flatten, invalid
 from service.livefeed import CHECK_S
 from service.serving import send_whole
+from service.tokens import token_hash
 
 sock = Sock()
 
@@ -290,7 +291,14 @@ def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, me
         except ValueError as error:  # what the POST says of such a body, the depth and text guards included
             raise invalid({"body": [str(error)]}, f"the message is not valid JSON ({error})") from None
         action = load_action(game_id, body["action"])
-        answer = matches.submit(match_id, seat, body["expected_version"], action, body.get("idempotency_key"))
+        answer = matches.submit(
+            match_id,
+            seat,
+            body["expected_version"],
+            action,
+            body.get("idempotency_key"),
+            holder=token_hash(token),
+        )
     except Exception as error:
         refusal = api_error_of(error)
         return {"status": refusal.status, **refusal.body}

@@ -29,7 +29,7 @@ import redis
 
 from service import replay
 from service.chain import Recorded, canonical_json, verify_chain
-from service.events import EventStore, Remember, VersionConflict, decode
+from service.events import EventStore, NotTheHolder, Remember, VersionConflict, decode
 from service.keys import Keys
 from service.lifecycle import SeedSecret, Step
 from service.replay import MatchState
@@ -101,8 +101,10 @@ class Meta:
 
 
 META_FRESH_S = 2.0
-"""How long a process trusts its copy of a match's seat tokens: a seat handed to someone else (a
-bot, a person) refuses its old token everywhere within this time."""
+"""How long a process trusts its copy of a match's seat tokens for reads: a seat handed to someone else (a
+bot, a person) refuses its old token's reads everywhere within this time. Writes do not wait on it: an append
+asked with a seat's token is made only while that token is still the seat's (``EventStore.append``), and a
+token this copy does not know is looked up in Redis before it is refused (a seat's new holder)."""
 
 
 class Lru:
@@ -176,22 +178,33 @@ class MatchRepository:
         self.store.append(match_id, 0, None, [e.without_content() for e in step.entries], None, snapshots)
         self._keep(match_id, step.states, snapshots=False)
 
-    def save(self, match_id: str, step: Step, remember: Remember | None = None) -> str | None:
-        """Append a step's entries if the log is still at the version the step starts from.
+    def save(
+        self,
+        match_id: str,
+        step: Step,
+        remember: Remember | None = None,
+        holder: tuple[int, str] | None = None,
+    ) -> str | None:
+        """Append a step's entries if the log is still at the version the step starts from (and, with
+        ``holder``, a seat and its token's digest, only while that token is still the seat's).
 
         Returns None, or the answer remembered under ``remember.key`` by an earlier request (nothing
         is appended then); raises VersionConflict when the log has moved on or is not the one the
-        step's state was folded from (the cached head is then dropped)."""
+        step's state was folded from (the cached head is then dropped), NotTheHolder when the seat has
+        another token now (this process's copy of the seats' tokens is dropped)."""
         base = step.base
         assert base is not None, "a step appended to a log starts from the log's state"
         # the snapshots that fall due go with the entries, in the append's step: kept only if they are
         snapshots = self.snapshots.encoded_due(step.states)
         try:
             _, prior = self.store.append(
-                match_id, base.version, base.head_hash, list(step.entries), remember, snapshots
+                match_id, base.version, base.head_hash, list(step.entries), remember, snapshots, holder
             )
         except VersionConflict:
             self._heads.drop(match_id)
+            raise
+        except NotTheHolder:
+            self._metas.drop(match_id)
             raise
         if prior is None:  # only now that the entries are in the log may their states reach the cache
             self._keep(match_id, step.states, snapshots=False)
@@ -224,8 +237,10 @@ class MatchRepository:
 
     # -- reading -----------------------------------------------------------------------------------
 
-    def meta(self, match_id: str) -> Meta:
-        cached = self._metas.get(match_id)
+    def meta(self, match_id: str, fresh: bool = False) -> Meta:
+        """The match's keys and seats' tokens: this process's copy, up to ``META_FRESH_S`` old, unless
+        ``fresh``."""
+        cached = None if fresh else self._metas.get(match_id)
         if cached is not None and time.monotonic() - cached[1] < META_FRESH_S:
             return cached[0]
         raw = self.redis.hgetall(self.keys.meta(match_id))
@@ -246,8 +261,8 @@ class MatchRepository:
         return raw.hex() if raw else None
 
     def set_seat(self, match_id: str, seat: int, digest: str) -> None:
-        """Give a filled seat a new token: the old one stops working here at once, and in other
-        processes within ``META_FRESH_S``."""
+        """Give a filled seat a new token: the old one stops working here at once; in other processes it
+        can no longer act (the append checks the token) and its reads end within ``META_FRESH_S``."""
         self.redis.hset(self.keys.meta(match_id), f"seat:{seat}", bytes.fromhex(digest))
         self._metas.drop(match_id)
 

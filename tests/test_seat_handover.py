@@ -1,0 +1,56 @@
+"""A seat handed to someone else (``POST .../seats/{seat}/replace``) stops taking writes from its old token at
+once in every process, and takes its new holder's at once: a process's copy of the seats' tokens may be up to
+2 s old (``META_FRESH_S``), so the append itself checks that the token is still the seat's, and a token the
+copy does not know is looked up in Redis before it is refused."""
+
+from __future__ import annotations
+
+from service.app import create_app
+from service.keys import Keys
+from service.platforms import Platforms
+from tests.helpers import act, bearer
+
+
+def _replaced_elsewhere(settings, fake_redis):
+    """A Blokus match for two on a platform, read by a second process (which keeps its copy of the seats'
+    tokens), then seat 1 handed to carl by the first: (the second process, match id, ann's, bob's old and
+    carl's new token, the version)."""
+    here, elsewhere = (create_app(settings, fake_redis).test_client() for _ in range(2))  # two API processes
+    _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    created = here.post(
+        "/v1/matches",
+        headers=bearer(key),
+        json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}]},
+    ).json
+    match_id, (ann, bob) = created["id"], [s["token"] for s in created["seats"]]
+    assert elsewhere.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(bob)).status_code == 200
+    assert (
+        act(
+            elsewhere, match_id, ann, created["version"], {"type": "place", "piece": "1", "cells": [[0, 0]]}
+        ).status_code
+        == 201
+    )
+    replaced = here.post(
+        f"/v1/matches/{match_id}/seats/1/replace", headers=bearer(key), json={"name": "carl"}
+    )
+    assert replaced.status_code == 200, replaced.json
+    return elsewhere, match_id, ann, bob, replaced.json["token"], replaced.json["version"]
+
+
+def test_a_replaced_seats_old_token_cannot_act_in_a_process_that_still_trusts_it(settings, fake_redis):
+    elsewhere, match_id, _, bob, _, version = _replaced_elsewhere(settings, fake_redis)
+    move = {"type": "place", "piece": "1", "cells": [[19, 0]]}
+    for path, answer in [
+        ("actions", act(elsewhere, match_id, bob, version, move)),
+        ("concede", elsewhere.post(f"/v1/matches/{match_id}/concede", headers=bearer(bob))),
+    ]:
+        assert (answer.status_code, answer.json["error"]) == (403, "wrong_token"), (path, answer.json)
+    assert elsewhere.get(f"/v1/matches/{match_id}").json["version"] == version  # nothing appended
+    assert act(elsewhere, match_id, bob, version, move).json["error"] == "wrong_token"  # and it stays so
+
+
+def test_a_seats_new_holder_acts_at_once_in_a_process_that_knew_the_old_token(settings, fake_redis):
+    elsewhere, match_id, _, _, carl, version = _replaced_elsewhere(settings, fake_redis)
+    move = act(elsewhere, match_id, carl, version, {"type": "place", "piece": "1", "cells": [[19, 0]]})
+    assert move.status_code == 201, move.json
+    assert elsewhere.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(carl)).status_code == 200
