@@ -399,7 +399,8 @@ def abort_match(body, headers, match_id: str):
     if token is not None and not is_platform_key(token) and matches().is_creator(match_id, token):
         caller, reason = "creator", body.get("reason", "aborted by its creator")
     else:
-        caller = "platform:" + request_owner(matches(), match_id, "aborts it")["id"]
+        does = "aborts it" if matches().platform_of(match_id) else "or its creator (creator_token) aborts it"
+        caller = "platform:" + request_owner(matches(), match_id, does)["id"]
         reason = body.get("reason", "aborted by its platform")
     return matches().abort(match_id, reason, headers.get("idempotency_key"), caller)
 

@@ -59,3 +59,9 @@ def test_the_contract_lists_every_error_code_as_an_enum(app):
 
 def test_every_registered_code_is_described():
     assert [code for code, description in API_ERRORS.items() if not description.strip()] == []
+
+
+def test_the_api_reference_lists_every_code():
+    """A client reads the codes in the API reference's table: each one the server may answer is there."""
+    reference = (SERVICE.parent / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
+    assert sorted(code for code in ERROR_CODES if f"`{code}`" not in reference) == []

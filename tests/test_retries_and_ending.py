@@ -512,3 +512,12 @@ def test_every_process_refuses_a_move_after_the_end_alike(settings, fake_redis):
         move = act(process, match_id, bob, end, {"type": "pass"})
         assert (move.status_code, move.json.get("reason")) == (422, "game_over"), move.json
     assert here.get(f"/v1/matches/{match_id}").json["version"] == end  # nothing was appended after the end
+
+
+def test_a_seat_asking_to_abort_a_match_without_a_platform_is_told_who_may(client):
+    created = client.post("/v1/matches", json={"game": "blokus", "players": players(2)}).json
+    refused = client.post(
+        f"/v1/matches/{created['id']}/abort", json={}, headers=bearer(created["seats"][0]["token"])
+    )
+    assert (refused.status_code, refused.json["error"]) == (403, "platform_only")
+    assert "creator_token" in refused.json["message"], refused.json
