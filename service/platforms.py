@@ -37,7 +37,8 @@ class Platforms:
                 "be another platform that cannot see its matches; choose another name"
             )
         platform_id, key = uuid.uuid4().hex[:16], new_platform_key()
-        record = {"id": platform_id, "name": name, "created": int(time.time())}
+        # created_ns: the order of two platforms made within one second (created is shown in seconds)
+        record = {"id": platform_id, "name": name, "created": int(time.time()), "created_ns": time.time_ns()}
         self.redis.hset(self.keys.platforms, token_hash(key), json.dumps(record))
         return platform_id, key
 
@@ -55,7 +56,7 @@ class Platforms:
                 for record in records
                 if "expires" not in record
             ),
-            key=lambda p: (p["created"], p["id"]),
+            key=lambda p: (p["created"], p.get("created_ns", 0), p["id"]),
         )
 
     def rotate(self, platform_id: str, grace_s: float = 0) -> str:

@@ -92,13 +92,45 @@ def _shuffled(items: list, rng: random.Random) -> list:
     return rng.sample(items, len(items))
 
 
-SCRAMBLED = {  # another match the seat cannot tell apart: the deck in another order, other rolls to come
-    "chock-a-block": lambda state, rng: {**state, "deck": _shuffled(state["deck"], rng)},
-    "blackout-hong-kong": lambda state, rng: {
+def _swapped(state: dict, where: list[tuple[list, str]], rng: random.Random) -> dict:
+    """``state`` with one card of the first hidden place exchanged for one of the second: ``where`` names
+    each place as (the dicts on the path to it, its key), so the copy shares nothing it changes."""
+    (first_path, first_key), (second_path, second_key) = where
+    first, second = list(first_path[-1][first_key]), list(second_path[-1][second_key])
+    if not first or not second:
+        return state
+    i, j = rng.randrange(len(first)), rng.randrange(len(second))
+    first[i], second[j] = second[j], first[i]
+    first_path[-1][first_key], second_path[-1][second_key] = first, second
+    return state
+
+
+def _chock_a_block_scrambled(state: dict, seat: int, rng: random.Random) -> dict:
+    """The deck in another order, and a card of another hand exchanged for one of the deck."""
+    copy = {**state, "seats": [dict(s) for s in state["seats"]], "deck": _shuffled(state["deck"], rng)}
+    if GAMES["chock-a-block"]._hands_open(state):  # nothing of the hands is hidden then
+        return copy
+    other = copy["seats"][1 - seat]
+    return _swapped(copy, [([other], "hand"), ([copy], "deck")], rng)
+
+
+def _blackout_scrambled(state: dict, seat: int, rng: random.Random) -> dict:
+    """The deck in another order, a card of another hand exchanged for one of the deck, one of the deck for
+    one of the reserve, and other rolls to come."""
+    copy = {
         **state,
+        "players": [dict(p) for p in state["players"]],
         "deck": _shuffled(state["deck"], rng),
         "rng": f"{rng.getrandbits(256):064x}",
-    },
+    }
+    other = next(p for p in copy["players"] if p["seat"] != seat)
+    _swapped(copy, [([other], "hand"), ([copy], "deck")], rng)
+    return _swapped(copy, [([copy], "deck"), ([copy], "reserve")], rng)
+
+
+SCRAMBLED = {  # another match the seat cannot tell apart
+    "chock-a-block": _chock_a_block_scrambled,
+    "blackout-hong-kong": _blackout_scrambled,
 }
 
 
@@ -121,7 +153,7 @@ def test_a_bot_looks_ahead_only_on_what_its_seat_could_see(game):
         assert protocol.looked_ahead_on(game, state, seat) == seen
         assert game.view(seen, seat) == game.view(state, seat)  # the seat's own picture is kept
         assert game.seen_by(seen, seat) == seen  # what it decides depends on the seat's view alone
-        assert game.seen_by(SCRAMBLED[game.info.id](state, rng), seat) == seen, "it read a hidden part"
+        assert game.seen_by(SCRAMBLED[game.info.id](state, seat, rng), seat) == seen, "it read a hidden part"
 
 
 def test_a_bot_is_given_the_seat_view_and_nothing_else():

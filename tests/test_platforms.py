@@ -282,3 +282,10 @@ def test_grace_durations_read_as_people_write_them():
     assert [duration(t) for t in ("90", "90s", "15m", "2h", "1d", "0.5h")] == [90, 90, 900, 7200, 86400, 1800]
     with pytest.raises(Exception, match="not a duration"):
         duration("soon")
+
+
+def test_platforms_are_listed_oldest_first_even_within_one_second(fake_redis, settings, monkeypatch):
+    platforms = Platforms(fake_redis, Keys(settings.namespace))
+    monkeypatch.setattr(time, "time", lambda: 1_800_000_000.5)  # every key made in the same second
+    made = [platforms.create(name)[0] for name in ("zeta", "arena", "club", "mid")]
+    assert [p["id"] for p in platforms.listed()] == made

@@ -213,39 +213,40 @@ def _card_summary(card: dict) -> dict[str, Any]:
 def seen_by(state: State, seat: int) -> State:
     """The state as ``seat`` could know it (for the analysis of a finished match): everything hidden from
     it replaced by what its view alone decides. The cards it cannot see (the other hands, the others'
-    face-down slot cards, the objective deck) are pooled, sorted and dealt back in the same places and
-    sizes, the reserve deck sorted; the tiles it has not seen (face down in the districts, the others'
-    owned face-down tiles, the box) likewise; the others' unrevealed plans and secret choices are taken
+    face-down slot cards, the objective deck, the reserve) are pooled, sorted and dealt back to the same
+    places in the same sizes, place by place; the tiles it has not seen (face down in the districts, the
+    others' owned face-down tiles, the box) likewise; the others' unrevealed plans and secret choices are taken
     back (they choose again, after it); and the generator of dice not yet rolled is replaced by one
     seeded from the seat's view. Two states that look the same to the seat give the same state here."""
     key = str(seat)
     players = [dict(p) for p in state["players"]]
     others = [p for p in players if p["seat"] != seat]
-    # cards: hands, then face-down slot entries, then the deck
+    # cards: one pool of every card it cannot see, dealt back to hands, face-down slot entries, the deck,
+    # then the reserve (which of them held which card is what the seat does not know)
     hidden_cards = [c for p in others for c in p["hand"]]
     hidden_cards += [e["card"] for p in others for stack in p["slots"] for e in stack if not e["faceUp"]]
-    pool = iter(sorted(hidden_cards) + sorted(state["deck"]))
+    pool = iter(sorted([*hidden_cards, *state["deck"], *state["reserve"]]))
     for p in others:
         p["hand"] = [next(pool) for _ in p["hand"]]
     for p in others:
         p["slots"] = [
             [e if e["faceUp"] else {**e, "card": next(pool)} for e in stack] for stack in p["slots"]
         ]
-    deck = list(pool)
+    deck = [next(pool) for _ in state["deck"]]
+    reserve = list(pool)
     # tiles: the positions the seat has no sight of
     patrolled = state["turn"].get("patrol") if state["step"] == "p4" and state["active"] == seat else None
     public_owned = state["options"]["OWNED_FACEDOWN_TILE_VISIBILITY"] == "PUBLIC"
-    unseen = sorted(
+    # place by place, so that which place held which tile (even the order of their names) stays unknown
+    unseen = [
         tile
         for district_id, district in state["districts"].items()
         for tile in district["tiles"]
         if not _known(state, tile, seat) and district_id != patrolled
-    )
-    unseen += sorted(
-        t["tile"] for p in others for t in p["tiles"] if not t["faceUp"] and not public_owned
-    ) + sorted(state["box_tiles"])
-    tiles = iter(sorted(unseen))
-    renamed = {old: next(tiles) for old in unseen}
+    ]
+    unseen += [t["tile"] for p in others for t in p["tiles"] if not t["faceUp"] and not public_owned]
+    unseen += state["box_tiles"]
+    renamed = dict(zip(unseen, sorted(unseen)))
     districts = {
         d_id: {**d, "tiles": [renamed.get(t, t) for t in d["tiles"]]}
         for d_id, d in state["districts"].items()
@@ -269,10 +270,10 @@ def seen_by(state: State, seat: int) -> State:
         **state,
         "players": players,
         "deck": deck,
-        "reserve": sorted(state["reserve"]),
+        "reserve": reserve,
         "districts": districts,
         "tiles": flags,
-        "box_tiles": sorted(state["box_tiles"]),
+        "box_tiles": sorted(renamed[t] for t in state["box_tiles"]),
         "plans": plans,
         "collect": collect,
         "rng": rng,

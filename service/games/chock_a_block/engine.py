@@ -1050,9 +1050,10 @@ class ChockABlock(Engine):
     def seen_by(self, state: State, seat: int) -> State:
         """The state as ``seat`` could know it (for the analysis of a finished match): the cards it cannot
         see (the other hands, unless hands are open, and the deck) pooled, sorted and dealt back in the
-        same sizes, the tile pile sorted. Two states that look the same to the seat give the same state."""
+        same sizes (which hand or the deck held a card is what it does not know), the tile pile sorted. Two
+        states that look the same to the seat give the same state."""
         hidden = [] if self._hands_open(state) else [i for i in range(len(state["seats"])) if i != seat]
-        pool = iter(sorted(c for i in hidden for c in state["seats"][i]["hand"]) + sorted(state["deck"]))
+        pool = iter(sorted([c for i in hidden for c in state["seats"][i]["hand"]] + list(state["deck"])))
         seats = list(state["seats"])
         for i in hidden:
             seats[i] = {**seats[i], "hand": [next(pool) for _ in seats[i]["hand"]]}
