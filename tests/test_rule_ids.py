@@ -143,14 +143,15 @@ def specs() -> dict[str, set[str]]:
 
 
 def scanned_files() -> list[Path]:
-    """Every text file under service/ and tests/ but this one, whose self-check cites a made-up id."""
+    """Every text file under service/ and tests/ but this one, whose self-check cites a made-up id, and but
+    what is installed there (the peer bench's ``node_modules``, after a run)."""
     return sorted(
         p
         for folder in SCANNED
         for p in folder.rglob("*")
         if p.suffix in SUFFIXES
         and p.is_file()
-        and "__pycache__" not in p.parts
+        and not {"__pycache__", "node_modules"} & set(p.parts)
         and p != Path(__file__).resolve()
     )
 
