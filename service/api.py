@@ -533,7 +533,8 @@ def get_match(match_id: str):
 
 def _holds_the_match(match_id: str, platform: dict | None) -> bool:
     """Whether the request's credential is the match's platform key or a seat token of the match: who sees
-    the seats' player ids (any other reader sees names only). Anything else reads on, as anyone."""
+    the seats' player ids in this summary (any other reader sees names only here; the log's entries carry
+    them whole, for whoever may read the log). Anything else reads on, as anyone."""
     if platform is not None:
         return platform["id"] == matches().platform_of(match_id)
     token = bearer()
