@@ -28,6 +28,7 @@ from service.auth import (
     request_seat,
     still_holds,
 )
+from service.chain import Recorded
 from service.errors import ApiError, flatten, invalid
 from service.games import GAMES, legal_actions_component
 from service.games.bots import bots_of, shown_bot
@@ -985,6 +986,14 @@ def stream_events(query, match_id: str):
     def holds(fresh: bool = False) -> bool:
         return credential is None or still_holds(app, match_id, credential, seat, fresh)
 
+    def holds_after(handover: Recorded) -> bool:
+        """Whether the credential still reads the seat after ``handover``: a seat's token never once a
+        timeout gave the seat to a bot (the token changes only after the log says so); else Redis says."""
+        to_a_bot = handover.type == "timed_out" and handover.data.get("on_timeout") == "bot"
+        if to_a_bot and credential is not None and not is_platform_key(credential):
+            return False
+        return holds(fresh=True)
+
     def entries():
         sent = after
         state = app.load(match_id)
@@ -1010,7 +1019,7 @@ def stream_events(query, match_id: str):
                 if entry.type == "match_scored":
                     yield _END.format(version=entry.version)
                     return
-                if entry.type in HANDOVERS and entry.seat == seat and credential and not holds(fresh=True):
+                if entry.type in HANDOVERS and entry.seat == seat and credential and not holds_after(entry):
                     yield _REVOKED  # nothing after the handover: it may be the new holder's
                     return
             # woken every CHECK_S at least, to ask the credential again and whether the client is still there

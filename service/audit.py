@@ -159,14 +159,16 @@ def partial_report(entries: list[Recorded], signed: dict | None) -> dict[str, An
 
 def _agrees_with_public(entry: Recorded) -> None:
     """A sealed entry's shown data may hold more than its public data (a seat's copy shows the seat's own
-    draw), which the chain does not cover until the seed checks it against the commitment; but what both
-    hold must be the same (ForgedLog): the public data is what the chain covers."""
-    public = entry.public_data or {}
-    if isinstance(entry.data, dict) and any(
-        k in entry.data and entry.data[k] != v for k, v in public.items()
+    draw), which the chain does not cover until the seed checks it against the commitment; but it must hold
+    the public data as it is (ForgedLog otherwise): that is what the chain covers."""
+    shown, public = entry.data, entry.public_data
+    if shown == public:
+        return
+    if not (isinstance(shown, dict) and isinstance(public, dict)) or any(
+        key not in shown or shown[key] != value for key, value in public.items()
     ):
         raise ForgedLog(
-            f"entry {entry.version}'s data contradicts its public data, which the hash chain covers"
+            f"entry {entry.version}'s data does not hold its public data, which the hash chain covers"
         )
 
 

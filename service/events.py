@@ -45,7 +45,8 @@ APPEND = """
 --       remember (0/1), answer to remember, ttl, n, n x (type, seat, data, at, hash, public data, commitment);
 --       the last two are '' for an entry with nothing hidden, and then not stored; then m, m x (version,
 --       snapshot): the states the entries lead to that fall due as snapshots, kept only with the entries;
---       then the holder's meta field and token digest ('' and '' when no seat's token asks)
+--       then the holder's meta field and token digest, raw and in hex (a match's meta from before raw
+--       digests holds hex) ('', '', '' when no seat's token asks)
 if ARGV[4] == '1' then
   local prior = redis.call('GET', KEYS[3])
   -- a pending marker (``PENDING``) is this request's own claim of the key: the answer replaces it below
@@ -58,8 +59,9 @@ end
 local kept = 8 + tonumber(ARGV[7]) * 7
 local holder = kept + 2 * tonumber(ARGV[kept]) + 1
 -- the token a process let in may be one it trusted from its copy of the seats: the seat's token now decides
-if ARGV[holder] ~= '' and redis.call('HGET', KEYS[5], ARGV[holder]) ~= ARGV[holder + 1] then
-  return {'not_the_holder', ARGV[holder]}
+if ARGV[holder] ~= '' then
+  local held = redis.call('HGET', KEYS[5], ARGV[holder])
+  if held ~= ARGV[holder + 1] and held ~= ARGV[holder + 2] then return {'not_the_holder', ARGV[holder]} end
 end
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', tostring(version)} end
@@ -234,7 +236,7 @@ class EventStore:
         if snapshots:
             for field, snapshot in snapshots.items():
                 args += [field, snapshot]
-        args += [f"seat:{holder[0]}", bytes.fromhex(holder[1])] if holder else ["", ""]
+        args += [f"seat:{holder[0]}", bytes.fromhex(holder[1]), holder[1]] if holder else ["", "", ""]
         log = self.keys.log(match_id)
         unused = self.keys.unused(match_id) if not (remember and snapshots) else ""
         keys = (

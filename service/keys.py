@@ -90,7 +90,7 @@ class Keys:
         """The analysis of a finished match (``service.analyses``): its status, progress and result."""
         return self.match_key(match_id, "analysis")
 
-    def idempotency(self, match_id: str, seat: int, key: str) -> str:
+    def idempotency(self, match_id: str, seat: int | str, key: str) -> str:
         """The first answer to a request sent with this ``Idempotency-Key``."""
         return self.match_key(match_id, f"idempotency:{seat}:{key}")
 

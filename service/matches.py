@@ -418,16 +418,11 @@ class Matches:
             return None
         seat, clock = step.entries[0].seat, step.state.clock
         assert seat is not None and clock is not None, "timed_out names the seat whose clock ran out"
-        handed_to_bot = clock["on_timeout"] == "bot"
-        if handed_to_bot:  # the token goes first: its holder must not move for the bot's seat in between
-            kept = self._repository.seat_digest(match_id, seat)
+        self._repository.save(match_id, step)  # VersionConflict: not timed out after all (the log moved on)
+        if clock["on_timeout"] == "bot":
+            # the token goes once the log says so: until then its holder may still move in time (an append
+            # checks the token), and after the log's timeout the rules refuse it (seat_played_by_a_bot)
             self._repository.set_seat(match_id, seat, token_hash(new_token()))  # nobody's token
-        try:
-            self._repository.save(match_id, step)
-        except VersionConflict:  # not timed out after all (the log moved on): the seat keeps its token
-            if handed_to_bot and kept:
-                self._repository.set_seat(match_id, seat, kept)
-            raise
         return step
 
     def _meet_deadline(self, match_id: str, state: MatchState, seat: int) -> lifecycle.Step | None:
@@ -487,7 +482,7 @@ class Matches:
         """Append what ``decide(state, earlier)`` makes of the latest state; the answer is shaped like
         an action's, and kept under the idempotency key like an action's. ``holder``: the digest of the
         seat's token that asks (appended only while it is still the seat's)."""
-        idem_key, fingerprint = self._idempotency(match_id, seat, idempotency_key, [command])
+        idem_key, fingerprint = self._idempotency(match_id, seat, idempotency_key, [command], holder)
         prior = self._repository.remembered(idem_key) if idem_key else None
         if prior is not None:
             return _replayed(prior, fingerprint)
@@ -525,16 +520,19 @@ class Matches:
         return _replayed(prior, fingerprint)
 
     def _idempotency(
-        self, match_id: str, seat: int, idempotency_key: str | None, request: list
+        self, match_id: str, seat: int, idempotency_key: str | None, request: list, holder: str | None = None
     ) -> tuple[str | None, str]:
         """The Redis key a seat's idempotency key is kept under, and the fingerprint of what a retry must
-        repeat (needed only when there can be a retry)."""
+        repeat (needed only when there can be a retry). With ``holder`` (the digest of the seat's token that
+        asks), the key is that holder's: a seat handed over shares no answers between its old and new
+        holders, whatever keys they send."""
         if not idempotency_key:
             return None, ""
         fingerprint = hashlib.sha256(
             json.dumps(request, sort_keys=True, separators=(",", ":")).encode()
         ).hexdigest()
-        return self._keys.idempotency(match_id, seat, idempotency_key), fingerprint
+        scope = f"{seat}:{holder[:16]}" if holder else seat
+        return self._keys.idempotency(match_id, scope, idempotency_key), fingerprint
 
     def _remember(self, idem_key: str | None, fingerprint: str, answer: dict[str, Any]) -> Remember | None:
         if not idem_key:
@@ -1077,7 +1075,9 @@ class Matches:
 
         Returns the answer body ``{version, events}`` (events as ``seat`` may see them). Raises
         VersionConflict, IllegalAction, NotTheHolder, or IdempotencyKeyReused (same key, different request)."""
-        idem_key, fingerprint = self._idempotency(match_id, seat, idempotency_key, [expected_version, action])
+        idem_key, fingerprint = self._idempotency(
+            match_id, seat, idempotency_key, [expected_version, action], holder
+        )
         try:
             return self._submit(match_id, seat, expected_version, action, idem_key, fingerprint, by, holder)
         except VersionConflict:

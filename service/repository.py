@@ -258,7 +258,9 @@ class MatchRepository:
     def seat_digest(self, match_id: str, seat: int) -> str | None:
         """The digest of the seat's token as Redis holds it now (no cache)."""
         raw = self.redis.hget(self.keys.meta(match_id), f"seat:{seat}")
-        return raw.hex() if raw else None
+        if not raw:
+            return None
+        return raw.hex() if len(raw) == 32 else raw.decode()  # 64 hex digits in matches created before
 
     def set_seat(self, match_id: str, seat: int, digest: str) -> None:
         """Give a filled seat a new token: the old one stops working here at once; in other processes it

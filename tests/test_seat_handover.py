@@ -54,3 +54,37 @@ def test_a_seats_new_holder_acts_at_once_in_a_process_that_knew_the_old_token(se
     move = act(elsewhere, match_id, carl, version, {"type": "place", "piece": "1", "cells": [[19, 0]]})
     assert move.status_code == 201, move.json
     assert elsewhere.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(carl)).status_code == 200
+
+
+def test_old_and_new_holders_share_no_answers_whatever_keys_they_send(settings, fake_redis):
+    elsewhere, match_id, _, bob, carl, version = _replaced_elsewhere(settings, fake_redis)
+    key = {"Idempotency-Key": "move-3"}  # a key a client makes from the version: both holders would send it
+    move = {"type": "place", "piece": "1", "cells": [[19, 0]]}
+    first = act(elsewhere, match_id, carl, version, move, **key)
+    assert first.status_code == 201, first.json
+    stolen = act(
+        elsewhere, match_id, bob, version, move, **key
+    )  # the old token, in a process still trusting it
+    assert (stolen.status_code, stolen.json["error"]) == (403, "wrong_token"), stolen.json
+
+
+def test_a_match_whose_seat_tokens_are_stored_as_hex_digits_still_takes_its_seats_moves(settings, fake_redis):
+    """Matches created before seat digests were stored as 32 raw bytes hold 64 hex digits: the append's
+    check of the acting token takes either."""
+    here = create_app(settings, fake_redis).test_client()
+    created = here.post(
+        "/v1/matches", json={"game": "blokus", "players": [{"name": "ann"}, {"name": "bob"}]}
+    ).json
+    meta = Keys(settings.namespace).meta(created["id"])
+    for field, digest in fake_redis.hgetall(meta).items():
+        if field.startswith(b"seat:"):
+            fake_redis.hset(meta, field, digest.hex())
+    later = create_app(settings, fake_redis).test_client()  # a process with no copy of the old fields
+    move = act(
+        later,
+        created["id"],
+        created["seats"][0]["token"],
+        created["version"],
+        {"type": "place", "piece": "1", "cells": [[0, 0]]},
+    )
+    assert move.status_code == 201, move.json
