@@ -125,7 +125,28 @@ def _blackout_scrambled(state: dict, seat: int, rng: random.Random) -> dict:
     }
     other = next(p for p in copy["players"] if p["seat"] != seat)
     _swapped(copy, [([other], "hand"), ([copy], "deck")], rng)
-    return _swapped(copy, [([copy], "deck"), ([copy], "reserve")], rng)
+    _swapped(copy, [([copy], "deck"), ([copy], "reserve")], rng)
+    return _tiles_swapped(copy, seat, rng)
+
+
+def _tiles_swapped(state: dict, seat: int, rng: random.Random) -> dict:
+    """Two face-down district tiles the seat has not seen, with the same marks (who has looked), in each
+    other's place: which place holds which tile is what the seat does not know."""
+    unseen = [
+        (district_id, i, tile)
+        for district_id, district in state["districts"].items()
+        for i, tile in enumerate(district["tiles"])
+        if not state["tiles"][tile]["faceUp"] and seat not in state["tiles"][tile]["seenBy"]
+    ]
+    pairs = [
+        (a, b) for a in unseen for b in unseen if a[2] < b[2] and state["tiles"][a[2]] == state["tiles"][b[2]]
+    ]
+    if not pairs:
+        return state
+    (d1, i1, t1), (d2, i2, t2) = rng.choice(pairs)
+    districts = {k: {**v, "tiles": list(v["tiles"])} for k, v in state["districts"].items()}
+    districts[d1]["tiles"][i1], districts[d2]["tiles"][i2] = t2, t1
+    return {**state, "districts": districts}
 
 
 SCRAMBLED = {  # another match the seat cannot tell apart
