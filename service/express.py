@@ -31,7 +31,7 @@ from service import errors, manners
 from service.api import accepted_body, load_action, plain_submission, played
 from service.auth import bearer_of
 from service.guards import MATCH_ID, within_limits
-from service.tokens import is_platform_key, seat_for, token_hash
+from service.tokens import is_platform_key, seat_of_digest, token_hash
 
 ENDPOINT = "v1.submit_action"
 JSON = "application/json"
@@ -137,12 +137,13 @@ class Express:
         token = bearer_of(environ.get("HTTP_AUTHORIZATION"))
         if token is None or is_platform_key(token):
             return None
-        seat = seat_for(token, self.matches.seat_hashes(match_id))
+        digest = token_hash(token)  # the seat's, and the append checks it is still the seat's
+        seat = seat_of_digest(digest, self.matches.seat_hashes(match_id))
         if seat is None:
             return None
         game_id = self.matches.engine_of(match_id).info.id
         action = load_action(game_id, loaded["action"])
-        return seat, game_id, action, loaded["expected_version"], key, token_hash(token)
+        return seat, game_id, action, loaded["expected_version"], key, digest
 
 
 class _Unreadable(io.RawIOBase):

@@ -79,10 +79,9 @@ class Meta:
     def from_fields(cls, raw: dict[bytes, bytes], key: ServerKey, match_id: str) -> Meta:
         fields = {k.decode(): v for k, v in raw.items()}
         seats = sorted((int(k.split(":")[1]), v) for k, v in fields.items() if k.startswith("seat:"))
-        # hashes: 32 raw bytes, or 64 hex digits in matches created before
         hashes = ["" for _ in range(int(fields.get("seats", len(seats))))]  # "": a seat still open
         for seat, v in seats:
-            hashes[seat] = v.hex() if len(v) == 32 else v.decode()
+            hashes[seat] = _stored_digest(v)
         seat_hashes = tuple(hashes)
         if "sealed" in fields:
             secret = SeedSecret(*json.loads(key.open(fields["sealed"], match_id.encode())))
@@ -98,6 +97,12 @@ class Meta:
             platform,
             fields["creator"].hex() if "creator" in fields else "",
         )
+
+
+def _stored_digest(raw: bytes) -> str:
+    """A seat token's digest as its hex digits, from a meta field: 32 raw bytes, or 64 hex digits in
+    matches created before."""
+    return raw.hex() if len(raw) == 32 else raw.decode()
 
 
 META_FRESH_S = 2.0
@@ -258,9 +263,7 @@ class MatchRepository:
     def seat_digest(self, match_id: str, seat: int) -> str | None:
         """The digest of the seat's token as Redis holds it now (no cache)."""
         raw = self.redis.hget(self.keys.meta(match_id), f"seat:{seat}")
-        if not raw:
-            return None
-        return raw.hex() if len(raw) == 32 else raw.decode()  # 64 hex digits in matches created before
+        return _stored_digest(raw) if raw else None
 
     def set_seat(self, match_id: str, seat: int, digest: str) -> None:
         """Give a filled seat a new token: the old one stops working here at once; in other processes it

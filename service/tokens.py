@@ -21,7 +21,11 @@ def token_hash(token: str) -> str:
 
 
 def seat_for(token: str, seat_hashes) -> int | None:
-    digest = token_hash(token)
+    return seat_of_digest(token_hash(token), seat_hashes)
+
+
+def seat_of_digest(digest: str, seat_hashes) -> int | None:
+    """The seat whose token has ``digest`` (``token_hash``), if any."""
     found = None
     for seat, stored in enumerate(seat_hashes):
         if hmac.compare_digest(digest, stored):  # no early exit: the timing says nothing
