@@ -40,13 +40,14 @@ from service.keys import Keys
 from service.redis_client import Lines
 
 APPEND = """
--- KEYS: log, feed, idempotency key, snapshots, meta
+-- KEYS: log, feed, idempotency key, snapshots, meta, listing summary
 -- ARGV: expected version, match id, hash of the entry at the expected version ('' for none),
 --       remember (0/1), answer to remember, ttl, n, n x (type, seat, data, at, hash, public data, commitment);
 --       the last two are '' for an entry with nothing hidden, and then not stored; then m, m x (version,
 --       snapshot): the states the entries lead to that fall due as snapshots, kept only with the entries;
 --       then the holder's meta field and token digest, raw and in hex (a match's meta from before raw
---       digests holds hex) ('', '', '' when no seat's token asks)
+--       digests holds hex) ('', '', '' when no seat's token asks); then the listing summary of the state the
+--       entries lead to ('' for none: left as it is)
 if ARGV[4] == '1' then
   local prior = redis.call('GET', KEYS[3])
   -- a pending marker (``PENDING``) is this request's own claim of the key: the answer replaces it below
@@ -88,6 +89,7 @@ end
 for i = kept + 1, kept + 2 * tonumber(ARGV[kept]), 2 do redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1]) end
 redis.call('XADD', KEYS[2], '*', 'match', ARGV[2], 'version', version, 'types', table.concat(types, ','))
 if ARGV[4] == '1' then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6]) end
+if ARGV[holder + 3] and ARGV[holder + 3] ~= '' then redis.call('SET', KEYS[6], ARGV[holder + 3]) end
 return {'appended', tostring(version)}
 """
 
@@ -203,6 +205,7 @@ class EventStore:
         remember: Remember | None = None,
         snapshots: dict[str, bytes] | None = None,
         holder: tuple[int, str] | None = None,
+        summary: bytes | None = None,
     ) -> tuple[int, str | None]:
         """Append ``entries`` (chained) if the log is at ``expected_version`` and its last entry has
         ``expected_hash``; ``snapshots`` (``Snapshots.encoded``) are kept in the same step, only if the entries
@@ -212,7 +215,8 @@ class EventStore:
         an answer (a retried request); raises VersionConflict otherwise, and NotReplicated when
         durability is ``replicated`` and no replica confirmed in time. ``holder`` (a seat and the digest of
         the token it acts with): appended only while that is still the seat's token (else NotTheHolder), in the
-        same step."""
+        same step. ``summary`` (``views.listing_summary`` of the state the entries lead to, encoded) replaces the
+        match's listing summary in the same step: a listing never shows a version the log does not have."""
         args: list[Any] = [
             expected_version,
             match_id,
@@ -237,6 +241,7 @@ class EventStore:
             for field, snapshot in snapshots.items():
                 args += [field, snapshot]
         args += [f"seat:{holder[0]}", bytes.fromhex(holder[1]), holder[1]] if holder else ["", "", ""]
+        args.append(summary or "")
         log = self.keys.log(match_id)
         unused = self.keys.unused(match_id) if not (remember and snapshots) else ""
         keys = (
@@ -245,6 +250,7 @@ class EventStore:
             remember.key if remember else unused,
             self.keys.snapshots(match_id) if snapshots else unused,
             self.keys.meta(match_id),
+            self.keys.summary(match_id),
         )
         if self._lines is not None:
             outcome, value = self._direct(self._append, keys, args)

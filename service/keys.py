@@ -86,6 +86,10 @@ class Keys:
         """A hash of derived states by version: a cache of the fold."""
         return self.match_key(match_id, "snapshots")
 
+    def summary(self, match_id: str) -> str:
+        """The match's row as listings show it (``views.listing_summary``), written by each append."""
+        return self.match_key(match_id, "summary")
+
     def analysis(self, match_id: str) -> str:
         """The analysis of a finished match (``service.analyses``): its status, progress and result."""
         return self.match_key(match_id, "analysis")

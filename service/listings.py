@@ -1,20 +1,34 @@
 """The listings: the public matches (the newest ``PUBLIC_LISTED``), the lobby (public matches with a seat
 open), each platform's matches, and each of those narrowed to one game, one status or both. A store that
-owns its keys: sorted sets scored by creation time (ms), so that a page reads only the matches it shows."""
+owns its keys: sorted sets scored by creation time (ms), so that a page reads only the matches it shows.
+
+A page's rows are the matches' listing summaries (``views.listing_summary``), which each append writes beside
+the log in its own step (``EventStore.append``): a page reads them, one small value per row, and folds no
+match. A summary that is missing (a match from before summaries) or behind the log (appended to by a process
+of an earlier version) is made once from the match's state and kept, only if the log has not moved on since."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import redis
 
 from service import views
 from service.keys import Keys
 from service.replay import MatchState
-from service.repository import MatchNotFound
+from service.repository import MatchNotFound, encoded_summary
 
 PUBLIC_LISTED = 10_000
 """How many of the newest public matches are listed (older ones stay readable by their id)."""
+
+KEEP_IF_CURRENT = """
+-- KEYS: log, listing summary. ARGV: the version the summary is of, the summary. Kept only while the log is at
+-- that version: an append since then wrote its own, newer one.
+if redis.call('XLEN', KEYS[1]) == tonumber(ARGV[1]) then redis.call('SET', KEYS[2], ARGV[2]) return 1 end
+return 0
+"""
 
 
 class Listings:
@@ -23,6 +37,7 @@ class Listings:
         self.redis = redis_client
         self.keys = keys
         self.load = load
+        self._keep_if_current = redis_client.register_script(KEEP_IF_CURRENT)
 
     def _indexes(self, platform: str | None) -> list[str]:
         """The public matches and, for a platform's match, the platform's."""
@@ -53,17 +68,17 @@ class Listings:
         cursor: str | None,
         limit: int,
         newest_first: bool = False,
-    ) -> tuple[list[tuple[str, MatchState]], str | None]:
-        """Matches by creation time, of one game and status if given, and the cursor of the next page
-        (None on the last): a platform's own; else the lobby (``status`` open: a public match with a seat
-        to join); else the public ones.
+    ) -> tuple[list[tuple[str, dict[str, Any]]], str | None]:
+        """Matches by creation time, of one game and status if given, as their listing summaries, and the
+        cursor of the next page (None on the last): a platform's own; else the lobby (``status`` open: a
+        public match with a seat to join); else the public ones.
 
-        A page loads its matches only (and, once, any the listing still has under a status they have left),
-        however many others there are."""
+        A page reads its matches' summaries only (and, once, any the listing still has under a status they
+        have left), however many others there are; it folds none (but a match without a current summary)."""
         index = self.keys.platform_matches(platform) if platform else self.keys.public_matches
         narrowed = self.keys.listing(index, game_id, status)
         bound = f"({cursor}" if cursor else "+inf" if newest_first else "-inf"
-        found: list[tuple[str, MatchState]] = []
+        found: list[tuple[str, dict[str, Any]]] = []
         next_cursor = None
         while len(found) < limit:
             if newest_first:
@@ -74,24 +89,53 @@ class Listings:
                 batch = self.redis.zrangebyscore(narrowed, bound, "+inf", start=0, num=limit, withscores=True)
             if not batch:
                 break
-            for member, score in batch:
+            summaries = self.summaries([member.decode() for member, _ in batch])
+            for (member, score), kept in zip(batch, summaries):
                 bound = f"({score!r}"
                 match_id = member.decode()
-                try:
-                    state = self.load(match_id)
-                except MatchNotFound:
+                if kept is None:
                     self.redis.zrem(narrowed, match_id)
                     continue
-                if (
-                    status and views.status_of(state) != status
-                ):  # its status changed without its listings following
-                    self._move(index, match_id, state.game_id, status, views.status_of(state), score)
+                if status and kept["status"] != status:  # its status changed without its listings following
+                    self._move(index, match_id, kept["game"], status, kept["status"], score)
                     continue
-                found.append((match_id, state))
+                found.append((match_id, kept))
                 if len(found) == limit:
                     next_cursor = repr(score)
                     break
         return found, next_cursor
+
+    def summaries(self, match_ids: list[str]) -> list[dict[str, Any] | None]:
+        """Each match's listing summary at the log's version (None for a match that is not there), in one
+        round trip: made from the state, and kept, where it is missing or behind the log."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for match_id in match_ids:
+                pipe.get(self.keys.summary(match_id))
+                pipe.xlen(self.keys.log(match_id))
+            replies = pipe.execute()
+        found: list[dict[str, Any] | None] = []
+        for match_id, raw, version in zip(match_ids, replies[::2], replies[1::2]):
+            kept = json.loads(raw) if raw and version else None
+            if version and (kept is None or kept.get("version") != version):
+                kept = self._summarised(match_id)
+            found.append(kept)
+        return found
+
+    def _summarised(self, match_id: str) -> dict[str, Any] | None:
+        """The summary of the match's latest state, kept unless an append got in meanwhile; None if it is gone."""
+        try:
+            state = self.load(match_id)
+        except MatchNotFound:
+            return None
+        self.keep_summary(match_id, state)
+        return views.listing_summary(state)
+
+    def keep_summary(self, match_id: str, state: MatchState) -> None:
+        """Store ``state``'s listing summary if the log is still at its version."""
+        self._keep_if_current(
+            keys=[self.keys.log(match_id), self.keys.summary(match_id)],
+            args=[state.version, encoded_summary(state)],
+        )
 
     def relist(self, match_id: str, platform: str | None, game_id: str, old: str, new: str) -> None:
         """A match whose status changed from ``old`` to ``new`` moves to the listings of its new status."""
@@ -103,8 +147,8 @@ class Listings:
                 self._move(index, match_id, game_id, old, new, score)
 
     def index_all(self, platforms: Iterable[str]) -> int:
-        """Put every listed match in the listings narrowed to its game and status (for matches created
-        before these were kept: ``matchlog migrate`` runs it). Returns how many it listed."""
+        """Put every listed match in the listings narrowed to its game and status, with its listing summary (for
+        matches created before these were kept: ``matchlog migrate`` runs it). Returns how many it listed."""
         indexes = [self.keys.public_matches] + [self.keys.platform_matches(p) for p in platforms]
         listed = 0
         for index in indexes:
@@ -113,6 +157,7 @@ class Listings:
                     state = self.load(member.decode())
                 except MatchNotFound:
                     continue
+                self.keep_summary(member.decode(), state)
                 with self.redis.pipeline(transaction=False) as pipe:
                     self._list(pipe, index, member.decode(), state.game_id, views.status_of(state), score)
                     pipe.execute()

@@ -942,7 +942,7 @@ class Matches:
         """A page of a listing (``Listings.page``) as match summaries, and the cursor of the next page."""
         found, next_cursor = self._listings.page(platform, game_id, status, cursor, limit, newest_first)
         at = now()
-        return [views.summary(match_id, state, at) for match_id, state in found], next_cursor
+        return [views.listed(match_id, kept, at) for match_id, kept in found], next_cursor
 
     def _relist(self, match_id: str, step: lifecycle.Step) -> None:
         """After an append: a match whose status changed moves to the listings of its new status; one that

@@ -27,8 +27,8 @@ from typing import Any
 
 import redis
 
-from service import replay
-from service.chain import Recorded, canonical_json, verify_chain
+from service import replay, views
+from service.chain import Recorded, canonical_json, compact_encoder, verify_chain
 from service.events import EventStore, NotTheHolder, Remember, VersionConflict, decode
 from service.keys import Keys
 from service.lifecycle import SeedSecret, Step
@@ -180,7 +180,8 @@ class MatchRepository:
             )
         self.redis.hset(self.keys.meta(match_id), mapping=meta.fields(self.server_key, match_id))
         snapshots = self.snapshots.encoded_due(step.states)
-        self.store.append(match_id, 0, None, [e.without_content() for e in step.entries], None, snapshots)
+        entries = [e.without_content() for e in step.entries]
+        self.store.append(match_id, 0, None, entries, None, snapshots, summary=encoded_summary(step.state))
         self._keep(match_id, step.states, snapshots=False)
 
     def save(
@@ -203,7 +204,14 @@ class MatchRepository:
         snapshots = self.snapshots.encoded_due(step.states)
         try:
             _, prior = self.store.append(
-                match_id, base.version, base.head_hash, list(step.entries), remember, snapshots, holder
+                match_id,
+                base.version,
+                base.head_hash,
+                list(step.entries),
+                remember,
+                snapshots,
+                holder,
+                encoded_summary(step.state),
             )
         except VersionConflict:
             self._heads.drop(match_id)
@@ -408,6 +416,15 @@ class MatchRepository:
             cached = self._heads.get(match_id)
             if cached is None or cached.version < newest.version:
                 self._heads.put(match_id, newest)
+
+
+_summary_json = compact_encoder(sort_keys=False)
+
+
+def encoded_summary(state: MatchState) -> bytes:
+    """The state's listing summary (``views.listing_summary``) as the append stores it: compact JSON, its keys in
+    the order a row shows them."""
+    return _summary_json(views.listing_summary(state)).encode()
 
 
 def _agrees(state: MatchState, entry: Recorded) -> bool:

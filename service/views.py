@@ -60,8 +60,13 @@ def status_of(state: MatchState) -> str:
 def summary(match_id: str, state: MatchState, at: str) -> dict[str, Any]:
     """The match as anyone may read it (``GET /v1/matches/{id}``, a listing's rows), its clocks as they
     stand at ``at``."""
-    body = {
-        "id": match_id,
+    return listed(match_id, listing_summary(state), at)
+
+
+def listing_summary(state: MatchState) -> dict[str, Any]:
+    """What a listing's row is made of (``listed``), kept beside the log by each append: a listing reads it
+    instead of folding the match. Plain JSON values; the clocks as the state keeps them."""
+    kept = {
         "game": state.game_id,
         "status": status_of(state),
         "version": state.version,
@@ -77,11 +82,19 @@ def summary(match_id: str, state: MatchState, at: str) -> dict[str, Any]:
         "undo": state.undo,
     }
     if state.clock is not None:
-        body["clock"] = clocks.shown(state.clock, at)
+        kept["clock"] = state.clock
     if state.undo_request is not None:
-        body["undo_request"] = state.undo_request
+        kept["undo_request"] = state.undo_request
     if state.result is not None:
-        body["result"] = state.result
+        kept["result"] = state.result
+    return kept
+
+
+def listed(match_id: str, kept: dict[str, Any], at: str) -> dict[str, Any]:
+    """A match's row, from its ``listing_summary``: its clocks as they stand at ``at``."""
+    body = {"id": match_id, **kept}
+    if "clock" in kept:
+        body["clock"] = clocks.shown(kept["clock"], at)
     return body
 
 

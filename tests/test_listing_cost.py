@@ -27,7 +27,7 @@ def _ids(answer) -> list[str]:
     return [m["id"] for m in answer.json["matches"]]
 
 
-def test_a_listing_loads_its_page_only_however_many_matches_have_another_status(client, monkeypatch):
+def test_a_listing_folds_no_match_however_many_matches_have_another_status(client, monkeypatch):
     matches = _matches(client)
     [create(client) for _ in range(40)]  # active
     aborted = [create(client)[0] for _ in range(3)]
@@ -35,13 +35,14 @@ def test_a_listing_loads_its_page_only_however_many_matches_have_another_status(
         matches.abort(match_id, "for the test")
     loads = _counting_loads(monkeypatch, matches)
     first = client.get("/v1/matches?status=aborted&limit=2")
-    assert _ids(first) == aborted[:2] and len(loads) == 2, loads
+    assert _ids(first) == aborted[:2]
     rest = client.get(f"/v1/matches?status=aborted&limit=2&cursor={first.json['next_cursor']}")
-    assert _ids(rest) == aborted[2:] and rest.json["next_cursor"] is None and len(loads) == 3
-    assert _ids(client.get("/v1/matches?status=open")) == [] and len(loads) == 3
-    assert _ids(client.get("/v1/matches?game=chock-a-block")) == [] and len(loads) == 3
+    assert _ids(rest) == aborted[2:] and rest.json["next_cursor"] is None
+    assert _ids(client.get("/v1/matches?status=open")) == []
+    assert _ids(client.get("/v1/matches?game=chock-a-block")) == []
     assert len(_ids(client.get("/v1/matches?status=active&game=blokus&order=newest&limit=5"))) == 5
-    assert len(loads) == 8
+    assert len(_ids(client.get("/v1/matches?limit=200"))) == 43
+    assert loads == []  # the rows are the summaries each append keeps
 
 
 def test_the_redis_commands_of_a_listing_do_not_grow_with_the_other_matches(client, fake_redis, monkeypatch):

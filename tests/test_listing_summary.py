@@ -1,0 +1,201 @@
+"""A listing's rows come from each match's listing summary, which every append writes beside the log in its own
+step: the rows are the ones a fold of the match would give (every game, every status, every kind of append),
+a page folds no match, and a match without a summary (or with one behind its log) is listed right all the
+same, its summary made once."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from service import views
+from service.games import GAMES
+from service.keys import Keys
+from service.matches import NewMatch
+
+AT = "2030-01-01T00:00:00.000Z"
+
+
+def _matches(client):
+    return client.application.extensions["matchlog"]
+
+
+def _kept(fake_redis, settings, match_id) -> dict | None:
+    raw = fake_redis.get(Keys(settings.namespace, settings.feed_partitions).summary(match_id))
+    return json.loads(raw) if raw else None
+
+
+def _as_json(value):
+    return json.loads(json.dumps(value))
+
+
+def _folded_row(matches, match_id) -> dict:
+    return _as_json(views.summary(match_id, matches.load(match_id), AT))
+
+
+def _stored_row(fake_redis, settings, match_id) -> dict:
+    kept = _kept(fake_redis, settings, match_id)
+    assert kept is not None, f"no summary kept for {match_id}"
+    return _as_json(views.listed(match_id, kept, AT))
+
+
+def _play(matches, match_id, rng: random.Random, moves: int) -> None:
+    for _ in range(moves):
+        state = matches.load(match_id)
+        if not state.to_act():
+            return
+        seat = state.to_act()[0]
+        matches.submit(match_id, seat, state.version, rng.choice(state.legal_actions(seat)))
+
+
+def _listed_rows(client, query: str = "") -> dict[str, dict]:
+    rows, cursor = {}, None
+    while True:
+        answer = client.get(f"/v1/matches?limit=200{query}" + (f"&cursor={cursor}" if cursor else ""))
+        assert answer.status_code == 200, answer.json
+        rows.update({m["id"]: m for m in answer.json["matches"]})
+        cursor = answer.json["next_cursor"]
+        if cursor is None:
+            return rows
+
+
+def _without_clock_time(row: dict) -> dict:
+    """A row with its clocks' ``as_of`` and time left dropped: a listing and a read are made at other times."""
+    if "clock" in row:
+        row = {**row, "clock": {k: v for k, v in row["clock"].items() if k not in ("as_of", "remaining_ms")}}
+    return row
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_rows_kept_are_the_rows_a_fold_gives_on_random_matches_of_every_status(
+    client, fake_redis, settings, game_id
+):
+    matches = _matches(client)
+    rng = random.Random(game_id)
+    made = []
+    for kind in ("open", "active", "moved", "aborted", "conceded", "clock", "played out"):
+        players = ["ann", None] if kind == "open" else ["ann", "bob"]
+        clock = {"initial_ms": 600_000, "increment_ms": 0, "on_timeout": "bot"} if kind == "clock" else None
+        match_id, _, _ = matches.create(NewMatch(game_id, players, clock=clock))
+        if kind in ("moved", "clock", "conceded"):
+            _play(matches, match_id, rng, rng.randint(1, 6))
+        if kind == "aborted":
+            matches.abort(match_id, "for the test")
+        if kind == "conceded" and matches.load(match_id).in_play:
+            matches.concede(match_id, matches.load(match_id).to_act()[0])
+        if kind == "played out":
+            _play(matches, match_id, rng, 400 if game_id != "blackout-hong-kong" else 30)
+            if matches.load(match_id).finished:
+                matches.record_result(match_id)
+        made.append(match_id)
+    statuses = set()
+    for match_id in made:
+        assert _stored_row(fake_redis, settings, match_id) == _folded_row(matches, match_id)
+        statuses.add(_folded_row(matches, match_id)["status"])
+    assert {"open", "active", "aborted"} <= statuses
+    listed = _listed_rows(client)
+    for match_id in made:  # over HTTP too: a listing's row is the match's own read, but for the time
+        read = client.get(f"/v1/matches/{match_id}").json
+        read.pop("analysis", None)
+        assert _without_clock_time(listed[match_id]) == _without_clock_time(read)
+
+
+def test_every_kind_of_append_writes_the_summary_of_the_state_it_leads_to(client, fake_redis, settings):
+    matches = _matches(client)
+    rng = random.Random(7)
+
+    def current(match_id):
+        assert _stored_row(fake_redis, settings, match_id) == _folded_row(matches, match_id)
+
+    lobby, _, _ = matches.create(NewMatch("blokus", ["ann", None], undo="with_consent"))
+    current(lobby)
+    assert _kept(fake_redis, settings, lobby)["status"] == "open"
+    matches.join(lobby, 1, "bob")  # the join, and the start it leads to
+    current(lobby)
+    assert _kept(fake_redis, settings, lobby)["status"] == "active"
+    _play(matches, lobby, rng, 1)  # a move
+    current(lobby)
+    mover = 1 - matches.load(lobby).to_act()[0]
+    matches.undo(lobby, mover)  # an undo asked for, waiting for consent
+    current(lobby)
+    assert "undo_request" in _kept(fake_redis, settings, lobby)
+    matches.answer_undo(lobby, 1 - mover, False)
+    current(lobby)
+    matches.replace_seat(lobby, 0, bot="random")  # a seat handed to a bot
+    current(lobby)
+    assert _kept(fake_redis, settings, lobby)["players"][0]["bot"] == "random"
+    matches.abort(lobby, "for the test")  # the end
+    current(lobby)
+    assert _kept(fake_redis, settings, lobby)["status"] == "aborted"
+
+    small, _, _ = matches.create(
+        NewMatch("block-block", ["ann", "bob"], {"board_size": [2, 2], "max_height": 1})
+    )
+    _play(matches, small, rng, 100)  # played out: the last move reveals the seed
+    current(small)
+    assert _kept(fake_redis, settings, small)["status"] == "finished"
+    matches.record_result(small)  # scored
+    current(small)
+    assert _kept(fake_redis, settings, small)["result"] == matches.load(small).result
+
+
+def test_a_page_of_200_folds_no_match(client, monkeypatch):
+    matches = _matches(client)
+    for i in range(200):
+        matches.create(NewMatch(sorted(GAMES)[i % len(GAMES)], ["ann", "bob" if i % 3 else None]))
+    fresh = type(matches)(matches._redis, matches.settings)  # another worker: nothing cached
+    loads = []
+    load = fresh.load
+    monkeypatch.setattr(fresh, "load", lambda *args, **kwargs: loads.append(args[0]) or load(*args, **kwargs))
+    found, _ = fresh.listed(None, None, None, None, 200)
+    assert len(found) == 200 and loads == []
+    opened, _ = fresh.listed(None, None, "open", None, 200)
+    assert len(opened) == 67 and loads == []
+
+
+def test_a_match_without_a_summary_or_with_one_behind_its_log_is_listed_right_and_summarised_once(
+    client, fake_redis, settings, monkeypatch
+):
+    matches = _matches(client)
+    keys = Keys(settings.namespace, settings.feed_partitions)
+    old, _, _ = matches.create(NewMatch("blokus", ["ann", "bob"]))
+    behind, _, _ = matches.create(NewMatch("chock-a-block", ["ann", "bob"]))
+    stale = fake_redis.get(keys.summary(behind))
+    _play(matches, behind, random.Random(1), 2)
+    fake_redis.set(keys.summary(behind), stale)  # as an append by an earlier version leaves it
+    fake_redis.delete(keys.summary(old))  # as a match from before summaries has none
+    loads = []
+    load = matches.load
+    monkeypatch.setattr(
+        matches, "load", lambda *args, **kwargs: loads.append(args[0]) or load(*args, **kwargs)
+    )
+    rows = _listed_rows(client)
+    assert sorted(loads) == sorted([old, behind])
+    for match_id in (old, behind):
+        assert _without_clock_time(rows[match_id]) == _without_clock_time(_folded_row(matches, match_id))
+        assert _stored_row(fake_redis, settings, match_id) == _folded_row(matches, match_id)
+    loads.clear()
+    _listed_rows(client)
+    assert loads == []  # made once
+
+
+def test_migrate_keeps_a_summary_for_every_listed_match(client, fake_redis, settings):
+    matches = _matches(client)
+    keys = Keys(settings.namespace, settings.feed_partitions)
+    ids = [matches.create(NewMatch("blokus", ["ann", "bob"]))[0] for _ in range(3)]
+    for match_id in ids:
+        fake_redis.delete(keys.summary(match_id))
+    matches.index_listings()
+    for match_id in ids:
+        assert _stored_row(fake_redis, settings, match_id) == _folded_row(matches, match_id)
+
+
+def test_a_summary_is_not_kept_over_an_append_that_got_in_first(client, fake_redis, settings):
+    matches = _matches(client)
+    keys = Keys(settings.namespace, settings.feed_partitions)
+    match_id, state, _ = matches.create(NewMatch("blokus", ["ann", "bob"]))
+    _play(matches, match_id, random.Random(2), 1)
+    matches._listings.keep_summary(match_id, state)  # a listing that folded the match before the move
+    assert json.loads(fake_redis.get(keys.summary(match_id)))["version"] == state.version + 1
