@@ -21,6 +21,10 @@ class Settings:
     snapshot_every: int = 16
     """``MATCHLOG_SNAPSHOT_EVERY``: a snapshot of derived state is kept every this many versions, so a
     state is never more than this many events away from a stored one."""
+    state_cache_bytes: int = 64 * 2**20
+    """``MATCHLOG_STATE_CACHE_BYTES`` (default 64 MiB): how many bytes of match states each API or worker
+    process keeps cached at most (as counted approximately, content packs apart: a process holds each pack
+    once), beside a bound of 2,048 matches. A state not cached is read from its snapshot and the log."""
     max_body_bytes: int = 64 * 1024
     """``MATCHLOG_MAX_BODY_BYTES``: larger request bodies get 413."""
     claim_idle_ms: int = 30_000
@@ -108,6 +112,7 @@ class Settings:
             data_dir=Path(env.get("MATCHLOG_DATA", "matchlog-data")),
             namespace=env.get("MATCHLOG_NAMESPACE", "matchlog"),
             snapshot_every=int(env.get("MATCHLOG_SNAPSHOT_EVERY", 16)),
+            state_cache_bytes=int(env.get("MATCHLOG_STATE_CACHE_BYTES", 64 * 2**20)),
             max_body_bytes=int(env.get("MATCHLOG_MAX_BODY_BYTES", 64 * 1024)),
             claim_idle_ms=int(env.get("MATCHLOG_CLAIM_IDLE_MS", 30_000)),
             packs_dir=Path(env["MATCHLOG_PACKS"]) if env.get("MATCHLOG_PACKS") else None,

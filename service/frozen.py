@@ -39,3 +39,62 @@ def replaced(obj: T, **changes: Any) -> T:
     state.update(obj.__dict__)
     state.update(changes)
     return new
+
+
+class FrozenDict(dict):
+    """A ``dict`` that refuses every change: part of a content pack that every state of every match on the same
+    pack shares (``packs.shared``). It reads, compares and encodes as JSON as the ``dict`` it was made from; a
+    deep copy is the object itself (nothing in it can change), a shallow copy a plain ``dict``."""
+
+    __slots__ = ("__weakref__",)
+
+    def _refused(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a shared content pack cannot change: copy the part to change")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _refused
+
+    def __copy__(self) -> dict:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict) -> FrozenDict:
+        return self
+
+    def __reduce__(self):
+        return (FrozenDict, (dict(self),))
+
+
+class FrozenList(list):
+    """A ``list`` that refuses every change (``FrozenDict``'s, for the lists in a shared pack)."""
+
+    __slots__ = ()
+
+    def _refused(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a shared content pack cannot change: copy the part to change")
+
+    __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = sort = reverse = _refused
+    __iadd__ = __imul__ = _refused
+
+    def __copy__(self) -> list:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict) -> FrozenList:
+        return self
+
+    def __reduce__(self):
+        return (FrozenList, (list(self),))
+
+
+def frozen(value: Any) -> Any:
+    """``value`` (JSON: dicts, lists, strings, numbers) with every dict and list in it frozen, as a new tree."""
+    if type(value) is dict or type(value) is FrozenDict:
+        return FrozenDict({k: frozen(v) for k, v in value.items()})
+    if type(value) is list or type(value) is FrozenList or type(value) is tuple:
+        return FrozenList(frozen(v) for v in value)
+    return value
+
+
+class Pack(FrozenDict):
+    """A frozen content pack with the SHA-256 of its canonical JSON (``match_created``'s ``content_sha256``),
+    worked out once when it was frozen: it cannot change since."""
+
+    __slots__ = ("sha256",)

@@ -242,6 +242,7 @@ class Matches:
             cache_size,
             self.settings.durability,
             self.settings.replica_wait_ms,
+            self.settings.state_cache_bytes,
         )
         self._jobs = JobQueue(jobs_redis or for_jobs(self.settings.rq_redis_url, redis_client), self._keys)
         self._platforms = Platforms(redis_client, self._keys)

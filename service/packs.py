@@ -7,14 +7,17 @@ Packs shipped with a game live in its ``Packs.folder``; a server can install mor
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import threading
+import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from service.chain import canonical_json
+from service.frozen import Pack, frozen
 from service.games.protocol import Game, InvalidOptions, InvalidPack, Packs
 
 CHECKED_KEPT = 64
@@ -23,6 +26,34 @@ CHECKED_KEPT = 64
 
 _checked: OrderedDict[tuple, Any] = OrderedDict()
 _lock = threading.Lock()
+_shared: weakref.WeakValueDictionary[str, Pack] = weakref.WeakValueDictionary()
+"""The packs in use in this process, by digest: every state of every match on a pack holds the one object."""
+
+
+def shared(content: Any) -> Any:
+    """The process's one frozen copy of the pack ``content`` (equal to it, and encoding as the same JSON), made
+    on first use: a state holds a reference to it, not a copy (a Blackout pack is some 400 KiB of objects).
+    Anything but a JSON object (None: a game without packs) is returned as it is."""
+    if not isinstance(content, dict):
+        return content
+    if isinstance(content, Pack):
+        return content
+    digest = hashlib.sha256(canonical_json(content)).hexdigest()
+    with _lock:
+        found = _shared.get(digest)
+        if found is None:
+            found = Pack(frozen(content))
+            found.sha256 = digest
+            _shared[digest] = found
+    return found
+
+
+def known(digest: str, load: Callable[[], Any]) -> Any:
+    """The shared pack whose digest is ``digest``, or ``shared(load())`` if none is in use (``load`` reads it:
+    from Redis, say). The pack loaded is shared under its own digest, whatever ``digest`` claims."""
+    with _lock:
+        found = _shared.get(digest)
+    return found if found is not None else shared(load())
 
 
 def folders(game: Game, packs_dir: Path | None) -> list[Path]:
@@ -57,7 +88,7 @@ def load(game: Game, name: str, packs_dir: Path | None, options: dict[str, Any])
 
 def _checked_once(game: Game, name: str, raw: bytes, options: dict[str, Any]) -> Any:
     """The pack checked, or its refusal, remembered by the digest of the file's bytes (an edited file is
-    checked again) and the options its checks read. A copy is returned: a setup may change its content."""
+    checked again) and the options its checks read, shared (``shared``): nothing can change it."""
     checked_by = _packs(game).checked_by
     read = options if checked_by is None else {k: options.get(k) for k in checked_by}
     key = (game.info.id, name, hashlib.sha256(raw).hexdigest(), json.dumps(read, sort_keys=True, default=str))
@@ -67,7 +98,7 @@ def _checked_once(game: Game, name: str, raw: bytes, options: dict[str, Any]) ->
             _checked.move_to_end(key)
     if found is None:
         try:
-            found = _check(game, name, raw, options)
+            found = shared(_check(game, name, raw, options))
         except InvalidOptions as refusal:
             found = refusal
         with _lock:
@@ -76,7 +107,7 @@ def _checked_once(game: Game, name: str, raw: bytes, options: dict[str, Any]) ->
                 _checked.popitem(last=False)
     if isinstance(found, InvalidOptions):
         raise InvalidOptions(found.field, found.message)
-    return copy.deepcopy(found)
+    return found
 
 
 def _check(game: Game, name: str, raw: bytes, options: dict[str, Any]) -> Any:

@@ -44,7 +44,7 @@ from service.chain import (
     commitment_key,
     verify_chain,
 )
-from service.frozen import replaced
+from service.frozen import Pack, replaced
 from service.games import GAMES
 from service.games.bots import bot_name
 from service.games.protocol import Game, legal_action_keys, reveals
@@ -158,6 +158,13 @@ class MatchState:
 _STATE_FIELDS = tuple(f.name for f in fields(MatchState))
 
 
+def content_digest(content: Any) -> str:
+    """SHA-256 of a content pack's canonical JSON (a shared ``Pack`` knows its own: it cannot have changed)."""
+    if isinstance(content, Pack):
+        return content.sha256
+    return hashlib.sha256(canonical_json(content)).hexdigest()
+
+
 def seed_commitment(seed: str, salt: str | None) -> str:
     """SHA-256 of ``<salt>:<seed>``; of the seed alone for logs from before salted commitments."""
     text = seed if salt is None else f"{salt}:{seed}"
@@ -204,7 +211,7 @@ def match_created(
     if clock:
         data["clock"] = clock
     if content is not None:  # the pack, and its digest: the log must replay without the server
-        data["content_sha256"] = hashlib.sha256(canonical_json(content)).hexdigest()
+        data["content_sha256"] = content_digest(content)
         data["content"] = content
     return {"type": "match_created", "seat": None, "data": data}
 
@@ -372,7 +379,7 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
         raise ValueError("the seed does not match the commitment in match_created")
     if "content_sha256" in data and (
         "content" not in data  # the chain covers the digest, not the pack
-        or hashlib.sha256(canonical_json(data["content"])).hexdigest() != data["content_sha256"]
+        or content_digest(data["content"]) != data["content_sha256"]
     ):
         raise BrokenChain(
             created.version,

@@ -19,6 +19,7 @@ as it is reach the cache.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -27,9 +28,10 @@ from typing import Any
 
 import redis
 
-from service import replay, views
+from service import packs, replay, views
 from service.chain import Recorded, canonical_json, compact_encoder, verify_chain
 from service.events import EventStore, NotTheHolder, Remember, VersionConflict, decode
+from service.frozen import FrozenDict, FrozenList, replaced
 from service.keys import Keys
 from service.lifecycle import SeedSecret, Step
 from service.replay import MatchState
@@ -116,11 +118,25 @@ class Lru:
     """A small LRU map, safe to share between threads without a lock: each step is one call of
     ``OrderedDict``'s, atomic under the GIL (the keys are strings and tuples, hashed and compared in C), and
     a key another thread dropped between two steps is simply gone. Values are immutable, so sharing them
-    is safe. (A lock cost more than the lookup: gevent's is Python, taken on every move several times.)"""
+    is safe. (A lock cost more than the lookup: gevent's is Python, taken on every move several times.)
 
-    def __init__(self, size: int):
+    With ``max_bytes`` it holds at most that many bytes as ``weigh(value, its previous weight or None)``
+    counts them (and at most ``size`` values): the least recently used go first. Threads racing on one key
+    may leave the count off by a value's weight; under gevent, which switches only at I/O, they cannot."""
+
+    def __init__(
+        self,
+        size: int,
+        max_bytes: int | None = None,
+        weigh: Callable[[Any, int | None], int] | None = None,
+    ):
         self.size = size
+        self.max_bytes = max_bytes
+        self._weigh = weigh
         self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._weights: dict[Hashable, int] = {}
+        self.bytes = 0
+        """What the values held weigh (``max_bytes``), as counted when each was put."""
 
     def get(self, key: Hashable):
         value = self._items.get(key)
@@ -133,16 +149,62 @@ class Lru:
 
     def put(self, key: Hashable, value) -> None:
         items = self._items
+        if self.max_bytes is not None and self._weigh is not None:
+            previous = self._weights.get(key)
+            weight = self._weigh(value, previous)
+            self._weights[key] = weight
+            self.bytes += weight - (previous or 0)
         items[key] = value
         try:
             items.move_to_end(key)
-            while len(items) > self.size:
-                items.popitem(last=False)
+            while len(items) > self.size or (
+                self.max_bytes is not None and self.bytes > self.max_bytes and len(items) > 1
+            ):
+                self._forget(items.popitem(last=False)[0])
         except KeyError:  # dropped meanwhile, or emptied by another put
             pass
 
     def drop(self, key: str) -> None:
-        self._items.pop(key, None)
+        if self._items.pop(key, None) is not None:
+            self._forget(key)
+
+    def _forget(self, key: Hashable) -> None:
+        weight = self._weights.pop(key, None)
+        if weight is not None:
+            self.bytes -= weight
+
+
+STATE_WEIGHED_EVERY = 32
+"""A cached state's size is worked out again every this many versions of its match (the walk costs some
+100 µs for a Blackout state): in between, a match's newest state counts what its last one weighed."""
+
+
+def state_weight(state: MatchState, previous: int | None) -> int:
+    """Approximately the bytes ``state`` holds of its own: its game's objects, not the shared content pack
+    (``packs.shared``: held once per process) nor anything another field shares with the match's states."""
+    if previous is not None and state.version % STATE_WEIGHED_EVERY:
+        return previous
+    return approximate_bytes(state.game) + approximate_bytes(state.options) + 1024
+
+
+def approximate_bytes(value: Any) -> int:
+    """``sys.getsizeof`` summed over a JSON-like tree (dicts, lists, tuples, strings, numbers), each object
+    once; frozen (shared) parts count nothing."""
+    seen: set[int] = set()
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen or isinstance(item, FrozenDict | FrozenList):
+            continue
+        seen.add(id(item))
+        total += sys.getsizeof(item)
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack.extend(item)
+    return total
 
 
 class MatchRepository:
@@ -155,13 +217,17 @@ class MatchRepository:
         cache_size: int = 2048,
         durability: str = "local",
         replica_wait_ms: int = 1000,
+        cache_bytes: int | None = None,
     ):
+        """``cache_size``: how many matches' newest states (and seat tokens) this process keeps at most;
+        ``cache_bytes``: how many bytes of states at most (``state_weight``), whichever comes first."""
         self.redis = redis_client
         self.keys = keys
         self.server_key = server_key
         self.store = EventStore(redis_client, keys, durability, replica_wait_ms)
         self.snapshots = Snapshots(redis_client, keys, snapshot_every)
-        self._heads = Lru(cache_size)  # match id -> newest MatchState this process has seen
+        # match id -> newest MatchState this process has seen
+        self._heads = Lru(cache_size, cache_bytes, state_weight)
         self._metas = Lru(cache_size)
         self.on_saved: Callable[[str, Step], None] | None = None
         """Told of every step appended (the listings follow a match's status so)."""
@@ -323,6 +389,7 @@ class MatchRepository:
             base = self.snapshots.get(match_id, base_version) if base_version else None
             entries = None
         if base is not None:
+            base = _sharing_pack(base)
             if entries is None:
                 entries = self._read(match_id, after=base.version - 1, until=target)
             if entries and _agrees(base, entries[0]):
@@ -350,10 +417,16 @@ class MatchRepository:
         entries = self.store.read(match_id, after=after, until=until, limit=limit)
         if entries and entries[0].version == 1 and "content_sha256" in entries[0].data:
             created = entries[0]
-            pack = self.redis.get(self.keys.pack(created.data["content_sha256"]))
-            if pack is None:
-                raise RuntimeError(f"content pack {created.data['content_sha256']} of {match_id} is missing")
-            entries[0] = replace(created, data={**created.data, "content": json.loads(pack)})
+            digest = created.data["content_sha256"]
+
+            def stored() -> Any:
+                pack = self.redis.get(self.keys.pack(digest))
+                if pack is None:
+                    raise RuntimeError(f"content pack {digest} of {match_id} is missing")
+                return json.loads(pack)
+
+            # the process's one copy of the pack (read from Redis only if none is in use): every state shares it
+            entries[0] = replace(created, data={**created.data, "content": packs.known(digest, stored)})
         return entries
 
     def compact(self, match_id: str) -> None:
@@ -416,6 +489,14 @@ class MatchRepository:
             cached = self._heads.get(match_id)
             if cached is None or cached.version < newest.version:
                 self._heads.put(match_id, newest)
+
+
+def _sharing_pack(state: MatchState) -> MatchState:
+    """``state`` (from a snapshot) holding the process's shared copy of its content pack, not one of its own."""
+    content = state.game.get("content") if isinstance(state.game, dict) else None
+    if not isinstance(content, dict):
+        return state
+    return replaced(state, game={**state.game, "content": packs.shared(content)})
 
 
 _summary_json = compact_encoder(sort_keys=False)

@@ -44,3 +44,33 @@ def test_threads_sharing_one_lru_never_fail_and_keep_it_within_size():
         thread.join()
     assert failures == []
     assert len(lru._items) <= 8
+
+
+def test_a_byte_bounded_lru_evicts_the_least_recently_used_by_bytes_not_by_count():
+    lru = Lru(100, max_bytes=10, weigh=lambda value, previous: len(value))
+    lru.put("a", "xxxx")
+    lru.put("b", "xxxx")
+    assert lru.get("a") == "xxxx" and lru.bytes == 8  # now b is the oldest
+    lru.put("c", "xxxx")  # 12 bytes: b goes, though 100 values would fit
+    assert (lru.get("a"), lru.get("b"), lru.get("c")) == ("xxxx", None, "xxxx") and lru.bytes == 8
+    lru.put("a", "x")  # a value put again counts its new weight only
+    assert lru.bytes == 5
+    lru.put("big", "x" * 50)  # bigger than the bound alone: kept, the others go
+    assert lru.get("big") and lru.get("a") is None and lru.get("c") is None and lru.bytes == 50
+    lru.drop("big")
+    assert lru.bytes == 0
+
+
+def test_the_state_cache_holds_at_most_its_bytes_of_states(fake_redis, settings):
+    from dataclasses import replace
+
+    from service.matches import Matches, NewMatch
+    from service.repository import state_weight
+
+    one = Matches(fake_redis, settings).create(NewMatch("blokus", ["ann", "bob"]))[1]
+    bound = 3 * state_weight(one, None)
+    matches = Matches(fake_redis, replace(settings, state_cache_bytes=bound))
+    ids = [matches.create(NewMatch("blokus", ["ann", "bob"]))[0] for _ in range(10)]
+    repository = matches._repository
+    assert repository._heads.bytes <= bound
+    assert [m for m in ids if repository.head(m) is not None] == ids[-3:]
