@@ -98,3 +98,4 @@ class Pack(FrozenDict):
     worked out once when it was frozen: it cannot change since."""
 
     __slots__ = ("sha256",)
+    sha256: str

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from service import packs
 from service.app import create_app
 from service.config import Settings
@@ -62,9 +64,10 @@ def test_the_options_a_check_reads_are_part_of_what_is_remembered(monkeypatch):
     assert len(calls) <= 2
 
 
-def test_each_match_gets_its_own_copy_of_the_content():
+def test_every_match_gets_the_one_shared_content_and_none_can_change_it():
     game = GAMES["blackout-hong-kong"]
     options = game.resolve_options({}, 2)
     first = packs.content_for(game, options)
-    first.clear()
-    assert packs.content_for(game, options)
+    with pytest.raises(TypeError):
+        first.clear()
+    assert packs.content_for(game, options) is first and first
