@@ -189,7 +189,7 @@ def _dict(key: Callable[[Any], Any], value: Callable[[Any], Any]) -> Callable[[A
 def compiled_dump(schema: Schema) -> Callable[[Any], dict | None] | None:
     """``schema.dump`` of one dict, compiled as ``compiled`` compiles a load: the same dict, its keys in the
     same order, for values of the kinds it knows (strings, integers, dicts, lists and nested schemas of
-    them, None); None for anything else, which the caller dumps with the schema itself. None when the
+    them, booleans, None); None for anything else, which the caller dumps with the schema itself. None when the
     schema cannot be compiled (dump hooks, renamed or defaulted fields, other field kinds)."""
     dump = _dump_schema(schema)
     return None if dump is None else _none_for_no(dump)
@@ -241,6 +241,8 @@ def _dump_field(field: fields.Field) -> Callable[[Any], Any] | None:
         return _typed(str)
     if type(field) is fields.Integer and not field.as_string:
         return _typed(int)
+    if type(field) is fields.Boolean:
+        return _typed(bool)  # marshmallow dumps a bool as itself
     if type(field) is fields.Dict and field.key_field is None and field.value_field is None:
         return lambda value: dict(value) if type(value) is dict else _NO
     if type(field) is fields.List:

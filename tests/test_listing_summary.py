@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from service import views
+from service import api, schemas, views
 from service.games import GAMES
 from service.keys import Keys
 from service.matches import NewMatch
@@ -95,6 +95,10 @@ def test_the_rows_kept_are_the_rows_a_fold_gives_on_random_matches_of_every_stat
         assert _stored_row(fake_redis, settings, match_id) == _folded_row(matches, match_id)
         statuses.add(_folded_row(matches, match_id)["status"])
     assert {"open", "active", "aborted"} <= statuses
+    rows = [views.listed(m, _kept(fake_redis, settings, m), AT) for m in made]
+    for body in ({"matches": rows, "next_cursor": "1.5"}, {"matches": rows, "next_cursor": None}):
+        dumped = api._lobby_dump(body)  # what the listing answers with: the schema's dump, compiled
+        assert dumped is not None and dumped == schemas.LobbySchema().dump(body)
     listed = _listed_rows(client)
     for match_id in made:  # over HTTP too: a listing's row is the match's own read, but for the time
         read = client.get(f"/v1/matches/{match_id}").json

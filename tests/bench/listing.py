@@ -8,6 +8,8 @@ status: a seat left open, started, a few moves in, aborted. Then, as an API work
 - the CPU time (``time.process_time``, this process: the API worker's share of a request, not Redis's) and
   the wall time of ``GET /v1/matches?limit=20`` and ``limit=200``'s work (``Matches.listed``), cold (a new
   worker each time) and warm (the same one again: median of 5);
+- the CPU time of the same pages through the whole Flask app (``GET /v1/matches``, the rows' dump included),
+  warm;
 - a cached Blackout state's bytes, two ways: ``tracemalloc``'s growth while one worker holds the latest
   state of each of the Blackout matches, divided by their number (what the cache costs a process), and
   ``pickle`` of one state alone (what it holds, shared or not);
@@ -89,6 +91,21 @@ def warm_page(settings: Settings, limit: int) -> tuple[float, float]:
     page_cpu(settings, limit, False, worker)
     runs = [page_cpu(settings, limit, False, worker) for _ in range(5)]
     return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+
+
+def http_page_cpu(settings: Settings, limit: int) -> float:
+    """CPU seconds of ``GET /v1/matches?limit=...&order=newest`` through the whole Flask app (the schema's dump
+    of every row included), warm: the median of 5 after one."""
+    from service.app import create_app
+
+    client = create_app(settings, _client()).test_client()
+    runs = []
+    for _ in range(6):
+        cpu = time.process_time()
+        answer = client.get(f"/v1/matches?limit={limit}&order=newest")
+        runs.append(time.process_time() - cpu)
+        assert answer.status_code == 200 and len(answer.json["matches"]) == limit, answer.status_code
+    return statistics.median(runs[1:])
 
 
 def state_bytes(settings: Settings, blackout: list[str]) -> tuple[float, int]:
@@ -191,6 +208,13 @@ def run(count: int, others: int) -> list[Figure]:
                 Figure(f"page{limit}.warm_cpu_ms", f"page of {limit}, warm: CPU", cpu * 1000, "ms"),
                 Figure(f"page{limit}.warm_wall_ms", f"page of {limit}, warm: wall", wall * 1000, "ms"),
             ]
+        for limit in (20, 200):
+            cpu = http_page_cpu(settings, limit)
+            figures.append(
+                Figure(
+                    f"http{limit}.warm_cpu_ms", f"GET /v1/matches?limit={limit}, warm: CPU", cpu * 1000, "ms"
+                )
+            )
         traced, pickled = state_bytes(settings, blackout)
         figures += [
             Figure("blackout_state.traced_kib", "cached Blackout state (tracemalloc)", traced / 1024, "KiB"),

@@ -131,3 +131,19 @@ def test_matchlog_migrate_from_one_redis_into_the_cluster(
     finally:
         for key in single.scan_iter(match=f"{settings.namespace}:*"):
             single.delete(key)
+
+
+def test_a_listing_reads_summaries_on_every_master_and_makes_the_missing_ones(
+    real_client, real_redis, redis_cluster, settings
+):
+    match_ids = [create(real_client)[0] for _ in range(30)]
+    keys = Keys(settings.namespace, settings.feed_partitions)
+    for match_id in match_ids:  # the append wrote it in its own script: on the match's node
+        assert redis_cluster.master_of(keys.summary(match_id)) == redis_cluster.master_of(keys.log(match_id))
+    for match_id in match_ids[::3]:  # as matches from before summaries have none
+        real_redis.delete(keys.summary(match_id))
+    listed = real_client.get("/v1/matches?limit=200").json["matches"]
+    assert [m["id"] for m in listed] == match_ids
+    for row in listed:
+        assert row == real_client.get(f"/v1/matches/{row['id']}").json
+    assert all(real_redis.get(keys.summary(match_id)) for match_id in match_ids)
