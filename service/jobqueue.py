@@ -124,11 +124,11 @@ class JobQueue:
     def defer_delivery(self, job_id: str, args: tuple, retries_left: int) -> None:
         """The delivery job ``job_id`` (with ``args``) again ``DELIVERY_DEFERRED_S`` from now as a job of its
         own, with the retries it has left: waiting for a slot is no failed attempt. Its id counts the waits
-        (``hook-<delivery>~<n>``), so a deferral made twice (a worker died after it) is one job."""
-        base, _, waits = job_id.partition("~")
+        (``hook-<delivery>_wait<n>``), so a deferral made twice (a worker died after it) is one job."""
+        base, _, waits = job_id.partition("_wait")
         retries = Retry(max=retries_left, interval=DELIVERY_RETRIES.intervals) if retries_left else None
         self._once(
-            f"{base}~{int(waits or 0) + 1}",
+            f"{base}_wait{int(waits or 0) + 1}",
             datetime.fromtimestamp(time.time() + DELIVERY_DEFERRED_S, tz=UTC),
             DELIVER_WEBHOOK,
             *args,
