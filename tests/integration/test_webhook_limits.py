@@ -174,9 +174,13 @@ def test_the_signature_covers_the_delivery_id(hooked, real_redis):
 def test_a_platforms_deliveries_take_at_most_its_slots_and_the_rest_wait_their_turn(settings, real_redis):
     keys = Keys(settings.namespace)
     store = Webhooks(real_redis, keys, Matches(real_redis, settings)._server_key)
-    with store.slot("arena", "a", 2, 30) as first, store.slot("arena", "b", 2, 30) as second:
-        with store.slot("arena", "c", 2, 30) as third, store.slot("elsewhere", "c", 2, 30) as other:
-            assert (first, second, third, other) == (True, True, False, True)
+    with (
+        store.slot("arena", "a", 2, 30) as first,
+        store.slot("arena", "b", 2, 30) as second,
+        store.slot("arena", "c", 2, 30) as third,
+        store.slot("elsewhere", "c", 2, 30) as other,
+    ):
+        assert (first, second, third, other) == (True, True, False, True)
     with store.slot("arena", "c", 2, 30) as later:
         assert later
 

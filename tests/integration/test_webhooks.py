@@ -251,7 +251,11 @@ def test_a_platform_lists_its_own_webhooks_without_their_secrets(hooked, real_re
     listed = client.get("/v1/webhooks", headers=bearer(key))
     assert listed.status_code == 200
     assert listed.json["webhooks"] == sorted(
-        ({k: h[k] for k in ("id", "url", "events", "status", "disabled_at", "disabled_reason")} for h in made), key=lambda h: h["id"]
+        (
+            {k: h[k] for k in ("id", "url", "events", "status", "disabled_at", "disabled_reason")}
+            for h in made
+        ),
+        key=lambda h: h["id"],
     )
     assert client.get("/v1/webhooks").json["error"] == "platform_key_required"
 
