@@ -26,6 +26,7 @@ import socket
 import ssl
 import time
 import uuid
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -499,8 +500,10 @@ class Webhooks:
     def keep_body(self, body: str) -> str:
         """Keep a delivery's body, or the part of it that the deliveries of one append share, once however
         many webhooks get it: its key is its digest. The digest, for the deliveries to name."""
-        digest = hashlib.sha256(body.encode()).hexdigest()
-        self.redis.set(self.keys.webhook_body(digest), body, ex=BODY_KEPT_S)
+        data = body.encode()
+        digest = hashlib.sha256(data).hexdigest()
+        # compressed, as RQ compresses a job's arguments: a body's entries repeat their keys and names
+        self.redis.set(self.keys.webhook_body(digest), zlib.compress(data), ex=BODY_KEPT_S)
         return digest
 
     def body(self, digest: str) -> str | None:
@@ -510,7 +513,7 @@ class Webhooks:
             pipe.get(key)
             pipe.expire(key, BODY_KEPT_S)
             body, _ = pipe.execute()
-        return body.decode() if body is not None else None
+        return zlib.decompress(body).decode() if body is not None else None
 
     def deliveries(
         self,
