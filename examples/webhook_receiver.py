@@ -17,7 +17,9 @@ def verified(secret: str, header: str, delivery: str, body: bytes, tolerance_s: 
     fields = dict(part.split("=", 1) for part in header.split(","))
     signed = f"{fields['t']}.{delivery}.".encode() + body  # v2: the Matchlog-Delivery header is signed too
     mac = hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
-    return abs(time.time() - int(fields["t"])) <= tolerance_s and hmac.compare_digest(mac, fields.get("v2", ""))
+    return abs(time.time() - int(fields["t"])) <= tolerance_s and hmac.compare_digest(
+        mac, fields.get("v2", "")
+    )
 
 
 class Receiver(BaseHTTPRequestHandler):
