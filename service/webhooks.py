@@ -320,6 +320,12 @@ def _isatap(ip: ipaddress.IPv6Address) -> bool:
     return (int(ip) >> 32) & 0xFDFF_FFFF == 0x5EFE
 
 
+def joined(own: str, shared: str) -> str:
+    """A delivery's body: its own members (``own``, a JSON object's text) and those it shares with the other
+    deliveries of its append (``shared``, another), as one object."""
+    return own[:-1] + "," + shared[1:]
+
+
 def signature(secret: str, timestamp: int, body: bytes, delivery: str) -> str:
     """The ``Matchlog-Signature`` header: v2 signs the delivery id too; v1, the timestamp and body only, is
     kept for one release for the receivers that check it."""

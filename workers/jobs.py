@@ -23,7 +23,15 @@ from service.jobqueue import DELIVERY_RETRIES
 from service.matches import Matches, now
 from service.players import PlayerStore
 from service.redis_client import connect
-from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, BadWebhookUrl, Undelivered, post, signature
+from service.webhooks import (
+    DELIVERY_HEADER,
+    SIGNATURE_HEADER,
+    BadWebhookUrl,
+    Undelivered,
+    joined,
+    post,
+    signature,
+)
 
 _apps: dict[tuple[int, str], Matches] = {}
 _stores: dict[tuple[int, str], PlayerStore] = {}
@@ -123,7 +131,7 @@ def deliver_webhook(
         if rest is None:
             metrics.JOBS.labels("deliver_webhook", "expired").inc()
             return {"delivered": False, "why": "its body is no longer kept"}
-        body = body[:-1] + "," + rest[1:]  # two JSON objects' members, as one object
+        body = joined(body, rest)
     data = body.encode()
     with matches.delivery_slot(hook["platform"], delivery_id) as slot:
         if not slot and job is not None:

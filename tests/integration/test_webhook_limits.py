@@ -147,6 +147,42 @@ def test_an_attempt_records_an_outcome_never_the_peers_bytes(hooked, real_redis)
         peer.close()
 
 
+def test_tls_to_a_receiver_that_speaks_no_tls_is_a_tls_outcome():
+    receiver = Receiver([])
+    try:
+        with pytest.raises(Undelivered) as raised:
+            post(
+                receiver.url.replace("http:", "https:"),
+                b"{}",
+                {},
+                allow_private=True,
+                connect_s=1,
+                deadline_s=2,
+            )
+        assert raised.value.outcome == "tls"
+    finally:
+        receiver.close()
+
+
+def test_an_attempt_an_older_release_kept_shows_no_error_text(hooked, real_redis):
+    settings, client, key = hooked
+    hook = client.post(
+        "/v1/webhooks", json={"url": "http://127.0.0.1:9/", "events": ["placed"]}, headers=bearer(key)
+    ).json["id"]
+    old = {
+        "delivery": "d",
+        "attempt": 1,
+        "at": "2026-11-27T16:00:00.000Z",
+        "error": "SSH-2.0-OpenSSH_9.6",
+        "ms": 1,
+    }
+    real_redis.xadd(Keys(settings.namespace).webhook_attempts(hook), {"attempt": json.dumps(old)})
+    listed = client.get(f"/v1/webhooks/{hook}/deliveries", headers=bearer(key)).json["deliveries"]
+    assert listed == [
+        {"delivery": "d", "attempt": 1, "at": "2026-11-27T16:00:00.000Z", "outcome": "unknown", "ms": 1}
+    ]
+
+
 def test_the_signature_covers_the_delivery_id(hooked, real_redis):
     settings, client, key = hooked
     receiver = Receiver([])
