@@ -1368,7 +1368,7 @@ def delete_webhook(headers, hook_id: str):
 @v1.arguments(schemas.WebhookPatchSchema())
 @v1.response(200, schemas.WebhookListedSchema)
 @v1.doc(security=PLATFORM)
-@_errors(400, 401, 403, 404, 503)
+@_errors(400, 401, 403, 404, 429, 503)
 def patch_webhook(body, hook_id: str):
     """Enable a webhook again (``{"status": "enabled"}``) that the server disabled for failing: deliveries
     resume from the next append on (those of the appends meanwhile are not sent: read the matches' logs).
