@@ -62,8 +62,6 @@ OUTCOMES = (
 """What an attempt's ``outcome`` can be: ``status`` (the receiver answered, ``status`` says with what), or why
 no answer came, in the server's own words: never the peer's bytes or an exception's text (a receiver's
 address could be anyone's service). ``unknown``: an attempt recorded by an older release."""
-DISABLED_REASONS = ("failing",)
-"""Why a webhook is disabled: ``failing``, its latest deliveries all failed (``MATCHLOG_WEBHOOK_DISABLE_AFTER``)."""
 STATUS_LINE = re.compile(rb"HTTP/1\.[01] ([1-9][0-9]{2})(?: [^\r\n]*)?\r?")
 STATUS_LINE_MAX = 1024
 
@@ -217,7 +215,7 @@ def post(
         sock: socket.socket = socket.create_connection(
             (address, parts.port or (443 if https else 80)), min(connect_s, deadline_s)
         )
-    except (TimeoutError, ConnectionRefusedError, OSError) as error:
+    except OSError as error:  # a timeout, refused, unreachable...
         raise Undelivered(_outcome(error)) from None
     try:
         sock.setblocking(False)
