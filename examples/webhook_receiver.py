@@ -13,10 +13,13 @@ import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 
-def verified(secret: str, header: str, body: bytes, tolerance_s: int = 300) -> bool:
+def verified(secret: str, header: str, delivery: str, body: bytes, tolerance_s: int = 300) -> bool:
     fields = dict(part.split("=", 1) for part in header.split(","))
-    mac = hmac.new(secret.encode(), f"{fields['t']}.".encode() + body, hashlib.sha256).hexdigest()
-    return abs(time.time() - int(fields["t"])) <= tolerance_s and hmac.compare_digest(mac, fields["v1"])
+    signed = f"{fields['t']}.{delivery}.".encode() + body  # v2: the Matchlog-Delivery header is signed too
+    mac = hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+    return abs(time.time() - int(fields["t"])) <= tolerance_s and hmac.compare_digest(
+        mac, fields.get("v2", "")
+    )
 
 
 class Receiver(BaseHTTPRequestHandler):
@@ -33,7 +36,7 @@ class Receiver(BaseHTTPRequestHandler):
         signature = self.headers["Matchlog-Signature"]
         logged = {
             "status": status,
-            "verified": verified(Receiver.secret, signature, body),
+            "verified": verified(Receiver.secret, signature, self.headers["Matchlog-Delivery"], body),
             "Matchlog-Signature": signature,
             "Matchlog-Delivery": self.headers["Matchlog-Delivery"],
             "body": json.loads(body),

@@ -1266,7 +1266,9 @@ def get_metrics():
                             "required": True,
                             "schema": {"type": "string"},
                             "description": (
-                                't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the webhook\'s secret>'
+                                't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">,v2=<hex HMAC-SHA256 of '
+                                '"<t>.<Matchlog-Delivery>.<body>">, both with the webhook\'s secret. Check v2: '
+                                "it covers the delivery id too; v1 is sent for one more release."
                             ),
                         },
                         {
@@ -1274,7 +1276,8 @@ def get_metrics():
                             "in": "header",
                             "required": True,
                             "schema": {"type": "string"},
-                            "description": "The delivery's id, the same on every retry (for de-duplication).",
+                            "description": "The delivery's id, the same on every retry (for "
+                            "de-duplication); signed by v2.",
                         },
                     ],
                     "requestBody": {
@@ -1283,8 +1286,10 @@ def get_metrics():
                     },
                     "responses": {
                         "2XX": {
-                            "description": "Delivered. Any other answer, or none within 5 s, is retried with "
-                            "backoff."
+                            "description": "Delivered. Any other answer, or none within 5 s "
+                            "(MATCHLOG_WEBHOOK_DEADLINE_S: the whole attempt, connection included), is retried "
+                            "with backoff; after 5 deliveries in a row that failed every attempt "
+                            "(MATCHLOG_WEBHOOK_DISABLE_AFTER) the webhook is disabled."
                         }
                     },
                 }
@@ -1296,7 +1301,8 @@ def get_metrics():
 def create_webhook(body, headers):
     """Deliver the entries of these ``events`` types, for every match of the key's platform, to ``url``:
     signed (``Matchlog-Signature``), retried with backoff, each with a ``Matchlog-Delivery`` id. The
-    ``secret`` (made when not given) is shown only now."""
+    ``secret`` (made when not given) is shown only now. ``409 too_many_webhooks`` when the platform has
+    as many as it may (10 by default, ``MATCHLOG_WEBHOOKS_PER_PLATFORM``; ``limit`` says how many)."""
     platform = _webhooks_platform()
     try:
         check_url(body["url"], matches().settings.webhooks_private)
@@ -1364,6 +1370,20 @@ def delete_webhook(headers, hook_id: str):
     return ""
 
 
+@v1.route("/webhooks/<hook_id>", methods=["PATCH"])
+@v1.arguments(schemas.WebhookPatchSchema())
+@v1.response(200, schemas.WebhookListedSchema)
+@v1.doc(security=PLATFORM)
+@_errors(400, 401, 403, 404, 429, 503)
+def patch_webhook(body, hook_id: str):
+    """Enable a webhook again (``{"status": "enabled"}``) that the server disabled for failing: deliveries
+    resume from the next append on (those of the appends meanwhile are not sent: read the matches' logs).
+    Enabling an enabled one changes nothing."""
+    hook = _own_webhook(hook_id)
+    matches().enable_webhook(hook_id)
+    return next(h for h in matches().webhooks_of(hook["platform"]) if h["id"] == hook_id)
+
+
 @v1.route("/webhooks/<hook_id>/deliveries", methods=["GET"])
 @v1.arguments(schemas.DeliveriesQuerySchema(), location="query")
 @v1.response(200, schemas.DeliveriesSchema)
@@ -1371,7 +1391,9 @@ def delete_webhook(headers, hook_id: str):
 @_errors(400, 401, 403, 404)
 def get_deliveries(query, hook_id: str):
     """The delivery attempts, newest first, ``limit`` a page (the latest 10,000 or so are kept): delivery
-    id, attempt, when (ISO 8601 UTC), HTTP status or error, time taken. ``next_cursor`` asks for the
+    id, attempt, when (ISO 8601 UTC), its ``outcome`` (``status``, with the HTTP ``status``; or why none
+    came: ``timeout``, ``refused``, ``reset``, ``unreachable``, ``tls``, ``not_http``, ``address_refused``),
+    time taken. ``next_cursor`` asks for the
     next, older page (null: none)."""
     _own_webhook(hook_id)
     page, cursor = matches().webhook_deliveries(hook_id, query.get("cursor"), query["limit"])

@@ -56,6 +56,21 @@ class Settings:
     webhooks_private: bool = False
     """``MATCHLOG_WEBHOOKS_PRIVATE``: allow webhook URLs on private and loopback addresses (tests, or a
     platform on the same network)."""
+    webhooks_per_platform: int = 10
+    """``MATCHLOG_WEBHOOKS_PER_PLATFORM`` (0: no cap): webhooks one platform may have; registering one more is
+    refused (409 ``too_many_webhooks``)."""
+    webhook_slots_per_platform: int = 2
+    """``MATCHLOG_WEBHOOK_SLOTS_PER_PLATFORM`` (0: no cap): deliveries of one platform attempted at the same
+    time, over all workers; the platform's other deliveries wait their turn (a few seconds later, again),
+    so that its stalled receivers hold at most these many workers while other platforms' deliveries go on."""
+    webhook_connect_s: float = 2.0
+    """``MATCHLOG_WEBHOOK_CONNECT_S``: how long a delivery attempt waits for the receiver's connection."""
+    webhook_deadline_s: float = 5.0
+    """``MATCHLOG_WEBHOOK_DEADLINE_S``: a delivery attempt's whole time (connection, TLS, request and the
+    answer's status line), however slowly the receiver answers; none by then is a ``timeout``."""
+    webhook_disable_after: int = 5
+    """``MATCHLOG_WEBHOOK_DISABLE_AFTER`` (0: never): deliveries in a row that failed every attempt before a
+    webhook is disabled (``status: disabled``); its platform enables it again (``PATCH /v1/webhooks/{id}``)."""
     anonymous_matches: bool = True
     """``MATCHLOG_ANONYMOUS_MATCHES`` (``true``/``false``): may a request without a platform key create a
     match? Allowed by default, for the two-command start."""
@@ -124,6 +139,11 @@ class Settings:
             trusted_proxies=int(env.get("MATCHLOG_TRUSTED_PROXIES", 0)),
             webhooks_private=env.get("MATCHLOG_WEBHOOKS_PRIVATE", "false").strip().lower()
             in ("true", "1", "yes"),
+            webhooks_per_platform=int(env.get("MATCHLOG_WEBHOOKS_PER_PLATFORM", 10)),
+            webhook_slots_per_platform=int(env.get("MATCHLOG_WEBHOOK_SLOTS_PER_PLATFORM", 2)),
+            webhook_connect_s=float(env.get("MATCHLOG_WEBHOOK_CONNECT_S", 2)),
+            webhook_deadline_s=float(env.get("MATCHLOG_WEBHOOK_DEADLINE_S", 5)),
+            webhook_disable_after=int(env.get("MATCHLOG_WEBHOOK_DISABLE_AFTER", 5)),
             anonymous_matches=env.get("MATCHLOG_ANONYMOUS_MATCHES", "true").strip().lower()
             not in ("false", "0", "no"),
             sse_heartbeat_s=float(env.get("MATCHLOG_SSE_HEARTBEAT_S", 15)),

@@ -27,6 +27,7 @@ from typing import Any
 from service.games import action_component
 from service.games.protocol import ActionNames, Game
 from service.replay import SHELL_EVENTS
+from service.webhooks import OUTCOMES
 
 REF = "#/components/schemas/"
 
@@ -445,11 +446,20 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
                         "delivery": STR,
                         "attempt": INT,
                         "at": {**STR, "description": "When the attempt started (UTC, ISO 8601)."},
-                        "status": {**INT, "description": "The receiver's HTTP status."},
-                        "error": {**STR, "description": "Why no status came back (refused, timed out...)."},
+                        "outcome": {
+                            "type": "string",
+                            "enum": list(OUTCOMES),
+                            "description": "status: the receiver answered (status says with what); else why "
+                            "no answer came: timeout (no connection, or no status line, within the attempt's "
+                            "deadline), refused, reset, unreachable, tls (the handshake or the certificate "
+                            "failed), not_http (closed, or answered other than HTTP), address_refused (the "
+                            "host resolved to an address deliveries may not go to); unknown: recorded by an "
+                            "older release. Never the receiver's bytes.",
+                        },
+                        "status": {**INT, "description": "The receiver's HTTP status (outcome status)."},
                         "ms": {"type": "number", "description": "Time taken."},
                     },
-                    ["delivery", "attempt", "at", "ms"],
+                    ["delivery", "attempt", "at", "outcome", "ms"],
                 ),
             },
             "next_cursor": {

@@ -35,6 +35,7 @@ from service.matches import (
     SeatTaken,
 )
 from service.repository import MatchNotFound, VersionNotFound
+from service.webhooks import TooManyWebhooks
 
 log = logging.getLogger("matchlog")
 
@@ -78,6 +79,7 @@ API_ERRORS: dict[str, str] = {
     "seed_known_to_creator_refused": "a seed known to its creator where a stranger could sit down (reason)",
     "too_many_requests": "over a rate limit: Retry-After says when to retry",
     "too_many_streams": "this address holds as many live feeds as it may",
+    "too_many_webhooks": "the platform has as many webhooks as it may (limit says how many)",
     "internal_error": "an unexpected error; it has been logged",
     "broken_chain": "the stored log fails its hash chain",
     "storage_unavailable": "the match store is unreachable or failing over; retry",
@@ -191,6 +193,9 @@ DOMAIN = {
     NoRecordFormat: lambda e: ApiError(406, "not_acceptable", str(e)),
     BrokenChain: lambda e: ApiError(500, "broken_chain", f"the stored log fails its hash chain: {e}"),
     SeatTaken: lambda e: ApiError(409, "seat_taken", str(e)),
+    TooManyWebhooks: lambda e: ApiError(
+        409, "too_many_webhooks", f"{e}: delete one first, or ask the operator to allow more", limit=e.limit
+    ),
     HiddenUntilRevealed: lambda e: ApiError(409, "hidden_until_revealed", str(e)),
     MatchOver: lambda e: ApiError(409, "match_over", str(e)),
     NoSuchSeat: lambda e: ApiError(404, "seat_not_found", str(e)),

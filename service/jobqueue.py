@@ -42,6 +42,8 @@ due one within a second. One second more makes the backoff a lower bound: a retr
 ``floor(failed + s + 1) >= failed + s``, taken within about a second of that."""
 DELIVERY_TIMEOUT_S = 10
 """A delivery's job timeout: its POST gives up after 5 s, so a delivery still started after this has no worker."""
+DELIVERY_DEFERRED_S = 2
+"""A delivery whose platform has all its delivery slots taken is tried again this much later."""
 RQ_HEARTBEAT_GRACE_S = 60
 """What RQ adds to a job's timeout before its started-registry entry expires."""
 BOT_MOVE_TIMEOUT_S = 30
@@ -98,9 +100,11 @@ class JobQueue:
         )
         return job.id
 
-    def enqueue_delivery(self, delivery_id: str, hook_id: str, body: str) -> None:
+    def enqueue_delivery(self, delivery_id: str, hook_id: str, body: str, shared: str | None = None) -> None:
         """A webhook delivery, once: a notice handled twice (a worker died before acknowledging it) finds
-        the job there and adds nothing. A job whose worker died is retried by RQ (``clean_registries``)."""
+        the job there and adds nothing. A job whose worker died is retried by RQ (``clean_registries``).
+        ``shared``: the digest of the body's part kept once for every webhook (``Webhooks.keep_body``),
+        ``body`` then the delivery's own fields."""
         self._once(
             f"hook-{delivery_id}",
             None,
@@ -109,8 +113,27 @@ class JobQueue:
             delivery_id,
             body,
             self.keys.namespace,
+            shared,
             retry=DELIVERY_RETRIES,
             result_ttl=RESULT_TTL_S,
+            failure_ttl=24 * 3600,
+            ttl=24 * 3600,
+            job_timeout=DELIVERY_TIMEOUT_S,
+        )
+
+    def defer_delivery(self, job_id: str, args: tuple, retries_left: int) -> None:
+        """The delivery job ``job_id`` (with ``args``) again ``DELIVERY_DEFERRED_S`` from now as a job of its
+        own, with the retries it has left: waiting for a slot is no failed attempt. Its id counts the waits
+        (``hook-<delivery>_wait<n>``), so a deferral made twice (a worker died after it) is one job."""
+        base, _, waits = job_id.partition("_wait")
+        retries = Retry(max=retries_left, interval=DELIVERY_RETRIES.intervals) if retries_left else None
+        self._once(
+            f"{base}_wait{int(waits or 0) + 1}",
+            datetime.fromtimestamp(time.time() + DELIVERY_DEFERRED_S, tz=UTC),
+            DELIVER_WEBHOOK,
+            *args,
+            retry=retries,
+            result_ttl=0,
             failure_ttl=24 * 3600,
             ttl=24 * 3600,
             job_timeout=DELIVERY_TIMEOUT_S,

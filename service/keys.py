@@ -148,6 +148,15 @@ class Keys:
         delivery, the version of the one before it (``v<version>``): its ``previous_version``."""
         return f"{self.namespace}:webhook:{hook_id}:order:{match_id}"
 
+    def webhook_slots(self, platform_id: str) -> str:
+        """A platform's delivery slots taken: a sorted set of holders by the end of their lease (ms)."""
+        return f"{self.namespace}:platform:{platform_id}:webhook-slots"
+
+    def webhook_body(self, digest: str) -> str:
+        """A delivery body (or the part the deliveries of one append share) by its SHA-256, kept once however
+        many webhooks get it."""
+        return f"{self.namespace}:webhook-body:{digest}"
+
     def platform_webhooks(self, platform_id: str) -> str:
         return f"{self.namespace}:platform:{platform_id}:webhooks"
 

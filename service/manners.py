@@ -32,7 +32,9 @@ ACCESS = logging.getLogger("matchlog.access")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 ALLOWED_HEADERS = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id"
 EXPOSED_HEADERS = "Location, Retry-After, X-Match-Version, X-Request-Id"
-METHODS = "GET, POST, DELETE, OPTIONS"  # DELETE: a platform page removes its webhooks
+METHODS = (
+    "GET, POST, PATCH, DELETE, OPTIONS"  # DELETE, PATCH: a platform page removes or enables its webhooks
+)
 
 
 def request_id() -> str | None:

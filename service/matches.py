@@ -21,7 +21,7 @@ import redis
 
 from service import analysis, clocks, lifecycle, packs, replay, views
 from service.analyses import Analyses
-from service.chain import Recorded, canonical_json, utc_second
+from service.chain import Recorded, canonical_json, compact_encoder, utc_second
 from service.config import Settings
 from service.events import PENDING, Remember, VersionConflict
 from service.games import GAMES
@@ -38,6 +38,9 @@ from service.schemas import name_refusal
 from service.serverkey import ServerKey
 from service.tokens import new_token, token_hash
 from service.webhooks import Webhooks
+
+_compact = compact_encoder(sort_keys=False)
+"""A delivery body's text, and its parts'."""
 
 
 class IdempotencyKeyReused(Exception):
@@ -247,7 +250,14 @@ class Matches:
         self._jobs = JobQueue(jobs_redis or for_jobs(self.settings.rq_redis_url, redis_client), self._keys)
         self._platforms = Platforms(redis_client, self._keys)
         self._listings = Listings(redis_client, self._keys, lambda match_id: self.load(match_id))
-        self._webhooks = Webhooks(redis_client, self._keys, self._server_key, self._repository.durably)
+        self._webhooks = Webhooks(
+            redis_client,
+            self._keys,
+            self._server_key,
+            self._repository.durably,
+            self.settings.webhooks_per_platform,
+            self.settings.webhook_disable_after,
+        )
         self._repository.on_saved = self._relist
         self._redis = redis_client
         self._analyses = Analyses(redis_client, self._keys)  # of finished matches (``service.analyses``)
@@ -701,6 +711,9 @@ class Matches:
     def remove_webhook(self, hook_id: str, platform: str) -> None:
         self._webhooks.remove(hook_id, platform)
 
+    def enable_webhook(self, hook_id: str) -> None:
+        self._webhooks.enable(hook_id)
+
     def webhook_deliveries(
         self,
         hook_id: str,
@@ -710,8 +723,22 @@ class Matches:
         """A page of the webhook's delivery attempts, newest first, and the next page's cursor."""
         return self._webhooks.deliveries(hook_id, cursor, limit)
 
-    def record_delivery(self, hook_id: str, attempt: dict[str, Any]) -> None:
-        self._webhooks.record(hook_id, attempt)
+    def record_delivery(self, hook_id: str, attempt: dict[str, Any], last: bool = False) -> bool:
+        """Keep an attempt; True when it disabled the webhook (``Webhooks.record``)."""
+        return self._webhooks.record(hook_id, attempt, last)
+
+    def delivery_body(self, shared: str) -> str | None:
+        return self._webhooks.body(shared)
+
+    def delivery_slot(self, platform: str, holder: str):
+        """One of the platform's delivery slots, for as long as an attempt may take (``Webhooks.slot``)."""
+        lease_s = self.settings.webhook_connect_s + self.settings.webhook_deadline_s + 5
+        return self._webhooks.slot(platform, holder, self.settings.webhook_slots_per_platform, lease_s)
+
+    def defer_delivery(self, job_id: str, args: tuple, retries_left: int) -> None:
+        """The delivery job ``job_id`` again in a few seconds, with the retries it has left: its platform's
+        slots were all taken."""
+        self._jobs.defer_delivery(job_id, args, retries_left)
 
     def platform_of(self, match_id: str) -> str | None:
         return self._repository.meta(match_id).platform
@@ -729,36 +756,44 @@ class Matches:
             return
         _, entries = self._repository.read(match_id, after=version - len(types), until=version)
         state = self.load(match_id, version)
+        shared: dict[tuple[str, ...], str] = {}  # the part of the body hooks asking for the same types share
         for hook in hooks:
+            if hook["status"] != "enabled":
+                continue
             delivery_id = f"{hook['id']}-{match_id}-v{version}"
             previous = self._webhooks.previous_version(
                 hook["id"], match_id, version
             )  # in version order: the feed's
-            body = {
-                "game": state.engine.info.id,
-                "delivery": delivery_id,
-                "webhook": hook["id"],
-                "match": match_id,
-                "version": version,
-                "previous_version": previous,
-                "entries": views.entries_view(state, [e for e in entries if e.type in hook["events"]], None),
-            }
-            self._jobs.enqueue_delivery(delivery_id, hook["id"], json.dumps(body, separators=(",", ":")))
+            wanted = tuple(sorted(set(hook["events"]) & set(types)))
+            if wanted not in shared:
+                shown = [e for e in entries if e.type in wanted]
+                shared[wanted] = self._webhooks.keep_body(
+                    _compact(
+                        {
+                            "game": state.engine.info.id,
+                            "match": match_id,
+                            "version": version,
+                            "entries": views.entries_view(state, shown, None),
+                        }
+                    )
+                )
+            own = {"delivery": delivery_id, "webhook": hook["id"], "previous_version": previous}
+            self._jobs.enqueue_delivery(delivery_id, hook["id"], _compact(own), shared[wanted])
 
     def deliver_event(self, platform: str, event: str, delivery_id: str, body: dict[str, Any]) -> None:
         """Enqueue a delivery of an event that is no log entry (``rating_changed``) to each webhook of the
         platform that asked for it."""
-        for hook in self._webhooks.of_platform(platform):
-            if event in hook["events"]:
-                delivery = f"{hook['id']}-{delivery_id}"
-                self._jobs.enqueue_delivery(
-                    delivery,
-                    hook["id"],
-                    json.dumps(
-                        {"delivery": delivery, "webhook": hook["id"], "event": event, **body},
-                        separators=(",", ":"),
-                    ),
-                )
+        hooks = [
+            h
+            for h in self._webhooks.of_platform(platform)
+            if event in h["events"] and h["status"] == "enabled"
+        ]
+        shared = self._webhooks.keep_body(_compact({"event": event, **body})) if hooks else None
+        for hook in hooks:
+            delivery = f"{hook['id']}-{delivery_id}"
+            self._jobs.enqueue_delivery(
+                delivery, hook["id"], _compact({"delivery": delivery, "webhook": hook["id"]}), shared
+            )
 
     def request_analysis(self, match_id: str) -> dict[str, Any]:
         """Analyse the finished match in the background, once: a second request finds the first one's

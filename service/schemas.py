@@ -290,6 +290,34 @@ class WebhookListedSchema(Schema):
     id = fields.String(required=True)
     url = fields.String(required=True)
     events = fields.List(fields.String(), required=True)
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["enabled", "disabled"]),
+        metadata={
+            "description": "disabled: nothing is delivered to it (not even what was queued) until the "
+            "platform enables it again (PATCH)."
+        },
+    )
+    disabled_at = fields.String(
+        required=True, allow_none=True, metadata={"description": "When it was disabled (UTC, ISO 8601)."}
+    )
+    disabled_reason = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(["failing"]),
+        metadata={
+            "description": "failing: its latest deliveries (MATCHLOG_WEBHOOK_DISABLE_AFTER, 5 by default) "
+            "each failed every attempt; GET its deliveries for how."
+        },
+    )
+
+
+class WebhookPatchSchema(Schema):
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["enabled"]),
+        metadata={"description": "enabled: deliver again, from the next append on."},
+    )
 
 
 class WebhookCreatedSchema(WebhookListedSchema):

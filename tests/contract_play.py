@@ -11,6 +11,7 @@ from typing import Any
 
 from service.keys import Keys
 from service.platforms import Platforms
+from service.webhooks import joined
 from tests.helpers import bearer, run_jobs
 
 MODES: list[tuple[str, int, dict[str, Any]]] = [
@@ -191,7 +192,7 @@ def capture_webhooks(app, seen: Seen) -> None:
     webhooks_private for the loopback URLs)."""
     matches = app.extensions["matchlog"]
 
-    def enqueue(delivery_id, hook_id, body, *more, **options):
-        seen("webhook", json.loads(body))
+    def enqueue(delivery_id, hook_id, body, shared=None):
+        seen("webhook", json.loads(joined(body, matches.delivery_body(shared)) if shared else body))
 
     matches._jobs.enqueue_delivery = enqueue  # the queue the app delivers through, caught before RQ

@@ -36,3 +36,26 @@ def test_public_addresses_are_still_delivered_to(address):
 
 def test_the_operator_may_allow_them_with_private_addresses():
     assert check_url("http://[64:ff9b:1::a00:1]/hook", allow_private=True) == ["64:ff9b:1::a00:1"]
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "192.0.0.8",
+        "192.0.0.170",
+        "192.88.99.1",
+        "198.18.0.1",
+        "[fec0::1]",
+        "[3fff::1]",
+        "[5f00::1]",
+        "[2001:db8::1]",
+    ],
+)
+def test_every_address_the_iana_registries_call_not_globally_reachable_is_refused(address):
+    """Python 3.11's ``is_global`` calls 192.0.0.8 and fec0::1 global; the registries do not."""
+    with pytest.raises(BadWebhookUrl, match="private address"):
+        check_url(f"http://{address}/hook", allow_private=False)
+
+
+def test_the_registries_globally_reachable_exceptions_are_delivered_to():
+    assert check_url("http://192.0.0.9/hook", allow_private=False) == ["192.0.0.9"]

@@ -10,7 +10,6 @@ else.
 from __future__ import annotations
 
 import dataclasses
-import http.client
 import time
 import urllib.parse
 from typing import Any
@@ -24,7 +23,15 @@ from service.jobqueue import DELIVERY_RETRIES
 from service.matches import Matches, now
 from service.players import PlayerStore
 from service.redis_client import connect
-from service.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, BadWebhookUrl, post, signature
+from service.webhooks import (
+    DELIVERY_HEADER,
+    SIGNATURE_HEADER,
+    BadWebhookUrl,
+    Undelivered,
+    joined,
+    post,
+    signature,
+)
 
 _apps: dict[tuple[int, str], Matches] = {}
 _stores: dict[tuple[int, str], PlayerStore] = {}
@@ -103,42 +110,78 @@ def check_clock(match_id: str, version: int, namespace: str) -> dict[str, Any]:
     return {"outcome": outcome}
 
 
-def deliver_webhook(hook_id: str, delivery_id: str, body: str, namespace: str) -> dict[str, Any]:
-    """POST one delivery, signed; a failure or a timeout raises, and RQ retries with backoff."""
+def deliver_webhook(
+    hook_id: str, delivery_id: str, body: str, namespace: str, shared: str | None = None
+) -> dict[str, Any]:
+    """POST one delivery, signed; a failure or a timeout raises, and RQ retries with backoff. ``shared``: the
+    digest of the part of the body that every webhook of the append gets, kept once (``body`` is then this
+    delivery's own fields); without it, as a job of an older release has it, ``body`` is the whole body.
+    With its platform's delivery slots all taken, the delivery comes again a little later."""
     matches = _matches(namespace)
     hook = matches.webhook(hook_id)
     if hook is None:
         return {"delivered": False, "why": "the webhook is gone"}
+    if hook["status"] != "enabled":
+        return {"delivered": False, "why": "the webhook is disabled"}
     job = get_current_job()
-    attempt = (DELIVERY_RETRIES.max - (job.retries_left if job and job.retries_left is not None else 0)) + 1
+    retries_left = job.retries_left if job and job.retries_left is not None else 0
+    attempt = (DELIVERY_RETRIES.max - retries_left) + 1
+    if shared is not None:
+        rest = matches.delivery_body(shared)
+        if rest is None:
+            metrics.JOBS.labels("deliver_webhook", "expired").inc()
+            return {"delivered": False, "why": "its body is no longer kept"}
+        body = joined(body, rest)
     data = body.encode()
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": "matchlog-webhooks",
-        SIGNATURE_HEADER: signature(hook["secret"], int(time.time()), data),
-        DELIVERY_HEADER: delivery_id,
-    }
-    started = time.monotonic()
-    outcome: dict[str, Any] = {"delivery": delivery_id, "attempt": attempt, "at": now()}
-    try:  # checked again, and sent to the address checked: the name may point elsewhere by now
-        outcome["status"] = post(hook["url"], data, headers, matches.settings.webhooks_private, timeout=5)
-    except BadWebhookUrl as error:
-        outcome["error"] = f"refused: {error}"
-    except (OSError, http.client.HTTPException, ValueError) as error:  # ValueError: a URL http.client refuses
-        outcome["error"] = str(error) or type(error).__name__
-    outcome["ms"] = round((time.monotonic() - started) * 1000, 1)
-    matches.record_delivery(hook_id, outcome)
-    if not 200 <= outcome.get("status", 0) < 300:
-        metrics.JOBS.labels("deliver_webhook", "retried").inc()
+    with matches.delivery_slot(hook["platform"], delivery_id) as slot:
+        if not slot and job is not None:
+            matches.defer_delivery(job.id, tuple(job.args), retries_left)
+            metrics.JOBS.labels("deliver_webhook", "deferred").inc()
+            return {"delivered": False, "why": "deferred: the platform's delivery slots are taken"}
+        outcome = _attempt(matches.settings, hook, delivery_id, data, attempt)
+    disabled = matches.record_delivery(hook_id, outcome, last=retries_left == 0)
+    if outcome["outcome"] != "status" or not 200 <= outcome["status"] < 300:
+        metrics.JOBS.labels("deliver_webhook", "disabled" if disabled else "retried").inc()
         where = urllib.parse.urlsplit(
             hook["url"]
         ).netloc  # not the path: receivers' URLs can carry their secret
         raise DeliveryFailed(
             f"delivery {delivery_id} of webhook {hook_id} to {where} failed (attempt {attempt}): "
-            f"{outcome.get('status') or outcome.get('error')}"
+            f"{outcome.get('status') or outcome['outcome']}"
+            + ("; the webhook is now disabled" if disabled else "")
         )
     metrics.JOBS.labels("deliver_webhook", "finished").inc()
     return {"delivered": True, **outcome}
+
+
+def _attempt(
+    settings: Settings, hook: dict[str, Any], delivery_id: str, data: bytes, attempt: int
+) -> dict[str, Any]:
+    """One POST of a delivery, and what to record of it: how it ended in the server's words (``OUTCOMES``)."""
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "matchlog-webhooks",
+        SIGNATURE_HEADER: signature(hook["secret"], int(time.time()), data, delivery_id),
+        DELIVERY_HEADER: delivery_id,
+    }
+    started = time.monotonic()
+    outcome: dict[str, Any] = {"delivery": delivery_id, "attempt": attempt, "at": now()}
+    try:  # checked again, and sent to the address checked: the name may point elsewhere by now
+        status = post(
+            hook["url"],
+            data,
+            headers,
+            settings.webhooks_private,
+            settings.webhook_connect_s,
+            settings.webhook_deadline_s,
+        )
+        outcome.update(outcome="status", status=status)
+    except BadWebhookUrl:
+        outcome["outcome"] = "address_refused"
+    except Undelivered as error:
+        outcome["outcome"] = error.outcome
+    outcome["ms"] = round((time.monotonic() - started) * 1000, 1)
+    return outcome
 
 
 def rate_match(match_id: str, namespace: str) -> dict[str, Any]:

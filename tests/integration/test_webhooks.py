@@ -251,7 +251,11 @@ def test_a_platform_lists_its_own_webhooks_without_their_secrets(hooked, real_re
     listed = client.get("/v1/webhooks", headers=bearer(key))
     assert listed.status_code == 200
     assert listed.json["webhooks"] == sorted(
-        ({k: h[k] for k in ("id", "url", "events")} for h in made), key=lambda h: h["id"]
+        (
+            {k: h[k] for k in ("id", "url", "events", "status", "disabled_at", "disabled_reason")}
+            for h in made
+        ),
+        key=lambda h: h["id"],
     )
     assert client.get("/v1/webhooks").json["error"] == "platform_key_required"
 
@@ -379,7 +383,8 @@ def test_a_delivery_goes_to_the_address_its_check_approved(monkeypatch):
             b"{}",
             {"Content-Type": "application/json"},
             allow_private=True,
-            timeout=5,
+            connect_s=2,
+            deadline_s=5,
         )
         assert status == 200 and len(receiver.received) == 1
         assert receiver.received[0][0]["Host"] == f"rebind.test:{port}"  # the name, kept for the receiver
