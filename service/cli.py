@@ -396,15 +396,28 @@ def replay_log(
     public_key: str | None = None,
 ) -> int:
     """``matchlog replay``: the audit (``service.audit``) of an exported log, its report printed. Exit 0 when
-    all holds, 1 when the log or its result was changed, 2 when it cannot be audited (unreadable, partial,
-    a checkpoint short of the end...), 3 for a viewer's copy of a running match: what it shows was checked
-    and held (its report printed), the rest waits for the seed."""
+    all holds, 1 when the log or its result was changed or the checkpoint is of another match than the log
+    names, 2 when it cannot be audited (unreadable, partial, a checkpoint short of the end...), 3 for a
+    viewer's copy of a running match: what it shows was checked and held (its report printed), the rest
+    waits for the seed."""
     from service.audit import AuditError, ForgedLog, PartialView, audit
+
+    def other_match(report: dict) -> bool:
+        if report.get("checkpoint_match_matches") is not False:
+            return False
+        print(
+            f"matchlog replay: the checkpoint is of match {report['checkpoint_match']}, the log is of "
+            f"match {report['match']}: it proves nothing of this log",
+            file=sys.stderr,
+        )
+        return True
 
     try:
         report = audit(path, seed, salt, checkpoint or None, public_key)
     except PartialView as partial:
         print(json.dumps(partial.report, indent=2))
+        if other_match(partial.report):
+            return 1
         print(f"matchlog replay: {partial}", file=sys.stderr)
         return 3
     except ForgedLog as error:
@@ -414,6 +427,7 @@ def replay_log(
         print(f"matchlog replay: {error}", file=sys.stderr)
         return 2
     print(json.dumps(report.as_dict(), indent=2))
+    other_match(report.as_dict())
     return 0 if report.ok else 1
 
 
