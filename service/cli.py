@@ -535,7 +535,7 @@ def main(argv: list[str] | None = None) -> None:
     audit.add_argument(
         "--checkpoint",
         help="a file holding GET /v1/matches/{id}/checkpoint: prove the log is the "
-        "one the server signed (taken at its last entry: after the match ends)",
+        "one the server signed (taken at its last entry: after the match ends), of the match it names",
     )
     audit.add_argument(
         "--public-key",
