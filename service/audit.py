@@ -206,7 +206,10 @@ def checkpoint_fields(named: str | None, checkpoint_match: str) -> dict[str, Any
     """A report's ``checkpoint_match_matches`` (``same_match``) and, when false, ``checkpoint_match``: the
     match the checkpoint is of."""
     same = same_match(named, checkpoint_match)
-    return {"checkpoint_match_matches": same, **({"checkpoint_match": checkpoint_match} if same is False else {})}
+    return {
+        "checkpoint_match_matches": same,
+        **({"checkpoint_match": checkpoint_match} if same is False else {}),
+    }
 
 
 def _agrees_with_public(entry: Recorded) -> None:

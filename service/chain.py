@@ -50,7 +50,6 @@ MATCH_CHAIN = 3
 chain the server writes now."""
 
 
-
 @dataclass(frozen=True)
 class Recorded:
     """One log entry: an event as stored, with its version, the time it was appended and its place

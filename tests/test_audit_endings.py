@@ -18,7 +18,7 @@ import pytest
 from service import clocks
 from service import matches as matches_module
 from service.chain import Recorded
-from service.cli import replay_log
+from service.cli import main, replay_log
 from service.games import GAMES
 from tests.helpers import PLAYERS, act, bearer, create, play_random_game, run_jobs
 
@@ -219,6 +219,13 @@ def test_a_checkpoint_of_another_match_does_not_pass_for_this_ones(
     for log, checkpoint, match_id in ((a_log, a_checkpoint, a), (b_log, b_checkpoint, b)):
         code, report, _ = audited(client, capsys, log, checkpoint)
         assert code == 0 and report["match"] == match_id  # each log says whose it is
+    # and B's, presented as A's, is refused where the auditor says which match it must be
+    key = client.get("/v1/signing-key").json["public_key"]
+    for expected, status in ((b, 0), (a, 1)):
+        with pytest.raises(SystemExit) as exit_:
+            main(["replay", b_log, "--checkpoint", b_checkpoint, "--public-key", key, "--match", expected])
+        assert exit_.value.code == status
+    assert f"the log is of match {b}, not {a}" in capsys.readouterr().err
 
     code, report, err = audited(client, capsys, a_log, b_checkpoint)
     assert code == 1, (err, report)
@@ -279,6 +286,10 @@ def test_a_log_from_before_chain_3_names_no_match_and_a_checkpoint_of_its_head_n
     code = replay_log(str(log), None, None, str(checkpoint), key.public_key)
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and report["match"] == "an-old-match" and report["match_bound"] is False
+    assert replay_log(str(log), None, None, str(checkpoint), key.public_key, "an-old-match") == 0
+    capsys.readouterr()
+    assert replay_log(str(log), None, None, None, None, "an-old-match") == 1  # nothing names it
+    assert "the log names no match" in capsys.readouterr().err
     assert report["checkpoint_match_matches"] is None and report["checkpoint_verified"]["version"] == len(
         entries
     )
