@@ -1,7 +1,8 @@
 """The audit of an exported log, offline: read the export, check that it is whole, check its hash chain
-while folding it with the game's rules, check the seed against its commitment and, with a checkpoint,
-that the server signed the log's last entry. A program calls ``audit``; ``matchlog replay`` prints its
-``Report``. No Redis, no web framework: what an auditor runs needs the log and the rules only.
+while folding it with the game's rules, check the seed against its commitment, recompute the result as the
+server records it (``replay.result``) and, with a checkpoint, that the server signed the log's last entry
+and that the checkpoint is of the match the log names. A program calls ``audit``; ``matchlog replay`` prints
+its ``Report``. No Redis, no web framework: what an auditor runs needs the log and the rules only.
 
 Errors: ``ForgedLog`` when the log (or its result) is not the server's (changed, cut short, reordered, a
 broken chain, an entry the server never appends); ``AuditError`` when it cannot be audited (unreadable,
@@ -17,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.chain import BrokenChain, Recorded, canonical_json, verify_chain
-from service.replay import EntryOutOfPlace, replay
+from service.chain import BrokenChain, Recorded, bound_match, canonical_json, verify_chain
+from service.replay import EntryOutOfPlace, replay, result
 from service.serverkey import verify
 
 
@@ -65,17 +66,30 @@ class Report:
     status: str
     to_act: list[int]
     chain_verified: bool
-    scores: dict[str, Any]
+    scores: dict[str, Any]  # the result as the server records it (``replay.result``), final or not
+    match: str | None = None  # the match the chain binds the log to, else the one its checkpoint names
+    match_bound: bool = False  # the chain binds the log to ``match`` (chain 3 on)
     checkpoint_verified: dict[str, Any] | None = None
+    checkpoint_match: str | None = None  # the match a checkpoint given names (its signature holds)
     recorded_result_matches: bool | None = None  # None: no result recorded yet
 
     @property
+    def checkpoint_match_matches(self) -> bool | None:
+        """Whether the checkpoint given is of the match the log names (``same_match``); None without one."""
+        if self.checkpoint_match is None:
+            return None
+        return same_match(self.match if self.match_bound else None, self.checkpoint_match)
+
+    @property
     def ok(self) -> bool:
-        """False when the recorded result is not the one the rules compute."""
-        return self.recorded_result_matches is not False
+        """False when the recorded result is not the one the rules compute, or the checkpoint is another
+        match's."""
+        return self.recorded_result_matches is not False and self.checkpoint_match_matches is not False
 
     def as_dict(self) -> dict[str, Any]:
         body = {
+            "match": self.match,
+            "match_bound": self.match_bound,
             "version": self.version,
             "status": self.status,
             "to_act": self.to_act,
@@ -85,6 +99,8 @@ class Report:
         }
         if self.checkpoint_verified is not None:
             body["checkpoint_verified"] = self.checkpoint_verified
+        if self.checkpoint_match is not None:
+            body.update(checkpoint_fields(self.match if self.match_bound else None, self.checkpoint_match))
         if self.recorded_result_matches is not None:
             body["recorded_result_matches"] = self.recorded_result_matches
         return body
@@ -101,7 +117,8 @@ def audit(
     """Audit ``log`` (a file holding an export, ``-`` for stdin, or its entries; ``current``: the match's
     version when they were exported, if known). ``seed`` and ``salt``: for a match still running (a
     finished log reveals them). ``checkpoint`` (a file, or its body) is checked against ``public_key``,
-    the server's key pinned beforehand. Raises ForgedLog or AuditError."""
+    the server's key pinned beforehand: a checkpoint of another match than the log names proves nothing of
+    it (``checkpoint_match_matches`` false, the report not ``ok``). Raises ForgedLog or AuditError."""
     if checkpoint is not None and not public_key:
         raise AuditError(
             "a checkpoint needs the server's public key: one checked against the key it carries "
@@ -110,40 +127,52 @@ def audit(
     try:
         entries, current = read_export(log) if isinstance(log, str) else (list(log), current)
         check_whole(entries, current)
-        # the checkpoint first: a log cut short before its seed_revealed is refuted by it, not "running"
-        signed = check_checkpoint(checkpoint, entries, public_key) if checkpoint and public_key else None
+        named = bound_match(entries[0])
+        signed = read_checkpoint(checkpoint, public_key) if checkpoint and public_key else None
+        # the checkpoint first: a log cut short before its seed_revealed is refuted by it, not "running";
+        # one of another match than the log names says nothing of it: not checked against it, and said so
+        verified = (
+            check_head(signed, entries)
+            if signed is not None and same_match(named, signed["match"]) is not False
+            else None
+        )
         if seed is None and not any(e.type == "seed_revealed" for e in entries):
-            raise PartialView(partial_report(entries, signed))
+            raise PartialView(partial_report(entries, verified, signed))
         state = replay(entries, seed, salt)
-        if signed:  # after the fold: an entry the server never appends is the sharper finding
-            check_covered(signed, entries)
+        if verified:  # after the fold: an entry the server never appends is the sharper finding
+            check_covered(verified, entries)
     except (BrokenChain, EntryOutOfPlace) as error:
         raise ForgedLog(str(error)) from error
     except ValueError as error:  # no seed, or one the commitment refutes
         raise AuditError(str(error)) from error
-    engine = state.engine
-    scores = engine.scores(state.game)
-    recorded = None if state.result is None else {"final": state.finished, **scores} == state.result
+    computed = result(state)  # the server records this very function's answer: no twin to drift apart
     return Report(
         state.version,
         "finished" if state.finished else "active",
-        engine.to_act(state.game),
+        state.to_act(),
         any(e.hash for e in entries),
-        scores,
-        signed,
-        recorded,
+        computed,
+        match_of(named, verified, signed),
+        named is not None,
+        verified,
+        signed["match"] if signed else None,
+        None if state.result is None else computed == state.result,
     )
 
 
-def partial_report(entries: list[Recorded], signed: dict | None) -> dict[str, Any]:
+def partial_report(entries: list[Recorded], verified: dict | None, signed: dict | None) -> dict[str, Any]:
     """What can be checked of a log whose seed is not revealed: the chain of what is shown (ForgedLog, as
-    BrokenChain, where it breaks), and what stays to check once the seed is known."""
+    BrokenChain, where it breaks), and what stays to check once the seed is known. ``signed``: a checkpoint
+    given, ``verified`` when it is of this log."""
     verify_chain(entries)
     sealed = [e for e in entries if e.commitment is not None]
     for entry in sealed:
         _agrees_with_public(entry)
+    named = bound_match(entries[0])
     report: dict[str, Any] = {
         "view": "partial",
+        "match": match_of(named, verified, signed),
+        "match_bound": named is not None,
         "version": entries[-1].version,
         "seed_revealed": False,
         "chain_verified": any(e.hash for e in entries),
@@ -152,9 +181,35 @@ def partial_report(entries: list[Recorded], signed: dict | None) -> dict[str, An
         "hidden_hashes": sum(e.hash is None for e in entries),
         "not_checked": ["the fold by the rules", "the commitments of sealed entries", "the result"],
     }
+    if verified is not None:
+        report["checkpoint_verified"] = verified
     if signed is not None:
-        report["checkpoint_verified"] = signed
+        report.update(checkpoint_fields(named, signed["match"]))
     return report
+
+
+def match_of(named: str | None, verified: dict | None, signed: dict | None) -> str | None:
+    """The match a log is of: the one its chain binds it to (``named``), else the one a checkpoint of its head
+    names (``signed``, when ``verified``: the server signed that match with the head's hash), else unknown."""
+    if named is not None:
+        return named
+    return signed["match"] if verified and signed else None
+
+
+def same_match(named: str | None, checkpoint_match: str) -> bool | None:
+    """Whether a checkpoint of ``checkpoint_match`` is of the match the log names; None for a log that names
+    none (of a chain before 3: the checkpoint names its match)."""
+    return None if named is None else checkpoint_match == named
+
+
+def checkpoint_fields(named: str | None, checkpoint_match: str) -> dict[str, Any]:
+    """A report's ``checkpoint_match_matches`` (``same_match``) and, when false, ``checkpoint_match``: the
+    match the checkpoint is of."""
+    same = same_match(named, checkpoint_match)
+    return {
+        "checkpoint_match_matches": same,
+        **({"checkpoint_match": checkpoint_match} if same is False else {}),
+    }
 
 
 def _agrees_with_public(entry: Recorded) -> None:
@@ -217,9 +272,9 @@ def check_whole(entries: list[Recorded], current: int | None) -> None:
         )
 
 
-def check_checkpoint(checkpoint: str | dict, entries: list[Recorded], public_key: str) -> dict:
-    """The checkpoint's version and key, once its signature by ``public_key`` holds and the log's entry at
-    its version has its hash (ForgedLog otherwise). ``checkpoint``: a file holding it, or its body."""
+def read_checkpoint(checkpoint: str | dict, public_key: str) -> dict:
+    """What the checkpoint signs (its ``match``, ``version`` and ``hash``) and its key, once its signature by
+    ``public_key`` holds (AuditError otherwise). ``checkpoint``: a file holding it, or its body."""
     where = checkpoint if isinstance(checkpoint, str) else "given"
     try:
         body = (
@@ -235,6 +290,12 @@ def check_checkpoint(checkpoint: str | dict, entries: list[Recorded], public_key
         raise AuditError("the checkpoint is signed by another key than the one given")
     if not verify(key, canonical_json(signed), signature):
         raise AuditError("the checkpoint's signature is not valid")
+    return {**signed, "public_key": key}
+
+
+def check_head(signed: dict, entries: list[Recorded]) -> dict:
+    """The checkpoint's version and key, once the log's entry at its version has the hash it signs
+    (ForgedLog otherwise). ``signed``: a checkpoint as ``read_checkpoint`` gives it."""
     version = signed["version"]
     if version > len(entries):
         raise ForgedLog(
@@ -245,7 +306,7 @@ def check_checkpoint(checkpoint: str | dict, entries: list[Recorded], public_key
         raise ForgedLog(
             f"the log is not the one the server signed: entry {version} differs from the checkpoint"
         )
-    return {"version": version, "public_key": key}
+    return {"version": version, "public_key": signed["public_key"]}
 
 
 def check_covered(signed: dict, entries: list[Recorded]) -> None:

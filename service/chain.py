@@ -18,6 +18,10 @@ match runs and revealed with them at its end, so that:
 The commitment covers the version, so two equal hidden values (the same card drawn twice) never give
 equal commitments. Logs written before sealing (no ``chain`` in ``match_created``) hash every entry
 whole; they still verify, and their hashes are withheld from viewers until the seed is revealed.
+
+From chain 3 on, ``match_created`` names its match (``match``, the id): the first hash covers it, and every
+hash after it the first, so a log (and a checkpoint, which signs a hash) is of that match and no other.
+Logs of chains 1 and 2 name none; they verify as they did.
 """
 
 from __future__ import annotations
@@ -40,6 +44,10 @@ from service.frozen import replaced
 
 SEALED_CHAIN = 2
 """``match_created``'s ``chain`` for logs whose hidden data is chained through commitments."""
+
+MATCH_CHAIN = 3
+"""``match_created``'s ``chain`` for sealed logs whose ``match_created`` also names the match (``match``): the
+chain the server writes now."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +124,17 @@ class Recorded:
             entry.get("public_data"),
             entry.get("commitment"),
         )
+
+
+def chain_version(created: Recorded) -> int:
+    """The chain version of the log whose ``match_created`` is ``created``: 1 for logs from before sealing."""
+    return created.data.get("chain", 1)
+
+
+def bound_match(created: Recorded) -> str | None:
+    """The match the log whose ``match_created`` is ``created`` is bound to by its chain; None for a log of a
+    chain before ``MATCH_CHAIN``, which names no match."""
+    return created.data.get("match") if chain_version(created) >= MATCH_CHAIN else None
 
 
 def compact_encoder(sort_keys: bool) -> Callable[[Any], str]:

@@ -394,17 +394,40 @@ def replay_log(
     salt: str | None = None,
     checkpoint: str | None = None,
     public_key: str | None = None,
+    match: str | None = None,
 ) -> int:
     """``matchlog replay``: the audit (``service.audit``) of an exported log, its report printed. Exit 0 when
-    all holds, 1 when the log or its result was changed, 2 when it cannot be audited (unreadable, partial,
-    a checkpoint short of the end...), 3 for a viewer's copy of a running match: what it shows was checked
-    and held (its report printed), the rest waits for the seed."""
+    all holds, 1 when the log or its result was changed, the checkpoint is of another match than the log
+    names or the log is not of ``match`` (when given), 2 when it cannot be audited (unreadable, partial, a
+    checkpoint short of the end...), 3 for a viewer's copy of a running match: what it shows was checked and
+    held (its report printed), the rest waits for the seed."""
     from service.audit import AuditError, ForgedLog, PartialView, audit
+
+    def of_another_match(report: dict) -> bool:
+        """Whether the report is of another match than its checkpoint's, or than ``match``; said on stderr."""
+        said = []
+        if report.get("checkpoint_match_matches") is False:
+            said.append(
+                f"the checkpoint is of match {report['checkpoint_match']}, the log is of match "
+                f"{report['match']}: it proves nothing of this log"
+            )
+        if match is not None and report["match"] != match:
+            said.append(
+                f"the log is of match {report['match']}, not {match}"
+                if report["match"]
+                else f"the log names no match (it is from before chain 3), nor does a checkpoint of it: "
+                f"nothing says it is {match}'s"
+            )
+        for line in said:
+            print(f"matchlog replay: {line}", file=sys.stderr)
+        return bool(said)
 
     try:
         report = audit(path, seed, salt, checkpoint or None, public_key)
     except PartialView as partial:
         print(json.dumps(partial.report, indent=2))
+        if of_another_match(partial.report):
+            return 1
         print(f"matchlog replay: {partial}", file=sys.stderr)
         return 3
     except ForgedLog as error:
@@ -414,7 +437,7 @@ def replay_log(
         print(f"matchlog replay: {error}", file=sys.stderr)
         return 2
     print(json.dumps(report.as_dict(), indent=2))
-    return 0 if report.ok else 1
+    return 1 if of_another_match(report.as_dict()) or not report.ok else 0
 
 
 def rebuild_ratings(settings: Settings, here: bool) -> None:
@@ -521,11 +544,14 @@ def main(argv: list[str] | None = None) -> None:
     audit.add_argument(
         "--checkpoint",
         help="a file holding GET /v1/matches/{id}/checkpoint: prove the log is the "
-        "one the server signed (taken at its last entry: after the match ends)",
+        "one the server signed (taken at its last entry: after the match ends), of the match it names",
     )
     audit.add_argument(
         "--public-key",
         help="the server's public key the checkpoint must be signed with (needed with --checkpoint)",
+    )
+    audit.add_argument(
+        "--match", help="the id of the match the log must be of (exit 1 when it is of another, or names none)"
     )
     rated = commands.add_parser("ratings", help="ratings rebuild: compute every rating again from the logs")
     rated.add_argument("action", choices=["rebuild"])
@@ -573,7 +599,7 @@ def _replay(args: argparse.Namespace) -> None:
             "--checkpoint needs --public-key: the server's key, pinned from GET /v1/signing-key; "
             "a checkpoint checked against the key it carries proves nothing"
         )
-    sys.exit(replay_log(args.log, args.seed, args.salt, args.checkpoint, args.public_key))
+    sys.exit(replay_log(args.log, args.seed, args.salt, args.checkpoint, args.public_key, args.match))
 
 
 RUN = {

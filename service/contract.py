@@ -253,7 +253,16 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
             "options": ref(f"{p}Options"),
             "players": {"type": "array", "items": CREATED_PLAYER},
             "seed_commitment": STR,
-            "chain": INT,
+            "chain": {
+                **INT,
+                "description": "How the log is chained: 2, hidden data through commitments; 3, also naming "
+                "the match (match); absent in logs written before sealing.",
+            },
+            "match": {
+                **STR,
+                "description": "The match's id (chain 3 on): the hash chain covers it, so the log and a "
+                "checkpoint of it are of this match alone.",
+            },
             "views": {
                 **STR,
                 "description": "The game's views_version when the log was written (the audit proves "

@@ -174,9 +174,11 @@ def begin(
     undo: str = "none",
     clock: Mapping[str, Any] | None = None,
     player_ids: Sequence[str | None] = (),
+    match_id: str | None = None,
 ) -> Step:
-    """A new match's log: ``match_created`` and, for an imported game record, its moves played
-    through the rules in order, each by the seat to act (IllegalRecordMove at the first illegal one)."""
+    """A new match's log: ``match_created`` (naming ``match_id``, which the chain then binds: see
+    ``replay.match_created``) and, for an imported game record, its moves played through the rules in order,
+    each by the seat to act (IllegalRecordMove at the first illegal one)."""
     created = replay.match_created(
         game_id,
         options,
@@ -189,6 +191,7 @@ def begin(
         undo,
         dict(clock) if clock else None,
         player_ids,
+        match_id,
     )
     entry = Recorded(1, created["type"], None, created["data"], at).chained(None)
     step = Step(None, (entry,), (replay.start(entry, secret.seed, secret.salt),))

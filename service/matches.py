@@ -313,6 +313,7 @@ class Matches:
                 f"{game.info.name} has no {policy} move{options_say}: use "
                 + " or ".join(["bot", *sorted(allowed)]),
             )
+        match_id = uuid.uuid4().hex
         step = lifecycle.begin(
             game_id,
             resolved,
@@ -326,8 +327,8 @@ class Matches:
             new.undo,
             clock,
             player_ids,
+            match_id,
         )
-        match_id = uuid.uuid4().hex
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
         tokens = [None if bot else token for token, bot in zip(tokens, bots)]

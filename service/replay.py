@@ -11,7 +11,8 @@ below, which frame every match, and those of seats, bots, undo, clocks and conce
     128-bit random salt: a commitment that cannot be brute-forced, so that the seed stays secret while
     the match runs and can be checked once revealed; and, for games with content packs, the pack.
     ``seed_known_to_creator`` says the creator chose the seed (a deterministic test match).
-    ``chain: 2`` says the log's hidden data is chained through keyed commitments (``service.chain``).
+    ``chain: 2`` says the log's hidden data is chained through keyed commitments (``service.chain``);
+    ``chain: 3`` also names the match (``match``, its id), which the chain then covers.
     Logs written before salted commitments carry ``seed_sha256`` (SHA-256 of the seed) instead.
 ``seed_revealed``
     appended with the events that end the game: the seed and its salt. Anyone can then check them
@@ -35,11 +36,13 @@ from typing import Any
 
 from service import clocks
 from service.chain import (
+    MATCH_CHAIN,
     SEALED_CHAIN,
     BrokenChain,
     BrokenSeal,
     Recorded,
     canonical_json,
+    chain_version,
     commitment,
     commitment_key,
     verify_chain,
@@ -92,7 +95,7 @@ class MatchState:
     last_action: dict[str, Any] | None = None
     undo_request: dict[str, Any] | None = None  # {seat, to_version, accepted: [seats]}: waiting for consent
     clock: dict[str, Any] | None = None  # the turn clocks (service.clocks), when the match has them
-    sealed_chain: bool = False  # hidden data chained through commitments (``chain: 2``), not whole
+    sealed_chain: bool = False  # hidden data chained through commitments (``chain`` 2 on), not whole
     conceded: tuple[int, ...] = ()  # seats that conceded, in the order they did: out of play
 
     @property
@@ -183,7 +186,10 @@ def match_created(
     undo: str = "none",
     clock: dict[str, Any] | None = None,
     player_ids: Sequence[str | None] = (),
+    match_id: str | None = None,
 ) -> dict[str, Any]:
+    """The first entry of a match's log; with ``match_id`` (as the server writes it) of chain 3, which names
+    the match, else of chain 2 (a log of no match: tests, benchmarks)."""
     bots = list(bots) or [None] * len(players)
     ids = list(player_ids) or [None] * len(players)
     data: dict[str, Any] = {
@@ -202,7 +208,9 @@ def match_created(
         ],
         "seed_commitment": seed_commitment(seed, salt),
     }
-    data["chain"] = SEALED_CHAIN
+    data["chain"] = SEALED_CHAIN if match_id is None else MATCH_CHAIN
+    if match_id is not None:
+        data["match"] = match_id
     data["views"] = GAMES[game_id].info.views_version
     if seed_known_to_creator:
         data["seed_known_to_creator"] = True
@@ -374,6 +382,8 @@ def conceded_ranks(ranks: Sequence[int], conceded: Sequence[int]) -> list[int]:
 def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
     """The state at version 1, from the ``match_created`` entry and the seed (and salt) it commits to."""
     data = created.data
+    if chain_version(created) >= MATCH_CHAIN and not isinstance(data.get("match"), str):
+        raise EntryOutOfPlace(created, f"names no match: a log of chain {data['chain']} always does")
     commitment = data.get("seed_commitment") or data["seed_sha256"]  # the second: logs from before salts
     if seed_commitment(seed, salt if "seed_commitment" in data else None) != commitment:
         raise ValueError("the seed does not match the commitment in match_created")
@@ -400,7 +410,7 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
             bots=tuple(p.get("bot") for p in data["players"]),
             undo=data.get("undo", "none"),
             clock=clocks.started(data["clock"], len(players), created.at) if "clock" in data else None,
-            sealed_chain=data.get("chain") == SEALED_CHAIN,
+            sealed_chain=chain_version(created) >= SEALED_CHAIN,
         ),
         created.at,
     )

@@ -18,7 +18,7 @@ import pytest
 
 from service import lifecycle, replay
 from service.app import create_app
-from service.audit import ForgedLog, UncoveredEntries, check_checkpoint, check_covered
+from service.audit import ForgedLog, UncoveredEntries, check_covered, check_head, read_checkpoint
 from service.cli import main
 from service.config import Settings
 from service.events import Recorded
@@ -131,8 +131,7 @@ def test_another_ending_after_a_mid_game_checkpoint_is_refused(genuine, tmp_path
     assert code == 0 and json.loads(out)["recorded_result_matches"]  # without a checkpoint, it holds together
     code, out, err = audit(tmp_path, capsys, forged, genuine["mid"], genuine["public_key"])
     assert code == 2 and out == "" and "take a fresh checkpoint" in err
-    (tmp_path / "c.json").write_text(json.dumps(genuine["mid"]))
-    signed = check_checkpoint(str(tmp_path / "c.json"), entries_of(forged), genuine["public_key"])
+    signed = check_head(read_checkpoint(genuine["mid"], genuine["public_key"]), entries_of(forged))
     with pytest.raises(UncoveredEntries):
         check_covered(signed, entries_of(forged))
 
@@ -264,9 +263,9 @@ def test_a_truncated_log_is_refused(genuine, tmp_path, capsys):
         events = genuine["events"][:cut]
         code, out, err = audit(tmp_path, capsys, events, genuine["final"], genuine["public_key"])
         assert code == 1 and out == "" and f"it ends at entry {cut}" in err
+    signed = read_checkpoint(genuine["final"], genuine["public_key"])
     with pytest.raises(ForgedLog):
-        (tmp_path / "c.json").write_text(json.dumps(genuine["final"]))
-        check_checkpoint(str(tmp_path / "c.json"), entries_of(genuine["events"][:-1]), genuine["public_key"])
+        check_head(signed, entries_of(genuine["events"][:-1]))
 
 
 def test_reordered_entries_are_refused(genuine, tmp_path, capsys):
