@@ -413,3 +413,49 @@ def test_a_record_of_a_match_with_a_seat_handed_to_a_bot_and_an_undo_imports_to_
     _move(client, match_id, tokens)
     original, copy = _round_trip(client, match_id, headers=bearer(key))
     assert copy == original
+
+
+@pytest.mark.parametrize("undo", ["until_next_action", "with_consent"])
+def test_an_undo_never_takes_back_a_bots_card_from_its_hidden_hand(undo):
+    """Issue 39: a person moves, the bot answers with a card from its hidden hand, the person undoes. The
+    bot's ``card_placed`` reveals nothing the game declares (its mover knew the card), but it showed the
+    person a card of a hand it cannot see: taking it back would leave that card known in the bot's hand
+    (six undos showed six of its cards). The person's move and the reply stand."""
+    import random
+
+    from service import lifecycle, packs
+    from service.games import GAMES
+    from service.games.protocol import IllegalAction
+
+    game, at = GAMES["chock-a-block"], "2026-01-01T00:00:00.000Z"
+    secret, rng = lifecycle.SeedSecret("seed0", "salt"), random.Random(0)
+    options = lifecycle.check_options(game.info.id, {"last_draw_placement": 0}, 2)
+    step = lifecycle.begin(
+        game.info.id,
+        options,
+        ["ann", "greedy bot"],
+        secret,
+        at,
+        packs.content_for(game, options),
+        bots=[None, "greedy"],
+        undo=undo,
+    )
+    states = {s.version: s for s in step.states}
+    state, bot_cards = step.state, []
+    while not bot_cards or state.to_act() != [0]:
+        seat = state.to_act()[0]
+        if seat == 0:
+            action, by = rng.choice(state.legal_actions(0)), None
+            hidden = game.view(state.game, 0)["players"][1]["hand"]
+        else:
+            action, by = lifecycle.bot_action(state, 1, secret), "bot:greedy"
+        moved = lifecycle.act(state, seat, action, secret, at, by)
+        bot_cards += [e.data["card"] for e in moved.entries if e.type == "card_placed" and e.seat == 1]
+        states.update({s.version: s for s in moved.states})
+        state = moved.state
+    assert hidden is None and state.last_action["seat"] == 0 and not state.last_action["revealed"]
+    placed = [card["card"] for card in game.view(state.game, 0)["players"][1]["cards"]]
+    assert set(bot_cards) <= set(placed)  # shown to ann now
+    with pytest.raises(IllegalAction) as refused:
+        lifecycle.undo(state, 0, at, states.__getitem__)
+    assert refused.value.reason == "hidden_information_revealed"
