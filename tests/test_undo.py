@@ -459,3 +459,50 @@ def test_an_undo_never_takes_back_a_bots_card_from_its_hidden_hand(undo):
     with pytest.raises(IllegalAction) as refused:
         lifecycle.undo(state, 0, at, states.__getitem__)
     assert refused.value.reason == "hidden_information_revealed"
+
+
+def test_a_consent_undo_does_not_go_back_past_a_bots_reply_that_showed_the_asker_a_card():
+    """With consent, the request stays open through a bot's reply (ann asks, the bot accepts, it answers her
+    move with a card from its hidden hand): the last acceptance, cat's, is refused, since the undo would now
+    take back what ann was shown."""
+    import random
+
+    from service import lifecycle, packs
+    from service.games import GAMES
+    from service.games.protocol import IllegalAction
+
+    game, at = GAMES["chock-a-block"], "2026-01-01T00:00:00.000Z"
+    secret, rng = lifecycle.SeedSecret("seed1", "salt"), random.Random(1)
+    options = lifecycle.check_options(game.info.id, {"last_draw_placement": 0, "start_seat": 0}, 3)
+    step = lifecycle.begin(
+        game.info.id,
+        options,
+        ["ann", "greedy bot", "cat"],
+        secret,
+        at,
+        packs.content_for(game, options),
+        bots=[None, "greedy", None],
+        undo="with_consent",
+    )
+    states = {s.version: s for s in step.states}
+
+    def take(step):
+        states.update({s.version: s for s in step.states})
+        return step.state
+
+    state = step.state
+    while state.to_act() == [0]:
+        state = take(lifecycle.act(state, 0, rng.choice(state.legal_actions(0)), secret, at))
+    state = take(lifecycle.undo(state, 0, at, states.__getitem__))
+    assert state.undo_request == {"seat": 0, "to_version": state.undo_request["to_version"], "accepted": [1]}
+    placed = []
+    while state.to_act() == [1]:
+        moved = lifecycle.act(state, 1, lifecycle.bot_action(state, 1, secret), secret, at, "bot:greedy")
+        placed += [e.data["card"] for e in moved.entries if e.type == "card_placed"]
+        state = take(moved)
+    assert placed and state.undo_request is not None and not state.last_action["revealed"]
+    with pytest.raises(IllegalAction) as refused:
+        lifecycle.answer_undo(state, 2, True, at, states.__getitem__)
+    assert refused.value.reason == "hidden_information_revealed"
+    refusal = lifecycle.answer_undo(state, 2, False, at, states.__getitem__)  # refusing still may
+    assert [e.type for e in refusal.entries] == ["undo_refused"]
