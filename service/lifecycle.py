@@ -391,8 +391,14 @@ def undo(state: MatchState, seat: int, at: str, earlier: Callable[[int], MatchSt
     step = _append(state, replay.undo_requested(seat, last["before"]), at)
     for other in range(len(state.players)):
         if other != seat and state.bot_of(other) and other not in state.conceded:
-            step = step.then(answer_undo(step.state, other, True, at, earlier))
+            step = step.then(answer_undo(step.state, other, True, at, _with_states_of(step, earlier)))
     return step
+
+
+def _with_states_of(step: Step, earlier: Callable[[int], MatchState]) -> Callable[[int], MatchState]:
+    """``earlier``, knowing the versions ``step`` made too (not stored yet: the bots' answers judge them)."""
+    made = {state.version: state for state in step.states}
+    return lambda version: made[version] if version in made else earlier(version)
 
 
 def answer_undo(

@@ -506,3 +506,30 @@ def test_a_consent_undo_does_not_go_back_past_a_bots_reply_that_showed_the_asker
     assert refused.value.reason == "hidden_information_revealed"
     refusal = lifecycle.answer_undo(state, 2, False, at, states.__getitem__)  # refusing still may
     assert [e.type for e in refusal.entries] == ["undo_refused"]
+
+
+def test_a_consent_undo_that_several_bots_accept_at_once_goes_through(client):
+    """The bots' acceptances come in the same step as the request: the last one judges the versions the
+    undo would take back, the request's among them, which the log does not hold yet."""
+    created = client.post(
+        "/v1/matches",
+        json={
+            "game": "chock-a-block",
+            "players": [{"name": "ann"}, {"bot": "random"}, {"bot": "random"}],
+            "undo": "with_consent",
+            "options": {"start_seat": 0},
+        },
+    )
+    assert created.status_code == 201, created.json
+    match_id, token = created.json["id"], created.json["seats"][0]["token"]
+    before = client.get(f"/v1/matches/{match_id}/state").json["state"]
+    _play_first(client, match_id, token, lambda a: a["type"] == "place_card")
+    answer = _undo(client, match_id, token)
+    assert answer.status_code == 201, answer.json
+    assert [e["type"] for e in answer.json["events"]] == [
+        "undo_requested",
+        "undo_accepted",
+        "undo_accepted",
+        "undone",
+    ]
+    assert client.get(f"/v1/matches/{match_id}/state").json["state"] == before

@@ -8,7 +8,8 @@ with its view now: a value (a string of a view: a card's, a tile's id) it was sh
 longer sees and that is still somewhere in the match (another hand, the deck, the pile) is a secret
 given away, unless the seat that undid could see it before (its own card, shown to the others and
 taken back: its own to show). The content pack and the options are public (``match_created`` shows
-them to everyone), so their strings do not count as somewhere hidden.
+them to everyone), so their strings do not count as somewhere hidden. What no seat could see (a draw, a
+roll, a look at a face-down tile) the games declare (``reveals``): no undo takes back an entry so declared.
 
 Sized to run in seconds; ``MATCHLOG_UNDO_EXAMPLES=500`` (or more) runs it longer.
 """
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 
 from service import lifecycle, packs, replay
 from service.games import GAMES
-from service.games.protocol import IllegalAction
+from service.games.protocol import IllegalAction, reveals
 
 AT = "2026-01-01T00:00:00.000Z"
 EXAMPLES = int(os.environ.get("MATCHLOG_UNDO_EXAMPLES", "30"))
@@ -88,6 +89,7 @@ class Match:
             undo=undo,
         )
         self.states = {s.version: s for s in step.states}
+        self.entries = {e.version: e for e in step.entries}
         self.state = step.state
         self._seen: dict[tuple[int, int], set[str]] = {}
         self.undos = 0
@@ -99,6 +101,7 @@ class Match:
 
     def take(self, step: lifecycle.Step) -> None:
         self.states.update({s.version: s for s in step.states})
+        self.entries.update({e.version: e for e in step.entries})
         self.state = step.state
         for entry in step.entries:
             if entry.type == "undone":
@@ -145,6 +148,10 @@ class Match:
         self.undos += 1
         now = self.state.game
         assert now == self.states[back].game
+        declared = [
+            self.entries[v] for v in range(back + 1, upto + 1) if reveals(self.game, self.entries[v].event())
+        ]
+        assert not declared, f"seat {undoer} undid {[e.type for e in declared]}, which the game says reveal"
         if not (self.game.info.hidden_information or self.game.info.chance):
             return  # every seat sees the whole state (in its own shape): nothing to keep
         hidden = _strings({key: value for key, value in now.items() if key not in PUBLIC_PARTS})
