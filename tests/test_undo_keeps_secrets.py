@@ -92,7 +92,6 @@ class Match:
         self.entries = {e.version: e for e in step.entries}
         self.state = step.state
         self._seen: dict[tuple[int, int], set[str]] = {}
-        self.undos = 0
 
     def seen(self, version: int, seat: int) -> set[str]:
         if (version, seat) not in self._seen:
@@ -145,7 +144,6 @@ class Match:
 
     def check_undone(self, undoer: int, back: int, upto: int) -> None:
         """What each seat saw of versions ``back + 1 .. upto``, just taken back, is not hidden from it again."""
-        self.undos += 1
         now = self.state.game
         assert now == self.states[back].game
         declared = [
