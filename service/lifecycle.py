@@ -388,14 +388,20 @@ def undo(state: MatchState, seat: int, at: str, earlier: Callable[[int], MatchSt
     request the other seats answer (``with_consent``; bots accept). IllegalAction says why not."""
     if seat in state.conceded:
         raise IllegalAction("seat_conceded", f"seat {seat} has conceded")
-    last = _undoable(state, seat)
+    last = _undoable(state, seat, earlier)
     if state.undo == "until_next_action":
         return _undo_to(state, seat, last["before"], at, earlier)
     step = _append(state, replay.undo_requested(seat, last["before"]), at)
     for other in range(len(state.players)):
         if other != seat and state.bot_of(other) and other not in state.conceded:
-            step = step.then(answer_undo(step.state, other, True, at, earlier))
+            step = step.then(answer_undo(step.state, other, True, at, _with_states_of(step, earlier)))
     return step
+
+
+def _with_states_of(step: Step, earlier: Callable[[int], MatchState]) -> Callable[[int], MatchState]:
+    """``earlier``, knowing the versions ``step`` made too (not stored yet: the bots' answers judge them)."""
+    made = {state.version: state for state in step.states}
+    return lambda version: made[version] if version in made else earlier(version)
 
 
 def answer_undo(
@@ -415,11 +421,13 @@ def answer_undo(
     others = {s for s in range(len(state.players)) if s != request["seat"] and s not in state.conceded}
     answered = step.state.undo_request
     if accepted and answered is not None and others <= set(answered["accepted"]):
+        # a bot's reply since the request may have shown the asking seat something: judged again here
+        _refuse_past_a_reveal(state, request["seat"], request["to_version"], earlier)
         step = step.then(_undo_to(step.state, request["seat"], request["to_version"], at, earlier))
     return step
 
 
-def _undoable(state: MatchState, seat: int) -> dict[str, Any]:
+def _undoable(state: MatchState, seat: int, earlier: Callable[[int], MatchState]) -> dict[str, Any]:
     if state.undo == "none":
         raise IllegalAction("undo_off", "this match was created without undo (undo: none)")
     if state.finished:
@@ -430,15 +438,72 @@ def _undoable(state: MatchState, seat: int) -> dict[str, Any]:
             "nothing_to_undo",
             "only the last move can be taken back, by the seat that made it (with the bots' replies since)",
         )
-    if last["revealed"]:
+    if state.undo_request is not None:
+        raise IllegalAction("undo_pending", "an undo is already waiting for the other seats")
+    _refuse_past_a_reveal(state, seat, last["before"], earlier)
+    return last
+
+
+def _refuse_past_a_reveal(
+    state: MatchState, seat: int, before: int, earlier: Callable[[int], MatchState]
+) -> None:
+    """IllegalAction (``hidden_information_revealed``) when what an undo by ``seat`` back to ``before``
+    would take back showed someone what was hidden: an event the game says reveals (a card drawn, a die
+    rolled, a private look: ``replay.revealing``), or anything that showed ``seat`` itself what another
+    seat could see and it could not (``showed_a_secret``), such as a bot's card from its hidden hand."""
+    last = state.last_action
+    if last is not None and last["revealed"]:
         raise IllegalAction(
             "hidden_information_revealed",
             "that move showed someone what was hidden (a card "
             "drawn, a die rolled, a private look): it stands",
         )
-    if state.undo_request is not None:
-        raise IllegalAction("undo_pending", "an undo is already waiting for the other seats")
-    return last
+    if showed_a_secret(state, seat, before, earlier):
+        raise IllegalAction(
+            "hidden_information_revealed",
+            "your move or the bots' replies since showed you what another seat could see and you could "
+            "not (a card from a hidden hand): they stand",
+        )
+
+
+def showed_a_secret(state: MatchState, seat: int, before: int, earlier: Callable[[int], MatchState]) -> bool:
+    """Whether an entry after version ``before`` showed ``seat`` a value another seat's view showed and its
+    own did not: judged from the views alone (``Game.view``, the game's one gate for hidden information),
+    entry by entry, so that it holds for every game and every way a value comes to light (placed, played,
+    handed over). A value is a string of a view (a card's or a tile's id): numbers (scores, coordinates,
+    counts) come from public rules as often as not. What no seat could see (the deck, the pile, rolls to
+    come) is the game's to declare (``reveals``)."""
+    engine = state.engine
+    if not engine.info.hidden_information:
+        return False
+    others = [other for other in range(len(state.players)) if other != seat]
+    previous = earlier(before)
+    mine = _strings(engine.view(previous.game, seat))
+    for version in range(before + 1, state.version + 1):
+        current = state if version == state.version else earlier(version)
+        if current.game == previous.game:  # a shell entry (a mark, a request): no view changed
+            continue
+        shown = _strings(engine.view(current.game, seat))
+        new = shown - mine
+        if new and any(new & _strings(engine.view(previous.game, other)) for other in others):
+            return True
+        previous, mine = current, shown
+    return False
+
+
+def _strings(node: Any) -> set[str]:
+    """Every string value in a JSON value (not its keys, which name the parts of a view)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.add(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 def _undo_to(

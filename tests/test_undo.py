@@ -413,3 +413,123 @@ def test_a_record_of_a_match_with_a_seat_handed_to_a_bot_and_an_undo_imports_to_
     _move(client, match_id, tokens)
     original, copy = _round_trip(client, match_id, headers=bearer(key))
     assert copy == original
+
+
+@pytest.mark.parametrize("undo", ["until_next_action", "with_consent"])
+def test_an_undo_never_takes_back_a_bots_card_from_its_hidden_hand(undo):
+    """Issue 39: a person moves, the bot answers with a card from its hidden hand, the person undoes. The
+    bot's ``card_placed`` reveals nothing the game declares (its mover knew the card), but it showed the
+    person a card of a hand it cannot see: taking it back would leave that card known in the bot's hand
+    (six undos showed six of its cards). The person's move and the reply stand."""
+    import random
+
+    from service import lifecycle, packs
+    from service.games import GAMES
+    from service.games.protocol import IllegalAction
+
+    game, at = GAMES["chock-a-block"], "2026-01-01T00:00:00.000Z"
+    secret, rng = lifecycle.SeedSecret("seed0", "salt"), random.Random(0)
+    options = lifecycle.check_options(game.info.id, {"last_draw_placement": 0}, 2)
+    step = lifecycle.begin(
+        game.info.id,
+        options,
+        ["ann", "greedy bot"],
+        secret,
+        at,
+        packs.content_for(game, options),
+        bots=[None, "greedy"],
+        undo=undo,
+    )
+    states = {s.version: s for s in step.states}
+    state, bot_cards = step.state, []
+    while not bot_cards or state.to_act() != [0]:
+        seat = state.to_act()[0]
+        if seat == 0:
+            action, by = rng.choice(state.legal_actions(0)), None
+            hidden = game.view(state.game, 0)["players"][1]["hand"]
+        else:
+            action, by = lifecycle.bot_action(state, 1, secret), "bot:greedy"
+        moved = lifecycle.act(state, seat, action, secret, at, by)
+        bot_cards += [e.data["card"] for e in moved.entries if e.type == "card_placed" and e.seat == 1]
+        states.update({s.version: s for s in moved.states})
+        state = moved.state
+    assert hidden is None and state.last_action["seat"] == 0 and not state.last_action["revealed"]
+    placed = [card["card"] for card in game.view(state.game, 0)["players"][1]["cards"]]
+    assert set(bot_cards) <= set(placed)  # shown to ann now
+    with pytest.raises(IllegalAction) as refused:
+        lifecycle.undo(state, 0, at, states.__getitem__)
+    assert refused.value.reason == "hidden_information_revealed"
+
+
+def test_a_consent_undo_does_not_go_back_past_a_bots_reply_that_showed_the_asker_a_card():
+    """With consent, the request stays open through a bot's reply (ann asks, the bot accepts, it answers her
+    move with a card from its hidden hand): the last acceptance, cat's, is refused, since the undo would now
+    take back what ann was shown."""
+    import random
+
+    from service import lifecycle, packs
+    from service.games import GAMES
+    from service.games.protocol import IllegalAction
+
+    game, at = GAMES["chock-a-block"], "2026-01-01T00:00:00.000Z"
+    secret, rng = lifecycle.SeedSecret("seed1", "salt"), random.Random(1)
+    options = lifecycle.check_options(game.info.id, {"last_draw_placement": 0, "start_seat": 0}, 3)
+    step = lifecycle.begin(
+        game.info.id,
+        options,
+        ["ann", "greedy bot", "cat"],
+        secret,
+        at,
+        packs.content_for(game, options),
+        bots=[None, "greedy", None],
+        undo="with_consent",
+    )
+    states = {s.version: s for s in step.states}
+
+    def take(step):
+        states.update({s.version: s for s in step.states})
+        return step.state
+
+    state = step.state
+    while state.to_act() == [0]:
+        state = take(lifecycle.act(state, 0, rng.choice(state.legal_actions(0)), secret, at))
+    state = take(lifecycle.undo(state, 0, at, states.__getitem__))
+    assert state.undo_request == {"seat": 0, "to_version": state.undo_request["to_version"], "accepted": [1]}
+    placed = []
+    while state.to_act() == [1]:
+        moved = lifecycle.act(state, 1, lifecycle.bot_action(state, 1, secret), secret, at, "bot:greedy")
+        placed += [e.data["card"] for e in moved.entries if e.type == "card_placed"]
+        state = take(moved)
+    assert placed and state.undo_request is not None and not state.last_action["revealed"]
+    with pytest.raises(IllegalAction) as refused:
+        lifecycle.answer_undo(state, 2, True, at, states.__getitem__)
+    assert refused.value.reason == "hidden_information_revealed"
+    refusal = lifecycle.answer_undo(state, 2, False, at, states.__getitem__)  # refusing still may
+    assert [e.type for e in refusal.entries] == ["undo_refused"]
+
+
+def test_a_consent_undo_that_several_bots_accept_at_once_goes_through(client):
+    """The bots' acceptances come in the same step as the request: the last one judges the versions the
+    undo would take back, the request's among them, which the log does not hold yet."""
+    created = client.post(
+        "/v1/matches",
+        json={
+            "game": "chock-a-block",
+            "players": [{"name": "ann"}, {"bot": "random"}, {"bot": "random"}],
+            "undo": "with_consent",
+            "options": {"start_seat": 0},
+        },
+    )
+    assert created.status_code == 201, created.json
+    match_id, token = created.json["id"], created.json["seats"][0]["token"]
+    before = client.get(f"/v1/matches/{match_id}/state").json["state"]
+    _play_first(client, match_id, token, lambda a: a["type"] == "place_card")
+    answer = _undo(client, match_id, token)
+    assert answer.status_code == 201, answer.json
+    assert [e["type"] for e in answer.json["events"]] == [
+        "undo_requested",
+        "undo_accepted",
+        "undo_accepted",
+        "undone",
+    ]
+    assert client.get(f"/v1/matches/{match_id}/state").json["state"] == before
