@@ -190,9 +190,13 @@ class MatchRepository:
         step: Step,
         remember: Remember | None = None,
         holder: tuple[int, str] | None = None,
+        handover: tuple[int, str] | None = None,
     ) -> str | None:
         """Append a step's entries if the log is still at the version the step starts from (and, with
-        ``holder``, a seat and its token's digest, only while that token is still the seat's).
+        ``holder``, a seat and its token's digest, only while that token is still the seat's; with ``handover``,
+        a seat the entries hand over and its new token's digest, which the seat takes in the same step: its old
+        token stops working here at once, and in other processes it can no longer act, the append checks the
+        token, and its reads end within ``META_FRESH_S``).
 
         Returns None, or the answer remembered under ``remember.key`` by an earlier request (nothing
         is appended then); raises VersionConflict when the log has moved on or is not the one the
@@ -204,7 +208,14 @@ class MatchRepository:
         snapshots = self.snapshots.encoded_due(step.states)
         try:
             _, prior = self.store.append(
-                match_id, base.version, base.head_hash, list(step.entries), remember, snapshots, holder
+                match_id,
+                base.version,
+                base.head_hash,
+                list(step.entries),
+                remember,
+                snapshots,
+                holder,
+                handover,
             )
         except VersionConflict:
             self._heads.drop(match_id)
@@ -214,6 +225,8 @@ class MatchRepository:
             raise
         if prior is None:  # only now that the entries are in the log may their states reach the cache
             self._keep(match_id, step.states, snapshots=False)
+            if handover is not None:
+                self._metas.drop(match_id)
             if self.on_saved is not None:
                 self.on_saved(match_id, step)
         return prior
@@ -265,12 +278,6 @@ class MatchRepository:
         """The digest of the seat's token as Redis holds it now (no cache)."""
         raw = self.redis.hget(self.keys.meta(match_id), f"seat:{seat}")
         return _stored_digest(raw) if raw else None
-
-    def set_seat(self, match_id: str, seat: int, digest: str) -> None:
-        """Give a filled seat a new token: the old one stops working here at once; in other processes it
-        can no longer act (the append checks the token) and its reads end within ``META_FRESH_S``."""
-        self.redis.hset(self.keys.meta(match_id), f"seat:{seat}", bytes.fromhex(digest))
-        self._metas.drop(match_id)
 
     def version(self, match_id: str) -> int:
         """The log's current version (0: no such match), read from Redis."""
