@@ -347,7 +347,9 @@ class EventStore:
         return min(int(info.get("connected_slaves", 0)) for info in infos)
 
     def _refresh_slots(self) -> None:
-        with contextlib.suppress(redis.exceptions.RedisError):  # still electing: the next request tries again
+        # still electing (the nodes disagree, or none answers): the next request tries again, and the error that
+        # sent the append here is its answer
+        with contextlib.suppress(redis.exceptions.RedisError, redis.exceptions.RedisClusterException):
             self.redis.nodes_manager.initialize()
 
     def version(self, match_id: str) -> int:
