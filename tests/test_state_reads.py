@@ -114,16 +114,16 @@ def test_an_old_read_of_a_compacted_match_leaves_its_snapshots_sparse(client, fa
     match_id, tokens = create(client, players=[{"name": "a"}, {"name": "b"}])
     play_random_game(client, match_id, tokens, random.Random(4))
     score(client, fake_redis, settings, match_id, tokens[0])
+    old = Matches(fake_redis, settings).load(match_id).version - 5
+    assert old > 2 * settings.snapshot_every  # a version with snapshots due below it
+    before = Matches(fake_redis, settings).load(match_id, old)  # the match at that version, uncompacted
     Matches(fake_redis, settings).compact(match_id)
     key = Keys(settings.namespace).snapshots(match_id)
     kept = fake_redis.hkeys(key)
-    final = int(kept[0])
-    old = final - 5
-    assert len(kept) == 1 and old > 2 * settings.snapshot_every  # a version with snapshots due below it
+    assert len(kept) == 1
 
     state = Matches(fake_redis, settings).load(match_id, old)  # a new process: nothing cached
 
     assert fake_redis.hkeys(key) == kept
-    log = [Recorded.from_dict(e) for e in full_log(client, match_id)]
-    assert state.version == old and state.head_hash == log[old - 1].hash
-    assert state == Matches(fake_redis, settings).load(match_id, old)
+    assert state == before
+    assert state.head_hash == Recorded.from_dict(full_log(client, match_id)[old - 1]).hash
