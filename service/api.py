@@ -994,7 +994,7 @@ def stream_events(query, match_id: str):
 
     def holds_after(handover: Recorded) -> bool:
         """Whether the credential still reads the seat after ``handover``: a seat's token never once a
-        timeout gave the seat to a bot (the token changes only after the log says so); else Redis says."""
+        timeout gave the seat to a bot (whatever Redis says); else Redis says."""
         to_a_bot = handover.type == "timed_out" and handover.data.get("on_timeout") == "bot"
         if to_a_bot and credential is not None and not is_platform_key(credential):
             return False

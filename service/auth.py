@@ -121,7 +121,7 @@ def still_holds(matches, match_id: str, token: str, seat: int | None, fresh: boo
     """Whether a credential that ``request_seat`` let in still reads what it read then, for a connection that
     outlives its request (a live feed, the moves socket): a platform key still issued and still the match's;
     a seat token still ``seat``'s. A seat's tokens are this process's copy, up to ``META_FRESH_S`` old, or,
-    ``fresh``, what Redis holds now (a seat's new token is stored before the log says it changed hands)."""
+    ``fresh``, what Redis holds now (a seat's new token is stored in the append that says it changed hands)."""
     if is_platform_key(token):
         platform = matches.platform_of_key(token)
         return (

@@ -159,13 +159,41 @@ STORAGE_DOWN = (
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
     redis.exceptions.BusyLoadingError,
-    redis.exceptions.ClusterDownError,  # a cluster failing over: answers again by itself
+    redis.exceptions.ClusterError,  # a cluster failing over (CLUSTERDOWN, MASTERDOWN, redirected over and over)
     redis.exceptions.TryAgainError,
-    redis.exceptions.MasterDownError,
     redis.exceptions.SlotNotCoveredError,
-    redis.exceptions.MovedError,
+    redis.exceptions.AskError,  # and MovedError: a slot moving, or its master changed
     redis.exceptions.ReadOnlyError,
 )
+UNAVAILABLE_REPLY = re.compile(
+    r"(?:^|caused error: |: -)(?:CLUSTERDOWN|LOADING|MASTERDOWN|NOREPLICAS|READONLY|TRYAGAIN) "
+)
+"""Error replies of a store that is away or failing over, as redis-py leaves them in a plain ResponseError: one it
+has no class for (NOREPLICAS), and any of them inside a pipeline's error or a script's (Redis 6)."""
+
+
+def _in_an_outage(error: BaseException | None) -> bool:
+    """Whether ``error`` is, or was raised while handling, an error of the store being away: redis-py's cluster
+    client asks the cluster for its layout again when a master fails, and raises what that meets (nodes that
+    disagree on who holds a slot, none reachable) in place of the error that sent it."""
+    seen = 0
+    while error is not None and seen < 8:  # a chain is short; a cycle of contexts is not followed for ever
+        if isinstance(error, STORAGE_DOWN) or (
+            isinstance(error, redis.exceptions.ResponseError) and UNAVAILABLE_REPLY.search(str(error))
+        ):
+            return True
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return False
+
+
+def _unavailable(error: Exception) -> ApiError:
+    return ApiError(503, "storage_unavailable", "the match store is unreachable; retry shortly")
+
+
+def _unexpected(error: Exception) -> ApiError:
+    log.error("unhandled error", exc_info=error)
+    return ApiError(500, "internal_error", "an unexpected error; it has been logged")
+
 
 # the API face of the application's exceptions, for HTTP answers and the moves socket alike
 DOMAIN = {
@@ -221,10 +249,10 @@ DOMAIN = {
         "send the request again with the same Idempotency-Key to learn whether it was "
         "appended (its first answer comes back) or to append it now",
     ),
-    **{
-        kind: lambda e: ApiError(503, "storage_unavailable", "the match store is unreachable; retry shortly")
-        for kind in STORAGE_DOWN
-    },
+    **dict.fromkeys(STORAGE_DOWN, _unavailable),
+    # neither says more than its kind: a store away, or a bug
+    redis.exceptions.ResponseError: lambda e: (_unavailable if _in_an_outage(e) else _unexpected)(e),
+    redis.exceptions.RedisClusterException: lambda e: (_unavailable if _in_an_outage(e) else _unexpected)(e),
     redis.exceptions.OutOfMemoryError: lambda e: ApiError(
         503, "storage_full", "the match store is full and refuses new writes; nothing was lost"
     ),
@@ -245,10 +273,7 @@ def api_error_of(error: Exception) -> ApiError:
 
 def _domain(error: Exception) -> ApiError:
     kind = next((kind for kind in type(error).__mro__ if kind in DOMAIN), None)
-    if kind is None:
-        log.error("unhandled error", exc_info=error)
-        return ApiError(500, "internal_error", "an unexpected error; it has been logged")
-    return DOMAIN[kind](error)
+    return _unexpected(error) if kind is None else DOMAIN[kind](error)
 
 
 def retry_after(status: int, given: str | None) -> str | None:

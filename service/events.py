@@ -46,8 +46,9 @@ APPEND = """
 --       the last two are '' for an entry with nothing hidden, and then not stored; then m, m x (version,
 --       snapshot): the states the entries lead to that fall due as snapshots, kept only with the entries;
 --       then the holder's meta field and token digest, raw and in hex (a match's meta from before raw
---       digests holds hex) ('', '', '' when no seat's token asks); then the listing summary of the state the
---       entries lead to ('' for none: left as it is)
+--       digests holds hex) ('', '', '' when no seat's token asks); then the meta field of a seat the entries
+--       hand over and the raw digest of its new holder's token ('', '' when they hand none over); then the
+--       listing summary of the state the entries lead to ('' for none: left as it is)
 if ARGV[4] == '1' then
   local prior = redis.call('GET', KEYS[3])
   -- a pending marker (``PENDING``) is this request's own claim of the key: the answer replaces it below
@@ -64,6 +65,7 @@ if ARGV[holder] ~= '' then
   local held = redis.call('HGET', KEYS[5], ARGV[holder])
   if held ~= ARGV[holder + 1] and held ~= ARGV[holder + 2] then return {'not_the_holder', ARGV[holder]} end
 end
+local handover = holder + 3
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', tostring(version)} end
 if version > 0 then
@@ -87,9 +89,11 @@ for i = 0, tonumber(ARGV[7]) - 1 do
   types[#types + 1] = ARGV[at]
 end
 for i = kept + 1, kept + 2 * tonumber(ARGV[kept]), 2 do redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1]) end
+-- the seat's token changes with the entry that hands it over: the log and the token never disagree
+if ARGV[handover] ~= '' then redis.call('HSET', KEYS[5], ARGV[handover], ARGV[handover + 1]) end
 redis.call('XADD', KEYS[2], '*', 'match', ARGV[2], 'version', version, 'types', table.concat(types, ','))
 if ARGV[4] == '1' then redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6]) end
-if ARGV[holder + 3] and ARGV[holder + 3] ~= '' then redis.call('SET', KEYS[6], ARGV[holder + 3]) end
+if ARGV[handover + 2] and ARGV[handover + 2] ~= '' then redis.call('SET', KEYS[6], ARGV[handover + 2]) end
 return {'appended', tostring(version)}
 """
 
@@ -205,6 +209,7 @@ class EventStore:
         remember: Remember | None = None,
         snapshots: dict[str, bytes] | None = None,
         holder: tuple[int, str] | None = None,
+        handover: tuple[int, str] | None = None,
         summary: bytes | None = None,
     ) -> tuple[int, str | None]:
         """Append ``entries`` (chained) if the log is at ``expected_version`` and its last entry has
@@ -215,8 +220,10 @@ class EventStore:
         an answer (a retried request); raises VersionConflict otherwise, and NotReplicated when
         durability is ``replicated`` and no replica confirmed in time. ``holder`` (a seat and the digest of
         the token it acts with): appended only while that is still the seat's token (else NotTheHolder), in the
-        same step. ``summary`` (``views.listing_summary`` of the state the entries lead to, encoded) replaces the
-        match's listing summary in the same step: a listing never shows a version the log does not have."""
+        same step. ``handover`` (a seat and the digest of its new holder's token, when the entries hand the seat
+        over): the seat takes that token in the same step, only if the entries are appended. ``summary``
+        (``views.listing_summary`` of the state the entries lead to, encoded) replaces the match's listing
+        summary in the same step: a listing never shows a version the log does not have."""
         args: list[Any] = [
             expected_version,
             match_id,
@@ -241,6 +248,7 @@ class EventStore:
             for field, snapshot in snapshots.items():
                 args += [field, snapshot]
         args += [f"seat:{holder[0]}", bytes.fromhex(holder[1]), holder[1]] if holder else ["", "", ""]
+        args += [f"seat:{handover[0]}", bytes.fromhex(handover[1])] if handover else ["", ""]
         args.append(summary or "")
         log = self.keys.log(match_id)
         unused = self.keys.unused(match_id) if not (remember and snapshots) else ""
@@ -346,7 +354,9 @@ class EventStore:
         return min(int(info.get("connected_slaves", 0)) for info in infos)
 
     def _refresh_slots(self) -> None:
-        with contextlib.suppress(redis.exceptions.RedisError):  # still electing: the next request tries again
+        # still electing (the nodes disagree, or none answers): the next request tries again, and the error that
+        # sent the append here is its answer
+        with contextlib.suppress(redis.exceptions.RedisError, redis.exceptions.RedisClusterException):
             self.redis.nodes_manager.initialize()
 
     def version(self, match_id: str) -> int:

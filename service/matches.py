@@ -430,11 +430,10 @@ class Matches:
             return None
         seat, clock = step.entries[0].seat, step.state.clock
         assert seat is not None and clock is not None, "timed_out names the seat whose clock ran out"
-        self._repository.save(match_id, step)  # VersionConflict: not timed out after all (the log moved on)
-        if clock["on_timeout"] == "bot":
-            # the token goes once the log says so: until then its holder may still move in time (an append
-            # checks the token), and after the log's timeout the rules refuse it (seat_played_by_a_bot)
-            self._repository.set_seat(match_id, seat, token_hash(new_token()))  # nobody's token
+        # to a bot, the seat's token goes with the timeout, in its append: until then its holder may still move
+        # in time, and after it the rules refuse that token (seat_played_by_a_bot)
+        handover = (seat, token_hash(new_token())) if clock["on_timeout"] == "bot" else None  # nobody's token
+        self._repository.save(match_id, step, handover=handover)  # VersionConflict: the log moved on
         return step
 
     def _meet_deadline(self, match_id: str, state: MatchState, seat: int) -> lifecycle.Step | None:
@@ -613,14 +612,16 @@ class Matches:
         decide: Callable[[MatchState], lifecycle.Step],
         remember: Callable[[lifecycle.Step], Remember | None] = lambda step: None,
         holder: tuple[int, str] | None = None,
+        handover: tuple[int, str] | None = None,
     ) -> tuple[lifecycle.Step, str | None]:
         """Append what ``decide`` makes of the latest state, deciding again on the new latest state
         whenever another append got in first (whatever ``decide`` raises is the answer). Returns the step
-        and, when ``remember``'s key already held an answer (nothing appended then), that answer."""
+        and, when ``remember``'s key already held an answer (nothing appended then), that answer.
+        ``holder`` and ``handover`` as ``MatchRepository.save`` takes them."""
         for _ in range(50):
             step = decide(self.load(match_id))
             try:
-                return step, self._repository.save(match_id, step, remember(step), holder)
+                return step, self._repository.save(match_id, step, remember(step), holder, handover)
             except VersionConflict:
                 continue
         raise RuntimeError(f"could not append to {match_id}: the log kept moving")
@@ -636,9 +637,10 @@ class Matches:
         player: str | None = None,
     ) -> dict[str, Any]:
         """Hand a filled seat to a bot, or to a person (whose new token is in the answer, shown only now,
-        and again to a retry of ``caller`` with the same ``idempotency_key``). The seat's old token can no
-        longer act, in any process, from before the log says so (the append checks the token); its reads
-        end within ``META_FRESH_S`` in other processes."""
+        and again to a retry of ``caller`` with the same ``idempotency_key``). The seat takes its new token
+        in the append of ``seat_replaced``, so the log and the token never disagree: from then on the old
+        token can no longer act, in any process (the append checks the token); its reads end within
+        ``META_FRESH_S`` in other processes."""
         return self.once(
             match_id,
             f"replace:{seat}",
@@ -670,7 +672,6 @@ class Matches:
             _check_bot(state.engine, bot, "")
         _check_player(self.platform_of(match_id), player, "player", bot)
         token = new_token()
-        self._repository.set_seat(match_id, seat, token_hash(token))
 
         def replaced(state: MatchState) -> lifecycle.Step:
             if state.finished:  # it ended meanwhile: nothing but the seed and the result follows the end
@@ -685,7 +686,9 @@ class Matches:
                 else {**shown, "token": token}
             )
 
-        step, prior = self._append_retrying(match_id, replaced, lambda step: remember(answer(step.state)))
+        step, prior = self._append_retrying(
+            match_id, replaced, lambda step: remember(answer(step.state)), handover=(seat, token_hash(token))
+        )
         return json.loads(prior)["answer"] if prior is not None else answer(step.state)
 
     def platform_of_key(self, key: str) -> dict | None:

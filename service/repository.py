@@ -4,9 +4,10 @@ A match is its log (in the event store), a meta hash beside it (the sealed seed 
 hashes, which must never be in the log) and snapshots (a cache of the fold). Loading never replays a
 match from the start once it has a snapshot: ``load`` starts from the newest state this process
 already holds or from the nearest snapshot, reads only the entries after it, and leaves behind the
-snapshots that fall due. Storing a ``Step`` keeps the states it already holds: nothing is folded twice;
-the snapshots that fall due among them go in the append's own step (``EventStore.append``), so a process
-that catches up on another's appends has none to write.
+snapshots that fall due (none of a compacted match, which keeps its final state only). Storing a ``Step``
+keeps the states it already holds: nothing is folded twice; the snapshots that fall due among them go in
+the append's own step (``EventStore.append``), so a process that catches up on another's appends has none
+to write.
 
 The cache is trusted only as far as the log agrees with it. A cached head or a snapshot is used only
 when the log's entry at its version has the hash it was folded from, checked in the same read as the
@@ -256,9 +257,13 @@ class MatchRepository:
         step: Step,
         remember: Remember | None = None,
         holder: tuple[int, str] | None = None,
+        handover: tuple[int, str] | None = None,
     ) -> str | None:
         """Append a step's entries if the log is still at the version the step starts from (and, with
-        ``holder``, a seat and its token's digest, only while that token is still the seat's).
+        ``holder``, a seat and its token's digest, only while that token is still the seat's; with ``handover``,
+        a seat the entries hand over and its new token's digest, which the seat takes in the same step: its old
+        token stops working here at once, and in other processes it can no longer act, the append checks the
+        token, and its reads end within ``META_FRESH_S``).
 
         Returns None, or the answer remembered under ``remember.key`` by an earlier request (nothing
         is appended then); raises VersionConflict when the log has moved on or is not the one the
@@ -277,6 +282,7 @@ class MatchRepository:
                 remember,
                 snapshots,
                 holder,
+                handover,
                 encoded_summary(step.state),
             )
         except VersionConflict:
@@ -287,6 +293,8 @@ class MatchRepository:
             raise
         if prior is None:  # only now that the entries are in the log may their states reach the cache
             self._keep(match_id, step.states, snapshots=False)
+            if handover is not None:
+                self._metas.drop(match_id)
             if self.on_saved is not None:
                 self.on_saved(match_id, step)
         return prior
@@ -338,12 +346,6 @@ class MatchRepository:
         """The digest of the seat's token as Redis holds it now (no cache)."""
         raw = self.redis.hget(self.keys.meta(match_id), f"seat:{seat}")
         return _stored_digest(raw) if raw else None
-
-    def set_seat(self, match_id: str, seat: int, digest: str) -> None:
-        """Give a filled seat a new token: the old one stops working here at once; in other processes it
-        can no longer act (the append checks the token) and its reads end within ``META_FRESH_S``."""
-        self.redis.hset(self.keys.meta(match_id), f"seat:{seat}", bytes.fromhex(digest))
-        self._metas.drop(match_id)
 
     def version(self, match_id: str) -> int:
         """The log's current version (0: no such match), read from Redis."""
@@ -397,8 +399,13 @@ class MatchRepository:
             self.snapshots.drop(match_id, base.version)  # folded from another log: rebuild below
         entries = self._read(match_id, after=0, until=target)
         verify_chain(entries[:1])
-        secret = self.meta(match_id).secret or self._revealed(match_id)
-        return self._fold(match_id, replay.start(entries[0], secret.seed, secret.salt), entries[1:], remember)
+        meta = self.meta(match_id, fresh=target < current)
+        secret = meta.secret or self._revealed(match_id)
+        # a match whose sealed seed is gone is over and compacted (``compact``): it keeps its final state only,
+        # so an earlier version folded from the start puts back none of the snapshots compaction took
+        kept = meta.secret is not None or target == current
+        start = replay.start(entries[0], secret.seed, secret.salt)
+        return self._fold(match_id, start, entries[1:], remember, snapshots=kept)
 
     def read(
         self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None
@@ -437,8 +444,8 @@ class MatchRepository:
         stale = [v for v in self.redis.hkeys(self.keys.snapshots(match_id)) if int(v) != final.version]
         if stale:
             self.redis.hdel(self.keys.snapshots(match_id), *stale)
-        if final.seed is not None:
-            self.redis.hdel(self.keys.meta(match_id), "sealed")
+        if final.seed is not None:  # (and a seed kept in clear by a match from before seeds were sealed)
+            self.redis.hdel(self.keys.meta(match_id), "sealed", "seed")
 
     def _revealed(self, match_id: str) -> SeedSecret:
         """The seed and salt of a finished match, from its ``seed_revealed`` entry near the end."""

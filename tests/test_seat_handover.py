@@ -88,3 +88,49 @@ def test_a_match_whose_seat_tokens_are_stored_as_hex_digits_still_takes_its_seat
         {"type": "place", "piece": "1", "cells": [[0, 0]]},
     )
     assert move.status_code == 201, move.json
+
+
+def _first_save_after(matches, first):
+    """Make ``matches``' next append run ``first`` just before it (another process's handover getting in)."""
+    save = matches._repository.save
+
+    def late(*args, **kwargs):
+        matches._repository.save = save
+        first()
+        return save(*args, **kwargs)
+
+    matches._repository.save = late
+
+
+def test_a_replacement_that_loses_its_append_to_another_leaves_the_token_of_the_last_one(
+    settings, fake_redis
+):
+    from service.matches import Matches, NewMatch
+    from service.tokens import token_hash
+
+    here, there = Matches(fake_redis, settings), Matches(fake_redis, settings)
+    match_id, _, _ = here.create(NewMatch("blokus", ["ann", "bob"], {}))
+    dora: dict = {}
+    _first_save_after(here, lambda: dora.update(there.replace_seat(match_id, 1, name="dora")))
+    carl = here.replace_seat(match_id, 1, name="carl")  # decided first, appended second (after a retry)
+    last = [e for e in here._repository.store.read(match_id) if e.type == "seat_replaced"][-1]
+    assert (last.data["name"], dora["name"]) == ("carl", "dora")
+    assert here.seat_digest(match_id, 1) == token_hash(carl["token"])
+
+
+def test_a_replacement_racing_a_timeout_to_a_bot_leaves_the_token_of_the_last_handover(settings, fake_redis):
+    import time
+
+    from service.matches import Matches, NewMatch
+    from service.tokens import token_hash
+
+    clock, there = Matches(fake_redis, settings), Matches(fake_redis, settings)
+    match_id, state, _ = clock.create(
+        NewMatch("blokus", ["ann", "bob"], {}, clock={"per_action_ms": 50, "on_timeout": "bot"})
+    )
+    time.sleep(0.1)  # seat 0 is out of time
+    _first_save_after(there, lambda: clock.check_clock(match_id, state.version))
+    carl = there.replace_seat(match_id, 0, name="carl")  # the clock's timeout gets in before its append
+    types = [e.type for e in clock._repository.store.read(match_id)]
+    assert types[-3:] == ["timed_out", "seat_replaced", "seat_replaced"]  # to the bot, then to carl
+    assert clock.seat_digest(match_id, 0) == token_hash(carl["token"])

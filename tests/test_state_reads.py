@@ -101,3 +101,29 @@ def test_a_scored_match_folded_again_keeps_its_one_snapshot(client, fake_redis, 
     assert snapshots.decode(fake_redis.hget(key, version))["rules"].endswith(
         "+shell2"
     )  # taken again, in its place
+
+
+def test_an_old_read_of_a_compacted_match_leaves_its_snapshots_sparse(client, fake_redis, settings):
+    """Reading an early version of a scored, compacted match folds it from the log's start (no snapshot at or
+    below it is kept) and writes none back: the match keeps its final state only, as compaction left it."""
+    import random
+
+    from service.chain import Recorded
+    from tests.helpers import create, full_log, play_random_game, score
+
+    match_id, tokens = create(client, players=[{"name": "a"}, {"name": "b"}])
+    play_random_game(client, match_id, tokens, random.Random(4))
+    score(client, fake_redis, settings, match_id, tokens[0])
+    old = Matches(fake_redis, settings).load(match_id).version - 5
+    assert old > 2 * settings.snapshot_every  # a version with snapshots due below it
+    before = Matches(fake_redis, settings).load(match_id, old)  # the match at that version, uncompacted
+    Matches(fake_redis, settings).compact(match_id)
+    key = Keys(settings.namespace).snapshots(match_id)
+    kept = fake_redis.hkeys(key)
+    assert len(kept) == 1
+
+    state = Matches(fake_redis, settings).load(match_id, old)  # a new process: nothing cached
+
+    assert fake_redis.hkeys(key) == kept
+    assert state == before
+    assert state.head_hash == Recorded.from_dict(full_log(client, match_id)[old - 1]).hash

@@ -1,0 +1,142 @@
+"""While a Redis Cluster fails over, every request the store cannot take is ``503 storage_unavailable`` with
+``Retry-After``, never ``500``: each error redis-py raises while the cluster is away or changing hands, raised
+from the store under the real routes (an action through the express lane and through Flask alone, a create,
+a read). An error that says nothing of the store being away stays a logged ``500``."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+from redis.exceptions import AskError, ClusterError, RedisClusterException, ResponseError
+
+from service.events import EventStore
+from service.keys import Keys
+from service.repository import MatchRepository
+from tests.helpers import bearer, create
+
+
+def _while_handling(error: Exception, cause: Exception) -> Exception:
+    """``error`` as raised inside an ``except`` of ``cause`` (its ``__context__`` set, as Python sets it)."""
+    try:
+        try:
+            raise cause
+        except type(cause):
+            raise error  # noqa: B904 (its context is the point)
+    except type(error) as raised:
+        return raised
+
+
+def _learning_the_layout(message: str) -> RedisClusterException:
+    """What redis-py's cluster client raises when, after a connection to a master failed, it asks the cluster
+    for its layout again and gets none it can use (``NodesManager.initialize`` inside its error handler)."""
+    return _while_handling(
+        RedisClusterException(message), redis.exceptions.ConnectionError("Connection closed by server.")
+    )
+
+
+OUTAGES = {
+    "nodes_disagree": lambda: _learning_the_layout(
+        "startup_nodes could not agree on a valid slots cache: 127.0.0.1:7001 vs 127.0.0.1:7004 on slot: 1"
+    ),
+    "no_node_reachable": lambda: _learning_the_layout(
+        "Redis Cluster cannot be connected. Please provide at least one reachable node: Connection refused"
+    ),
+    "slots_not_covered": lambda: _learning_the_layout(
+        "All slots are not covered after query all startup_nodes. 10923 of 16384 covered..."
+    ),
+    "redirected_too_often": lambda: ClusterError("TTL exhausted."),
+    "slot_migrating": lambda: AskError("3999 127.0.0.1:7002"),
+    "too_few_replicas": lambda: ResponseError("NOREPLICAS Not enough good replicas to write."),
+    "in_a_pipeline": lambda: ResponseError(
+        "Command # 1 (EVALSHA 4c1f 5 m:{p3}:log) of pipeline caused error: NOREPLICAS Not enough good replicas"
+    ),
+    "in_a_script": lambda: ResponseError(
+        "Error running script (call to f_4c1f): @user_script:40: @user_script: 40: "
+        "-READONLY You can't write against a read only replica."
+    ),
+}
+
+BUGS = {
+    "bad_cluster_call": lambda: RedisClusterException("Invalid args in command: ('XLEN',)"),
+    "bad_command": lambda: ResponseError("unknown command 'XLENN', with args beginning with: "),
+}
+
+
+def _failing(monkeypatch, target, name, make):
+    def fail(*args, **kwargs):
+        raise make()
+
+    monkeypatch.setattr(target, name, fail)
+
+
+def _answers_of_a_move(app, client, monkeypatch, make):
+    """The answers to a move through the express lane and through Flask alone, the store's append raising."""
+    match_id, tokens = create(client)
+    listing = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
+    move = {"expected_version": listing["version"], "action": listing["actions"][0]}
+    _failing(monkeypatch, EventStore, "append", make)
+    answers = []
+    for express in (app.express, None):
+        served, app.express = app.express, express
+        try:
+            answers.append(
+                client.post(f"/v1/matches/{match_id}/actions", json=move, headers=bearer(tokens[0]))
+            )
+        finally:
+            app.express = served
+    return answers
+
+
+@pytest.mark.parametrize("outage", sorted(OUTAGES))
+def test_an_action_refused_by_a_store_failing_over_is_503_with_retry_after(app, client, monkeypatch, outage):
+    assert app.express is not None
+    for answer in _answers_of_a_move(app, client, monkeypatch, OUTAGES[outage]):
+        assert (answer.status_code, answer.json["error"]) == (503, "storage_unavailable"), answer.json
+        assert answer.headers["Retry-After"] == "1"
+
+
+@pytest.mark.parametrize("outage", sorted(OUTAGES))
+def test_a_create_and_a_read_during_a_failover_are_503_with_retry_after(app, client, monkeypatch, outage):
+    match_id, _ = create(client)
+    _failing(monkeypatch, EventStore, "append", OUTAGES[outage])
+    _failing(monkeypatch, MatchRepository, "load", OUTAGES[outage])
+    created = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
+    read = client.get(f"/v1/matches/{match_id}")
+    for answer in (created, read):
+        assert (answer.status_code, answer.json["error"]) == (503, "storage_unavailable"), answer.json
+        assert answer.headers["Retry-After"] == "1"
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_an_error_that_is_no_outage_stays_a_logged_500(app, client, monkeypatch, caplog, bug):
+    for answer in _answers_of_a_move(app, client, monkeypatch, BUGS[bug]):
+        assert (answer.status_code, answer.json["error"]) == (500, "internal_error")
+        assert "Retry-After" not in answer.headers
+    assert "unhandled error" in caplog.text
+
+
+def test_a_failed_refresh_of_the_cluster_layout_leaves_the_connection_error_to_answer(fake_redis, settings):
+    """With replicated durability an append that lost its master asks the cluster for its layout at once;
+    that may fail too while the cluster elects a new master, and the append's own error is what answers."""
+
+    class Node:
+        def pipeline(self, transaction):
+            raise redis.exceptions.ConnectionError("Connection closed by server.")
+
+    class Layout:
+        def initialize(self):
+            raise RedisClusterException("startup_nodes could not agree on a valid slots cache")
+
+    class Cluster:
+        nodes_manager = Layout()
+
+        def get_node_from_key(self, key):
+            return "node"
+
+        def get_redis_connection(self, node):
+            return Node()
+
+    store = EventStore(fake_redis, Keys(settings.namespace), durability="replicated")
+    store.redis, store.cluster = Cluster(), True
+    with pytest.raises(redis.exceptions.ConnectionError):
+        store.durably("m:{p3}:log", lambda client: None)
