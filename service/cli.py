@@ -1,9 +1,10 @@
 """The ``matchlog`` command.
 
-matchlog serve    everything on one machine: the API, a rule worker, and an embedded Redis
-                  (kept in --data) unless REDIS_URL names one
+matchlog serve    everything on one machine: the API, the workers (one per group of job queues,
+                  SERVE_WORKERS), and an embedded Redis (kept in --data) unless REDIS_URL names one
 matchlog api      the HTTP API under gunicorn (production: run as many as needed)
-matchlog worker   a rule worker: projector + RQ jobs (production: run as many as needed)
+matchlog worker   a rule worker: projector + RQ jobs (production: run as many as needed);
+                  --queues clocks,scoring takes those kinds only, --no-rules leaves the projector to others
 matchlog openapi  print the OpenAPI document the API serves (this is how openapi.yaml is made)
 matchlog keys create NAME   a platform key, printed once (only its digest is kept); also
                             keys list, keys rotate PLATFORM, keys revoke PLATFORM
@@ -38,6 +39,7 @@ import yaml
 from service import processes
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis, make_private
+from service.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS
 from service.manners import configure_logging
 from service.redis_client import is_cluster
 
@@ -243,11 +245,31 @@ def migrate_keys(settings: Settings, source_url: str | None) -> None:
     print(json.dumps(done))
 
 
-def run_worker(settings: Settings) -> None:
+def run_worker(settings: Settings, kinds: tuple[str, ...] = KINDS, rules: bool = True) -> None:
     from workers.worker import run
 
     check_layout(settings, redis_url(settings))
-    run(settings, redis_url(settings))
+    run(settings, redis_url(settings), kinds=kinds, rules=rules)
+
+
+SERVE_WORKERS = {
+    "worker": ["--queues", f"{CLOCKS},{SCORING}"],
+    "bot worker": ["--queues", f"{BOTS},{BOT_MATCHES}", "--no-rules"],
+    "webhook worker": ["--queues", WEBHOOKS, "--no-rules"],
+    "analysis worker": ["--queues", ANALYSES, "--no-rules"],
+}
+"""The workers ``matchlog serve`` starts: a kind's work never waits for a slower kind's. The first runs the
+rule loop too (once for all queues), and takes clock deadlines before scoring; bot moves think for up to
+seconds, deliveries wait for their receivers, analyses take up to a minute: each has a process of its own."""
+
+
+def queue_kinds(text: str) -> tuple[str, ...]:
+    """``--queues``: comma-separated kinds of ``service.jobqueue.KINDS``."""
+    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown or not kinds:
+        raise argparse.ArgumentTypeError(f"the queues are {', '.join(KINDS)}, not {text!r}")
+    return kinds
 
 
 def port_refusal(host: str, port: int) -> str | None:
@@ -311,7 +333,10 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
             "--workers",
             str(workers),
         ],
-        "worker": [sys.executable, "-m", "service.cli", "worker"],
+        **{
+            name: [sys.executable, "-m", "service.cli", "worker", *arguments]
+            for name, arguments in SERVE_WORKERS.items()
+        },
     }
     children = {name: processes.start(cmd, env=env) for name, cmd in commands.items()}
     if settings.durability == "replicated":
@@ -447,7 +472,7 @@ def rebuild_ratings(settings: Settings, here: bool) -> None:
         ]
         if here:
             run_here(matches, jobs_redis, client)
-            SimpleWorker([queue.queue()], connection=jobs_redis).work(burst=True)
+            SimpleWorker(queue.queues((ANALYSES,)), connection=jobs_redis).work(burst=True)
         print(
             json.dumps(
                 {
@@ -480,6 +505,19 @@ def main(argv: list[str] | None = None) -> None:
         )
     worker = commands.add_parser("worker")
     worker.add_argument("--data", help="folder of the embedded Redis to join when REDIS_URL is unset")
+    worker.add_argument(
+        "--queues",
+        type=queue_kinds,
+        default=KINDS,
+        help=f"the kinds of jobs this worker takes, in its order of priority (default: all, {','.join(KINDS)}); "
+        "the queue of older releases is drained by every worker",
+    )
+    worker.add_argument(
+        "--no-rules",
+        dest="rules",
+        action="store_false",
+        help="run jobs only: the projector (and the moving of due deadlines) runs in other workers",
+    )
     commands.add_parser("openapi")
     keys = commands.add_parser(
         "keys", help="platform keys: create NAME, list, rotate PLATFORM, revoke PLATFORM"
@@ -579,7 +617,7 @@ def _replay(args: argparse.Namespace) -> None:
 RUN = {
     "serve": lambda args: serve(_settings(args), args.host, args.port, args.workers),
     "api": lambda args: run_api(_settings(args), args.host, args.port, args.workers),
-    "worker": lambda args: run_worker(_settings(args)),
+    "worker": lambda args: run_worker(_settings(args), args.queues, args.rules),
     "openapi": lambda args: print_openapi(),
     "keys": lambda args: manage_keys(_settings(args), args.action, args.subject, args.grace),
     "migrate": lambda args: migrate_keys(_settings(args), args.source),

@@ -33,6 +33,7 @@ from service.matches import (
     NoSuchSeat,
     OutOfTime,
     SeatTaken,
+    TooManyBotMatches,
 )
 from service.repository import MatchNotFound, VersionNotFound
 
@@ -78,6 +79,7 @@ API_ERRORS: dict[str, str] = {
     "seed_known_to_creator_refused": "a seed known to its creator where a stranger could sit down (reason)",
     "too_many_requests": "over a rate limit: Retry-After says when to retry",
     "too_many_streams": "this address holds as many live feeds as it may",
+    "too_many_bot_matches": "this address (or platform) has as many matches of bots only not over as it may",
     "internal_error": "an unexpected error; it has been logged",
     "broken_chain": "the stored log fails its hash chain",
     "storage_unavailable": "the match store is unreachable or failing over; retry",
@@ -191,6 +193,7 @@ DOMAIN = {
     NoRecordFormat: lambda e: ApiError(406, "not_acceptable", str(e)),
     BrokenChain: lambda e: ApiError(500, "broken_chain", f"the stored log fails its hash chain: {e}"),
     SeatTaken: lambda e: ApiError(409, "seat_taken", str(e)),
+    TooManyBotMatches: lambda e: ApiError(429, "too_many_bot_matches", str(e)),
     HiddenUntilRevealed: lambda e: ApiError(409, "hidden_until_revealed", str(e)),
     MatchOver: lambda e: ApiError(409, "match_over", str(e)),
     NoSuchSeat: lambda e: ApiError(404, "seat_not_found", str(e)),
