@@ -95,8 +95,9 @@ class Settings:
     by one (``greedy``) may spend on one move; past them it plays the random bot's move. A search bot's level
     bounds its own thinking. Settings made in code have none."""
     bot_cpu_per_match_s: float = 0.0
-    """``MATCHLOG_BOT_CPU_PER_MATCH_S`` (server default 300; 0: no cap): CPU seconds all of a match's bots may
-    spend in it; after them, its bots play the random bot's moves to the end (nothing played is undone)."""
+    """``MATCHLOG_BOT_CPU_PER_MATCH_S`` (server default 300; 0: no cap): CPU seconds all the bots of a match of
+    bots only may spend in it; after them, they play the random bot's moves to the end (nothing played is
+    undone)."""
     rq_redis_url: str | None = None
     """``RQ_REDIS_URL``: a single Redis for the job queue (RQ cannot run on a Redis Cluster); the match
     store's Redis when unset."""

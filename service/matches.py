@@ -869,10 +869,14 @@ class Matches:
 
     def _thought(self, match_id: str, state: MatchState, seat: int) -> dict[str, Any]:
         """The bot's action, within the bot CPU budgets: a move that has thought for
-        ``bot_cpu_per_move_s`` plays the cheapest move instead, and so does every move once the match's bots
-        have thought for ``bot_cpu_per_match_s`` in all. The moves already played stay: only how the next
-        ones are chosen changes. CPU time of this thread, so other work in the process does not count."""
+        ``bot_cpu_per_move_s`` plays the cheapest move instead, and so does every move of a match of bots
+        only once its bots have thought for ``bot_cpu_per_match_s`` in all (a match with a person in it
+        goes only as fast as the person's moves, which the rate limits bound). The moves already played
+        stay: only how the next ones are chosen changes. CPU time of this thread, so other work in the
+        process does not count."""
         per_move, per_match = self.settings.bot_cpu_per_move_s, self.settings.bot_cpu_per_match_s
+        if not all(state.bot_of(s) for s in range(len(state.players))):
+            per_match = 0.0
         key = self._keys.bot_cpu(match_id)
         spent = float(self._redis.get(key) or 0) if per_match > 0 else 0.0
         began = time.thread_time()

@@ -153,7 +153,7 @@ def test_bots_past_their_matchs_cpu_budget_play_the_random_bots_move(fake_redis,
     settings = dataclasses.replace(settings, bot_cpu_per_match_s=5.0)
     matches = Matches(fake_redis, settings)
     match_id, state, _ = matches.create(
-        NewMatch("blokus", ["greedy bot", "ann"], {"variant": "duo"}, bots=["greedy", None])
+        NewMatch("blokus", ["greedy bot", "other bot"], {"variant": "duo"}, bots=["greedy", "greedy"])
     )
     fake_redis.set(Keys(settings.namespace).bot_cpu(match_id), 5.0)  # its bots have thought for 5 s already
 
@@ -175,3 +175,27 @@ def test_a_bots_move_past_its_cpu_budget_is_the_random_bots_move(fake_redis, set
     hurried = lifecycle.bot_action(state, 0, secret, out_of_thought=lambda: asked.append(1) or True)
     assert asked == [1]  # it stopped weighing moves at the first one
     assert hurried == lifecycle.bot_action(state, 0, secret, cheapest=True)
+
+
+def test_serve_gives_every_kind_a_worker_and_runs_the_rule_loop_once():
+    from service.cli import SERVE_WORKERS, queue_kinds
+
+    taken = [queue_kinds(arguments[1]) for arguments in SERVE_WORKERS.values()]
+    assert sorted(kind for kinds in taken for kind in kinds) == sorted(KINDS)  # each kind in one process
+    assert [("--no-rules" not in arguments) for arguments in SERVE_WORKERS.values()] == [
+        True,
+        False,
+        False,
+        False,
+    ]
+    assert taken[0] == (CLOCKS, SCORING)  # the rule loop's process: deadlines first
+
+
+def test_a_worker_is_told_its_queues_by_kind():
+    import argparse
+
+    from service.cli import queue_kinds
+
+    assert queue_kinds("webhooks, analyses") == (WEBHOOKS, ANALYSES)
+    with pytest.raises(argparse.ArgumentTypeError, match="clocks, scoring"):
+        queue_kinds("clock")
