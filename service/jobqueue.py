@@ -48,6 +48,10 @@ BOT_MOVE_TIMEOUT_S = 30
 """A bot's move takes a few seconds at most (the strongest search, level 3, about 1.5 s on a slow core);
 a job started longer ago than this lost its worker, and is taken back (``clean_registries``) then, not
 after RQ's default of three minutes, during which the match would wait for a move."""
+CLOCK_CHECK_AFTER_MS = 500
+"""A clock's check runs this long after its deadline (and the rule loop's step, up to 0.2 s, later): within a
+second of it, and late enough that a move sent in the deadline's last moments meets the API's own check
+(which appends the timeout itself, or takes the move) rather than a race with the worker's."""
 CHECK_CLOCK_TIMEOUT_S = 10
 """A clock check reads the match and appends at most a timeout: a lost one is taken back as soon."""
 SCORE_TIMEOUT_S = 60
@@ -208,12 +212,16 @@ class JobQueue:
         return job.id
 
     def enqueue_deadline(self, match_id: str, version: int, deadline_ms: int, again: int = 0) -> None:
-        """A clock check at ``deadline_ms`` (RQ's scheduler keeps it in Redis: a dead worker loses none).
-        RQ schedules to the whole second, so the check is set for the second after the deadline."""
-        at = datetime.fromtimestamp(-(-deadline_ms // 1000), tz=UTC)
+        """A clock check ``CLOCK_CHECK_AFTER_MS`` after ``deadline_ms`` (RQ's scheduled registry keeps it in
+        Redis: a dead worker loses none). RQ schedules to the whole second, so the job is set for the whole
+        second after, then its time in the registry is put back to the millisecond: the rule loop, which
+        moves due jobs several times a second, enqueues it then, not up to a second later."""
+        due_ms = deadline_ms + CLOCK_CHECK_AFTER_MS
+        at = datetime.fromtimestamp(-(-due_ms // 1000), tz=UTC)
+        job_id = f"clock-{match_id}-v{version}-{deadline_ms}-{again}"
         self._once(
             CLOCKS,
-            f"clock-{match_id}-v{version}-{deadline_ms}-{again}",
+            job_id,
             at,
             CHECK_CLOCK,
             match_id,
@@ -224,6 +232,9 @@ class JobQueue:
             failure_ttl=RESULT_TTL_S,
             job_timeout=CHECK_CLOCK_TIMEOUT_S,
         )
+        # only while it is still scheduled (xx): a job moved meanwhile is not scheduled again
+        registry = ScheduledJobRegistry(queue=self.queue(CLOCKS))
+        self.connection.zadd(registry.key, {job_id: due_ms / 1000}, xx=True)
 
     def _once(
         self, kind: str, job_id: str, at: datetime | None, function: str, *args: Any, **options: Any

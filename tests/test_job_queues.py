@@ -199,3 +199,12 @@ def test_a_worker_is_told_its_queues_by_kind():
     assert queue_kinds("webhooks, analyses") == (WEBHOOKS, ANALYSES)
     with pytest.raises(argparse.ArgumentTypeError, match="clocks, scoring"):
         queue_kinds("clock")
+
+
+def test_a_clock_deadline_is_due_at_its_millisecond_not_at_the_next_whole_second(fake_redis, settings):
+    jobs = JobQueue(fake_redis, Keys(settings.namespace))
+    jobs.enqueue_deadline("m" * 32, 3, 4_102_444_800_250)
+    registry = ScheduledJobRegistry(queue=jobs.queue(CLOCKS))
+    assert registry.get_jobs_to_schedule(4_102_444_800.7) == []  # type: ignore[arg-type]
+    due = registry.get_jobs_to_schedule(4_102_444_800.8)  # type: ignore[arg-type]
+    assert due == [f"clock-{'m' * 32}-v3-4102444800250-0"]  # half a second after, not at the next whole one

@@ -49,6 +49,11 @@ class _JobWorker(SimpleWorker):
         super().handle_exception(job, *exc_info)
 
 
+RULE_STEP_MS = 200
+"""The longest a rule loop's step waits for feed notices: each step moves the jobs that are due (a clock
+deadline, to the millisecond), so a deadline fires within about this long of its time."""
+
+
 def abandonment_period_s(after_s: float) -> float:
     """How often the worker looks for abandoned matches: a quarter of ``MATCHLOG_ABANDON_AFTER_S``, between
     half a second and a minute."""
@@ -109,7 +114,7 @@ def run(
             "this Redis holds data in the layout before feed partitions: stop the API and workers and "
             "run `matchlog migrate` (until then those matches are not found)"
         )
-    projector = Projector(matches, store)
+    projector = Projector(matches, store, block_ms=RULE_STEP_MS)
     # a misconfiguration met later stops the whole process: RQ's handler ends the job worker's loop
     thread = threading.Thread(
         target=projector.run,
