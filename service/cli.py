@@ -260,7 +260,8 @@ SERVE_WORKERS = {
 }
 """The workers ``matchlog serve`` starts: a kind's work never waits for a slower kind's. The first runs the
 rule loop too (once for all queues), and takes clock deadlines before scoring; bot moves think for up to
-seconds, deliveries wait for their receivers, analyses take up to a minute: each has a process of its own."""
+seconds, deliveries wait for their receivers, analyses take up to a minute: each has a process of its own
+(started once the API answers)."""
 
 
 def queue_kinds(text: str) -> tuple[str, ...]:
@@ -338,7 +339,11 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
             for name, arguments in SERVE_WORKERS.items()
         },
     }
-    children = {name: processes.start(cmd, env=env) for name, cmd in commands.items()}
+    # the API and the rule worker first; the others once the API answers (or a while later anyway): on a
+    # small machine five Python processes starting at once keep the API from its first answer for long
+    later = {name: commands[name] for name in list(SERVE_WORKERS)[1:]}
+    children = {name: processes.start(cmd, env=env) for name, cmd in commands.items() if name not in later}
+    starting = time.monotonic()
     if settings.durability == "replicated":
         print(
             "matchlog: replicated durability: an append is acknowledged once a replica has it, else 503 "
@@ -350,6 +355,9 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     try:
         while not stopping.is_set():
+            if later and (_answers(host, port) or time.monotonic() - starting > LATER_WORKERS_S):
+                children.update({name: processes.start(cmd, env=env) for name, cmd in later.items()})
+                later = {}
             for name, child in children.items():
                 if child.poll() is not None:
                     print(f"matchlog: {name} exited ({child.returncode}); restarting", flush=True)
@@ -364,6 +372,27 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         if embedded:
             embedded.stop()
         (Path(settings.data_dir) / "serve.pid").unlink(missing_ok=True)
+
+
+LATER_WORKERS_S = 30.0
+"""``matchlog serve`` starts the workers other than the rule worker once the API answers, or this long after
+the start whatever the API does."""
+
+
+def _answers(host: str, port: int) -> bool:
+    """Whether the API on ``host:port`` answers ``/healthz`` (within half a second)."""
+    import http.client
+
+    connection = http.client.HTTPConnection(
+        "127.0.0.1" if host in ("0.0.0.0", "::", "") else host, port, timeout=0.5
+    )
+    try:
+        connection.request("GET", "/healthz")
+        return connection.getresponse().status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
 
 
 def _serving_folder(data_dir: Path) -> str | None:

@@ -208,3 +208,29 @@ def test_a_clock_deadline_is_due_at_its_millisecond_not_at_the_next_whole_second
     assert registry.get_jobs_to_schedule(4_102_444_800.7) == []  # type: ignore[arg-type]
     due = registry.get_jobs_to_schedule(4_102_444_800.8)  # type: ignore[arg-type]
     assert due == [f"clock-{'m' * 32}-v3-4102444800250-0"]  # half a second after, not at the next whole one
+
+
+def test_serve_tells_when_its_api_answers():
+    """``matchlog serve`` starts the job-only workers once its API answers (``_answers``)."""
+    import http.server
+    import threading
+
+    from service.cli import _answers
+
+    class Healthy(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200 if self.path == "/healthz" else 404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Healthy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        assert _answers("0.0.0.0", port)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert not _answers("127.0.0.1", port)  # nobody there any more
