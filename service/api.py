@@ -307,6 +307,7 @@ def create_match(headers):
             undo=body["undo"],
             clock=_clock(body),
             player_ids=[p.get("player") for p in body["players"]],
+            client=request.remote_addr,  # behind proxies, their client (as the rate limits count it)
         )
     else:
         raise ApiError(

@@ -1,9 +1,10 @@
 """The ``matchlog`` command.
 
-matchlog serve    everything on one machine: the API, a rule worker, and an embedded Redis
-                  (kept in --data) unless REDIS_URL names one
+matchlog serve    everything on one machine: the API, the workers (one per group of job queues,
+                  SERVE_WORKERS), and an embedded Redis (kept in --data) unless REDIS_URL names one
 matchlog api      the HTTP API under gunicorn (production: run as many as needed)
-matchlog worker   a rule worker: projector + RQ jobs (production: run as many as needed)
+matchlog worker   a rule worker: projector + RQ jobs (production: run as many as needed);
+                  --queues clocks,scoring takes those kinds only, --no-rules leaves the projector to others
 matchlog openapi  print the OpenAPI document the API serves (this is how openapi.yaml is made)
 matchlog keys create NAME   a platform key, printed once (only its digest is kept); also
                             keys list, keys rotate PLATFORM, keys revoke PLATFORM
@@ -38,6 +39,7 @@ import yaml
 from service import processes
 from service.config import Settings
 from service.embedded_redis import EmbeddedRedis, make_private
+from service.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS
 from service.manners import configure_logging
 from service.redis_client import is_cluster
 
@@ -243,11 +245,32 @@ def migrate_keys(settings: Settings, source_url: str | None) -> None:
     print(json.dumps(done))
 
 
-def run_worker(settings: Settings) -> None:
+def run_worker(settings: Settings, kinds: tuple[str, ...] = KINDS, rules: bool = True) -> None:
     from workers.worker import run
 
     check_layout(settings, redis_url(settings))
-    run(settings, redis_url(settings))
+    run(settings, redis_url(settings), kinds=kinds, rules=rules)
+
+
+SERVE_WORKERS = {
+    "worker": ["--queues", f"{CLOCKS},{SCORING}"],
+    "bot worker": ["--queues", f"{BOTS},{BOT_MATCHES}", "--no-rules"],
+    "webhook worker": ["--queues", WEBHOOKS, "--no-rules"],
+    "analysis worker": ["--queues", ANALYSES, "--no-rules"],
+}
+"""The workers ``matchlog serve`` starts: a kind's work never waits for a slower kind's. The first runs the
+rule loop too (once for all queues), and takes clock deadlines before scoring; bot moves think for up to
+seconds, deliveries wait for their receivers, analyses take up to a minute: each has a process of its own
+(started once the API answers)."""
+
+
+def queue_kinds(text: str) -> tuple[str, ...]:
+    """``--queues``: comma-separated kinds of ``service.jobqueue.KINDS``."""
+    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown or not kinds:
+        raise argparse.ArgumentTypeError(f"the queues are {', '.join(KINDS)}, not {text!r}")
+    return kinds
 
 
 def port_refusal(host: str, port: int) -> str | None:
@@ -311,9 +334,16 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
             "--workers",
             str(workers),
         ],
-        "worker": [sys.executable, "-m", "service.cli", "worker"],
+        **{
+            name: [sys.executable, "-m", "service.cli", "worker", *arguments]
+            for name, arguments in SERVE_WORKERS.items()
+        },
     }
-    children = {name: processes.start(cmd, env=env) for name, cmd in commands.items()}
+    # the API and the rule worker first; the others once the API answers (or a while later anyway): on a
+    # small machine five Python processes starting at once keep the API from its first answer for long
+    later = {name: commands[name] for name in list(SERVE_WORKERS)[1:]}
+    children = {name: processes.start(cmd, env=env) for name, cmd in commands.items() if name not in later}
+    starting = time.monotonic()
     if settings.durability == "replicated":
         print(
             "matchlog: replicated durability: an append is acknowledged once a replica has it, else 503 "
@@ -325,6 +355,9 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     try:
         while not stopping.is_set():
+            if later and (_answers(host, port) or time.monotonic() - starting > LATER_WORKERS_S):
+                children.update({name: processes.start(cmd, env=env) for name, cmd in later.items()})
+                later = {}
             for name, child in children.items():
                 if child.poll() is not None:
                     print(f"matchlog: {name} exited ({child.returncode}); restarting", flush=True)
@@ -339,6 +372,27 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         if embedded:
             embedded.stop()
         (Path(settings.data_dir) / "serve.pid").unlink(missing_ok=True)
+
+
+LATER_WORKERS_S = 30.0
+"""``matchlog serve`` starts the workers other than the rule worker once the API answers, or this long after
+the start whatever the API does."""
+
+
+def _answers(host: str, port: int) -> bool:
+    """Whether the API on ``host:port`` answers ``/healthz`` (within half a second)."""
+    import http.client
+
+    connection = http.client.HTTPConnection(
+        "127.0.0.1" if host in ("0.0.0.0", "::", "") else host, port, timeout=0.5
+    )
+    try:
+        connection.request("GET", "/healthz")
+        return connection.getresponse().status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
 
 
 def _serving_folder(data_dir: Path) -> str | None:
@@ -470,7 +524,7 @@ def rebuild_ratings(settings: Settings, here: bool) -> None:
         ]
         if here:
             run_here(matches, jobs_redis, client)
-            SimpleWorker([queue.queue()], connection=jobs_redis).work(burst=True)
+            SimpleWorker(queue.queues((ANALYSES,)), connection=jobs_redis).work(burst=True)
         print(
             json.dumps(
                 {
@@ -503,6 +557,19 @@ def main(argv: list[str] | None = None) -> None:
         )
     worker = commands.add_parser("worker")
     worker.add_argument("--data", help="folder of the embedded Redis to join when REDIS_URL is unset")
+    worker.add_argument(
+        "--queues",
+        type=queue_kinds,
+        default=KINDS,
+        help=f"the kinds of jobs this worker takes, in its order of priority (default: all, {','.join(KINDS)}); "
+        "the queue of older releases is drained by every worker",
+    )
+    worker.add_argument(
+        "--no-rules",
+        dest="rules",
+        action="store_false",
+        help="run jobs only: the projector (and the moving of due deadlines) runs in other workers",
+    )
     commands.add_parser("openapi")
     keys = commands.add_parser(
         "keys", help="platform keys: create NAME, list, rotate PLATFORM, revoke PLATFORM"
@@ -605,7 +672,7 @@ def _replay(args: argparse.Namespace) -> None:
 RUN = {
     "serve": lambda args: serve(_settings(args), args.host, args.port, args.workers),
     "api": lambda args: run_api(_settings(args), args.host, args.port, args.workers),
-    "worker": lambda args: run_worker(_settings(args)),
+    "worker": lambda args: run_worker(_settings(args), args.queues, args.rules),
     "openapi": lambda args: print_openapi(),
     "keys": lambda args: manage_keys(_settings(args), args.action, args.subject, args.grace),
     "migrate": lambda args: migrate_keys(_settings(args), args.source),

@@ -103,6 +103,20 @@ class Settings:
     ``replicated`` (once a replica has it too: ``WAIT``; otherwise the API answers 503)."""
     replica_wait_ms: int = 1000
     """``MATCHLOG_REPLICA_WAIT_MS``: with replicated durability, how long an append waits for a replica."""
+    bot_matches_per_address: int = 0
+    """``MATCHLOG_BOT_MATCHES_PER_ADDRESS`` (server default 4; 0: no cap): matches whose seats are all bots that
+    one client address may have not over at once, created without a platform key; the next is refused (429
+    ``too_many_bot_matches``). Settings made in code have none."""
+    bot_matches_per_platform: int = 0
+    """``MATCHLOG_BOT_MATCHES_PER_PLATFORM`` (server default 16; 0: no cap): the same for one platform's key."""
+    bot_cpu_per_move_s: float = 0.0
+    """``MATCHLOG_BOT_CPU_PER_MOVE_S`` (server default 2; 0: no cap): CPU seconds a bot weighing its moves one
+    by one (``greedy``) may spend on one move; past them it plays the random bot's move. A search bot's level
+    bounds its own thinking. Settings made in code have none."""
+    bot_cpu_per_match_s: float = 0.0
+    """``MATCHLOG_BOT_CPU_PER_MATCH_S`` (server default 300; 0: no cap): CPU seconds all the bots of a match of
+    bots only may spend in it; after them, they play the random bot's moves to the end (nothing played is
+    undone)."""
     rq_redis_url: str | None = None
     """``RQ_REDIS_URL``: a single Redis for the job queue (RQ cannot run on a Redis Cluster); the match
     store's Redis when unset."""
@@ -161,6 +175,10 @@ class Settings:
                 env.get("MATCHLOG_DURABILITY", "local"), ("local", "replicated"), "MATCHLOG_DURABILITY"
             ),
             replica_wait_ms=int(env.get("MATCHLOG_REPLICA_WAIT_MS", 1000)),
+            bot_matches_per_address=int(env.get("MATCHLOG_BOT_MATCHES_PER_ADDRESS", 4)),
+            bot_matches_per_platform=int(env.get("MATCHLOG_BOT_MATCHES_PER_PLATFORM", 16)),
+            bot_cpu_per_move_s=float(env.get("MATCHLOG_BOT_CPU_PER_MOVE_S", 2)),
+            bot_cpu_per_match_s=float(env.get("MATCHLOG_BOT_CPU_PER_MATCH_S", 300)),
             rq_redis_url=env.get("RQ_REDIS_URL") or None,
             secret_key=env.get("MATCHLOG_SECRET_KEY")
             or secret_from_file(Path(env.get("MATCHLOG_DATA", "matchlog-data")) / "server.key"),

@@ -33,6 +33,7 @@ from service.matches import (
     NoSuchSeat,
     OutOfTime,
     SeatTaken,
+    TooManyBotMatches,
 )
 from service.repository import MatchNotFound, VersionNotFound
 from service.webhooks import TooManyWebhooks
@@ -80,6 +81,7 @@ API_ERRORS: dict[str, str] = {
     "too_many_requests": "over a rate limit: Retry-After says when to retry",
     "too_many_streams": "this address holds as many live feeds as it may",
     "too_many_webhooks": "the platform has as many webhooks as it may (limit says how many)",
+    "too_many_bot_matches": "this address (or platform) has as many matches of bots only not over as it may",
     "internal_error": "an unexpected error; it has been logged",
     "broken_chain": "the stored log fails its hash chain",
     "storage_unavailable": "the match store is unreachable or failing over; retry",
@@ -224,6 +226,7 @@ DOMAIN = {
     TooManyWebhooks: lambda e: ApiError(
         409, "too_many_webhooks", f"{e}: delete one first, or ask the operator to allow more", limit=e.limit
     ),
+    TooManyBotMatches: lambda e: ApiError(429, "too_many_bot_matches", str(e)),
     HiddenUntilRevealed: lambda e: ApiError(409, "hidden_until_revealed", str(e)),
     MatchOver: lambda e: ApiError(409, "match_over", str(e)),
     NoSuchSeat: lambda e: ApiError(404, "seat_not_found", str(e)),

@@ -50,12 +50,30 @@ BOT_MOVE_TIMEOUT_S = 30
 """A bot's move takes a few seconds at most (the strongest search, level 3, about 1.5 s on a slow core);
 a job started longer ago than this lost its worker, and is taken back (``clean_registries``) then, not
 after RQ's default of three minutes, during which the match would wait for a move."""
+CLOCK_CHECK_AFTER_MS = 500
+"""A clock's check runs this long after its deadline (and the rule loop's step, up to 0.2 s, later): within a
+second of it, and late enough that a move sent in the deadline's last moments meets the API's own check
+(which appends the timeout itself, or takes the move) rather than a race with the worker's."""
 CHECK_CLOCK_TIMEOUT_S = 10
 """A clock check reads the match and appends at most a timeout: a lost one is taken back as soon."""
 SCORE_TIMEOUT_S = 60
 STRANDED_S = 10
 """A job in RQ's intermediate list this long without starting lost the worker that took it (a live one
 starts it within milliseconds)."""
+CLOCKS, SCORING, BOTS, BOT_MATCHES, WEBHOOKS, ANALYSES = (
+    "clocks",
+    "scoring",
+    "bots",
+    "bot-matches",
+    "webhooks",
+    "analyses",
+)
+KINDS = (CLOCKS, SCORING, BOTS, BOT_MATCHES, WEBHOOKS, ANALYSES)
+"""The kinds of background work, each on a queue of its own, in the order a worker listening to several takes
+them: a clock deadline first (it must fire within a second), then scoring and rating (short, and a result
+someone waits for), a bot's reply to a person, a move of a match with only bots in it (nobody waits for one
+move of those: they yield to every reply), webhook deliveries (the receiver's time, not ours), analyses and
+rating rebuilds (seconds to minutes each). ``matchlog serve`` gives the slow kinds processes of their own."""
 
 
 class JobQueue:
@@ -63,8 +81,16 @@ class JobQueue:
         self.connection = connection
         self.keys = keys
 
-    def queue(self) -> Queue:
-        return Queue(self.keys.queue, connection=self.connection)
+    def queue(self, kind: str) -> Queue:
+        """The RQ queue of one kind of work (``KINDS``)."""
+        return Queue(self.keys.job_queue(kind), connection=self.connection)
+
+    def queues(self, kinds: tuple[str, ...] = KINDS) -> list[Queue]:
+        """The queues of ``kinds`` in their order of priority, then the single queue of older releases: a job
+        it still holds (enqueued before an upgrade, or its retry) runs too, last."""
+        return [self.queue(kind) for kind in KINDS if kind in kinds] + [
+            Queue(self.keys.queue, connection=self.connection)
+        ]
 
     def enqueue_scoring(self, match_id: str, version: int, reuse: bool = True) -> str:
         """Enqueue ``score_match`` for the match at ``version``; returns the job id. A job for that
@@ -87,7 +113,7 @@ class JobQueue:
             pass
         # a job nobody asked for (the projector's) leaves nothing behind once it has succeeded: its
         # result is in the log
-        job = self.queue().enqueue(
+        job = self.queue(SCORING).enqueue(
             SCORE_MATCH,
             match_id,
             self.keys.namespace,
@@ -106,6 +132,7 @@ class JobQueue:
         ``shared``: the digest of the body's part kept once for every webhook (``Webhooks.keep_body``),
         ``body`` then the delivery's own fields."""
         self._once(
+            WEBHOOKS,
             f"hook-{delivery_id}",
             None,
             DELIVER_WEBHOOK,
@@ -128,6 +155,7 @@ class JobQueue:
         base, _, waits = job_id.partition("_wait")
         retries = Retry(max=retries_left, interval=DELIVERY_RETRIES.intervals) if retries_left else None
         self._once(
+            WEBHOOKS,
             f"{base}_wait{int(waits or 0) + 1}",
             datetime.fromtimestamp(time.time() + DELIVERY_DEFERRED_S, tz=UTC),
             DELIVER_WEBHOOK,
@@ -139,10 +167,12 @@ class JobQueue:
             job_timeout=DELIVERY_TIMEOUT_S,
         )
 
-    def enqueue_bot_move(self, match_id: str, seat: int, version: int) -> None:
+    def enqueue_bot_move(self, match_id: str, seat: int, version: int, bots_only: bool = False) -> None:
         """A bot's move at ``version``, once (a notice handled twice adds nothing); the job does nothing
-        if the match has moved on. Nothing is kept once it has run: the move is in the log."""
+        if the match has moved on. Nothing is kept once it has run: the move is in the log. A match with
+        only bots in it (``bots_only``) waits behind every bot's reply to a person."""
         self._once(
+            BOT_MATCHES if bots_only else BOTS,
             f"bot-{match_id}-{seat}-v{version}",
             None,
             BOT_MOVE,
@@ -161,6 +191,7 @@ class JobQueue:
         """Rate a scored match (``workers.jobs.rate_match``), once while the job is queued or running;
         asking again later runs it again, which changes nothing (the ratings count a match once)."""
         self._once(
+            SCORING,
             f"rate-{match_id}",
             None,
             RATE_MATCH,
@@ -177,6 +208,7 @@ class JobQueue:
         """Analyse a finished match (``workers.jobs.analyse_match``) as ``job_id``; its result is kept beside
         the match (``service.analyses``), not in RQ."""
         self._once(
+            ANALYSES,
             job_id,
             None,
             ANALYSE_MATCH,
@@ -191,7 +223,7 @@ class JobQueue:
 
     def enqueue_rebuild(self, platform: str, pool: str, match_ids: list[str]) -> str:
         """One pool's part of ``matchlog ratings rebuild``: workers share a rebuild pool by pool."""
-        job = self.queue().enqueue(
+        job = self.queue(ANALYSES).enqueue(  # an hour at most: never in the way of scoring
             REBUILD_RATINGS,
             platform,
             pool,
@@ -204,11 +236,16 @@ class JobQueue:
         return job.id
 
     def enqueue_deadline(self, match_id: str, version: int, deadline_ms: int, again: int = 0) -> None:
-        """A clock check at ``deadline_ms`` (RQ's scheduler keeps it in Redis: a dead worker loses none).
-        RQ schedules to the whole second, so the check is set for the second after the deadline."""
-        at = datetime.fromtimestamp(-(-deadline_ms // 1000), tz=UTC)
+        """A clock check ``CLOCK_CHECK_AFTER_MS`` after ``deadline_ms`` (RQ's scheduled registry keeps it in
+        Redis: a dead worker loses none). RQ schedules to the whole second, so the job is set for the whole
+        second after, then its time in the registry is put back to the millisecond: the rule loop, which
+        moves due jobs several times a second, enqueues it then, not up to a second later."""
+        due_ms = deadline_ms + CLOCK_CHECK_AFTER_MS
+        at = datetime.fromtimestamp(-(-due_ms // 1000), tz=UTC)
+        job_id = f"clock-{match_id}-v{version}-{deadline_ms}-{again}"
         self._once(
-            f"clock-{match_id}-v{version}-{deadline_ms}-{again}",
+            CLOCKS,
+            job_id,
             at,
             CHECK_CLOCK,
             match_id,
@@ -219,62 +256,72 @@ class JobQueue:
             failure_ttl=RESULT_TTL_S,
             job_timeout=CHECK_CLOCK_TIMEOUT_S,
         )
+        # only while it is still scheduled (xx): a job moved meanwhile is not scheduled again
+        registry = ScheduledJobRegistry(queue=self.queue(CLOCKS))
+        self.connection.zadd(registry.key, {job_id: due_ms / 1000}, xx=True)
 
-    def _once(self, job_id: str, at: datetime | None, function: str, *args: Any, **options: Any) -> None:
-        """Enqueue ``function(*args)`` as ``job_id`` (at ``at``, when given) unless that job exists: the
-        work it stands for is asked for again whenever a notice is handled twice."""
+    def _once(
+        self, kind: str, job_id: str, at: datetime | None, function: str, *args: Any, **options: Any
+    ) -> None:
+        """Enqueue ``function(*args)`` as ``job_id`` on ``kind``'s queue (at ``at``, when given) unless that
+        job exists: the work it stands for is asked for again whenever a notice is handled twice."""
         if Job.exists(job_id, connection=self.connection):
             return
         if at is None:
-            self.queue().enqueue(function, *args, job_id=job_id, **options)
+            self.queue(kind).enqueue(function, *args, job_id=job_id, **options)
         else:
-            self.queue().enqueue_at(at, function, *args, job_id=job_id, **options)
+            self.queue(kind).enqueue_at(at, function, *args, job_id=job_id, **options)
 
     def enqueue_overdue(self) -> int:
-        """Move scheduled jobs that are due (clock deadlines, delayed retries) from RQ's scheduled
-        registry to the queue. Every worker's rule loop does it, about once a second, instead of RQ's
-        own scheduler: that one runs in a single worker at a time, in a process forked beside the
-        rule thread, and after its worker dies another takes over only when its lock expires. Each
-        job goes once: the ZREM that takes it out of the registry decides who enqueues it."""
-        queue = self.queue()
-        registry = ScheduledJobRegistry(queue=queue)
+        """Move scheduled jobs that are due (clock deadlines, delayed retries) from each queue's scheduled
+        registry to that queue. Every rule loop does it, about once a second, instead of RQ's own
+        scheduler: that one runs in a single worker at a time, in a process forked beside the rule thread,
+        and after its worker dies another takes over only when its lock expires. Each job goes once: the
+        ZREM that takes it out of the registry decides who enqueues it."""
         moved = 0
-        # rq annotates an int but compares the score as given: a float keeps deadlines to the millisecond
-        for job_id in registry.get_jobs_to_schedule(time.time()):  # type: ignore[arg-type]
-            if self.connection.zrem(registry.key, job_id):
-                try:
-                    queue.enqueue_job(Job.fetch(job_id, connection=self.connection))
-                    moved += 1
-                except NoSuchJobError:
-                    continue
+        for queue in self.queues():
+            registry = ScheduledJobRegistry(queue=queue)
+            # rq annotates an int but compares the score as given: a float keeps deadlines to the millisecond
+            for job_id in registry.get_jobs_to_schedule(time.time()):  # type: ignore[arg-type]
+                if self.connection.zrem(registry.key, job_id):
+                    try:
+                        queue.enqueue_job(Job.fetch(job_id, connection=self.connection))
+                        moved += 1
+                    except NoSuchJobError:
+                        continue
         return moved
 
     def clean_registries(self) -> None:
-        """Jobs whose worker died mid-job leave RQ's started registry: retried while they have retries
-        left, else failed (which expires). Our workers run each job in their own main thread under
-        RQ's timeout (SimpleWorker), so a job started more than its timeout ago (plus a few seconds)
-        has no live worker: it is taken back then, not after RQ's extra minute of grace."""
-        queue = self.queue()
-        StartedJobRegistry(queue=queue).cleanup(timestamp=time.time() + RQ_HEARTBEAT_GRACE_S - 5)
-        FailedJobRegistry(queue=queue).cleanup()
-        self._requeue_stranded(queue)
+        """Jobs whose worker died mid-job leave each queue's started registry: retried while they have
+        retries left, else failed (which expires). Our workers run each job in their own main thread under
+        RQ's timeout (SimpleWorker), so a job started more than its timeout ago (plus a few seconds) has
+        no live worker: it is taken back then, not after RQ's extra minute of grace."""
+        queues = self.queues()
+        for queue in queues:
+            StartedJobRegistry(queue=queue).cleanup(timestamp=time.time() + RQ_HEARTBEAT_GRACE_S - 5)
+            FailedJobRegistry(queue=queue).cleanup()
+        self._requeue_stranded(queues)
 
-    def _requeue_stranded(self, queue: Queue) -> None:
-        """A worker takes a job off the queue into RQ's intermediate list, then starts it; one that dies in
+    def _requeue_stranded(self, queues: list[Queue]) -> None:
+        """A worker takes a job off a queue into RQ's intermediate list, then starts it; one that dies in
         between leaves the job there, neither queued nor started, while its id keeps ``_once`` from asking
         again (a bot that never moves). Seen there, unstarted, on cleanups ``STRANDED_S`` apart, it goes back
-        on the queue: it never ran, and every job here is safe to run late. Sightings are forgotten as soon
+        on its queue: it never ran, and every job here is safe to run late. Sightings are forgotten as soon
         as a cleanup finds the job gone from the list (a live worker starts one within milliseconds): a job
         id that comes back later starts afresh."""
-        stranded = IntermediateQueue(queue.key, connection=self.connection)
-        started = set(StartedJobRegistry(queue=queue).get_job_ids())
-        waiting = [job_id for job_id in stranded.get_job_ids() if job_id not in started]
+        waiting: dict[str, tuple[Queue, IntermediateQueue]] = {}
+        for queue in queues:
+            stranded = IntermediateQueue(queue.key, connection=self.connection)
+            started = set(StartedJobRegistry(queue=queue).get_job_ids())
+            for job_id in stranded.get_job_ids():
+                if job_id not in started:
+                    waiting[job_id] = (queue, stranded)
         seen = {k.decode(): float(v) for k, v in self.connection.hgetall(self.keys.stranded_jobs).items()}
         forgotten = [job_id for job_id in seen if job_id not in waiting]
         if forgotten:
             self.connection.hdel(self.keys.stranded_jobs, *forgotten)
         now = time.time()
-        for job_id in waiting:
+        for job_id, (queue, stranded) in waiting.items():
             if job_id not in seen:
                 self.connection.hset(self.keys.stranded_jobs, job_id, now)
                 continue
@@ -295,7 +342,7 @@ class JobQueue:
             job = Job.fetch(job_id, connection=self.connection)
         except (NoSuchJobError, ValueError):
             return None
-        if job.origin != self.keys.queue or job.func_name != SCORE_MATCH:
+        if job.origin not in (self.keys.job_queue(SCORING), self.keys.queue) or job.func_name != SCORE_MATCH:
             return None
         return job.args[0], self._status(job)
 

@@ -209,8 +209,20 @@ class Keys:
 
     @property
     def queue(self) -> str:
-        """The RQ queue's name (RQ derives its own keys from it)."""
+        """The one RQ queue of releases before the queues by kind: still drained (``JobQueue.queues``)."""
         return self.namespace
+
+    def job_queue(self, kind: str) -> str:
+        """The RQ queue of one kind of background work (``service.jobqueue.KINDS``); RQ derives its keys from it."""
+        return f"{self.namespace}:jobs:{kind}"
+
+    def bot_matches(self, tenant: str) -> str:
+        """A client's matches whose seats are all bots, scored by creation time (ms): its budget of them."""
+        return f"{self.namespace}:bot-matches:{tenant}"
+
+    def bot_cpu(self, match_id: str) -> str:
+        """The CPU seconds the match's bots have thought for (its budget, ``MATCHLOG_BOT_CPU_PER_MATCH_S``)."""
+        return self.match_key(match_id, "bot-cpu")
 
     @property
     def stranded_jobs(self) -> str:

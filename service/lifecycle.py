@@ -24,7 +24,7 @@ from service import clocks, replay
 from service.chain import Recorded, commitment_key
 from service.frozen import replaced
 from service.games import GAMES
-from service.games.bots import SeatView, bot_name, bots_of
+from service.games.bots import BOTS, SeatView, bot_name, bots_of
 from service.games.protocol import (
     Action,
     Game,
@@ -515,15 +515,31 @@ def _undo_to(
     return Step(state, (entry,), (replay.advance(state, entry, earlier),))
 
 
-def bot_action(state: MatchState, seat: int, secret: SeedSecret) -> Action:
+class _OutOfThought(Exception):
+    """The bot's move has used its CPU budget: it plays the cheapest move instead."""
+
+
+def bot_action(
+    state: MatchState,
+    seat: int,
+    secret: SeedSecret,
+    cheapest: bool = False,
+    out_of_thought: Callable[[], bool] = lambda: False,
+) -> Action:
     """The action the seat's bot chooses now. The bot gets what the seat may see, never the state,
     and a generator seeded from the match's secret seed, the seat and the version: the same match
-    replays the same bot moves, and nothing outside the server can foresee them."""
+    replays the same bot moves, and nothing outside the server can foresee them.
+
+    With ``cheapest`` (the match's bots have used their CPU budget), or once ``out_of_thought()`` says so
+    while the bot weighs its moves (this move's budget), the seat plays the random bot's move, from the
+    same generator: the log holds the move played, so the replay does not depend on which it was."""
     engine = state.engine
     legal = state.legal_actions(seat)
     ahead = looked_ahead_on(engine, state.game, seat)  # what the seat could know: no hand, no roll to come
 
     def standing_after(index: int) -> dict[str, Any]:
+        if out_of_thought():
+            raise _OutOfThought
         scores = engine.scores(engine.play(ahead, seat, legal[index]).states[-1])
         return {"scores": scores["scores"], "ranks": scores["ranks"]}
 
@@ -541,4 +557,9 @@ def bot_action(state: MatchState, seat: int, secret: SeedSecret) -> Action:
         level,
     )
     mixed = hmac.new(secret.seed.encode(), f"bot:{seat}:{state.version}".encode(), hashlib.sha256).digest()
-    return bots_of(engine)[name].choose(view, random.Random(mixed))
+    if not cheapest:
+        try:
+            return bots_of(engine)[name].choose(view, random.Random(mixed))
+        except _OutOfThought:
+            pass
+    return BOTS["random"].choose(view, random.Random(mixed))

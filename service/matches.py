@@ -162,6 +162,21 @@ def now() -> str:
     return f"{utc_second(seconds)}.{nanoseconds // 1_000_000:03d}Z"
 
 
+BOT_MATCHES_KEPT_S = 7 * 24 * 3600
+"""A creator's list of its bot-only matches goes after a week without a new one (they end long before)."""
+
+
+class TooManyBotMatches(Exception):
+    """The creator has as many matches with only bots in them not over as it may (``MATCHLOG_BOT_MATCHES_PER_*``)."""
+
+    def __init__(self, cap: int, creator: str):
+        super().__init__(
+            f"this {creator} has {cap} matches whose seats are all bots not over, as many as one {creator} may: "
+            "wait for one to end (or abort one)"
+        )
+        self.cap = cap
+
+
 @dataclass(frozen=True)
 class NewMatch:
     """What a match is created with.
@@ -187,6 +202,9 @@ class NewMatch:
     undo: str = "none"
     clock: Mapping[str, Any] | None = None
     player_ids: Sequence[str | None] | None = None
+    client: str | None = None
+    """The creating client's address, for a match without a platform: whose budget of bot-only matches it
+    counts in (``MATCHLOG_BOT_MATCHES_PER_ADDRESS``)."""
 
 
 def _check_player(platform: str | None, player: str | None, where: str, bot: str | None = None) -> None:
@@ -304,6 +322,7 @@ class Matches:
         player_ids = list(new.player_ids) if new.player_ids else [None] * len(players)
         for seat, player in enumerate(player_ids):
             _check_player(new.platform, player, f"players.{seat}.player", bots[seat])
+        bots_only = self._admit_bots_only(new, bots)
         clock = new.clock
         policy, allowed = clock["on_timeout"] if clock else "bot", game.timeouts(resolved)
         if policy != "bot" and policy not in allowed:
@@ -348,7 +367,38 @@ class Matches:
         )
         if not step.state.finished:
             self._active(match_id)
+            if bots_only:
+                with self._redis.pipeline(transaction=False) as pipe:
+                    pipe.zadd(bots_only, {match_id: time.time() * 1000})
+                    pipe.expire(bots_only, BOT_MATCHES_KEPT_S)
+                    pipe.execute()
         return Created(match_id, step.state, tokens, creator)
+
+    def _admit_bots_only(self, new: NewMatch, bots: Sequence[str | None]) -> str | None:
+        """For a match whose seats are all bots, the key of its creator's budget of them (a platform's, or an
+        anonymous client's address's); TooManyBotMatches when the creator has as many not over as it may.
+        None for any other match, or with no cap. Each costs the workers CPU with nobody waiting: a budget
+        per creator keeps one from filling the bot workers (a bot's reply to a person goes first anyway)."""
+        if not bots or not all(bots):
+            return None
+        cap = (
+            self.settings.bot_matches_per_platform if new.platform else self.settings.bot_matches_per_address
+        )
+        if cap <= 0:
+            return None
+        tenant = f"platform:{new.platform}" if new.platform else f"address:{new.client or '?'}"
+        key = self._keys.bot_matches(tenant)
+        members = self._redis.zrange(key, 0, -1)
+        if len(members) >= cap:  # only a creator at its cap pays for finding which have ended since
+            with self._redis.pipeline(transaction=False) as pipe:
+                for member in members:
+                    pipe.zscore(self._keys.activity, member)  # a match leaves the watch when it ends
+                ended = [m for m, score in zip(members, pipe.execute()) if score is None]
+            if ended:
+                self._redis.zrem(key, *ended)
+            if len(members) - len(ended) >= cap:
+                raise TooManyBotMatches(cap, "platform" if new.platform else "address")
+        return key
 
     def join(
         self,
@@ -851,17 +901,45 @@ class Matches:
         bot = state.bot_of(seat)
         if state.version != version or seat not in state.to_act() or not bot:
             return None
-        action = lifecycle.bot_action(state, seat, self._secret(match_id))
+        action = self._thought(match_id, state, seat)
         try:
             return self.submit(match_id, seat, version, action, by=replay.by_bot(bot))
         except VersionConflict:
             return None
 
+    def _thought(self, match_id: str, state: MatchState, seat: int) -> dict[str, Any]:
+        """The bot's action, within the bot CPU budgets: a move that has thought for
+        ``bot_cpu_per_move_s`` plays the cheapest move instead, and so does every move of a match of bots
+        only once its bots have thought for ``bot_cpu_per_match_s`` in all (a match with a person in it
+        goes only as fast as the person's moves, which the rate limits bound). The moves already played
+        stay: only how the next ones are chosen changes. CPU time of this thread, so other work in the
+        process does not count."""
+        per_move, per_match = self.settings.bot_cpu_per_move_s, self.settings.bot_cpu_per_match_s
+        if not all(state.bot_of(s) for s in range(len(state.players))):
+            per_match = 0.0
+        key = self._keys.bot_cpu(match_id)
+        spent = float(self._redis.get(key) or 0) if per_match > 0 else 0.0
+        began = time.thread_time()
+        action = lifecycle.bot_action(
+            state,
+            seat,
+            self._secret(match_id),
+            cheapest=per_match > 0 and spent >= per_match,
+            out_of_thought=lambda: per_move > 0 and time.thread_time() - began > per_move,
+        )
+        if per_match > 0:
+            with self._redis.pipeline(transaction=False) as pipe:
+                pipe.incrbyfloat(key, time.thread_time() - began)
+                pipe.expire(key, BOT_MATCHES_KEPT_S)
+                pipe.execute()
+        return action
+
     def bots_to_move(self, match_id: str, state: MatchState) -> None:
         """Enqueue a move for each bot seat to act at ``state`` (the match's latest state)."""
+        bots_only = all(state.bot_of(seat) for seat in range(len(state.players)))
         for seat in state.to_act():
             if state.bot_of(seat):
-                self._jobs.enqueue_bot_move(match_id, seat, state.version)
+                self._jobs.enqueue_bot_move(match_id, seat, state.version, bots_only)
 
     def abort(
         self, match_id: str, reason: str, idempotency_key: str | None = None, caller: str = "platform"

@@ -72,8 +72,8 @@ def run_jobs(redis_client, settings) -> None:
     jobs = for_jobs(settings.rq_redis_url, redis_client)  # RQ's own Redis beside a cluster
     if jobs is not redis_client:
         run_here(Matches(redis_client, settings, jobs_redis=jobs), jobs)
-    queue = JobQueue(jobs, Keys(settings.namespace)).queue()
-    SimpleWorker([queue], connection=jobs).work(burst=True)
+    queues = JobQueue(jobs, Keys(settings.namespace)).queues()
+    SimpleWorker(queues, connection=jobs).work(burst=True)
 
 
 def score(client, redis_client, settings, match_id, token) -> dict:

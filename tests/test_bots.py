@@ -389,7 +389,7 @@ def test_a_job_whose_worker_died_between_taking_and_starting_it_goes_back_on_the
 
     jobs = jobqueue.JobQueue(real_redis, Keys(settings.namespace))
     jobs.enqueue_bot_move("b" * 32, 1, 7)
-    queue = jobs.queue()
+    queue = jobs.queue("bots")
     job_id = f"bot-{'b' * 32}-1-v7"
     assert (
         real_redis.lmove(queue.key, queue.intermediate_queue_key) == job_id.encode()

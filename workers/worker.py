@@ -1,6 +1,7 @@
 """``matchlog worker``: one process that runs the projector (in a thread) and an RQ worker.
 
-Run as many as you like; they share the work through the consumer group and the RQ queue. RQ's
+Run as many as you like; they share the work through the consumer group and the RQ queues (each kind of
+work has its own: ``--queues`` picks the kinds a worker takes, ``--no-rules`` leaves the rule loop to others). RQ's
 SimpleWorker runs jobs in this process instead of forking one per job: our jobs are short, and
 forking beside a running thread is unsafe. When Redis goes away both halves wait and carry on.
 """
@@ -17,7 +18,7 @@ import redis
 from rq import SimpleWorker
 
 from service.config import Settings
-from service.jobqueue import JobQueue
+from service.jobqueue import KINDS, JobQueue
 from service.keys import Keys
 from service.matches import Matches
 from service.redis_client import connect, for_jobs
@@ -48,6 +49,11 @@ class _JobWorker(SimpleWorker):
         super().handle_exception(job, *exc_info)
 
 
+RULE_STEP_MS = 200
+"""The longest a rule loop's step waits for feed notices: each step moves the jobs that are due (a clock
+deadline, to the millisecond), so a deadline fires within about this long of its time."""
+
+
 def abandonment_period_s(after_s: float) -> float:
     """How often the worker looks for abandoned matches: a quarter of ``MATCHLOG_ABANDON_AFTER_S``, between
     half a second and a minute."""
@@ -70,7 +76,17 @@ def end_abandoned(matches: Matches, stop: threading.Event) -> None:
             log.exception("abandonment chore failed; trying again later")
 
 
-def run(settings: Settings, redis_url: str, stop: threading.Event | None = None, burst: bool = False) -> None:
+def run(
+    settings: Settings,
+    redis_url: str,
+    stop: threading.Event | None = None,
+    burst: bool = False,
+    kinds: tuple[str, ...] = KINDS,
+    rules: bool = True,
+) -> None:
+    """Run the jobs of ``kinds`` (their queues in priority order, then the older releases' single queue)
+    and, with ``rules``, the rule loop (the projector, which also moves due scheduled jobs and cleans every
+    queue's registries) and the abandonment chore."""
     stop = stop or threading.Event()
     store = connect(redis_url)
     jobs_connection = for_jobs(settings.rq_redis_url, store)
@@ -98,7 +114,7 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
             "this Redis holds data in the layout before feed partitions: stop the API and workers and "
             "run `matchlog migrate` (until then those matches are not found)"
         )
-    projector = Projector(matches, store)
+    projector = Projector(matches, store, block_ms=RULE_STEP_MS)
     # a misconfiguration met later stops the whole process: RQ's handler ends the job worker's loop
     thread = threading.Thread(
         target=projector.run,
@@ -106,14 +122,15 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
         name="projector",
         daemon=True,
     )
-    thread.start()
     chores = threading.Thread(target=end_abandoned, args=(matches, stop), name="abandonment", daemon=True)
-    chores.start()
+    if rules:
+        thread.start()
+        chores.start()
     try:
         while not stop.is_set():
             try:  # RQ's worker asks Redis about itself as it is made: Redis may be away then too
                 worker = _JobWorker(
-                    [JobQueue(jobs_connection, keys).queue()],
+                    JobQueue(jobs_connection, keys).queues(kinds),
                     connection=jobs_connection,
                     name=f"matchlog-{uuid.uuid4().hex[:8]}",
                     worker_ttl=30,
@@ -128,7 +145,8 @@ def run(settings: Settings, redis_url: str, stop: threading.Event | None = None,
             stop.wait(1.0)  # RQ gives up on a Redis error: try again with a fresh worker
     finally:
         stop.set()
-        thread.join(timeout=5)
-        chores.join(timeout=5)
+        if rules:
+            thread.join(timeout=5)
+            chores.join(timeout=5)
     if projector.fatal is not None:
         raise SystemExit(f"matchlog worker: {projector.fatal}")

@@ -66,7 +66,7 @@ def measure(url: str, matches_per_case: int) -> list[Figure]:
             while projector.step():
                 pass
             SimpleWorker(
-                [JobQueue(redis_client, Keys(settings.namespace)).queue()], connection=redis_client
+                JobQueue(redis_client, Keys(settings.namespace)).queues(), connection=redis_client
             ).work(burst=True)
             while projector.step():  # the notices of the game ends, now scored, are done
                 pass

@@ -77,7 +77,7 @@ def test_a_worker_killed_mid_analysis_leaves_it_to_another(real_client, real_red
     stalled = real_client.get(f"/v1/matches/{match_id}/analysis").json
     assert stalled["status"] == "running"
     # the job's timeout passes (a worker takes a dead one's job back only then): as if it had
-    queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
+    queue = JobQueue(real_redis, Keys(settings.namespace)).queue("analyses")
     StartedJobRegistry(queue=queue).cleanup(timestamp=time.time() + ANALYSIS_TIMEOUT_S + RQ_HEARTBEAT_GRACE_S)
     second = start_worker(redis_url, settings)
     try:

@@ -94,7 +94,7 @@ def test_a_move_racing_its_deadline_check_after_the_deadline_meets_one_timeout(
 def test_a_worker_killed_with_deadlines_pending_loses_none(real_client, real_redis, redis_url, settings):
     matches = [_clocked(real_client, per_action_s=4)[0] for _ in range(3)]
     first = start_worker(redis_url, settings)
-    scheduled = ScheduledJobRegistry(queue=JobQueue(real_redis, Keys(settings.namespace)).queue())
+    scheduled = ScheduledJobRegistry(queue=JobQueue(real_redis, Keys(settings.namespace)).queue("clocks"))
     wait_for(lambda: len(scheduled.get_job_ids()) >= 3, timeout=30)
     first.send_signal(signal.SIGKILL)
     first.wait()

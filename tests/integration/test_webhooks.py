@@ -77,12 +77,12 @@ def work(settings, real_redis, until, seconds=60):
         matches, real_redis
     )  # the jobs run with these settings (webhooks_private), as a worker's do with its own
     projector = Projector(matches, real_redis, consumer="test", block_ms=10)
-    queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
+    queues = JobQueue(real_redis, Keys(settings.namespace)).queues()
     deadline = time.monotonic() + seconds
     while not until():
         assert time.monotonic() < deadline, "the deliveries did not arrive"
         projector.step()
-        SimpleWorker([queue], connection=real_redis).work(burst=True, with_scheduler=True)
+        SimpleWorker(queues, connection=real_redis).work(burst=True, with_scheduler=True)
         time.sleep(0.3)
 
 
@@ -338,7 +338,7 @@ def test_a_failed_delivery_is_one_warning_line_not_a_traceback(real_redis, setti
     from workers.jobs import DeliveryFailed
     from workers.worker import _JobWorker
 
-    queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
+    queue = JobQueue(real_redis, Keys(settings.namespace)).queue("webhooks")
     worker = _JobWorker([queue], connection=real_redis)
     job = queue.enqueue(
         "workers.jobs.deliver_webhook", "h", "d", "{}", settings.namespace, retry=Retry(max=1)
@@ -500,7 +500,7 @@ def test_a_retry_comes_no_sooner_than_the_documented_backoff(hooked, real_redis)
         matches = Matches(real_redis, settings)
         run_here(matches, real_redis)
         projector = Projector(matches, real_redis, consumer="test", block_ms=10)
-        queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
+        queue = JobQueue(real_redis, Keys(settings.namespace)).queue("webhooks")
         registry = ScheduledJobRegistry(queue=queue)
         for attempt, backoff in zip((1, 2), DELIVERY_BACKOFF_S):
             deadline = time.monotonic() + 30

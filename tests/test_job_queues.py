@@ -1,0 +1,236 @@
+"""Background work isolated by kind and bounded by creator: a queue per kind, in an order of priority, the
+older releases' queue still drained, and budgets of bot-only matches and of bot CPU."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+
+import pytest
+from rq import Queue, SimpleWorker
+from rq.registry import ScheduledJobRegistry
+
+from service import lifecycle
+from service.app import create_app
+from service.games.bots import GreedyBot
+from service.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS, JobQueue
+from service.keys import Keys
+from service.matches import Matches, NewMatch
+from service.platforms import Platforms
+from tests.helpers import bearer
+from workers.jobs import run_here
+
+BOTS_ONLY = {
+    "game": "blokus",
+    "options": {"variant": "duo"},
+    "players": [{"bot": "random"}, {"bot": "random"}],
+}
+
+
+def _origins(fake_redis, settings) -> dict[str, str]:
+    """Every job of the deployment, by id, with the queue it is on."""
+    from rq.job import Job
+
+    found = {}
+    for queue in JobQueue(fake_redis, Keys(settings.namespace)).queues():
+        ids = queue.get_job_ids() + ScheduledJobRegistry(queue=queue).get_job_ids()
+        for job_id in ids:
+            found[job_id] = Job.fetch(job_id, connection=fake_redis).origin
+    return found
+
+
+def test_each_kind_of_work_goes_on_its_own_queue(fake_redis, settings):
+    keys = Keys(settings.namespace)
+    jobs = JobQueue(fake_redis, keys)
+    jobs.enqueue_deadline("m" * 32, 3, 1_000)
+    jobs.enqueue_scoring("m" * 32, 3)
+    jobs.enqueue_rating("m" * 32)
+    jobs.enqueue_bot_move("m" * 32, 1, 3)
+    jobs.enqueue_bot_move("n" * 32, 0, 5, bots_only=True)
+    jobs.enqueue_delivery("d" * 32, "h" * 16, "{}")
+    jobs.enqueue_analysis("m" * 32, "analysis-m")
+    rebuild = jobs.enqueue_rebuild("p", "pool", [])
+    assert _origins(fake_redis, settings) == {
+        f"clock-{'m' * 32}-v3-1000-0": keys.job_queue(CLOCKS),
+        f"score-{'m' * 32}-v3": keys.job_queue(SCORING),
+        f"rate-{'m' * 32}": keys.job_queue(SCORING),
+        f"bot-{'m' * 32}-1-v3": keys.job_queue(BOTS),
+        f"bot-{'n' * 32}-0-v5": keys.job_queue(BOT_MATCHES),
+        f"hook-{'d' * 32}": keys.job_queue(WEBHOOKS),
+        "analysis-m": keys.job_queue(ANALYSES),
+        rebuild: keys.job_queue(ANALYSES),
+    }
+
+
+def test_a_worker_takes_the_kinds_in_their_order_of_priority_then_the_older_releases_queue(
+    fake_redis, settings
+):
+    keys = Keys(settings.namespace)
+    names = [q.name for q in JobQueue(fake_redis, keys).queues()]
+    assert names == [keys.job_queue(kind) for kind in KINDS] + [keys.queue]
+    assert KINDS.index(CLOCKS) < KINDS.index(SCORING) < KINDS.index(BOTS) < KINDS.index(BOT_MATCHES)
+    assert [q.name for q in JobQueue(fake_redis, keys).queues((SCORING, CLOCKS))] == [
+        keys.job_queue(CLOCKS),
+        keys.job_queue(SCORING),
+        keys.queue,
+    ]
+
+
+def test_a_job_an_older_release_left_on_its_single_queue_still_runs(fake_redis, settings):
+    """Jobs enqueued before the upgrade, on the one queue of then (and their retries, due later), run."""
+    matches = Matches(fake_redis, settings)
+    run_here(matches, fake_redis)
+    match_id, state, _ = matches.create(
+        NewMatch("blokus", ["random bot", "ann"], {"variant": "duo"}, bots=["random", None])
+    )
+    old = Queue(Keys(settings.namespace).queue, connection=fake_redis)
+    old.enqueue("workers.jobs.bot_move", match_id, 0, state.version, settings.namespace, job_id="old-bot")
+    old.enqueue_at(
+        datetime.fromtimestamp(1_000, tz=UTC),
+        "workers.jobs.check_clock",
+        match_id,
+        state.version,
+        settings.namespace,
+        job_id="old-clock",
+    )
+    jobs = JobQueue(fake_redis, Keys(settings.namespace))
+    assert jobs.enqueue_overdue() == 1  # the rule loop moves a due job of the old queue too
+    assert old.get_job_ids() == ["old-bot", "old-clock"]
+    SimpleWorker(jobs.queues((CLOCKS,)), connection=fake_redis).work(burst=True)
+    assert matches.load(match_id).version > state.version  # the bot moved
+
+
+def test_a_bots_reply_to_a_person_goes_before_the_moves_of_matches_of_bots_only(fake_redis, settings):
+    matches = Matches(fake_redis, settings)
+    run_here(matches, fake_redis)
+    bots_only, bots_state, _ = matches.create(
+        NewMatch("blokus", ["random bot", "other bot"], {"variant": "duo"}, bots=["random", "random"])
+    )
+    reply, reply_state, _ = matches.create(
+        NewMatch("blokus", ["random bot", "ann"], {"variant": "duo"}, bots=["random", None])
+    )
+    matches.bots_to_move(bots_only, bots_state)  # asked for first
+    matches.bots_to_move(reply, reply_state)
+    SimpleWorker(JobQueue(fake_redis, Keys(settings.namespace)).queues(), connection=fake_redis).work(
+        burst=True, max_jobs=1
+    )
+    assert matches.load(reply).version > 1 and matches.load(bots_only).version == 1
+
+
+@pytest.fixture
+def capped(settings, fake_redis):
+    settings = dataclasses.replace(settings, bot_matches_per_address=2, bot_matches_per_platform=1)
+    return settings, create_app(settings, fake_redis).test_client()
+
+
+def test_an_address_has_as_many_bot_only_matches_at_once_as_its_budget(capped):
+    _, client = capped
+    first, second = (client.post("/v1/matches", json=BOTS_ONLY).json for _ in range(2))
+    refused = client.post("/v1/matches", json=BOTS_ONLY)
+    assert refused.status_code == 429 and refused.json["error"] == "too_many_bot_matches", refused.json
+    with_a_person = {**BOTS_ONLY, "players": [{"bot": "random"}, {"name": "ann"}]}
+    assert client.post("/v1/matches", json=with_a_person).status_code == 201  # only bot-only matches count
+    other = client.post("/v1/matches", json=BOTS_ONLY, environ_base={"REMOTE_ADDR": "192.0.2.9"})
+    assert other.status_code == 201  # another address has a budget of its own
+    ended = client.post(
+        f"/v1/matches/{first['id']}/abort", json={"reason": "enough"}, headers=bearer(first["creator_token"])
+    )
+    assert ended.status_code == 200
+    assert client.post("/v1/matches", json=BOTS_ONLY).status_code == 201  # one ended: room for one
+    assert client.get(f"/v1/matches/{second['id']}").json["status"] == "active"  # nothing accepted is lost
+
+
+def test_a_platform_has_as_many_bot_only_matches_at_once_as_its_budget(capped, fake_redis):
+    settings, client = capped
+    _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    assert client.post("/v1/matches", json=BOTS_ONLY, headers=bearer(key)).status_code == 201
+    refused = client.post("/v1/matches", json=BOTS_ONLY, headers=bearer(key))
+    assert refused.status_code == 429 and refused.json["error"] == "too_many_bot_matches"
+    assert client.post("/v1/matches", json=BOTS_ONLY).status_code == 201  # anonymous: the address's budget
+
+
+def test_bots_past_their_matchs_cpu_budget_play_the_random_bots_move(fake_redis, settings, monkeypatch):
+    settings = dataclasses.replace(settings, bot_cpu_per_match_s=5.0)
+    matches = Matches(fake_redis, settings)
+    match_id, state, _ = matches.create(
+        NewMatch("blokus", ["greedy bot", "other bot"], {"variant": "duo"}, bots=["greedy", "greedy"])
+    )
+    fake_redis.set(Keys(settings.namespace).bot_cpu(match_id), 5.0)  # its bots have thought for 5 s already
+
+    def never(*_):
+        raise AssertionError("a match past its budget asked the greedy bot")
+
+    monkeypatch.setattr(GreedyBot, "choose", never)
+    assert matches.bot_move(match_id, 0, state.version) is not None
+    assert matches.load(match_id).version > state.version
+
+
+def test_a_bots_move_past_its_cpu_budget_is_the_random_bots_move(fake_redis, settings):
+    matches = Matches(fake_redis, settings)
+    match_id, state, _ = matches.create(
+        NewMatch("blokus", ["greedy bot", "ann"], {"variant": "duo"}, bots=["greedy", None])
+    )
+    secret = matches._secret(match_id)
+    asked = []
+    hurried = lifecycle.bot_action(state, 0, secret, out_of_thought=lambda: asked.append(1) or True)
+    assert asked == [1]  # it stopped weighing moves at the first one
+    assert hurried == lifecycle.bot_action(state, 0, secret, cheapest=True)
+
+
+def test_serve_gives_every_kind_a_worker_and_runs_the_rule_loop_once():
+    from service.cli import SERVE_WORKERS, queue_kinds
+
+    taken = [queue_kinds(arguments[1]) for arguments in SERVE_WORKERS.values()]
+    assert sorted(kind for kinds in taken for kind in kinds) == sorted(KINDS)  # each kind in one process
+    assert [("--no-rules" not in arguments) for arguments in SERVE_WORKERS.values()] == [
+        True,
+        False,
+        False,
+        False,
+    ]
+    assert taken[0] == (CLOCKS, SCORING)  # the rule loop's process: deadlines first
+
+
+def test_a_worker_is_told_its_queues_by_kind():
+    import argparse
+
+    from service.cli import queue_kinds
+
+    assert queue_kinds("webhooks, analyses") == (WEBHOOKS, ANALYSES)
+    with pytest.raises(argparse.ArgumentTypeError, match="clocks, scoring"):
+        queue_kinds("clock")
+
+
+def test_a_clock_deadline_is_due_at_its_millisecond_not_at_the_next_whole_second(fake_redis, settings):
+    jobs = JobQueue(fake_redis, Keys(settings.namespace))
+    jobs.enqueue_deadline("m" * 32, 3, 4_102_444_800_250)
+    registry = ScheduledJobRegistry(queue=jobs.queue(CLOCKS))
+    assert registry.get_jobs_to_schedule(4_102_444_800.7) == []  # type: ignore[arg-type]
+    due = registry.get_jobs_to_schedule(4_102_444_800.8)  # type: ignore[arg-type]
+    assert due == [f"clock-{'m' * 32}-v3-4102444800250-0"]  # half a second after, not at the next whole one
+
+
+def test_serve_tells_when_its_api_answers():
+    """``matchlog serve`` starts the job-only workers once its API answers (``_answers``)."""
+    import http.server
+    import threading
+
+    from service.cli import _answers
+
+    class Healthy(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200 if self.path == "/healthz" else 404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Healthy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        assert _answers("0.0.0.0", port)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert not _answers("127.0.0.1", port)  # nobody there any more
