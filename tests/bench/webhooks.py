@@ -110,6 +110,7 @@ def measure(url: str) -> list[Figure]:
     matches = Matches(redis_client, settings)
     run_here(matches, redis_client)
     jobs = JobQueue(redis_client, Keys(settings.namespace))
+    deliveries = jobs.queue()  # the queue webhook deliveries go to
     platforms = Platforms(redis_client, Keys(settings.namespace))
     platform = platforms.of_key(platforms.create("bench")[1])["id"]
     figures: list[Figure] = []
@@ -117,11 +118,11 @@ def measure(url: str) -> list[Figure]:
         for label, behave in (("silent", _silent), ("drip", _drip), ("backlog", None)):
             peer = Peer(behave)
             hook = matches.register_webhook(platform, peer.url, ["placed"], None)["id"]
-            jobs.queue().enqueue(
+            deliveries.enqueue(
                 "workers.jobs.deliver_webhook", hook, f"bench-{label}", "{}", settings.namespace
             )
             started, cpu = time.monotonic(), _cpu()
-            SimpleWorker([jobs.queue()], connection=redis_client).work(burst=True)
+            SimpleWorker([deliveries], connection=redis_client).work(burst=True)
             wall, cpu = time.monotonic() - started, _cpu() - cpu
             peer.close()
             matches.remove_webhook(hook, platform)

@@ -26,6 +26,11 @@ from tests.integration.test_webhooks import Receiver, work
 from workers.jobs import run_here
 
 
+def deliveries(jobs: JobQueue):
+    """The queue webhook deliveries go to."""
+    return jobs.queue()
+
+
 @pytest.fixture
 def hooked(settings, real_redis):
     settings = dataclasses.replace(settings, webhooks_private=True, claim_idle_ms=0)
@@ -135,8 +140,10 @@ def test_an_attempt_records_an_outcome_never_the_peers_bytes(hooked, real_redis)
         run_here(matches, real_redis)
         jobs = JobQueue(real_redis, Keys(settings.namespace))
         for hook in hooks:
-            jobs.queue().enqueue("workers.jobs.deliver_webhook", hook, f"d-{hook}", "{}", settings.namespace)
-        SimpleWorker([jobs.queue()], connection=real_redis).work(burst=True)
+            deliveries(jobs).enqueue(
+                "workers.jobs.deliver_webhook", hook, f"d-{hook}", "{}", settings.namespace
+            )
+        SimpleWorker([deliveries(jobs)], connection=real_redis).work(burst=True)
         attempts = [
             client.get(f"/v1/webhooks/{hook}/deliveries", headers=bearer(key)).json["deliveries"]
             for hook in hooks
@@ -236,13 +243,13 @@ def test_a_delivery_over_its_platforms_slots_comes_again_later_not_lost(hooked, 
         with matches.delivery_slot(platform, "a stalled delivery") as taken:
             assert taken
             jobs.enqueue_delivery("d1", hook, '{"delivery":"d1"}')
-            SimpleWorker([jobs.queue()], connection=real_redis).work(burst=True)
+            SimpleWorker([deliveries(jobs)], connection=real_redis).work(burst=True)
             assert receiver.received == [] and Job.exists("hook-d1_wait1", connection=real_redis)
         deadline = time.monotonic() + 30
         while not receiver.received:
             assert time.monotonic() < deadline, "the deferred delivery never came"
             jobs.enqueue_overdue()
-            SimpleWorker([jobs.queue()], connection=real_redis).work(burst=True)
+            SimpleWorker([deliveries(jobs)], connection=real_redis).work(burst=True)
             time.sleep(0.3)
         assert receiver.received[0][0]["Matchlog-Delivery"] == "d1"
     finally:
@@ -258,7 +265,7 @@ def test_a_webhook_that_keeps_failing_is_disabled_until_its_platform_enables_it(
             "/v1/webhooks", json={"url": receiver.url, "events": ["placed"]}, headers=bearer(key)
         ).json["id"]
         run_here(Matches(real_redis, settings), real_redis)
-        queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
+        queue = deliveries(JobQueue(real_redis, Keys(settings.namespace)))
         for n in range(3):  # no retries: each attempt is its delivery's last
             queue.enqueue("workers.jobs.deliver_webhook", hook, f"d{n}", "{}", settings.namespace)
         SimpleWorker([queue], connection=real_redis).work(burst=True)
@@ -305,7 +312,7 @@ def test_a_delivery_job_of_an_older_release_still_delivers(hooked, real_redis):
             "/v1/webhooks", json={"url": receiver.url, "events": ["placed"]}, headers=bearer(key)
         ).json["id"]
         run_here(Matches(real_redis, settings), real_redis)
-        queue = JobQueue(real_redis, Keys(settings.namespace)).queue()
+        queue = deliveries(JobQueue(real_redis, Keys(settings.namespace)))
         queue.enqueue(
             "workers.jobs.deliver_webhook", hook, "old", '{"delivery":"old","entries":[]}', settings.namespace
         )
