@@ -7,6 +7,9 @@ anything imports ssl, socket or threading.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -50,13 +53,93 @@ HOMES_FOLDER: str | None = None
 (``service.homes``): made by ``run`` before the workers are forked, removed when the server exits."""
 
 
+HEAD_LINE_BYTES = 32 * 1024
+"""The longest request line gunicorn reads before it refuses the request (414): every URL the API
+accepts (8 KiB, its path counted decoded) fits even with each byte of its path percent-encoded."""
+
+HEAD_BLOCK_BYTES = 32 * 1024
+"""The largest header block (and a chunked body's trailer block) gunicorn reads before it refuses the
+request (431): twice the API's 16 KiB of headers, for what the API strips (spaces around values)."""
+
+HEAD_FIELDS = 256
+"""The most header fields gunicorn parses before it refuses the request (431): twice the API's 128."""
+
+
+LINGER_BYTES = 256 * 1024
+LINGER_S = 2.0
+"""After refusing a head, what the client still sends is read and dropped, up to this many bytes and for
+this long (``linger``)."""
+
+
+def linger(sock, limit: int = LINGER_BYTES, wait: float = LINGER_S) -> None:
+    """Close in stages (RFC 9112 9.6): end our side, then read what the client still sends until it closes
+    its own, up to ``limit`` bytes or ``wait`` seconds. Closed with its head unread, the connection would be
+    reset, and a client still sending (or whose kernel takes the reset first) would never read the answer."""
+    import socket
+
+    sock.shutdown(socket.SHUT_WR)
+    deadline = time.monotonic() + wait
+    dropped = bytearray(64 * 1024)
+    while limit > 0 and (left := deadline - time.monotonic()) > 0:
+        sock.settimeout(left)
+        got = sock.recv_into(dropped, min(limit, len(dropped)))
+        if not got:
+            return
+        limit -= got
+
+
+def head_refusal(status: str, error: str, message: str) -> bytes:
+    """The whole HTTP answer refusing a head, in the API's error shape (``service.errors``', which cannot be
+    imported here: it imports what imports this module); the connection closes after it."""
+    body = json.dumps({"error": error, "message": message}).encode() + b"\n"
+    return (
+        f"HTTP/1.1 {status}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+LINE_REFUSAL = head_refusal(
+    "414 URI Too Long",
+    "uri_too_long",
+    f"the request line is over {HEAD_LINE_BYTES} bytes, more than the server reads",
+)
+HEADERS_REFUSAL = head_refusal(
+    "431 Request Header Fields Too Large",
+    "request_header_fields_too_large",
+    f"the headers are over {HEAD_BLOCK_BYTES} bytes or {HEAD_FIELDS} fields, more than the server reads",
+)
+
+
+def _head_bounded_request():
+    from gunicorn.http.message import Request
+
+    class HeadBoundedRequest(Request):
+        """gunicorn's request, reading at most ``HEAD_LINE_BYTES`` of request line and ``HEAD_BLOCK_BYTES`` of
+        header block (and of trailers): its own bound of the block is the product of its field limits,
+        a gigabyte at the API's, and its parser scans the whole buffer again at every read, so an 8 MiB head
+        cost seconds of CPU before anything refused it."""
+
+        def parse(self, unreader):
+            # set after gunicorn's __init__ has read them from the settings, before it parses
+            self.limit_request_line = self._fast_limit_request_line = HEAD_LINE_BYTES
+            self.max_buffer_headers = HEAD_BLOCK_BYTES
+            return super().parse(unreader)
+
+    return HeadBoundedRequest
+
+
 def _gevent_worker():
     import gevent
     from gevent import socket
+    from gunicorn import util
     from gunicorn.http import wsgi
+    from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
+    from gunicorn.http.parser import RequestParser
     from gunicorn.workers.ggevent import GeventWorker
 
     from service import homes
+
+    refusals = {LimitRequestLine: LINE_REFUSAL, LimitRequestHeaders: HEADERS_REFUSAL}
 
     class Worker(GeventWorker):
         def patch(self):  # gunicorn's own patches everything, select too
@@ -64,6 +147,18 @@ def _gevent_worker():
             self.sockets: list[socket.socket] = [
                 socket.socket(s.FAMILY, socket.SOCK_STREAM, fileno=s.sock.detach()) for s in self.sockets
             ]
+            # gunicorn makes each connection's parser itself (``http.get_parser``), with no setting for the
+            # class of its requests: this worker process's parsers read bounded heads
+            RequestParser.mesg_class = _head_bounded_request()
+
+        def handle_error(self, req, client, addr, exc):
+            refusal = refusals.get(type(exc))
+            if refusal is None:  # gunicorn's other refusals stay its own (HTML)
+                return super().handle_error(req, client, addr, exc)
+            self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], exc)  # as gunicorn logs it
+            with contextlib.suppress(OSError):  # gone, or lingered long enough: gunicorn closes it
+                util.write_nonblock(client, refusal)
+                linger(client)
 
         def run(self):
             if HOMES_FOLDER is None:
@@ -110,13 +205,15 @@ def gunicorn_settings(host: str, port: int, workers: int) -> dict[str, Any]:
         "graceful_timeout": 5,  # a held live feed does not end by itself: on a stop its client reconnects (retry:)
         "accesslog": None,
         "control_socket_disable": True,  # several APIs on one host would fight over it
-        # limits above the app's (a 16 KiB URL or header block, or over 128 header fields, answered 414 or 431
-        # in the API's error shape): gunicorn reads 0 as its own default of 8190 bytes a field and 100 fields,
-        # and answers in HTML; what it still refuses (a field over 32 KiB, over 32,768 fields, its maximum)
-        # its buffer limit is made of
+        # what gunicorn reads of a head lies above the app's limits (an 8 KiB URL, 16 KiB of headers, 128
+        # fields: answered 414 or 431 in the API's error shape), so that the app's answers apply; its own
+        # refusals of what lies beyond are in that shape too (``Worker.handle_error``). The request line and
+        # the whole header block are bounded by ``HeadBoundedRequest``: 0 here only lifts gunicorn's cap of
+        # 8,190 bytes, under a URL the app accepts. The keepalive (5 s) is also the time a head may take to
+        # arrive: gevent's worker reads each head under that timer and closes the connection when it fires
         "limit_request_line": 0,
-        "limit_request_field_size": 32 * 1024,
-        "limit_request_fields": 32768,
+        "limit_request_field_size": HEAD_BLOCK_BYTES,
+        "limit_request_fields": HEAD_FIELDS,
     }
 
 

@@ -5,13 +5,14 @@ bounds never let through a request the exact measure (``guards._measure_sizes``)
 
 from __future__ import annotations
 
+import json
 import random
 
 import flask
 from werkzeug.datastructures import EnvironHeaders
 from werkzeug.test import EnvironBuilder
 
-from service import guards
+from service import errors, guards, serving
 from service.errors import ApiError
 
 CHARACTERS = ["a", "Z", "0", "-", "_", "/", "%", "é", "ß", "ﬃ", "ΐ", "☃", "\x00"]
@@ -70,3 +71,23 @@ def test_the_bounds_never_pass_what_the_exact_measure_refuses(app):
         assert not (within and refused), environ
         seen["within" if within else f"measured, {'refused' if refused else 'passed'}"] += 1
     assert min(seen.values()) >= 50, seen  # every way was taken, often
+
+
+def test_the_serving_layer_reads_every_head_the_api_answers_and_refuses_the_rest_in_its_shape():
+    """What gunicorn reads (``service.serving``) holds any URL and headers within the API's limits, its
+    path percent-encoded, so that the API's 414 and 431 answer them; beyond, its refusals carry the same
+    codes, in the API's error shape."""
+    longest_method_and_version = len("OPTIONS  HTTP/1.1")
+    assert 3 * guards.MAX_URL_BYTES + longest_method_and_version <= serving.HEAD_LINE_BYTES
+    assert (
+        serving.HEAD_BLOCK_BYTES > guards.MAX_HEADER_BYTES and serving.HEAD_FIELDS > guards.MAX_HEADER_FIELDS
+    )
+    for refusal, status, code in (
+        (serving.LINE_REFUSAL, 414, "uri_too_long"),
+        (serving.HEADERS_REFUSAL, 431, "request_header_fields_too_large"),
+    ):
+        head, _, body = refusal.partition(b"\r\n\r\n")
+        assert head.split(b"\r\n")[0].split()[1] == str(status).encode()
+        assert f"Content-Length: {len(body)}".encode() in head.split(b"\r\n")
+        answer = json.loads(body)
+        assert set(answer) == {"error", "message"} and answer["error"] == code and code in errors.API_ERRORS
