@@ -1,7 +1,7 @@
 """The ``matchlog`` command.
 
 matchlog serve    everything on one machine: the API, the workers (one per group of job queues,
-                  SERVE_WORKERS), and an embedded Redis (kept in --data) unless REDIS_URL names one
+                  serve_workers), and an embedded Redis (kept in --data) unless REDIS_URL names one
 matchlog api      the HTTP API under gunicorn (production: run as many as needed)
 matchlog worker   a rule worker: projector + RQ jobs (production: run as many as needed);
                   --queues clocks,scoring takes those kinds only, --no-rules leaves the projector to others
@@ -252,16 +252,29 @@ def run_worker(settings: Settings, kinds: tuple[str, ...] = KINDS, rules: bool =
     run(settings, redis_url(settings), kinds=kinds, rules=rules)
 
 
-SERVE_WORKERS = {
-    "worker": ["--queues", f"{CLOCKS},{SCORING}"],
-    "bot worker": ["--queues", f"{BOTS},{BOT_MATCHES}", "--no-rules"],
-    "webhook worker": ["--queues", WEBHOOKS, "--no-rules"],
-    "analysis worker": ["--queues", ANALYSES, "--no-rules"],
-}
-"""The workers ``matchlog serve`` starts: a kind's work never waits for a slower kind's. The first runs the
-rule loop too (once for all queues), and takes clock deadlines before scoring; bot moves think for up to
-seconds, deliveries wait for their receivers, analyses take up to a minute: each has a process of its own
-(started once the API answers)."""
+def serve_workers(settings: Settings) -> dict[str, list[str]]:
+    """The workers ``matchlog serve`` starts: a kind's work never waits for a slower kind's.
+
+    The first runs the rule loop too (once for all queues), and takes clock deadlines before scoring; bot
+    moves think for up to seconds, deliveries wait for their receivers, analyses take up to a minute: each
+    has processes of its own (started once the API answers). Deliveries get one process more than a
+    platform's delivery slots, so a platform whose receivers all stall leaves one for everyone else's."""
+    slots = settings.webhook_slots_per_platform
+    delivering = min(slots, MAX_SERVE_DELIVERY_WORKERS - 1) + 1 if slots else 1
+    return {
+        "worker": ["--queues", f"{CLOCKS},{SCORING}"],
+        "bot worker": ["--queues", f"{BOTS},{BOT_MATCHES}", "--no-rules"],
+        **{
+            f"webhook worker{'' if n == 0 else f' {n + 1}'}": ["--queues", WEBHOOKS, "--no-rules"]
+            for n in range(delivering)
+        },
+        "analysis worker": ["--queues", ANALYSES, "--no-rules"],
+    }
+
+
+MAX_SERVE_DELIVERY_WORKERS = 4
+"""On one machine, past this many delivery processes a larger slot count buys memory, not isolation: run
+more on other machines (``matchlog worker --queues webhooks``)."""
 
 
 def queue_kinds(text: str) -> tuple[str, ...]:
@@ -321,6 +334,7 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         if embedded:
             embedded.stop()
         raise
+    workers_started = serve_workers(settings)
     commands = {
         "api": [
             sys.executable,
@@ -336,12 +350,12 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         ],
         **{
             name: [sys.executable, "-m", "service.cli", "worker", *arguments]
-            for name, arguments in SERVE_WORKERS.items()
+            for name, arguments in workers_started.items()
         },
     }
     # the API and the rule worker first; the others once the API answers (or a while later anyway): on a
     # small machine five Python processes starting at once keep the API from its first answer for long
-    later = {name: commands[name] for name in list(SERVE_WORKERS)[1:]}
+    later = {name: commands[name] for name in list(workers_started)[1:]}
     children = {name: processes.start(cmd, env=env) for name, cmd in commands.items() if name not in later}
     starting = time.monotonic()
     if settings.durability == "replicated":

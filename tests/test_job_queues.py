@@ -12,6 +12,7 @@ from rq.registry import ScheduledJobRegistry
 
 from service import lifecycle
 from service.app import create_app
+from service.config import Settings
 from service.games.bots import GreedyBot
 from service.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS, JobQueue
 from service.keys import Keys
@@ -178,17 +179,22 @@ def test_a_bots_move_past_its_cpu_budget_is_the_random_bots_move(fake_redis, set
 
 
 def test_serve_gives_every_kind_a_worker_and_runs_the_rule_loop_once():
-    from service.cli import SERVE_WORKERS, queue_kinds
+    from service.cli import queue_kinds, serve_workers
 
-    taken = [queue_kinds(arguments[1]) for arguments in SERVE_WORKERS.values()]
-    assert sorted(kind for kinds in taken for kind in kinds) == sorted(KINDS)  # each kind in one process
-    assert [("--no-rules" not in arguments) for arguments in SERVE_WORKERS.values()] == [
-        True,
-        False,
-        False,
-        False,
-    ]
-    assert taken[0] == (CLOCKS, SCORING)  # the rule loop's process: deadlines first
+    workers = serve_workers(Settings())
+    taken = [queue_kinds(arguments[1]) for arguments in workers.values()]
+    assert sorted({kind for kinds in taken for kind in kinds}) == sorted(KINDS)
+    assert [("--no-rules" not in arguments) for arguments in workers.values()].count(True) == 1
+    assert taken[0] == (CLOCKS, SCORING)  # the rule loop's process: deadlines first, and the only one
+
+
+def test_serve_starts_one_delivery_worker_more_than_a_platforms_slots():
+    """A platform whose every receiver stalls holds its slots; the process left delivers everyone else's."""
+    from service.cli import queue_kinds, serve_workers
+
+    for slots, expected in ((1, 2), (2, 3), (3, 4), (9, 4), (0, 1)):
+        workers = serve_workers(dataclasses.replace(Settings(), webhook_slots_per_platform=slots))
+        assert sum(queue_kinds(arguments[1]) == (WEBHOOKS,) for arguments in workers.values()) == expected
 
 
 def test_a_worker_is_told_its_queues_by_kind():
