@@ -166,6 +166,11 @@ BOT_MATCHES_KEPT_S = 7 * 24 * 3600
 """A creator's list of its bot-only matches goes after a week without a new one (they end long before)."""
 
 
+CREATING_MS = 60_000
+"""A bot-only match's place in its creator's budget counts from its create's start; one whose match is not
+stored this long after is not being created any more (the create died without taking its place back)."""
+
+
 class TooManyBotMatches(Exception):
     """The creator has as many matches with only bots in them not over as it may (``MATCHLOG_BOT_MATCHES_PER_*``)."""
 
@@ -322,7 +327,6 @@ class Matches:
         player_ids = list(new.player_ids) if new.player_ids else [None] * len(players)
         for seat, player in enumerate(player_ids):
             _check_player(new.platform, player, f"players.{seat}.player", bots[seat])
-        bots_only = self._admit_bots_only(new, bots)
         clock = new.clock
         policy, allowed = clock["on_timeout"] if clock else "bot", game.timeouts(resolved)
         if policy != "bot" and policy not in allowed:
@@ -333,52 +337,58 @@ class Matches:
                 + " or ".join(["bot", *sorted(allowed)]),
             )
         match_id = uuid.uuid4().hex
-        step = lifecycle.begin(
-            game_id,
-            resolved,
-            players,
-            secret,
-            now(),
-            content,
-            list(new.record),
-            new.seed_known_to_creator,
-            bots,
-            new.undo,
-            clock,
-            player_ids,
-            match_id,
-        )
-        tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
-        hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
-        tokens = [None if bot else token for token, bot in zip(tokens, bots)]
-        creator = None if new.platform else new_token()
-        self._repository.add(
-            match_id,
-            Meta(game_id, secret, hashes, new.platform, token_hash(creator) if creator else ""),
-            step,
-        )
-        self._listings.add(
-            match_id,
-            game_id,
-            views.status_of(step.state),
-            new.platform,
-            new.platform is None if public is None else public,
-            time.time() * 1000,
-        )
-        if not step.state.finished:
-            self._active(match_id)
-            if bots_only:
-                with self._redis.pipeline(transaction=False) as pipe:
-                    pipe.zadd(bots_only, {match_id: time.time() * 1000})
-                    pipe.expire(bots_only, BOT_MATCHES_KEPT_S)
-                    pipe.execute()
-        return Created(match_id, step.state, tokens, creator)
+        bots_only = self._admit_bots_only(new, bots, match_id)
+        try:
+            step = lifecycle.begin(
+                game_id,
+                resolved,
+                players,
+                secret,
+                now(),
+                content,
+                list(new.record),
+                new.seed_known_to_creator,
+                bots,
+                new.undo,
+                clock,
+                player_ids,
+                match_id,
+            )
+            tokens = [
+                new_token() if name is not None else None for name in players
+            ]  # open seats: when joined
+            hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
+            tokens = [None if bot else token for token, bot in zip(tokens, bots)]
+            creator = None if new.platform else new_token()
+            self._repository.add(
+                match_id,
+                Meta(game_id, secret, hashes, new.platform, token_hash(creator) if creator else ""),
+                step,
+            )
+            self._listings.add(
+                match_id,
+                game_id,
+                views.status_of(step.state),
+                new.platform,
+                new.platform is None if public is None else public,
+                time.time() * 1000,
+            )
+            if not step.state.finished:
+                self._active(match_id)
+            return Created(match_id, step.state, tokens, creator)
+        except BaseException:
+            if bots_only:  # refused or failed: it takes none of its creator's budget
+                self._redis.zrem(bots_only, match_id)
+            raise
 
-    def _admit_bots_only(self, new: NewMatch, bots: Sequence[str | None]) -> str | None:
-        """For a match whose seats are all bots, the key of its creator's budget of them (a platform's, or an
-        anonymous client's address's); TooManyBotMatches when the creator has as many not over as it may.
-        None for any other match, or with no cap. Each costs the workers CPU with nobody waiting: a budget
-        per creator keeps one from filling the bot workers (a bot's reply to a person goes first anyway)."""
+    def _admit_bots_only(self, new: NewMatch, bots: Sequence[str | None], match_id: str) -> str | None:
+        """For a match whose seats are all bots, take its place in its creator's budget of them.
+
+        The budget is a platform's, or an anonymous client's address's; returns its key, or None for any
+        other match or with no cap; TooManyBotMatches when the creator has as many not over as it may. Each
+        costs the workers CPU with nobody waiting: a budget per creator keeps one from filling the bot
+        workers (a bot's reply to a person goes first anyway). The place is taken before it is counted, so
+        creates sent at once cannot all pass a count none of them is in yet."""
         if not bots or not all(bots):
             return None
         cap = (
@@ -388,15 +398,30 @@ class Matches:
             return None
         tenant = f"platform:{new.platform}" if new.platform else f"address:{new.client or '?'}"
         key = self._keys.bot_matches(tenant)
-        members = self._redis.zrange(key, 0, -1)
-        if len(members) >= cap:  # only a creator at its cap pays for finding which have ended since
+        placed_ms = time.time() * 1000
+        with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(key, {match_id: placed_ms})
+            pipe.expire(key, BOT_MATCHES_KEPT_S)
+            pipe.zrange(key, 0, -1, withscores=True)
+            places = [(m.decode() if isinstance(m, bytes) else m, t) for m, t in pipe.execute()[2]]
+        if len(places) > cap:  # only a creator over its cap pays for finding which have ended since
             with self._redis.pipeline(transaction=False) as pipe:
-                for member in members:
+                for member, _ in places:
                     pipe.zscore(self._keys.activity, member)  # a match leaves the watch when it ends
-                ended = [m for m, score in zip(members, pipe.execute()) if score is None]
+                    pipe.exists(self._keys.meta(member))
+                found = pipe.execute()
+            # one not watched is over, unless it is still being created (no meta yet: ours, or another's sent
+            # at the same moment; a create that failed without taking its place back is forgotten in a minute)
+            ended = [
+                m
+                for (m, t), score, stored in zip(places, found[::2], found[1::2])
+                if score is None and (stored or t < placed_ms - CREATING_MS)
+            ]
             if ended:
                 self._redis.zrem(key, *ended)
-            if len(members) - len(ended) >= cap:
+            running = [m for m, _ in places if m not in ended]  # oldest first: the earliest places stand
+            if running.index(match_id) >= cap:
+                self._redis.zrem(key, match_id)
                 raise TooManyBotMatches(cap, "platform" if new.platform else "address")
         return key
 

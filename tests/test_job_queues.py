@@ -4,6 +4,8 @@ older releases' queue still drained, and budgets of bot-only matches and of bot 
 from __future__ import annotations
 
 import dataclasses
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 import pytest
@@ -139,6 +141,23 @@ def test_an_address_has_as_many_bot_only_matches_at_once_as_its_budget(capped):
     assert ended.status_code == 200
     assert client.post("/v1/matches", json=BOTS_ONLY).status_code == 201  # one ended: room for one
     assert client.get(f"/v1/matches/{second['id']}").json["status"] == "active"  # nothing accepted is lost
+
+
+def test_creates_sent_at_once_get_no_more_bot_only_matches_than_the_budget(settings, fake_redis):
+    """Each create takes its place before it counts: eight at once cannot all pass a count none is in yet."""
+    settings = dataclasses.replace(settings, bot_matches_per_address=2)
+    app = create_app(settings, fake_redis)
+    start = threading.Barrier(8)
+
+    def create() -> int:
+        client = app.test_client()
+        start.wait()
+        return client.post("/v1/matches", json=BOTS_ONLY).status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(lambda _: create(), range(8)))
+    assert statuses.count(201) <= 2 and statuses.count(429) >= 6, statuses
+    assert set(statuses) <= {201, 429}
 
 
 def test_a_platform_has_as_many_bot_only_matches_at_once_as_its_budget(capped, fake_redis):
