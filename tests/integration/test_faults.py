@@ -16,6 +16,7 @@ from service.app import create_app
 from service.embedded_redis import EmbeddedRedis
 from service.events import EventStore
 from service.games.blokus import GAME
+from service.jobqueue import SCORING, JobQueue
 from service.keys import Keys
 from service.matches import Matches
 from service.redis_client import connect
@@ -123,7 +124,7 @@ def test_a_game_end_is_scored_even_if_the_scoring_job_is_lost(real_client, real_
     projector = Projector(Matches(real_redis, settings), real_redis, consumer="doomed", block_ms=10)
     while projector.step():
         pass
-    jobs = f"rq:queue:{settings.namespace}"
+    jobs = JobQueue(real_redis, Keys(settings.namespace)).queue(SCORING).key
     assert real_redis.llen(jobs) == 1, "the projector enqueued the scoring job"
     real_redis.delete(jobs)  # ... which is lost, as if its worker had died with it
 
