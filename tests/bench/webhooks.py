@@ -30,7 +30,7 @@ from pathlib import Path
 from rq import SimpleWorker
 
 from service.config import Settings
-from service.jobqueue import JobQueue
+from service.jobqueue import WEBHOOKS, JobQueue
 from service.keys import Keys
 from service.matches import Matches, NewMatch
 from service.platforms import Platforms
@@ -110,7 +110,7 @@ def measure(url: str) -> list[Figure]:
     matches = Matches(redis_client, settings)
     run_here(matches, redis_client)
     jobs = JobQueue(redis_client, Keys(settings.namespace))
-    deliveries = jobs.queue()  # the queue webhook deliveries go to
+    deliveries = jobs.queue(WEBHOOKS)
     platforms = Platforms(redis_client, Keys(settings.namespace))
     platform = platforms.of_key(platforms.create("bench")[1])["id"]
     figures: list[Figure] = []

@@ -16,7 +16,7 @@ from rq import SimpleWorker
 from rq.job import Job
 
 from service.app import create_app
-from service.jobqueue import JobQueue
+from service.jobqueue import WEBHOOKS, JobQueue
 from service.keys import Keys
 from service.matches import Matches
 from service.platforms import Platforms
@@ -28,7 +28,7 @@ from workers.jobs import run_here
 
 def deliveries(jobs: JobQueue):
     """The queue webhook deliveries go to."""
-    return jobs.queue()
+    return jobs.queue(WEBHOOKS)
 
 
 @pytest.fixture
