@@ -166,6 +166,10 @@ BOT_MATCHES_KEPT_S = 7 * 24 * 3600
 """A creator's list of its bot-only matches goes after a week without a new one (they end long before)."""
 
 
+BOT_MATCH_UNDER_WAY_MS = 60_000
+"""A bot-only match taken into its creator's budget this recently and not yet watched is still being created."""
+
+
 class TooManyBotMatches(Exception):
     """The creator has as many matches with only bots in them not over as it may (``MATCHLOG_BOT_MATCHES_PER_*``)."""
 
@@ -322,7 +326,6 @@ class Matches:
         player_ids = list(new.player_ids) if new.player_ids else [None] * len(players)
         for seat, player in enumerate(player_ids):
             _check_player(new.platform, player, f"players.{seat}.player", bots[seat])
-        bots_only = self._admit_bots_only(new, bots)
         clock = new.clock
         policy, allowed = clock["on_timeout"] if clock else "bot", game.timeouts(resolved)
         if policy != "bot" and policy not in allowed:
@@ -333,21 +336,27 @@ class Matches:
                 + " or ".join(["bot", *sorted(allowed)]),
             )
         match_id = uuid.uuid4().hex
-        step = lifecycle.begin(
-            game_id,
-            resolved,
-            players,
-            secret,
-            now(),
-            content,
-            list(new.record),
-            new.seed_known_to_creator,
-            bots,
-            new.undo,
-            clock,
-            player_ids,
-            match_id,
-        )
+        bots_only = self._admit_bots_only(new, bots, match_id)
+        try:
+            step = lifecycle.begin(
+                game_id,
+                resolved,
+                players,
+                secret,
+                now(),
+                content,
+                list(new.record),
+                new.seed_known_to_creator,
+                bots,
+                new.undo,
+                clock,
+                player_ids,
+                match_id,
+            )
+        except Exception:  # a record's illegal move: nothing is stored, and the budget gets its place back
+            if bots_only:
+                self._redis.zrem(bots_only, match_id)
+            raise
         tokens = [new_token() if name is not None else None for name in players]  # open seats: when joined
         hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
         tokens = [None if bot else token for token, bot in zip(tokens, bots)]
@@ -367,18 +376,16 @@ class Matches:
         )
         if not step.state.finished:
             self._active(match_id)
-            if bots_only:
-                with self._redis.pipeline(transaction=False) as pipe:
-                    pipe.zadd(bots_only, {match_id: time.time() * 1000})
-                    pipe.expire(bots_only, BOT_MATCHES_KEPT_S)
-                    pipe.execute()
+        elif bots_only:
+            self._redis.zrem(bots_only, match_id)
         return Created(match_id, step.state, tokens, creator)
 
-    def _admit_bots_only(self, new: NewMatch, bots: Sequence[str | None]) -> str | None:
+    def _admit_bots_only(self, new: NewMatch, bots: Sequence[str | None], match_id: str) -> str | None:
         """For a match whose seats are all bots, the key of its creator's budget of them (a platform's, or an
-        anonymous client's address's); TooManyBotMatches when the creator has as many not over as it may.
-        None for any other match, or with no cap. Each costs the workers CPU with nobody waiting: a budget
-        per creator keeps one from filling the bot workers (a bot's reply to a person goes first anyway)."""
+        anonymous client's address's), ``match_id`` taken into it; TooManyBotMatches when the creator has as
+        many not over as it may. None for any other match, or with no cap. Each costs the workers CPU with
+        nobody waiting: a budget per creator keeps one from filling the bot workers (a bot's reply to a person
+        goes first anyway)."""
         if not bots or not all(bots):
             return None
         cap = (
@@ -388,16 +395,34 @@ class Matches:
             return None
         tenant = f"platform:{new.platform}" if new.platform else f"address:{new.client or '?'}"
         key = self._keys.bot_matches(tenant)
-        members = self._redis.zrange(key, 0, -1)
-        if len(members) >= cap:  # only a creator at its cap pays for finding which have ended since
-            with self._redis.pipeline(transaction=False) as pipe:
-                for member in members:
-                    pipe.zscore(self._keys.activity, member)  # a match leaves the watch when it ends
-                ended = [m for m, score in zip(members, pipe.execute()) if score is None]
-            if ended:
-                self._redis.zrem(key, *ended)
-            if len(members) - len(ended) >= cap:
-                raise TooManyBotMatches(cap, "platform" if new.platform else "address")
+        at_ms = time.time() * 1000
+        # taken first, counted after: of creates at once, each counts every one taken before it, so no more
+        # than the cap get in (checked first and taken after, all of them passed the check)
+        with self._redis.pipeline(transaction=False) as pipe:  # in order: each command is atomic, enough here
+            pipe.zadd(key, {match_id: at_ms})
+            pipe.expire(key, BOT_MATCHES_KEPT_S)
+            pipe.zrange(key, 0, -1, withscores=True)
+            members = pipe.execute()[2]
+        if len(members) <= cap:
+            return key
+        # only a creator past its cap pays for finding which have ended since: a match leaves the watch when it
+        # ends; one with no log yet is a create still under way (unless its process died long ago)
+        others = [(m, score) for m, score in members if m.decode() != match_id]
+        with self._redis.pipeline(transaction=False) as pipe:
+            for member, _ in others:
+                pipe.zscore(self._keys.activity, member)
+                pipe.exists(self._keys.log(member.decode()))
+            found = pipe.execute()
+        ended = [
+            member
+            for (member, score), watched, logged in zip(others, found[::2], found[1::2])
+            if watched is None and (logged or score < at_ms - BOT_MATCH_UNDER_WAY_MS)
+        ]
+        if ended:
+            self._redis.zrem(key, *ended)
+        if len(others) - len(ended) >= cap:
+            self._redis.zrem(key, match_id)
+            raise TooManyBotMatches(cap, "platform" if new.platform else "address")
         return key
 
     def join(

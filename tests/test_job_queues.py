@@ -234,3 +234,35 @@ def test_serve_tells_when_its_api_answers():
         server.shutdown()
         server.server_close()
     assert not _answers("127.0.0.1", port)  # nobody there any more
+
+
+def test_bot_only_matches_created_at_once_get_no_more_than_the_budget(capped, fake_redis, monkeypatch):
+    settings, _ = capped
+    matches = Matches(fake_redis, settings)
+    new = NewMatch(
+        "blokus",
+        ["random bot", "random bot"],
+        options={"variant": "duo"},
+        bots=["random", "random"],
+        client="x",
+    )
+    matches.open_match(new)
+    begin, created, refused = lifecycle.begin, [], []
+
+    def another_create_gets_in_meanwhile(*args, **kwargs):
+        monkeypatch.setattr(lifecycle, "begin", begin)  # once: the other create runs as it would alone
+        try:
+            created.append(matches.open_match(new))
+        except Exception as error:
+            refused.append(error)
+        return begin(*args, **kwargs)
+
+    monkeypatch.setattr(lifecycle, "begin", another_create_gets_in_meanwhile)
+    try:
+        created.append(matches.open_match(new))
+    except Exception as error:
+        refused.append(error)
+    assert len(created) == 1 and [type(e).__name__ for e in refused] == ["TooManyBotMatches"], (
+        created,
+        refused,
+    )
