@@ -591,7 +591,7 @@ class Matches:
         try:
             step, prior = self._append_retrying(
                 match_id,
-                lambda state: decide(state, lambda v: self.load(match_id, v)),
+                lambda state: decide(state, self._repository.earlier_than(match_id, state)),
                 lambda step: self._remember(idem_key, fingerprint, answer(step)) if idem_key else None,
                 (seat, holder) if holder else None,
             )
