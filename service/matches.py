@@ -282,6 +282,7 @@ class Matches:
         )
         self._repository.on_saved = self._relist
         self._redis = redis_client
+        self._refused_undos = Lru(1024)  # (match, head hash, seat) -> the refusal (``_judged_undo``)
         self._analyses = Analyses(redis_client, self._keys)  # of finished matches (``service.analyses``)
         self._watched = Lru(cache_size)  # match id -> when this process last put it under the watch
 
@@ -535,9 +536,25 @@ class Matches:
             seat,
             "undo",
             idempotency_key,
-            lambda state, earlier: lifecycle.undo(state, seat, now(), earlier),
+            lambda state, earlier: self._judged_undo(match_id, state, seat, earlier),
             holder,
         )
+
+    def _judged_undo(
+        self, match_id: str, state: MatchState, seat: int, earlier: Callable[[int], MatchState]
+    ) -> lifecycle.Step:
+        """``lifecycle.undo``, a refusal for what the span showed remembered for the state it judged: the
+        judgement reads every view of every version since the move (some 15 ms of CPU against three bots),
+        and asking again at the same state, at the write rate, must not cost it again."""
+        judged = (match_id, state.head_hash, seat)
+        if (refused := self._refused_undos.get(judged)) is not None:
+            raise IllegalAction(refused.reason, refused.message)
+        try:
+            return lifecycle.undo(state, seat, now(), earlier)
+        except IllegalAction as refusal:
+            if refusal.reason == "hidden_information_revealed":
+                self._refused_undos.put(judged, refusal)
+            raise
 
     def answer_undo(
         self,

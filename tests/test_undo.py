@@ -535,10 +535,13 @@ def test_a_consent_undo_that_several_bots_accept_at_once_goes_through(client):
     assert client.get(f"/v1/matches/{match_id}/state").json["state"] == before
 
 
-def test_an_undo_refused_for_what_the_bots_showed_folds_the_replies_once(fake_redis, settings, monkeypatch):
-    """Judging an undo reads each version it would take back: loaded one by one (each from its snapshot),
-    a refused request cost some 25 ms of API CPU (Chock-a-Block, three bots), at the write rate's 500 a
-    second. The versions come from one fold of the span."""
+def test_an_undo_refused_for_what_the_bots_showed_folds_the_span_once_and_is_not_judged_again(
+    fake_redis, settings, monkeypatch
+):
+    """Judging an undo reads every view of each version it would take back: loaded one by one (each from
+    its snapshot), a refused request cost some 27 ms of API CPU (Chock-a-Block, three bots), and a seat may
+    ask at the write rate, 500 a second. The versions come from one fold of the span, and asking again at
+    the same state is refused by the judgement already made."""
     import random
 
     from service.games.protocol import IllegalAction
@@ -586,3 +589,10 @@ def test_an_undo_refused_for_what_the_bots_showed_folds_the_replies_once(fake_re
         matches.submit(match_id, 0, state.version, rng.choice(state.legal_actions(0)))
     assert refused is not None and refused.value.reason == "hidden_information_revealed"
     assert taken_back > 4 and len([v for v in loads if v is not None]) == 1, (loads, taken_back)
+    from service import lifecycle
+
+    judged, judge = [], lifecycle.showed_a_secret
+    monkeypatch.setattr(lifecycle, "showed_a_secret", lambda *args: judged.append(1) or judge(*args))
+    with pytest.raises(IllegalAction) as again:
+        matches.undo(match_id, 0, None, token_hash(token))
+    assert again.value.reason == "hidden_information_revealed" and judged == []
