@@ -308,3 +308,22 @@ def test_a_failure_recorded_as_its_webhook_is_removed_leaves_no_webhook_behind(f
     hooks.record(hook, {"delivery": "d", "attempt": 7, "at": "now", "outcome": "timeout"}, last=True)
     fake_redis.exists = exists
     assert hooks.get(hook) is None  # gone, as the platform asked: not a webhook without a platform
+
+
+def test_a_webhook_removed_while_its_platform_enables_it_is_not_found(fake_redis, settings, monkeypatch):
+    from service.matches import Matches
+
+    client = create_app(settings, fake_redis).test_client()
+    _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    hook = client.post(
+        "/v1/webhooks", json={"url": "https://8.8.8.8/hook", "events": ["placed"]}, headers=bearer(key)
+    ).json["id"]
+    enable = Matches.enable_webhook
+
+    def removed_meanwhile(self, hook_id):
+        enable(self, hook_id)
+        assert client.delete(f"/v1/webhooks/{hook_id}", headers=bearer(key)).status_code == 204
+
+    monkeypatch.setattr(Matches, "enable_webhook", removed_meanwhile)
+    enabled = client.patch(f"/v1/webhooks/{hook}", json={"status": "enabled"}, headers=bearer(key))
+    assert enabled.status_code == 404 and enabled.json["error"] == "webhook_not_found"
