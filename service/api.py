@@ -1382,7 +1382,10 @@ def patch_webhook(body, hook_id: str):
     Enabling an enabled one changes nothing."""
     hook = _own_webhook(hook_id)
     matches().enable_webhook(hook_id)
-    return next(h for h in matches().webhooks_of(hook["platform"]) if h["id"] == hook_id)
+    enabled = next((h for h in matches().webhooks_of(hook["platform"]) if h["id"] == hook_id), None)
+    if enabled is None:  # removed meanwhile (its platform's DELETE)
+        raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")
+    return enabled
 
 
 @v1.route("/webhooks/<hook_id>/deliveries", methods=["GET"])

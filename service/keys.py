@@ -217,7 +217,7 @@ class Keys:
         return f"{self.namespace}:jobs:{kind}"
 
     def bot_matches(self, tenant: str) -> str:
-        """A client's matches whose seats are all bots, scored by creation time (ms): its budget of them."""
+        """A client's matches whose seats are all bots, in the order their creates reached Redis: its budget of them."""
         return f"{self.namespace}:bot-matches:{tenant}"
 
     def bot_cpu(self, match_id: str) -> str:

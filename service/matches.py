@@ -166,11 +166,6 @@ BOT_MATCHES_KEPT_S = 7 * 24 * 3600
 """A creator's list of its bot-only matches goes after a week without a new one (they end long before)."""
 
 
-CREATING_MS = 60_000
-"""A bot-only match's place in its creator's budget counts from its create's start; one whose match is not
-stored this long after is not being created any more (the create died without taking its place back)."""
-
-
 class TooManyBotMatches(Exception):
     """The creator has as many matches with only bots in them not over as it may (``MATCHLOG_BOT_MATCHES_PER_*``)."""
 
@@ -283,6 +278,7 @@ class Matches:
         )
         self._repository.on_saved = self._relist
         self._redis = redis_client
+        self._refused_undos = Lru(1024)  # (match, head hash, seat) -> the refusal (``_judged_undo``)
         self._analyses = Analyses(redis_client, self._keys)  # of finished matches (``service.analyses``)
         self._watched = Lru(cache_size)  # match id -> when this process last put it under the watch
 
@@ -375,11 +371,20 @@ class Matches:
             )
             if not step.state.finished:
                 self._active(match_id)
+            elif bots_only:  # played to its end by its record: over already
+                self._unplace(bots_only, match_id)
             return Created(match_id, step.state, tokens, creator)
         except BaseException:
             if bots_only:  # refused or failed: it takes none of its creator's budget
-                self._redis.zrem(bots_only, match_id)
+                self._unplace(bots_only, match_id)
             raise
+
+    def _unplace(self, budget: str, match_id: str) -> None:
+        """Take a bot-only match that will not run out of its creator's budget and the watch."""
+        with self._redis.pipeline(transaction=False) as pipe:
+            pipe.lrem(budget, 0, match_id)
+            pipe.zrem(self._keys.activity, match_id)
+            pipe.execute()
 
     def _admit_bots_only(self, new: NewMatch, bots: Sequence[str | None], match_id: str) -> str | None:
         """For a match whose seats are all bots, take its place in its creator's budget of them.
@@ -387,8 +392,9 @@ class Matches:
         The budget is a platform's, or an anonymous client's address's; returns its key, or None for any
         other match or with no cap; TooManyBotMatches when the creator has as many not over as it may. Each
         costs the workers CPU with nobody waiting: a budget per creator keeps one from filling the bot
-        workers (a bot's reply to a person goes first anyway). The place is taken before it is counted, so
-        creates sent at once cannot all pass a count none of them is in yet."""
+        workers (a bot's reply to a person goes first anyway). The place is taken before the earlier ones are
+        counted, in the order Redis takes them, so creates sent at once cannot all pass a count none of them
+        is in yet."""
         if not bots or not all(bots):
             return None
         cap = (
@@ -398,30 +404,29 @@ class Matches:
             return None
         tenant = f"platform:{new.platform}" if new.platform else f"address:{new.client or '?'}"
         key = self._keys.bot_matches(tenant)
-        placed_ms = time.time() * 1000
         with self._redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(key, {match_id: placed_ms})
+            # watched from its place on (the watch's absence is what says a budgeted match is over), and
+            # watched before it is placed, so that no place is seen without its watch
+            pipe.zadd(self._keys.activity, {match_id: time.time() * 1000})
+            pipe.rpush(key, match_id)
             pipe.expire(key, BOT_MATCHES_KEPT_S)
-            pipe.zrange(key, 0, -1, withscores=True)
-            places = [(m.decode() if isinstance(m, bytes) else m, t) for m, t in pipe.execute()[2]]
-        if len(places) > cap:  # only a creator over its cap pays for finding which have ended since
-            with self._redis.pipeline(transaction=False) as pipe:
-                for member, _ in places:
-                    pipe.zscore(self._keys.activity, member)  # a match leaves the watch when it ends
-                    pipe.exists(self._keys.meta(member))
-                found = pipe.execute()
-            # one not watched is over, unless it is still being created (no meta yet: ours, or another's sent
-            # at the same moment; a create that failed without taking its place back is forgotten in a minute)
-            ended = [
-                m
-                for (m, t), score, stored in zip(places, found[::2], found[1::2])
-                if score is None and (stored or t < placed_ms - CREATING_MS)
+            place = pipe.execute()[1]
+        if place > cap:  # only a creator over its cap pays for finding which of the earlier ones have ended
+            earlier = [
+                m.decode() if isinstance(m, bytes) else m for m in self._redis.lrange(key, 0, place - 2)
             ]
-            if ended:
-                self._redis.zrem(key, *ended)
-            running = [m for m, _ in places if m not in ended]  # oldest first: the earliest places stand
-            if running.index(match_id) >= cap:
-                self._redis.zrem(key, match_id)
+            with self._redis.pipeline(transaction=False) as pipe:
+                for member in earlier:
+                    pipe.zscore(self._keys.activity, member)  # a match leaves the watch when it ends
+                running = [m for m, score in zip(earlier, pipe.execute()) if score is not None]
+            if len(running) < len(earlier):
+                with self._redis.pipeline(transaction=False) as pipe:
+                    for member in set(earlier) - set(running):
+                        pipe.lrem(key, 0, member)
+                    pipe.execute()
+            # the list is in the order the creates reached Redis: the earliest places stand
+            if len(running) >= cap:
+                self._unplace(key, match_id)
                 raise TooManyBotMatches(cap, "platform" if new.platform else "address")
         return key
 
@@ -535,9 +540,25 @@ class Matches:
             seat,
             "undo",
             idempotency_key,
-            lambda state, earlier: lifecycle.undo(state, seat, now(), earlier),
+            lambda state, earlier: self._judged_undo(match_id, state, seat, earlier),
             holder,
         )
+
+    def _judged_undo(
+        self, match_id: str, state: MatchState, seat: int, earlier: Callable[[int], MatchState]
+    ) -> lifecycle.Step:
+        """``lifecycle.undo``, a refusal for what the span showed remembered for the state it judged: the
+        judgement reads every view of every version since the move (some 15 ms of CPU against three bots),
+        and asking again at the same state, at the write rate, must not cost it again."""
+        judged = (match_id, state.head_hash, seat)
+        if (refused := self._refused_undos.get(judged)) is not None:
+            raise IllegalAction(refused.reason, refused.message)
+        try:
+            return lifecycle.undo(state, seat, now(), earlier)
+        except IllegalAction as refusal:
+            if refusal.reason == "hidden_information_revealed":
+                self._refused_undos.put(judged, refusal)
+            raise
 
     def answer_undo(
         self,
@@ -591,7 +612,7 @@ class Matches:
         try:
             step, prior = self._append_retrying(
                 match_id,
-                lambda state: decide(state, lambda v: self.load(match_id, v)),
+                lambda state: decide(state, self._repository.earlier_than(match_id, state)),
                 lambda step: self._remember(idem_key, fingerprint, answer(step)) if idem_key else None,
                 (seat, holder) if holder else None,
             )

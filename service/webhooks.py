@@ -412,7 +412,7 @@ class Webhooks:
 
     def get(self, hook_id: str) -> dict[str, Any] | None:
         raw = {k.decode(): v for k, v in self.redis.hgetall(self.keys.webhook(hook_id)).items()}
-        if not raw:
+        if "platform" not in raw:  # none, or only the count of a failure recorded as the webhook was removed
             return None
         return {
             "id": hook_id,

@@ -289,3 +289,41 @@ def test_platforms_are_listed_oldest_first_even_within_one_second(fake_redis, se
     monkeypatch.setattr(time, "time", lambda: 1_800_000_000.5)  # every key made in the same second
     made = [platforms.create(name)[0] for name in ("zeta", "arena", "club", "mid")]
     assert [p["id"] for p in platforms.listed()] == made
+
+
+def test_a_failure_recorded_as_its_webhook_is_removed_leaves_no_webhook_behind(fake_redis, settings):
+    from service.serverkey import ServerKey
+    from service.webhooks import Webhooks
+
+    hooks = Webhooks(fake_redis, Keys(settings.namespace), ServerKey(settings.secret_key), disable_after=5)
+    hook = hooks.register("p1", "https://example.org/hook", ["placed"], None)["id"]
+    exists = fake_redis.exists
+
+    def removed_meanwhile(*names):
+        found = exists(*names)
+        hooks.remove(hook, "p1")  # the platform's DELETE, between the worker's check and its count
+        return found
+
+    fake_redis.exists = removed_meanwhile
+    hooks.record(hook, {"delivery": "d", "attempt": 7, "at": "now", "outcome": "timeout"}, last=True)
+    fake_redis.exists = exists
+    assert hooks.get(hook) is None  # gone, as the platform asked: not a webhook without a platform
+
+
+def test_a_webhook_removed_while_its_platform_enables_it_is_not_found(fake_redis, settings, monkeypatch):
+    from service.matches import Matches
+
+    client = create_app(settings, fake_redis).test_client()
+    _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    hook = client.post(
+        "/v1/webhooks", json={"url": "https://8.8.8.8/hook", "events": ["placed"]}, headers=bearer(key)
+    ).json["id"]
+    enable = Matches.enable_webhook
+
+    def removed_meanwhile(self, hook_id):
+        enable(self, hook_id)
+        assert client.delete(f"/v1/webhooks/{hook_id}", headers=bearer(key)).status_code == 204
+
+    monkeypatch.setattr(Matches, "enable_webhook", removed_meanwhile)
+    enabled = client.patch(f"/v1/webhooks/{hook}", json={"status": "enabled"}, headers=bearer(key))
+    assert enabled.status_code == 404 and enabled.json["error"] == "webhook_not_found"

@@ -533,3 +533,66 @@ def test_a_consent_undo_that_several_bots_accept_at_once_goes_through(client):
         "undone",
     ]
     assert client.get(f"/v1/matches/{match_id}/state").json["state"] == before
+
+
+def test_an_undo_refused_for_what_the_bots_showed_folds_the_span_once_and_is_not_judged_again(
+    fake_redis, settings, monkeypatch
+):
+    """Judging an undo reads every view of each version it would take back: loaded one by one (each from
+    its snapshot), a refused request cost some 27 ms of API CPU (Chock-a-Block, three bots), and a seat may
+    ask at the write rate, 500 a second. The versions come from one fold of the span, and asking again at
+    the same state is refused by the judgement already made."""
+    import random
+
+    from service.games.protocol import IllegalAction
+    from service.matches import Matches, NewMatch
+    from service.tokens import token_hash
+    from tests.helpers import run_jobs
+
+    matches = Matches(fake_redis, settings)
+    created = matches.open_match(
+        NewMatch(
+            "chock-a-block",
+            ["ann", "greedy bot"],
+            options={"last_draw_placement": 0},
+            bots=[None, "greedy"],
+            undo="until_next_action",
+            seed="one game",
+        )
+    )
+    match_id, token, rng = created.match_id, created.tokens[0], random.Random(0)
+    refused, loads, load = None, [], matches._repository.load
+
+    def counted(match: str, version: int | None = None):
+        loads.append(version)
+        return load(match, version)
+
+    for _ in range(200):
+        state = matches.load(match_id)
+        if state.finished:
+            break
+        if state.to_act() != [0]:  # the bot's reply, as a worker makes it
+            matches.bots_to_move(match_id, state)
+            run_jobs(fake_redis, settings)
+            continue
+        if (
+            state.last_action
+            and state.last_action["seat"] == 0
+            and state.version - state.last_action["before"] > 4
+        ):
+            monkeypatch.setattr(matches._repository, "load", counted)
+            with pytest.raises(IllegalAction) as refused:
+                matches.undo(match_id, 0, None, token_hash(token))
+            monkeypatch.setattr(matches._repository, "load", load)
+            taken_back = state.version - state.last_action["before"]
+            break
+        matches.submit(match_id, 0, state.version, rng.choice(state.legal_actions(0)))
+    assert refused is not None and refused.value.reason == "hidden_information_revealed"
+    assert taken_back > 4 and len([v for v in loads if v is not None]) == 1, (loads, taken_back)
+    from service import lifecycle
+
+    judged, judge = [], lifecycle.showed_a_secret
+    monkeypatch.setattr(lifecycle, "showed_a_secret", lambda *args: judged.append(1) or judge(*args))
+    with pytest.raises(IllegalAction) as again:
+        matches.undo(match_id, 0, None, token_hash(token))
+    assert again.value.reason == "hidden_information_revealed" and judged == []
