@@ -2,7 +2,7 @@
 answer exactly as the documented views under them: twin matches (the same seed, the same clock) of every
 game are played side by side, each request sent to one twin through the faster way and to the other through
 the documented one (webargs, flask-smorest), and the answers compared byte for byte, status, headers in
-their order and body, the twins' ids aside. Legal actions are posted as listed, and bent: bodies that are not
+their order and body, the twins' ids and hashes aside. Legal actions are posted as listed, and bent: bodies that are not
 JSON or not the schema's, versions of the wrong kind, Idempotency-Keys of every length (and again, replayed
 or reused), query strings, missing and wrong credentials."""
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from contextlib import contextmanager
 from types import SimpleNamespace
@@ -49,10 +50,22 @@ def without_express(app):
         app.express = express
 
 
+HASH = re.compile(rb"[0-9a-f]{64}")
+"""An entry's hash: a log's chain covers its match's id (chain 3), so twins' hashes differ, and are put as
+``HASH`` (both are made by the one append, whichever view answers)."""
+
+
 def _answer(response, match_id: str) -> tuple:
-    """What a client sees, with the match's id put as ``ID``."""
-    headers = [(k, v.replace(match_id, "ID")) for k, v in response.headers.items()]
-    return response.status_code, headers, response.get_data().replace(match_id.encode(), b"ID")
+    """What a client sees, with the match's id put as ``ID`` and its entries' hashes as ``HASH``."""
+    headers = [
+        (k, HASH.sub(b"HASH", v.replace(match_id, "ID").encode()).decode())
+        for k, v in response.headers.items()
+    ]
+    return (
+        response.status_code,
+        headers,
+        HASH.sub(b"HASH", response.get_data().replace(match_id.encode(), b"ID")),
+    )
 
 
 def _same(app, client, twins, method: str, path: str, seat: int | None, **request) -> tuple:
