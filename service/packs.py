@@ -42,7 +42,9 @@ def shared(content: Any) -> Any:
     with _lock:
         found = _shared.get(digest)
         if found is None:
-            found = Pack(frozen(content))
+            # in the canonical order, whichever copy came first (a file's, or Redis's): every process and
+            # every state then reads and encodes the pack's parts in one order
+            found = Pack(frozen(json.loads(canonical_json(content))))
             found.sha256 = digest
             _shared[digest] = found
     return found
