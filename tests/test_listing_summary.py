@@ -14,6 +14,8 @@ from service import fastload, rows, schemas, views
 from service.games import GAMES
 from service.keys import Keys
 from service.matches import NewMatch
+from service.platforms import Platforms
+from tests.helpers import bearer
 
 AT = "2030-01-01T00:00:00.000Z"
 
@@ -272,3 +274,21 @@ def test_a_page_encodes_no_row_but_the_clocks_it_shows(client, monkeypatch):
             [row["clock"] for row in answer.json["matches"] if "clock" in row],
         )
     )
+
+
+def test_a_platform_and_anyone_are_answered_the_same_rows_bytes(client, settings, fake_redis, monkeypatch):
+    matches = _matches(client)
+    platform, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    made = [
+        matches.create(
+            NewMatch(game_id, ["ann", "bob"], platform=platform, public=True, player_ids=["p-ann", "p-bob"])
+        )[0]
+        for game_id in sorted(GAMES)
+    ]
+    monkeypatch.setattr("service.matches.now", lambda: AT)
+    body = {"matches": [_folded_row(matches, m) for m in made], "next_cursor": None}
+    before = _answered_before(client.application, body)
+    assert b"p-ann" not in before  # a platform's player ids are not in a row
+    for headers in ({}, bearer(key)):
+        answer = client.get("/v1/matches", headers=headers)
+        assert answer.status_code == 200 and answer.get_data() == before
