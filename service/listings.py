@@ -3,19 +3,19 @@ open), each platform's matches, and each of those narrowed to one game, one stat
 owns its keys: sorted sets scored by creation time (ms), so that a page reads only the matches it shows.
 
 A page's rows are the matches' listing summaries (``views.listing_summary``), which each append writes beside
-the log in its own step (``EventStore.append``): a page reads them, one small value per row, and folds no
-match. A summary that is missing (a match from before summaries) or behind the log (appended to by a process
-of an earlier version) is made once from the match's state and kept, only if the log has not moved on since."""
+the log in its own step (``EventStore.append``), encoded as the answer sends them (``rows``): a page reads them,
+one small value per row, and folds no match. A summary that is missing (a match from before summaries, or one
+of an earlier encoding) or behind the log (appended to by a process of an earlier version) is made once from
+the match's state and kept, only if the log has not moved on since."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
-from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
-from service import views
+from service import rows, views
 from service.keys import Keys
 from service.replay import MatchState
 from service.repository import MatchNotFound, encoded_summary
@@ -31,6 +31,17 @@ return 0
 """
 
 
+SUMMARIES = """
+-- KEYS: each match's listing summary and log, in turn. Each summary (false for none) and its log's length.
+local found = {}
+for i = 1, #KEYS, 2 do
+  found[i] = redis.call('GET', KEYS[i])
+  found[i + 1] = redis.call('XLEN', KEYS[i + 1])
+end
+return found
+"""
+
+
 class Listings:
     def __init__(self, redis_client: redis.Redis, keys: Keys, load: Callable[[str], MatchState]):
         """``load(match_id)``: a match's latest state (MatchNotFound for none), to tell a match's status."""
@@ -38,6 +49,10 @@ class Listings:
         self.keys = keys
         self.load = load
         self._keep_if_current = redis_client.register_script(KEEP_IF_CURRENT)
+        # one script for a page's rows where they all are on one Redis; a cluster holds them on many slots
+        self._summaries = (
+            None if isinstance(redis_client, RedisCluster) else redis_client.register_script(SUMMARIES)
+        )
 
     def _indexes(self, platform: str | None) -> list[str]:
         """The public matches and, for a platform's match, the platform's."""
@@ -68,8 +83,8 @@ class Listings:
         cursor: str | None,
         limit: int,
         newest_first: bool = False,
-    ) -> tuple[list[tuple[str, dict[str, Any]]], str | None]:
-        """Matches by creation time, of one game and status if given, as their listing summaries, and the
+    ) -> tuple[list[rows.Row], str | None]:
+        """Matches by creation time, of one game and status if given, as their listing rows, and the
         cursor of the next page (None on the last): a platform's own; else the lobby (``status`` open: a
         public match with a seat to join); else the public ones.
 
@@ -78,7 +93,7 @@ class Listings:
         index = self.keys.platform_matches(platform) if platform else self.keys.public_matches
         narrowed = self.keys.listing(index, game_id, status)
         bound = f"({cursor}" if cursor else "+inf" if newest_first else "-inf"
-        found: list[tuple[str, dict[str, Any]]] = []
+        found: list[rows.Row] = []
         next_cursor = None
         while len(found) < limit:
             if newest_first:
@@ -89,53 +104,58 @@ class Listings:
                 batch = self.redis.zrangebyscore(narrowed, bound, "+inf", start=0, num=limit, withscores=True)
             if not batch:
                 break
-            summaries = self.summaries([member.decode() for member, _ in batch])
-            for (member, score), kept in zip(batch, summaries):
-                bound = f"({score!r}"
-                match_id = member.decode()
+            match_ids = [member.decode() for member, _ in batch]
+            bound = f"({batch[-1][1]!r}"  # the next batch's, if this one does not fill the page
+            for match_id, (_, score), kept in zip(match_ids, batch, self.summaries(match_ids)):
                 if kept is None:
                     self.redis.zrem(narrowed, match_id)
                     continue
-                if status and kept["status"] != status:  # its status changed without its listings following
-                    self._move(index, match_id, kept["game"], status, kept["status"], score)
+                if status and kept.status != status:  # its status changed without its listings following
+                    self._move(index, match_id, kept.game, status, kept.status, score)
                     continue
-                found.append((match_id, kept))
+                found.append(kept)
                 if len(found) == limit:
                     next_cursor = repr(score)
                     break
         return found, next_cursor
 
-    def summaries(self, match_ids: list[str]) -> list[dict[str, Any] | None]:
-        """Each match's listing summary at the log's version (None for a match that is not there), in one
+    def summaries(self, match_ids: list[str]) -> list[rows.Row | None]:
+        """Each match's listing row at the log's version (None for a match that is not there), in one
         round trip: made from the state, and kept, where it is missing or behind the log."""
-        with self.redis.pipeline(transaction=False) as pipe:
-            for match_id in match_ids:
-                pipe.get(self.keys.summary(match_id))
-                pipe.xlen(self.keys.log(match_id))
-            replies = pipe.execute()
-        found: list[dict[str, Any] | None] = []
+        keys = [
+            key for match_id in match_ids for key in (self.keys.summary(match_id), self.keys.log(match_id))
+        ]
+        if self._summaries is not None:
+            replies = self._summaries(keys=keys) if keys else []
+        else:
+            with self.redis.pipeline(transaction=False) as pipe:
+                for summary, log in zip(keys[::2], keys[1::2]):
+                    pipe.get(summary)
+                    pipe.xlen(log)
+                replies = pipe.execute()
+        found: list[rows.Row | None] = []
         for match_id, raw, version in zip(match_ids, replies[::2], replies[1::2]):
-            kept = json.loads(raw) if raw and version else None
-            if version and (kept is None or kept.get("version") != version):
+            kept = rows.read(raw) if raw and version else None
+            if version and (kept is None or kept.version != version):
                 kept = self._summarised(match_id)
             found.append(kept)
         return found
 
-    def _summarised(self, match_id: str) -> dict[str, Any] | None:
+    def _summarised(self, match_id: str) -> rows.Row | None:
         """The summary of the match's latest state, kept unless an append got in meanwhile; None if it is gone."""
         try:
             state = self.load(match_id)
         except MatchNotFound:
             return None
-        self.keep_summary(match_id, state)
-        return views.listing_summary(state)
+        return rows.read(self.keep_summary(match_id, state))
 
-    def keep_summary(self, match_id: str, state: MatchState) -> None:
-        """Store ``state``'s listing summary if the log is still at its version."""
+    def keep_summary(self, match_id: str, state: MatchState) -> bytes:
+        """Store ``state``'s listing summary if the log is still at its version; returns it."""
+        record = encoded_summary(match_id, state)
         self._keep_if_current(
-            keys=[self.keys.log(match_id), self.keys.summary(match_id)],
-            args=[state.version, encoded_summary(state)],
+            keys=[self.keys.log(match_id), self.keys.summary(match_id)], args=[state.version, record]
         )
+        return record
 
     def relist(self, match_id: str, platform: str | None, game_id: str, old: str, new: str) -> None:
         """A match whose status changed from ``old`` to ``new`` moves to the listings of its new status."""

@@ -1104,9 +1104,22 @@ class Matches:
         newest_first: bool = False,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """A page of a listing (``Listings.page``) as match summaries, and the cursor of the next page."""
+        found, next_cursor = self.listed_rows(platform, game_id, status, cursor, limit, newest_first)
+        return [json.loads(row) for row in found], next_cursor
+
+    def listed_rows(
+        self,
+        platform: str | None,
+        game_id: str | None,
+        status: str | None,
+        cursor: str | None,
+        limit: int,
+        newest_first: bool = False,
+    ) -> tuple[list[bytes], str | None]:
+        """``listed``'s rows as the answer carries them (``rows.Row.shown``), and the cursor of the next page."""
         found, next_cursor = self._listings.page(platform, game_id, status, cursor, limit, newest_first)
         at = now()
-        return [views.listed(match_id, kept, at) for match_id, kept in found], next_cursor
+        return [row.shown(at) for row in found], next_cursor
 
     def _relist(self, match_id: str, step: lifecycle.Step) -> None:
         """After an append: a match whose status changed moves to the listings of its new status; one that

@@ -29,7 +29,7 @@ from typing import Any
 
 import redis
 
-from service import packs, replay, views
+from service import packs, replay, rows, views
 from service.chain import Recorded, canonical_json, compact_encoder, verify_chain
 from service.events import EventStore, NotTheHolder, Remember, VersionConflict, decode
 from service.frozen import FrozenDict, FrozenList, replaced
@@ -248,7 +248,9 @@ class MatchRepository:
         self.redis.hset(self.keys.meta(match_id), mapping=meta.fields(self.server_key, match_id))
         snapshots = self.snapshots.encoded_due(step.states)
         entries = [e.without_content() for e in step.entries]
-        self.store.append(match_id, 0, None, entries, None, snapshots, summary=encoded_summary(step.state))
+        self.store.append(
+            match_id, 0, None, entries, None, snapshots, summary=encoded_summary(match_id, step.state)
+        )
         self._keep(match_id, step.states, snapshots=False)
 
     def save(
@@ -283,7 +285,7 @@ class MatchRepository:
                 snapshots,
                 holder,
                 handover,
-                encoded_summary(step.state),
+                encoded_summary(match_id, step.state),
             )
         except VersionConflict:
             self._heads.drop(match_id)
@@ -535,10 +537,11 @@ def _sharing_pack(state: MatchState) -> MatchState:
 _summary_json = compact_encoder(sort_keys=False)
 
 
-def encoded_summary(state: MatchState) -> bytes:
-    """The state's listing summary (``views.listing_summary``) as the append stores it: compact JSON, its keys in
-    the order a row shows them."""
-    return _summary_json(views.listing_summary(state)).encode()
+def encoded_summary(match_id: str, state: MatchState) -> bytes:
+    """The state's listing summary (``views.listing_summary``) as the append stores it: its row, encoded as the
+    listing sends it (``rows.record``)."""
+    # through JSON: the row is encoded from plain values, as a listing decoded them before
+    return rows.record(match_id, json.loads(_summary_json(views.listing_summary(state))))
 
 
 def _agrees(state: MatchState, entry: Recorded) -> bool:

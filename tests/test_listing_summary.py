@@ -10,10 +10,12 @@ import random
 
 import pytest
 
-from service import api, schemas, views
+from service import fastload, rows, schemas, views
 from service.games import GAMES
 from service.keys import Keys
 from service.matches import NewMatch
+from service.platforms import Platforms
+from tests.helpers import bearer
 
 AT = "2030-01-01T00:00:00.000Z"
 
@@ -23,8 +25,10 @@ def _matches(client):
 
 
 def _kept(fake_redis, settings, match_id) -> dict | None:
+    """The row the match's summary holds, its clocks as they stand at AT."""
     raw = fake_redis.get(Keys(settings.namespace, settings.feed_partitions).summary(match_id))
-    return json.loads(raw) if raw else None
+    kept = rows.read(raw) if raw else None
+    return json.loads(kept.shown(AT)) if kept else None
 
 
 def _as_json(value):
@@ -38,7 +42,7 @@ def _folded_row(matches, match_id) -> dict:
 def _stored_row(fake_redis, settings, match_id) -> dict:
     kept = _kept(fake_redis, settings, match_id)
     assert kept is not None, f"no summary kept for {match_id}"
-    return _as_json(views.listed(match_id, kept, AT))
+    return kept
 
 
 def _play(matches, match_id, rng: random.Random, moves: int) -> None:
@@ -68,6 +72,71 @@ def _without_clock_time(row: dict) -> dict:
     return row
 
 
+KINDS = ("open", "active", "moved", "aborted", "conceded", "clock", "clock, undo asked", "played out")
+
+
+def _made(matches, game_id: str, kind: str, rng: random.Random) -> str:
+    """A match of ``game_id`` in the state ``kind`` names (one of KINDS)."""
+    players = ["ann", None] if kind == "open" else ["ann", "bob"]
+    clock = {"initial_ms": 600_000, "increment_ms": 0, "on_timeout": "bot"} if "clock" in kind else None
+    undo = "with_consent" if "undo" in kind else "none"
+    match_id, _, _ = matches.create(NewMatch(game_id, players, clock=clock, undo=undo))
+    if kind in ("moved", "clock", "conceded"):
+        _play(matches, match_id, rng, rng.randint(1, 6))
+    if kind == "clock, undo asked":
+        _play(matches, match_id, rng, 1)
+        state = matches.load(match_id)
+        if state.in_play and state.last_action is not None:
+            matches.undo(match_id, state.last_action["seat"])
+    if kind == "aborted":
+        matches.abort(match_id, "for the test")
+    if kind == "conceded" and matches.load(match_id).in_play:
+        matches.concede(match_id, matches.load(match_id).to_act()[0])
+    if kind == "played out":
+        _play(matches, match_id, rng, 400 if game_id != "blackout-hong-kong" else 30)
+        if matches.load(match_id).finished:
+            matches.record_result(match_id)
+    return match_id
+
+
+def _answered_before(app, body: dict) -> bytes:
+    """The listing's answer as it was made before rows were kept encoded: the page's rows, decoded from their
+    summaries, dumped by the schema's compiled dump and encoded whole by the app's JSON."""
+    dumped = fastload.compiled_dump(schemas.LobbySchema())(body)
+    assert dumped is not None and dumped == schemas.LobbySchema().dump(body)
+    with app.app_context():
+        return app.json.response(dumped).get_data()
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_listing_answers_the_bytes_it_answered_before_on_random_matches_of_every_status(
+    client, settings, game_id, monkeypatch
+):
+    matches = _matches(client)
+    rng = random.Random(f"bytes {game_id}")
+    made = [_made(matches, game_id, kind, rng) for kind in KINDS for _ in range(2)]
+    monkeypatch.setattr("service.matches.now", lambda: AT)
+    statuses = {_folded_row(matches, m)["status"] for m in made}
+    assert {"open", "active", "aborted", "finished"} <= statuses
+    for query in ["", "&order=newest", "&limit=3"] + [f"&status={s}" for s in sorted(statuses)]:
+        cursor, pages = None, 0
+        while True:
+            answer = client.get(
+                f"/v1/matches?game={game_id}{query}" + (f"&cursor={cursor}" if cursor else "")
+            )
+            assert answer.status_code == 200, answer.json
+            listed = answer.json
+            body = {
+                "matches": [_folded_row(matches, row["id"]) for row in listed["matches"]],
+                "next_cursor": listed["next_cursor"],
+            }
+            assert answer.get_data() == _answered_before(client.application, body), query
+            cursor, pages = listed["next_cursor"], pages + 1
+            if cursor is None:
+                break
+        assert pages > 1 or query != "&limit=3"
+
+
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_the_rows_kept_are_the_rows_a_fold_gives_on_random_matches_of_every_status(
     client, fake_redis, settings, game_id
@@ -75,30 +144,14 @@ def test_the_rows_kept_are_the_rows_a_fold_gives_on_random_matches_of_every_stat
     matches = _matches(client)
     rng = random.Random(game_id)
     made = []
-    for kind in ("open", "active", "moved", "aborted", "conceded", "clock", "played out"):
-        players = ["ann", None] if kind == "open" else ["ann", "bob"]
-        clock = {"initial_ms": 600_000, "increment_ms": 0, "on_timeout": "bot"} if kind == "clock" else None
-        match_id, _, _ = matches.create(NewMatch(game_id, players, clock=clock))
-        if kind in ("moved", "clock", "conceded"):
-            _play(matches, match_id, rng, rng.randint(1, 6))
-        if kind == "aborted":
-            matches.abort(match_id, "for the test")
-        if kind == "conceded" and matches.load(match_id).in_play:
-            matches.concede(match_id, matches.load(match_id).to_act()[0])
-        if kind == "played out":
-            _play(matches, match_id, rng, 400 if game_id != "blackout-hong-kong" else 30)
-            if matches.load(match_id).finished:
-                matches.record_result(match_id)
+    for kind in KINDS:
+        match_id = _made(matches, game_id, kind, rng)
         made.append(match_id)
     statuses = set()
     for match_id in made:
         assert _stored_row(fake_redis, settings, match_id) == _folded_row(matches, match_id)
         statuses.add(_folded_row(matches, match_id)["status"])
     assert {"open", "active", "aborted"} <= statuses
-    rows = [views.listed(m, _kept(fake_redis, settings, m), AT) for m in made]
-    for body in ({"matches": rows, "next_cursor": "1.5"}, {"matches": rows, "next_cursor": None}):
-        dumped = api._lobby_dump(body)  # what the listing answers with: the schema's dump, compiled
-        assert dumped is not None and dumped == schemas.LobbySchema().dump(body)
     listed = _listed_rows(client)
     for match_id in made:  # over HTTP too: a listing's row is the match's own read, but for the time
         read = client.get(f"/v1/matches/{match_id}").json
@@ -202,4 +255,40 @@ def test_a_summary_is_not_kept_over_an_append_that_got_in_first(client, fake_red
     match_id, state, _ = matches.create(NewMatch("blokus", ["ann", "bob"]))
     _play(matches, match_id, random.Random(2), 1)
     matches._listings.keep_summary(match_id, state)  # a listing that folded the match before the move
-    assert json.loads(fake_redis.get(keys.summary(match_id)))["version"] == state.version + 1
+    assert rows.read(fake_redis.get(keys.summary(match_id))).version == state.version + 1
+
+
+def test_a_page_encodes_no_row_but_the_clocks_it_shows(client, monkeypatch):
+    matches = _matches(client)
+    for i in range(30):
+        clock = {"initial_ms": 600_000, "increment_ms": 0, "on_timeout": "bot"} if i < 3 else None
+        matches.create(NewMatch(sorted(GAMES)[i % len(GAMES)], ["ann", "bob"], clock=clock))
+    encoded = []
+    encode = rows.encoded
+    monkeypatch.setattr(rows, "encoded", lambda value: encoded.append(value) or encode(value))
+    answer = client.get("/v1/matches?limit=30")
+    assert answer.status_code == 200 and len(answer.json["matches"]) == 30
+    assert sorted(map(str, encoded)) == sorted(
+        map(
+            str,
+            [row["clock"] for row in answer.json["matches"] if "clock" in row],
+        )
+    )
+
+
+def test_a_platform_and_anyone_are_answered_the_same_rows_bytes(client, settings, fake_redis, monkeypatch):
+    matches = _matches(client)
+    platform, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
+    made = [
+        matches.create(
+            NewMatch(game_id, ["ann", "bob"], platform=platform, public=True, player_ids=["p-ann", "p-bob"])
+        )[0]
+        for game_id in sorted(GAMES)
+    ]
+    monkeypatch.setattr("service.matches.now", lambda: AT)
+    body = {"matches": [_folded_row(matches, m) for m in made], "next_cursor": None}
+    before = _answered_before(client.application, body)
+    assert b"p-ann" not in before  # a platform's player ids are not in a row
+    for headers in ({}, bearer(key)):
+        answer = client.get("/v1/matches", headers=headers)
+        assert answer.status_code == 200 and answer.get_data() == before

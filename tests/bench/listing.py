@@ -6,8 +6,8 @@ status: a seat left open, started, a few moves in, aborted. Then, as an API work
 (a new ``Matches``, nothing cached):
 
 - the CPU time (``time.process_time``, this process: the API worker's share of a request, not Redis's) and
-  the wall time of ``GET /v1/matches?limit=20`` and ``limit=200``'s work (``Matches.listed``), cold (a new
-  worker each time) and warm (the same one again: median of 5);
+  the wall time of ``GET /v1/matches?limit=20`` and ``limit=200``'s work (``Matches.listed_rows``: the rows
+  as the answer carries them), cold (a new worker each time) and warm (the same one again: median of 5);
 - the CPU time of the same pages through the whole Flask app (``GET /v1/matches``, the rows' dump included),
   warm;
 - a cached Blackout state's bytes, two ways: ``tracemalloc``'s growth while one worker holds the latest
@@ -80,7 +80,7 @@ def page_cpu(
     ``fresh``)."""
     matches = Matches(_client(), settings) if fresh or worker is None else worker
     cpu, wall = time.process_time(), time.perf_counter()
-    found, _ = matches.listed(None, None, None, None, limit, newest_first=True)
+    found, _ = matches.listed_rows(None, None, None, None, limit, newest_first=True)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     assert len(found) == limit, len(found)
     return cpu, wall
@@ -94,8 +94,8 @@ def warm_page(settings: Settings, limit: int) -> tuple[float, float]:
 
 
 def http_page_cpu(settings: Settings, limit: int) -> float:
-    """CPU seconds of ``GET /v1/matches?limit=...&order=newest`` through the whole Flask app (the schema's dump
-    of every row included), warm: the median of 5 after one."""
+    """CPU seconds of ``GET /v1/matches?limit=...&order=newest`` through the whole Flask app (the answer's
+    encoding included), warm: the median of 5 after one."""
     from service.app import create_app
 
     client = create_app(settings, _client()).test_client()
