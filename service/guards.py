@@ -19,6 +19,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.errors import ApiError, invalid
+from service.frozen import FrozenDict, FrozenList
 
 MAX_URL_BYTES = 8 * 1024
 MAX_HEADER_BYTES = 16 * 1024
@@ -88,6 +89,17 @@ class GuardedJSON(DefaultJSONProvider):
     (compact, keys in order, what the standard encoder cannot take handed to Flask's ``default``),
     in a fraction of the time a long answer (a list of legal actions) took the standard encoder."""
 
+    sort_keys = False  # the standard encoder's answers keep their keys in order too, as orjson's do
+
+    @staticmethod
+    def _plain(obj: Any) -> Any:
+        """A shared pack's parts as the dict or list they read as (orjson hands subclasses to ``default``)."""
+        if isinstance(obj, FrozenDict):
+            return dict(obj)
+        if isinstance(obj, FrozenList):
+            return list(obj)
+        return DefaultJSONProvider.default(obj)
+
     @property
     def indented(self) -> bool:
         """Answers are indented for people (Flask's ``compact`` rule), not written by orjson."""
@@ -102,21 +114,21 @@ class GuardedJSON(DefaultJSONProvider):
     def body(self, obj: Any) -> bytes:
         """The body of a compact answer of ``obj`` (``response``'s, when not ``indented``)."""
         try:
-            return orjson.dumps(obj, default=self.default, option=_ORJSON | orjson.OPT_APPEND_NEWLINE)
+            return orjson.dumps(obj, default=self._plain, option=_ORJSON | orjson.OPT_APPEND_NEWLINE)
         except TypeError:  # what orjson refuses (an integer over 64 bits...): the standard encoder decides
             return f"{self.dumps(obj, separators=(',', ':'))}\n".encode()
 
     def part(self, obj: Any) -> bytes:
         """``obj`` as it stands inside a compact answer's body, for answers put together from parts; raises
         TypeError where ``response`` would leave the body to the standard encoder (the caller does too)."""
-        return orjson.dumps(obj, default=self.default, option=_ORJSON)
+        return orjson.dumps(obj, default=self._plain, option=_ORJSON)
 
     def text(self, obj: Any) -> str:
         """``obj`` as the compact JSON an answer carries, for answers outside an HTTP response (the moves socket)."""
         try:
-            return orjson.dumps(obj, default=self.default, option=_ORJSON).decode()
+            return orjson.dumps(obj, default=self._plain, option=_ORJSON).decode()
         except TypeError:
-            return json.dumps(obj, default=self.default, separators=(",", ":"), ensure_ascii=False)
+            return json.dumps(obj, default=self._plain, separators=(",", ":"), ensure_ascii=False)
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         check_depth(s)

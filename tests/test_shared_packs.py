@@ -53,3 +53,24 @@ def test_a_state_on_a_shared_pack_encodes_as_one_on_a_copy(fake_redis, settings,
     plain = [replace(entries[0], data=json.loads(json.dumps(entries[0].data))), *entries[1:]]
     secret = matches._repository.meta(match_id).secret
     assert replay.replay(plain, secret.seed, secret.salt) == state  # an auditor's copy folds the same
+
+
+def test_an_answer_holding_a_shared_pack_keeps_its_entries_keys_in_order(fake_redis, settings):
+    """The log's first entry carries the pack: its frozen parts are encoded as the dicts they read as, so the
+    answer keeps every entry's keys in the order the POST's answer had (not the standard encoder's sorting)."""
+    from service.app import create_app
+
+    client = create_app(settings, fake_redis).test_client()
+    created = client.post(
+        "/v1/matches", json={"game": "block-block", "players": [{"name": "ann"}, {"name": "bob"}]}
+    ).json
+    match = client.get(f"/v1/matches/{created['id']}").json
+    seat = match["to_act"][0]
+    posted = client.post(
+        f"/v1/matches/{created['id']}/actions",
+        json={"expected_version": match["version"], "action": {"type": "resign"}},
+        headers={"Authorization": f"Bearer {created['seats'][seat]['token']}"},
+    ).json["events"]
+    read = client.get(f"/v1/matches/{created['id']}/events?after=0").json["events"]
+    assert [list(e["data"]) for e in read[-len(posted) :]] == [list(e["data"]) for e in posted]
+    assert list(next(e["data"] for e in read if e["type"] == "seed_revealed")) == ["seed", "salt"]
