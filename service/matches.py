@@ -19,8 +19,9 @@ from typing import Any
 
 import redis
 
-from service import analysis, clocks, lifecycle, packs, replay, views
+from service import analysis, budgets, clocks, lifecycle, packs, replay, views
 from service.analyses import Analyses
+from service.budgets import BotBudgets
 from service.chain import Recorded, canonical_json, compact_encoder, utc_second
 from service.config import Settings
 from service.events import PENDING, Remember, VersionConflict
@@ -162,10 +163,6 @@ def now() -> str:
     return f"{utc_second(seconds)}.{nanoseconds // 1_000_000:03d}Z"
 
 
-BOT_MATCHES_KEPT_S = 7 * 24 * 3600
-"""A creator's list of its bot-only matches goes after a week without a new one (they end long before)."""
-
-
 class TooManyBotMatches(Exception):
     """The creator has as many matches with only bots in them not over as it may (``MATCHLOG_BOT_MATCHES_PER_*``)."""
 
@@ -280,6 +277,7 @@ class Matches:
         self._redis = redis_client
         self._refused_undos = Lru(1024)  # (match, head hash, seat) -> the refusal (``_judged_undo``)
         self._analyses = Analyses(redis_client, self._keys)  # of finished matches (``service.analyses``)
+        self._budgets = BotBudgets(redis_client, self._keys)  # of bot-only matches, by tenant
         self._watched = Lru(cache_size)  # match id -> when this process last put it under the watch
 
     def _secret(self, match_id: str, state: MatchState | None = None) -> lifecycle.SeedSecret:
@@ -333,7 +331,7 @@ class Matches:
                 + " or ".join(["bot", *sorted(allowed)]),
             )
         match_id = uuid.uuid4().hex
-        bots_only = self._admit_bots_only(new, bots, match_id)
+        bots_only = self._admit_bots_only(new.platform, new.client, bots, match_id)
         try:
             step = lifecycle.begin(
                 game_id,
@@ -372,63 +370,34 @@ class Matches:
             if not step.state.finished:
                 self._active(match_id)
             elif bots_only:  # played to its end by its record: over already
-                self._unplace(bots_only, match_id)
+                self._budgets.unplace(bots_only, match_id)
             return Created(match_id, step.state, tokens, creator)
         except BaseException:
             if bots_only:  # refused or failed: it takes none of its creator's budget
-                self._unplace(bots_only, match_id)
+                self._budgets.unplace(bots_only, match_id)
             raise
 
-    def _unplace(self, budget: str, match_id: str) -> None:
-        """Take a bot-only match that will not run out of its creator's budget and the watch."""
-        with self._redis.pipeline(transaction=False) as pipe:
-            pipe.lrem(budget, 0, match_id)
-            pipe.zrem(self._keys.activity, match_id)
-            pipe.execute()
+    def _bot_matches_cap(self, platform: str | None) -> int:
+        """How many matches of bots only a platform, or an anonymous address, may have not over (0: no cap)."""
+        return self.settings.bot_matches_per_platform if platform else self.settings.bot_matches_per_address
 
-    def _admit_bots_only(self, new: NewMatch, bots: Sequence[str | None], match_id: str) -> str | None:
+    def _admit_bots_only(
+        self, platform: str | None, address: str | None, bots: Sequence[str | None], match_id: str
+    ) -> str | None:
         """For a match whose seats are all bots, take its place in its creator's budget of them.
 
-        The budget is a platform's, or an anonymous client's address's; returns its key, or None for any
+        The budget is a platform's, or an anonymous client's address's; returns its tenant, or None for any
         other match or with no cap; TooManyBotMatches when the creator has as many not over as it may. Each
         costs the workers CPU with nobody waiting: a budget per creator keeps one from filling the bot
-        workers (a bot's reply to a person goes first anyway). The place is taken before the earlier ones are
-        counted, in the order Redis takes them, so creates sent at once cannot all pass a count none of them
-        is in yet."""
-        if not bots or not all(bots):
+        workers (a bot's reply to a person goes first anyway)."""
+        cap = self._bot_matches_cap(platform)
+        if not bots or not all(bots) or cap <= 0:
             return None
-        cap = (
-            self.settings.bot_matches_per_platform if new.platform else self.settings.bot_matches_per_address
-        )
-        if cap <= 0:
-            return None
-        tenant = f"platform:{new.platform}" if new.platform else f"address:{new.client or '?'}"
-        key = self._keys.bot_matches(tenant)
-        with self._redis.pipeline(transaction=False) as pipe:
-            # watched from its place on (the watch's absence is what says a budgeted match is over), and
-            # watched before it is placed, so that no place is seen without its watch
-            pipe.zadd(self._keys.activity, {match_id: time.time() * 1000})
-            pipe.rpush(key, match_id)
-            pipe.expire(key, BOT_MATCHES_KEPT_S)
-            place = pipe.execute()[1]
-        if place > cap:  # only a creator over its cap pays for finding which of the earlier ones have ended
-            earlier = [
-                m.decode() if isinstance(m, bytes) else m for m in self._redis.lrange(key, 0, place - 2)
-            ]
-            with self._redis.pipeline(transaction=False) as pipe:
-                for member in earlier:
-                    pipe.zscore(self._keys.activity, member)  # a match leaves the watch when it ends
-                running = [m for m, score in zip(earlier, pipe.execute()) if score is not None]
-            if len(running) < len(earlier):
-                with self._redis.pipeline(transaction=False) as pipe:
-                    for member in set(earlier) - set(running):
-                        pipe.lrem(key, 0, member)
-                    pipe.execute()
-            # the list is in the order the creates reached Redis: the earliest places stand
-            if len(running) >= cap:
-                self._unplace(key, match_id)
-                raise TooManyBotMatches(cap, "platform" if new.platform else "address")
-        return key
+        tenant = budgets.tenant(platform, address)
+        if not self._budgets.place(tenant, match_id, cap):
+            self._budgets.unplace(tenant, match_id)
+            raise TooManyBotMatches(cap, "platform" if platform else "address")
+        return tenant
 
     def join(
         self,
@@ -963,8 +932,7 @@ class Matches:
         per_move, per_match = self.settings.bot_cpu_per_move_s, self.settings.bot_cpu_per_match_s
         if not all(state.bot_of(s) for s in range(len(state.players))):
             per_match = 0.0
-        key = self._keys.bot_cpu(match_id)
-        spent = float(self._redis.get(key) or 0) if per_match > 0 else 0.0
+        spent = self._budgets.spent(match_id) if per_match > 0 else 0.0
         began = time.thread_time()
         action = lifecycle.bot_action(
             state,
@@ -974,10 +942,7 @@ class Matches:
             out_of_thought=lambda: per_move > 0 and time.thread_time() - began > per_move,
         )
         if per_match > 0:
-            with self._redis.pipeline(transaction=False) as pipe:
-                pipe.incrbyfloat(key, time.thread_time() - began)
-                pipe.expire(key, BOT_MATCHES_KEPT_S)
-                pipe.execute()
+            self._budgets.spend(match_id, time.thread_time() - began)
         return action
 
     def bots_to_move(self, match_id: str, state: MatchState) -> None:
