@@ -1,11 +1,15 @@
 """The budgets of bots' work, a store that owns its keys: how many matches of bots only a tenant may have not
 over at once, and how much CPU the bots of one such match have spent.
 
-A match whose seats are all bots costs the workers CPU with nobody waiting on it. Its tenant (the platform
-whose key created it, or the address of the anonymous client that did) has a list of such matches, in the
-order Redis took their places; a match keeps the same place however often it asks. The places that stand are
-the first ``cap`` of matches not over: a create past them is refused. A match leaves the list when a later
-place is counted and finds it over: the abandonment watch (``Keys.activity``) no longer holds it.
+A match whose seats still in play are all bots costs the workers CPU with nobody waiting on it. Its tenant
+(the platform whose key created it, or the address of the anonymous client that did) has a list of such
+matches, in the order Redis took their places. A match takes its place when it is created of bots only, or
+when a handover (a clock timing a seat out to a bot, a seat replaced by a bot, a concession) leaves only bots
+in it (at its bots' next move, should the process that appended the handover stop first); it keeps the same
+place however often it asks. The places that stand are the first ``cap`` of matches not over: a create past
+them is refused, and a handover past them leaves its bots the cheapest move to the end (``Matches._thought``).
+A match leaves the list when a later place is counted and finds it over: the abandonment watch
+(``Keys.activity``) no longer holds it.
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ import redis
 from service.keys import Keys
 
 BOT_MATCHES_KEPT_S = 7 * 24 * 3600
-"""A tenant's list of its bot-only matches, and a match's CPU, go after a week untouched (they end long
-before)."""
+"""A tenant's list of its bot-only matches, and a match's standing and CPU in it, go after a week untouched
+(they end long before)."""
 
 COUNTED_AT_ONCE = 64
 """How many places past the cap one read of a tenant's list looks at: a count past a long list of matches that
@@ -34,9 +38,17 @@ return at
 """
 
 
-def tenant(platform: str | None, address: str | None) -> str:
-    """Whose budget a match counts in: its platform's, else its anonymous creator's address's."""
-    return f"platform:{platform}" if platform else f"address:{address or '?'}"
+def budget_address(client: str | None) -> str:
+    """The address an anonymous client's budget is kept by; ``?`` when unknown."""
+    return client or "?"
+
+
+def tenant(platform: str | None, address: str | None) -> str | None:
+    """Whose budget a match counts in: its platform's, else its anonymous creator's address's (as
+    ``budget_address`` gives it); None for neither (an anonymous match created before addresses were kept)."""
+    if platform:
+        return f"platform:{platform}"
+    return f"address:{address}" if address else None
 
 
 class BotBudgets:
@@ -46,8 +58,8 @@ class BotBudgets:
         self._place = redis_client.register_script(_PLACE)
 
     def place(self, tenant: str, match_id: str, cap: int) -> bool:
-        """Take the match's place in ``tenant``'s budget (the one it holds, if it has one), and whether it
-        stands: fewer than ``cap`` of the places before it are of matches not over. The place is taken
+        """Take the match's place in ``tenant``'s budget (the one it holds, if it has one) and record whether
+        it stands: fewer than ``cap`` of the places before it are of matches not over. The place is taken
         before the earlier ones are counted, so matches placed at once cannot all pass a count none of them is
         in yet; the earliest places stand."""
         key = self.keys.bot_matches(tenant)
@@ -57,7 +69,9 @@ class BotBudgets:
         self.redis.zadd(self.keys.activity, {match_id: time.time() * 1000}, nx=True)
         at = int(self._place(keys=[key], args=[match_id, BOT_MATCHES_KEPT_S]))
         # only a tenant at its cap pays for finding which of the earlier ones have ended
-        return at < cap or self._running_before(key, match_id, cap) < cap
+        stands = at < cap or self._running_before(key, match_id, cap) < cap
+        self.redis.set(self.keys.bot_standing(match_id), b"1" if stands else b"0", ex=BOT_MATCHES_KEPT_S)
+        return stands
 
     def _running_before(self, key: str, match_id: str, cap: int) -> int:
         """How many matches not over hold places before ``match_id``'s, counted until ``cap``; the places of
@@ -90,11 +104,14 @@ class BotBudgets:
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.lrem(self.keys.bot_matches(tenant), 0, match_id)
             pipe.zrem(self.keys.activity, match_id)
+            pipe.delete(self.keys.bot_standing(match_id))
             pipe.execute()
 
-    def spent(self, match_id: str) -> float:
-        """The CPU seconds the match's bots have thought for."""
-        return float(self.redis.get(self.keys.bot_cpu(match_id)) or 0)
+    def of_match(self, match_id: str) -> tuple[float, bool | None]:
+        """The CPU seconds the match's bots have thought for, and whether its place in its tenant's budget
+        stands (None: it has taken none)."""
+        spent, standing = self.redis.mget([self.keys.bot_cpu(match_id), self.keys.bot_standing(match_id)])
+        return float(spent or 0), None if standing is None else standing == b"1"
 
     def spend(self, match_id: str, seconds: float) -> None:
         """Count ``seconds`` more of CPU thought by the match's bots."""

@@ -217,8 +217,14 @@ class Keys:
         return f"{self.namespace}:jobs:{kind}"
 
     def bot_matches(self, tenant: str) -> str:
-        """A client's matches whose seats are all bots, in the order their creates reached Redis: its budget of them."""
+        """A tenant's matches of bots only, in the order their places reached Redis: its budget of them
+        (``service.budgets``)."""
         return f"{self.namespace}:bot-matches:{tenant}"
+
+    def bot_standing(self, match_id: str) -> str:
+        """Whether the match's place in its tenant's budget of bot-only matches stands (``1``) or is past it
+        (``0``: its bots play the cheapest move); absent while it has no place."""
+        return self.match_key(match_id, "bot-budget")
 
     def bot_cpu(self, match_id: str) -> str:
         """The CPU seconds the match's bots have thought for (its budget, ``MATCHLOG_BOT_CPU_PER_MATCH_S``)."""

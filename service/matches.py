@@ -201,7 +201,7 @@ class NewMatch:
     player_ids: Sequence[str | None] | None = None
     client: str | None = None
     """The creating client's address, for a match without a platform: whose budget of bot-only matches it
-    counts in (``MATCHLOG_BOT_MATCHES_PER_ADDRESS``)."""
+    counts in (``MATCHLOG_BOT_MATCHES_PER_ADDRESS``), now or once a handover leaves only bots in it."""
 
 
 def _check_player(platform: str | None, player: str | None, where: str, bot: str | None = None) -> None:
@@ -331,7 +331,8 @@ class Matches:
                 + " or ".join(["bot", *sorted(allowed)]),
             )
         match_id = uuid.uuid4().hex
-        bots_only = self._admit_bots_only(new.platform, new.client, bots, match_id)
+        address = "" if new.platform else budgets.budget_address(new.client)
+        bots_only = self._admit_bots_only(new.platform, address, bots, match_id)
         try:
             step = lifecycle.begin(
                 game_id,
@@ -356,7 +357,7 @@ class Matches:
             creator = None if new.platform else new_token()
             self._repository.add(
                 match_id,
-                Meta(game_id, secret, hashes, new.platform, token_hash(creator) if creator else ""),
+                Meta(game_id, secret, hashes, new.platform, token_hash(creator) if creator else "", address),
                 step,
             )
             self._listings.add(
@@ -382,18 +383,19 @@ class Matches:
         return self.settings.bot_matches_per_platform if platform else self.settings.bot_matches_per_address
 
     def _admit_bots_only(
-        self, platform: str | None, address: str | None, bots: Sequence[str | None], match_id: str
+        self, platform: str | None, address: str, bots: Sequence[str | None], match_id: str
     ) -> str | None:
         """For a match whose seats are all bots, take its place in its creator's budget of them.
 
         The budget is a platform's, or an anonymous client's address's; returns its tenant, or None for any
         other match or with no cap; TooManyBotMatches when the creator has as many not over as it may. Each
         costs the workers CPU with nobody waiting: a budget per creator keeps one from filling the bot
-        workers (a bot's reply to a person goes first anyway)."""
+        workers (a bot's reply to a person goes first anyway). A match that becomes one of bots only later
+        takes its place then (``_left_to_bots``)."""
         cap = self._bot_matches_cap(platform)
-        if not bots or not all(bots) or cap <= 0:
-            return None
         tenant = budgets.tenant(platform, address)
+        if not bots or not all(bots) or cap <= 0 or tenant is None:
+            return None
         if not self._budgets.place(tenant, match_id, cap):
             self._budgets.unplace(tenant, match_id)
             raise TooManyBotMatches(cap, "platform" if platform else "address")
@@ -923,34 +925,60 @@ class Matches:
             return None
 
     def _thought(self, match_id: str, state: MatchState, seat: int) -> dict[str, Any]:
-        """The bot's action, within the bot CPU budgets: a move that has thought for
-        ``bot_cpu_per_move_s`` plays the cheapest move instead, and so does every move of a match of bots
-        only once its bots have thought for ``bot_cpu_per_match_s`` in all (a match with a person in it
-        goes only as fast as the person's moves, which the rate limits bound). The moves already played
-        stay: only how the next ones are chosen changes. CPU time of this thread, so other work in the
-        process does not count."""
+        """The bot's action, within the bot budgets: a move that has thought for ``bot_cpu_per_move_s``
+        plays the cheapest move instead, and so does every move of a match of bots only past its budgets
+        (``_over_budget``; a match with a person in it goes only as fast as the person's moves, which the
+        rate limits bound). The moves already played stay: only how the next ones are chosen changes. CPU
+        time of this thread, so other work in the process does not count."""
         per_move, per_match = self.settings.bot_cpu_per_move_s, self.settings.bot_cpu_per_match_s
-        if not all(state.bot_of(s) for s in range(len(state.players))):
+        if not state.bots_only:
             per_match = 0.0
-        spent = self._budgets.spent(match_id) if per_match > 0 else 0.0
+        cheapest = state.bots_only and self._over_budget(match_id, per_match)
         began = time.thread_time()
         action = lifecycle.bot_action(
             state,
             seat,
             self._secret(match_id),
-            cheapest=per_match > 0 and spent >= per_match,
+            cheapest=cheapest,
             out_of_thought=lambda: per_move > 0 and time.thread_time() - began > per_move,
         )
         if per_match > 0:
             self._budgets.spend(match_id, time.thread_time() - began)
         return action
 
+    def _over_budget(self, match_id: str, per_match: float) -> bool:
+        """Whether the bots of a match of bots only play the cheapest move: its bots have thought for
+        ``per_match`` CPU seconds (0: no cap), or its place in its tenant's budget of bot-only matches does
+        not stand. One left to bots without its place taken (its process stopped after the handover's append,
+        or a match from before handovers were counted) takes it now."""
+        budget = self._budget_of(match_id)
+        if per_match <= 0 and budget is None:
+            return False
+        spent, stands = self._budgets.of_match(match_id)
+        if stands is None and budget is not None:
+            stands = self._budgets.place(budget[0], match_id, budget[1])
+        return stands is False or 0 < per_match <= spent
+
+    def _budget_of(self, match_id: str) -> tuple[str, int] | None:
+        """The tenant whose budget of bot-only matches the match counts in, and its cap; None with no cap, or
+        for an anonymous match from before creators' addresses were kept (left as it was made)."""
+        meta = self._repository.meta(match_id)
+        tenant, cap = budgets.tenant(meta.platform, meta.client), self._bot_matches_cap(meta.platform)
+        return (tenant, cap) if tenant is not None and cap > 0 else None
+
+    def _left_to_bots(self, match_id: str) -> None:
+        """A handover (a clock timing a seat out to a bot, a seat replaced by a bot, a concession) left only
+        bots in play: the match takes a place in its tenant's budget, as one created of bots only does. Past
+        the cap it is not stopped (nothing accepted is lost) but its bots play the cheapest move to its end."""
+        budget = self._budget_of(match_id)
+        if budget is not None:
+            self._budgets.place(budget[0], match_id, budget[1])
+
     def bots_to_move(self, match_id: str, state: MatchState) -> None:
         """Enqueue a move for each bot seat to act at ``state`` (the match's latest state)."""
-        bots_only = all(state.bot_of(seat) for seat in range(len(state.players)))
         for seat in state.to_act():
             if state.bot_of(seat):
-                self._jobs.enqueue_bot_move(match_id, seat, state.version, bots_only)
+                self._jobs.enqueue_bot_move(match_id, seat, state.version, state.bots_only)
 
     def abort(
         self, match_id: str, reason: str, idempotency_key: str | None = None, caller: str = "platform"
@@ -1088,11 +1116,14 @@ class Matches:
 
     def _relist(self, match_id: str, step: lifecycle.Step) -> None:
         """After an append: a match whose status changed moves to the listings of its new status; one that
-        goes on counts as active now, one that ended leaves the abandonment watch."""
+        goes on counts as active now, one that ended leaves the abandonment watch, and one that a handover left
+        to bots takes its place in its tenant's budget of them."""
         if step.state.finished:
             self._redis.zrem(self._keys.activity, match_id)
         elif step.entries:
             self._active(match_id)
+            if step.base is not None and step.state.bots_only and not step.base.bots_only:
+                self._left_to_bots(match_id)
         old, new = views.status_of(step.base) if step.base else None, views.status_of(step.state)
         if old is None or old == new:
             return

@@ -137,6 +137,13 @@ class MatchState:
         return self.bots[seat] if seat < len(self.bots) else None
 
     @property
+    def bots_only(self) -> bool:
+        """Bots play every seat still in play: nobody waits on the match's moves (a match of bots only, by its
+        creation or by a handover: ``service.budgets``)."""
+        in_play = [seat for seat in range(len(self.players)) if seat not in self.conceded]
+        return bool(in_play) and all(self.bot_of(seat) for seat in in_play)
+
+    @property
     def open_seats(self) -> list[int]:
         return [seat for seat, name in enumerate(self.players) if name is None]
 

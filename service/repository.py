@@ -59,6 +59,9 @@ class Meta:
     seat_hashes: tuple[str, ...]
     platform: str | None = None  # the platform whose key created the match
     creator: str = ""  # the digest of the creator token (a match created without a platform key), else ""
+    # the address of the client that created it without a platform key, as its budget of bot-only matches
+    # is kept (``budgets.budget_address``); "" for a platform's match, and once scored
+    client: str = ""
 
     def fields(self, key: ServerKey, match_id: str) -> dict[str, bytes | str]:
         # raw bytes, not text: a finished match's whole footprint is counted in kilobytes
@@ -69,12 +72,14 @@ class Meta:
         )  # a lobby's open seats
         owner = {"platform": self.platform} if self.platform else {}
         creator = {"creator": bytes.fromhex(self.creator)} if self.creator else {}
+        client = {"client": self.client} if self.client else {}
         return {
             "game": self.game_id,
             "sealed": sealed,
             **opened,
             **owner,
             **creator,
+            **client,
             **{f"seat:{i}": bytes.fromhex(digest) for i, digest in enumerate(self.seat_hashes) if digest},
         }
 
@@ -99,6 +104,7 @@ class Meta:
             seat_hashes,
             platform,
             fields["creator"].hex() if "creator" in fields else "",
+            fields["client"].decode() if "client" in fields else "",
         )
 
 
@@ -466,14 +472,15 @@ class MatchRepository:
 
     def compact(self, match_id: str) -> None:
         """A finished, scored match keeps one snapshot, its final state: it will not change again. Its
-        sealed seed goes too: the log has revealed it."""
+        sealed seed goes too: the log has revealed it; and its creator's address, whose budget a finished
+        match no longer counts in."""
         final = self.load(match_id)
         self.snapshots.save(match_id, [final])
         stale = [v for v in self.redis.hkeys(self.keys.snapshots(match_id)) if int(v) != final.version]
         if stale:
             self.redis.hdel(self.keys.snapshots(match_id), *stale)
         if final.seed is not None:  # (and a seed kept in clear by a match from before seeds were sealed)
-            self.redis.hdel(self.keys.meta(match_id), "sealed", "seed")
+            self.redis.hdel(self.keys.meta(match_id), "sealed", "seed", "client")
 
     def _revealed(self, match_id: str) -> SeedSecret:
         """The seed and salt of a finished match, from its ``seed_revealed`` entry near the end."""

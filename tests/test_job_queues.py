@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
@@ -167,6 +168,158 @@ def test_a_platform_has_as_many_bot_only_matches_at_once_as_its_budget(capped, f
     refused = client.post("/v1/matches", json=BOTS_ONLY, headers=bearer(key))
     assert refused.status_code == 429 and refused.json["error"] == "too_many_bot_matches"
     assert client.post("/v1/matches", json=BOTS_ONLY).status_code == 201  # anonymous: the address's budget
+
+
+PERSON_AND_GREEDY = {
+    "game": "blokus",
+    "options": {"variant": "duo"},
+    "players": [{"name": "ann"}, {"bot": "greedy"}],
+    "clock": {"per_action_s": 1},
+    "on_timeout": "bot",
+}
+
+
+@pytest.fixture
+def greedy_asked(monkeypatch) -> list[int]:
+    """One entry each time a greedy bot weighs its moves (past a budget, its seat plays the random bot's)."""
+    asked: list[int] = []
+    choose = GreedyBot.choose
+
+    def counted(self, *args, **kwargs):
+        asked.append(1)
+        return choose(self, *args, **kwargs)
+
+    monkeypatch.setattr(GreedyBot, "choose", counted)
+    return asked
+
+
+def _bots_play(matches: Matches, match_id: str, moves: int) -> int:
+    """The bots to act play, up to ``moves`` moves or until nobody but a person is to act: how many they did."""
+    for played in range(moves):
+        state = matches.load(match_id)
+        seats = [seat for seat in state.to_act() if state.bot_of(seat)]
+        if not seats:
+            return played
+        assert matches.bot_move(match_id, seats[0], state.version) is not None
+    return moves
+
+
+def _left_to_bots(client, monkeypatch, how: str, key: str | None = None) -> dict:
+    """A match of a person and a greedy bot (two, to concede), created by the platform of ``key`` (else
+    anonymously) and left to bots only by ``how``: its creation's answer."""
+    matches = client.application.extensions["matchlog"]
+    headers = bearer(key) if key else {}
+    if how == "concede":
+        three = {**PERSON_AND_GREEDY, "options": {}, "players": [{"name": "ann"}] + [{"bot": "greedy"}] * 2}
+        created = client.post("/v1/matches", json=three, headers=headers).json
+        conceded = client.post(
+            f"/v1/matches/{created['id']}/concede", headers=bearer(created["seats"][0]["token"])
+        )
+        assert conceded.status_code == 201, conceded.json
+        return created
+    created = client.post("/v1/matches", json=PERSON_AND_GREEDY, headers=headers).json
+    if how == "timeout":  # the person is to act, and a minute later still is
+        _bots_play(matches, created["id"], 1)
+        state = matches.load(created["id"])
+        later = datetime.fromtimestamp(time.time() + 60, tz=UTC).isoformat(timespec="milliseconds")
+        monkeypatch.setattr("service.matches.now", lambda: later.replace("+00:00", "Z"))
+        assert matches.check_clock(created["id"], state.version) == "timed out"
+    else:
+        replaced = client.post(
+            f"/v1/matches/{created['id']}/seats/0/replace", json={"bot": "random"}, headers=headers
+        )
+        assert replaced.status_code == 200, replaced.json
+    state = matches.load(created["id"])
+    assert (state.bot_of(0) or 0 in state.conceded) and not state.finished  # the person's seat: left
+    return created
+
+
+def _holds_a_place(client, key: str | None, cap: int) -> None:
+    """The creator's budget has room for ``cap - 1`` more matches of bots only: one place is held."""
+    headers = bearer(key) if key else {}
+    for _ in range(cap - 1):
+        assert client.post("/v1/matches", json=BOTS_ONLY, headers=headers).status_code == 201
+    refused = client.post("/v1/matches", json=BOTS_ONLY, headers=headers)
+    assert refused.status_code == 429 and refused.json["error"] == "too_many_bot_matches", refused.json
+
+
+@pytest.mark.parametrize("how", ["timeout", "replace", "concede"])
+def test_a_match_left_to_bots_past_its_creators_budget_counts_and_plays_the_random_bots_move(
+    capped, fake_redis, monkeypatch, greedy_asked, how
+):
+    """The review's way around the budget: matches of a person and bots, left to the bots by a clock (or by
+    the platform replacing the person, or by the person conceding) once the creator is at its cap."""
+    settings, client = capped
+    matches = client.application.extensions["matchlog"]
+    key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")[1] if how == "replace" else None
+    cap = settings.bot_matches_per_platform if key else settings.bot_matches_per_address
+    full = [
+        client.post("/v1/matches", json=BOTS_ONLY, headers=bearer(key) if key else {}).json
+        for _ in range(cap)
+    ]
+    left = _left_to_bots(client, monkeypatch, how, key)
+    before = matches.load(left["id"]).version
+    greedy_asked.clear()
+    assert _bots_play(matches, left["id"], 6) == 6  # the greedy bots' seats among them
+    assert greedy_asked == []  # each played the random bot's move
+    assert matches.load(left["id"]).version > before and not matches.load(left["id"]).finished
+    for earlier in full:  # the places it came after end: its own still counts
+        ended = client.post(
+            f"/v1/matches/{earlier['id']}/abort",
+            json={"reason": "enough"},
+            headers=bearer(key or earlier["creator_token"]),
+        )
+        assert ended.status_code == 200
+    _holds_a_place(client, key, cap)
+
+
+@pytest.mark.parametrize("how", ["timeout", "replace"])
+def test_a_match_left_to_bots_within_its_creators_budget_counts_and_plays_as_made(
+    capped, fake_redis, monkeypatch, greedy_asked, how
+):
+    settings, client = capped
+    matches = client.application.extensions["matchlog"]
+    key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")[1] if how == "replace" else None
+    cap = settings.bot_matches_per_platform if key else settings.bot_matches_per_address
+    left = _left_to_bots(client, monkeypatch, how, key)
+    greedy_asked.clear()
+    assert _bots_play(matches, left["id"], 4) == 4
+    assert greedy_asked  # the greedy bot weighed its moves
+    _holds_a_place(client, key, cap)
+
+
+def test_a_match_left_to_bots_frees_its_place_when_it_ends(settings, fake_redis, monkeypatch):
+    settings = dataclasses.replace(settings, bot_matches_per_address=1)
+    client = create_app(settings, fake_redis).test_client()
+    matches = client.application.extensions["matchlog"]
+    left = _left_to_bots(client, monkeypatch, "timeout")
+    assert client.post("/v1/matches", json=BOTS_ONLY).status_code == 429  # from the handover on, its place
+    assert _bots_play(matches, left["id"], 2) == 2
+    ended = client.post(
+        f"/v1/matches/{left['id']}/abort", json={"reason": "enough"}, headers=bearer(left["creator_token"])
+    )
+    assert ended.status_code == 200
+    assert client.post("/v1/matches", json=BOTS_ONLY).status_code == 201
+
+
+def test_a_match_left_to_bots_without_its_place_takes_it_at_its_bots_next_move(
+    settings, fake_redis, monkeypatch, greedy_asked
+):
+    """The process that appended the handover stopped before placing the match: its bots' move places it."""
+    settings = dataclasses.replace(settings, bot_matches_per_address=1)
+    client = create_app(settings, fake_redis).test_client()
+    matches = client.application.extensions["matchlog"]
+    full = client.post("/v1/matches", json=BOTS_ONLY).json
+    with monkeypatch.context() as stopped:
+        stopped.setattr(Matches, "_left_to_bots", lambda self, match_id: None)
+        left = _left_to_bots(client, monkeypatch, "timeout")
+    greedy_asked.clear()
+    assert _bots_play(matches, left["id"], 4) == 4
+    assert greedy_asked == []  # placed past the cap
+    client.post(
+        f"/v1/matches/{full['id']}/abort", json={"reason": "enough"}, headers=bearer(full["creator_token"])
+    )
+    assert client.post("/v1/matches", json=BOTS_ONLY).status_code == 429  # and counted
 
 
 def test_bots_past_their_matchs_cpu_budget_play_the_random_bots_move(fake_redis, settings, monkeypatch):

@@ -53,6 +53,8 @@ def test_a_finished_scored_match_keeps_only_its_final_snapshot(real_client, real
     settings = dataclasses.replace(settings, snapshot_every=4)
     matches = Matches(real_redis, settings)
     match_id, tokens = create(real_client, "blokus")
+    meta = Keys(settings.namespace).meta(match_id)
+    assert real_redis.hget(meta, "client") == b"127.0.0.1"  # whose bot-only budget it would count in
     play_random_game(real_client, match_id, tokens, random.Random(2))
     projector = Projector(matches, real_redis, consumer="compactor", block_ms=10)
     drain(projector)
@@ -62,8 +64,9 @@ def test_a_finished_scored_match_keeps_only_its_final_snapshot(real_client, real
     assert final.result is not None
     versions = [int(v) for v in real_redis.hkeys(Keys(settings.namespace).snapshots(match_id))]
     assert versions == [final.version]
-    # the sealed seed went with them (the log reveals it), and any version still rebuilds from the log
-    assert b"sealed" not in real_redis.hkeys(Keys(settings.namespace).meta(match_id))
+    # the sealed seed went with them (the log reveals it), and the creator's address (no budget counts the
+    # match now); any version still rebuilds from the log
+    assert not {b"sealed", b"client"} & set(real_redis.hkeys(meta))
     fresh = Matches(real_redis, settings)
     assert fresh.load(match_id, 3).version == 3
     assert fresh.load(match_id) == final
