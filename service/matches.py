@@ -201,7 +201,8 @@ class NewMatch:
     player_ids: Sequence[str | None] | None = None
     client: str | None = None
     """The creating client's address, for a match without a platform: whose budget of bot-only matches it
-    counts in (``MATCHLOG_BOT_MATCHES_PER_ADDRESS``), now or once a handover leaves only bots in it."""
+    counts in (``MATCHLOG_BOT_MATCHES_PER_ADDRESS``; an IPv6 address's by its /64), now or once a handover
+    leaves only bots in it."""
 
 
 def _check_player(platform: str | None, player: str | None, where: str, bot: str | None = None) -> None:

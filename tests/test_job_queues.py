@@ -15,6 +15,7 @@ from rq.registry import ScheduledJobRegistry
 
 from service import lifecycle
 from service.app import create_app
+from service.budgets import budget_address
 from service.config import Settings
 from service.games.bots import GreedyBot
 from service.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS, JobQueue
@@ -320,6 +321,20 @@ def test_a_match_left_to_bots_without_its_place_takes_it_at_its_bots_next_move(
         f"/v1/matches/{full['id']}/abort", json={"reason": "enough"}, headers=bearer(full["creator_token"])
     )
     assert client.post("/v1/matches", json=BOTS_ONLY).status_code == 429  # and counted
+
+
+def test_an_ipv6_client_has_one_budget_per_64(capped):
+    """A host (or a home) is given a /64: by the address it would have 2^64 budgets."""
+    _, client = capped
+
+    def create(address: str):
+        return client.post("/v1/matches", json=BOTS_ONLY, environ_base={"REMOTE_ADDR": address})
+
+    assert [create(f"2001:db8:1:2::{n}").status_code for n in (1, 2, 3)] == [201, 201, 429]
+    assert create("2001:db8:1:2:ffff:ffff:ffff:ffff").status_code == 429
+    assert create("2001:db8:1:3::1").status_code == 201  # the next /64 is another client
+    assert budget_address("::ffff:192.0.2.7") == budget_address("192.0.2.7") == "192.0.2.7"
+    assert budget_address(None) == "?"
 
 
 def test_bots_past_their_matchs_cpu_budget_play_the_random_bots_move(fake_redis, settings, monkeypatch):
