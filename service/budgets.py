@@ -105,7 +105,7 @@ class BotBudgets:
                     for member in over:
                         pipe.lrem(key, 0, member)
                     pipe.execute()
-            running = len(earlier) - len([m for m in earlier if m in over])
+            running = sum(member not in over for member in earlier)
             if running >= cap or match_id in head or len(head) < cap + COUNTED_AT_ONCE:
                 # counted up to the cap, or up to its own place (gone: found over by another count)
                 return running

@@ -323,6 +323,20 @@ def test_a_match_left_to_bots_without_its_place_takes_it_at_its_bots_next_move(
     assert client.post("/v1/matches", json=BOTS_ONLY).status_code == 429  # and counted
 
 
+def test_a_count_reads_past_a_long_run_of_ended_matches_and_lets_them_go(fake_redis, settings):
+    """The earlier places are read in steps of ``cap + COUNTED_AT_ONCE``: ended ones first, running ones after."""
+    from service.budgets import COUNTED_AT_ONCE, BotBudgets
+
+    keys = Keys(settings.namespace)
+    budgets = BotBudgets(fake_redis, keys)
+    ended = [f"ended-{n}" for n in range(2 * COUNTED_AT_ONCE + 5)]
+    fake_redis.rpush(keys.bot_matches("address:x"), *ended)  # none of them is watched: all over
+    assert budgets.place("address:x", "first", 2) and budgets.place("address:x", "second", 2)
+    assert not budgets.place("address:x", "third", 2)  # two running before it, past a long run of ended ones
+    assert fake_redis.lrange(keys.bot_matches("address:x"), 0, -1) == [b"first", b"second", b"third"]
+    assert budgets.of_match("third") == (0.0, False) and budgets.of_match("first") == (0.0, True)
+
+
 def test_an_ipv6_client_has_one_budget_per_64(capped):
     """A host (or a home) is given a /64: by the address it would have 2^64 budgets."""
     _, client = capped
