@@ -697,7 +697,7 @@ def legal_actions_answer(match_id: str, state, seat: int) -> Response:
             _listed.put(key, body)
         return current_app.response_class(body, mimetype=JSON)
     actions = state.legal_actions(seat)
-    names = getattr(state.engine, "action_names", None)
+    names = state.engine.action_names
     if names is not None:  # the API's names, where the engine's differ
         actions = [names.for_clients(action) for action in actions]
     # the app's response_class (Flask types the provider's answer as werkzeug's base class)
@@ -730,7 +730,7 @@ def _keyed_listing(state, seat: int) -> tuple[bytes, int] | None:
         except KeyError:
             if len(parts) > KEYED_PARTS:
                 parts.clear()
-            names = getattr(game, "action_names", None)
+            names = game.action_names
             listed = []
             for key in keys:
                 part = parts.get(key)
@@ -837,7 +837,7 @@ def played(
 def load_action(game_id: str, raw: dict) -> dict:
     """An action in the shape of the game's action schema, or 400 ``invalid_request`` naming its fields
     (the POST and the moves socket alike)."""
-    names = getattr(GAMES[game_id], "action_names", None)
+    names = GAMES[game_id].action_names
     if names is not None:  # either names, the engine's from here on (and in the idempotency fingerprint)
         raw = names.for_engine(raw)
     fast = _action_loader(game_id)

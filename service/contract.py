@@ -210,7 +210,7 @@ def _entry(game: Game, type_: str, data: dict[str, Any], description: str | None
 def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The components of one game (none but its entries and answers where it declares no contract);
     ``match`` is the Match component marshmallow made, which the game's match types."""
-    p, contract = prefix(game), getattr(game, "contract", None)
+    p, contract = prefix(game), game.contract
     loose = {"type": "object", "additionalProperties": True}
     components: dict[str, dict[str, Any]] = {
         f"{p}View": {

@@ -47,7 +47,7 @@ def _states(game_id: str, options: dict, players: int, seed: int, limit: int = 2
 def _reference(app, state, seat: int) -> bytes:
     """The answer as the whole list encoded at once (the path of a game that does not key its actions)."""
     actions = state.legal_actions(seat)
-    names = getattr(state.engine, "action_names", None)
+    names = state.engine.action_names
     if names is not None:
         actions = [names.for_clients(action) for action in actions]
     body = {"game": state.game_id, "version": state.version, "seat": seat, "actions": actions}
