@@ -269,8 +269,8 @@ def get_signing_key():
 def create_match(headers):
     """Create a match. The answer holds one secret token per seat: it is shown only this once.
 
-    A body in a game's record format (its ``record_type`` in the catalogue, such as
-    ``application/x-blokus-sgf``) creates the match by replaying the record through the rules: the
+    A body in a game's record format (its ``record_type`` in the catalogue, an SGF
+    dialect for instance) creates the match by replaying the record through the rules: the
     result is an ordinary match with an ordinary log. A record with an illegal move is refused (422,
     with ``move``, its number, and ``reason``, the rule) and nothing is stored."""
     platform = request_platform(matches())
@@ -621,7 +621,7 @@ def _wants(mimetype: str, offered: list[str]) -> bool:
 
 def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
     """The listing typed per game, told apart by its ``game`` (a discriminator), so that a generated
-    client parses a BLOCK.BLOCK action as one, not as the first action shape that happens to fit."""
+    client parses each game's action as that game's, not as the first action shape that happens to fit."""
     refs = {game.info.id: f"#/components/schemas/{legal_actions_component(game)}" for game in games}
     return {
         "responses": {
@@ -676,8 +676,8 @@ LISTED_CACHE_FROM = 64
 """Lists of at least this many legal actions are kept, encoded, for the version they were made at."""
 _listed = Lru(256)
 KEYED_PARTS = 1 << 17
-"""Encoded actions kept per family of keyed actions (``protocol.legal_action_keys``): every placement of a
-four-player Blokus board (121,732; random games meet 57,000 of them in 60 games), so that a warm worker
+"""Encoded actions kept per family of keyed actions (``protocol.legal_action_keys``): every placement of the
+largest board a game keys (121,732 placements; random games meet 57,000 of them in 60 games), so that a warm worker
 encodes no action at all, for some 20 MB at most; a family that outgrows it starts again."""
 _parts: dict[tuple[str, Hashable], dict[Hashable, bytes]] = {}
 

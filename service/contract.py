@@ -1,16 +1,17 @@
 """The typed part of ``openapi.yaml``: what each game shows (its ``Contract``: view, events, result, content,
 beside its ``options_schema``) and the server's own entries, as OpenAPI 3.0 components.
 
-For a game whose component prefix is ``Blokus`` (``service.games.action_component`` without ``Action``):
+For a game whose component prefix is ``Chess`` (a game ``chess``: ``service.games.action_component``
+without ``Action``), say:
 
-``BlokusView``, ``BlokusOptions``, ``BlokusResult``, ``BlokusContent``
+``ChessView``, ``ChessOptions``, ``ChessResult``, ``ChessContent``
     The game's own schemas, from JSON Schema into OpenAPI 3.0 (``openapi30``).
-``Blokus<Type>Entry`` (``BlokusPlacedEntry``, ``BlokusSeatJoinedEntry``...), ``BlokusEntry``
-    A log entry of each type, its ``data`` (and ``public_data``) typed; ``BlokusEntry`` is one of them, told
+``Chess<Type>Entry`` (``ChessMovedEntry``, ``ChessSeatJoinedEntry``...), ``ChessEntry``
+    A log entry of each type, its ``data`` (and ``public_data``) typed; ``ChessEntry`` is one of them, told
     apart by ``type`` (a discriminator).
-``BlokusFeedEntry``
+``ChessFeedEntry``
     An entry as the live feed sends it, alone: with the match's ``game``.
-``BlokusState``, ``BlokusEvents``, ``BlokusMatch``, ``BlokusJob``, ``BlokusWebhookDelivery``
+``ChessState``, ``ChessEvents``, ``ChessMatch``, ``ChessJob``, ``ChessWebhookDelivery``
     The answers that carry the game's data, each with the match's ``game``. ``State``, ``Events``,
     ``Accepted``, ``Match``, ``Job``, ``FeedEntry`` and ``WebhookDelivery`` are one of the games' shapes,
     told apart by ``game`` (a discriminator), so a client narrows on ``game`` and then on an entry's
