@@ -77,6 +77,8 @@ def openapi30(schema: Any) -> Any:
         if None in out.pop("enum"):
             out["nullable"] = True
         out["anyOf"] = [{"type": kind, "enum": listed} for kind, listed in by_type.items()]
+    elif "type" not in out and values and all(type(v) is bool for v in values):
+        out["type"] = "boolean"  # [false, true] alone: generated clients need the type to read it
     kind = out.get("type")
     if isinstance(kind, list):
         kinds = [k for k in kind if k != "null"]
@@ -243,9 +245,9 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
         },
         "required": sorted({"final", *result.get("required", [])}),
     }
-    if contract and contract.content is not None:
+    if game.packs is not None:  # match_created keeps the loaded pack: typed where the contract says how
         components[f"{p}Content"] = {
-            **openapi30(contract.content),
+            **(openapi30(contract.content) if contract and contract.content is not None else loose),
             "description": f"{game.info.name}: a loaded content pack, as match_created keeps it.",
         }
     created = _closed(
