@@ -1,6 +1,6 @@
 """The legal-actions answer put together from each action's JSON, kept per key (``protocol.legal_action_keys``,
-``api._keyed_listing``), is the answer encoded whole: the same bytes at every step of random games of all
-four games (every Blokus variant among them, with a voluntary pass), for every seat, the one to act and
+``api._keyed_listing``), is the answer encoded whole: the same bytes at every step of random games of every
+game (every Blokus variant among them, with a voluntary pass), for every seat, the one to act and
 the others, with the encoded actions made, found again, and dropped when a family outgrows its room."""
 
 from __future__ import annotations

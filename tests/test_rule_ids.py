@@ -38,22 +38,22 @@ from pathlib import Path
 
 from service.games import GAMES as REGISTRY
 from service.games import package_folder
+from tests import toy_nim
 
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = [ROOT / "service", ROOT / "tests"]
 SUFFIXES = {".py", ".json", ".md", ".yaml", ".html", ".js"}
-# package -> its rules spec, and the spec's slug: the game's id in the API, so it is the marker
+# package -> its rules spec, and the spec's slug: the game's id in the API, so it is the marker. The
+# packages of service/games/, and the toy game's of tests/ (tests/test_one_package_per_game.py)
+PACKAGED = [
+    game for game in REGISTRY.values() if package_folder(game).parent == ROOT / "service" / "games"
+] + [toy_nim.GAME]
 SPECS = {
     package_folder(game).name: package_folder(game) / "rules.md"
-    for game in REGISTRY.values()
-    if package_folder(game).parent == ROOT / "service" / "games"
-    and (package_folder(game) / "rules.md").is_file()
+    for game in PACKAGED
+    if (package_folder(game) / "rules.md").is_file()
 }
-GAMES = {
-    package_folder(game).name: game.info.id
-    for game in REGISTRY.values()
-    if package_folder(game).name in SPECS
-}
+GAMES = {package_folder(game).name: game.info.id for game in PACKAGED if package_folder(game).name in SPECS}
 SHORT = {"blackout": "blackout_hong_kong"}  # file names that use a shorter name for the game
 
 NUM = r"\d+(?:\.\d+)*"
@@ -120,7 +120,7 @@ def game_of(path: Path) -> str:
     """The package whose spec a file's citations are checked against; "" for shared files."""
     relative = path.relative_to(ROOT).as_posix()
     for package in GAMES:
-        if relative.startswith(f"service/games/{package}/") or (
+        if relative.startswith((f"service/games/{package}/", f"tests/{package}/")) or (
             relative.startswith("tests/") and package in path.name
         ):
             return package
