@@ -48,7 +48,7 @@ class NoAnalysis(Exception):
 
 
 def available(engine: Game) -> bool:
-    return getattr(engine, "analyst", None) is not None
+    return engine.analyst is not None
 
 
 def classify(loss: float) -> str:

@@ -269,8 +269,8 @@ def get_signing_key():
 def create_match(headers):
     """Create a match. The answer holds one secret token per seat: it is shown only this once.
 
-    A body in a game's record format (its ``record_type`` in the catalogue, such as
-    ``application/x-blokus-sgf``) creates the match by replaying the record through the rules: the
+    A body in a game's record format (its ``record_type`` in the catalogue, an SGF
+    dialect for instance) creates the match by replaying the record through the rules: the
     result is an ordinary match with an ordinary log. A record with an illegal move is refused (422,
     with ``move``, its number, and ``reason``, the rule) and nothing is stored."""
     platform = request_platform(matches())
@@ -621,7 +621,7 @@ def _wants(mimetype: str, offered: list[str]) -> bool:
 
 def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
     """The listing typed per game, told apart by its ``game`` (a discriminator), so that a generated
-    client parses a BLOCK.BLOCK action as one, not as the first action shape that happens to fit."""
+    client parses each game's action as that game's, not as the first action shape that happens to fit."""
     refs = {game.info.id: f"#/components/schemas/{legal_actions_component(game)}" for game in games}
     return {
         "responses": {
@@ -676,8 +676,8 @@ LISTED_CACHE_FROM = 64
 """Lists of at least this many legal actions are kept, encoded, for the version they were made at."""
 _listed = Lru(256)
 KEYED_PARTS = 1 << 17
-"""Encoded actions kept per family of keyed actions (``protocol.legal_action_keys``): every placement of a
-four-player Blokus board (121,732; random games meet 57,000 of them in 60 games), so that a warm worker
+"""Encoded actions kept per family of keyed actions (``protocol.legal_action_keys``): every placement of the
+largest board a game keys (121,732 placements; random games meet 57,000 of them in 60 games), so that a warm worker
 encodes no action at all, for some 20 MB at most; a family that outgrows it starts again."""
 _parts: dict[tuple[str, Hashable], dict[Hashable, bytes]] = {}
 
@@ -697,7 +697,7 @@ def legal_actions_answer(match_id: str, state, seat: int) -> Response:
             _listed.put(key, body)
         return current_app.response_class(body, mimetype=JSON)
     actions = state.legal_actions(seat)
-    names = getattr(state.engine, "action_names", None)
+    names = state.engine.action_names
     if names is not None:  # the API's names, where the engine's differ
         actions = [names.for_clients(action) for action in actions]
     # the app's response_class (Flask types the provider's answer as werkzeug's base class)
@@ -730,7 +730,7 @@ def _keyed_listing(state, seat: int) -> tuple[bytes, int] | None:
         except KeyError:
             if len(parts) > KEYED_PARTS:
                 parts.clear()
-            names = getattr(game, "action_names", None)
+            names = game.action_names
             listed = []
             for key in keys:
                 part = parts.get(key)
@@ -837,7 +837,7 @@ def played(
 def load_action(game_id: str, raw: dict) -> dict:
     """An action in the shape of the game's action schema, or 400 ``invalid_request`` naming its fields
     (the POST and the moves socket alike)."""
-    names = getattr(GAMES[game_id], "action_names", None)
+    names = GAMES[game_id].action_names
     if names is not None:  # either names, the engine's from here on (and in the idempotency fingerprint)
         raw = names.for_engine(raw)
     fast = _action_loader(game_id)

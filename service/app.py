@@ -133,7 +133,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     for game in GAMES.values():  # each game's action shape, so that clients can generate code for it
         api.spec.components.schema(action_component(game), schema=game.action_schema)
         accepted.append(action_component(game))
-        names = getattr(game, "action_names", None)
+        names = game.action_names
         if names is not None:  # the API's names; the engine's stay accepted, deprecated
             served = api.spec.components.schemas
             engine_names = served[action_component(game)]

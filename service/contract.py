@@ -1,16 +1,17 @@
 """The typed part of ``openapi.yaml``: what each game shows (its ``Contract``: view, events, result, content,
 beside its ``options_schema``) and the server's own entries, as OpenAPI 3.0 components.
 
-For a game whose component prefix is ``Blokus`` (``service.games.action_component`` without ``Action``):
+For a game whose component prefix is ``Chess`` (a game ``chess``: ``service.games.action_component``
+without ``Action``), say:
 
-``BlokusView``, ``BlokusOptions``, ``BlokusResult``, ``BlokusContent``
+``ChessView``, ``ChessOptions``, ``ChessResult``, ``ChessContent``
     The game's own schemas, from JSON Schema into OpenAPI 3.0 (``openapi30``).
-``Blokus<Type>Entry`` (``BlokusPlacedEntry``, ``BlokusSeatJoinedEntry``...), ``BlokusEntry``
-    A log entry of each type, its ``data`` (and ``public_data``) typed; ``BlokusEntry`` is one of them, told
+``Chess<Type>Entry`` (``ChessMovedEntry``, ``ChessSeatJoinedEntry``...), ``ChessEntry``
+    A log entry of each type, its ``data`` (and ``public_data``) typed; ``ChessEntry`` is one of them, told
     apart by ``type`` (a discriminator).
-``BlokusFeedEntry``
+``ChessFeedEntry``
     An entry as the live feed sends it, alone: with the match's ``game``.
-``BlokusState``, ``BlokusEvents``, ``BlokusMatch``, ``BlokusJob``, ``BlokusWebhookDelivery``
+``ChessState``, ``ChessEvents``, ``ChessMatch``, ``ChessJob``, ``ChessWebhookDelivery``
     The answers that carry the game's data, each with the match's ``game``. ``State``, ``Events``,
     ``Accepted``, ``Match``, ``Job``, ``FeedEntry`` and ``WebhookDelivery`` are one of the games' shapes,
     told apart by ``game`` (a discriminator), so a client narrows on ``game`` and then on an entry's
@@ -76,6 +77,8 @@ def openapi30(schema: Any) -> Any:
         if None in out.pop("enum"):
             out["nullable"] = True
         out["anyOf"] = [{"type": kind, "enum": listed} for kind, listed in by_type.items()]
+    elif "type" not in out and values and all(type(v) is bool for v in values):
+        out["type"] = "boolean"  # [false, true] alone: generated clients need the type to read it
     kind = out.get("type")
     if isinstance(kind, list):
         kinds = [k for k in kind if k != "null"]
@@ -210,7 +213,7 @@ def _entry(game: Game, type_: str, data: dict[str, Any], description: str | None
 def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The components of one game (none but its entries and answers where it declares no contract);
     ``match`` is the Match component marshmallow made, which the game's match types."""
-    p, contract = prefix(game), getattr(game, "contract", None)
+    p, contract = prefix(game), game.contract
     loose = {"type": "object", "additionalProperties": True}
     components: dict[str, dict[str, Any]] = {
         f"{p}View": {
@@ -242,9 +245,9 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
         },
         "required": sorted({"final", *result.get("required", [])}),
     }
-    if contract and contract.content is not None:
+    if game.packs is not None:  # match_created keeps the loaded pack: typed where the contract says how
         components[f"{p}Content"] = {
-            **openapi30(contract.content),
+            **(openapi30(contract.content) if contract and contract.content is not None else loose),
             "description": f"{game.info.name}: a loaded content pack, as match_created keeps it.",
         }
     created = _closed(

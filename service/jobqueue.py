@@ -30,7 +30,7 @@ RATE_MATCH = "workers.jobs.rate_match"
 REBUILD_RATINGS = "workers.jobs.rebuild_ratings"
 ANALYSE_MATCH = "workers.jobs.analyse_match"
 ANALYSIS_TIMEOUT_S = 600
-"""An analysis takes seconds, up to about a minute for four-player Blokus (``tests.bench.analysis``); one
+"""An analysis takes seconds, up to about a minute for the longest of the games (``tests.bench.analysis``); one
 started longer ago than this lost its worker, and is taken back and run again (its result is written once,
 whole)."""
 DELIVERY_BACKOFF_S = (1, 2, 4, 8, 16, 32)

@@ -1321,7 +1321,7 @@ class Matches:
 
     def _unconcerned(self, match_id: str, seat: int, expected_version: int, state: MatchState) -> bool:
         """Whether a seat that chose its action at ``expected_version`` may still play it on ``state``,
-        a later version: in a step where several seats act at once (Blackout's planning), the others'
+        a later version: in a step where several seats act at once (a secret planning phase), the others'
         actions do not change what this seat may do. So when the seat was to act then and is now, with the
         same legal actions, and every entry since was another seat's, the action is judged on the latest
         state (and appended against it, atomically) rather than refused as a conflict."""

@@ -22,7 +22,7 @@ from service.games.protocol import Game, InvalidOptions, InvalidPack, Packs
 
 CHECKED_KEPT = 64
 """How many checked packs (or their refusals) a process keeps: checking one costs up to 0.4 s of CPU
-(Blackout's schema), so a create reuses the check of the same file's bytes under the same options."""
+(the largest game's schema), so a create reuses the check of the same file's bytes under the same options."""
 
 _checked: OrderedDict[tuple, Any] = OrderedDict()
 _lock = threading.Lock()
@@ -32,7 +32,7 @@ _shared: weakref.WeakValueDictionary[str, Pack] = weakref.WeakValueDictionary()
 
 def shared(content: Any) -> Any:
     """The process's one frozen copy of the pack ``content`` (equal to it, and encoding as the same JSON), made
-    on first use: a state holds a reference to it, not a copy (a Blackout pack is some 400 KiB of objects).
+    on first use: a state holds a reference to it, not a copy (the largest shipped pack is some 400 KiB of objects).
     Anything but a JSON object (None: a game without packs) is returned as it is."""
     if not isinstance(content, dict):
         return content

@@ -9,8 +9,8 @@ The model is openskill's Plackett-Luce (``openskill.models.PlackettLuce``, its d
 sigma 25/3), which rates any number of players by rank with ties. The policies
 (docs/howto/players-and-ratings.md):
 
-* pool: a game with its variant (or mode) and its number of seats (``blokus:duo:2p`` is not
-  ``blokus:classic:4p``);
+* pool: a game with its variant (or mode) and its number of seats (``<game>:<variant>:2p`` is not
+  ``<game>:<other variant>:4p``);
 * rated: a finished, scored match of a platform with at least two rated seats; a seat's player is the
   platform's player id of whoever held it last (``seat_replaced`` hands the seat and its result on), a
   bot's seat is ``bot:<bot>`` (with its level, ``bot:mcts:2``), or ``bot:<bot>@<name>`` when the platform

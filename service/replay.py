@@ -127,7 +127,7 @@ class MatchState:
     def legal_actions(self, seat: int) -> list[dict[str, Any]]:
         return self.engine.legal_actions(self.game, seat) if self.in_play else []
 
-    def legal_action_keys(self, seat: int) -> tuple[Hashable, list[Hashable]] | None:
+    def legal_action_keys(self, seat: int) -> tuple[Hashable, Sequence[Hashable]] | None:
         """``legal_actions`` as keys (``protocol.legal_action_keys``); None where the game has none, and out of
         play (where there is nothing to list)."""
         return legal_action_keys(self.engine, self.game, seat) if self.in_play else None

@@ -183,7 +183,7 @@ class Lru:
 
 STATE_WEIGHED_EVERY = 32
 """A cached state's size is worked out again every this many versions of its match (the walk costs some
-100 µs for a Blackout state): in between, a match's newest state counts what its last one weighed."""
+100 µs for the largest game's state): in between, a match's newest state counts what its last one weighed."""
 
 
 def state_weight(state: MatchState, previous: int | None) -> int:

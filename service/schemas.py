@@ -139,8 +139,8 @@ class GameSchema(Schema):
     chance = fields.Boolean(
         required=True,
         metadata={
-            "description": "Whether chance acts during play (dice, draws). A draw at setup only, such as BLOCK.BLOCK's "
-            "first player from the match seed, is not counted: after it the game is deterministic."
+            "description": "Whether chance acts during play (dice, draws). A draw at setup only, such as a first "
+            "player drawn from the match seed, is not counted: after it the game is deterministic."
         },
     )
     dynamics = fields.String(
@@ -492,8 +492,8 @@ class CreateMatchSchema(Schema):
         validate=validate.OneOf(["pass", "bot", "forfeit"]),
         metadata={
             "description": "When a seat's clock runs out (only with a clock): a bot takes the seat over, or it passes "
-            "or forfeits where the game has such a move (the catalogue's timeouts; a Blokus pass only "
-            "with allow_voluntary_pass)."
+            "or forfeits where the game has such a move (the catalogue's timeouts, which a match's options may "
+            "narrow: a pass only where its rules allow one)."
         },
     )
     undo = fields.String(
@@ -645,7 +645,7 @@ class SubmitActionSchema(Schema):
         required=True,
         metadata={
             "description": "The action, in the shape of the match's game (one of Action's shapes, named after "
-            "the game: BlokusAction, ...); legal-actions lists them ready to post.",
+            "the game: <Game>Action); legal-actions lists them ready to post.",
             "allOf": [{"$ref": "#/components/schemas/Action"}],
         },
     )
@@ -802,7 +802,7 @@ class LeaderboardQuerySchema(CursorPageQuerySchema):
         validate=validate.Length(min=1, max=200),
         metadata={
             "description": "The rating pool (the answer's pools lists the game's): the game's variant or mode and "
-            "its seats, such as blokus:duo:2p. By default the pool with the most rated players."
+            "its seats, such as <game>:<variant>:2p. By default the pool with the most rated players."
         },
     )
 

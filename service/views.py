@@ -113,7 +113,7 @@ def player_ids(entries) -> dict[int, str]:
 
 def provisional(state: MatchState) -> dict[str, Any]:
     """The scores of a match still running, for whoever asked (any seat, the platform). Where the game
-    hides information they are withheld: they count what only some seats may see (Blackout: Hong Kong
+    hides information they are withheld: they count what only some seats may see (a game that
     scores the cards in hands and face-down slots), and one job answers every seat alike."""
     if state.engine.info.hidden_information:
         return {"final": False, "withheld": "hidden_information"}

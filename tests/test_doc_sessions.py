@@ -73,7 +73,8 @@ from tests.helpers import run_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+GAME_PAGES = sorted((ROOT / "service" / "games").glob("*/game.md"))  # the site's games/<id>.md
+PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md")), *GAME_PAGES]
 MARK = re.compile(r"<!-- session: ([\w-]+)(, served(?: [A-Z_]+=\S+)*|, own)? -->\s*\n```sh\n(.*?)\n```", re.S)
 CUT = "\u2026"
 STATUS = "echo $?"
@@ -490,7 +491,7 @@ CHECKED = [
     "howto/moves-socket.md",
     "howto/live-feed.md",
     "howto/webhooks.md",
-    "games/blackout-hong-kong.md",
+    "service/games/blackout_hong_kong/game.md",
     "reference/api.md",
     "operations/scaling.md",
 ]

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from service.games import GAMES
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 TEST_COMMAND = "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest"
@@ -26,9 +28,24 @@ def test_the_site_builds_strictly(tmp_path):
         env={**os.environ, **quiet},
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    for game in ("blokus", "block-block", "chock-a-block", "blackout-hong-kong"):  # the generated reference
+    for game in GAMES:  # each game's page, from its package, with the generated reference
         page = (tmp_path / "site" / "games" / game / "index.html").read_text()
         assert "Options" in page and "Entry types" in page and "match_created" in page
+    home = (tmp_path / "site" / "index.html").read_text()
+    assert all(
+        f'href="games/{game}/"' in home for game in GAMES
+    )  # the home page's list (--strict: and the nav)
+
+
+def test_the_readme_lists_the_games_of_the_packages():
+    """The README's list of games is generated (GitHub shows the file as committed, so it is kept there)."""
+    done = subprocess.run(
+        [sys.executable, "docs/gen_reference.py", "--readme", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_the_readme_is_short_and_says_what_ci_runs():
@@ -45,7 +62,8 @@ def test_the_readme_links_only_to_what_exists():
 
 
 def test_every_command_uses_the_default_port():
-    for path in [README, *sorted((ROOT / "docs").rglob("*.md"))]:
+    game_pages = sorted((ROOT / "service" / "games").glob("*/*.md"))  # each game's page and rules spec
+    for path in [README, *sorted((ROOT / "docs").rglob("*.md")), *game_pages]:
         for number, line in enumerate(path.read_text().splitlines(), 1):
             for scheme, port in re.findall(r"(\S*?)(?:localhost|127\.0\.0\.1|--port)[: ](\d+)", line):
                 # Redis's own ports (redis://, redis+cluster://) and 8799, the webhook receiver the

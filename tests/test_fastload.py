@@ -122,7 +122,7 @@ def test_compiled_action_load_agrees_with_the_schema(game_id):
 def _reference_load_action(game_id: str, raw):
     """``load_action`` as it was before the compiled path: the schema alone (between the game's renames,
     where the API's names differ from its engine's)."""
-    names = getattr(GAMES[game_id], "action_names", None)
+    names = GAMES[game_id].action_names
     raw = names.for_engine(raw) if names is not None else raw
     try:
         return api._action_schema(game_id).load(raw)

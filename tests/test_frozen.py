@@ -1,5 +1,5 @@
 """``service.frozen.replaced`` (the fast ``dataclasses.replace`` of the move path) makes what
-``dataclasses.replace`` makes: random games of all four games played through the lifecycle with it and
+``dataclasses.replace`` makes: random games of every game played through the lifecycle with it and
 with ``dataclasses.replace`` give the same log (entries, hashes) and the same states, field for field."""
 
 from __future__ import annotations

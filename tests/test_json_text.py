@@ -1,5 +1,5 @@
 """``chain.compact_encoder`` (the append's entry JSON and the hash chain's canonical JSON, with a C encoder
-built once) writes what ``json.dumps`` writes: every entry of random games of all four games (data, public
+built once) writes what ``json.dumps`` writes: every entry of random games of every game (data, public
 data, the canonical list the chain hashes, the states), and the odd values a log could hold (floats, NaN,
 infinities, unicode, lone surrogates, int keys); what ``json.dumps`` refuses it refuses."""
 

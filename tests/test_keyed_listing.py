@@ -1,6 +1,6 @@
 """The legal-actions answer put together from each action's JSON, kept per key (``protocol.legal_action_keys``,
-``api._keyed_listing``), is the answer encoded whole: the same bytes at every step of random games of all
-four games (every Blokus variant among them, with a voluntary pass), for every seat, the one to act and
+``api._keyed_listing``), is the answer encoded whole: the same bytes at every step of random games of every
+game (every Blokus variant among them, with a voluntary pass), for every seat, the one to act and
 the others, with the encoded actions made, found again, and dropped when a family outgrows its room."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _states(game_id: str, options: dict, players: int, seed: int, limit: int = 2
 def _reference(app, state, seat: int) -> bytes:
     """The answer as the whole list encoded at once (the path of a game that does not key its actions)."""
     actions = state.legal_actions(seat)
-    names = getattr(state.engine, "action_names", None)
+    names = state.engine.action_names
     if names is not None:
         actions = [names.for_clients(action) for action in actions]
     body = {"game": state.game_id, "version": state.version, "seat": seat, "actions": actions}

@@ -1,10 +1,13 @@
 """A game is one package: a toy game that lives only under ``tests/`` is registered, listed,
-documented, played to the end over HTTP, scored and replayed, and no file of ``service/`` names it."""
+documented, played to the end over HTTP, scored and replayed, and no file of ``service/`` names it; no
+line outside the game packages names any game (tests/test_new_game_package.py drops the toy game into
+``service/games/`` of a copy of the tree and runs every check a new game meets)."""
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import fakeredis
@@ -13,10 +16,12 @@ import pytest
 from service import games
 from service.app import create_app, spec
 from service.cli import main
+from service.contract import prefix
 from tests import toy_nim
 from tests.helpers import create, play_random_game, score
 
-SERVICE = Path(__file__).resolve().parents[1] / "service"
+ROOT = Path(__file__).resolve().parents[1]
+SERVICE = ROOT / "service"
 PLAYERS = [{"name": "ann"}, {"name": "bob"}]
 
 
@@ -100,3 +105,69 @@ def test_an_unregistered_game_leaves_the_openapi_document(settings):
     games.unregister(toy_nim.GAME.info.id)
     document = spec(create_app(settings, fakeredis.FakeRedis()))
     assert "ToyNimAction" not in document["components"]["schemas"]
+
+
+def naming(game: games.Game) -> re.Pattern[str]:
+    """What names a game: its id, package, component prefix and name in any case (``block-block``,
+    ``block_block``, ``BlockBlock``, ``BLOCK.BLOCK``), and each word of its name as written (``Chock``,
+    ``Hong``)."""
+    spelled = {game.info.id, game.info.id.replace("-", "_"), prefix(game), game.info.name}
+    spelled.add(games.package_folder(game).name)
+    words = {word for word in re.findall(r"[A-Za-z]{3,}", game.info.name) if word[0].isupper()}
+    return re.compile(
+        "|".join(f"(?i:{re.escape(s)})" for s in sorted(spelled))
+        + "".join(f"|\\b{w}\\b" for w in sorted(words))
+    )
+
+
+UNNAMED = [
+    *(p for p in SERVICE.rglob("*") if "games" not in p.relative_to(SERVICE).parts[:1]),
+    *(ROOT / "workers").rglob("*"),
+    ROOT / "docs" / "gen_reference.py",
+    ROOT / "docs" / "index.md",  # its list of games is made while the site builds
+    ROOT / "docs" / "games" / "index.md",
+    ROOT / "docs" / "rules" / "README.md",
+    ROOT / "mkdocs.yml",
+    ROOT / "pyproject.toml",
+]
+"""Where no game is named: the shell (service/ but service/games/, workers/), the documentation's machinery
+and the pages that list the games. A game's page and spec live in its package; the README's list is generated
+(tests/test_docs.py); openapi.yaml is generated; the guides, the tutorial, the changelog and the tests use
+one game or another as their example, as they may."""
+
+
+def test_no_line_outside_the_game_packages_names_a_game():
+    patterns = {game.info.id: naming(game) for game in games.GAMES.values()}
+    found = []
+    for path in UNNAMED:
+        if path.is_file() and path.suffix in (
+            ".py",
+            ".json",
+            ".yaml",
+            ".yml",
+            ".toml",
+            ".md",
+            ".js",
+            ".html",
+            ".css",
+        ):
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                found += [
+                    f"{path.relative_to(ROOT)}:{number}: {game_id}: {line.strip()}"
+                    for game_id, pattern in patterns.items()
+                    if pattern.search(line)
+                ]
+    assert found == []
+
+
+def test_the_check_of_names_finds_each_spelling():
+    game = next(iter(games.GAMES.values()))
+    pattern = naming(game)
+    for spelled in (
+        game.info.id.upper(),
+        game.info.id.replace("-", "_"),
+        prefix(game) + "Action",
+        game.info.name,
+    ):
+        assert pattern.search(f"a line with {spelled} in it"), spelled
+    assert not pattern.search("a line that names no game")

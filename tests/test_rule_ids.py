@@ -1,4 +1,5 @@
-"""Every rule id cited in ``service/`` and ``tests/`` is defined by its game's spec in ``docs/rules/``.
+"""Every rule id cited in ``service/`` and ``tests/`` is defined by its game's spec, the ``rules.md`` of its
+package (``service/games/<package>/rules.md``, the site's ``rules/<game id>.md``).
 
 Error messages send clients to these ids ("must_cover_start ... (spec 2.2)"), so a typo'd id is a
 dead end for whoever looks it up.
@@ -35,17 +36,24 @@ import re
 import sys
 from pathlib import Path
 
+from service.games import GAMES as REGISTRY
+from service.games import package_folder
+from tests import toy_nim
+
 ROOT = Path(__file__).resolve().parent.parent
-RULES = ROOT / "docs" / "rules"
 SCANNED = [ROOT / "service", ROOT / "tests"]
 SUFFIXES = {".py", ".json", ".md", ".yaml", ".html", ".js"}
-# package -> the spec's slug; the slug is also the game's id in the API, so it is the marker
-GAMES = {
-    "blokus": "blokus",
-    "block_block": "block-block",
-    "chock_a_block": "chock-a-block",
-    "blackout_hong_kong": "blackout-hong-kong",
+# package -> its rules spec, and the spec's slug: the game's id in the API, so it is the marker. The
+# packages of service/games/, and the toy game's of tests/ (tests/test_one_package_per_game.py)
+PACKAGED = [
+    game for game in REGISTRY.values() if package_folder(game).parent == ROOT / "service" / "games"
+] + [toy_nim.GAME]
+SPECS = {
+    package_folder(game).name: package_folder(game) / "rules.md"
+    for game in PACKAGED
+    if (package_folder(game) / "rules.md").is_file()
 }
+GAMES = {package_folder(game).name: game.info.id for game in PACKAGED if package_folder(game).name in SPECS}
 SHORT = {"blackout": "blackout_hong_kong"}  # file names that use a shorter name for the game
 
 NUM = r"\d+(?:\.\d+)*"
@@ -112,7 +120,7 @@ def game_of(path: Path) -> str:
     """The package whose spec a file's citations are checked against; "" for shared files."""
     relative = path.relative_to(ROOT).as_posix()
     for package in GAMES:
-        if relative.startswith(f"service/games/{package}/") or (
+        if relative.startswith((f"service/games/{package}/", f"tests/{package}/")) or (
             relative.startswith("tests/") and package in path.name
         ):
             return package
@@ -136,10 +144,7 @@ def unknown_citations(files: list[Path], specs: dict[str, set[str]]) -> list[str
 
 
 def specs() -> dict[str, set[str]]:
-    return {
-        package: defined_ids((RULES / f"{slug}.md").read_text(encoding="utf-8"))
-        for package, slug in GAMES.items()
-    }
+    return {package: defined_ids(spec.read_text(encoding="utf-8")) for package, spec in SPECS.items()}
 
 
 def scanned_files() -> list[Path]:
@@ -153,6 +158,7 @@ def scanned_files() -> list[Path]:
         and p.is_file()
         and not {"__pycache__", "node_modules"} & set(p.parts)
         and p != Path(__file__).resolve()
+        and p.name != "rules.md"  # a spec itself
     )
 
 

@@ -1,5 +1,5 @@
 """Snapshots kept by the append itself (``EventStore.append``'s ``snapshots``) and ``MatchState.to_json``
-without ``asdict``: random games of all four games stored through a repository keep exactly the snapshots
+without ``asdict``: random games of every game stored through a repository keep exactly the snapshots
 the earlier path kept (each due state, ``asdict``'s JSON, compressed), only with entries that were appended;
 a process that catches up on another's appends writes none, and loads the same states."""
 

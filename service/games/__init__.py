@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
+from pathlib import Path
 
 from service.games.protocol import Game
 
@@ -24,6 +26,14 @@ def register(game: Game) -> Game:
 
 def unregister(game_id: str) -> None:
     GAMES.pop(game_id, None)
+
+
+def package_folder(game: Game) -> Path:
+    """The folder of the package a game comes from: where its ``game.md`` (the documentation site's page of
+    the game) and ``rules.md`` (its rules spec) are, beside its engine and packs. The package is the one
+    whose module defines the engine's class (``engine.py`` or ``__init__.py`` of a game's package)."""
+    module = sys.modules[type(game).__module__]
+    return Path(module.__file__ or "").resolve().parent
 
 
 def _discover() -> None:

@@ -27,7 +27,7 @@ import functools
 import json
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
@@ -211,6 +211,15 @@ class Engine:
         does not say how."""
         hidden = self.info.hidden_information or self.info.chance
         return None if hidden else state
+
+    def legal_action_keys(self, state: State, seat: int) -> tuple[Hashable, Sequence[Hashable]] | None:
+        """``legal_actions`` as keys of a family, each the same action for ever (``keyed_action``), for a game
+        whose listings are long and repeat (placements on a board): None by default, not keyed."""
+        return None
+
+    def keyed_action(self, family: Any, key: Any) -> Action:
+        """The action of a key of ``legal_action_keys``: a game that keys its actions says how."""
+        raise NotImplementedError
 
     def reveals(self, event: Event) -> bool:
         """Whether ``event`` showed someone what was hidden (no undo past it): by default, whether its

@@ -47,7 +47,8 @@ Hidden information has exactly one gate per game: ``view`` for states and
 them, legal actions included (they are computed for the asking seat only).
 
 Optional parts are declared, not probed: each is an attribute that is either ``None`` or a
-value of its own type, so the server reads what a game can do from the game itself.
+value of its own type (the kit, ``service.games.kit.Engine``, declares every one with its default), so
+the server reads what a game can do from the game itself and never asks ``getattr(game, ..., None)``.
 
 ``packs: Packs | None``
     The game's rules refer to a content pack (cards, tiles, piece sets): data, not code.
@@ -64,6 +65,13 @@ value of its own type, so the server reads what a game can do from the game itse
     imported actions through ``play`` in order, each by the seat to act, so a record becomes an
     ordinary match with an ordinary log; reading errors are InvalidRecord.
 
+``action_names: ActionNames | None``
+    The API's names for the game's actions where they differ from its engine's and rules spec's.
+``analyst: Analyst | None``
+    How the analysis of a finished match values a seat's choices (``service.analysis``); None: no analysis.
+``legal_action_keys(state, seat) -> (family, keys) | None``
+    ``legal_actions`` as keys that each stand for the same action for ever (``keyed_action(family,
+    key)``), so that the API makes an action's JSON once per key; None (the kit's default): not keyed.
 ``contract: Contract | None``
     JSON Schemas of what the game shows: its ``view`` (as a seat and as a spectator sees it), the
     ``data`` of each of its event types as ``event_view`` shows it to each viewer, what ``scores``
@@ -355,6 +363,11 @@ class Game(Protocol):
         cases (a tile placed from a face-down pile, not from the market) says so with ``reveals``."""
 
     @property
+    def action_names(self) -> ActionNames | None:
+        """The API's names for the game's actions where they differ from its engine's (``ActionNames``);
+        None: the same names."""
+
+    @property
     def analyst(self) -> Any:
         """``service.games.kit.Analyst`` or None: how the analysis of a finished match values a seat's
         choices (``service.analysis``); it is given only ``seen_by``'s state. None: the game has no
@@ -363,6 +376,17 @@ class Game(Protocol):
     def seen_by(self, state: State, seat: int) -> State | None:
         """A state made only of what ``seat`` may see (every hidden part decided by its view alone), for
         the analysis and for a bot's look ahead; None when the game cannot make one."""
+
+    def legal_action_keys(self, state: State, seat: int) -> tuple[Hashable, Sequence[Hashable]] | None:
+        """``legal_actions`` in its order as keys of a family, each standing for the same action for ever
+        (``keyed_action(family, key)`` is it); None: the game does not key its actions."""
+
+    def keyed_action(self, family: Any, key: Any) -> Action:
+        """The action of a key of ``legal_action_keys`` (only called for a game that keys them)."""
+
+    def reveals(self, event: Event) -> bool:
+        """Whether ``event`` showed someone what was hidden (no undo past it): the kit's default is whether
+        its type is ``irreversible``."""
 
     def resolve_options(self, options: dict[str, Any], players: int) -> dict[str, Any]:
         """Options with every default filled in; raises InvalidOptions.
@@ -405,25 +429,22 @@ def looked_ahead_on(game: Game, state: State, seat: int) -> State:
     rolls to come) is decided by the seat's view alone, so a bot's choice never tells anyone what its seat
     could not see; the state itself in a game that has nothing hidden (every game with hidden information
     or chance makes one: tests/test_bots.py)."""
-    seen_by = getattr(game, "seen_by", None)
-    seen = seen_by(state, seat) if seen_by is not None else None
+    seen = game.seen_by(state, seat)
     return state if seen is None else seen
 
 
-def legal_action_keys(game: Game, state: State, seat: int) -> tuple[Hashable, list[Hashable]] | None:
-    """The game's ``legal_action_keys(state, seat)`` where it has one: ``legal_actions`` in its order as keys
-    of a family, each standing for the same action for ever (``keyed_action(family, key)`` is it), so that
-    whoever makes something costly of an action (the API's JSON) can make it once per key. None: the game
-    does not key its actions."""
-    keyed = getattr(game, "legal_action_keys", None)
-    return keyed(state, seat) if keyed is not None else None
+def legal_action_keys(game: Game, state: State, seat: int) -> tuple[Hashable, Sequence[Hashable]] | None:
+    """The game's ``legal_action_keys(state, seat)``: ``legal_actions`` in its order as keys of a family, each
+    standing for the same action for ever (``keyed_action(family, key)`` is it), so that whoever makes
+    something costly of an action (the API's JSON) can make it once per key. None: the game does not key
+    its actions."""
+    return game.legal_action_keys(state, seat)
 
 
 def reveals(game: Game, event: Event) -> bool:
-    """Whether ``event`` showed someone what was hidden: the game's ``reveals(event)`` when it has one
-    (the kit's engines do), else whether its type is ``irreversible``."""
-    decide = getattr(game, "reveals", None)
-    return decide(event) if decide is not None else event["type"] in game.irreversible
+    """Whether ``event`` showed someone what was hidden: the game's ``reveals(event)`` (the kit's: whether
+    its type is ``irreversible``)."""
+    return game.reveals(event)
 
 
 def check_not_over(game: Game, state: State, rule: str = "") -> None:

@@ -1,4 +1,4 @@
-"""BLOCK.BLOCK, rule by rule: ``docs/rules/block-block.md`` sections 0 to 8 and Appendix A.
+"""BLOCK.BLOCK, rule by rule: ``service/games/block_block/rules.md`` sections 0 to 8 and Appendix A.
 
 Each test is named after the rule it checks; the spec's rule or test number is in the docstring.
 Appendix A's tests T-1..T-23 and the golden game are all here, under their numbers. "(inject)"

@@ -1,4 +1,4 @@
-"""Blokus, rule by rule: ``docs/rules/blokus.md`` sections 1, 2, 3.1 and 4, and Appendix A.
+"""Blokus, rule by rule: ``service/games/blokus/rules.md`` sections 1, 2, 3.1 and 4, and Appendix A.
 
 Each test is named after the rule it checks; the spec's rule number is in the docstring.
 """

@@ -1,4 +1,4 @@
-"""Chock-a-Block, rule by rule: spec sections 1 to 7 (``docs/rules/chock-a-block.md``).
+"""Chock-a-Block, rule by rule: spec sections 1 to 7 (``service/games/chock_a_block/rules.md``).
 
 Each test is named after the rule it checks and cites the rule number in its docstring. The
 rulebooks' own examples are in ``test_chock_a_block_appendix.py`` (Appendix A).

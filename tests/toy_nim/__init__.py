@@ -1,9 +1,11 @@
 """Nim: a toy game that lives only under ``tests/``, to prove that a game is one package.
 
 Nothing under ``service/`` names it. The tests register it, and the server then lists it, documents
-its action shape, serves its pictures and records, loads its packs, plays, scores and replays it.
-Rules: heaps of counters (from a pack); in turn, a player takes 1 to ``max_take`` counters from one
-heap; whoever takes the last counter wins. The seed chooses who starts.
+its action shape, serves its pictures and records, loads its packs, plays, scores and replays it; and
+tests/test_new_game_package.py copies this folder into ``service/games/`` of a copy of the tree, where
+every check a new game meets passes with no other file edited. Its page is ``game.md``, its rules spec
+``rules.md`` (heaps of counters from a pack; in turn, a player takes 1 to ``max_take`` counters from one
+heap; whoever takes the last counter wins; the seed chooses who starts).
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ class Nim(Engine):
         min_players=2,
         max_players=2,
         hidden_information=False,
-        chance=True,
+        chance=False,  # the seed draws who starts at setup only: after it, nothing is left to chance
         description="Take the last counter.",
     )
     options_schema = {
@@ -87,8 +89,8 @@ class Nim(Engine):
     }
     action_schema = NimAction
     refusals = {
-        **turn_refusals("", ""),
-        "too_many": Refusal("", "take 1 to max_take counters from a heap that has them"),
+        **turn_refusals("R-1", "R-3"),
+        "too_many": Refusal("R-2", "take 1 to max_take counters from a heap that has them"),
     }
     packs = Packs(load=load_pack, default="classic", folder=Path(__file__).parent / "packs")
     svg = staticmethod(render_svg)

@@ -1,4 +1,4 @@
-"""Blackout: Hong Kong (spec: ``docs/rules/blackout-hong-kong.md``): rounds of eight phases for 1-4 players,
+"""Blackout: Hong Kong (spec: ``service/games/blackout_hong_kong/rules.md``): rounds of eight phases for 1-4 players,
 single game, campaign chapter 1 and solo. Cards, tiles, the map and the dice come from a content pack
 (``packs/``, made by ``packgen``: generated, not the publisher's data)."""
 

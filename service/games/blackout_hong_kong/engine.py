@@ -1,4 +1,4 @@
-"""Blackout: Hong Kong: a pure rules engine (spec ``docs/rules/blackout-hong-kong.md``).
+"""Blackout: Hong Kong: a pure rules engine (spec ``service/games/blackout_hong_kong/rules.md``).
 
 The engine is the kit's shape: actions through a table (``ACTIONS``), the automatic flow after each
 action (``flow.proceed``), one small fold per event type marked with ``@applies`` (below), and one

@@ -1,5 +1,5 @@
 """Every reason Blackout: Hong Kong refuses an action with (``IllegalAction.reason``), and the rule of
-``docs/rules/blackout-hong-kong.md`` each enforces. The engine's ``refusals``: the catalogue lists them,
+``service/games/blackout_hong_kong/rules.md`` each enforces. The engine's ``refusals``: the catalogue lists them,
 and the tests fail on a refusal that is not declared here or a declared one no test produces.
 
 Codes are part of the API: never rename one. The message of each refusal names the exact rule."""

@@ -1,4 +1,4 @@
-"""BLOCK.BLOCK (spec: ``docs/rules/block-block.md``): 3D stacking for two players, with its
+"""BLOCK.BLOCK (spec: ``service/games/block_block/rules.md``): 3D stacking for two players, with its
 piece set as a content pack (``packs/bb-default-generated.json``, the spec's generated default)."""
 
 from service.games.block_block.bot import ANALYST

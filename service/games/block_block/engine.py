@@ -1,6 +1,6 @@
 """BLOCK.BLOCK: three-dimensional stacking for two players, as a pure state machine.
 
-Rules: ``docs/rules/block-block.md`` (the spec) after the bilingual rules sheet
+Rules: ``service/games/block_block/rules.md`` (the spec) after the bilingual rules sheet
 (``003_f7e545c0f489a591.txt``). Brown (the first player) and white place polycube
 pieces in turn on a small board, in any of the 24 rotations, with no gap under any cube; a player
 may not place the shape the opponent has just placed unless nothing else fits, no piece may sit

@@ -1,4 +1,4 @@
-"""Blokus (spec: ``docs/rules/blokus.md``)."""
+"""Blokus (spec: ``service/games/blokus/rules.md``)."""
 
 from service.games.blokus.bot import ANALYST
 from service.games.blokus.bot import BOT as STRONG_BOT

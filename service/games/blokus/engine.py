@@ -1,6 +1,6 @@
 """Blokus: a perfect-information territory game without chance, on bitboards.
 
-Rules: ``docs/rules/blokus.md`` (the spec) after the Japanese rulebook.
+Rules: ``service/games/blokus/rules.md`` (the spec) after the Japanese rulebook.
 Each colour places its pieces one at a time; a colour's first piece covers its
 start square, every later one touches its own colour corner to corner and never
 edge to edge. A colour that cannot place is out; the game ends when every colour

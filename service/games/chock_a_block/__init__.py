@@ -1,4 +1,4 @@
-"""Chock-a-Block (spec: ``docs/rules/chock-a-block.md``): apartment building for 1-5 players, with
+"""Chock-a-Block (spec: ``service/games/chock_a_block/rules.md``): apartment building for 1-5 players, with
 the Autoblock automa. Cards, tiles and tokens come from a content pack (``packs/``)."""
 
 from service.games.chock_a_block.contract import CONTRACT

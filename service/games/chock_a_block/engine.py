@@ -1,4 +1,4 @@
-"""Chock-a-Block: a pure rules engine (spec ``docs/rules/chock-a-block.md``, rulebooks KO and JA).
+"""Chock-a-Block: a pure rules engine (spec ``service/games/chock_a_block/rules.md``, rulebooks KO and JA).
 
 Each player builds an apartment block of 12 cards (4 high, 3 wide), one card a turn. A turn has four
 steps (R-0.2), each a decision of the same seat, so ``to_act`` stays on that seat until the turn ends:

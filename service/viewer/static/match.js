@@ -256,7 +256,7 @@ function showAnalysis(analysis) {
 function drawGraph(analysis) {
   const figure = document.getElementById("analysis-graph");
   const judged = analysis.moves.filter((m) => !m.forced);
-  // a decided game's value (BLOCK.BLOCK's thousands) would flatten the rest: the scale stops a little
+  // a decided game's value (a game that scores a win in thousands) would flatten the rest: the scale stops a little
   // above the usual values, and the extreme ones sit at its edge
   const sizes = judged.map((m) => Math.abs(m.value)).sort((a, b) => a - b);
   const bound = Math.min(GRAPH.clip, Math.max(5, 1.5 * (sizes[Math.floor(0.9 * (sizes.length - 1))] || 0)));

@@ -38,6 +38,7 @@ export function stateOf(state: Schemas["State"]): string {
     case "block-block": return `move ${state.state.move_no}`;
     case "chock-a-block": return `${state.state.deck_size} cards in the deck`;
     case "blackout-hong-kong": return `round ${state.state.round}, ${state.state.players[0].hand_size} cards in hand`;
+    default: return "a game this client does not read yet";  // a game added since: still a State
   }
 }
 
