@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def _served() -> tuple[list[dict], dict]:
     import fakeredis
 
-    from service.app import create_app
     from service.config import Settings
+    from service.http.app import create_app
 
     app = create_app(
         Settings(namespace="docs", secret_key="ZG9jcy1vbmx5LWEtc2VjcmV0LW9mLTMyLWJ5dGVzLWZvci1kb2Nz"),

@@ -12,14 +12,14 @@ import pytest
 from rq import Queue, SimpleWorker
 from rq.registry import ScheduledJobRegistry
 
-from service import lifecycle
-from service.app import create_app
+from service.application.matches import Matches, NewMatch
 from service.config import Settings
+from service.domain import lifecycle
 from service.games.bots import GreedyBot
-from service.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS, JobQueue
-from service.keys import Keys
-from service.matches import Matches, NewMatch
-from service.platforms import Platforms
+from service.http.app import create_app
+from service.store.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS, JobQueue
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import bearer
 from workers.jobs import run_here
 

@@ -53,12 +53,12 @@ def test_no_import_loop_among_the_service_modules():
 
     for name in sorted(graph):
         visit(name)
-    assert "service.api" in graph and "service.auth" in graph
+    assert "service.http.routes" in graph and "service.http.auth" in graph
 
 
 def test_the_http_layer_imports_nothing_from_the_workers():
     code = (
-        "import sys, service.app, service.api; "
+        "import sys, service.http.app, service.http.routes; "
         "print(sorted(m for m in sys.modules if m == 'workers' or m.startswith('workers.')))"
     )
     loaded = subprocess.run(
@@ -85,13 +85,13 @@ def test_engines_import_nothing_with_io():
 
 
 PURE_CORE = (
-    "service.chain",
-    "service.replay",
-    "service.lifecycle",
-    "service.clocks",
+    "service.domain.chain",
+    "service.domain.replay",
+    "service.domain.lifecycle",
+    "service.domain.clocks",
     "service.games",
-    "service.audit",
-    "service.views",
+    "service.domain.audit",
+    "service.domain.projections",
 )
 
 

@@ -1,4 +1,4 @@
-"""The hot routes' lean views (``service.api.lean``) and the express lane before Flask (``service.express``)
+"""The hot routes' lean views (``service.http.routes.lean``) and the express lane before Flask (``service.http.middleware.express``)
 answer exactly as the documented views under them: twin matches (the same seed, the same clock) of every
 game are played side by side, each request sent to one twin through the faster way and to the other through
 the documented one (webargs, flask-smorest), and the answers compared byte for byte, status, headers in
@@ -17,8 +17,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from service import lifecycle
-from service import matches as matches_module
+from service.application import matches as matches_module
+from service.domain import lifecycle
 from service.games import GAMES
 from tests.helpers import create
 

@@ -11,8 +11,8 @@ import fakeredis
 import pytest
 
 from service import games
-from service.app import create_app, spec
 from service.cli import main
+from service.http.app import create_app, spec
 from tests import toy_nim
 from tests.helpers import create, play_random_game, score
 
