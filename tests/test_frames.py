@@ -1,6 +1,6 @@
-"""``service.http.websocket_frames``, the moves socket's WebSocket frames after the handshake, against wsproto as the other
-side: every message a wsproto client sends, fragmented or not, cut into any chunks, is read whole; every frame
-RFC 6455 forbids is refused with the code it names; and what the server writes, wsproto reads."""
+"""``service.http.websocket_frames``, the moves socket's WebSocket frames after the handshake, against wsproto as
+the other side: every message a wsproto client sends, fragmented or not, cut into any chunks, is read whole;
+every frame RFC 6455 forbids is refused with the code it names; and what the server writes, wsproto reads."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The manners of a public HTTP API (``service.http.middleware.request_hooks``): request ids, CORS for browsers, ``Location`` on
-every 201, structured access logs that never hold a token, and the health probes."""
+"""The manners of a public HTTP API (``service.http.middleware.request_hooks``): request ids, CORS for browsers,
+``Location`` on every 201, structured access logs that never hold a token, and the health probes."""
 
 from __future__ import annotations
 

@@ -112,7 +112,8 @@ def test_api_honours_its_contract(case):
 
 
 REQUEST_GUARDS = {414: "uri_too_long", 431: "request_header_fields_too_large"}
-"""What every request may meet before its operation does (``service.http.middleware.guards``; the contract's description)."""
+"""What every request may meet before its operation does (``service.http.middleware.guards``; the contract's
+description)."""
 
 
 def _to_act_token(match_id: str, tokens: dict[int, str]) -> str:

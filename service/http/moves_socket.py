@@ -61,8 +61,8 @@ class _Inline:
 
 class _Connection:
     """The moves socket once simple_websocket has done the handshake (with no extension: ``install``), read
-    and written in the handler's own green thread through ``service.http.websocket_frames``: no reader thread handing each
-    message over through an event, no selector and timer per wait, no wsproto per frame. Answers the
+    and written in the handler's own green thread through ``service.http.websocket_frames``: no reader thread
+    handing each message over through an event, no selector and timer per wait, no wsproto per frame. Answers the
     client's pings, echoes its close, pings it every ``ping_s`` seconds and closes it (1008) when the last
     ping went unanswered."""
 

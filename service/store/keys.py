@@ -213,7 +213,8 @@ class Keys:
         return self.namespace
 
     def job_queue(self, kind: str) -> str:
-        """The RQ queue of one kind of background work (``service.store.jobqueue.KINDS``); RQ derives its keys from it."""
+        """The RQ queue of one kind of background work (``service.store.jobqueue.KINDS``); RQ derives its keys
+        from it."""
         return f"{self.namespace}:jobs:{kind}"
 
     def bot_matches(self, tenant: str) -> str:
