@@ -7,6 +7,7 @@ nothing names a module path from before the layers (``tests/relayout.py``)."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -241,6 +242,24 @@ def test_the_old_paths_import_the_moved_modules_for_one_release():
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.strip() == str(len(relayout.MAPPING))
+
+
+def test_the_architecture_page_shows_every_module():
+    """docs/architecture.md's Layout is the tree with a line for each module of the shell (the games' own
+    modules are their packages' business)."""
+    layout = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").split("## Layout", 1)[1]
+    shown = set(re.findall(r"[\w/]+\.py|\w+/", layout))
+    missing = []
+    for name, path in sources().items():
+        if path.name == "__init__.py" or (layer_of(name) == "games" and path.parent.name != "games"):
+            continue
+        if path.name not in shown and not any(path.name in entry for entry in shown):
+            missing.append(str(path.relative_to(ROOT)))
+    for package in (ROOT / "service").rglob("__init__.py"):
+        folder = package.parent.name + "/"
+        if package.parent.parent.name != "games" and folder not in shown:
+            missing.append(folder)
+    assert not missing, f"docs/architecture.md's Layout leaves out {missing}"
 
 
 PURE_CORE = tuple(sorted(name for name in sources() if layer_of(name) == "domain")) + ("service.games",)
