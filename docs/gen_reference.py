@@ -38,8 +38,8 @@ MARKED = re.compile(re.escape(BEGIN) + r"\n.*?" + re.escape(END), re.S)
 def _served() -> tuple[list[dict], dict]:
     import fakeredis
 
-    from service.app import create_app
     from service.config import Settings
+    from service.http.app import create_app
 
     app = create_app(
         Settings(namespace="docs", secret_key="ZG9jcy1vbmx5LWEtc2VjcmV0LW9mLTMyLWJ5dGVzLWZvci1kb2Nz"),

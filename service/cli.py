@@ -38,10 +38,10 @@ import yaml
 
 from service import processes
 from service.config import Settings
-from service.embedded_redis import EmbeddedRedis, make_private
-from service.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS
-from service.manners import configure_logging
-from service.redis_client import is_cluster
+from service.http.middleware.request_hooks import configure_logging
+from service.store.embedded_redis import EmbeddedRedis, make_private
+from service.store.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS
+from service.store.redis_client import is_cluster
 
 
 def redis_url(settings: Settings) -> str:
@@ -86,10 +86,10 @@ def check_layout(settings: Settings, url: str) -> None:
     """Refuse to start with another number of feed partitions than the keys are tagged for."""
     import redis
 
-    from service.keys import Keys
-    from service.migrate import LayoutMismatch
-    from service.migrate import check_layout as check
-    from service.redis_client import connect
+    from service.store.keys import Keys
+    from service.store.migrate import LayoutMismatch
+    from service.store.migrate import check_layout as check
+    from service.store.redis_client import connect
 
     try:
         check(connect(url), Keys(settings.namespace, settings.feed_partitions))
@@ -104,9 +104,9 @@ def check_server_key(settings: Settings, url: str) -> None:
     by the first API or worker to start): this one could not open the matches' sealed seeds."""
     import redis
 
-    from service.keys import Keys
-    from service.redis_client import connect
-    from service.serverkey import ServerKey, WrongServerKey
+    from service.domain.serverkey import ServerKey, WrongServerKey
+    from service.store.keys import Keys
+    from service.store.redis_client import connect
 
     try:
         ServerKey(settings.secret_key).claim(connect(url), Keys(settings.namespace).server_key)
@@ -127,7 +127,7 @@ def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     def load():
         import gc
 
-        from service.app import create_app
+        from service.http.app import create_app
 
         app = create_app(dataclasses.replace(settings, redis_url=url))
         # What the app is made of (schemas, the OpenAPI document, the games' tables and packs: some
@@ -158,11 +158,11 @@ def _iso(epoch_s: float) -> str:
 def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: float = 0) -> None:
     """``matchlog keys create NAME | list | rotate PLATFORM [--grace D] | revoke PLATFORM``: a key is printed
     once, when it is made; only its digest is stored."""
-    from service.keys import Keys
-    from service.platforms import Platforms
-    from service.redis_client import connect
-    from service.serverkey import ServerKey
-    from service.webhooks import Webhooks
+    from service.domain.serverkey import ServerKey
+    from service.store.keys import Keys
+    from service.store.platforms import Platforms
+    from service.store.redis_client import connect
+    from service.store.webhooks import Webhooks
 
     if action != "list" and not subject:
         sys.exit(
@@ -223,10 +223,10 @@ def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: f
 
 
 def migrate_keys(settings: Settings, source_url: str | None) -> None:
-    from service.keys import Keys
-    from service.matches import Matches
-    from service.migrate import migrate
-    from service.redis_client import connect
+    from service.application.matches import Matches
+    from service.store.keys import Keys
+    from service.store.migrate import migrate
+    from service.store.redis_client import connect
 
     embedded = None  # the data folder's own Redis, started for the migration if nothing serves it
     if not settings.redis_url and not EmbeddedRedis(settings.data_dir).answers():
@@ -278,7 +278,7 @@ more on other machines (``matchlog worker --queues webhooks``)."""
 
 
 def queue_kinds(text: str) -> tuple[str, ...]:
-    """``--queues``: comma-separated kinds of ``service.jobqueue.KINDS``."""
+    """``--queues``: comma-separated kinds of ``service.store.jobqueue.KINDS``."""
     kinds = tuple(k.strip() for k in text.split(",") if k.strip())
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown or not kinds:
@@ -442,8 +442,8 @@ def _restart(embedded: EmbeddedRedis) -> None:
 
 
 def print_openapi() -> None:
-    from service.app import create_app, spec
-    from service.redis_client import connect
+    from service.http.app import create_app, spec
+    from service.store.redis_client import connect
 
     class Dumper(yaml.SafeDumper):
         pass
@@ -464,12 +464,12 @@ def replay_log(
     public_key: str | None = None,
     match: str | None = None,
 ) -> int:
-    """``matchlog replay``: the audit (``service.audit``) of an exported log, its report printed. Exit 0 when
+    """``matchlog replay``: the audit (``service.domain.audit``) of an exported log, its report printed. Exit 0 when
     all holds, 1 when the log or its result was changed, the checkpoint is of another match than the log
     names or the log is not of ``match`` (when given), 2 when it cannot be audited (unreadable, partial, a
     checkpoint short of the end...), 3 for a viewer's copy of a running match: what it shows was checked and
     held (its report printed), the rest waits for the seed."""
-    from service.audit import AuditError, ForgedLog, PartialView, audit
+    from service.domain.audit import AuditError, ForgedLog, PartialView, audit
 
     def of_another_match(report: dict) -> bool:
         """Whether the report is of another match than its checkpoint's, or than ``match``; said on stderr."""
@@ -513,12 +513,12 @@ def rebuild_ratings(settings: Settings, here: bool) -> None:
     pool (workers share them; ``--here`` runs them in this process)."""
     from rq import SimpleWorker
 
-    from service.jobqueue import JobQueue
-    from service.keys import Keys
-    from service.matches import Matches
-    from service.platforms import Platforms
-    from service.players import plan_rebuild
-    from service.redis_client import connect, for_jobs
+    from service.application.matches import Matches
+    from service.store.jobqueue import JobQueue
+    from service.store.keys import Keys
+    from service.store.platforms import Platforms
+    from service.store.players import plan_rebuild
+    from service.store.redis_client import connect, for_jobs
     from workers.jobs import run_here
 
     embedded = None

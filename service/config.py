@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from service.serverkey import new_secret, secret_from_file
+from service.domain.serverkey import new_secret, secret_from_file
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ class Settings:
     store's Redis when unset."""
     secret_key: str = field(default_factory=new_secret, repr=False)
     """``MATCHLOG_SECRET_KEY`` (base64url, 32 bytes), else ``<data dir>/server.key``: seals the
-    seeds kept beside the logs and signs checkpoints (``service.serverkey``). Settings made in code
+    seeds kept beside the logs and signs checkpoints (``service.domain.serverkey``). Settings made in code
     get a fresh one, which only suits a single process."""
 
     def __post_init__(self):

@@ -50,7 +50,7 @@ def __getattr__(name: str):
 
 HOMES_FOLDER: str | None = None
 """Where this server's workers keep their Unix sockets for moves sockets passed on to a match's home
-(``service.homes``): made by ``run`` before the workers are forked, removed when the server exits."""
+(``service.http.home_workers``): made by ``run`` before the workers are forked, removed when the server exits."""
 
 
 HEAD_LINE_BYTES = 32 * 1024
@@ -89,7 +89,7 @@ def linger(sock, limit: int = LINGER_BYTES, wait: float = LINGER_S) -> None:
 
 
 def head_refusal(status: str, error: str, message: str) -> bytes:
-    """The whole HTTP answer refusing a head, in the API's error shape (``service.errors``', which cannot be
+    """The whole HTTP answer refusing a head, in the API's error shape (``service.http.errors``', which cannot be
     imported here: it imports what imports this module); the connection closes after it."""
     body = json.dumps({"error": error, "message": message}).encode() + b"\n"
     return (
@@ -137,7 +137,7 @@ def _gevent_worker():
     from gunicorn.http.parser import RequestParser
     from gunicorn.workers.ggevent import GeventWorker
 
-    from service import homes
+    from service.http import home_workers
 
     refusals = {LimitRequestLine: LINE_REFUSAL, LimitRequestHeaders: HEADERS_REFUSAL}
 
@@ -163,22 +163,22 @@ def _gevent_worker():
         def run(self):
             if HOMES_FOLDER is None:
                 return super().run()
-            homes.here = homes.Homes(
+            home_workers.here = home_workers.Homes(
                 HOMES_FOLDER,
-                lambda environ, client: homes.run_passed_on(self.wsgi, environ, client),
+                lambda environ, client: home_workers.run_passed_on(self.wsgi, environ, client),
                 gevent.spawn,
             )
             try:
                 return super().run()
             finally:
-                homes.here.close()
+                home_workers.here.close()
 
         def handle_request(self, listener_name, req, sock, addr):
             # a moves socket of a match homed in another worker goes there before the app sees it
-            here = homes.here
+            here = home_workers.here
             # (a TLS connection's state cannot go with its descriptor)
             if here is not None and not hasattr(sock, "cipher") and _upgrading(req):
-                match_id = homes.match_of(req.path)
+                match_id = home_workers.match_of(req.path)
                 if match_id is not None:
                     _, environ = wsgi.create(req, sock, addr, listener_name, self.cfg)
                     if here.pass_on(match_id, environ, sock):
@@ -221,9 +221,9 @@ def _forgetting(folder: str, then: Callable | None) -> Callable:
     """gunicorn's ``child_exit`` hook: a worker gone (killed, say) is no match's home any more."""
 
     def child_exit(server, worker) -> None:
-        from service import homes
+        from service.http import home_workers
 
-        homes.forget(folder, worker.pid)
+        home_workers.forget(folder, worker.pid)
         if then is not None:
             then(server, worker)
 

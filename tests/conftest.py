@@ -18,10 +18,10 @@ from pathlib import Path
 import fakeredis
 import pytest
 
-from service.app import create_app
 from service.config import Settings
-from service.embedded_redis import EmbeddedRedis
-from service.redis_client import connect
+from service.http.app import create_app
+from service.store.embedded_redis import EmbeddedRedis
+from service.store.redis_client import connect
 
 # Every process of a deployment shares the server's secret (it seals seeds and signs checkpoints):
 # the tests' apps, the jobs they run in-process and the workers they start all get this one.
@@ -101,13 +101,13 @@ def redis_cluster():
 # -- refusal reasons: every IllegalAction made while the tests run must carry a declared code --------------
 #
 # IllegalAction is wrapped for the whole session: each one is put down to the engine whose method made it
-# (the nearest ``self`` that is a game) or to the server (``service.lifecycle``), and its reason must be one
+# (the nearest ``self`` that is a game) or to the server (``service.domain.lifecycle``), and its reason must be one
 # that game declares in ``refusals`` (or one of ``SHELL_REFUSALS``). The test during which an undeclared one
 # was made fails. When the whole suite runs, the session also fails if a declared code was never produced.
 
 from service import games as _games  # noqa: E402
+from service.domain.lifecycle import SHELL_REFUSALS  # noqa: E402
 from service.games import protocol as _protocol  # noqa: E402
-from service.lifecycle import SHELL_REFUSALS  # noqa: E402
 
 SERVER = "server"
 PRODUCED: dict[str, set[str]] = {}  # game id (or "server") -> the codes made during the session
@@ -121,7 +121,7 @@ def _owner(frame) -> tuple[str, frozenset[str] | None]:
         me = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
         if me is not None and isinstance(getattr(me, "info", None), _protocol.GameInfo):
             return me.info.id, frozenset(getattr(me, "refusals", {}))
-        if frame.f_globals.get("__name__") == "service.lifecycle":
+        if frame.f_globals.get("__name__") == "service.domain.lifecycle":
             return SERVER, frozenset(SHELL_REFUSALS)
         frame = frame.f_back
     return "", None

@@ -9,9 +9,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from service.keys import Keys
-from service.platforms import Platforms
-from service.webhooks import joined
+from service.store.keys import Keys
+from service.store.platforms import Platforms
+from service.store.webhooks import joined
 from tests.helpers import bearer, run_jobs
 
 MODES: list[tuple[str, int, dict[str, Any]]] = [

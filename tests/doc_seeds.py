@@ -1,7 +1,7 @@
 """Seeds the documentation's sessions can print: the server's entropy for seeds and salts
-(``service.lifecycle``'s ``secrets``) replaced by a counted sequence, so the n-th match a server creates
+(``service.domain.lifecycle``'s ``secrets``) replaced by a counted sequence, so the n-th match a server creates
 gets the same seed in every run, and a page's bots, draws and rolls happen again as printed; match ids
-(``service.matches``'s ``uuid``) are counted too, so a match's feed partition, and with it its keys'
+(``service.application.matches``'s ``uuid``) are counted too, so a match's feed partition, and with it its keys'
 hash tag and its master on a Redis Cluster, are the same in every run. For tests
 only: ``tests/test_doc_sessions.py`` installs it in its in-process server, and ``tests/doc_site`` (a
 ``sitecustomize`` put on the ``PYTHONPATH`` of the ``matchlog serve`` it starts) in that server's
@@ -37,7 +37,8 @@ def counted_uuid(start: int = 0) -> SimpleNamespace:
 
 
 def install() -> None:
-    from service import lifecycle, matches
+    from service.application import matches
+    from service.domain import lifecycle
 
     lifecycle.secrets = counted_secrets()  # type: ignore[assignment]
     matches.uuid = counted_uuid()  # type: ignore[assignment]

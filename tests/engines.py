@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from service import packs
+from service.store import packs
 
 
 def new_state(game, players: int, seed: str = "test", **options):
@@ -17,7 +17,7 @@ def new_state(game, players: int, seed: str = "test", **options):
 def begun(game, seed: str, at: str = "2026-01-01T00:00:00.000Z"):
     """A match of ``game`` for its most players, default options, begun by the server's pure step
     (``lifecycle.begin``): that first step and the match's secret (``seed``, salt ``salt``)."""
-    from service import lifecycle
+    from service.domain import lifecycle
 
     players = max(game.info.counts())
     resolved = lifecycle.check_options(game.info.id, {}, players)
@@ -61,8 +61,8 @@ def random_playout(
 
 def bot_match_log(game_id: str, bots: list[str], seed: str = "analysis", **options) -> list:
     """A whole log (``Recorded`` entries, ``seed_revealed`` included) of a match every seat of which a bot
-    plays, made with the server's own pure steps (``service.lifecycle``): no Redis, no API."""
-    from service import lifecycle, replay
+    plays, made with the server's own pure steps (``service.domain.lifecycle``): no Redis, no API."""
+    from service.domain import lifecycle, replay
     from service.games import GAMES
 
     game = GAMES[game_id]

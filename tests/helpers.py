@@ -63,10 +63,10 @@ def run_jobs(redis_client, settings) -> None:
     """Run every queued background job (scoring...) here and now, as a worker would."""
     from rq import SimpleWorker
 
-    from service.jobqueue import JobQueue
-    from service.keys import Keys
-    from service.matches import Matches
-    from service.redis_client import for_jobs
+    from service.application.matches import Matches
+    from service.store.jobqueue import JobQueue
+    from service.store.keys import Keys
+    from service.store.redis_client import for_jobs
     from workers.jobs import run_here
 
     jobs = for_jobs(settings.rq_redis_url, redis_client)  # RQ's own Redis beside a cluster
@@ -115,7 +115,7 @@ def beating_worker(redis_client, settings):
     again only when asked (``heartbeat()``)."""
     import uuid
 
-    from service.keys import Keys
+    from service.store.keys import Keys
 
     worker = _Beating(redis_client, Keys(settings.namespace).feed_members, f"test-{uuid.uuid4().hex[:8]}")
     worker.heartbeat()

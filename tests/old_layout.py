@@ -15,8 +15,8 @@ from pathlib import Path
 
 import redis
 
-from service.embedded_redis import EmbeddedRedis
-from service.keys import Keys
+from service.store.embedded_redis import EmbeddedRedis
+from service.store.keys import Keys
 
 DUO = {"players": [{"name": "ann"}, {"name": "bob"}], "options": {"variant": "duo"}}
 
@@ -37,8 +37,8 @@ def to_legacy_layout(redis_client: redis.Redis, keys: Keys) -> int:
 
 
 def main() -> None:
-    from service.app import create_app
     from service.config import Settings
+    from service.http.app import create_app
     from tests import doc_seeds
     from tests.helpers import act, bearer, create, play_random_game
 

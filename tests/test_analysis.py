@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from service import analysis
+from service.domain import analysis
 from service.games import GAMES
 from service.games.kit import Analyst
-from service.keys import Keys
+from service.store.keys import Keys
 from tests.engines import bot_match_log
 from tests.helpers import bearer, play_random_game, run_jobs
 
@@ -61,14 +61,14 @@ def test_a_finished_match_is_analysed_once_by_a_worker_and_kept(client, fake_red
 
 
 def schemas_classes():
-    from service.schemas import CLASSIFICATIONS
+    from service.http.schemas import CLASSIFICATIONS
 
     return CLASSIFICATIONS
 
 
 def test_another_platforms_key_reads_no_analysis(client):
-    from service.keys import Keys
-    from service.platforms import Platforms
+    from service.store.keys import Keys
+    from service.store.platforms import Platforms
 
     match_id = client.post(
         "/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}

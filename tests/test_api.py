@@ -299,8 +299,8 @@ def test_scoring_job_runs_and_reports(client, fake_redis, settings):
 def test_a_job_is_read_only_with_a_credential_of_its_match(client, fake_redis, settings):
     """Job ids are predictable (score-<match>-v<version>): without a credential 401, with a seat token or
     platform key of another match 404, the same answer as for no such job."""
-    from service.keys import Keys
-    from service.platforms import Platforms
+    from service.store.keys import Keys
+    from service.store.platforms import Platforms
 
     platforms = Platforms(fake_redis, Keys(settings.namespace))
     _, key = platforms.create("arena")
@@ -320,8 +320,8 @@ def test_a_job_is_read_only_with_a_credential_of_its_match(client, fake_redis, s
 
 def test_bot_clock_and_webhook_jobs_are_nobodys_to_read(client, fake_redis, settings):
     """Only scoring jobs are handed out by id; the workers' own are not shown, even to the match's seats."""
-    from service.jobqueue import JobQueue
-    from service.keys import Keys
+    from service.store.jobqueue import JobQueue
+    from service.store.keys import Keys
 
     match_id, tokens = create(client)
     jobs = JobQueue(fake_redis, Keys(settings.namespace))
@@ -359,7 +359,7 @@ def test_a_move_chosen_at_an_old_version_is_a_conflict_even_where_this_process_i
 ):
     """Two API processes: the second appends; the first, whose copy is still at version 1, gets a move
     for version 1 that its copy would refuse (not that seat's turn there): it is a 409, not a 422."""
-    from service.app import create_app
+    from service.http.app import create_app
 
     first, second = app.test_client(), create_app(settings, fake_redis).test_client()
     created = first.post(

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from service import clocks
-from service import matches as matches_module
-from service.chain import Recorded
+from service.application import matches as matches_module
 from service.cli import main, replay_log
+from service.domain import clocks
+from service.domain.chain import Recorded
 from service.games import GAMES
 from tests.helpers import PLAYERS, act, bearer, create, play_random_game, run_jobs
 
@@ -262,9 +262,9 @@ def test_a_log_from_before_chain_3_names_no_match_and_a_checkpoint_of_its_head_n
     """A log written before the chain bound the match (chain 2: ``match_created`` without ``match``) still
     audits as it did. It names no match (``match: null``, ``match_bound: false``); a checkpoint of its head
     names the one the server signed with that head, still unbound by the chain, and nothing to compare."""
-    from service import lifecycle, replay
-    from service.chain import canonical_json
-    from service.serverkey import ServerKey
+    from service.domain import lifecycle, replay
+    from service.domain.chain import canonical_json
+    from service.domain.serverkey import ServerKey
     from tests.conftest import TEST_SECRET
     from tests.engines import bot_match_log
 

@@ -34,7 +34,7 @@ def test_the_bare_stack_appends_once_per_version(fake_redis, monkeypatch):
     from tests.bench import bare
     from tests.bench.throughput import renumbered
 
-    monkeypatch.setattr("service.redis_client.connect", lambda url: fake_redis)
+    monkeypatch.setattr("service.store.redis_client.connect", lambda url: fake_redis)
     client = bare.create_app("redis://unused").test_client()
     body, script = BENCHMARKS["blokus"].scripted_match(random.Random(1))
     created = client.post("/v1/matches", json=body)

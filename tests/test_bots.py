@@ -7,13 +7,13 @@ import random
 
 import pytest
 
-from service import lifecycle
+from service.domain import lifecycle
+from service.domain.lifecycle import SeedSecret
+from service.domain.replay import MatchState
 from service.games import GAMES, protocol
 from service.games.bots import BOTS, GreedyBot, SeatView
-from service.keys import Keys
-from service.lifecycle import SeedSecret
-from service.platforms import Platforms
-from service.replay import MatchState
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.engines import new_state, play
 from tests.helpers import bearer, full_log
 
@@ -363,8 +363,8 @@ def test_a_bots_move_and_a_clock_check_are_taken_back_soon_if_their_worker_dies(
     and a clock check have short ones, so a crashed worker stalls a match for well under a minute."""
     from rq.job import Job
 
-    from service.jobqueue import BOT_MOVE_TIMEOUT_S, CHECK_CLOCK_TIMEOUT_S, JobQueue
-    from service.keys import Keys
+    from service.store.jobqueue import BOT_MOVE_TIMEOUT_S, CHECK_CLOCK_TIMEOUT_S, JobQueue
+    from service.store.keys import Keys
 
     jobs = JobQueue(real_redis, Keys(settings.namespace))
     jobs.enqueue_bot_move("a" * 32, 1, 5)
@@ -384,8 +384,8 @@ def test_a_job_whose_worker_died_between_taking_and_starting_it_goes_back_on_the
 ):
     """RQ moves a job from the queue to an intermediate list, then starts it: a worker killed in between
     left the job in that list, and the match waited for a bot's move that nobody would make."""
-    from service import jobqueue
-    from service.keys import Keys
+    from service.store import jobqueue
+    from service.store.keys import Keys
 
     jobs = jobqueue.JobQueue(real_redis, Keys(settings.namespace))
     jobs.enqueue_bot_move("b" * 32, 1, 7)
@@ -421,10 +421,10 @@ def test_a_job_whose_worker_died_between_taking_and_starting_it_goes_back_on_the
 def test_only_a_bot_moves_a_bots_seat():
     """A process may trust a seat's old token for a moment after the seat went to a bot: the rules refuse a
     person's move for a bot's seat all the same."""
-    from service import lifecycle
+    from service.domain import lifecycle
+    from service.domain.lifecycle import SeedSecret
     from service.games import GAMES
     from service.games.protocol import IllegalAction
-    from service.lifecycle import SeedSecret
 
     secret = SeedSecret("seed", "salt")
     step = lifecycle.begin(

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from service import clocks, lifecycle
+from service.domain import clocks, lifecycle
+from service.domain.lifecycle import SeedSecret
 from service.games import GAMES
-from service.lifecycle import SeedSecret
 from tests.helpers import act, bearer
 
 
@@ -308,9 +308,9 @@ def test_a_timeout_that_loses_its_race_leaves_the_seat_its_token(fake_redis, set
     came in time, the seat gets its token back rather than being locked out of a match it is playing."""
     import time
 
-    from service.events import VersionConflict
-    from service.matches import Matches, NewMatch
-    from service.tokens import seat_for
+    from service.application.matches import Matches, NewMatch
+    from service.domain.tokens import seat_for
+    from service.store.events import VersionConflict
 
     matches = Matches(fake_redis, settings)
     match_id, state, tokens = matches.create(

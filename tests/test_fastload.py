@@ -1,4 +1,4 @@
-"""The compiled loads of the hot path (``service.fastload``) agree with the marshmallow schemas they are
+"""The compiled loads of the hot path (``service.http.fastload``) agree with the marshmallow schemas they are
 compiled from: on every legal action of random games of every game, and on those actions bent out of shape,
 the compiled load answers exactly what the schema loads (the same dict, its keys in the same order), or
 None (the schema then loads it, or refuses it with its own errors)."""
@@ -12,9 +12,12 @@ import random
 import pytest
 from marshmallow import ValidationError
 
-from service import api, express, fastload, lifecycle, moves, packs
-from service.errors import api_error_of, flatten, invalid
+from service.domain import lifecycle
 from service.games import GAMES
+from service.http import fastload, moves_socket, routes
+from service.http.errors import api_error_of, flatten, invalid
+from service.http.middleware import express
+from service.store import packs
 from tests.helpers import create, play_random_game
 
 GAMES_PER_GAME = 2
@@ -104,7 +107,7 @@ def _agrees(fast, schema, data) -> None:
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_compiled_action_load_agrees_with_the_schema(game_id):
     game = GAMES[game_id]
-    schema, fast = api._action_schema(game_id), api._action_loader(game_id)
+    schema, fast = routes._action_schema(game_id), routes._action_loader(game_id)
     assert fast is not None, "every game's action schema compiles"
     rng = random.Random(f"fastload-{game_id}")
     taken = 0
@@ -125,7 +128,7 @@ def _reference_load_action(game_id: str, raw):
     names = GAMES[game_id].action_names
     raw = names.for_engine(raw) if names is not None else raw
     try:
-        return api._action_schema(game_id).load(raw)
+        return routes._action_schema(game_id).load(raw)
     except ValidationError as error:
         messages = names.for_clients(error.messages) if names is not None else error.messages
         raise invalid(
@@ -147,14 +150,14 @@ def test_load_action_answers_as_before_for_bent_actions():
     for game_id, game in sorted(GAMES.items()):
         for action in list(_random_actions(game, rng, limit=3))[:5]:
             for bent in [action, *_bent(action, rng)]:
-                assert json.dumps(_answer(api.load_action, game_id, bent), default=repr) == json.dumps(
+                assert json.dumps(_answer(routes.load_action, game_id, bent), default=repr) == json.dumps(
                     _answer(_reference_load_action, game_id, bent), default=repr
                 )
 
 
 def test_compiled_move_envelope_agrees_with_the_schema():
     rng = random.Random("moves")
-    fast = moves._fast_move
+    fast = moves_socket._fast_move
     assert fast is not None
     action = {"type": "place", "cells": [[0, 0]]}
     cases = [
@@ -175,7 +178,7 @@ def test_compiled_move_envelope_agrees_with_the_schema():
     ]
     rng.shuffle(cases)
     for case in cases:
-        _agrees(fast, moves._move, case)
+        _agrees(fast, moves_socket._move, case)
     assert fast({"expected_version": 3, "action": action, "idempotency_key": "k"}) is not None
 
 
@@ -229,17 +232,17 @@ def _bent_answer(answer: dict, rng: random.Random):
 def test_compiled_answer_dump_agrees_with_the_schema(client, monkeypatch):
     """The POST's answers (``AcceptedSchema``) as the API made them in random games of every game, and bent
     copies of them: the compiled dump gives what ``schema.dump`` gives, or leaves it to the schema."""
-    schema, fast = api._accepted, api._accepted_dump
+    schema, fast = routes._accepted, routes._accepted_dump
     assert fast is not None, "AcceptedSchema compiles"
     answers = []
-    made = api.played
+    made = routes.played
 
     def recorded(*args):
         answer, headers = made(*args)
         answers.append(copy.deepcopy(answer))
         return answer, headers
 
-    monkeypatch.setattr(api, "played", recorded)  # the lean view's
+    monkeypatch.setattr(routes, "played", recorded)  # the lean view's
     monkeypatch.setattr(express, "played", recorded)  # the express lane's
     rng = random.Random("dump")
     for game_id, game in sorted(GAMES.items()):

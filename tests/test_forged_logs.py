@@ -16,13 +16,13 @@ from dataclasses import replace
 import fakeredis
 import pytest
 
-from service import lifecycle, replay
-from service.app import create_app
-from service.audit import ForgedLog, UncoveredEntries, check_covered, check_head, read_checkpoint
 from service.cli import main
 from service.config import Settings
-from service.events import Recorded
+from service.domain import lifecycle, replay
+from service.domain.audit import ForgedLog, UncoveredEntries, check_covered, check_head, read_checkpoint
 from service.games.protocol import IllegalAction
+from service.http.app import create_app
+from service.store.events import Recorded
 from tests.conftest import TEST_SECRET
 from tests.helpers import PLAYERS, create, play_random_game, score
 
@@ -311,7 +311,7 @@ def test_the_server_never_answers_an_undo_after_the_end(genuine):
 def test_a_seat_replaced_as_the_match_ends_is_refused_not_appended(client, fake_redis, settings):
     """The match ends between the replacement's first look and its append: MatchOver, and nothing
     follows the end in the log (the fold would refuse it, and the match would no longer load)."""
-    from service.matches import Matches, MatchOver
+    from service.application.matches import Matches, MatchOver
 
     match_id, tokens = create(client, players=PLAYERS[:2], options={"variant": "duo"})
     play_random_game(client, match_id, tokens, random.Random(3), max_actions=2)

@@ -1,4 +1,4 @@
-"""``service.frozen.replaced`` (the fast ``dataclasses.replace`` of the move path) makes what
+"""``service.domain.immutable.replaced`` (the fast ``dataclasses.replace`` of the move path) makes what
 ``dataclasses.replace`` makes: random games of every game played through the lifecycle with it and
 with ``dataclasses.replace`` give the same log (entries, hashes) and the same states, field for field."""
 
@@ -10,8 +10,8 @@ import random
 
 import pytest
 
-from service import chain, lifecycle, replay
-from service.frozen import replaced
+from service.domain import chain, lifecycle, replay
+from service.domain.immutable import replaced
 from service.games import GAMES
 from tests.engines import begun
 

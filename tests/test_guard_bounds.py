@@ -12,8 +12,10 @@ import flask
 from werkzeug.datastructures import EnvironHeaders
 from werkzeug.test import EnvironBuilder
 
-from service import errors, guards, serving
-from service.errors import ApiError
+from service import serving
+from service.http import errors
+from service.http.errors import ApiError
+from service.http.middleware import guards
 
 CHARACTERS = ["a", "Z", "0", "-", "_", "/", "%", "é", "ß", "ﬃ", "ΐ", "☃", "\x00"]
 

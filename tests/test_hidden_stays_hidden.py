@@ -1,6 +1,6 @@
 """Hidden stays hidden: nothing a viewer is shown of a log entry (its data, hash, public data and
 commitment) lets it test a guess of what was hidden from it, while the chain of what it is shown
-still verifies, and everything verifies once the seed is revealed (``service.chain``).
+still verifies, and everything verifies once the seed is revealed (``service.domain.chain``).
 
 The attacker here is given its best case: the true hidden value among its candidates. For each
 entry whose data a viewer sees only in part, it tries every recipe it could compute without the
@@ -19,9 +19,11 @@ from dataclasses import replace
 
 import pytest
 
-from service import lifecycle, packs, replay, views
-from service.chain import BrokenChain, Recorded, canonical_json, commitment_key, verify_chain
+from service.domain import lifecycle, replay
+from service.domain import projections as views
+from service.domain.chain import BrokenChain, Recorded, canonical_json, commitment_key, verify_chain
 from service.games import GAMES
+from service.store import packs
 
 AT = "2026-11-27T12:00:00.000Z"
 

@@ -1,4 +1,4 @@
-"""A match's home worker (``service.homes``): every moves socket of a match is served by one worker, the
+"""A match's home worker (``service.http.home_workers``): every moves socket of a match is served by one worker, the
 one rendezvous hashing picks among the live ones, and a worker that accepted a socket for a match homed
 elsewhere passes the connection itself on; when the home cannot take it, the worker keeps it. Here the
 workers are threads of this process; ``tests/integration/test_moves_socket.py`` checks the same on a
@@ -12,7 +12,8 @@ import uuid
 
 import pytest
 
-from service import homes, serving
+from service import serving
+from service.http import home_workers
 
 
 def _spawn(f, *args):
@@ -32,22 +33,24 @@ class Received:
 @pytest.fixture
 def two_workers(tmp_path):
     taken = {1001: Received(), 1002: Received()}
-    workers = {pid: homes.Homes(tmp_path, taken[pid], _spawn, pid=pid) for pid in taken}
+    workers = {pid: home_workers.Homes(tmp_path, taken[pid], _spawn, pid=pid) for pid in taken}
     yield workers, taken
     for worker in workers.values():
         worker.close()
 
 
 def _homed_at(pid: int, pids: list[int]) -> str:
-    return next(m for m in (uuid.uuid4().hex for _ in range(1000)) if homes.home(m, pids) == pid)
+    return next(m for m in (uuid.uuid4().hex for _ in range(1000)) if home_workers.home(m, pids) == pid)
 
 
 def test_a_match_has_one_home_and_only_a_departed_workers_matches_move():
     matches = [uuid.uuid4().hex for _ in range(300)]
-    before = {m: homes.home(m, [1, 2, 3]) for m in matches}
+    before = {m: home_workers.home(m, [1, 2, 3]) for m in matches}
     assert set(before.values()) == {1, 2, 3}  # spread over every worker
-    assert before == {m: homes.home(m, [3, 1, 2]) for m in matches}  # whatever order they are listed in
-    after = {m: homes.home(m, [1, 3]) for m in matches}
+    assert before == {
+        m: home_workers.home(m, [3, 1, 2]) for m in matches
+    }  # whatever order they are listed in
+    after = {m: home_workers.home(m, [1, 3]) for m in matches}
     assert {m for m in matches if after[m] != before[m]} == {m for m in matches if before[m] == 2}
 
 
@@ -88,10 +91,10 @@ def test_a_worker_keeps_the_sockets_of_matches_homed_with_it(two_workers):
 
 def test_a_home_that_is_gone_leaves_the_socket_with_the_worker_that_accepted_it(tmp_path):
     gone = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    gone.bind(str(tmp_path / f"1003{homes.SUFFIX}"))  # a worker killed outright leaves its file behind
+    gone.bind(str(tmp_path / f"1003{home_workers.SUFFIX}"))  # a worker killed outright leaves its file behind
     gone.close()
     taken = Received()
-    worker = homes.Homes(tmp_path, taken, _spawn, pid=1004)
+    worker = home_workers.Homes(tmp_path, taken, _spawn, pid=1004)
     try:
         match_id = _homed_at(1003, [1003, 1004])
         far, near = socket.socketpair()
@@ -100,12 +103,12 @@ def test_a_home_that_is_gone_leaves_the_socket_with_the_worker_that_accepted_it(
         assert far.recv(11) == b"served here"
         # the arbiter takes a worker it saw exit out of the listing (gunicorn's child_exit)
         serving._forgetting(str(tmp_path), None)(None, type("Worker", (), {"pid": 1003})())
-        assert not (tmp_path / f"1003{homes.SUFFIX}").exists()
+        assert not (tmp_path / f"1003{home_workers.SUFFIX}").exists()
         far.close()
         near.close()
     finally:
         worker.close()
-    assert not (tmp_path / f"1004{homes.SUFFIX}").exists()  # a worker that stops takes itself out
+    assert not (tmp_path / f"1004{home_workers.SUFFIX}").exists()  # a worker that stops takes itself out
 
 
 def test_a_passed_on_request_refused_before_the_handshake_gets_its_http_answer():
@@ -115,7 +118,7 @@ def test_a_passed_on_request_refused_before_the_handshake_gets_its_http_answer()
         start_response("400 BAD REQUEST", [("Content-Type", "application/json"), ("Content-Length", "2")])
         return [b"{}"]
 
-    homes.run_passed_on(refusing, {"PATH_INFO": "/"}, near)
+    home_workers.run_passed_on(refusing, {"PATH_INFO": "/"}, near)
     answer = far.recv(1000)
     assert answer.startswith(b"HTTP/1.1 400 BAD REQUEST\r\n")
     assert b"Connection: close\r\n" in answer and answer.endswith(b"\r\n\r\n{}")
@@ -129,20 +132,20 @@ def test_a_home_serves_a_connection_only_once_the_passing_worker_let_it_go(two_w
     _, taken = two_workers
     _far, near = socket.socketpair()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as link:  # a worker passing it on, then giving up
-        link.connect(str(tmp_path / f"1001{homes.SUFFIX}"))
+        link.connect(str(tmp_path / f"1001{home_workers.SUFFIX}"))
         text = b'{"PATH_INFO": "/"}'
         socket.send_fds(link, [len(text).to_bytes(4, "big")], [near.fileno()])
         link.sendall(text)
-        assert link.recv(1) == homes.TAKEN
+        assert link.recv(1) == home_workers.TAKEN
     assert not taken[1001].event.wait(0.5)
 
 
 def test_a_passing_worker_that_hears_nothing_in_time_serves_the_connection_itself(tmp_path, monkeypatch):
-    monkeypatch.setattr(homes, "HOLD_S", 0.2)
+    monkeypatch.setattr(home_workers, "HOLD_S", 0.2)
     silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # a home too busy to answer
-    silent.bind(str(tmp_path / f"1005{homes.SUFFIX}"))
+    silent.bind(str(tmp_path / f"1005{home_workers.SUFFIX}"))
     silent.listen()
-    worker = homes.Homes(tmp_path, Received(), _spawn, pid=1006)
+    worker = home_workers.Homes(tmp_path, Received(), _spawn, pid=1006)
     try:
         _far, near = socket.socketpair()
         assert not worker.pass_on(_homed_at(1005, [1005, 1006]), {}, near)
@@ -152,13 +155,13 @@ def test_a_passing_worker_that_hears_nothing_in_time_serves_the_connection_itsel
 
 
 def test_the_moves_route_is_gathered_by_its_match_id():
-    from service import moves
+    from service.http import moves_socket
 
-    homes.gather(moves.ROUTE)
-    assert homes.match_of("/v1/matches/3f2a/moves") == "3f2a"
-    assert homes.match_of("/v1/matches/3f2a/moves/x") is None
-    assert homes.match_of("/v1/matches/3f2a/events") is None
-    assert homes.match_of("/v1/matches//moves") is None
+    home_workers.gather(moves_socket.ROUTE)
+    assert home_workers.match_of("/v1/matches/3f2a/moves") == "3f2a"
+    assert home_workers.match_of("/v1/matches/3f2a/moves/x") is None
+    assert home_workers.match_of("/v1/matches/3f2a/events") is None
+    assert home_workers.match_of("/v1/matches//moves") is None
 
 
 def test_only_a_websocket_upgrade_is_passed_on():

@@ -13,15 +13,15 @@ import pytest
 from rq import Queue, SimpleWorker
 from rq.registry import ScheduledJobRegistry
 
-from service import lifecycle
-from service.app import create_app
-from service.budgets import budget_address
+from service.application.matches import Matches, NewMatch
 from service.config import Settings
+from service.domain import lifecycle
 from service.games.bots import GreedyBot
-from service.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS, JobQueue
-from service.keys import Keys
-from service.matches import Matches, NewMatch
-from service.platforms import Platforms
+from service.http.app import create_app
+from service.store.budgets import budget_address
+from service.store.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS, JobQueue
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import bearer
 from workers.jobs import run_here
 
@@ -223,7 +223,7 @@ def _left_to_bots(client, monkeypatch, how: str, key: str | None = None) -> dict
         _bots_play(matches, created["id"], 1)
         state = matches.load(created["id"])
         later = datetime.fromtimestamp(time.time() + 60, tz=UTC).isoformat(timespec="milliseconds")
-        monkeypatch.setattr("service.matches.now", lambda: later.replace("+00:00", "Z"))
+        monkeypatch.setattr("service.application.matches.now", lambda: later.replace("+00:00", "Z"))
         assert matches.check_clock(created["id"], state.version) == "timed out"
     else:
         replaced = client.post(
@@ -325,7 +325,7 @@ def test_a_match_left_to_bots_without_its_place_takes_it_at_its_bots_next_move(
 
 def test_a_count_reads_past_a_long_run_of_ended_matches_and_lets_them_go(fake_redis, settings):
     """The earlier places are read in steps of ``cap + COUNTED_AT_ONCE``: ended ones first, running ones after."""
-    from service.budgets import COUNTED_AT_ONCE, BotBudgets
+    from service.store.budgets import COUNTED_AT_ONCE, BotBudgets
 
     keys = Keys(settings.namespace)
     budgets = BotBudgets(fake_redis, keys)

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from service.chain import built_once, compact_encoder
+from service.domain.chain import built_once, compact_encoder
 from service.games import GAMES
 from tests.test_snapshot_append import _steps
 

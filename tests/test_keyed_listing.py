@@ -10,10 +10,12 @@ import uuid
 
 import pytest
 
-from service import api, lifecycle, packs
+from service.domain import lifecycle
 from service.games import GAMES
 from service.games.blokus.engine import VARIANTS
 from service.games.protocol import ActionNames
+from service.http import routes
+from service.store import packs
 
 AT = "2026-01-01T00:00:01.000Z"
 
@@ -56,19 +58,19 @@ def _reference(app, state, seat: int) -> bytes:
 
 @pytest.mark.parametrize(("game_id", "options", "players"), list(_matches()))
 def test_the_keyed_answer_is_the_answer_encoded_whole(app, monkeypatch, game_id, options, players):
-    monkeypatch.setattr(api, "KEYED_PARTS", 300)  # small enough that a long game starts a family again
-    monkeypatch.setattr(api, "_parts", {})
+    monkeypatch.setattr(routes, "KEYED_PARTS", 300)  # small enough that a long game starts a family again
+    monkeypatch.setattr(routes, "_parts", {})
     keyed = 0
     with app.test_request_context():
         for n, state in enumerate(_states(game_id, options, players, seed=len(options) + players)):
             for seat in range(players):
                 reference = _reference(app, state, seat)
                 for _ in range(2):  # encoding the actions, then finding them kept
-                    made = api._keyed_listing(state, seat)
+                    made = routes._keyed_listing(state, seat)
                     if made is not None:
                         keyed += 1
                         assert made == (reference, len(state.legal_actions(seat))), (n, seat)
-                    answer = api.legal_actions_answer(uuid.uuid4().hex, state, seat)
+                    answer = routes.legal_actions_answer(uuid.uuid4().hex, state, seat)
                     assert answer.get_data() == reference, (n, seat)
                     assert answer.mimetype == "application/json"
     assert (keyed > 0) == (game_id == "blokus")  # the games that key their actions took the keyed path
@@ -78,8 +80,8 @@ def test_indented_answers_are_left_to_the_reference_path(app):
     app.json.compact = False
     with app.test_request_context():
         state = next(_states("blokus", {}, 4, seed=1))
-        assert api._keyed_listing(state, 0) is None
-        assert api.legal_actions_answer("m", state, 0).get_data() == _reference(app, state, 0)
+        assert routes._keyed_listing(state, 0) is None
+        assert routes.legal_actions_answer("m", state, 0).get_data() == _reference(app, state, 0)
 
 
 def test_keyed_actions_are_listed_in_the_apis_names(app, monkeypatch):
@@ -87,10 +89,10 @@ def test_keyed_actions_are_listed_in_the_apis_names(app, monkeypatch):
     API's names, as the reference path does: Blokus, given names for the test."""
     names = ActionNames(types={"place": "put"}, fields={"cells": "squares", "colour": "color"})
     monkeypatch.setattr(GAMES["blokus"], "action_names", names)
-    monkeypatch.setattr(api, "_parts", {})
+    monkeypatch.setattr(routes, "_parts", {})
     with app.test_request_context():
         for state in _states("blokus", {"allow_voluntary_pass": True}, 4, seed=3, limit=12):
             seat = state.engine.to_act(state.game)[0]
             reference = _reference(app, state, seat)
             assert b'"put"' in reference and b'"squares"' in reference
-            assert api._keyed_listing(state, seat) == (reference, len(state.legal_actions(seat)))
+            assert routes._keyed_listing(state, seat) == (reference, len(state.legal_actions(seat)))

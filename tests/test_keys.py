@@ -7,7 +7,7 @@ import uuid
 
 from redis.crc import key_slot
 
-from service.keys import Keys, partition_tags
+from service.store.keys import Keys, partition_tags
 
 
 def test_every_key_of_a_match_shares_the_slot_of_its_feed_partition():

@@ -1,10 +1,11 @@
-"""The hot routes' lean views (``service.api.lean``) and the express lane before Flask (``service.express``)
-answer exactly as the documented views under them: twin matches (the same seed, the same clock) of every
-game are played side by side, each request sent to one twin through the faster way and to the other through
-the documented one (webargs, flask-smorest), and the answers compared byte for byte, status, headers in
-their order and body, the twins' ids and hashes aside. Legal actions are posted as listed, and bent: bodies that are not
-JSON or not the schema's, versions of the wrong kind, Idempotency-Keys of every length (and again, replayed
-or reused), query strings, missing and wrong credentials."""
+"""The hot routes' lean views (``service.http.routes.lean``) and the express lane before Flask
+(``service.http.middleware.express``) answer exactly as the documented views under them: twin matches (the
+same seed, the same clock) of every game are played side by side, each request sent to one twin through the
+faster way and to the other through the documented one (webargs, flask-smorest), and the answers compared byte
+for byte, status, headers in their order and body, the twins' ids and hashes aside. Legal actions are posted
+as listed, and bent: bodies that are not JSON or not the schema's, versions of the wrong kind,
+Idempotency-Keys of every length (and again, replayed or reused), query strings, missing and wrong
+credentials."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from service import lifecycle
-from service import matches as matches_module
+from service.application import matches as matches_module
+from service.domain import lifecycle
 from service.games import GAMES
 from tests.helpers import create
 

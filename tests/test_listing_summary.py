@@ -10,11 +10,13 @@ import random
 
 import pytest
 
-from service import fastload, rows, schemas, views
+from service.application.matches import NewMatch
+from service.domain import projections
 from service.games import GAMES
-from service.keys import Keys
-from service.matches import NewMatch
-from service.platforms import Platforms
+from service.http import fastload, schemas
+from service.store import rows
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import bearer
 
 AT = "2030-01-01T00:00:00.000Z"
@@ -36,7 +38,7 @@ def _as_json(value):
 
 
 def _folded_row(matches, match_id) -> dict:
-    return _as_json(views.summary(match_id, matches.load(match_id), AT))
+    return _as_json(projections.summary(match_id, matches.load(match_id), AT))
 
 
 def _stored_row(fake_redis, settings, match_id) -> dict:
@@ -115,7 +117,7 @@ def test_a_listing_answers_the_bytes_it_answered_before_on_random_matches_of_eve
     matches = _matches(client)
     rng = random.Random(f"bytes {game_id}")
     made = [_made(matches, game_id, kind, rng) for kind in KINDS for _ in range(2)]
-    monkeypatch.setattr("service.matches.now", lambda: AT)
+    monkeypatch.setattr("service.application.matches.now", lambda: AT)
     statuses = {_folded_row(matches, m)["status"] for m in made}
     assert {"open", "active", "aborted", "finished"} <= statuses
     for query in ["", "&order=newest", "&limit=3"] + [f"&status={s}" for s in sorted(statuses)]:
@@ -285,7 +287,7 @@ def test_a_platform_and_anyone_are_answered_the_same_rows_bytes(client, settings
         )[0]
         for game_id in sorted(GAMES)
     ]
-    monkeypatch.setattr("service.matches.now", lambda: AT)
+    monkeypatch.setattr("service.application.matches.now", lambda: AT)
     body = {"matches": [_folded_row(matches, m) for m in made], "next_cursor": None}
     before = _answered_before(client.application, body)
     assert b"p-ann" not in before  # a platform's player ids are not in a row

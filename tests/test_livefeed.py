@@ -7,9 +7,9 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from service.app import create_app
-from service.keys import Keys
-from service.platforms import Platforms
+from service.http.app import create_app
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import act, bearer, create, full_log, play_random_game, run_jobs
 from tests.sse import Listener
 

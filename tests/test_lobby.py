@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 import threading
 
-from service import replay
-from service.chain import Recorded
-from service.keys import Keys
-from service.platforms import Platforms
+from service.domain import replay
+from service.domain.chain import Recorded
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import act, bearer, full_log, play_random_game
 from tests.helpers import create as create_match
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from service.repository import Lru
+from service.store.repository import Lru
 
 
 def test_the_least_recently_used_goes_first():
@@ -64,8 +64,8 @@ def test_a_byte_bounded_lru_evicts_the_least_recently_used_by_bytes_not_by_count
 def test_the_state_cache_holds_at_most_its_bytes_of_states(fake_redis, settings):
     from dataclasses import replace
 
-    from service.matches import Matches, NewMatch
-    from service.repository import state_weight
+    from service.application.matches import Matches, NewMatch
+    from service.store.repository import state_weight
 
     one = Matches(fake_redis, settings).create(NewMatch("blokus", ["ann", "bob"]))[1]
     bound = 3 * state_weight(one, None)

@@ -1,5 +1,5 @@
-"""The manners of a public HTTP API (``service.manners``): request ids, CORS for browsers, ``Location`` on
-every 201, structured access logs that never hold a token, and the health probes."""
+"""The manners of a public HTTP API (``service.http.middleware.request_hooks``): request ids, CORS for browsers,
+``Location`` on every 201, structured access logs that never hold a token, and the health probes."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from flask import g
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service import manners
-from service.keys import Keys
-from service.manners import JsonLines, RequestIdFilter
+from service.http.middleware import request_hooks
+from service.http.middleware.request_hooks import JsonLines, RequestIdFilter
+from service.store.keys import Keys
 from tests.helpers import act, bearer, beating_worker, create
 
 
@@ -33,7 +33,7 @@ def test_a_request_id_is_echoed_or_made(client):
 
 @given(st.floats(min_value=-1e10, max_value=4.2e9, allow_nan=False))
 def test_a_log_line_s_time_is_the_text_datetime_makes_of_it(created):
-    assert manners.log_time(created) == datetime.fromtimestamp(created, UTC).isoformat(
+    assert request_hooks.log_time(created) == datetime.fromtimestamp(created, UTC).isoformat(
         timespec="milliseconds"
     )
 
@@ -41,7 +41,7 @@ def test_a_log_line_s_time_is_the_text_datetime_makes_of_it(created):
 @given(st.integers(min_value=0, max_value=4_102_444_800), st.integers(min_value=0, max_value=999_999))
 def test_a_log_line_s_time_rounds_as_datetime_does_near_each_millisecond(seconds, microseconds):
     for created in (seconds + microseconds / 1e6, seconds + (microseconds + 0.5) / 1e6):
-        assert manners.log_time(created) == datetime.fromtimestamp(created, UTC).isoformat(
+        assert request_hooks.log_time(created) == datetime.fromtimestamp(created, UTC).isoformat(
             timespec="milliseconds"
         )
 
@@ -68,7 +68,7 @@ def test_browsers_may_call_the_api_from_any_origin_by_default(client):
 def test_only_configured_origins_when_the_config_names_them(settings, fake_redis):
     import dataclasses
 
-    from service.app import create_app
+    from service.http.app import create_app
 
     app = create_app(dataclasses.replace(settings, cors_origins=("https://play.example",)), fake_redis)
     client = app.test_client()
@@ -136,9 +136,9 @@ def configured():
     """``configure_logging`` as ``matchlog serve`` calls it, onto a text buffer, and a test that puts it back
     alone (pytest's own handlers join the root's for the test's call); the test's logging after."""
     root = logging.getLogger()
-    before = (root.handlers[:], root.level, manners._configured)
-    manners.configure_logging()
-    handler = manners._configured
+    before = (root.handlers[:], root.level, request_hooks._configured)
+    request_hooks.configure_logging()
+    handler = request_hooks._configured
     assert handler is not None
     handler.setStream(io.StringIO())
 
@@ -149,7 +149,7 @@ def configured():
     try:
         yield alone
     finally:
-        root.handlers[:], root.level, manners._configured = before[0], before[1], before[2]
+        root.handlers[:], root.level, request_hooks._configured = before[0], before[1], before[2]
 
 
 ACCESSES = [
@@ -184,8 +184,8 @@ def test_an_access_line_written_straight_is_the_line_its_record_makes(app, confi
                         g.request_id = request_id
                     if not straight:
                         configured.addFilter(lambda record: True)  # any filter takes the record path
-                    assert (manners._straight_out() is configured) == straight
-                    manners._log_access(fields)
+                    assert (request_hooks._straight_out() is configured) == straight
+                    request_hooks._log_access(fields)
                     configured.filters = configured.filters[:1]
                 out = configured.stream.getvalue()
                 configured.stream.seek(0)
@@ -204,20 +204,20 @@ def test_each_request_writes_its_access_line_at_once(client, configured):
 
 def test_anything_else_on_the_way_takes_the_record_path(configured):
     configured = configured()
-    assert manners._straight_out() is configured
+    assert request_hooks._straight_out() is configured
     other = logging.NullHandler()
-    for logger in (manners.ACCESS, logging.getLogger()):  # a handler a test or an operator adds
+    for logger in (request_hooks.ACCESS, logging.getLogger()):  # a handler a test or an operator adds
         logger.addHandler(other)
-        assert manners._straight_out() is None
+        assert request_hooks._straight_out() is None
         logger.removeHandler(other)
-    assert manners._straight_out() is configured
-    manners.ACCESS.setLevel(logging.WARNING)
+    assert request_hooks._straight_out() is configured
+    request_hooks.ACCESS.setLevel(logging.WARNING)
     try:
-        assert manners._straight_out() is None
+        assert request_hooks._straight_out() is None
     finally:
-        manners.ACCESS.setLevel(logging.NOTSET)
-    manners.ACCESS.propagate = False
+        request_hooks.ACCESS.setLevel(logging.NOTSET)
+    request_hooks.ACCESS.propagate = False
     try:
-        assert manners._straight_out() is None
+        assert request_hooks._straight_out() is None
     finally:
-        manners.ACCESS.propagate = True
+        request_hooks.ACCESS.propagate = True

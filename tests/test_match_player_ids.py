@@ -3,8 +3,8 @@ another platform, and anyone without a credential, read the names alone."""
 
 from __future__ import annotations
 
-from service.keys import Keys
-from service.platforms import Platforms
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import bearer
 
 

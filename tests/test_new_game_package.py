@@ -44,9 +44,9 @@ PER_GAME = [  # tests parametrized by game, run for the new one (-k toy)
 
 PLAYED = """
 import random, fakeredis
-from service.app import create_app
+from service.http.app import create_app
 from service.config import Settings
-from service.contract import prefix
+from service.http.openapi_components import prefix
 from service.games import GAMES
 from tests.helpers import create, play_random_game
 from tests.test_typed_contract import problems

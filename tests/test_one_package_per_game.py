@@ -14,9 +14,9 @@ import fakeredis
 import pytest
 
 from service import games
-from service.app import create_app, spec
 from service.cli import main
-from service.contract import prefix
+from service.http.app import create_app, spec
+from service.http.openapi_components import prefix
 from tests import toy_nim
 from tests.helpers import create, play_random_game, score
 

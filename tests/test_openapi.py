@@ -12,11 +12,11 @@ import yaml
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import ignored_auth, positive_data_acceptance
 
-from service.app import create_app, spec
 from service.config import Settings
 from service.games import GAMES
-from service.keys import Keys
-from service.platforms import Platforms
+from service.http.app import create_app, spec
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import beating_worker, create
 
 CONTRACT = Path(__file__).resolve().parent.parent / "openapi.yaml"
@@ -114,7 +114,8 @@ def test_api_honours_its_contract(case):
 
 
 REQUEST_GUARDS = {414: "uri_too_long", 431: "request_header_fields_too_large"}
-"""What every request may meet before its operation does (``service.guards``; the contract's description)."""
+"""What every request may meet before its operation does (``service.http.middleware.guards``; the contract's
+description)."""
 
 
 def _to_act_token(match_id: str, tokens: dict[int, str]) -> str:

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from service import packs
-from service.app import create_app
 from service.config import Settings
 from service.games import GAMES
 from service.games.blackout_hong_kong import content as blackout_content
 from service.games.chock_a_block import content as chock_content
+from service.http.app import create_app
+from service.store import packs
 
 PLAYERS = [{"name": "ann"}, {"name": "bob"}]
 

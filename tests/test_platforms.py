@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from service.app import create_app
-from service.keys import Keys
-from service.platforms import Platforms
+from service.http.app import create_app
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import act, bearer, full_log
 
 
@@ -226,8 +226,8 @@ def test_an_aborted_matchs_open_seat_cannot_be_joined(client, fake_redis, settin
 def test_a_revoked_platforms_webhooks_go_with_its_key(real_redis, redis_url, settings, capsys):
     """Nobody could remove them afterwards (the key that manages them is gone), and they would be delivered on."""
     from service import cli
-    from service.serverkey import ServerKey
-    from service.webhooks import Webhooks
+    from service.domain.serverkey import ServerKey
+    from service.store.webhooks import Webhooks
 
     platform_id, _ = Platforms(real_redis, Keys(settings.namespace)).create("arena")
     hooks = Webhooks(real_redis, Keys(settings.namespace), ServerKey(settings.secret_key))
@@ -244,7 +244,7 @@ def test_a_key_rotated_with_grace_works_until_its_grace_ends_then_says_it_was_ro
     """``matchlog keys rotate NAME --grace D``: both keys work while the platform's servers take the new
     one; then the old one is refused with a reason that says why. A revocation ends both at once."""
     from service import cli
-    from service.app import create_app
+    from service.http.app import create_app
 
     client = create_app(settings, real_redis).test_client()
     platforms = Platforms(real_redis, Keys(settings.namespace))
@@ -262,7 +262,7 @@ def test_a_key_rotated_with_grace_works_until_its_grace_ends_then_says_it_was_ro
     assert listed["platform"] == platform_id and len(listed["previous_keys_valid_until"]) == 1
 
     later = time.time() + 31 * 60  # the grace period is over
-    monkeypatch.setattr("service.platforms.time.time", lambda: later)
+    monkeypatch.setattr("service.store.platforms.time.time", lambda: later)
     refused = client.get("/v1/matches", headers=bearer(old))
     assert refused.status_code == 401 and refused.json["error"] == "platform_key_rotated"
     assert "grace period ended" in refused.json["message"]
@@ -292,8 +292,8 @@ def test_platforms_are_listed_oldest_first_even_within_one_second(fake_redis, se
 
 
 def test_a_failure_recorded_as_its_webhook_is_removed_leaves_no_webhook_behind(fake_redis, settings):
-    from service.serverkey import ServerKey
-    from service.webhooks import Webhooks
+    from service.domain.serverkey import ServerKey
+    from service.store.webhooks import Webhooks
 
     hooks = Webhooks(fake_redis, Keys(settings.namespace), ServerKey(settings.secret_key), disable_after=5)
     hook = hooks.register("p1", "https://example.org/hook", ["placed"], None)["id"]
@@ -311,7 +311,7 @@ def test_a_failure_recorded_as_its_webhook_is_removed_leaves_no_webhook_behind(f
 
 
 def test_a_webhook_removed_while_its_platform_enables_it_is_not_found(fake_redis, settings, monkeypatch):
-    from service.matches import Matches
+    from service.application.matches import Matches
 
     client = create_app(settings, fake_redis).test_client()
     _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from service.app import create_app
 from service.config import Settings
+from service.http.app import create_app
 from tests.helpers import act, bearer, create
 
 
@@ -99,7 +99,7 @@ def test_a_limit_counts_every_write_together_whatever_the_endpoint(settings, fak
 
 
 def test_moves_on_the_socket_count_in_the_tokens_windows(settings, fake_redis):
-    from service import ratelimits
+    from service.http.middleware import ratelimits
 
     client = limited_client(settings, fake_redis, per_token="2/minute")
     match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])
@@ -160,7 +160,7 @@ def test_reads_are_limited_by_default_on_a_server():
 
 
 def test_moves_on_the_socket_count_in_the_addresss_write_window(settings, fake_redis):
-    from service import ratelimits
+    from service.http.middleware import ratelimits
 
     client = limited_client(settings, fake_redis, per_address="2/minute")
     match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])  # one

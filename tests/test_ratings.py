@@ -10,11 +10,11 @@ import random
 import pytest
 from openskill.models import PlackettLuce
 
-from service.jobqueue import JobQueue
-from service.keys import Keys
-from service.platforms import Platforms
-from service.players import PlayerStore, plan_rebuild
-from service.ratings import RatedMatch, Seat, pool_of, rate, rated_match
+from service.domain.ratings import RatedMatch, Seat, pool_of, rate, rated_match
+from service.store.jobqueue import JobQueue
+from service.store.keys import Keys
+from service.store.platforms import Platforms
+from service.store.players import PlayerStore, plan_rebuild
 from tests.helpers import bearer, full_log, play_random_game, run_jobs
 
 PEOPLE = [{"name": n, "player": f"u-{i}"} for i, n in enumerate(("ann", "bob", "cat", "dan"), start=1)]
@@ -295,7 +295,7 @@ def test_a_rebuild_from_the_logs_gets_the_same_numbers(client, app, settings, fa
 def test_a_match_waits_for_a_match_of_its_pool_that_ended_before_it(fake_redis, settings):
     """The rule worker holds a game's place in its pool's queue when it ends; a match that ended later
     but was scored first waits for it, so ratings follow the order the games ended."""
-    from service.ratings import replay_pool
+    from service.domain.ratings import replay_pool
 
     store = PlayerStore(fake_redis, settings.namespace)
     early = RatedMatch("early", "g", "g:2p", 1000, 40, (Seat(0, "a", 2), Seat(1, "b", 1)))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from service import replay
-from service.chain import Recorded
+from service.domain import replay
+from service.domain.chain import Recorded
 
 LOGS = sorted((Path(__file__).parent / "fixtures" / "logs").glob("*.json"))
 

@@ -1,6 +1,6 @@
 """Refusal reasons are declared: every engine lists the codes its ``play`` refuses with (``refusals``,
 ``service.games.protocol.Refusals``) and the rule each enforces; the server's own are
-``service.lifecycle.SHELL_REFUSALS``. The catalogue lists them per game and ``openapi.yaml`` carries them
+``service.domain.lifecycle.SHELL_REFUSALS``. The catalogue lists them per game and ``openapi.yaml`` carries them
 as enums (``<Game>RefusalReason``, and ``RefusalReason`` for ``Error.reason``).
 
 ``tests/conftest.py`` wraps ``IllegalAction`` for the whole session: a test during which a game refuses
@@ -15,11 +15,11 @@ import re
 
 import pytest
 
-from service.app import spec
+from service.application.matches import KNOWN_SEED_REASONS
+from service.domain.lifecycle import SHELL_REFUSALS, refusals_of
 from service.games import GAMES, refusals_component
 from service.games.protocol import IllegalAction, Refusal
-from service.lifecycle import SHELL_REFUSALS, refusals_of
-from service.matches import KNOWN_SEED_REASONS
+from service.http.app import spec
 from tests.engines import new_state, random_playout
 
 CODE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
@@ -107,10 +107,10 @@ def test_blokus_refuses_a_colour_missing_or_not_in_the_variant():
 def test_the_server_refuses_play_in_an_aborted_match_an_unstarted_one_and_a_bots_seat(
     app, fake_redis, settings
 ):
-    from service import lifecycle
-    from service.keys import Keys
-    from service.repository import MatchRepository
-    from service.serverkey import ServerKey
+    from service.domain import lifecycle
+    from service.domain.serverkey import ServerKey
+    from service.store.keys import Keys
+    from service.store.repository import MatchRepository
 
     client, matches = app.test_client(), app.extensions["matchlog"]
     repository = MatchRepository(
@@ -146,7 +146,7 @@ def test_the_server_refuses_a_second_undo_request_and_a_record_move_after_the_en
     import fakeredis
 
     from service import games
-    from service.app import create_app
+    from service.http.app import create_app
     from tests import toy_nim
     from tests.helpers import act, bearer
 

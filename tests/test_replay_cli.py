@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from service.chain import Recorded, canonical_json
 from service.cli import main
+from service.domain.chain import Recorded, canonical_json
 from tests.helpers import create, play_random_game, score
 
 
@@ -98,7 +98,7 @@ def test_a_signed_checkpoint_proves_the_log_is_the_servers(client, finished_log,
 def test_a_checkpoint_is_checked_against_the_pinned_key_only(client, finished_log, capsys, tmp_path):
     """A forger who rebuilds the chain can sign its head with a key of his own: a checkpoint proves
     something only against the server's key, pinned beforehand, and is not read without it."""
-    from service.serverkey import ServerKey
+    from service.domain.serverkey import ServerKey
 
     checkpoint = client.get(f"/v1/matches/{finished_log['match_id']}/checkpoint").json
     own = ServerKey(base64.urlsafe_b64encode(bytes(range(32))).decode())  # a forger's own secret

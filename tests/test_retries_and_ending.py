@@ -13,11 +13,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from service import replay
-from service.app import create_app
-from service.chain import Recorded
-from service.keys import Keys
-from service.platforms import Platforms
+from service.domain import replay
+from service.domain.chain import Recorded
+from service.http.app import create_app
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import act, bearer, play_random_game
 
 KEY = {"Idempotency-Key": "a-random-key-only-this-client-knows-1"}
@@ -141,7 +141,7 @@ def test_racing_creates_with_one_key_make_one_match(real_client):
 
 
 def test_a_retry_while_the_first_still_runs_waits_then_is_told_it_is_in_progress(client, monkeypatch):
-    from service import matches as matches_module
+    from service.application import matches as matches_module
 
     monkeypatch.setattr(matches_module, "IDEMPOTENCY_WAIT_S", 0.2)
     app = app_of(client)
@@ -275,8 +275,8 @@ def test_a_seat_concedes_in_every_game_and_the_log_replays_to_the_same_result(cl
     assert late.status_code == 422 and late.json["reason"] == "game_over"
     # and every answer is what openapi.yaml says: the created match with its creator token, the concession,
     # the log with seat_conceded and the server's moves, the result with conceded
-    from service.contract import prefix
     from service.games import GAMES
+    from service.http.openapi_components import prefix
     from tests.test_typed_contract import problems
 
     shape = prefix(GAMES[game])
@@ -301,7 +301,7 @@ def test_a_conceded_seats_own_move_is_refused_with_its_reason(client):
     assert client.post(f"/v1/matches/{match_id}/concede", headers=bearer(tokens[quitter])).status_code == 201
     app = app_of(client)
     state = app.load(match_id)
-    from service import lifecycle
+    from service.domain import lifecycle
     from service.games.protocol import IllegalAction
 
     with pytest.raises(IllegalAction) as refused:
@@ -436,7 +436,7 @@ def test_an_idle_match_is_ended_as_abandoned_and_leaves_the_open_and_active_list
 def test_a_process_puts_a_match_it_moves_under_the_abandonment_watch_once_a_minute(
     client, fake_redis, settings, monkeypatch
 ):
-    from service import matches
+    from service.application import matches
 
     created = client.post("/v1/matches", json={"game": "blokus", "players": players(4)}).json
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]

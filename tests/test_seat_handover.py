@@ -5,9 +5,9 @@ copy does not know is looked up in Redis before it is refused."""
 
 from __future__ import annotations
 
-from service.app import create_app
-from service.keys import Keys
-from service.platforms import Platforms
+from service.http.app import create_app
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import act, bearer
 
 
@@ -105,8 +105,8 @@ def _first_save_after(matches, first):
 def test_a_replacement_that_loses_its_append_to_another_leaves_the_token_of_the_last_one(
     settings, fake_redis
 ):
-    from service.matches import Matches, NewMatch
-    from service.tokens import token_hash
+    from service.application.matches import Matches, NewMatch
+    from service.domain.tokens import token_hash
 
     here, there = Matches(fake_redis, settings), Matches(fake_redis, settings)
     match_id, _, _ = here.create(NewMatch("blokus", ["ann", "bob"], {}))
@@ -121,8 +121,8 @@ def test_a_replacement_that_loses_its_append_to_another_leaves_the_token_of_the_
 def test_a_replacement_racing_a_timeout_to_a_bot_leaves_the_token_of_the_last_handover(settings, fake_redis):
     import time
 
-    from service.matches import Matches, NewMatch
-    from service.tokens import token_hash
+    from service.application.matches import Matches, NewMatch
+    from service.domain.tokens import token_hash
 
     clock, there = Matches(fake_redis, settings), Matches(fake_redis, settings)
     match_id, state, _ = clock.create(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from service import replay
+from service.domain import replay
 from tests.helpers import PLAYERS, bearer, create
 
 
@@ -90,7 +90,7 @@ def test_no_seed_or_salt_in_clear_in_redis(client, fake_redis, settings):
 
 
 def test_a_sealed_seed_opens_only_with_the_servers_key_and_for_its_match():
-    from service.serverkey import ServerKey, WrongServerKey, new_secret
+    from service.domain.serverkey import ServerKey, WrongServerKey, new_secret
 
     key, other = ServerKey(new_secret()), ServerKey(new_secret())
     sealed = key.seal(b"seed", b"match-a")

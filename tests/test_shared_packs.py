@@ -11,10 +11,10 @@ from dataclasses import replace
 
 import pytest
 
-from service import replay
-from service.frozen import FrozenDict
-from service.matches import Matches, NewMatch
-from service.snapshots import Snapshots
+from service.application.matches import Matches, NewMatch
+from service.domain import replay
+from service.domain.immutable import FrozenDict
+from service.store.snapshots import Snapshots
 
 
 def _play(matches, match_id, rng, moves):
@@ -58,7 +58,7 @@ def test_a_state_on_a_shared_pack_encodes_as_one_on_a_copy(fake_redis, settings,
 def test_an_answer_holding_a_shared_pack_keeps_its_entries_keys_in_order(fake_redis, settings):
     """The log's first entry carries the pack: its frozen parts are encoded as the dicts they read as, so the
     answer keeps every entry's keys in the order the POST's answer had (not the standard encoder's sorting)."""
-    from service.app import create_app
+    from service.http.app import create_app
 
     client = create_app(settings, fake_redis).test_client()
     created = client.post(

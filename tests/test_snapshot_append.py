@@ -12,12 +12,13 @@ import random
 import fakeredis
 import pytest
 
-from service import lifecycle, snapshots
-from service.events import Remember, VersionConflict
+from service.domain import lifecycle
+from service.domain.serverkey import ServerKey
 from service.games import GAMES
-from service.keys import Keys
-from service.repository import MatchRepository, Meta
-from service.serverkey import ServerKey
+from service.store import snapshots
+from service.store.events import Remember, VersionConflict
+from service.store.keys import Keys
+from service.store.repository import MatchRepository, Meta
 from tests.conftest import TEST_SECRET
 from tests.engines import begun
 

@@ -4,8 +4,8 @@ snapshot leaves the state cached as the head, like any other."""
 
 from __future__ import annotations
 
-from service.keys import Keys
-from service.matches import Matches, NewMatch
+from service.application.matches import Matches, NewMatch
+from service.store.keys import Keys
 
 
 def _grown(matches: Matches, version: int) -> str:
@@ -84,7 +84,7 @@ def test_a_scored_match_folded_again_keeps_its_one_snapshot(client, fake_redis, 
     from its log again. A scored, compacted match must not grow its snapshots back by the way."""
     import random
 
-    from service import snapshots
+    from service.store import snapshots
     from tests.helpers import create, play_random_game, score
 
     match_id, tokens = create(client, players=[{"name": "a"}, {"name": "b"}])
@@ -108,7 +108,7 @@ def test_an_old_read_of_a_compacted_match_leaves_its_snapshots_sparse(client, fa
     below it is kept) and writes none back: the match keeps its final state only, as compaction left it."""
     import random
 
-    from service.chain import Recorded
+    from service.domain.chain import Recorded
     from tests.helpers import create, full_log, play_random_game, score
 
     match_id, tokens = create(client, players=[{"name": "a"}, {"name": "b"}])

@@ -18,9 +18,9 @@ import jsonschema
 import pytest
 import yaml
 
-from service.app import create_app
-from service.contract import prefix
 from service.games import GAMES
+from service.http.app import create_app
+from service.http.openapi_components import prefix
 from tests.contract_play import MODES, capture_webhooks, play
 
 CONTRACT = Path(__file__).resolve().parent.parent / "openapi.yaml"
@@ -212,7 +212,7 @@ def test_every_answer_of_a_random_match_fits_the_contract(
     # the same matches in every run: the server's seed entropy drawn from the mode's own generator, so a
     # shape the contract misses fails every run, not one run in many
     drawn = random.Random(repr((game, players, options)))
-    monkeypatch.setattr("service.lifecycle.secrets.token_hex", lambda n: drawn.randbytes(n).hex())
+    monkeypatch.setattr("service.domain.lifecycle.secrets.token_hex", lambda n: drawn.randbytes(n).hex())
     app = create_app(settings, fake_redis)
     check = Checker(game)
     capture_webhooks(app, check)

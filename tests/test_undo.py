@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from service import replay
-from service.app import create_app
-from service.chain import Recorded
+from service.domain import replay
+from service.domain.chain import Recorded
+from service.http.app import create_app
 from tests.helpers import act, bearer, full_log
 
 
@@ -255,10 +255,10 @@ def test_a_move_that_shows_every_seats_secret_choice_stands(bot_seat):
     cannot take its choice back having seen the others'."""
     import random
 
-    from service import lifecycle
+    from service.domain import lifecycle
+    from service.domain.lifecycle import SeedSecret
     from service.games import GAMES
     from service.games.protocol import IllegalAction
-    from service.lifecycle import SeedSecret
 
     secret, rng = SeedSecret("seed1", "salt"), random.Random(3)
     game = GAMES["blackout-hong-kong"]
@@ -391,8 +391,8 @@ def test_a_record_of_a_match_with_a_seat_handed_to_a_bot_and_an_undo_imports_to_
 ):
     """A seat handed to a bot (its moves marked acted_by) and back, an undo in between: the record plays
     the moves the state kept, named as the state names the seats."""
-    from service.keys import Keys
-    from service.platforms import Platforms
+    from service.store.keys import Keys
+    from service.store.platforms import Platforms
 
     _, key = Platforms(store, Keys(settings.namespace)).create("arena")
     created = client.post(
@@ -423,9 +423,10 @@ def test_an_undo_never_takes_back_a_bots_card_from_its_hidden_hand(undo):
     (six undos showed six of its cards). The person's move and the reply stand."""
     import random
 
-    from service import lifecycle, packs
+    from service.domain import lifecycle
     from service.games import GAMES
     from service.games.protocol import IllegalAction
+    from service.store import packs
 
     game, at = GAMES["chock-a-block"], "2026-01-01T00:00:00.000Z"
     secret, rng = lifecycle.SeedSecret("seed0", "salt"), random.Random(0)
@@ -467,9 +468,10 @@ def test_a_consent_undo_does_not_go_back_past_a_bots_reply_that_showed_the_asker
     take back what ann was shown."""
     import random
 
-    from service import lifecycle, packs
+    from service.domain import lifecycle
     from service.games import GAMES
     from service.games.protocol import IllegalAction
+    from service.store import packs
 
     game, at = GAMES["chock-a-block"], "2026-01-01T00:00:00.000Z"
     secret, rng = lifecycle.SeedSecret("seed1", "salt"), random.Random(1)
@@ -544,9 +546,9 @@ def test_an_undo_refused_for_what_the_bots_showed_folds_the_span_once_and_is_not
     the same state is refused by the judgement already made."""
     import random
 
+    from service.application.matches import Matches, NewMatch
+    from service.domain.tokens import token_hash
     from service.games.protocol import IllegalAction
-    from service.matches import Matches, NewMatch
-    from service.tokens import token_hash
     from tests.helpers import run_jobs
 
     matches = Matches(fake_redis, settings)
@@ -589,7 +591,7 @@ def test_an_undo_refused_for_what_the_bots_showed_folds_the_span_once_and_is_not
         matches.submit(match_id, 0, state.version, rng.choice(state.legal_actions(0)))
     assert refused is not None and refused.value.reason == "hidden_information_revealed"
     assert taken_back > 4 and len([v for v in loads if v is not None]) == 1, (loads, taken_back)
-    from service import lifecycle
+    from service.domain import lifecycle
 
     judged, judge = [], lifecycle.showed_a_secret
     monkeypatch.setattr(lifecycle, "showed_a_secret", lambda *args: judged.append(1) or judge(*args))

@@ -2,7 +2,7 @@
 shown is back among what it cannot see.
 
 Random matches of every game with undo on (both modes), bots in some seats, are played through the pure
-steps the server stores (``service.lifecycle``): people move, undo, accept and refuse at random, bots
+steps the server stores (``service.domain.lifecycle``): people move, undo, accept and refuse at random, bots
 answer. After each undo that went through, every seat's views over the versions it took back are compared
 with its view now: a value (a string of a view: a card's, a tile's id) it was shown there, that it no
 longer sees and that is still somewhere in the match (another hand, the deck, the pile) is a secret
@@ -23,9 +23,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service import lifecycle, packs, replay
+from service.domain import lifecycle, replay
 from service.games import GAMES
 from service.games.protocol import IllegalAction, reveals
+from service.store import packs
 
 AT = "2026-01-01T00:00:00.000Z"
 EXAMPLES = int(os.environ.get("MATCHLOG_UNDO_EXAMPLES", "30"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.webhooks import BadWebhookUrl, check_url
+from service.store.webhooks import BadWebhookUrl, check_url
 
 IPV4_INSIDE = [
     ("::ffff:0:0/96 (IPv4-mapped)", ["::ffff:127.0.0.1", "::ffff:10.0.0.1", "::ffff:8.8.8.8"]),

@@ -1,5 +1,5 @@
 """RQ jobs: heavy or slow work that must not hold up an HTTP request. They are enqueued through
-``service.jobqueue`` by their import path.
+``service.store.jobqueue`` by their import path.
 
 Jobs are idempotent, because RQ may run one twice (a retry after its worker died) and the projector
 may enqueue one twice (a feed entry processed again after a crash): ``score_match`` appends
@@ -17,13 +17,14 @@ from typing import Any
 import redis
 from rq import get_current_job
 
-from service import metrics, ratings
+from service import metrics
+from service.application.matches import Matches, now
 from service.config import Settings
-from service.jobqueue import DELIVERY_RETRIES
-from service.matches import Matches, now
-from service.players import PlayerStore
-from service.redis_client import connect
-from service.webhooks import (
+from service.domain import ratings
+from service.store.jobqueue import DELIVERY_RETRIES
+from service.store.players import PlayerStore
+from service.store.redis_client import connect
+from service.store.webhooks import (
     DELIVERY_HEADER,
     SIGNATURE_HEADER,
     BadWebhookUrl,
@@ -243,7 +244,7 @@ def rebuild_ratings(platform: str, pool: str, match_ids: list[str], namespace: s
 
 
 def analyse_match(match_id: str, namespace: str) -> dict[str, Any]:
-    """Analyse a finished match (``service.analysis``), keeping its progress and result beside it; run twice,
+    """Analyse a finished match (``service.domain.analysis``), keeping its progress and result beside it; run twice,
     the result kept first stays (the analysis is pure: both runs compute the same one)."""
     try:
         answer = _matches(namespace).analyse(match_id)

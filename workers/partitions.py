@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from service.keys import Keys
+from service.store.keys import Keys
 
 REBALANCE = """
 -- KEYS: members (zset: worker -> last heartbeat ms), owners (hash: partition -> worker|expiry ms)

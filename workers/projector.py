@@ -26,13 +26,13 @@ import time
 import redis
 
 from service import metrics
-from service.events import EventStore, FeedNotice
-from service.keys import Keys
-from service.matches import Matches
-from service.players import PlayerStore
-from service.ratings import epoch_ms, pool_of
-from service.repository import MatchNotFound
-from service.serverkey import ServerKey, WrongServerKey
+from service.application.matches import Matches
+from service.domain.ratings import epoch_ms, pool_of
+from service.domain.serverkey import ServerKey, WrongServerKey
+from service.store.events import EventStore, FeedNotice
+from service.store.keys import Keys
+from service.store.players import PlayerStore
+from service.store.repository import MatchNotFound
 from workers.partitions import PartitionLeases
 
 GROUP = "projector"

@@ -17,12 +17,12 @@ import uuid
 import redis
 from rq import SimpleWorker
 
+from service.application.matches import Matches
 from service.config import Settings
-from service.jobqueue import KINDS, JobQueue
-from service.keys import Keys
-from service.matches import Matches
-from service.redis_client import connect, for_jobs
-from service.serverkey import ServerKey, WrongServerKey
+from service.domain.serverkey import ServerKey, WrongServerKey
+from service.store.jobqueue import KINDS, JobQueue
+from service.store.keys import Keys
+from service.store.redis_client import connect, for_jobs
 from workers.jobs import DeliveryFailed, run_here
 from workers.projector import Projector
 

@@ -130,7 +130,7 @@ class Engine:
     action_names: ActionNames | None = None
     """The API's names for the game's actions where they differ from its engine's (``protocol.ActionNames``)."""
     analyst: Analyst | None = None
-    """How the analysis of a finished match (``service.analysis``) values a seat's choices; None: the game
+    """How the analysis of a finished match (``service.domain.analysis``) values a seat's choices; None: the game
     has no analysis (the API says ``analysis_unavailable``). A game need not have one."""
 
     _appliers: ClassVar[dict[str, Callable]] = {}

@@ -68,7 +68,7 @@ the server reads what a game can do from the game itself and never asks ``getatt
 ``action_names: ActionNames | None``
     The API's names for the game's actions where they differ from its engine's and rules spec's.
 ``analyst: Analyst | None``
-    How the analysis of a finished match values a seat's choices (``service.analysis``); None: no analysis.
+    How the analysis of a finished match values a seat's choices (``service.domain.analysis``); None: no analysis.
 ``legal_action_keys(state, seat) -> (family, keys) | None``
     ``legal_actions`` as keys that each stand for the same action for ever (``keyed_action(family,
     key)``), so that the API makes an action's JSON once per key; None (the kit's default): not keyed.
@@ -76,7 +76,7 @@ the server reads what a game can do from the game itself and never asks ``getatt
     JSON Schemas of what the game shows: its ``view`` (as a seat and as a spectator sees it), the
     ``data`` of each of its event types as ``event_view`` shows it to each viewer, what ``scores``
     returns, and the content pack ``match_created`` records. ``openapi.yaml`` is built from them
-    (``service.contract``), beside ``options_schema`` and ``action_schema``.
+    (``service.http.openapi_components``), beside ``options_schema`` and ``action_schema``.
 
 ``play`` returns a ``Played``: the events, in order, as a list that also carries the state after
 each of them, so that the server keeps those states instead of folding the events a second time.
@@ -334,7 +334,7 @@ class Game(Protocol):
     @property
     def refusals(self) -> Refusals:
         """Every ``IllegalAction.reason`` ``play`` may raise, with the rule each enforces (``turn_refusals``
-        included); the server's own refusals (``service.lifecycle.SHELL_REFUSALS``) come on top."""
+        included); the server's own refusals (``service.domain.lifecycle.SHELL_REFUSALS``) come on top."""
 
     @property
     def bots(self) -> Mapping[str, Bot]:
@@ -370,7 +370,7 @@ class Game(Protocol):
     @property
     def analyst(self) -> Any:
         """``service.games.kit.Analyst`` or None: how the analysis of a finished match values a seat's
-        choices (``service.analysis``); it is given only ``seen_by``'s state. None: the game has no
+        choices (``service.domain.analysis``); it is given only ``seen_by``'s state. None: the game has no
         analysis."""
 
     def seen_by(self, state: State, seat: int) -> State | None:

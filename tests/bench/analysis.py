@@ -2,7 +2,7 @@
 
 For each game and player count below, plays ``matches`` (default 2) bot matches to their end with the
 server's own pure steps (``tests.engines.bot_match_log``: greedy against random, as a mixed field plays),
-then times ``service.analysis.analyse`` over each whole log, as the worker's job runs it (less reading the
+then times ``service.domain.analysis.analyse`` over each whole log, as the worker's job runs it (less reading the
 log from Redis and writing the result: a few milliseconds). Prints the machine, a table (seconds per
 match, per judged action, and the actions judged) and, as the very last line, one JSON object with every
 figure.
@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-from service import analysis
+from service.domain import analysis
 from tests.bench.common import Figure, json_figures, machine, table
 from tests.engines import bot_match_log
 

@@ -68,7 +68,7 @@ class Servers:
         self.url = redis_url or os.environ.get("REDIS_URL") or None
         try:
             if self.url is None:
-                from service.embedded_redis import EmbeddedRedis
+                from service.store.embedded_redis import EmbeddedRedis
 
                 self.embedded = EmbeddedRedis(Path(self.folder) / "redis").start()
                 self.url = self.embedded.url
@@ -156,7 +156,7 @@ class Servers:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def _delete_namespace(self) -> None:
-        from service.redis_client import connect
+        from service.store.redis_client import connect
 
         client = connect(self.url)
         batch = []

@@ -5,7 +5,7 @@ client settings, with the API's URLs so that the same client drives both.
 Per action one version-checked append: ``XADD`` with the explicit id ``<expected_version + 1>-0``,
 which Redis refuses when the stream is already there (409). A read is one ``XREVRANGE ... COUNT 1``
 (the last entry). No rules, no auth, no validation: the floor under matchlog's cost. The moves
-socket (``/v1/matches/{id}/moves``, flask-sock as in ``service.moves``) does the same append per
+socket (``/v1/matches/{id}/moves``, flask-sock as in ``service.http.moves_socket``) does the same append per
 message and answers ``{"status": 201, "version": ...}``: the floor under the socket's cost.
 
     REDIS_URL=redis://... python -m tests.bench.bare --port 8001 --workers 2
@@ -33,7 +33,7 @@ def create_app(url: str):
     from flask import Flask, request
     from flask_sock import ConnectionClosed, Sock
 
-    from service.redis_client import connect
+    from service.store.redis_client import connect
 
     store = connect(url)
     app = Flask("bare")

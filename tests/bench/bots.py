@@ -3,7 +3,7 @@
 Win rates of the strong search bots against the common ones, with the engines alone (no HTTP):
 ``blokus-strong`` against ``random`` and ``greedy`` in Blokus Duo, ``block-block-strong`` against
 them in BLOCK.BLOCK. Each pairing plays ``--games`` games (default 50), the strong bot moving first
-in every other one. Every move is chosen as ``service.lifecycle.bot_action`` chooses it: the bot of
+in every other one. Every move is chosen as ``service.domain.lifecycle.bot_action`` chooses it: the bot of
 the game's ``bots_of`` table, given a ``SeatView`` (view, legal actions, standing after each, the
 state, the level) and a generator seeded from the game's seed, the seat and the move number.
 

@@ -21,10 +21,10 @@ import socket
 import time
 import uuid
 
-from service.chain import Recorded
-from service.events import EventStore, VersionConflict
-from service.keys import Keys
-from service.redis_client import connect
+from service.domain.chain import Recorded
+from service.store.events import EventStore, VersionConflict
+from service.store.keys import Keys
+from service.store.redis_client import connect
 from tests.bench.api import cpu_seconds
 from tests.bench.common import Figure, json_figures, machine, table
 from tests.bench.throughput import RedisServer

@@ -104,7 +104,8 @@ def scripted_match(
 ) -> tuple[dict, list[tuple[int, dict, int]]]:
     """A POST /v1/matches body (with its seed, so the server deals the same cards) and a random
     legal game for it, played by the match lifecycle with no server: (seat, action, version after)."""
-    from service import lifecycle, packs
+    from service.domain import lifecycle
+    from service.store import packs
 
     options = options or {}
     seed = f"bench-{rng.getrandbits(48):012x}"
@@ -131,7 +132,8 @@ def scripted_match(
 
 def random_games_per_s(game, players: int, seconds: float, seed: int = 20240601) -> float:
     """Random complete games per second, with the engine alone (setup, legal actions, play)."""
-    from service import lifecycle, packs
+    from service.domain import lifecycle
+    from service.store import packs
 
     resolved = lifecycle.check_options(game.info.id, {}, players)
     content = packs.content_for(game, resolved)

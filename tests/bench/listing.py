@@ -35,8 +35,8 @@ import uuid
 
 import redis
 
+from service.application.matches import Matches, NewMatch
 from service.config import Settings
-from service.matches import Matches, NewMatch
 from tests.bench.common import Figure, json_figures, machine, table
 
 GAMES = ("blokus", "block-block", "chock-a-block", "blackout-hong-kong")
@@ -96,7 +96,7 @@ def warm_page(settings: Settings, limit: int) -> tuple[float, float]:
 def http_page_cpu(settings: Settings, limit: int) -> float:
     """CPU seconds of ``GET /v1/matches?limit=...&order=newest`` through the whole Flask app (the answer's
     encoding included), warm: the median of 5 after one."""
-    from service.app import create_app
+    from service.http.app import create_app
 
     client = create_app(settings, _client()).test_client()
     runs = []

@@ -4,7 +4,7 @@ Makes ``matches`` (default 10,000) synthetic scored logs (the shell entries the 
 ``match_created`` with player ids, ``seed_revealed``, ``match_scored``; 2 to 5 seats, random ranks with
 ties, 400 players, 4 pools), then times
 
-* the model alone: ``service.ratings.rate`` per match (updates per second: one per rated seat);
+* the model alone: ``service.domain.ratings.rate`` per match (updates per second: one per rated seat);
 * the live projection: every match queued and rated through ``PlayerStore`` (the Lua apply, one match at a
   time, in end order) on the Redis at ``REDIS_URL`` or an embedded one;
 * the rebuild: the same matches read from their logs (``rated_match``) and written again pool by pool by
@@ -30,9 +30,9 @@ from pathlib import Path
 
 import redis
 
-from service.chain import Recorded
-from service.players import PlayerStore
-from service.ratings import RatedMatch, rate, rated_match
+from service.domain.chain import Recorded
+from service.domain.ratings import RatedMatch, rate, rated_match
+from service.store.players import PlayerStore
 
 POOLS = [
     ("blokus", {"variant": "duo"}, 2),
@@ -141,7 +141,7 @@ def main(argv: list[str]) -> int:
     workers = int(argv[1]) if len(argv) > 1 else 2
     url, embedded, folder = os.environ.get("REDIS_URL"), None, None
     if not url:
-        from service.embedded_redis import EmbeddedRedis
+        from service.store.embedded_redis import EmbeddedRedis
 
         folder = tempfile.mkdtemp(prefix="mlr-redis-", dir="/tmp")
         embedded = EmbeddedRedis(Path(folder)).start()

@@ -26,11 +26,11 @@ import statistics
 import sys
 import time
 
+from service.application.matches import Matches, NewMatch
 from service.config import Settings
-from service.keys import Keys
-from service.matches import Matches, NewMatch
-from service.redis_client import connect
-from service.serverkey import new_secret
+from service.domain.serverkey import new_secret
+from service.store.keys import Keys
+from service.store.redis_client import connect
 from tests.bench.api import HOST, Servers
 from tests.bench.common import Figure, json_figures, machine, table
 from tests.bench.throughput import RedisServer

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from rq import SimpleWorker
 
+from service.application.matches import Matches, NewMatch
 from service.config import Settings
-from service.jobqueue import JobQueue
-from service.keys import Keys
-from service.matches import Matches, NewMatch
-from service.redis_client import connect
+from service.store.jobqueue import JobQueue
+from service.store.keys import Keys
+from service.store.redis_client import connect
 from tests.bench.common import Figure, json_figures, machine, table
 from workers.projector import Projector
 
@@ -120,7 +120,7 @@ def main() -> int:
     print()
     url, embedded, folder = os.environ.get("REDIS_URL"), None, None
     if not url:
-        from service.embedded_redis import EmbeddedRedis
+        from service.store.embedded_redis import EmbeddedRedis
 
         folder = tempfile.mkdtemp(prefix="mls-", dir="/tmp")
         embedded = EmbeddedRedis(Path(folder)).start()

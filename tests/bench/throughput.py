@@ -16,7 +16,7 @@ Configurations, each driven by N client processes (default 8) on loopback with k
   engine, each action POSTed;
 - ``matchlog read-then-post``: per cycle ``GET .../legal-actions`` for the seat, then the POST;
 - ``matchlog moves socket``: the post-only games, each seat sending its actions over its own
-  WebSocket to ``/v1/matches/{id}/moves`` (``service.moves``), the persistent connection for moves.
+  WebSocket to ``/v1/matches/{id}/moves`` (``service.http.moves_socket``), the persistent connection for moves.
 
 The configurations take turns, R rounds (default 2), so that noise from elsewhere on the machine
 hits all alike. A rate is cycles (or actions) per second over all rounds; p50 and p99 are over every

@@ -1,7 +1,7 @@
 """What judging an undo request costs: ``python -m tests.bench.undo [matches]``.
 
 A person plays random legal moves against bots, with ``undo: until_next_action``, through the pure steps
-the server stores (``service.lifecycle``, every state kept, so no Redis load is counted); before each of
+the server stores (``service.domain.lifecycle``, every state kept, so no Redis load is counted); before each of
 its moves that it could still take back, it asks for an undo (``lifecycle.undo``, the answer thrown away).
 Prints the CPU time of those requests per game (``time.process_time``: the machine may be shared), the
 versions each would take back, and, as the last line, one JSON object with every figure."""
@@ -14,9 +14,10 @@ import random
 import sys
 import time
 
-from service import lifecycle, packs, replay
+from service.domain import lifecycle, replay
 from service.games import GAMES
 from service.games.protocol import IllegalAction
+from service.store import packs
 from tests.bench.common import Figure, json_figures, machine, table
 
 AT = "2026-01-01T00:00:00.000Z"

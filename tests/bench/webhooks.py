@@ -29,12 +29,12 @@ from pathlib import Path
 
 from rq import SimpleWorker
 
+from service.application.matches import Matches, NewMatch
 from service.config import Settings
-from service.jobqueue import WEBHOOKS, JobQueue
-from service.keys import Keys
-from service.matches import Matches, NewMatch
-from service.platforms import Platforms
-from service.redis_client import connect
+from service.store.jobqueue import WEBHOOKS, JobQueue
+from service.store.keys import Keys
+from service.store.platforms import Platforms
+from service.store.redis_client import connect
 from tests.bench.common import Figure, json_figures, machine, table
 from workers.jobs import run_here
 from workers.projector import Projector
@@ -173,7 +173,7 @@ def main() -> int:
     print()
     url, embedded = os.environ.get("REDIS_URL"), None
     if not url:
-        from service.embedded_redis import EmbeddedRedis
+        from service.store.embedded_redis import EmbeddedRedis
 
         embedded = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="mlw-", dir="/tmp"))).start()
         url = embedded.url

@@ -11,8 +11,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from service.app import create_app
 from service.cli import main
+from service.http.app import create_app
 from tests.games.test_block_block_rules import GOLDEN, GOLDEN_BOARD
 from tests.helpers import act, bearer, create, play_random_game, run_jobs, score
 
@@ -312,7 +312,7 @@ def test_a_game_lost_before_the_first_move_still_reveals_its_seed_and_is_scored(
 ):
     """R-1.1 at the very first turn: brown's only piece fits nowhere on a 1x1 board. The match is
     over at creation; the log reveals the seed, and the rule worker has it scored like any other."""
-    from service.matches import Matches
+    from service.application.matches import Matches
     from workers.projector import Projector
 
     folder = tmp_path / GAME_ID
@@ -356,7 +356,7 @@ def test_a_board_bigger_than_8_is_refused_at_creation(client):
 def test_a_match_made_with_a_bigger_board_before_the_cap_still_replays(
     client, settings, fake_redis, monkeypatch
 ):
-    from service import lifecycle
+    from service.domain import lifecycle
     from service.games import GAMES
 
     game = GAMES[GAME_ID]

@@ -11,11 +11,11 @@ import xml.dom.minidom
 
 import pytest
 
-from service import replay
-from service.app import create_app
-from service.chain import Recorded
+from service.domain import replay
+from service.domain.chain import Recorded
 from service.games.chock_a_block import GAME
 from service.games.chock_a_block.content import DEFAULT_PACK, PACKS_DIR
+from service.http.app import create_app
 from tests.helpers import act, bearer, create, full_log, play_random_game, score
 
 GAME_ID = "chock-a-block"

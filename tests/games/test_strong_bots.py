@@ -8,13 +8,13 @@ import random
 
 import pytest
 
-from service import lifecycle
+from service.domain import lifecycle
+from service.domain.replay import MatchState
 from service.games import GAMES
 from service.games.block_block.bot import BlockBlockStrongBot
 from service.games.blokus.bot import BlokusStrongBot
 from service.games.blokus.engine import VARIANTS
 from service.games.bots import bots_of
-from service.replay import MatchState
 from tests.bench.bots import play_game, seat_view
 
 BLOKUS, BLOCK_BLOCK = GAMES["blokus"], GAMES["block-block"]

@@ -9,8 +9,8 @@ import time
 import pytest
 from rq.registry import StartedJobRegistry
 
-from service.jobqueue import ANALYSIS_TIMEOUT_S, RQ_HEARTBEAT_GRACE_S, JobQueue
-from service.keys import Keys
+from service.store.jobqueue import ANALYSIS_TIMEOUT_S, RQ_HEARTBEAT_GRACE_S, JobQueue
+from service.store.keys import Keys
 from tests.helpers import start_worker, wait_for
 
 pytestmark = pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The append's own connections (``service.redis_client.Lines``) against redis-py's path, on a real
+"""The append's own connections (``service.store.redis_client.Lines``) against redis-py's path, on a real
 Redis: random games of all four games appended through both give the same log, byte for byte (entries,
 hashes, times), the same feed notices and the same idempotency records, and read back the same; the
 script's NOSCRIPT fallback, the retry after a broken connection, error replies and a full set of lines
@@ -14,11 +14,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import redis
 
-from service import lifecycle
-from service.events import EventStore, Remember, VersionConflict, _packed_time, _packed_time_checked
+from service.domain import lifecycle
 from service.games import GAMES
-from service.keys import Keys
-from service.redis_client import Lines, _Line
+from service.store.events import EventStore, Remember, VersionConflict, _packed_time, _packed_time_checked
+from service.store.keys import Keys
+from service.store.redis_client import Lines, _Line
 from tests.engines import begun
 
 

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from service import replay
-from service.chain import Recorded
-from service.keys import Keys
-from service.platforms import Platforms
+from service.domain import replay
+from service.domain.chain import Recorded
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import act, bearer, full_log, start_worker, wait_for
 
 pytestmark = pytest.mark.slow

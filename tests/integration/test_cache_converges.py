@@ -8,12 +8,12 @@ import random
 
 import pytest
 
-from service import snapshots as snapshots_format
-from service.app import create_app
-from service.events import EventStore
-from service.keys import Keys
-from service.replay import MatchState
-from service.snapshots import rules_of
+from service.domain.replay import MatchState
+from service.http.app import create_app
+from service.store import snapshots as snapshots_format
+from service.store.events import EventStore
+from service.store.keys import Keys
+from service.store.snapshots import rules_of
 from tests.helpers import act, create, play_random_game
 
 pytestmark = pytest.mark.redis

@@ -11,11 +11,11 @@ import time
 import pytest
 from rq.registry import ScheduledJobRegistry
 
-from service import replay
-from service.chain import Recorded
-from service.jobqueue import JobQueue
-from service.keys import Keys
-from service.matches import Matches
+from service.application.matches import Matches
+from service.domain import replay
+from service.domain.chain import Recorded
+from service.store.jobqueue import JobQueue
+from service.store.keys import Keys
 from tests.helpers import act, bearer, full_log, start_worker, wait_for
 
 pytestmark = pytest.mark.slow

@@ -14,12 +14,12 @@ import uuid
 
 import pytest
 
-from service.app import create_app
-from service.chain import verify_chain
-from service.events import EventStore
-from service.keys import Keys
-from service.platforms import Platforms
-from service.redis_client import connect
+from service.domain.chain import verify_chain
+from service.http.app import create_app
+from service.store.events import EventStore
+from service.store.keys import Keys
+from service.store.platforms import Platforms
+from service.store.redis_client import connect
 from tests.helpers import bearer, beating_worker, create
 from tests.redis_cluster import LocalCluster
 

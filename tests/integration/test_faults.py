@@ -10,17 +10,17 @@ import tempfile
 
 import pytest
 
-from service import replay
-from service import snapshots as snapshots_format
-from service.app import create_app
-from service.embedded_redis import EmbeddedRedis
-from service.events import EventStore
+from service.application.matches import Matches
+from service.domain import replay
+from service.domain.replay import MatchState
 from service.games.blokus import GAME
-from service.jobqueue import SCORING, JobQueue
-from service.keys import Keys
-from service.matches import Matches
-from service.redis_client import connect
-from service.replay import MatchState
+from service.http.app import create_app
+from service.store import snapshots as snapshots_format
+from service.store.embedded_redis import EmbeddedRedis
+from service.store.events import EventStore
+from service.store.jobqueue import SCORING, JobQueue
+from service.store.keys import Keys
+from service.store.redis_client import connect
 from tests.helpers import act, create, play_random_game, start_worker, wait_for
 from workers.projector import GROUP, Projector
 

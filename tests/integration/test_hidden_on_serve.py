@@ -18,7 +18,7 @@ import random
 import shutil
 import tempfile
 
-from service.chain import Recorded, verify_chain
+from service.domain.chain import Recorded, verify_chain
 from tests.integration.test_serve import free_port, start_serve, stop_serve
 from tests.sse import Listener
 from tests.test_hidden_stays_hidden import attacker_recipes

@@ -13,8 +13,8 @@ import time
 
 import redis
 
-from service.embedded_redis import EmbeddedRedis
-from service.redis_client import POOL_SIZE
+from service.store.embedded_redis import EmbeddedRedis
+from service.store.redis_client import POOL_SIZE
 from tests.integration.test_serve import free_port, start_serve, stop_serve
 from tests.sse import parse
 

@@ -8,13 +8,13 @@ import threading
 
 from redis.cluster import RedisCluster
 
-from service import replay
-from service.app import create_app
-from service.chain import Recorded
-from service.events import EventStore
+from service.domain import replay
+from service.domain.chain import Recorded
 from service.games.blokus import GAME
-from service.keys import Keys
-from service.redis_client import connect
+from service.http.app import create_app
+from service.store.events import EventStore
+from service.store.keys import Keys
+from service.store.redis_client import connect
 from tests.helpers import act, bearer, create, play_random_game, run_jobs
 from workers.projector import GROUP, Projector
 
@@ -23,7 +23,7 @@ def drain(app, settings, redis_client):
     """Run a rule worker in-process until it has nothing left to do."""
     import dataclasses
 
-    from service.matches import Matches
+    from service.application.matches import Matches
 
     matches = Matches(redis_client, dataclasses.replace(settings, claim_idle_ms=0))
     projector = Projector(matches, redis_client, consumer="test-worker", block_ms=10)

@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from service.app import create_app
-from service.keys import Keys
-from service.migrate import migrate
+from service.http.app import create_app
+from service.store.keys import Keys
+from service.store.migrate import migrate
 from tests.helpers import create, play_random_game
 from tests.integration.test_matches_on_redis import drain
 from tests.old_layout import to_legacy_layout

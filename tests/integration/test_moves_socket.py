@@ -16,7 +16,7 @@ import uuid
 import pytest
 import websocket
 
-from service import homes
+from service.http import home_workers
 from tests.bench.api import connection_holders, free_port
 from tests.integration.test_serve import start_serve, stop_serve
 
@@ -299,9 +299,9 @@ def _listed_homes(serve_pid: int, count: int) -> list[int]:
             # the path it was bound to (it is listed by a rename once it takes connections)
             paths = [line.split()[-1].removesuffix(".new") for line in f if "matchlog-homes-" in line]
         listed = sorted(
-            int(name[: -len(homes.SUFFIX)])
+            int(name[: -len(home_workers.SUFFIX)])
             for name in (path.rsplit("/", 1)[1] for path in paths)
-            if name.endswith(homes.SUFFIX) and int(name[: -len(homes.SUFFIX)]) in descendants
+            if name.endswith(home_workers.SUFFIX) and int(name[: -len(home_workers.SUFFIX)]) in descendants
         )
         if len(listed) >= count or time.monotonic() > deadline:
             return listed
@@ -310,7 +310,7 @@ def _listed_homes(serve_pid: int, count: int) -> list[int]:
 
 def test_every_socket_of_a_match_is_served_by_the_matchs_home_worker():
     """gunicorn's two workers take connections as they come; a worker that accepts a moves socket for a
-    match homed in the other passes it on (``service.homes``), so one process holds each match's state."""
+    match homed in the other passes it on (``service.http.home_workers``), so one process holds each match's state."""
     folder = tempfile.mkdtemp(prefix="mlm-", dir="/tmp")
     port = free_port()
     process, http = start_serve(folder, port)
@@ -320,7 +320,7 @@ def test_every_socket_of_a_match_is_served_by_the_matchs_home_worker():
         placed = {}  # match id: the client ports of its seats' sockets
         # at least 8 matches, and until each worker is the home of one (by chance, 8 matches all have the
         # same home once in 128 runs: then the test would say nothing of passing a socket on)
-        while len(placed) < 8 or len({homes.home(m, workers) for m in placed}) < 2:
+        while len(placed) < 8 or len({home_workers.home(m, workers) for m in placed}) < 2:
             assert len(placed) < 40, "rendezvous hashing gave every match the same home"
             _, created = http(
                 "POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "abcd"]}
@@ -333,7 +333,7 @@ def test_every_socket_of_a_match_is_served_by_the_matchs_home_worker():
         holders = connection_holders(workers, port)
         assert {holders[p] for ports in placed.values() for p in ports} == set(workers)  # both are homes
         for match_id, ports in placed.items():
-            assert {holders[p] for p in ports} == {homes.home(match_id, workers)}, match_id
+            assert {holders[p] for p in ports} == {home_workers.home(match_id, workers)}, match_id
     finally:
         for socket in opened:
             socket.close()

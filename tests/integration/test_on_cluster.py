@@ -18,9 +18,9 @@ import random
 
 import pytest
 
-from service.events import EventStore
-from service.keys import Keys
-from service.redis_client import connect
+from service.store.events import EventStore
+from service.store.keys import Keys
+from service.store.redis_client import connect
 from tests.helpers import create, play_random_game
 from tests.integration.test_bots_on_redis import (
     test_bot_only_matches_of_every_game_and_mode_finish_by_themselves,
@@ -111,9 +111,9 @@ def test_a_worker_follows_partitions_on_every_master(real_client, real_app, real
 def test_matchlog_migrate_from_one_redis_into_the_cluster(
     real_client, real_redis, single_redis_url, settings
 ):
-    from service.app import create_app
-    from service.keys import Keys
-    from service.migrate import migrate
+    from service.http.app import create_app
+    from service.store.keys import Keys
+    from service.store.migrate import migrate
 
     already, _ = create(real_client)  # the cluster has a public list of its own
     single = connect(single_redis_url)

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from service.keys import Keys
-from service.matches import Matches
+from service.application.matches import Matches
+from service.store.keys import Keys
 from tests.helpers import create, wait_for
 from workers.projector import GROUP, Projector
 

@@ -11,8 +11,8 @@ from functools import partial
 
 import pytest
 
-from service.matches import Matches, NewMatch
-from service.tokens import token_hash
+from service.application.matches import Matches, NewMatch
+from service.domain.tokens import token_hash
 
 pytestmark = pytest.mark.redis
 

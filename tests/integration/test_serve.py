@@ -26,7 +26,7 @@ import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.cli import port_refusal
-from service.embedded_redis import EmbeddedRedis
+from service.store.embedded_redis import EmbeddedRedis
 
 pytestmark = pytest.mark.slow
 

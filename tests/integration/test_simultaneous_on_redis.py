@@ -9,11 +9,11 @@ from __future__ import annotations
 import random
 import threading
 
-from service import replay
-from service.chain import Recorded
-from service.keys import Keys
-from service.repository import MatchRepository
-from service.serverkey import ServerKey
+from service.domain import replay
+from service.domain.chain import Recorded
+from service.domain.serverkey import ServerKey
+from service.store.keys import Keys
+from service.store.repository import MatchRepository
 from tests.helpers import act, bearer, create, full_log
 
 PLAYERS = [{"name": n} for n in ("ann", "bob", "cat", "dan")]

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from service import replay
-from service.chain import Recorded
-from service.keys import Keys
-from service.matches import Matches
+from service.application.matches import Matches
+from service.domain import replay
+from service.domain.chain import Recorded
+from service.store.keys import Keys
 from tests.helpers import create, play_random_game, run_jobs
 from workers.projector import Projector
 

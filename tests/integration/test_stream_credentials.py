@@ -15,9 +15,9 @@ import time
 import pytest
 import websocket
 
-from service.keys import Keys
-from service.platforms import Platforms
-from service.redis_client import connect
+from service.store.keys import Keys
+from service.store.platforms import Platforms
+from service.store.redis_client import connect
 from tests.bench.api import HOST, Servers
 from tests.sse import Listener
 

@@ -15,12 +15,12 @@ import pytest
 from rq import SimpleWorker
 from rq.job import Job
 
-from service.app import create_app
-from service.jobqueue import WEBHOOKS, JobQueue
-from service.keys import Keys
-from service.matches import Matches
-from service.platforms import Platforms
-from service.webhooks import Undelivered, Webhooks, post, verify
+from service.application.matches import Matches
+from service.http.app import create_app
+from service.store.jobqueue import WEBHOOKS, JobQueue
+from service.store.keys import Keys
+from service.store.platforms import Platforms
+from service.store.webhooks import Undelivered, Webhooks, post, verify
 from tests.helpers import bearer
 from tests.integration.test_webhooks import Receiver, work
 from workers.jobs import run_here

@@ -16,12 +16,12 @@ import time
 import pytest
 from rq import Retry, SimpleWorker
 
-from service.app import create_app
-from service.jobqueue import JobQueue
-from service.keys import Keys
-from service.matches import Matches
-from service.platforms import Platforms
-from service.webhooks import verify
+from service.application.matches import Matches
+from service.http.app import create_app
+from service.store.jobqueue import JobQueue
+from service.store.keys import Keys
+from service.store.platforms import Platforms
+from service.store.webhooks import verify
 from tests.helpers import act, bearer, start_worker, wait_for
 from workers.jobs import run_here
 from workers.projector import Projector
@@ -364,7 +364,7 @@ def test_a_delivery_goes_to_the_address_its_check_approved(monkeypatch):
     later. The delivery connects to the checked address; it never asks the name again."""
     import socket
 
-    from service import webhooks
+    from service.store import webhooks
 
     receiver = Receiver([])
     port = receiver.server.server_address[1]
@@ -395,7 +395,7 @@ def test_a_delivery_goes_to_the_address_its_check_approved(monkeypatch):
 def test_a_webhook_gets_private_draws_sealed_as_a_spectator_sees_them(hooked, real_redis):
     """A platform's receiver is a spectator: a private deck draw reaches it without its card, with the
     public data and commitment its hash covers, and the real card's whole-entry hash is nowhere in it."""
-    from service.chain import canonical_json
+    from service.domain.chain import canonical_json
     from tests.integration.test_hidden_on_serve import play_drawing
 
     settings, client, key = hooked
@@ -483,7 +483,7 @@ def test_a_retry_comes_no_sooner_than_the_documented_backoff(hooked, real_redis)
 
     from rq.registry import ScheduledJobRegistry
 
-    from service.jobqueue import DELIVERY_BACKOFF_S
+    from service.store.jobqueue import DELIVERY_BACKOFF_S
 
     settings, client, key = hooked
     receiver = Receiver([500, 500])

@@ -11,11 +11,11 @@ import glob
 import pytest
 from prometheus_client import CollectorRegistry, multiprocess
 
-from service.app import create_app
 from service.cli import check_server_key
-from service.keys import Keys
-from service.platforms import Platforms
-from service.serverkey import new_secret
+from service.domain.serverkey import new_secret
+from service.http.app import create_app
+from service.store.keys import Keys
+from service.store.platforms import Platforms
 from tests.helpers import bearer, start_worker, wait_for
 
 

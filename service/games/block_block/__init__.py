@@ -10,4 +10,6 @@ GAME = BlockBlock()
 GAME.bots = {"block-block-strong": STRONG_BOT}  # an alpha-beta search bot (``bot.py``)
 # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
 GAME.contract = CONTRACT
-GAME.analyst = ANALYST  # the strong bot's search judges a finished match's moves (``service.analysis``)
+GAME.analyst = (
+    ANALYST  # the strong bot's search judges a finished match's moves (``service.domain.analysis``)
+)

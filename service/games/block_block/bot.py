@@ -236,7 +236,7 @@ BOT = BlockBlockStrongBot()
 
 
 class SearchAnalyst(Analyst):
-    """The analysis's values (``service.analysis``): the strong bot's search two plies deep for every legal
+    """The analysis's values (``service.domain.analysis``): the strong bot's search two plies deep for every legal
     placement (the placement, then the opponent's best answer by the bot's quick value), exact where
     the game ends; in points (the search counts half points), a decided game worth ``WIN / 2`` and more."""
 

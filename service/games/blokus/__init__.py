@@ -9,4 +9,6 @@ GAME = Blokus()
 GAME.bots = {"blokus-strong": STRONG_BOT}  # a search bot (``bot.py``) beside random and greedy
 # what it shows, as JSON Schemas (``contract.json``): openapi.yaml is built from them
 GAME.contract = CONTRACT
-GAME.analyst = ANALYST  # the strong bot's search judges a finished match's moves (``service.analysis``)
+GAME.analyst = (
+    ANALYST  # the strong bot's search judges a finished match's moves (``service.domain.analysis``)
+)

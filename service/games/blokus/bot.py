@@ -192,7 +192,7 @@ BOT = BlokusStrongBot()
 
 
 class SearchAnalyst(Analyst):
-    """The analysis's values (``service.analysis``): the strong bot's search at level 1, from the seat that
+    """The analysis's values (``service.domain.analysis``): the strong bot's search at level 1, from the seat that
     played. Every placement gets the static value; the ``WIDTH[1]`` best by it and the played one get the
     reply search, and the best of those is the best found. In squares, the unit of the static value."""
 

@@ -1,0 +1,233 @@
+"""The Flask application factory: ``create_app()`` for gunicorn, tests and ``matchlog api``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from flask import Flask
+from flask_smorest import Api
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from service import metrics
+from service.application.livefeed import LiveFeed
+from service.application.matches import KNOWN_SEED_REASONS, Matches
+from service.config import Settings
+from service.domain.lifecycle import refusals_of
+from service.games import (
+    GAMES,
+    action_component,
+    deprecated_action_component,
+    legal_actions_component,
+    refusals_component,
+)
+from service.http import (
+    analysis_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
+    errors,
+    moves_socket,
+    openapi_components,
+    player_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
+    schemas,
+)
+from service.http.apidocs import apidocs
+from service.http.middleware import guards, ratelimits, request_hooks
+from service.http.middleware.express import Express
+from service.http.routes import answers, body_types, probes, v1
+from service.http.viewer import viewer
+from service.store.players import PlayerStore
+from service.store.redis_client import connect
+
+DESCRIPTION = """\
+Matchlog hosts tabletop games over HTTP. A client creates a match, gets one secret token per seat,
+reads the state and the legal actions, and posts actions; each accepted action is appended to the
+match's log, which can be read back, replayed and audited. Errors share one shape:
+`{"error": code, "message": text, ...}`.
+
+Limits: request bodies over 64 KiB get 413, URLs over 8 KiB 414, headers over 16 KiB 431, JSON nested
+deeper than 32 levels 400. Match ids are 32 lower-case hex digits.
+"""
+
+
+class _Api(Api):
+    ERROR_SCHEMA = schemas.ErrorSchema
+
+
+class MatchlogFlask(Flask):
+    """Flask, asking once per view or hook, not at every request, whether it is a coroutine function
+    (``inspect.iscoroutinefunction``, six times a request: more than a hook's own work)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._ensured: dict[Callable, Callable] = {}  # the app's own views and hooks: a bounded few
+
+    express: Callable[[dict, Callable], Any] | None = None
+    """``service.http.middleware.express``: answers the plain POST of an action before Flask would, or says None."""
+
+    def wsgi_app(self, environ, start_response):
+        if self.express is not None:
+            answer = self.express(environ, start_response)
+            if answer is not None:
+                return answer
+        return super().wsgi_app(environ, start_response)
+
+    def ensure_sync(self, func):
+        sync = self._ensured.get(func)
+        if sync is None:
+            sync = self._ensured[func] = super().ensure_sync(func)
+        return sync
+
+
+def create_app(settings: Settings | None = None, redis_client: redis.Redis | None = None) -> Flask:
+    settings = settings or Settings.from_env()
+    if redis_client is None:
+        if not settings.redis_url:
+            raise RuntimeError("set REDIS_URL (or start everything with `matchlog serve`)")
+        redis_client = connect(settings.redis_url)
+    app = MatchlogFlask("matchlog")
+    # /v1/matches//state (an empty id) is a 404 in the error shape, not a redirect
+    app.url_map.merge_slashes = False
+    app.config.update(
+        API_TITLE="matchlog",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        MOVES_PING_S=settings.moves_ping_s,
+        API_SPEC_OPTIONS={
+            "info": {"description": DESCRIPTION, "license": {"name": "MIT"}},
+            "components": {
+                "securitySchemes": {
+                    "seatToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "The seat token from POST /v1/matches (or from a join).",
+                    },
+                    "platformKey": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A platform's key (matchlog keys create): its own matches, their "
+                        "seats' views, webhooks. In the same Authorization header.",
+                    },
+                    "creatorToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "The creator_token from POST /v1/matches made without a platform "
+                        "key: it aborts that match. In the same Authorization header.",
+                    },
+                }
+            },
+        },
+        JSON_SORT_KEYS=False,
+    )
+    app.extensions["matchlog"] = Matches(redis_client, settings)
+    app.extensions["matchlog-players"] = PlayerStore(redis_client, settings.namespace)
+    app.extensions["matchlog-livefeed"] = LiveFeed(app.extensions["matchlog"], redis_client)
+    api = _Api(app)
+    api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand
+    api.spec.components.schemas["CreateMatch"]["properties"]["game"]["enum"] = list(GAMES)
+    accepted = []  # every action shape the API takes: each game's, and the deprecated ones still taken
+    for game in GAMES.values():  # each game's action shape, so that clients can generate code for it
+        api.spec.components.schema(action_component(game), schema=game.action_schema)
+        accepted.append(action_component(game))
+        names = game.action_names
+        if names is not None:  # the API's names; the engine's stay accepted, deprecated
+            served = api.spec.components.schemas
+            engine_names = served[action_component(game)]
+            api.spec.components.schema(
+                deprecated_action_component(game), openapi_components.deprecated_action(engine_names, game)
+            )
+            served[action_component(game)] = openapi_components.renamed_action(engine_names, names, served)
+            accepted.append(deprecated_action_component(game))
+        api.spec.components.schema(
+            legal_actions_component(game),
+            {
+                "type": "object",
+                "required": ["game", "version", "seat", "actions"],
+                "properties": {
+                    "game": {"type": "string", "enum": [game.info.id]},
+                    "version": {"type": "integer"},
+                    "seat": {"type": "integer"},
+                    "actions": {
+                        "type": "array",
+                        "description": "Every legal action; each can be posted back unchanged.",
+                        "items": {"$ref": f"#/components/schemas/{action_component(game)}"},
+                    },
+                },
+            },
+        )
+    api.spec.components.schema(
+        "Action",
+        {
+            "description": "An action of one of the games; which one is the match's game.",
+            "anyOf": [{"$ref": f"#/components/schemas/{name}"} for name in accepted],
+        },
+    )
+    _document_errors(api)
+    api.register_blueprint(v1)
+    api.register_blueprint(probes)
+    served = api.spec.components.schemas  # the games' data typed, and the answers that carry it made unions
+    served.update(openapi_components.components(list(GAMES.values()), served))
+    served.pop("PaginationMetadata", None)  # flask-smorest's, for a pagination header no operation sends
+    openapi_components.optional_defaults(served["CreateMatch"])
+    app.register_blueprint(viewer)  # pages for people, outside the API's contract
+    app.register_blueprint(apidocs)  # /docs: the contract as an interactive reference (Swagger UI)
+    moves_socket.install(app)  # the moves socket: a WebSocket, outside the OpenAPI contract too
+    errors.register(app)  # after Api(), whose own HTTP error handler it replaces
+    request_hooks.install(
+        app, settings.cors_origins, metrics.observe_request
+    )  # before the guards: a preflight
+    # meets no body check
+    guards.install(app, body_types, answers)
+    ratelimits.install(
+        app,
+        redis_client,
+        settings.namespace,
+        settings.rate_limit_per_token,
+        settings.rate_limit_per_address,
+        settings.rate_limit_reads_per_address,
+    )
+    if Express.possible(body_types, answers):
+        app.express = Express(app)
+    if settings.trusted_proxies:  # the client's address, not the proxy's, for the limits and the access log
+        # Flask's documented way to wrap its WSGI app in a middleware
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
+    return app
+
+
+def _document_errors(api: Api) -> None:
+    """The error codes as enums: ``Error.error`` from ``service.http.errors.ERROR_CODES``; each game's refusal
+    reasons (its own and the server's) as ``<Game>RefusalReason``, and ``Error.reason`` as any of them
+    (or, with seed_known_to_creator_refused, one of ``KNOWN_SEED_REASONS``)."""
+    reasons: set[str] = set(KNOWN_SEED_REASONS)
+    for game in GAMES.values():
+        refusals = refusals_of(game)
+        reasons |= set(refusals)
+        api.spec.components.schema(
+            refusals_component(game),
+            {
+                "type": "string",
+                "enum": sorted(refusals),
+                "description": f"Why an action in a match of {game.info.name} is refused (the reason of a 422 "
+                "illegal_action): the game's codes and the server's. GET /v1/games lists each with the "
+                "rule it enforces.",
+            },
+        )
+    api.spec.components.schema(
+        "RefusalReason",
+        {
+            "type": "string",
+            "enum": sorted(reasons),
+            "description": "The reason of a 422: with illegal_action, a code of the match's game "
+            "(" + ", ".join(refusals_component(game) for game in GAMES.values()) + "); with "
+            "seed_known_to_creator_refused, " + " or ".join(sorted(KNOWN_SEED_REASONS)) + ".",
+        },
+    )
+    error = api.spec.components.schemas["Error"]["properties"]
+    error["error"]["enum"] = sorted(errors.ERROR_CODES)
+    error["reason"] = {"$ref": "#/components/schemas/RefusalReason"}
+
+
+def spec(app: Flask) -> dict:
+    return app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()

@@ -1,0 +1,173 @@
+"""The one place where a request is tied to who makes it: ``Authorization: Bearer <seat token>`` acts for
+that seat; ``Authorization: Bearer <platform key>`` (``mlk_...``) is the platform that created the match.
+
+A platform never acts for a seat. It may read any seat's view of its own matches (``?seat=N``, for
+moderation) where ``platform="view"``, and do what only owners do (abort, ask for scoring) where
+``platform="own"``. Tokens and keys themselves are ``service.domain.tokens``.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from flask import request
+
+from service.domain.tokens import is_platform_key, seat_for, token_hash
+from service.http.errors import ApiError
+from service.store.platforms import Platforms
+
+SEAT = re.compile(r"[0-9]{1,2}")  # ASCII digits: str.isdigit() also takes "²", which int() refuses
+
+
+def bearer() -> str | None:
+    """The bearer credential of the request; None without one; 401 when the header is malformed."""
+    return bearer_of(request.headers.get("Authorization"))
+
+
+def bearer_of(header: str | None) -> str | None:
+    """The bearer credential an ``Authorization`` header gives; None without one; 401 when it is malformed."""
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "malformed_token", "the Authorization header must be 'Bearer <token>'")
+    return token.strip()
+
+
+def request_platform(matches) -> dict | None:
+    """The platform of the request's key; None without a platform key; 401 for a key nobody issued."""
+    token = bearer()
+    if token is None or not is_platform_key(token):
+        return None
+    platform = matches.platform_of_key(token)
+    if platform is None:
+        raise ApiError(401, "unknown_platform_key", "this platform key is not one this server issued")
+    if Platforms.ended(platform):
+        ended = datetime.fromtimestamp(platform["expires"], UTC).isoformat(timespec="seconds")
+        raise ApiError(
+            401,
+            "platform_key_rotated",
+            f"this platform key was rotated and its grace period ended at "
+            f"{ended.replace('+00:00', 'Z')}: use the platform's new key",
+        )
+    return platform
+
+
+def request_seat(matches, match_id: str, required: bool, platform: str | None = None) -> int | None:
+    """The seat the request acts or reads for; None for a spectator when not ``required``.
+
+    With a platform key: ``platform="view"`` reads as ``?seat=N`` (or a spectator), ``"own"`` only checks
+    that the match is the platform's; otherwise a platform key is refused (403), platforms do not act.
+    401 when a required credential is missing or malformed, 403 when it is not of this match."""
+    token = bearer()
+    if token is None:
+        if required:
+            raise ApiError(401, "missing_token", "this needs a seat token: Authorization: Bearer <token>")
+        if platform == "view" and request.args.get("seat") is not None:
+            raise ApiError(
+                401,
+                "missing_token",
+                "?seat=N reads a seat's view: send that seat's token (or the "
+                "match's platform key) as Authorization: Bearer <token>",
+            )
+        return None
+    if is_platform_key(token):
+        owner = request_platform(matches)
+        assert owner is not None, "a platform key names its platform, or request_platform answers 401"
+        if matches.platform_of(match_id) != owner["id"]:
+            raise ApiError(403, "not_your_match", "this match belongs to another platform, or to none")
+        if platform == "own":
+            return None
+        if platform != "view":
+            raise ApiError(
+                403, "platform_cannot_act", "a platform reads and moderates; seats act with their tokens"
+            )
+        return _seat_asked(matches, match_id, required)
+    seat = seat_for(token, matches.seat_hashes(match_id))
+    if seat is None:  # this process's copy of the tokens may predate a seat's new one: Redis decides
+        seat = seat_for(token, matches.seat_hashes(match_id, fresh=True))
+    if seat is None:
+        raise ApiError(403, "wrong_token", "this token is not a seat of this match")
+    asked = request.args.get("seat") if platform == "view" else None
+    if asked is not None and _seat_number(asked, matches, match_id) != seat:
+        raise ApiError(
+            403,
+            "wrong_seat",
+            f"this token is seat {seat}'s: it reads that seat's view, not ?seat={asked} "
+            "(a platform key reads any seat's)",
+        )
+    return seat
+
+
+def acting_seat(matches, match_id: str, platform: str | None = None) -> int:
+    """``request_seat`` where a seat must act or read (a platform key only with ``platform="view"`` and a
+    ``?seat=``): the seat, never None (a missing credential is a 401)."""
+    seat = request_seat(matches, match_id, required=True, platform=platform)
+    assert seat is not None, "a required seat is a seat, or a 401"
+    return seat
+
+
+def holder() -> str:
+    """The digest of the request's seat token, once ``acting_seat`` has let it in: an append it asks for is
+    made only while that is still the seat's token (``EventStore.append``), however old this process's copy
+    of the seats' tokens was when it let the token in."""
+    token = bearer()
+    assert token is not None and not is_platform_key(token), "a seat acts with its own token"
+    return token_hash(token)
+
+
+def still_holds(matches, match_id: str, token: str, seat: int | None, fresh: bool = False) -> bool:
+    """Whether a credential that ``request_seat`` let in still reads what it read then, for a connection that
+    outlives its request (a live feed, the moves socket): a platform key still issued and still the match's;
+    a seat token still ``seat``'s. A seat's tokens are this process's copy, up to ``META_FRESH_S`` old, or,
+    ``fresh``, what Redis holds now (a seat's new token is stored in the append that says it changed hands)."""
+    if is_platform_key(token):
+        platform = matches.platform_of_key(token)
+        return (
+            platform is not None
+            and not Platforms.ended(platform)
+            and platform["id"] == matches.platform_of(match_id)
+        )
+    if fresh:  # the one seat's digest, compared as every token is
+        return seat_for(token, (matches.seat_digest(match_id, seat) or "",)) == 0
+    return seat_for(token, matches.seat_hashes(match_id)) == seat
+
+
+def _seat_number(asked: str, matches, match_id: str) -> int:
+    """``?seat=`` as a seat of the match (``01`` and `` 1`` as webargs reads them); 400 when it is none."""
+    text = asked.strip().lstrip("+")
+    seats = len(matches.seat_hashes(match_id))
+    if not SEAT.fullmatch(text) or int(text) >= seats:
+        raise ApiError(
+            400, "invalid_request", f"seat must be 0 to {seats - 1}", fields={"seat": ["no such seat"]}
+        )
+    return int(text)
+
+
+def request_owner(matches, match_id: str, does: str) -> dict:
+    """The match's platform, when the request's key is its: for what only it does (``does``: "aborts it").
+    401 without a credential, 403 for a seat's token or another platform's key."""
+    if bearer() is None:
+        raise ApiError(
+            401, "platform_key_required", f"only the match's platform {does}: Authorization: Bearer <its key>"
+        )
+    request_seat(matches, match_id, required=True, platform="own")
+    owner = request_platform(matches)
+    if owner is None:
+        raise ApiError(403, "platform_only", f"only the match's platform {does}")
+    return owner
+
+
+def _seat_asked(matches, match_id: str, required: bool) -> int | None:
+    asked = request.args.get("seat")
+    if asked is None:
+        if required:
+            raise ApiError(
+                400,
+                "invalid_request",
+                "a platform reads a seat's view with ?seat=N",
+                fields={"seat": ["required with a platform key"]},
+            )
+        return None
+    return _seat_number(asked, matches, match_id)

@@ -1,0 +1,312 @@
+"""The error format, in one place: every error the API returns is
+
+    {"error": "<stable code>", "message": "<a sentence for people>", ...details}
+
+with details such as ``reason`` (why the rules refused an action), ``current_version`` or
+``fields`` (which request fields are wrong). Codes are part of the contract (``openapi.yaml``)
+and are never renamed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import redis
+from flask import Flask, current_app, has_request_context, jsonify
+from werkzeug.exceptions import HTTPException, default_exceptions
+
+from service import metrics
+from service.application.matches import (
+    GuessableIdempotencyKey,
+    HiddenUntilRevealed,
+    IdempotencyKeyInProgress,
+    IdempotencyKeyReused,
+    KnownSeedRefused,
+    MatchOver,
+    NoRecordFormat,
+    NoSuchSeat,
+    OutOfTime,
+    SeatTaken,
+    TooManyBotMatches,
+)
+from service.domain.chain import BrokenChain
+from service.domain.lifecycle import IllegalRecordMove
+from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
+from service.store.events import NotReplicated, NotTheHolder, VersionConflict
+from service.store.repository import MatchNotFound, VersionNotFound
+from service.store.webhooks import TooManyWebhooks
+
+log = logging.getLogger("matchlog")
+
+# Every ``error`` code the API answers with, in one registry: the contract's enum (``Error.error`` in
+# ``openapi.yaml``). An ``ApiError`` with a code not listed here fails tests/test_error_codes.py.
+API_ERRORS: dict[str, str] = {
+    "invalid_request": "the request does not fit its schema (fields says which)",
+    "invalid_record": "a game record that cannot be read",
+    "malformed_token": "the Authorization header is not 'Bearer <token>'",
+    "missing_token": "this needs a seat token (or the match's platform key)",
+    "unknown_platform_key": "a platform key this server did not issue (or revoked)",
+    "platform_key_rotated": "a platform key rotated with a grace period that has ended: use the platform's new key",
+    "platform_key_required": "only a platform may do this: Authorization: Bearer <platform key>",
+    "not_your_match": "the match belongs to another platform, or to none",
+    "platform_cannot_act": "a platform reads and moderates; seats act with their tokens",
+    "platform_only": "only the match's platform may do this",
+    "wrong_token": "the token is not a seat of this match",
+    "wrong_seat": "a seat's token asked for another seat's view",
+    "match_not_found": "no such match",
+    "version_not_found": "no such version of the match (current_version says where it is)",
+    "seat_not_found": "no such seat",
+    "job_not_found": "no such job for this credential",
+    "webhook_not_found": "no such webhook",
+    "player_not_found": "the platform has no rated player of that id",
+    "analysis_not_found": "nobody has asked for the match's analysis yet",
+    "analysis_unavailable": "the match's game has no analysis",
+    "match_not_over": "the match has not ended: what was asked exists only once it has (its analysis)",
+    "not_your_webhook": "the webhook belongs to another platform",
+    "not_acceptable": "the game cannot answer in the asked content type",
+    "version_conflict": "the match moved on: read it again (current_version)",
+    "out_of_time": "the seat's clock ran out before the move came",
+    "seat_taken": "someone has the seat",
+    "hidden_until_revealed": "a checkpoint of a hidden-information match that cannot be shown before its end",
+    "match_over": "the match has ended (or was aborted)",
+    "uri_too_long": "the URL is longer than the server accepts",
+    "request_header_fields_too_large": "the headers are larger than the server accepts",
+    "unsupported_media_type": "a body type the endpoint does not take",
+    "illegal_action": "the rules refuse the action: reason says why (the game's refusals in GET /v1/games)",
+    "idempotency_key_reused": "the Idempotency-Key was used for a different request",
+    "idempotency_key_in_progress": "the first request with this Idempotency-Key is still running: retry shortly",
+    "seed_known_to_creator_refused": "a seed known to its creator where a stranger could sit down (reason)",
+    "too_many_requests": "over a rate limit: Retry-After says when to retry",
+    "too_many_streams": "this address holds as many live feeds as it may",
+    "too_many_webhooks": "the platform has as many webhooks as it may (limit says how many)",
+    "too_many_bot_matches": "this address (or platform) has as many matches of bots only not over as it may",
+    "internal_error": "an unexpected error; it has been logged",
+    "broken_chain": "the stored log fails its hash chain",
+    "storage_unavailable": "the match store is unreachable or failing over; retry",
+    "storage_full": "the match store is full and refuses new writes",
+    "not_replicated": "no replica confirmed the write in time: retry with the same Idempotency-Key",
+    "streams_full": "this server process holds as many live feeds as it may",
+    "not_ready": "/readyz: Redis or the workers are not ready",
+}
+# The statuses werkzeug (routing, request parsing, the rate limiter, static files) may answer with, whose
+# code is its name in snake case (``method_not_allowed``); any other becomes bad_request or internal_server_error.
+HTTP_STATUSES = (400, 404, 405, 406, 412, 413, 414, 415, 416, 422, 429, 431, 500, 501, 503)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+HTTP_ERRORS: dict[int, str] = {status: _snake(default_exceptions[status]().name) for status in HTTP_STATUSES}
+ERROR_CODES: frozenset[str] = frozenset(API_ERRORS) | frozenset(HTTP_ERRORS.values())
+"""The ``error`` codes of the contract: the API's own and the werkzeug-derived ones."""
+
+
+def http_code(status: int | None) -> str:
+    """The ``error`` code of a werkzeug exception of ``status``."""
+    if status in HTTP_ERRORS:
+        return HTTP_ERRORS[status]
+    return HTTP_ERRORS[500] if status is None or status >= 500 else HTTP_ERRORS[400]
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, error: str, message: str, **details: Any):
+        super().__init__(message)
+        self.status = status
+        self.body = {"error": error, "message": message, **details}
+
+
+def invalid(fields: dict[str, list[str]], message: str = "the request is not valid") -> ApiError:
+    """400 naming each wrong field, e.g. ``{"options.variant": ["must be one of ..."]}``."""
+    return ApiError(400, "invalid_request", message, fields=fields)
+
+
+def flatten(messages: Any, prefix: str = "") -> dict[str, list[str]]:
+    """marshmallow's nested error dict as ``{"a.b.0": [...]}``."""
+    if isinstance(messages, dict):
+        out: dict[str, list[str]] = {}
+        for key, value in messages.items():
+            out.update(flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    if isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        return {prefix or "body": messages}
+    return {prefix or "body": [str(messages)]}
+
+
+def http_error(error: HTTPException):
+    data = getattr(error, "data", None) or {}
+    if error.code in (400, 422) and "messages" in data:  # webargs: the request failed its schema
+        messages = data["messages"]
+        fields = flatten(
+            {k: v for loc in messages.values() for k, v in loc.items()}
+            if all(isinstance(v, dict) for v in messages.values())
+            else messages
+        )
+        return jsonify(invalid(fields).body), 400
+    body = {"error": http_code(error.code), "message": error.description or error.name}
+    if error.code == 413 and has_request_context() and current_app.config.get("MAX_CONTENT_LENGTH"):
+        body["message"] = (
+            f"the body is over this server's limit of {current_app.config['MAX_CONTENT_LENGTH']} bytes"
+        )
+    response = jsonify(body)
+    response.status_code = error.code or 500
+    if error.code == 405 and hasattr(error, "valid_methods") and error.valid_methods:
+        response.headers["Allow"] = ", ".join(error.valid_methods)
+    return response
+
+
+STORAGE_DOWN = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.BusyLoadingError,
+    redis.exceptions.ClusterError,  # a cluster failing over (CLUSTERDOWN, MASTERDOWN, redirected over and over)
+    redis.exceptions.TryAgainError,
+    redis.exceptions.SlotNotCoveredError,
+    redis.exceptions.AskError,  # and MovedError: a slot moving, or its master changed
+    redis.exceptions.ReadOnlyError,
+)
+UNAVAILABLE_REPLY = re.compile(
+    r"(?:^|caused error: |: -)(?:CLUSTERDOWN|LOADING|MASTERDOWN|NOREPLICAS|READONLY|TRYAGAIN) "
+)
+"""Error replies of a store that is away or failing over, as redis-py leaves them in a plain ResponseError: one it
+has no class for (NOREPLICAS), and any of them inside a pipeline's error or a script's (Redis 6)."""
+
+
+def _in_an_outage(error: BaseException | None) -> bool:
+    """Whether ``error`` is, or was raised while handling, an error of the store being away: redis-py's cluster
+    client asks the cluster for its layout again when a master fails, and raises what that meets (nodes that
+    disagree on who holds a slot, none reachable) in place of the error that sent it."""
+    seen = 0
+    while error is not None and seen < 8:  # a chain is short; a cycle of contexts is not followed for ever
+        if isinstance(error, STORAGE_DOWN) or (
+            isinstance(error, redis.exceptions.ResponseError) and UNAVAILABLE_REPLY.search(str(error))
+        ):
+            return True
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return False
+
+
+def _unavailable(error: Exception) -> ApiError:
+    return ApiError(503, "storage_unavailable", "the match store is unreachable; retry shortly")
+
+
+def _unexpected(error: Exception) -> ApiError:
+    log.error("unhandled error", exc_info=error)
+    return ApiError(500, "internal_error", "an unexpected error; it has been logged")
+
+
+# the API face of the application's exceptions, for HTTP answers and the moves socket alike
+DOMAIN = {
+    IllegalAction: lambda e: ApiError(422, "illegal_action", e.message, reason=e.reason),
+    VersionConflict: lambda e: ApiError(
+        409,
+        "version_conflict",
+        f"the match is at version {e.current_version}: read it again and choose an action at that version",
+        current_version=e.current_version,
+    ),
+    OutOfTime: lambda e: ApiError(
+        409,
+        "out_of_time",
+        f"this seat's clock ran out before the move came: the timeout "
+        f"was applied, the match is at version {e.current_version}",
+        current_version=e.current_version,
+    ),
+    InvalidOptions: lambda e: invalid({e.field: [e.message]}, f"{e.field}: {e.message}"),
+    MatchNotFound: lambda e: ApiError(404, "match_not_found", "no such match"),
+    VersionNotFound: lambda e: ApiError(404, "version_not_found", str(e), current_version=e.current_version),
+    IllegalRecordMove: lambda e: ApiError(
+        422, "illegal_action", str(e), reason=e.refusal.reason, move=e.number
+    ),
+    InvalidRecord: lambda e: ApiError(400, "invalid_record", f"the game record cannot be read: {e}"),
+    NoRecordFormat: lambda e: ApiError(406, "not_acceptable", str(e)),
+    BrokenChain: lambda e: ApiError(500, "broken_chain", f"the stored log fails its hash chain: {e}"),
+    SeatTaken: lambda e: ApiError(409, "seat_taken", str(e)),
+    TooManyWebhooks: lambda e: ApiError(
+        409, "too_many_webhooks", f"{e}: delete one first, or ask the operator to allow more", limit=e.limit
+    ),
+    TooManyBotMatches: lambda e: ApiError(429, "too_many_bot_matches", str(e)),
+    HiddenUntilRevealed: lambda e: ApiError(409, "hidden_until_revealed", str(e)),
+    MatchOver: lambda e: ApiError(409, "match_over", str(e)),
+    NoSuchSeat: lambda e: ApiError(404, "seat_not_found", str(e)),
+    KnownSeedRefused: lambda e: ApiError(
+        422,
+        "seed_known_to_creator_refused",
+        str(e),
+        reason=e.reason,
+        fields={"seed_known_to_creator": [str(e)]},
+    ),
+    GuessableIdempotencyKey: lambda e: invalid({"Idempotency-Key": [str(e)]}, str(e)),
+    NotTheHolder: lambda e: ApiError(
+        403, "wrong_token", "this token no longer holds the seat: it was handed to someone else"
+    ),
+    IdempotencyKeyReused: lambda e: ApiError(
+        422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"
+    ),
+    IdempotencyKeyInProgress: lambda e: ApiError(409, "idempotency_key_in_progress", str(e)),
+    NotReplicated: lambda e: ApiError(
+        503,
+        "not_replicated",
+        "no replica confirmed the write in time, so it may or may not survive a failover: "
+        "send the request again with the same Idempotency-Key to learn whether it was "
+        "appended (its first answer comes back) or to append it now",
+    ),
+    **dict.fromkeys(STORAGE_DOWN, _unavailable),
+    # neither says more than its kind: a store away, or a bug
+    redis.exceptions.ResponseError: lambda e: (_unavailable if _in_an_outage(e) else _unexpected)(e),
+    redis.exceptions.RedisClusterException: lambda e: (_unavailable if _in_an_outage(e) else _unexpected)(e),
+    redis.exceptions.OutOfMemoryError: lambda e: ApiError(
+        503, "storage_full", "the match store is full and refuses new writes; nothing was lost"
+    ),
+}
+
+
+def api_error_of(error: Exception) -> ApiError:
+    """The API's answer to an exception (its own, the domain's, or a logged 500), counted in the metrics."""
+    answer = error if isinstance(error, ApiError) else _domain(error)
+    if answer.body["error"] == "illegal_action":
+        metrics.ILLEGAL.labels(answer.body.get("reason", "")).inc()
+    elif answer.body["error"] == "version_conflict":
+        metrics.CONFLICTS.inc()
+    elif answer.status == 503:
+        log.warning("%s: %s", answer.body["error"], error)
+    return answer
+
+
+def _domain(error: Exception) -> ApiError:
+    kind = next((kind for kind in type(error).__mro__ if kind in DOMAIN), None)
+    return _unexpected(error) if kind is None else DOMAIN[kind](error)
+
+
+def retry_after(status: int, given: str | None) -> str | None:
+    """The ``Retry-After`` an answer of ``status`` carries (``given``: what the rate limiter put, rounded
+    down): a second for a 503, at least one for a 429, none on any other answer."""
+    if status == 503:
+        return "1"
+    if status == 429:
+        return str(max(1, int(given or 1)))
+    return None
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def api_error(error: Exception):
+        answer = api_error_of(error)
+        return jsonify(answer.body), answer.status
+
+    for kind in DOMAIN:
+        app.register_error_handler(kind, api_error)
+
+    app.register_error_handler(HTTPException, http_error)
+
+    @app.after_request  # runs after the rate limiter's, which puts Retry-After on every answer, rounded down
+    def retry_after_only_on_refusals(response):
+        wait = retry_after(response.status_code, response.headers.get("Retry-After"))
+        if wait is None:
+            response.headers.pop("Retry-After", None)
+        else:
+            response.headers["Retry-After"] = wait
+        return response
+
+    app.register_error_handler(Exception, api_error)

@@ -1,0 +1,2 @@
+"""What every request passes through around its route: guards, rate limits, the request hooks (request id,
+CORS, access log, metrics) and the express lane."""

@@ -1,0 +1,1417 @@
+"""The HTTP API, ``/v1``: thin views over ``Matches``. Each view authenticates, checks the request's
+shape, calls one application method and shapes the answer; rules and storage live elsewhere."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import re
+import time
+from collections.abc import Callable, Hashable
+from typing import Any, cast
+
+import redis
+from flask import Response, current_app, request, stream_with_context
+from flask_smorest import Blueprint as _Blueprint
+from flask_smorest.utils import deepupdate
+from marshmallow import ValidationError
+from webargs.flaskparser import FlaskParser
+
+from service import metrics
+from service.application.livefeed import CHECK_S, Full, LiveFeed, Subscription, client_gone
+from service.application.matches import ANYONE, Matches, NewMatch
+from service.application.matches import now as matches_now
+from service.domain import clocks, projections
+from service.domain.chain import Recorded
+from service.domain.lifecycle import refusals_of
+from service.domain.replay import SHELL_EVENTS
+from service.domain.tokens import is_platform_key, seat_for
+from service.games import GAMES, legal_actions_component
+from service.games.bots import bots_of, shown_bot
+from service.games.protocol import Game, InvalidRecord
+from service.http import fastload, schemas
+from service.http.auth import (
+    acting_seat,
+    bearer,
+    holder,
+    request_owner,
+    request_platform,
+    request_seat,
+    still_holds,
+)
+from service.http.errors import ApiError, flatten, invalid
+from service.http.middleware.guards import GuardedJSON
+from service.store import packs
+from service.store.repository import Lru, MatchNotFound
+from service.store.webhooks import BadWebhookUrl, check_url
+
+
+class _Parser(FlaskParser):
+    DEFAULT_VALIDATION_STATUS = 400  # a body that fails its schema is a bad request, not 422
+
+    def _raw_load_json(self, req):
+        # through Flask's (guarded) JSON, so that every body is read by the same rules
+        return req.get_json() if req.is_json else super()._raw_load_json(req)
+
+
+class Blueprint(_Blueprint):
+    """flask-smorest's blueprint, with documentation that depends on the games: it is built when
+    the app is, from the games registered then (``games_doc``), not when this module is imported."""
+
+    ARGUMENTS_PARSER = _Parser()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._prepare_doc_cbks.append(self._prepare_games_doc)
+
+    @staticmethod
+    def _prepare_games_doc(doc, doc_info, **kwargs):
+        build = doc_info.get("games_doc")
+        return deepupdate(doc, build(list(GAMES.values()))) if build else doc
+
+    @staticmethod
+    def games_doc(build: Callable[[list[Game]], dict]):
+        """Document an operation with ``build(games)``, an OpenAPI operation fragment."""
+
+        def decorate(view):
+            view._apidoc = {**getattr(view, "_apidoc", {}), "games_doc": build}
+            return view
+
+        return decorate
+
+
+def lean(fast: Callable[..., Response | None]):
+    """A hot route's view in two: ``fast(**view_args)`` answers the requests it can read without webargs and
+    flask-smorest's layers, and says None before doing anything for the rest, which the documented view under
+    it reads and answers, refusals and all, as before. The route stays documented by that view (``wraps``
+    carries its ``_apidoc`` and docstring), so the contract does not fork."""
+
+    def decorate(documented):
+        @functools.wraps(documented)
+        def view(**view_args):
+            answer = fast(**view_args)
+            return documented(**view_args) if answer is None else answer
+
+        return view
+
+    return decorate
+
+
+SVG = "image/svg+xml"
+JSON = "application/json"
+JSONL = "application/jsonl"
+EVENT_STREAM = "text/event-stream"
+TEXT = "text/plain"
+Security = list[dict[str, list[str]]]  # OpenAPI's security requirements: any one of them will do
+SEAT: Security = [{"seatToken": []}]
+SEAT_OR_PLATFORM: Security = [
+    {"seatToken": []},
+    {"platformKey": []},
+]  # a seat of the match, or the match's platform
+SEAT_OR_SPECTATOR: Security = [{}, {"seatToken": []}, {"platformKey": []}]
+PLATFORM: Security = [{"platformKey": []}]
+PLATFORM_OR_ANONYMOUS: Security = [{}, {"platformKey": []}]
+PLATFORM_OR_CREATOR: Security = [
+    {"platformKey": []},
+    {"creatorToken": []},
+]  # the match's platform, or its creator
+
+log = logging.getLogger("matchlog")
+
+v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Games, matches, their logs and jobs.")
+probes = Blueprint("probes", __name__, description="Health probes for load balancers and orchestrators.")
+
+
+def matches() -> Matches:
+    return current_app.extensions["matchlog"]
+
+
+def _errors(*codes: int):
+    """Document the error answers of an operation (they all share ``ErrorSchema``)."""
+    descriptions = {
+        400: "The request does not fit its schema (invalid_request, with fields).",
+        401: "No seat token, or a malformed Authorization header.",
+        403: "The token is not a seat of this match.",
+        404: "No such match, version or job.",
+        409: "version_conflict: the match moved on (current_version says where it is); out_of_time: the seat's "
+        "clock ran out first (the timeout was applied); seat_taken for a join; hidden_until_revealed for the "
+        "checkpoint of a hidden-information match whose log predates sealed hash chains, until its end; "
+        "idempotency_key_in_progress: the first request with this Idempotency-Key is still running.",
+        406: "The game cannot answer in the asked content type.",
+        413: "The body is larger than the server accepts (64 KiB by default).",
+        415: "The body's Content-Type is neither JSON nor a game record type.",
+        422: "illegal_action (with reason; with move for a game record), idempotency_key_reused (the "
+        "Idempotency-Key came with another request before), or "
+        "seed_known_to_creator_refused (reason open_seat or public: a creator who knows the seed knows every "
+        "hand).",
+        429: "too_many_requests: over the server's write limit per token or address, or its read limit per "
+        "address; Retry-After says when.",
+        503: "storage_unavailable (the match store is unreachable or failing over) or not_replicated (no replica "
+        "confirmed the write in time): the write may or may not have landed; send it again with the same "
+        "Idempotency-Key to learn which. Retry-After says when.",
+    }
+
+    def decorate(view):
+        for code in sorted({*codes, 429}):  # every request but the probes' counts in a rate limit
+            view = v1.alt_response(code, schema=schemas.ErrorSchema, description=descriptions[code])(view)
+        return view
+
+    return decorate
+
+
+def catalogue_entry(game: Game) -> dict[str, Any]:
+    info = game.info
+    return {
+        "id": info.id,
+        "name": info.name,
+        "min_players": info.min_players,
+        "max_players": info.max_players,
+        "player_counts": info.counts(),
+        "hidden_information": info.hidden_information,
+        "chance": info.chance,
+        "dynamics": info.dynamics,
+        "utility": info.utility,
+        "utility_by_option": {option: dict(values) for option, values in info.utility_by_option.items()},
+        "description": info.description,
+        "options_schema": game.options_schema,
+        "packs": packs.installed(game, matches().settings.packs_dir),
+        "pictures": [SVG] if game.svg is not None else [],
+        "record_type": game.record.mime if game.record is not None else None,
+        "timeouts": ["bot", *sorted(game.timeout_actions)],
+        "bots": sorted(bots_of(game)),
+        "entry_types": sorted({*SHELL_EVENTS, *game.event_types}),
+        "refusals": [
+            {
+                "reason": code,
+                "rule": refusal.rule,
+                "description": refusal.description,
+                "by": "game" if code in game.refusals else "server",
+            }
+            for code, refusal in refusals_of(game).items()
+        ],
+    }
+
+
+OTHER_EVENTS = frozenset({"rating_changed"})
+"""What a webhook may ask for besides log entries: ``rating_changed``, a match's players rated
+(``workers.jobs.rate_match``)."""
+
+
+def entry_types() -> frozenset[str]:
+    """What a webhook may ask for: the entry types of any game hosted here (registered games included)."""
+    return frozenset(SHELL_EVENTS).union(*(game.event_types for game in GAMES.values()))
+
+
+def _record_bodies(games: list[Game]) -> dict[str, Any]:
+    return {
+        game.record.mime: {
+            "schema": {"type": "string", "description": game.record.description},
+            "example": game.record.example,
+        }
+        for game in games
+        if game.record is not None
+    }
+
+
+@v1.route("/games", methods=["GET"])
+@v1.response(200, schemas.GameSchema(many=True))
+@_errors()
+def list_games():
+    """The games this server hosts, with the JSON Schema of each game's options."""
+    return [catalogue_entry(game) for game in GAMES.values()]
+
+
+def _match_links() -> dict[str, Any]:
+    """OpenAPI links from a created match to what can be done with it (clients and stateful test
+    tools follow them)."""
+    operations = {
+        "GetMatch": ("/v1/matches/{match_id}", "get"),
+        "GetState": ("/v1/matches/{match_id}/state", "get"),
+        "GetLegalActions": ("/v1/matches/{match_id}/legal-actions", "get"),
+        "SubmitAction": ("/v1/matches/{match_id}/actions", "post"),
+        "GetEvents": ("/v1/matches/{match_id}/events", "get"),
+        "GetLog": ("/v1/matches/{match_id}/log", "get"),
+        "GetCheckpoint": ("/v1/matches/{match_id}/checkpoint", "get"),
+        "ScoreMatch": ("/v1/matches/{match_id}/score", "post"),
+    }
+    return {
+        name: {
+            "operationRef": "#/paths/" + path.replace("/", "~1") + "/" + method,
+            "parameters": {"match_id": "$response.body#/id"},
+        }
+        for name, (path, method) in operations.items()
+    }
+
+
+@v1.route("/signing-key", methods=["GET"])
+@v1.response(200, schemas.SigningKeySchema)
+@_errors()
+def get_signing_key():
+    """The public key this server signs checkpoints with: fetch it once and keep it, then check
+    every checkpoint against it (``matchlog replay --public-key``)."""
+    return {"algorithm": "Ed25519", "public_key": matches().signing_key()}
+
+
+@v1.route("/matches", methods=["POST"])
+@v1.response(201, schemas.CreatedMatchSchema)
+@v1.doc(responses={201: {"links": _match_links()}}, security=PLATFORM_OR_ANONYMOUS)
+@v1.games_doc(
+    lambda games: {
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}},
+                **_record_bodies(games),
+            },
+        }
+    }
+)
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@_errors(400, 409, 413, 415, 422, 429, 503)
+def create_match(headers):
+    """Create a match. The answer holds one secret token per seat: it is shown only this once.
+
+    A body in a game's record format (its ``record_type`` in the catalogue, an SGF
+    dialect for instance) creates the match by replaying the record through the rules: the
+    result is an ordinary match with an ordinary log. A record with an illegal move is refused (422,
+    with ``move``, its number, and ``reason``, the rule) and nothing is stored."""
+    platform = request_platform(matches())
+    if platform is None and not matches().settings.anonymous_matches:
+        raise ApiError(
+            401,
+            "platform_key_required",
+            "this server creates matches for platforms only: Authorization: Bearer <platform key>",
+        )
+    owner = platform["id"] if platform else None
+    if request.mimetype in matches().record_games():
+        try:  # as_text would turn bytes that are not UTF-8 into U+FFFD, and so into a player's name; a BOM goes
+            text = request.get_data().decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise InvalidRecord(f"it is not UTF-8 (byte {error.start})") from None
+        asked: Any = [request.mimetype, text]
+        new = lambda: matches().from_record(request.mimetype, text, owner)  # noqa: E731
+    elif request.mimetype == "application/json":
+        try:
+            body = schemas.CreateMatchSchema().load(request.get_json())
+        except ValidationError as error:
+            raise invalid(flatten(error.messages)) from None
+        names = [None if p.get("open") else p.get("name") or f"{p['bot']} bot" for p in body["players"]]
+        asked = [JSON, request.get_json()]
+        new = lambda: NewMatch(  # noqa: E731
+            body["game"],
+            names,
+            body["options"],
+            body.get("seed"),
+            seed_known_to_creator=body["seed_known_to_creator"],
+            platform=owner,
+            public=body.get("public"),
+            bots=[_bot(p) for p in body["players"]],
+            undo=body["undo"],
+            clock=_clock(body),
+            player_ids=[p.get("player") for p in body["players"]],
+            client=request.remote_addr,  # behind proxies, their client (as the rate limits count it)
+        )
+    else:
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            f"send application/json or one of the game record types {sorted(matches().record_games())}",
+        )
+
+    def create(remember) -> dict[str, Any]:
+        created = matches().open_match(new())
+        state, tokens = created.state, created.tokens
+        creator = {"creator_token": created.creator_token} if created.creator_token else {}
+        return {
+            "id": created.match_id,
+            "game": state.game_id,
+            "version": state.version,
+            "seats": [_created_seat(state, i, tokens[i]) for i in range(len(state.players))],
+            **creator,
+        }
+
+    # a platform's key is scoped by the platform; an anonymous one by the key itself and the body
+    return matches().once(
+        None,
+        "create",
+        f"platform:{owner}" if owner else ANYONE,
+        headers.get("idempotency_key"),
+        asked,
+        create,
+    )
+
+
+@v1.route("/matches", methods=["GET"])
+@v1.arguments(schemas.LobbyQuerySchema(), location="query")
+@v1.response(200, schemas.LobbySchema)
+@v1.doc(security=PLATFORM_OR_ANONYMOUS)
+@_errors(400, 401)
+def list_matches(query):
+    """Matches by creation time (``order``: oldest first, or newest), optionally of one ``game`` and
+    ``status``; ``cursor`` pages on. With a platform key: the platform's own matches. Without: the
+    lobby with ``status=open`` (matches with a seat still open), else the public matches."""
+    if query.get("game") is not None and query["game"] not in GAMES:
+        raise invalid({"game": [f"unknown game {query['game']!r}; GET /v1/games lists them"]})
+    platform = request_platform(matches())
+    found, next_cursor = matches().listed_rows(
+        platform["id"] if platform else None,
+        query.get("game"),
+        query.get("status"),
+        query.get("cursor"),
+        query["limit"],
+        newest_first=query["order"] == "newest",
+    )
+    provider = cast(GuardedJSON, current_app.json)
+    if provider.indented:  # answers for people: the rows decoded, to be indented
+        return provider.response({"matches": [json.loads(row) for row in found], "next_cursor": next_cursor})
+    # the rows as each append encoded them (``rows``), joined: a page encodes only its cursor and clocks
+    body = b'{"matches":[' + b",".join(found) + b'],"next_cursor":' + provider.part(next_cursor) + b"}\n"
+    return current_app.response_class(body, mimetype=provider.mimetype)
+
+
+def _bot(player: dict[str, Any]) -> str | None:
+    """A seat's bot as the log keeps it: its name, and its level when one is given."""
+    if not player.get("bot"):
+        return None
+    return f"{player['bot']}:{player['level']}" if "level" in player else player["bot"]
+
+
+def _clock(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The clock settings as the log keeps them (milliseconds), with the timeout policy."""
+    if "clock" not in body:
+        return None
+    return {f"{name[:-2]}_ms": round(seconds * 1000) for name, seconds in body["clock"].items()} | {
+        "on_timeout": body["on_timeout"]
+    }
+
+
+def _created_seat(state, seat: int, token: str | None) -> dict[str, Any]:
+    """A seat as its creator sees it: a person's with its token (shown only now), an open one, a bot."""
+    if state.players[seat] is None:
+        return {"seat": seat, "open": True}
+    if state.bot_of(seat):
+        return {"seat": seat, "name": state.players[seat], **shown_bot(state.bot_of(seat))}
+    return {"seat": seat, "name": state.players[seat], "token": token}
+
+
+@v1.route("/matches/<match_id>/abort", methods=["POST"])
+@v1.arguments(schemas.AbortSchema())
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(200, schemas.MatchSchema)
+@v1.doc(security=PLATFORM_OR_CREATOR)
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
+def abort_match(body, headers, match_id: str):
+    """End the match where it stands (its platform asks, with its key, or the creator of a match made
+    without a platform key, with the ``creator_token``): ``match_aborted``, with the seed revealed so the
+    log stays auditable; nobody acts after. 409 ``match_over`` when it has ended."""
+    token = bearer()
+    if token is not None and not is_platform_key(token) and matches().is_creator(match_id, token):
+        caller, reason = "creator", body.get("reason", "aborted by its creator")
+    else:
+        does = "aborts it" if matches().platform_of(match_id) else "or its creator (creator_token) aborts it"
+        caller = "platform:" + request_owner(matches(), match_id, does)["id"]
+        reason = body.get("reason", "aborted by its platform")
+    return matches().abort(match_id, reason, headers.get("idempotency_key"), caller)
+
+
+@v1.route("/matches/<match_id>/concede", methods=["POST"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(201, schemas.AcceptedSchema)
+@v1.doc(security=SEAT)
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
+def concede(headers, match_id: str):
+    """The token's seat concedes (in any game): ``seat_conceded``. With fewer than two seats left in play
+    the match ends there; otherwise the others play on and the server takes the seat's turns (the game's
+    pass or forfeit, else a random legal move). A seat that conceded ranks after every seat still in play.
+    422 with reason ``seat_conceded`` (again), ``game_over``, ``match_not_started``..."""
+    return of_game(
+        match_id,
+        matches().concede(
+            match_id, acting_seat(matches(), match_id), headers.get("idempotency_key"), holder()
+        ),
+    )
+
+
+@v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/join", methods=["POST"])
+@v1.arguments(schemas.JoinSchema())
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(201, schemas.JoinedSchema)
+@_errors(400, 404, 409, 422, 429, 503)
+def join_seat(body, headers, match_id: str, seat: int):
+    """Take an open seat: its token is in the answer, shown only this once. Of two joins for one seat,
+    one gets it and the other 409 ``seat_taken`` (``match_over`` once the match was aborted). The join that
+    fills the last seat starts the match
+    (``match_started``): nobody can act before. A ``player`` id takes the match's platform key."""
+    if body.get("player") and matches().platform_of(match_id) is not None:  # anonymous: a 400 from join
+        request_owner(matches(), match_id, "names its players")
+    return matches().join(match_id, seat, body["name"], headers.get("idempotency_key"), body.get("player"))
+
+
+@v1.route("/matches/<match_id>/undo", methods=["POST"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(201, schemas.AcceptedSchema)
+@v1.doc(security=SEAT)
+@_errors(400, 401, 403, 404, 422, 429, 503)
+def undo_move(headers, match_id: str):
+    """Take back the seat's last move: ``undone`` at once (undo ``until_next_action``), or an
+    ``undo_requested`` the other seats answer (``with_consent``). The log keeps both the move and the
+    undo. 422 with a reason: ``undo_off``, ``nothing_to_undo``, ``hidden_information_revealed``..."""
+    return of_game(
+        match_id,
+        matches().undo(match_id, acting_seat(matches(), match_id), headers.get("idempotency_key"), holder()),
+    )
+
+
+@v1.route("/matches/<match_id>/undo/accept", methods=["POST"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(201, schemas.AcceptedSchema)
+@v1.doc(security=SEAT)
+@_errors(400, 401, 403, 404, 422, 429, 503)
+def accept_undo(headers, match_id: str):
+    """Accept the undo another seat asked for; the last acceptance undoes the move."""
+    return of_game(
+        match_id,
+        matches().answer_undo(
+            match_id, acting_seat(matches(), match_id), True, headers.get("idempotency_key"), holder()
+        ),
+    )
+
+
+@v1.route("/matches/<match_id>/undo/refuse", methods=["POST"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(201, schemas.AcceptedSchema)
+@v1.doc(security=SEAT)
+@_errors(400, 401, 403, 404, 422, 429, 503)
+def refuse_undo(headers, match_id: str):
+    """Refuse the undo another seat asked for: the move stands."""
+    return of_game(
+        match_id,
+        matches().answer_undo(
+            match_id, acting_seat(matches(), match_id), False, headers.get("idempotency_key"), holder()
+        ),
+    )
+
+
+@v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/replace", methods=["POST"])
+@v1.arguments(schemas.ReplaceSeatSchema())
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(200, schemas.ReplacedSchema)
+@v1.doc(security=PLATFORM)
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
+def replace_seat(body, headers, match_id: str, seat: int):
+    """Hand a seat to a bot (a player who left) or back to a person, by the match's platform:
+    ``seat_replaced`` in the log. The seat's old token can no longer act, in any process, and its reads end
+    within 2 s; a person's new one is in the answer, shown only this once. 409 ``seat_taken`` for an open
+    seat, ``match_over`` after the end."""
+    owner = request_owner(matches(), match_id, "hands its seats over")
+    return matches().replace_seat(
+        match_id,
+        seat,
+        body.get("name"),
+        _bot(body),
+        headers.get("idempotency_key"),
+        "platform:" + owner["id"],
+        body.get("player"),
+    )
+
+
+@v1.route("/matches/<match_id>", methods=["GET"])
+@v1.response(200, schemas.MatchSchema)
+@v1.doc(security=PLATFORM_OR_ANONYMOUS)
+@_errors(401, 404)
+def get_match(match_id: str):
+    """Status, version, players, options, who may act now, and the result once scored.
+
+    Anyone may read it; a platform key nobody issued is a 401 here as everywhere (a client with a revoked
+    key learns so). The match's platform (its key) and its seats (their tokens) also see each seat's
+    ``player``, the platform's player id of whoever holds it."""
+    platform = request_platform(matches())
+    state = matches().load(match_id)
+    body = projections.summary(match_id, state, matches_now())
+    if _holds_the_match(match_id, platform):
+        _, entries = matches().entries(match_id)
+        ids = projections.player_ids(entries)
+        body["players"] = [
+            {**p, "player": ids[p["seat"]]} if p["seat"] in ids else p for p in body["players"]
+        ]
+    analysed = matches().analysis_status(match_id) if state.finished else None
+    if analysed is not None:
+        body["analysis"] = analysed
+    return body
+
+
+def _holds_the_match(match_id: str, platform: dict | None) -> bool:
+    """Whether the request's credential is the match's platform key or a seat token of the match: who sees
+    the seats' player ids in this summary (any other reader sees names only here; the log's entries carry
+    them whole, for whoever may read the log). Anything else reads on, as anyone."""
+    if platform is not None:
+        return platform["id"] == matches().platform_of(match_id)
+    token = bearer()
+    return token is not None and seat_for(token, matches().seat_hashes(match_id)) is not None
+
+
+@v1.route("/matches/<match_id>/state", methods=["GET"])
+@v1.arguments(schemas.StateQuerySchema(), location="query")
+@v1.response(200, schemas.StateSchema)
+@v1.doc(
+    security=SEAT_OR_SPECTATOR,
+    responses={
+        "200": {
+            "description": "OK",
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/State"}},
+                SVG: {"schema": {"type": "string"}},
+            },
+        }
+    },
+)
+@_errors(400, 401, 403, 404, 406)
+def get_state(query, match_id: str):
+    """The state as the caller may see it (a seat with its token, else a spectator), now or at ``version``.
+
+    With ``Accept: image/svg+xml``, games that can draw themselves answer with a picture of that view."""
+    seat = request_seat(matches(), match_id, required=False, platform="view")
+    state = matches().load(match_id, query.get("version"))
+    view = state.engine.view(state.game, seat)
+    if _wants(SVG, ["application/json", SVG]):
+        if state.engine.svg is None:
+            raise ApiError(
+                406, "not_acceptable", f"{state.engine.info.name} has no picture; ask for application/json"
+            )
+        return Response(
+            state.engine.svg(view),
+            mimetype=SVG,
+            headers={"Vary": "Accept", "X-Match-Version": str(state.version)},
+        )
+    # the latest version's clocks run on until now; an earlier version's stood still at its own entry
+    as_of = matches_now() if query.get("version") is None else None
+    clock = {"clock": clocks.shown(state.clock, as_of)} if state.clock is not None else {}
+    return {"game": state.engine.info.id, "version": state.version, "state": view, **clock}
+
+
+def body_types(endpoint: str | None) -> set[str]:
+    """The body types an endpoint reads (for the request guards)."""
+    if endpoint == "v1.create_match":
+        return {JSON, *matches().record_games()}
+    return {JSON}
+
+
+def answers(endpoint: str | None) -> list[str] | None:
+    """The types an endpoint answers in (for the request guards); None: the view negotiates."""
+    if endpoint is not None and endpoint.startswith("viewer."):
+        return None  # pages and their scripts, for browsers
+    if endpoint == "v1.get_state":
+        return [JSON, SVG]
+    if endpoint == "v1.get_record":
+        return None
+    if endpoint == "v1.get_log":
+        return [JSONL, JSON]
+    if endpoint == "v1.stream_events":
+        return [EVENT_STREAM]
+    if endpoint == "probes.get_metrics":
+        return ["text/plain", JSON]
+    return [JSON]
+
+
+def _wants(mimetype: str, offered: list[str]) -> bool:
+    """Whether the request's Accept header prefers ``mimetype`` over the other ``offered`` types
+    (a request without Accept takes the first offered)."""
+    if not request.accept_mimetypes:
+        return mimetype == offered[0]
+    return request.accept_mimetypes.best_match(offered) == mimetype
+
+
+def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
+    """The listing typed per game, told apart by its ``game`` (a discriminator), so that a generated
+    client parses each game's action as that game's, not as the first action shape that happens to fit."""
+    refs = {game.info.id: f"#/components/schemas/{legal_actions_component(game)}" for game in games}
+    return {
+        "responses": {
+            "200": {
+                "description": "OK",
+                "content": {
+                    JSON: {
+                        "schema": {
+                            "oneOf": [{"$ref": ref} for ref in refs.values()],
+                            "discriminator": {"propertyName": "game", "mapping": refs},
+                        }
+                    }
+                },
+                "links": {
+                    "SubmitListedAction": {  # any listed action can be posted back unchanged
+                        "operationRef": "#/paths/~1v1~1matches~1{match_id}~1actions/post",
+                        "parameters": {"match_id": "$request.path.match_id"},
+                        "requestBody": {
+                            "expected_version": "$response.body#/version",
+                            "action": "$response.body#/actions/0",
+                        },
+                    }
+                },
+            }
+        }
+    }
+
+
+def _legal_actions_lean(match_id: str) -> Response | None:
+    """Without a query string there is nothing for ``SeatQuerySchema`` to read or refuse."""
+    return None if request.environ.get("QUERY_STRING") else _legal_actions(match_id)
+
+
+@v1.route("/matches/<match_id>/legal-actions", methods=["GET"])
+@lean(_legal_actions_lean)
+@v1.arguments(schemas.SeatQuerySchema(), location="query")
+@v1.games_doc(_legal_actions_doc)
+@v1.doc(security=SEAT_OR_PLATFORM)
+@_errors(400, 401, 403, 404)
+def get_legal_actions(query, match_id: str):
+    """Every action the seat may take now (empty when it is not its turn)."""
+    return _legal_actions(match_id)
+
+
+def _legal_actions(match_id: str) -> Response:
+    seat = acting_seat(matches(), match_id, platform="view")
+    state = matches().load(match_id)
+    return legal_actions_answer(match_id, state, seat)
+
+
+LISTED_CACHE_FROM = 64
+"""Lists of at least this many legal actions are kept, encoded, for the version they were made at."""
+_listed = Lru(256)
+KEYED_PARTS = 1 << 17
+"""Encoded actions kept per family of keyed actions (``protocol.legal_action_keys``): every placement of the
+largest board a game keys (121,732 placements; random games meet 57,000 of them in 60 games), so that a warm worker
+encodes no action at all, for some 20 MB at most; a family that outgrows it starts again."""
+_parts: dict[tuple[str, Hashable], dict[Hashable, bytes]] = {}
+
+
+def legal_actions_answer(match_id: str, state, seat: int) -> Response:
+    """The legal-actions answer of ``seat`` at ``state`` (the match's latest): long lists are encoded
+    once per version and seat, for every client that asks again before the match moves on (the key
+    holds the head hash, so a log rebuilt after a restore cannot get another log's list)."""
+    key = (match_id, state.version, state.head_hash, seat)
+    body = _listed.get(key)
+    if body is not None:
+        return current_app.response_class(body, mimetype=JSON)
+    keyed = _keyed_listing(state, seat)
+    if keyed is not None:
+        body, listed = keyed
+        if listed >= LISTED_CACHE_FROM:
+            _listed.put(key, body)
+        return current_app.response_class(body, mimetype=JSON)
+    actions = state.legal_actions(seat)
+    names = state.engine.action_names
+    if names is not None:  # the API's names, where the engine's differ
+        actions = [names.for_clients(action) for action in actions]
+    # the app's response_class (Flask types the provider's answer as werkzeug's base class)
+    response = cast(
+        Response,
+        current_app.json.response(
+            {"game": state.engine.info.id, "version": state.version, "seat": seat, "actions": actions}
+        ),
+    )
+    if len(actions) >= LISTED_CACHE_FROM:
+        _listed.put(key, response.get_data())
+    return response
+
+
+def _keyed_listing(state, seat: int) -> tuple[bytes, int] | None:
+    """The body ``legal_actions_answer`` writes and its number of actions, put together from each action's
+    JSON, made once per key (``protocol.legal_action_keys``) instead of once per listing: None where the
+    game does not key its actions, answers are indented, or orjson leaves an action to the standard
+    encoder (as ``GuardedJSON.response`` would the whole answer)."""
+    keyed = state.legal_action_keys(seat)
+    provider = cast(GuardedJSON, current_app.json)
+    if keyed is None or provider.indented:
+        return None
+    family, keys = keyed
+    game = state.engine
+    parts = _parts.setdefault((game.info.id, family), {})
+    try:
+        try:
+            listed = [parts[key] for key in keys]
+        except KeyError:
+            if len(parts) > KEYED_PARTS:
+                parts.clear()
+            names = game.action_names
+            listed = []
+            for key in keys:
+                part = parts.get(key)
+                if part is None:
+                    action = game.keyed_action(family, key)
+                    part = provider.part(names.for_clients(action) if names is not None else action)
+                    # a copy: orjson's own bytes keep the room they were written in (some 4 KB a part)
+                    parts[key] = part = bytes(memoryview(part))
+                listed.append(part)
+        head = provider.part({"game": game.info.id, "version": state.version, "seat": seat, "actions": []})
+    except TypeError:
+        return None
+    # the head up to its list's "[", then the list: the bytes of the whole answer encoded at once
+    return b"".join((head[:-2], b",".join(listed), b"]}\n")), len(listed)
+
+
+_submit_body = fastload.compiled(schemas.SubmitActionSchema())
+_accepted = schemas.AcceptedSchema()
+_accepted_dump = fastload.compiled_dump(_accepted)
+
+
+def _submit_lean(match_id: str) -> Response | None:
+    """A JSON body that ``SubmitActionSchema`` takes as it is, and no ``Idempotency-Key`` or one of 1 to 128
+    characters: what webargs would hand the view, answered as flask-smorest would answer it."""
+    body = request.get_json(silent=True) if request.is_json else None
+    key = request.headers.get("Idempotency-Key")
+    loaded = plain_submission(body, key)
+    if loaded is None:
+        return None
+    answer, headers = _submitted(match_id, loaded, key)
+    response = cast(Response, current_app.json.response(accepted_body(answer)))
+    response.headers.extend(headers)
+    response.status_code = 201
+    return response
+
+
+def accepted_body(answer: dict[str, Any]) -> dict[str, Any]:
+    """An accepted action's answer as ``AcceptedSchema`` dumps it."""
+    dumped = _accepted_dump(answer) if _accepted_dump is not None else None
+    return _accepted.dump(answer) if dumped is None else dumped
+
+
+def plain_submission(body: Any, idempotency_key: str | None) -> dict | None:
+    """The body as ``SubmitActionSchema`` loads it, when it takes it as it is and the ``Idempotency-Key``, if
+    any, fits; None for the documented view to judge (and refuse)."""
+    loaded = _submit_body(body) if _submit_body is not None else None
+    if loaded is None or (
+        idempotency_key is not None and not _fits(schemas.IDEMPOTENCY_KEY_LENGTH, idempotency_key)
+    ):
+        return None
+    return loaded
+
+
+def _fits(validator, value) -> bool:
+    try:
+        validator(value)
+    except ValidationError:
+        return False
+    return True
+
+
+@v1.route("/matches/<match_id>/actions", methods=["POST"])
+@lean(_submit_lean)
+@v1.arguments(schemas.SubmitActionSchema())
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(201, schemas.AcceptedSchema)
+@v1.doc(security=SEAT)
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
+def submit_action(body, headers, match_id: str):
+    """Play an action for the token's seat, if the match is still at ``expected_version``."""
+    return _submitted(match_id, body, headers.get("idempotency_key"))
+
+
+def _submitted(match_id: str, body: dict, idempotency_key: str | None) -> tuple[dict, dict[str, str]]:
+    app = matches()
+    seat = acting_seat(app, match_id)
+    game_id = app.engine_of(match_id).info.id
+    action = load_action(game_id, body["action"])
+    return played(app, match_id, seat, game_id, action, body["expected_version"], idempotency_key, holder())
+
+
+def played(
+    app: Matches,
+    match_id: str,
+    seat: int,
+    game_id: str,
+    action: dict,
+    expected_version: int,
+    idempotency_key: str | None,
+    holder: str,
+) -> tuple[dict, dict[str, str]]:
+    """A seat's action, loaded, submitted: the answer (with its game) and its ``Location``; raises what
+    ``Matches.submit`` refuses it with. ``holder``: the digest of the seat's token that asks."""
+    answer = app.submit(match_id, seat, expected_version, action, idempotency_key, holder=holder)
+    metrics.appended(game_id, len(answer["events"]))
+    events = answer["events"]  # where the new entries are (said here: manners need not parse the answer back)
+    return {"game": game_id, **answer}, {
+        "Location": f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}"
+        if events
+        else f"/v1/matches/{match_id}"
+    }
+
+
+def load_action(game_id: str, raw: dict) -> dict:
+    """An action in the shape of the game's action schema, or 400 ``invalid_request`` naming its fields
+    (the POST and the moves socket alike)."""
+    names = GAMES[game_id].action_names
+    if names is not None:  # either names, the engine's from here on (and in the idempotency fingerprint)
+        raw = names.for_engine(raw)
+    fast = _action_loader(game_id)
+    loaded = fast(raw) if fast is not None else None
+    if loaded is not None:
+        return loaded
+    try:
+        return _action_schema(game_id).load(raw)
+    except ValidationError as error:
+        messages = names.for_clients(error.messages) if names is not None else error.messages
+        raise invalid(
+            flatten(messages, "action"), "the action does not fit the game's action schema"
+        ) from None
+
+
+@functools.cache
+def _action_schema(game_id: str):
+    return GAMES[game_id].action_schema()  # marshmallow schemas are reusable and costly to build
+
+
+@functools.cache
+def _action_loader(game_id: str):
+    """The game's action schema compiled (``service.http.fastload``): the same action for what it accepts; the
+    schema itself for the rest and its errors."""
+    return fastload.compiled(_action_schema(game_id))
+
+
+@v1.route("/matches/<match_id>/record", methods=["GET"])
+@v1.games_doc(
+    lambda games: {
+        "responses": {
+            "200": {
+                "description": "The match as a game record, in its game's format (or the same text as text/plain, the "
+                "type code generators know).",
+                "content": {
+                    **{mime: {"schema": body["schema"]} for mime, body in _record_bodies(games).items()},
+                    TEXT: {"schema": {"type": "string"}},
+                },
+            }
+        }
+    }
+)
+@_errors(404, 406)
+def get_record(match_id: str):
+    """The match, finished or not, in its game's record format (ask with that type, or text/plain, in
+    ``Accept``)."""
+    mime, text = matches().export_record(
+        match_id, accepts=lambda mime: _wants(mime, [mime, TEXT]) or _wants(TEXT, [mime, TEXT])
+    )
+    return Response(text, mimetype=mime if _wants(mime, [mime, TEXT]) else TEXT)
+
+
+@v1.route("/matches/<match_id>/events", methods=["GET"])
+@v1.arguments(schemas.EventsQuerySchema(), location="query")
+@v1.response(200, schemas.EventsSchema)
+@v1.doc(security=SEAT_OR_SPECTATOR)
+@_errors(400, 401, 403, 404)
+def get_events(query, match_id: str):
+    """The log, oldest first, as the caller may see it: entries with a version above ``after``."""
+    seat = request_seat(matches(), match_id, required=False, platform="view")
+    current, events = matches().events(match_id, seat, query["after"], query["limit"])
+    return of_game(match_id, {"version": current, "events": events})
+
+
+LAST_EVENT_ID = re.compile(
+    r"[0-9]{1,15}"
+)  # a version (below 2**53): ASCII digits, not whatever isdigit() takes
+
+
+HANDOVERS = ("seat_replaced", "timed_out")
+"""Entries after which a seat may be someone else's (a ``timed_out`` hands it to a bot, or not)."""
+
+
+SSE_EVENT = {
+    "type": "object",
+    "description": "One event of the stream (OpenAPI 3.0 reads a text/event-stream schema as each event's): an "
+    "entry (``id``: its version; ``data``: the entry as JSON, as /events has it, with its ``game``), "
+    "``end`` (``data``: {}), ``revoked`` (no data), or the ``retry`` advice that opens the stream.",
+    "properties": {
+        "event": {
+            "type": "string",
+            "enum": ["message", "end", "revoked"],
+            "description": "message (the default) for an entry; end: the match is scored; revoked: the "
+            "credential no longer holds.",
+        },
+        "id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "The entry's version (end: the last one).",
+        },
+        "retry": {"type": "integer", "description": "How long a client waits before reconnecting, in ms."},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {
+                "oneOf": [{"$ref": "#/components/schemas/FeedEntry"}, {"type": "object", "maxProperties": 0}]
+            },
+            "description": "The entry as JSON, with its match's game (the FeedEntry schema); {} with end.",
+        },
+    },
+}
+"""What the live feed sends, one event at a time (schemathesis checks each against it)."""
+
+
+@v1.route("/matches/<match_id>/events/stream", methods=["GET"])
+@v1.arguments(schemas.StreamQuerySchema(), location="query")
+@v1.doc(
+    security=SEAT_OR_SPECTATOR,
+    responses={
+        "200": {
+            "description": "Server-Sent Events: each log entry as the caller may see it (the same gate as /events), "
+            "``id:`` its version, ``data:`` the entry as JSON (a FeedEntry, typed by its game); "
+            "a ``: ping`` comment every 15 s; an "
+            "``end`` event after ``match_scored``. Start after ``?after=``; ``Last-Event-ID`` (a reconnect) "
+            "wins over it. A ``revoked`` event, then the end, once the credential no longer holds (the "
+            "seat was handed over, the platform key revoked); the end, without an event, after 5 minutes "
+            "with nothing to deliver (reconnect with ``Last-Event-ID``).",
+            "content": {EVENT_STREAM: {"schema": SSE_EVENT}},
+        }
+    },
+)
+@_errors(400, 401, 403, 404)
+@v1.alt_response(
+    503,
+    schema=schemas.ErrorSchema,
+    description="streams_full: this server process holds as many live "
+    "feeds as it may (another may have room), or storage_unavailable; Retry-After says when.",
+)
+@v1.alt_response(
+    429,
+    schema=schemas.ErrorSchema,
+    description="too_many_streams: this client address holds as many "
+    "live feeds as the server allows one address; Retry-After says when to try again.",
+)
+def stream_events(query, match_id: str):
+    """The log as it grows, pushed: the entries after ``after`` (or ``Last-Event-ID``), then each new
+    one as it is appended, until the match is scored."""
+    app = matches()
+    seat = request_seat(app, match_id, required=False, platform="view")
+    credential = bearer()  # asked again as long as the stream lasts: a seat handed over ends it
+    resume = request.headers.get("Last-Event-ID", "").strip()
+    if resume and not LAST_EVENT_ID.fullmatch(resume):  # ids this stream sends: versions
+        raise invalid({"Last-Event-ID": [f"not an id this stream sent ({resume[:40]!r}): a version number"]})
+    # an EventSource reconnects to the URL it opened, ?after= and all, with the last id it got: that id wins
+    after = int(resume) if resume else query.get("after", 0)
+    app.engine_of(match_id)  # 404 for no such match, before the stream starts
+    feed = current_app.extensions["matchlog-livefeed"]
+    subscription = _subscribe(feed, match_id)
+    environ = request.environ
+    heartbeat, idle = app.settings.sse_heartbeat_s, app.settings.sse_idle_s
+
+    def holds(fresh: bool = False) -> bool:
+        return credential is None or still_holds(app, match_id, credential, seat, fresh)
+
+    def holds_after(handover: Recorded) -> bool:
+        """Whether the credential still reads the seat after ``handover``: a seat's token never once a
+        timeout gave the seat to a bot (whatever Redis says); else Redis says."""
+        to_a_bot = handover.type == "timed_out" and handover.data.get("on_timeout") == "bot"
+        if to_a_bot and credential is not None and not is_platform_key(credential):
+            return False
+        return holds(fresh=True)
+
+    def entries():
+        sent = after
+        state = app.load(match_id)
+        revealed = state.seed is not None
+        _, batch = app.entries(match_id, after=after)
+        yield "retry: 2000\n\n"
+        if not batch and state.result is not None:  # resumed at the end of a scored match: nothing will come
+            yield _END.format(version=state.version)
+            return
+        # at first, by Redis: this process's copy of the seat tokens may be older than the backlog
+        fresh = True
+        delivered = pinged = time.monotonic()
+        while True:
+            if not holds(fresh):  # before each batch is shown: a key revoked meanwhile shows nothing more
+                yield _REVOKED
+                return
+            for entry in batch:
+                if entry.version <= sent:
+                    continue
+                revealed = revealed or entry.type == "seed_revealed"
+                sent, delivered = entry.version, time.monotonic()
+                yield feed.render(match_id, entry, seat, revealed, state.sealed_chain)
+                if entry.type == "match_scored":
+                    yield _END.format(version=entry.version)
+                    return
+                if entry.type in HANDOVERS and entry.seat == seat and credential and not holds_after(entry):
+                    yield _REVOKED  # nothing after the handover: it may be the new holder's
+                    return
+            # woken every CHECK_S at least, to ask the credential again and whether the client is still there
+            batch, fresh = subscription.next(min(CHECK_S, heartbeat, idle)), False
+            now = time.monotonic()
+            if not batch and (client_gone(environ) or now - delivered >= idle):
+                return  # gone, or nothing for a long time (an EventSource reconnects with Last-Event-ID)
+            if not batch and now - max(pinged, delivered) >= heartbeat:
+                yield ": ping\n\n"
+                pinged = now
+
+    def closing():
+        try:
+            yield from entries()
+        except (
+            redis.exceptions.RedisError
+        ) as error:  # the credential could not be asked: the client reconnects
+            log.warning("a live feed ends: redis unavailable (%s)", error)
+        finally:
+            feed.unsubscribe(subscription)
+
+    response = Response(
+        stream_with_context(closing()),
+        mimetype=EVENT_STREAM,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+    response.call_on_close(lambda: feed.unsubscribe(subscription))  # also when the stream never started
+    return response
+
+
+_END = "event: end\nid: {version}\ndata: {{}}\n\n"
+# without data: an EventSource dispatches no event then, and clients that take each data: for an entry (the
+# viewer) skip it; the stream ends, and a reconnect with the same credential is refused (403 or 401)
+_REVOKED = (
+    ": this credential no longer holds: the seat was handed over, or the platform key revoked\n"
+    "event: revoked\n\n"
+)
+
+
+def _subscribe(feed: LiveFeed, match_id: str) -> Subscription:
+    """A subscription for the request's client address (``request.remote_addr``: the proxies' client
+    with ``MATCHLOG_TRUSTED_PROXIES``, as for the rate limits); 429 or 503 when its cap is reached."""
+    try:
+        return feed.subscribe(match_id, request.remote_addr or "")
+    except Full as full:
+        if full.cap == "address":
+            raise ApiError(
+                429,
+                "too_many_streams",
+                f"this address holds {feed.per_address} live feeds, as many "
+                "as one address may: close one first",
+            ) from None
+        raise ApiError(
+            503,
+            "streams_full",
+            f"this server process holds {feed.per_process} live feeds, as many "
+            "as it may: try again (another may have room)",
+        ) from None
+
+
+@v1.route("/matches/<match_id>/log", methods=["GET"])
+@v1.arguments(schemas.SeatQuerySchema(), location="query")
+@v1.doc(
+    security=SEAT_OR_SPECTATOR,
+    responses={
+        "200": {
+            "description": "The whole log, one entry per line, oldest first (as /events shows them): each line an "
+            "Event, typed by the match's game.",
+            "content": {JSONL: {"schema": {"type": "string"}}},
+        }
+    },
+)
+@_errors(400, 401, 403, 404)
+def get_log(query, match_id: str):
+    """The whole log as JSON Lines, as the caller may see it, streamed: no page limit. This is what
+    ``matchlog replay`` audits."""
+    seat = request_seat(matches(), match_id, required=False, platform="view")
+    app = matches()
+    app.engine_of(match_id)  # 404 before the stream starts
+
+    def lines():
+        after = 0
+        while True:
+            _, page = app.events(match_id, seat, after=after, limit=500)
+            if not page:
+                return
+            yield "".join(
+                json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n" for entry in page
+            )
+            after = page[-1]["version"]
+
+    return Response(stream_with_context(lines()), mimetype=JSONL)
+
+
+@v1.route("/matches/<match_id>/checkpoint", methods=["GET"])
+@v1.response(200, schemas.CheckpointSchema)
+@_errors(404, 409)
+def get_checkpoint(match_id: str):
+    """The match's version and the hash of its last entry, signed by the server: keep it beside an
+    exported log, and ``matchlog replay --checkpoint`` proves the log is the one the server held."""
+    return matches().checkpoint(match_id)
+
+
+@v1.route("/matches/<match_id>/score", methods=["POST"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(202, schemas.JobAcceptedSchema)
+@v1.doc(security=SEAT_OR_PLATFORM)
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
+def score_match(headers, match_id: str):
+    """Score the match in the background (a seat of the match, or its platform, asks); the result is
+    recorded in the log once the game is over. Asking again at the same version gets the same job. Before
+    the end, a game with hidden information gives ``{"final": false, "withheld": "hidden_information"}``:
+    its scores so far would count what some seats cannot see."""
+    seat = request_seat(matches(), match_id, required=True, platform="own")
+    caller = f"seat:{seat}" if seat is not None else f"platform:{matches().platform_of(match_id)}"
+    return matches().once(
+        match_id,
+        "score",
+        caller,
+        headers.get("idempotency_key"),
+        [],
+        lambda remember: {"job_id": matches().request_scoring(match_id)},
+    )
+
+
+@v1.route("/jobs/<job_id>", methods=["GET"])
+@v1.response(200, schemas.JobSchema)
+@v1.doc(security=SEAT_OR_PLATFORM)
+@_errors(401, 404)
+def get_job(job_id: str):
+    """A scoring job's status, and its result or error once done: for a seat of its match (its token) or
+    the match's platform (its key). Any other credential gets ``404 job_not_found``, as for a job that
+    does not exist: ids are predictable, so an answer must not tell whether the job is there."""
+    if bearer() is None:
+        raise ApiError(
+            401,
+            "missing_token",
+            "a job is read with a seat token of its match, or the match's "
+            "platform key: Authorization: Bearer <token>",
+        )
+    found = matches().scoring_job(job_id)
+    if found is None or not _may_read_match(found[0]):
+        raise ApiError(404, "job_not_found", f"no job {job_id!r} for this credential")
+    return of_game(found[0], found[1])
+
+
+def of_game(match_id: str, answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer with the match's ``game`` beside what it says (the contract's discriminator: a client
+    narrows on it to the game's shapes). Added here, not kept: answers remembered for a retry get it too."""
+    return {"game": matches().engine_of(match_id).info.id, **answer}
+
+
+def _may_read_match(match_id: str) -> bool:
+    """Whether the request's credential is a seat of the match or its platform's key (401 stays 401: a
+    malformed header, a key nobody issued)."""
+    try:
+        request_seat(matches(), match_id, required=True, platform="own")
+    except ApiError as error:
+        if error.status == 403:
+            return False
+        raise
+    except MatchNotFound:
+        return False
+    return True
+
+
+@probes.route("/healthz", methods=["GET"])
+@probes.response(200, schemas.HealthSchema)
+def healthz():
+    """The process is alive (it answers; nothing else is checked)."""
+    return {"status": "ok"}
+
+
+@probes.route("/readyz", methods=["GET"])
+@probes.response(200, schemas.HealthSchema)
+@probes.alt_response(
+    503,
+    schema=schemas.ErrorSchema,
+    description="not_ready: Redis unreachable, no worker, or (replicated durability) a master "
+    "without a replica",
+)
+def readyz():
+    """Ready to serve: Redis answers, at least one rule worker has renewed its partition lease in time
+    and, with replicated durability, every master has a replica to confirm writes."""
+    state = matches().readiness()
+    if not state["redis"] or not state["workers"]:
+        raise ApiError(
+            503,
+            "not_ready",
+            "Redis is unreachable"
+            if not state["redis"]
+            else "no worker has sent a heartbeat lately (start one: matchlog worker)",
+            **state,
+        )
+    if state.get("replicas", 1) < 1:
+        raise ApiError(
+            503,
+            "not_ready",
+            "a master of the match store has no replica, so no write can be "
+            "acknowledged (MATCHLOG_DURABILITY=replicated)",
+            **state,
+        )
+    return {"status": "ok", **state}
+
+
+@probes.route("/metrics", methods=["GET"])
+@probes.doc(
+    responses={
+        "200": {
+            "description": "Prometheus text exposition of every process of this server",
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+        }
+    }
+)
+def get_metrics():
+    """Prometheus metrics: requests by route and status with latency, appends, version conflicts,
+    illegal actions by reason, job outcomes, the feed's lag."""
+    body, mimetype = metrics.exposition()
+    return Response(body, content_type=mimetype)
+
+
+@v1.route("/webhooks", methods=["POST"])
+@v1.arguments(schemas.WebhookSchema())
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(201, schemas.WebhookCreatedSchema)
+@v1.doc(
+    security=PLATFORM,
+    callbacks={
+        "delivery": {
+            "{$request.body#/url}": {
+                "post": {
+                    "summary": "A delivery: the entries of one append that the webhook asked for, "
+                    "as a spectator sees them",
+                    "parameters": [
+                        {
+                            "name": "Matchlog-Signature",
+                            "in": "header",
+                            "required": True,
+                            "schema": {"type": "string"},
+                            "description": (
+                                't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">,v2=<hex HMAC-SHA256 of '
+                                '"<t>.<Matchlog-Delivery>.<body>">, both with the webhook\'s secret. Check v2: '
+                                "it covers the delivery id too; v1 is sent for one more release."
+                            ),
+                        },
+                        {
+                            "name": "Matchlog-Delivery",
+                            "in": "header",
+                            "required": True,
+                            "schema": {"type": "string"},
+                            "description": "The delivery's id, the same on every retry (for "
+                            "de-duplication); signed by v2.",
+                        },
+                    ],
+                    "requestBody": {
+                        "required": True,
+                        "content": {JSON: {"schema": {"$ref": "#/components/schemas/WebhookDelivery"}}},
+                    },
+                    "responses": {
+                        "2XX": {
+                            "description": "Delivered. Any other answer, or none within 5 s "
+                            "(MATCHLOG_WEBHOOK_DEADLINE_S: the whole attempt, connection included), is retried "
+                            "with backoff; after 5 deliveries in a row that failed every attempt "
+                            "(MATCHLOG_WEBHOOK_DISABLE_AFTER) the webhook is disabled."
+                        }
+                    },
+                }
+            }
+        }
+    },
+)
+@_errors(400, 401, 409, 422, 429, 503)
+def create_webhook(body, headers):
+    """Deliver the entries of these ``events`` types, for every match of the key's platform, to ``url``:
+    signed (``Matchlog-Signature``), retried with backoff, each with a ``Matchlog-Delivery`` id. The
+    ``secret`` (made when not given) is shown only now. ``409 too_many_webhooks`` when the platform has
+    as many as it may (10 by default, ``MATCHLOG_WEBHOOKS_PER_PLATFORM``; ``limit`` says how many)."""
+    platform = _webhooks_platform()
+    try:
+        check_url(body["url"], matches().settings.webhooks_private)
+    except BadWebhookUrl as error:
+        raise invalid({"url": [str(error)]}) from None
+    unknown = sorted(set(body["events"]) - entry_types() - OTHER_EVENTS)
+    if unknown:
+        raise invalid(
+            {
+                "events": [
+                    f"no entry type {', '.join(map(repr, unknown))} in any game here: the catalogue "
+                    "(GET /v1/games) lists each game's entry_types"
+                ]
+            }
+        )
+    return matches().once(
+        None,
+        "webhooks",
+        "platform:" + platform["id"],
+        headers.get("idempotency_key"),
+        body,
+        lambda remember: matches().register_webhook(
+            platform["id"], body["url"], body["events"], body.get("secret")
+        ),
+    )
+
+
+@v1.route("/webhooks", methods=["GET"])
+@v1.response(200, schemas.WebhooksSchema)
+@v1.doc(security=PLATFORM)
+@_errors(401, 503)
+def list_webhooks():
+    """The key's platform's webhooks, by id (without their secrets): after a ``503`` on a
+    registration, one that is not listed was not registered; one that is, was (delete it if its
+    secret, made by the server, never arrived)."""
+    return {"webhooks": matches().webhooks_of(_webhooks_platform()["id"])}
+
+
+def _webhooks_platform() -> dict:
+    platform = request_platform(matches())
+    if platform is None:
+        raise ApiError(
+            401, "platform_key_required", "webhooks belong to a platform: Authorization: Bearer <key>"
+        )
+    return platform
+
+
+@v1.route("/webhooks/<hook_id>", methods=["DELETE"])
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(204)
+@v1.doc(security=PLATFORM)
+@_errors(400, 401, 403, 404, 409, 422, 429, 503)
+def delete_webhook(headers, hook_id: str):
+    """Stop delivering to this webhook and forget it with its deliveries. Deliveries already queued
+    find it gone. Again after a ``503``: ``404 webhook_not_found`` means it is gone."""
+    platform = _webhooks_platform()["id"]
+
+    def remove(remember) -> dict[str, Any]:
+        matches().remove_webhook(hook_id, _own_webhook(hook_id)["platform"])
+        return {}
+
+    matches().once(
+        None, f"webhooks/{hook_id}", "platform:" + platform, headers.get("idempotency_key"), [], remove
+    )
+    return ""
+
+
+@v1.route("/webhooks/<hook_id>", methods=["PATCH"])
+@v1.arguments(schemas.WebhookPatchSchema())
+@v1.response(200, schemas.WebhookListedSchema)
+@v1.doc(security=PLATFORM)
+@_errors(400, 401, 403, 404, 429, 503)
+def patch_webhook(body, hook_id: str):
+    """Enable a webhook again (``{"status": "enabled"}``) that the server disabled for failing: deliveries
+    resume from the next append on (those of the appends meanwhile are not sent: read the matches' logs).
+    Enabling an enabled one changes nothing."""
+    hook = _own_webhook(hook_id)
+    matches().enable_webhook(hook_id)
+    enabled = next((h for h in matches().webhooks_of(hook["platform"]) if h["id"] == hook_id), None)
+    if enabled is None:  # removed meanwhile (its platform's DELETE)
+        raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")
+    return enabled
+
+
+@v1.route("/webhooks/<hook_id>/deliveries", methods=["GET"])
+@v1.arguments(schemas.DeliveriesQuerySchema(), location="query")
+@v1.response(200, schemas.DeliveriesSchema)
+@v1.doc(security=PLATFORM)
+@_errors(400, 401, 403, 404)
+def get_deliveries(query, hook_id: str):
+    """The delivery attempts, newest first, ``limit`` a page (the latest 10,000 or so are kept): delivery
+    id, attempt, when (ISO 8601 UTC), its ``outcome`` (``status``, with the HTTP ``status``; or why none
+    came: ``timeout``, ``refused``, ``reset``, ``unreachable``, ``tls``, ``not_http``, ``address_refused``),
+    time taken. ``next_cursor`` asks for the
+    next, older page (null: none)."""
+    _own_webhook(hook_id)
+    page, cursor = matches().webhook_deliveries(hook_id, query.get("cursor"), query["limit"])
+    return {"deliveries": page, "next_cursor": cursor}
+
+
+def _own_webhook(hook_id: str) -> dict:
+    """The webhook, if the key's platform has it: 401 without a key, 404 unknown, 403 another's."""
+    platform = _webhooks_platform()
+    hook = matches().webhook(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
+    if hook is None:
+        raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")
+    if hook["platform"] != platform["id"]:
+        raise ApiError(403, "not_your_webhook", "this webhook belongs to another platform")
+    return hook

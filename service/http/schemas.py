@@ -1,0 +1,984 @@
+"""Request and response shapes of the HTTP API (marshmallow). flask-smorest turns them into
+``openapi.yaml``; the request schemas also do the first line of validation (a 400 naming the field)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from service.games.protocol import DYNAMICS, UTILITIES
+
+# Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
+# as an invalid ID.
+MAX_VERSION = 2**53
+
+Version = fields.Integer(strict=True, validate=validate.Range(min=1, max=MAX_VERSION))
+
+
+DIRECTION_CHARACTERS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+BLANK_LOOKING = frozenset("\u115f\u1160\u2800\u3164\uffa0")  # fillers that are letters or symbols to Unicode
+
+
+def shown_text(value: str) -> None:
+    """Text that other people are shown (a name, a reason): something visible, and no control characters,
+    line or paragraph separators or direction marks, which would hide or reorder what is around it."""
+    odd = next(
+        (c for c in value if unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in DIRECTION_CHARACTERS), None
+    )
+    if odd is not None:
+        raise ValidationError(f"no control, line-break or direction characters (U+{ord(odd):04X})")
+    if not any(unicodedata.category(c)[0] in "LNPS" and c not in BLANK_LOOKING for c in value):
+        raise ValidationError("more than blanks, please")
+
+
+SeatAsked = fields.Integer(
+    validate=validate.Range(min=0, max=63),
+    metadata={
+        "description": "With a platform key: whose view to read (moderation). With a seat token only that seat's "
+        "own; without either, a 401."
+    },
+)
+
+
+def level_needs_a_bot(data: dict) -> None:
+    if "level" in data and not data.get("bot"):
+        raise ValidationError("a level is a bot's: give one with a bot", "level")
+
+
+def ShownText(**kwargs) -> fields.String:
+    return fields.String(validate=[validate.Length(min=1, max=64), shown_text], **kwargs)
+
+
+_SHOWN_NAME = ShownText()
+
+
+def name_refusal(name: str) -> str | None:
+    """Why ``name`` cannot be a name people are shown (the rule a player's name sent as JSON meets), or
+    None: for names that come another way (a game record, ``matchlog keys create``)."""
+    try:
+        _SHOWN_NAME.deserialize(name)
+    except ValidationError as error:
+        return error.messages[0]
+    return None
+
+
+class StrictBoolean(fields.Boolean):
+    """true or false, nothing else: marshmallow would also take 1, "yes" or "on"."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+class ErrorSchema(Schema):
+    # its enum is service.http.errors.ERROR_CODES, and reason's the games' refusals: set in the OpenAPI document
+    # when the app is built (service.http.app), since errors.py imports the application and so this module
+    error = fields.String(required=True, metadata={"description": "A stable, machine-readable code."})
+    message = fields.String(required=True, metadata={"description": "What went wrong, for people."})
+    reason = fields.String(metadata={"description": "Why the rules refused an action (with illegal_action)."})
+    current_version = fields.Integer(metadata={"description": "The match's version (with version_conflict)."})
+    move = fields.Integer(metadata={"description": "Which move of a game record is illegal (1 = the first)."})
+    redis = fields.Boolean(metadata={"description": "With not_ready: whether Redis answered."})
+    workers = fields.Integer(metadata={"description": "With not_ready: workers with a fresh heartbeat."})
+    fields_ = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.String()),
+        data_key="fields",
+        metadata={"description": "Which request fields are wrong (with invalid_request)."},
+    )
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True, metadata={"description": "ok (alive, or ready)"})
+    redis = fields.Boolean(metadata={"description": "/readyz: Redis answered a PING"})
+    workers = fields.Integer(metadata={"description": "/readyz: workers with a fresh heartbeat"})
+    replicas = fields.Integer(
+        metadata={
+            "description": "/readyz with replicated durability: the fewest replicas "
+            "any master of the match store has (at least 1 to be ready)"
+        }
+    )
+
+
+class RefusalSchema(Schema):
+    reason = fields.String(
+        required=True,
+        metadata={
+            "description": "The reason code of a 422 illegal_action (the game's <Game>RefusalReason enum)."
+        },
+    )
+    rule = fields.String(
+        required=True,
+        metadata={
+            "description": "The rule it enforces: an id of the game's rules specification (docs/rules/), such as "
+            "spec 2.2 or R-4.5; for the server's own refusals, the README section."
+        },
+    )
+    description = fields.String(
+        required=True, metadata={"description": "What the refusal means, for people."}
+    )
+    by = fields.String(
+        required=True,
+        validate=validate.OneOf(["game", "server"]),
+        metadata={
+            "description": "game: the game's rules refuse it; server: the server refuses it whatever the game "
+            "(an aborted match, a seat a bot plays, an undo)."
+        },
+    )
+
+
+class GameSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    player_counts = fields.List(fields.Integer(), required=True)
+    hidden_information = fields.Boolean(required=True)
+    chance = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Whether chance acts during play (dice, draws). A draw at setup only, such as a first "
+            "player drawn from the match seed, is not counted: after it the game is deterministic."
+        },
+    )
+    dynamics = fields.String(
+        required=True,
+        validate=validate.OneOf(DYNAMICS),
+        metadata={
+            "description": "sequential: one seat acts at a time; simultaneous: somewhere in the game several "
+            "seats act at once (a move's to_act names more than one), as OpenSpiel's dynamics."
+        },
+    )
+    utility = fields.String(
+        required=True,
+        validate=validate.OneOf(UTILITIES),
+        metadata={
+            "description": "How the seats' results relate under the default options: competitive (ranked "
+            "against each other), cooperative (the seats win or lose together) or mixed (each seat "
+            "has a goal of its own, as OpenSpiel's general-sum)."
+        },
+    )
+    utility_by_option = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        values=fields.Dict(keys=fields.String(), values=fields.String(validate=validate.OneOf(UTILITIES))),
+        metadata={
+            "description": "The match options whose values make the utility another: option -> value -> "
+            'utility, e.g. {"mode": {"COOP": "cooperative"}}.'
+        },
+    )
+    description = fields.String(required=True)
+    options_schema = fields.Dict(required=True, metadata={"description": "JSON Schema of the match options."})
+    packs = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "Content packs installed for the game (the `pack` option)."},
+    )
+    pictures = fields.List(
+        fields.String(),
+        required=True,
+        metadata={
+            "description": "Picture types GET .../state answers besides JSON "
+            "(image/svg+xml), by the Accept header."
+        },
+    )
+    record_type = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The game's record format (a MIME type), for "
+            "GET .../record and POST /v1/matches; null if none."
+        },
+    )
+    timeouts = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "The on_timeout policies a clocked match of this game may use."},
+    )
+    bots = fields.List(
+        fields.String(), required=True, metadata={"description": "The bots that can play a seat."}
+    )
+    entry_types = fields.List(
+        fields.String(),
+        required=True,
+        metadata={
+            "description": "The types of entry a match of this game may log (the rules' and the server's own): "
+            "what a webhook may ask for."
+        },
+    )
+    refusals = fields.List(
+        fields.Nested(RefusalSchema),
+        required=True,
+        metadata={
+            "description": "Every reason an action in a match of this game may be refused with (422 illegal_action): "
+            "the game's own, with the rule each enforces, then the server's."
+        },
+    )
+
+
+PLAYER_ID = {
+    "description": "The platform's own id of the person on this seat: an opaque string, scoped to the "
+    "platform (another platform's u-123 is someone else). Kept in the log; rated "
+    "(docs/howto/players-and-ratings.md). Needs a platform key."
+}
+
+
+def player_id(**extra) -> fields.String:
+    return fields.String(
+        validate=[
+            validate.Length(min=1, max=128),
+            validate.Regexp(
+                r"^[^/\x00-\x1f\x7f]+$",
+                error="a player id has no / and no control characters (it goes in URLs)",
+            ),
+        ],
+        metadata=PLAYER_ID,
+        **extra,
+    )
+
+
+class PlayerSchema(Schema):
+    name = ShownText()
+    player = player_id()
+    open = StrictBoolean(
+        metadata={"description": "true: leave this seat open for someone to join (the lobby)."}
+    )
+    bot = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={
+            "description": "A bot plays this seat, on the server's workers: random (any legal action), greedy "
+            "(the best immediate standing), or the game's own (the catalogue's bots). It sees only "
+            "what the seat may see."
+        },
+    )
+    level = fields.Integer(
+        validate=validate.Range(min=1, max=3),
+        metadata={"description": "A search bot's strength, 1 to 3: how long it thinks per move."},
+    )
+
+    @validates_schema
+    def _name_or_open(self, data, **kwargs):
+        if (data.get("open") and (data.get("name") or data.get("bot"))) or not (
+            data.get("name") or data.get("open") or data.get("bot")
+        ):
+            raise ValidationError(
+                'give a seat a "name", a "bot", or "open": true to leave it for someone to join'
+            )
+        level_needs_a_bot(data)
+
+
+class WebhookSchema(Schema):
+    url = fields.String(required=True, validate=validate.Length(min=8, max=2000))
+    events = fields.List(
+        fields.String(validate=validate.Length(min=1, max=64)),
+        required=True,
+        validate=validate.Length(min=1, max=50),
+        metadata={
+            "description": "Entry types to deliver, e.g. match_started, match_scored; and "
+            "rating_changed: a match of the platform rated its players."
+        },
+    )
+    secret = fields.String(
+        validate=validate.Length(min=16, max=200),
+        metadata={"description": "Signs the deliveries; made by the server when omitted."},
+    )
+
+
+class WebhookListedSchema(Schema):
+    id = fields.String(required=True)
+    url = fields.String(required=True)
+    events = fields.List(fields.String(), required=True)
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["enabled", "disabled"]),
+        metadata={
+            "description": "disabled: nothing is delivered to it (not even what was queued) until the "
+            "platform enables it again (PATCH)."
+        },
+    )
+    disabled_at = fields.String(
+        required=True, allow_none=True, metadata={"description": "When it was disabled (UTC, ISO 8601)."}
+    )
+    disabled_reason = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(["failing"]),
+        metadata={
+            "description": "failing: its latest deliveries (MATCHLOG_WEBHOOK_DISABLE_AFTER, 5 by default) "
+            "each failed every attempt; GET its deliveries for how."
+        },
+    )
+
+
+class WebhookPatchSchema(Schema):
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["enabled"]),
+        metadata={"description": "enabled: deliver again, from the next append on."},
+    )
+
+
+class WebhookCreatedSchema(WebhookListedSchema):
+    secret = fields.String(required=True, metadata={"description": "Shown only now."})
+
+
+class WebhooksSchema(Schema):
+    webhooks = fields.List(fields.Nested(WebhookListedSchema), required=True)
+
+
+class DeliveriesQuerySchema(Schema):
+    cursor = fields.String(
+        validate=validate.Regexp(r"^[0-9]{1,20}-[0-9]{1,20}$"),
+        metadata={"description": "next_cursor of the previous page."},
+    )
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class DeliveriesSchema(Schema):
+    deliveries = fields.List(
+        fields.Dict(),
+        required=True,
+        metadata={"description": "Newest first (typed in service/http/openapi_components.py)."},
+    )
+    next_cursor = fields.String(
+        allow_none=True, required=True, metadata={"description": "null on the last page"}
+    )
+
+
+class AbortSchema(Schema):
+    reason = fields.String(
+        validate=[validate.Length(min=1, max=200), shown_text], metadata={"description": "Kept in the log."}
+    )
+
+
+class JoinSchema(Schema):
+    name = ShownText(required=True)
+    player = player_id()
+
+
+class ReplaceSeatSchema(Schema):
+    name = ShownText(
+        metadata={"description": "A person plays the seat from now on (a new token comes in the answer)."}
+    )
+    bot = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "A bot plays the seat (the catalogue's bots)."},
+    )
+    level = fields.Integer(
+        validate=validate.Range(min=1, max=3), metadata={"description": "A search bot's strength."}
+    )
+    player = player_id()
+
+    @validates_schema
+    def _one(self, data, **kwargs):
+        if bool(data.get("name")) == bool(data.get("bot")):
+            raise ValidationError('give the seat to a "bot" or to a person by "name"')
+        level_needs_a_bot(data)
+
+
+class ReplacedSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    bot = fields.String(metadata={"description": "The bot that plays the seat now."})
+    level = fields.Integer(metadata={"description": "With bot: its level."})
+    token = fields.String(
+        metadata={"description": "The person's token, shown only once; the old one stopped working."}
+    )
+    version = fields.Integer(required=True)
+
+
+class JoinedSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    token = fields.String(required=True, metadata={"description": "Acts for this seat. Shown only once."})
+    version = fields.Integer(required=True)
+    started = fields.Boolean(required=True, metadata={"description": "This join filled the last open seat."})
+
+
+class LobbyQuerySchema(Schema):
+    status = fields.String(
+        validate=validate.OneOf(["open", "active", "finished", "aborted"]),
+        metadata={
+            "description": "open: matches with a seat someone may still join (without "
+            "a platform key: the lobby, public or not)."
+        },
+    )
+    game = fields.String(validate=validate.Length(min=1, max=64))
+    cursor = fields.String(
+        validate=validate.Regexp(r"^[0-9]{1,16}(\.[0-9]{1,6})?$"),
+        metadata={"description": "next_cursor of the previous page."},
+    )
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    order = fields.String(load_default="oldest", validate=validate.OneOf(["oldest", "newest"]))
+
+
+class Seconds(fields.Float):
+    """A JSON number of seconds: marshmallow's Float would also take the string "30"."""
+
+    # marshmallow's Field declares it an instance attribute, which a ClassVar may not override
+    default_error_messages = {"invalid": "Not a valid number."}  # noqa: RUF012
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class ClockSchema(Schema):
+    initial_s = Seconds(
+        validate=validate.Range(min=1, max=7 * 24 * 3600),
+        metadata={"description": "Fischer: each seat's time for the whole match..."},
+    )
+    increment_s = Seconds(
+        validate=validate.Range(min=0, max=24 * 3600),
+        metadata={"description": "... and what each of its moves adds back (default 0)."},
+    )
+    per_action_s = Seconds(
+        validate=validate.Range(min=1, max=7 * 24 * 3600),
+        metadata={"description": "Or: a fresh allowance each time the seat is to act."},
+    )
+
+    @validates_schema
+    def _one_kind(self, data, **kwargs):
+        if ("initial_s" in data) == ("per_action_s" in data) or (
+            "increment_s" in data and "per_action_s" in data
+        ):
+            raise ValidationError('give "initial_s" (and "increment_s"), or "per_action_s"')
+
+
+class CreateMatchSchema(Schema):
+    game = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "A game id from GET /v1/games."},
+    )
+    players = fields.List(
+        fields.Nested(PlayerSchema),
+        required=True,
+        validate=validate.Length(min=1, max=16),
+        metadata={"description": "One entry per seat, in seat order."},
+    )
+    options = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": "Checked against the game's options_schema."},
+    )
+    seed = fields.String(
+        validate=validate.Length(min=1, max=256),
+        metadata={
+            "description": "Extra entropy, mixed into the server's own (at least 128 "
+            "bits): all chance in the match comes from the result, secret "
+            "until the match ends (only a salted commitment is logged). "
+            "With seed_known_to_creator, the match's seed itself."
+        },
+    )
+    seed_known_to_creator = StrictBoolean(
+        load_default=False,
+        metadata={
+            "description": "A deterministic match: ``seed`` is its seed, so its creator "
+            "knows every hidden card. The log and the match say so. Only "
+            "with every seat filled now, and never listed: an open seat "
+            "or public true is 422 seed_known_to_creator_refused."
+        },
+    )
+    clock = fields.Nested(
+        ClockSchema,
+        metadata={
+            "description": "Turn clocks: the time left of each seat is in the match as every seat sees it."
+        },
+    )
+    on_timeout = fields.String(
+        load_default="bot",
+        validate=validate.OneOf(["pass", "bot", "forfeit"]),
+        metadata={
+            "description": "When a seat's clock runs out (only with a clock): a bot takes the seat over, or it passes "
+            "or forfeits where the game has such a move (the catalogue's timeouts, which a match's options may "
+            "narrow: a pass only where its rules allow one)."
+        },
+    )
+    undo = fields.String(
+        load_default="none",
+        validate=validate.OneOf(["none", "until_next_action", "with_consent"]),
+        metadata={
+            "description": "Whether a seat may take back its last move (POST .../undo): "
+            "never, at once until the next move, or when the other seats "
+            "accept. Never past a move that revealed hidden information."
+        },
+    )
+    public = StrictBoolean(
+        metadata={
+            "description": "Listed for anyone (GET /v1/matches, the viewer's front page). "
+            "Default: true, unless a platform key creates the match."
+        }
+    )
+
+    @validates_schema(pass_original=True)
+    def _on_timeout_needs_a_clock(self, data, original, **kwargs):
+        if (
+            isinstance(original, dict)
+            and original.get("on_timeout", "bot") != "bot"
+            and "clock" not in original
+        ):
+            # (bot, the default, is what a generated client sends along with every match)
+            raise ValidationError(
+                "on_timeout says what happens when a clock runs out: give the match a clock", "on_timeout"
+            )
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(metadata={"description": "Absent while the seat is open."})
+    open = fields.Boolean(metadata={"description": "true: nobody has joined this seat yet."})
+    bot = fields.String(
+        metadata={
+            "description": "The bot that plays this seat, if one does (a name of the catalogue's bots)."
+        }
+    )
+    level = fields.Integer(
+        metadata={"description": "With bot: the level its creator chose (none: the bot's default)."}
+    )
+    player = fields.String(
+        metadata={
+            "description": "The platform's player id of whoever holds the seat, where it named one: shown "
+            "only to the match's platform (its key) and the match's seats (their tokens)."
+        }
+    )
+
+
+class SeatTokenSchema(SeatSchema):
+    token = fields.String(
+        metadata={"description": "Acts for this seat. Shown only once (an open seat's comes with its join)."}
+    )
+
+
+class CreatedMatchSchema(Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    creator_token = fields.String(
+        metadata={
+            "description": "Only for a match created without a platform key, "
+            "shown only now: it aborts the match "
+            "(POST /v1/matches/{id}/abort with Authorization: "
+            "Bearer <creator token>)."
+        }
+    )
+
+
+class MatchSchema(Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["open", "active", "finished", "aborted"]),
+        metadata={"description": "open: a seat is still open, nobody acts yet."},
+    )
+    version = fields.Integer(required=True)
+    players = fields.List(fields.Nested(SeatSchema), required=True)
+    options = fields.Dict(required=True)
+    to_act = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that may act now."})
+    seed_known_to_creator = fields.Boolean(
+        required=True,
+        metadata={"description": "The creator chose the seed: hidden information is known to them."},
+    )
+    result = fields.Dict(metadata={"description": "Present once the scoring job has recorded the result."})
+    analysis = fields.String(
+        validate=validate.OneOf(("queued", "running", "done", "failed")),
+        metadata={
+            "description": "Once the match has ended and someone asked for its analysis: where it stands "
+            "(GET /v1/matches/{id}/analysis has it)."
+        },
+    )
+    undo = fields.String(required=True, metadata={"description": "none, until_next_action or with_consent."})
+    clock = fields.Dict(
+        metadata={
+            "description": "Turn clocks: settings, on_timeout, remaining_ms per seat (as of "
+            "as_of), and the seats whose clocks run."
+        }
+    )
+    undo_request = fields.Dict(
+        metadata={"description": "An undo waiting for the other seats: {seat, to_version, accepted}."}
+    )
+
+
+class LobbySchema(Schema):
+    matches = fields.List(fields.Nested(MatchSchema), required=True)
+    next_cursor = fields.String(
+        allow_none=True, required=True, metadata={"description": "null on the last page"}
+    )
+
+
+class StateQuerySchema(Schema):
+    seat = SeatAsked
+    version = fields.Integer(
+        validate=validate.Range(min=1, max=MAX_VERSION),
+        metadata={"description": "An earlier version; the latest when omitted."},
+    )
+
+
+class StateSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
+    version = fields.Integer(required=True)
+    state = fields.Dict(required=True, metadata={"description": "The game state as the caller may see it."})
+    clock = fields.Dict(
+        metadata={
+            "description": "A clocked match's clocks at that version, as every seat sees "
+            "them: remaining_ms per seat (the running ones charged up to "
+            "now for the latest version), running seats, settings."
+        }
+    )
+
+
+class SeatQuerySchema(Schema):
+    seat = SeatAsked
+
+
+class SubmitActionSchema(Schema):
+    expected_version = fields.Integer(
+        strict=True,
+        required=True,
+        validate=validate.Range(min=1, max=MAX_VERSION),
+        metadata={"description": "The version the action was chosen at."},
+    )
+    action = fields.Dict(
+        required=True,
+        metadata={
+            "description": "The action, in the shape of the match's game (one of Action's shapes, named after "
+            "the game: <Game>Action); legal-actions lists them ready to post.",
+            "allOf": [{"$ref": "#/components/schemas/Action"}],
+        },
+    )
+
+
+IDEMPOTENCY_KEY_LENGTH = validate.Length(min=1, max=128)
+"""An ``Idempotency-Key``'s bounds (the hot POST's lean view checks them without the schema)."""
+
+
+class IdempotencyHeaderSchema(Schema):
+    idempotency_key = fields.String(
+        data_key="Idempotency-Key",
+        validate=IDEMPOTENCY_KEY_LENGTH,
+        metadata={
+            "description": "A retry with the same key (and the same body) "
+            "within the retention window (24 h by default) gets "
+            "the first answer back and changes nothing; the same "
+            "key with another body is 422 "
+            "idempotency_key_reused; while the first is still "
+            "running, 409 idempotency_key_in_progress. Keys are "
+            "scoped by endpoint and by caller (seat token, "
+            "platform, creator token); where there is no caller "
+            "(an anonymous create, a join) the key itself is the "
+            "client's secret, the only thing that keeps a stranger "
+            "from the first answer's tokens: it must then be random "
+            "and at least 21 characters long (a UUID), or the "
+            "request is 400 invalid_request."
+        },
+    )
+
+
+class EventSchema(Schema):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    seat = fields.Integer(required=True, allow_none=True)
+    data = fields.Dict(required=True)
+    at = fields.String(required=True, metadata={"description": "When it was appended (UTC, ISO 8601)."})
+    hash = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "SHA-256 of the previous entry's hash, a newline and this entry's canonical JSON "
+            "[version, type, seat, data, at] (sorted keys, no spaces, UTF-8): the hash chain. For "
+            "an entry with `commitment`, the canonical JSON is [version, type, seat, public_data, at, "
+            "commitment] instead, so that the hash tells nothing about what is hidden. null in logs "
+            "written before the chain, and, in a hidden-information match whose log predates "
+            "commitments, until the seed is revealed."
+        },
+    )
+    public_data = fields.Dict(
+        metadata={
+            "description": "Only on an entry part of whose data is hidden from some viewer: its data as a "
+            "spectator sees it, which the hash chain covers in place of `data`."
+        }
+    )
+    commitment = fields.String(
+        metadata={
+            "description": "Only on an entry part of whose data is hidden from some viewer: HMAC-SHA256 (hex) of "
+            "the canonical JSON [version, type, seat, data] of the whole entry, under a key that "
+            "stays secret until `seed_revealed` (HMAC-SHA256 keyed with the salt, of "
+            '"matchlog commitments\\n" and the seed). Check it once the seed is revealed.'
+        }
+    )
+    text = fields.String(
+        metadata={
+            "description": 'The entry in plain words, as this view shows it ("blue placed F5 '
+            'at c3"); not part of the hash chain.'
+        }
+    )
+
+
+class AcceptedSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class EventsQuerySchema(Schema):
+    seat = SeatAsked
+    after = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_VERSION),
+        metadata={"description": "Entries with a version above this."},
+    )
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class StreamQuerySchema(Schema):
+    seat = SeatAsked
+    after = fields.Integer(
+        validate=validate.Range(min=0, max=MAX_VERSION),
+        metadata={
+            "description": "Start after this version (default 0); a reconnect's Last-Event-ID wins over it."
+        },
+    )
+
+
+class EventsSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
+    version = fields.Integer(required=True, metadata={"description": "The match's current version."})
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class SigningKeySchema(Schema):
+    algorithm = fields.String(required=True, metadata={"description": "Ed25519"})
+    public_key = fields.String(required=True, metadata={"description": "Raw public key, base64url."})
+
+
+class CheckpointSchema(Schema):
+    match = fields.String(required=True)
+    version = fields.Integer(required=True)
+    hash = fields.String(
+        required=True, allow_none=True, metadata={"description": "The hash of entry `version`."}
+    )
+    signed_at = fields.String(required=True)
+    algorithm = fields.String(required=True, metadata={"description": "Ed25519"})
+    public_key = fields.String(required=True, metadata={"description": "The server's key, raw, base64url."})
+    signature = fields.String(
+        required=True,
+        metadata={
+            "description": "Ed25519 signature (base64url) of the JSON {hash, match, version}, sorted keys, no spaces."
+        },
+    )
+
+
+class JobAcceptedSchema(Schema):
+    job_id = fields.String(required=True)
+
+
+class JobSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "The match's game."})
+    id = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "queued, started, finished, failed, ..."})
+    result = fields.Dict(
+        metadata={
+            "description": "The job's return value, once finished: the result (final "
+            "false before the end; then, in a game with hidden "
+            "information, only withheld: hidden_information)."
+        }
+    )
+    error = fields.String(metadata={"description": "Why the job failed."})
+
+
+class CursorPageQuerySchema(Schema):
+    cursor = fields.String(
+        validate=validate.Length(max=200),
+        metadata={"description": "The next_cursor of the page before: the page after it."},
+    )
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class LeaderboardQuerySchema(CursorPageQuerySchema):
+    pool = fields.String(
+        validate=validate.Length(min=1, max=200),
+        metadata={
+            "description": "The rating pool (the answer's pools lists the game's): the game's variant or mode and "
+            "its seats, such as <game>:<variant>:2p. By default the pool with the most rated players."
+        },
+    )
+
+
+class RatingFields(Schema):
+    mu = fields.Float(
+        required=True,
+        metadata={"description": "The rating's mean (openskill Plackett-Luce; 25 to begin with)."},
+    )
+    sigma = fields.Float(required=True, metadata={"description": "Its uncertainty (25/3 to begin with)."})
+    rating = fields.Float(
+        required=True,
+        metadata={"description": "mu - 3 sigma: the conservative rating leaderboards order by."},
+    )
+
+
+class LeaderboardRowSchema(RatingFields):
+    place = fields.Integer(required=True)
+    player = fields.String(
+        required=True, metadata={"description": "The platform's player id (bot:<bot> for a bot)."}
+    )
+    games = fields.Integer(required=True, metadata={"description": "Rated matches in this pool."})
+
+
+class LeaderboardSchema(Schema):
+    game = fields.String(required=True)
+    pool = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The pool shown (null: the game has no rated match yet)."},
+    )
+    pools = fields.List(
+        fields.String(), required=True, metadata={"description": "The game's pools with ratings."}
+    )
+    players = fields.List(fields.Nested(LeaderboardRowSchema), required=True)
+    next_cursor = fields.String(required=True, allow_none=True)
+
+
+class SeatRecordSchema(Schema):
+    seat = fields.Integer(required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+
+
+class PoolRecordSchema(RatingFields):
+    pool = fields.String(required=True)
+    game = fields.String(required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(
+        required=True, metadata={"description": "Rated matches ranked first (a shared first too)."}
+    )
+    average_rank = fields.Float(required=True, allow_none=True)
+    by_seat = fields.List(fields.Nested(SeatRecordSchema), required=True)
+
+
+class PlayerProfileSchema(Schema):
+    player = fields.String(required=True)
+    pools = fields.List(fields.Nested(PoolRecordSchema), required=True)
+
+
+class PlayerMatchSchema(RatingFields):
+    match = fields.String(required=True)
+    game = fields.String(required=True)
+    pool = fields.String(required=True)
+    ended_ms = fields.Integer(
+        required=True, metadata={"description": "When the game ended, ms since the epoch."}
+    )
+    seat = fields.Integer(required=True)
+    rank = fields.Integer(required=True)
+    players = fields.Integer(required=True, metadata={"description": "Rated seats in the match."})
+
+
+class PlayerMatchesSchema(Schema):
+    player = fields.String(required=True)
+    matches = fields.List(
+        fields.Nested(PlayerMatchSchema),
+        required=True,
+        metadata={"description": "Newest first; mu, sigma and rating as the match left them."},
+    )
+    next_cursor = fields.String(required=True, allow_none=True)
+
+
+CLASSIFICATIONS = ("best", "good", "inaccuracy", "mistake", "blunder")
+ACTION_REF = {"allOf": [{"$ref": "#/components/schemas/Action"}]}
+
+
+class AnalysedMoveSchema(Schema):
+    version = fields.Integer(
+        required=True, metadata={"description": "The version of the action's first entry in the log."}
+    )
+    seat = fields.Integer(required=True)
+    action = fields.Dict(
+        required=True, metadata={"description": "The action the seat played, as it was posted.", **ACTION_REF}
+    )
+    alternatives = fields.Integer(
+        required=True,
+        metadata={"description": "How many legal actions the seat had, as far as it could see."},
+    )
+    forced = fields.Boolean(
+        required=True, metadata={"description": "The only legal action: best, and left out of the accuracy."}
+    )
+    loss = fields.Float(
+        required=True,
+        metadata={"description": "Points below the best action found (0: the played one is best)."},
+    )
+    classification = fields.String(required=True, validate=validate.OneOf(CLASSIFICATIONS))
+    value = fields.Float(
+        metadata={
+            "description": "The played action's value for the seat, in the game's points (not when forced)."
+        }
+    )
+    best_value = fields.Float(metadata={"description": "The best value found (not when forced)."})
+    best_action = fields.Dict(
+        metadata={
+            "description": "The best action found, from what the seat could see (not when forced).",
+            **ACTION_REF,
+        }
+    )
+
+
+class AnalysedSeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    actions = fields.Integer(
+        required=True, metadata={"description": "Actions analysed, forced ones included."}
+    )
+    forced = fields.Integer(required=True)
+    accuracy = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "0 to 100: the mean of 100 exp(-loss / 5) over the seat's unforced actions "
+            "(null: none)."
+        },
+    )
+    average_loss = fields.Float(required=True, allow_none=True)
+    classifications = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(CLASSIFICATIONS)),
+        values=fields.Integer(),
+        required=True,
+        metadata={"description": "How many unforced actions fell in each class."},
+    )
+
+
+class AnalysisResultSchema(Schema):
+    game = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "The log version analysed (its last)."})
+    method = fields.String(required=True, metadata={"description": "How the game's analyst values a choice."})
+    thresholds = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(CLASSIFICATIONS[:-1])),
+        values=fields.Float(),
+        required=True,
+        metadata={"description": "Each class's largest loss, in points; above mistake's: blunder."},
+    )
+    seats = fields.List(fields.Nested(AnalysedSeatSchema), required=True)
+    moves = fields.List(
+        fields.Nested(AnalysedMoveSchema), required=True, metadata={"description": "In log order."}
+    )
+
+
+class AnalysisProgressSchema(Schema):
+    done = fields.Integer(required=True)
+    total = fields.Integer(required=True, metadata={"description": "0 until the job has read the log."})
+
+
+class AnalysisSchema(Schema):
+    match = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(("queued", "running", "done", "failed")))
+    job_id = fields.String(
+        required=True, metadata={"description": "The background job that analyses the match."}
+    )
+    progress = fields.Nested(AnalysisProgressSchema, required=True)
+    requested_at = fields.String(required=True)
+    finished_at = fields.String(metadata={"description": "Once done."})
+    analysis = fields.Nested(
+        AnalysisResultSchema, metadata={"description": "Once done; kept, never recomputed."}
+    )
+    error = fields.String(metadata={"description": "Why it failed (failed: asking again retries)."})

@@ -1,0 +1,82 @@
+"""A listing's rows as the answer's bytes: each append keeps its match's row encoded as ``GET /v1/matches``
+sends it (``MatchSchema``'s compiled dump, then orjson, as the listing's answer was made before), so that a
+page joins the rows' bytes and neither decodes nor encodes them.
+
+The record (``Keys.summary``) is four lines: ``<version> <status> <game>`` (what the listing checks and
+filters on without reading the row), the row's bytes up to where its clock goes, the clock as the state keeps
+it (empty without one), and the rest of the row. A row's clock is shown as it stands when the page is asked
+(``views.listed``), so only the clock is encoded then. JSON text holds no raw newline, so the lines split
+cleanly. Nothing in a row depends on who asks (a platform and the public see the same rows)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+import orjson
+
+from service.domain import clocks
+from service.http import fastload, schemas
+
+_SCHEMA = schemas.MatchSchema()
+_DUMP = fastload.compiled_dump(_SCHEMA)
+_FIELDS = list(_SCHEMA.dump_fields)
+AFTER_CLOCK = tuple(_FIELDS[_FIELDS.index("clock") + 1 :])
+"""The row's fields that come after its clock (the dump writes fields in the schema's order)."""
+
+_OPTIONS = (
+    orjson.OPT_NON_STR_KEYS
+)  # the answers' own (``guards.GuardedJSON``), less what plain JSON never needs
+
+
+class Row(NamedTuple):
+    """A match's record, read: the version it is of, the status and game it shows, and its row's parts."""
+
+    version: int
+    status: str
+    game: str
+    head: bytes
+    clock: bytes
+    tail: bytes
+
+    def shown(self, at: str) -> bytes:
+        """The row as the answer carries it, its clock as it stands at ``at``."""
+        if not self.clock:
+            return self.head + self.tail
+        return self.head + b',"clock":' + encoded(clocks.shown(json.loads(self.clock), at)) + self.tail
+
+
+def encoded(value: Any) -> bytes:
+    """A part of an answer as orjson writes it (the standard encoder where orjson refuses a value: an integer
+    over 64 bits, which the answer as a whole would then have been written with)."""
+    try:
+        return orjson.dumps(value, option=_OPTIONS)
+    except TypeError:
+        return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _row(row: dict[str, Any]) -> bytes:
+    dumped = _DUMP(row) if _DUMP is not None else None
+    return encoded(_SCHEMA.dump(row) if dumped is None else dumped)
+
+
+def record(match_id: str, kept: dict[str, Any]) -> bytes:
+    """The record of a match's ``views.listing_summary`` (plain JSON values)."""
+    row = {"id": match_id, **kept}
+    clock = row.pop("clock", None)
+    whole = _row(row)
+    after = {name: row[name] for name in AFTER_CLOCK if name in row}
+    tail = b"," + _row(after)[1:] if after else b"}"
+    head = whole[: len(whole) - len(tail)]
+    header = f"{kept['version']} {kept['status']} {kept['game']}".encode()
+    return b"\n".join([header, head, b"" if clock is None else encoded(clock), tail])
+
+
+def read(raw: bytes) -> Row | None:
+    """A record as ``record`` writes it; None for anything else (a summary of the earlier encoding)."""
+    try:
+        header, head, clock, tail = raw.split(b"\n")
+        version, status, game = header.split(b" ")
+        return Row(int(version), status.decode(), game.decode(), head, clock, tail)
+    except ValueError:
+        return None
