@@ -50,20 +50,20 @@ return found
 PAGE = """
 -- KEYS: the listing. ARGV: the status the page is of ('' for any), the parts that name a match's summary and
 -- log (``keys.SUMMARY``, ``keys.LOG``), the last match's id when the page is full ('' when it is not), then
--- each match's key stem (``Keys.stems``), in the page's order. The matches' keys are named here, not
--- declared: a page of 200 would otherwise cost the caller 400 arguments, and on one Redis (the only place
--- this runs) any key may be read.
+-- the matches' key stems (``Keys.stems``) in the page's order, one a line. The matches' keys are named here,
+-- not declared, in one argument: 400 arguments would cost the caller a packing step each, and on one Redis
+-- (the only place this runs) any key may be read.
 -- Returns the score of the last match ('' for none), then each match's record (``rows.record``), checked as
 -- ``rows.read`` and ``Listings.summaries`` check it: four lines, a header of three words, at the version
 -- of its log, of the page's status. Returns false if any is missing or fails that: the caller then makes
 -- the page row by row, which mends those.
 local wanted, summary, log = ARGV[1], ARGV[2], ARGV[3]
 local found = {''}
-for i = 5, #ARGV do
-  local raw = redis.call('GET', ARGV[i] .. summary)
+for stem in string.gmatch(ARGV[5], '[^\\n]+') do
+  local raw = redis.call('GET', stem .. summary)
   if not raw then return false end
   local version, status, first = string.match(raw, '^(%d+) ([^ \\n]*) [^ \\n]*()\\n')
-  if not version or tonumber(version) ~= redis.call('XLEN', ARGV[i] .. log) then return false end
+  if not version or tonumber(version) ~= redis.call('XLEN', stem .. log) then return false end
   if wanted ~= '' and status ~= wanted then return false end
   local second = string.find(raw, '\\n', first + 1, true)
   local third = second and string.find(raw, '\\n', second + 1, true)
@@ -171,7 +171,13 @@ class Listings:
         if not match_ids:
             return rows.page([]), None
         full = len(match_ids) == limit
-        args = [status or "", SUMMARY, LOG, match_ids[-1] if full else "", *self.keys.stems(match_ids)]
+        args = [
+            status or "",
+            SUMMARY,
+            LOG,
+            match_ids[-1] if full else "",
+            b"\n".join(self.keys.stems(match_ids)),
+        ]
         assert self._page is not None, "called on one Redis only"
         made = self._page(keys=[narrowed], args=args)
         if not made:
