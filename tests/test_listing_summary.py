@@ -17,7 +17,7 @@ from service.http import fastload, schemas
 from service.store import rows
 from service.store.keys import Keys
 from service.store.platforms import Platforms
-from tests.helpers import bearer
+from tests.helpers import bearer, create
 
 AT = "2030-01-01T00:00:00.000Z"
 
@@ -294,3 +294,41 @@ def test_a_platform_and_anyone_are_answered_the_same_rows_bytes(client, settings
     for headers in ({}, bearer(key)):
         answer = client.get("/v1/matches", headers=headers)
         assert answer.status_code == 200 and answer.get_data() == before
+
+
+def test_a_page_joined_from_its_records_is_the_page_of_its_rows_read_one_by_one():
+    """``rows.joined`` (the records as one Redis's script returns them) cuts a page around its clocks as
+    ``rows.page`` does from rows read one by one: clocks first, last, side by side and absent."""
+    rng = random.Random("joined")
+    for _ in range(200):
+        records = [
+            b'%d open blokus\n{"id":"m%d"' % (i, i)
+            + b"\n"
+            + (
+                b'{"initial_ms":%d,"remaining_ms":[5,5],"since":0,"running":[]}' % i
+                if rng.random() < 0.4
+                else b""
+            )
+            + b"\n}"
+            for i in range(rng.randint(0, 6))
+        ]
+        found = [rows.read(record) for record in records]
+        assert rows.joined(records) == rows.page(found)
+        assert rows.joined(records).shown(AT) == b",".join(row.shown(AT) for row in found)
+
+
+def test_a_page_s_cursor_is_written_as_before_and_an_old_cursor_still_pages_on(
+    real_client, real_redis, settings
+):
+    """The page script reads the last score raw; the cursor is still ``repr`` of it as a float, so the cursors
+    clients hold page on as they did."""
+    made = [create(real_client)[0] for _ in range(5)]
+    keys = Keys(settings.namespace, settings.feed_partitions)
+    # scores whose text from Redis (%.17g: 1700000000001.0999) is not their repr (1700000000001.1)
+    real_redis.zadd(keys.public_matches, {m: 1_700_000_000_000.1 + i for i, m in enumerate(made)})
+    first = real_client.get("/v1/matches?limit=2").json
+    assert first["next_cursor"] == "1700000000001.1"
+    score = real_redis.zscore(keys.public_matches, first["matches"][-1]["id"])
+    assert first["next_cursor"] == repr(score)
+    rest = real_client.get(f"/v1/matches?limit=200&cursor={first['next_cursor']}").json
+    assert [m["id"] for m in first["matches"] + rest["matches"]] == made

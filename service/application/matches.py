@@ -1103,8 +1103,8 @@ class Matches:
         newest_first: bool = False,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """A page of a listing (``Listings.page``) as match summaries, and the cursor of the next page."""
-        found, next_cursor = self.listed_rows(platform, game_id, status, cursor, limit, newest_first)
-        return [json.loads(row) for row in found], next_cursor
+        text, _, next_cursor = self.listed_rows(platform, game_id, status, cursor, limit, newest_first)
+        return json.loads(b"[" + text + b"]"), next_cursor
 
     def listed_rows(
         self,
@@ -1114,11 +1114,11 @@ class Matches:
         cursor: str | None,
         limit: int,
         newest_first: bool = False,
-    ) -> tuple[list[bytes], str | None]:
-        """``listed``'s rows as the answer carries them (``rows.Row.shown``), and the cursor of the next page."""
+    ) -> tuple[bytes, int, str | None]:
+        """``listed``'s rows as the answer carries them, joined by commas (``rows.Page.shown``), how many
+        they are, and the cursor of the next page."""
         found, next_cursor = self._listings.page(platform, game_id, status, cursor, limit, newest_first)
-        at = now()
-        return [row.shown(at) for row in found], next_cursor
+        return found.shown(now()), found.rows, next_cursor
 
     def _relist(self, match_id: str, step: lifecycle.Step) -> None:
         """After an append: a match whose status changed moves to the listings of its new status; one that

@@ -22,6 +22,9 @@ from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
 DEFAULT_PARTITIONS = 64
 
+LOG, SUMMARY = "log", "summary"
+"""The parts of a match's keys (``Keys.match_key``) that name its log and its listing summary."""
+
 
 @lru_cache(maxsize=8)
 def partition_tags(partitions: int) -> tuple[str, ...]:
@@ -51,9 +54,13 @@ class Keys:
     namespace: str = "matchlog"
     partitions: int = DEFAULT_PARTITIONS
     _tags: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
+    _stem_starts: tuple[bytes, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "_tags", partition_tags(self.partitions))
+        object.__setattr__(
+            self, "_stem_starts", tuple(f"{self.namespace}:{{{tag}}}:match:".encode() for tag in self._tags)
+        )
 
     def partition(self, match_id: str) -> int:
         """The feed partition of a match: fixed by its id and the number of partitions."""
@@ -62,6 +69,12 @@ class Keys:
     def match_key(self, match_id: str, part: str) -> str:
         """Any key of a match, by its part (``log``, ``meta``...): under the match's partition tag."""
         return f"{self.namespace}:{{{self._tags[self.partition(match_id)]}}}:match:{match_id}:{part}"
+
+    def stems(self, match_ids: list[bytes]) -> list[bytes]:
+        """Each match's ``match_key`` less its part, in bytes, from its id as a sorted set replies it: a page
+        of many matches names their keys from these without a call per key and match."""
+        starts, partitions = self._stem_starts, self.partitions
+        return [starts[zlib.crc32(match_id) % partitions] + match_id + b":" for match_id in match_ids]
 
     def match_id_of(self, key: str) -> tuple[str, str] | None:
         """``(match id, part)`` of a match's key in either layout, else None."""
@@ -76,7 +89,7 @@ class Keys:
 
     def log(self, match_id: str) -> str:
         """The match's event stream: the truth."""
-        return self.match_key(match_id, "log")
+        return self.match_key(match_id, LOG)
 
     def meta(self, match_id: str) -> str:
         """What is fixed at creation and kept out of the log: the seed and the seat token hashes."""
@@ -88,7 +101,7 @@ class Keys:
 
     def summary(self, match_id: str) -> str:
         """The match's row as listings show it (``views.listing_summary``), written by each append."""
-        return self.match_key(match_id, "summary")
+        return self.match_key(match_id, SUMMARY)
 
     def analysis(self, match_id: str) -> str:
         """The analysis of a finished match (``service.store.analyses``): its status, progress and result."""

@@ -6,7 +6,12 @@ A page's rows are the matches' listing summaries (``views.listing_summary``), wh
 the log in its own step (``EventStore.append``), encoded as the answer sends them (``rows``): a page reads them,
 one small value per row, and folds no match. A summary that is missing (a match from before summaries, or one
 of an earlier encoding) or behind the log (appended to by a process of an earlier version) is made once from
-the match's state and kept, only if the log has not moved on since."""
+the match's state and kept, only if the log has not moved on since.
+
+On one Redis a page is two commands whatever its length: the listing's range of ids, then one script
+(``PAGE``) that checks every row's record and joins them into the page's text; this process only names their
+keys. A page with a row the script cannot vouch for is made again row by row (``page``'s loop), which mends
+it. On a Redis Cluster the rows are read by a pipeline (each match's keys on their own slot), row by row."""
 
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ from redis.cluster import RedisCluster
 from service.domain import projections
 from service.domain.replay import MatchState
 from service.store import rows
-from service.store.keys import Keys
+from service.store.keys import LOG, SUMMARY, Keys
 from service.store.repository import MatchNotFound, encoded_summary
 
 PUBLIC_LISTED = 10_000
@@ -43,6 +48,37 @@ return found
 """
 
 
+PAGE = """
+-- KEYS: the listing. ARGV: the status the page is of ('' for any), the parts that name a match's summary and
+-- log (``keys.SUMMARY``, ``keys.LOG``), the last match's id when the page is full ('' when it is not), then
+-- the matches' key stems (``Keys.stems``) in the page's order, one a line. The matches' keys are named here,
+-- not declared, in one argument: 400 arguments would cost the caller a packing step each, and on one Redis
+-- (the only place this runs) any key may be read.
+-- Returns the score of the last match ('' for none), then each match's record (``rows.record``), checked as
+-- ``rows.read`` and ``Listings.summaries`` check it: four lines, a header of three words, at the version
+-- of its log, of the page's status. Returns false if any is missing or fails that: the caller then makes
+-- the page row by row, which mends those.
+local wanted, summary, log = ARGV[1], ARGV[2], ARGV[3]
+local found = {''}
+for stem in string.gmatch(ARGV[5], '[^\\n]+') do
+  local raw = redis.call('GET', stem .. summary)
+  if not raw then return false end
+  local version, status, first = string.match(raw, '^(%d+) ([^ \\n]*) [^ \\n]*()\\n')
+  if not version or tonumber(version) ~= redis.call('XLEN', stem .. log) then return false end
+  if wanted ~= '' and status ~= wanted then return false end
+  local second = string.find(raw, '\\n', first + 1, true)
+  local third = second and string.find(raw, '\\n', second + 1, true)
+  if not third or string.find(raw, '\\n', third + 1, true) then return false end
+  found[#found + 1] = raw
+end
+if ARGV[4] ~= '' then
+  found[1] = redis.call('ZSCORE', KEYS[1], ARGV[4])
+  if not found[1] then return false end
+end
+return found
+"""
+
+
 class Listings:
     def __init__(self, redis_client: redis.Redis, keys: Keys, load: Callable[[str], MatchState]):
         """``load(match_id)``: a match's latest state (MatchNotFound for none), to tell a match's status."""
@@ -51,9 +87,9 @@ class Listings:
         self.load = load
         self._keep_if_current = redis_client.register_script(KEEP_IF_CURRENT)
         # one script for a page's rows where they all are on one Redis; a cluster holds them on many slots
-        self._summaries = (
-            None if isinstance(redis_client, RedisCluster) else redis_client.register_script(SUMMARIES)
-        )
+        cluster = isinstance(redis_client, RedisCluster)
+        self._summaries = None if cluster else redis_client.register_script(SUMMARIES)
+        self._page = None if cluster else redis_client.register_script(PAGE)
 
     def _indexes(self, platform: str | None) -> list[str]:
         """The public matches and, for a platform's match, the platform's."""
@@ -84,7 +120,7 @@ class Listings:
         cursor: str | None,
         limit: int,
         newest_first: bool = False,
-    ) -> tuple[list[rows.Row], str | None]:
+    ) -> tuple[rows.Page, str | None]:
         """Matches by creation time, of one game and status if given, as their listing rows, and the
         cursor of the next page (None on the last): a platform's own; else the lobby (``status`` open: a
         public match with a seat to join); else the public ones.
@@ -94,6 +130,10 @@ class Listings:
         index = self.keys.platform_matches(platform) if platform else self.keys.public_matches
         narrowed = self.keys.listing(index, game_id, status)
         bound = f"({cursor}" if cursor else "+inf" if newest_first else "-inf"
+        if self._page is not None:
+            whole = self._whole(narrowed, status, bound, limit, newest_first)
+            if whole is not None:
+                return whole
         found: list[rows.Row] = []
         next_cursor = None
         while len(found) < limit:
@@ -118,7 +158,33 @@ class Listings:
                 if len(found) == limit:
                     next_cursor = repr(score)
                     break
-        return found, next_cursor
+        return rows.page(found), next_cursor
+
+    def _whole(
+        self, narrowed: str, status: str | None, bound: str, limit: int, newest_first: bool
+    ) -> tuple[rows.Page, str | None] | None:
+        """``page``'s answer from one Redis in two commands, its rows joined by ``PAGE``; None if a row needs
+        more than its record (``page`` then makes it row by row)."""
+        if newest_first:
+            match_ids = self.redis.zrevrangebyscore(narrowed, bound, "-inf", start=0, num=limit)
+        else:
+            match_ids = self.redis.zrangebyscore(narrowed, bound, "+inf", start=0, num=limit)
+        if not match_ids:
+            return rows.page([]), None
+        full = len(match_ids) == limit
+        args = [
+            status or "",
+            SUMMARY,
+            LOG,
+            match_ids[-1] if full else "",
+            b"\n".join(self.keys.stems(match_ids)),
+        ]
+        assert self._page is not None, "called on one Redis only"
+        made = self._page(keys=[narrowed], args=args)
+        if not made:
+            return None
+        # the cursor as ``page``'s loop writes it (``repr`` of the score redis-py would have parsed)
+        return rows.joined(made[1:]), repr(float(made[0])) if full else None
 
     def summaries(self, match_ids: list[str]) -> list[rows.Row | None]:
         """Each match's listing row at the log's version (None for a match that is not there), in one
