@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 import uuid
-from pathlib import Path
 
 import fakeredis
 import pytest
@@ -96,90 +94,3 @@ def redis_cluster():
 
     with LocalCluster() as cluster:
         yield cluster
-
-
-# -- refusal reasons: every IllegalAction made while the tests run must carry a declared code --------------
-#
-# IllegalAction is wrapped for the whole session: each one is put down to the engine whose method made it
-# (the nearest ``self`` that is a game) or to the server (``service.lifecycle``), and its reason must be one
-# that game declares in ``refusals`` (or one of ``SHELL_REFUSALS``). The test during which an undeclared one
-# was made fails. When the whole suite runs, the session also fails if a declared code was never produced.
-
-from service import games as _games  # noqa: E402
-from service.games import protocol as _protocol  # noqa: E402
-from service.lifecycle import SHELL_REFUSALS  # noqa: E402
-
-SERVER = "server"
-PRODUCED: dict[str, set[str]] = {}  # game id (or "server") -> the codes made during the session
-UNDECLARED: list[str] = []
-_made = _protocol.IllegalAction.__init__
-
-
-def _owner(frame) -> tuple[str, frozenset[str] | None]:
-    """Who made the refusal: (game id, its declared codes), or ("server", the shell's)."""
-    while frame is not None:
-        me = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
-        if me is not None and isinstance(getattr(me, "info", None), _protocol.GameInfo):
-            return me.info.id, frozenset(getattr(me, "refusals", {}))
-        if frame.f_globals.get("__name__") == "service.lifecycle":
-            return SERVER, frozenset(SHELL_REFUSALS)
-        frame = frame.f_back
-    return "", None
-
-
-def _recording_init(self, reason: str, message: str):
-    _made(self, reason, message)
-    owner, declared = _owner(sys._getframe(1))
-    PRODUCED.setdefault(owner, set()).add(reason)
-    if declared is None:  # made outside any game and the server: a code of some game, at least
-        declared = frozenset(SHELL_REFUSALS).union(*(g.refusals for g in _games.GAMES.values()))
-    if reason not in declared:
-        UNDECLARED.append(f"{owner or 'unknown'}: {reason!r} ({message})")
-
-
-_protocol.IllegalAction.__init__ = _recording_init
-
-
-@pytest.fixture(autouse=True)
-def refusals_are_declared():
-    """A refusal whose code its game does not declare is a programming error: the test fails on it."""
-    before = len(UNDECLARED)
-    yield
-    new = UNDECLARED[before:]
-    assert not new, "refused with a code the game does not declare in refusals: " + "; ".join(new)
-
-
-def declared_refusals() -> dict[str, set[str]]:
-    found = {game_id: set(game.refusals) for game_id, game in _games.GAMES.items()}
-    found[SERVER] = set(SHELL_REFUSALS)
-    return found
-
-
-def pytest_sessionfinish(session, exitstatus):
-    """The whole suite (no file, -k or -m chosen): every declared code was produced by some test."""
-    config = session.config
-    whole = (
-        all(Path(arg).resolve() in (config.rootpath, config.rootpath / "tests") for arg in config.args)
-        and not config.option.keyword
-        and not config.option.markexpr
-        and not getattr(config.option, "lf", False)
-        and not getattr(config.option, "deselect", None)
-    )
-    if os.environ.get("MATCHLOG_REFUSALS_REPORT"):
-        _report(sys.stderr)
-    if whole and exitstatus == 0 and session.testscollected:
-        never = {g: sorted(codes - PRODUCED.get(g, set())) for g, codes in declared_refusals().items()}
-        never = {g: codes for g, codes in never.items() if codes}
-        if never:
-            sys.stderr.write(f"\ndeclared refusal codes no test produced: {never}\n")
-            session.exitstatus = 1
-
-
-def _report(out) -> None:
-    out.write("\nrefusal codes: declared / produced in this run / never produced / undeclared\n")
-    for owner, codes in sorted(declared_refusals().items()):
-        produced = PRODUCED.get(owner, set())
-        out.write(
-            f"  {owner}: {len(codes)} / {len(produced & codes)} / {sorted(codes - produced)} / "
-            f"{sorted(produced - codes)}\n"
-        )
