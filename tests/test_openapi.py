@@ -17,6 +17,7 @@ from service.config import Settings
 from service.games import GAMES
 from service.keys import Keys
 from service.platforms import Platforms
+from tests.conftest import examples
 from tests.helpers import beating_worker, create
 
 CONTRACT = Path(__file__).resolve().parent.parent / "openapi.yaml"
@@ -79,7 +80,7 @@ schema.config.update(base_url="http://localhost")
 
 
 @schema.parametrize()
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_honours_its_contract(case):
     CONTRACT_WORKER.heartbeat()  # a live worker beats every few seconds; this one only when asked
     headers = {}
@@ -175,7 +176,7 @@ class MatchWorkflows(schema.as_state_machine()):
 
 TestMatchWorkflows = MatchWorkflows.TestCase
 TestMatchWorkflows.settings = settings(
-    max_examples=25, stateful_step_count=8, deadline=None, suppress_health_check=list(HealthCheck)
+    max_examples=examples(25), stateful_step_count=8, deadline=None, suppress_health_check=list(HealthCheck)
 )
 
 
@@ -193,7 +194,7 @@ def test_stateful_workflows_reach_live_matches():
     for _ in range(3):  # schemathesis draws links with true randomness: a run may wander; three seldom all do
         MatchWorkflows.run(
             settings=settings(
-                max_examples=50,
+                max_examples=examples(50),
                 stateful_step_count=10,
                 deadline=None,
                 suppress_health_check=list(HealthCheck),
