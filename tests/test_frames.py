@@ -14,6 +14,7 @@ from wsproto.connection import Connection, ConnectionType
 from wsproto.events import BytesMessage, CloseConnection, Ping, TextMessage
 
 from service.http import websocket_frames
+from tests.conftest import examples
 
 LIMIT = 64 * 1024
 
@@ -43,7 +44,7 @@ messages = st.lists(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(messages, st.lists(st.integers(0, 10_000), max_size=12))
 def test_every_message_a_client_sends_is_read_whole_however_it_arrives(sent, cuts):
     peer, data, expected = client(), b"", []

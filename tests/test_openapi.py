@@ -17,6 +17,7 @@ from service.games import GAMES
 from service.http.app import create_app, spec
 from service.store.keys import Keys
 from service.store.platforms import Platforms
+from tests.conftest import examples
 from tests.helpers import beating_worker, create
 
 CONTRACT = Path(__file__).resolve().parent.parent / "openapi.yaml"
@@ -81,7 +82,7 @@ schema.config.update(base_url="http://localhost")
 
 
 @schema.parametrize()
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_honours_its_contract(case):
     CONTRACT_WORKER.heartbeat()  # a live worker beats every few seconds; this one only when asked
     headers = {}
@@ -178,7 +179,7 @@ class MatchWorkflows(schema.as_state_machine()):
 
 TestMatchWorkflows = MatchWorkflows.TestCase
 TestMatchWorkflows.settings = settings(
-    max_examples=25, stateful_step_count=8, deadline=None, suppress_health_check=list(HealthCheck)
+    max_examples=examples(25), stateful_step_count=8, deadline=None, suppress_health_check=list(HealthCheck)
 )
 
 
@@ -196,7 +197,7 @@ def test_stateful_workflows_reach_live_matches():
     for _ in range(3):  # schemathesis draws links with true randomness: a run may wander; three seldom all do
         MatchWorkflows.run(
             settings=settings(
-                max_examples=50,
+                max_examples=examples(50),
                 stateful_step_count=10,
                 deadline=None,
                 suppress_health_check=list(HealthCheck),

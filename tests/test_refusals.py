@@ -3,19 +3,33 @@
 ``service.domain.lifecycle.SHELL_REFUSALS``. The catalogue lists them per game and ``openapi.yaml`` carries them
 as enums (``<Game>RefusalReason``, and ``RefusalReason`` for ``Error.reason``).
 
-``tests/conftest.py`` wraps ``IllegalAction`` for the whole session: a test during which a game refuses
-with a code it does not declare fails, and a run of the whole suite fails when a declared code was never
-produced. Here: random games with wrong actions thrown in, and a probe for each code that the rules tests
-do not produce otherwise."""
+Two promises, checked here without touching the code under test:
+
+- every refusal the code can make carries a code declared by whoever makes it: each ``IllegalAction`` the
+  source constructs (or a helper of a game builds for it) is read from the source, in each game's package
+  and in the server's modules, and its code must be the game's or the server's; random games with wrong
+  actions thrown in refuse only with declared codes;
+- every declared code is produced: each game's recorded refusals (``tests/fixtures/refusals/<game>.json``:
+  for each code, a state, a seat and an action, taken from the rules tests) are played through the
+  engine and refused with exactly that code, and one scripted walk through the API meets every refusal
+  of the server. A new code needs its entry there (a position from the test that exercises it).
+"""
 
 from __future__ import annotations
 
+import ast
+import copy
+import importlib
+import inspect
+import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
 from service.application.matches import KNOWN_SEED_REASONS
+from service.domain import lifecycle
 from service.domain.lifecycle import SHELL_REFUSALS, refusals_of
 from service.games import GAMES, refusals_component
 from service.games.protocol import IllegalAction, Refusal
@@ -296,3 +310,252 @@ def test_blackout_refuses_what_its_rules_tests_do_not_try():
         refused(blackout, offer, 0, {"type": "RESOLVE_CLOSE_OUT", "cardId": "C2", "closeOut": True})
         == "no_close_out"
     )
+
+
+# -- every refusal the code can make carries a declared code: read from the source ----------------------
+
+RECORDED = Path(__file__).parent / "fixtures" / "refusals"
+
+
+def _constructions(tree: ast.AST, makers: set[str]) -> list[ast.Call]:
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)) in makers
+    ]
+
+
+def codes_made(paths: list[Path]) -> tuple[dict[str, str], list[str]]:
+    """The codes the source at ``paths`` refuses with (code -> where), and the constructions whose code is
+    neither a literal nor handed on unchanged. A function that builds ``IllegalAction`` from a parameter
+    (Blackout's ``refuse(reason, message)``) is followed to its own calls."""
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in paths}
+    makers, helpers = {"IllegalAction"}, set()
+    for tree in trees.values():
+        for function in ast.walk(tree):
+            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                parameters = {a.arg for a in function.args.args}
+                for call in _constructions(function, {"IllegalAction"}):
+                    if call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in parameters:
+                        helpers.add(function.name)
+    makers |= helpers
+    made: dict[str, str] = {}
+    unknown: list[str] = []
+    for path, tree in trees.items():
+        for call in _constructions(tree, makers):
+            code = call.args[0] if call.args else None
+            where = f"{path.name}:{call.lineno}"
+            if (literals := _literals(code)) is not None:
+                for literal in literals:
+                    made.setdefault(literal, where)
+            elif isinstance(code, ast.Name) and code.id in {a.arg for a in _enclosing_args(tree, call)}:
+                continue  # a helper's own construction: its calls are read instead
+            elif isinstance(code, ast.Attribute) and code.attr == "reason":
+                continue  # a refusal made earlier, raised again (already judged where it was made)
+            else:
+                unknown.append(f"{where}: {ast.unparse(call)}")
+    return made, unknown
+
+
+def _literals(code: ast.expr | None) -> list[str] | None:
+    """The codes an expression can be: a string literal, or either branch of ``a if ... else b``."""
+    if isinstance(code, ast.Constant) and isinstance(code.value, str):
+        return [code.value]
+    if isinstance(code, ast.IfExp):
+        body, orelse = _literals(code.body), _literals(code.orelse)
+        return None if body is None or orelse is None else body + orelse
+    return None
+
+
+def _enclosing_args(tree: ast.AST, call: ast.Call) -> list[ast.arg]:
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and call in ast.walk(function):
+            return function.args.args
+    return []
+
+
+def _package_of(game) -> Path:
+    module = importlib.import_module(type(game).__module__)
+    path = Path(inspect.getfile(module))
+    return path.parent
+
+
+def _toy():
+    from tests import toy_nim
+
+    return toy_nim.GAME
+
+
+@pytest.mark.parametrize("game_id", [*sorted(GAMES), "nim"])
+def test_every_refusal_a_game_can_make_names_a_code_it_declares(game_id):
+    game = GAMES[game_id] if game_id in GAMES else _toy()
+    package = _package_of(game)
+    made, unknown = codes_made(sorted(package.rglob("*.py")))
+    assert not unknown, f"refusals whose code cannot be read from the source: {unknown}"
+    turn = {"game_over", "not_your_turn"}  # check_turn's (service/games/protocol.py), declared by every game
+    undeclared = {code: where for code, where in made.items() if code not in game.refusals}
+    assert not undeclared, f"{game_id} refuses with codes it does not declare in refusals: {undeclared}"
+    assert turn <= set(game.refusals)
+
+
+def test_every_refusal_the_server_can_make_names_a_code_of_the_shell():
+    """Outside the games' packages only the server refuses, with ``SHELL_REFUSALS`` (``lifecycle``);
+    ``protocol``'s ``check_turn`` makes the two codes every game declares."""
+    service = Path(inspect.getfile(lifecycle)).parent
+    games_folder = Path(inspect.getfile(importlib.import_module("service.games"))).parent
+    server = [path for path in sorted(service.rglob("*.py")) if games_folder not in path.parents]
+    made, unknown = codes_made(server)
+    assert not unknown, f"refusals whose code cannot be read from the source: {unknown}"
+    assert made and set(made) <= set(SHELL_REFUSALS), {
+        c: w for c, w in made.items() if c not in SHELL_REFUSALS
+    }
+    protocol, _ = codes_made([games_folder / "protocol.py"])
+    assert set(protocol) == {"game_over", "not_your_turn"}
+
+
+# -- every declared code is produced: each game's recorded refusals, and the server's through the API ----
+
+
+def _content(game_id: str, recorded: dict) -> dict:
+    """A recorded state's pack: a base (the game's default, or the fixture pack of the Chock-a-Block tests)
+    and the changes a test made to it (``set`` a value, ``extend`` a list: fixture cards added)."""
+    if game_id == "blackout-hong-kong":
+        from service.games.blackout_hong_kong.content import default_content
+
+        bases = {"default": default_content}
+    else:
+        from service.games.chock_a_block.content import default_content
+        from tests.games.test_chock_a_block_support import fixture_pack
+
+        bases = {"default": default_content, "fixture": fixture_pack}
+    content = copy.deepcopy(bases[recorded["base"]]())
+    for op, path, value in recorded["patch"]:
+        *parents, last = path or [None]
+        target = content
+        for step in parents:
+            target = target[step]
+        if op == "set":
+            if last is None:
+                content = value
+            else:
+                target[last] = value
+        else:
+            (target if last is None else target[last]).extend(value)
+    return content
+
+
+def recorded_refusals(game_id: str) -> dict[str, dict]:
+    recorded = json.loads((RECORDED / f"{game_id}.json").read_text(encoding="utf-8"))
+    for entry in recorded.values():
+        if isinstance(entry["state"].get("content"), dict) and "base" in entry["state"]["content"]:
+            entry["state"]["content"] = _content(game_id, entry["state"]["content"])
+    return recorded
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_every_code_a_game_declares_is_produced_by_its_recorded_refusal(game_id):
+    game = GAMES[game_id]
+    recorded = recorded_refusals(game_id)
+    assert set(recorded) == set(game.refusals), (
+        f"declared without a recorded refusal: {sorted(set(game.refusals) - set(recorded))}; "
+        f"recorded but no longer declared: {sorted(set(recorded) - set(game.refusals))}"
+    )
+    wrong = {}
+    for code, entry in recorded.items():
+        try:
+            game.play(entry["state"], entry["seat"], entry["action"])
+            wrong[code] = "accepted"
+        except IllegalAction as refusal:
+            if refusal.reason != code:
+                wrong[code] = refusal.reason
+    assert not wrong, f"recorded refusals answered otherwise: {wrong}"
+
+
+def test_the_server_produces_each_of_its_refusals(app, fake_redis, settings):
+    """One walk through the API (on fakeredis, so the real append script runs) meets every code of
+    ``SHELL_REFUSALS``; the three that a client cannot reach in one request are asked of ``lifecycle``."""
+    from service.domain.serverkey import ServerKey
+    from service.store.keys import Keys
+    from service.store.repository import MatchRepository
+    from tests.helpers import act, bearer
+
+    client, matches = app.test_client(), app.extensions["matchlog"]
+    produced: set[str] = set()
+
+    def refused(answer) -> None:
+        assert answer.status_code == 422 and answer.json["error"] == "illegal_action", answer.json
+        produced.add(answer.json["reason"])
+
+    def match(game="blokus", undo="until_next_action", players=("ann", "bob")):
+        created = client.post(
+            "/v1/matches", json={"game": game, "players": [{"name": n} for n in players], "undo": undo}
+        )
+        assert created.status_code == 201, created.json
+        return created.json["id"], [s.get("token") for s in created.json["seats"]]
+
+    def move(match_id, tokens, draw=False):
+        seat = client.get(f"/v1/matches/{match_id}").json["to_act"][0]
+        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
+        draws = [a for a in legal["actions"] if a["type"] == "draw_card" and a.get("source") == "DECK"]
+        action = draws[0] if draw and draws else legal["actions"][0]
+        assert act(client, match_id, tokens[seat], legal["version"], action).status_code == 201
+        return seat, bool(draw and draws)
+
+    def undo(match_id, token, verb=""):
+        return client.post(f"/v1/matches/{match_id}/undo{verb}", headers=bearer(token))
+
+    match_id, tokens = match(undo="none")
+    seat, _ = move(match_id, tokens)
+    refused(undo(match_id, tokens[seat]))  # undo_off
+    match_id, tokens = match()
+    first, _ = move(match_id, tokens)
+    move(match_id, tokens)
+    refused(undo(match_id, tokens[first]))  # nothing_to_undo
+    match_id, tokens = match(undo="with_consent", players=("ann", "bob", "cat"))
+    refused(undo(match_id, tokens[1], "/accept"))  # no_undo_request
+    seat, _ = move(match_id, tokens)
+    assert undo(match_id, tokens[seat]).status_code == 201
+    refused(undo(match_id, tokens[seat]))  # undo_pending
+    assert undo(match_id, tokens[(seat + 1) % 3], "/accept").status_code == 201
+    refused(undo(match_id, tokens[(seat + 1) % 3], "/accept"))  # undo_already_answered
+    match_id, tokens = match(game="chock-a-block")
+    for _ in range(12):
+        seat, drew = move(match_id, tokens, draw=True)
+        if drew:
+            refused(undo(match_id, tokens[seat]))  # hidden_information_revealed
+            break
+    match_id, tokens = match(players=("ann", "bob", "cat"))
+    quitter = client.get(f"/v1/matches/{match_id}").json["to_act"][0]
+    assert client.post(f"/v1/matches/{match_id}/concede", headers=bearer(tokens[quitter])).status_code == 201
+    refused(client.post(f"/v1/matches/{match_id}/concede", headers=bearer(tokens[quitter])))  # seat_conceded
+    match_id, tokens = match()
+    assert client.post(f"/v1/matches/{match_id}/concede", headers=bearer(tokens[0])).status_code == 201
+    refused(client.post(f"/v1/matches/{match_id}/concede", headers=bearer(tokens[1])))  # game_over
+
+    # not started, a bot's seat, aborted: the API answers these before the rules are asked (403, 409)
+    repository = MatchRepository(
+        fake_redis,
+        Keys(settings.namespace, settings.feed_partitions),
+        settings.snapshot_every,
+        ServerKey(settings.secret_key),
+    )
+    action = {"type": "place", "cells": [[0, 0]]}
+    for players, seat, abort in (
+        ([{"name": "ann"}, {"open": True}], 0, False),
+        ([{"name": "ann"}, {"bot": "random"}], 1, False),
+        ([{"name": "ann"}, {"name": "bob"}], 0, True),
+    ):
+        match_id = client.post("/v1/matches", json={"game": "blokus", "players": players}).json["id"]
+        if abort:
+            matches.abort(match_id, "no-show")
+        with pytest.raises(IllegalAction) as refusal:
+            lifecycle.act(
+                matches.load(match_id),
+                seat,
+                action,
+                repository.meta(match_id).secret,
+                "2026-01-01T00:00:00.000Z",
+            )
+        produced.add(refusal.value.reason)
+    assert produced == set(SHELL_REFUSALS), (set(SHELL_REFUSALS) - produced, produced - set(SHELL_REFUSALS))

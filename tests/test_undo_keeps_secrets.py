@@ -11,12 +11,11 @@ taken back: its own to show). The content pack and the options are public (``mat
 them to everyone), so their strings do not count as somewhere hidden. What no seat could see (a draw, a
 roll, a look at a face-down tile) the games declare (``reveals``): no undo takes back an entry so declared.
 
-Sized to run in seconds; ``MATCHLOG_UNDO_EXAMPLES=500`` (or more) runs it longer.
+Sized to run in seconds (``examples(30)``); ``--hypothesis-profile=long`` runs ten times as many.
 """
 
 from __future__ import annotations
 
-import os
 import random
 from typing import Any
 
@@ -27,9 +26,10 @@ from service.domain import lifecycle, replay
 from service.games import GAMES
 from service.games.protocol import IllegalAction, reveals
 from service.store import packs
+from tests.conftest import examples
 
 AT = "2026-01-01T00:00:00.000Z"
-EXAMPLES = int(os.environ.get("MATCHLOG_UNDO_EXAMPLES", "30"))
+EXAMPLES = examples(30)
 PUBLIC_PARTS = ("content", "options")  # recorded in match_created, for everyone
 
 # every game, with the modes whose hidden information differs; bots a game plays too slowly to fit

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from service.games.blackout_hong_kong import GAME
 from service.games.blackout_hong_kong.board import board_of
+from tests.conftest import examples
 from tests.games.blackout_support import new_game
 
 MODES = [
@@ -144,7 +145,7 @@ def check_scores(state: dict) -> None:
     "players,mode,extra", MODES, ids=[f"{n}p-{m}" + ("-solo-single" if e else "") for n, m, e in MODES]
 )
 @settings(
-    max_examples=2,
+    max_examples=examples(2),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
@@ -179,7 +180,7 @@ def test_random_games_keep_every_invariant(players, mode, extra, seed, flips, ch
 
 
 @settings(
-    max_examples=6,
+    max_examples=examples(6),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     phases=[Phase.explicit, Phase.reuse, Phase.generate],

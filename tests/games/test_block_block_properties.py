@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from service.games.block_block import GAME, geometry
 from service.games.block_block.engine import DEFAULT_PACK
 from service.games.protocol import IllegalAction, fold
+from tests.conftest import examples
 
 SIZES = {s["shapeId"]: len(s["cubes"]) for s in DEFAULT_PACK["shapes"]}
 
@@ -173,7 +174,7 @@ def check_end(start, log, placed, state):
     assert fold(GAME, start, log) == state, "replaying the log gives the live state"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_default_games_end_with_a_result_the_top_view_confirms(data):
     start = new_game()
@@ -201,7 +202,7 @@ OPTION_SETS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), OPTION_SETS)
 def test_random_games_under_any_options_end_properly(data, options):
     """Small boards and height limits end games by R-1.1; the loss is confirmed by brute force."""
@@ -211,7 +212,7 @@ def test_random_games_under_any_options_end_properly(data, options):
     assert state["result"]["reason"] in ("SCORE", "NO_LEGAL_PLACEMENT")
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), st.integers(min_value=0, max_value=20), st.sampled_from(["EXACT_COVER", "ANY_CONTACT"]))
 def test_legal_list_equals_brute_force(data, plies, stack_rule):
     """AE-4: the generator's list is exactly what the validator accepts, each placement once."""
@@ -271,7 +272,7 @@ def polycubes(draw):
     return geometry.normalise(cubes)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(polycubes())
 def test_orientation_tables_deduplicate_symmetric_shapes(cubes):
     """1.4.3, 1.4.4: the distinct orientations are the distinct normalised images under the 24

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from service.games.blokus import GAME, movegen
 from service.games.blokus.engine import VARIANTS
 from service.games.blokus.geometry import ORIENTATIONS, PIECES, Orientation, board
+from tests.conftest import examples
 
 OPTIONS = [{}, {"start_corners": "any_free"}, {"allow_voluntary_pass": True}]
 CASES = [(name, options) for name in VARIANTS for options in OPTIONS]
@@ -76,7 +77,7 @@ def tables(draw):
     return b, free, attach, pieces, draw(st.integers(0, 3))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(tables())
 def test_any_board_lists_the_reference_moves_in_its_order(case):
     b, free, attach, pieces, colour = case

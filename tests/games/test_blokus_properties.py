@@ -17,6 +17,7 @@ from service.games.blokus import GAME
 from service.games.blokus.engine import VARIANTS
 from service.games.blokus.geometry import ORIENTATIONS, PIECE_BY_NAME, PIECES
 from service.games.protocol import IllegalAction, fold
+from tests.conftest import examples
 
 PLAYERS = {name: variant.players for name, variant in VARIANTS.items()}
 
@@ -103,7 +104,7 @@ def play_out(data, state, check=None):
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_games_keep_the_invariants_and_replay_equal(variant, data):
     start, log, state = play_out(data, new_game(variant), check_invariants)
@@ -112,7 +113,7 @@ def test_random_games_keep_the_invariants_and_replay_equal(variant, data):
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), plies=st.integers(min_value=0, max_value=60))
 def test_move_list_equals_brute_force(variant, data, plies):
     state = new_game(variant)

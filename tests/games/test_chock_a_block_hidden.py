@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from service.games.chock_a_block import GAME
 from service.games.protocol import IllegalAction, fold
+from tests.conftest import examples
 from tests.games.test_chock_a_block_support import at_step, new_game, play, random_game
 
 CONFIGS = [
@@ -76,7 +77,9 @@ def check_all_views(state, log_views, knowledge, players):
 
 @pytest.mark.parametrize("players, options", CONFIGS)
 @settings(
-    max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=examples(2),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=st.data())
 def test_no_view_event_or_legal_list_shows_another_seats_hidden_cards(players, options, data):

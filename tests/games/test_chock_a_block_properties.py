@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from service.games.chock_a_block import GAME, building
 from service.games.protocol import IllegalAction, fold
+from tests.conftest import examples
 from tests.engines import random_playout
 from tests.games.test_chock_a_block_support import new_game
 
@@ -214,7 +215,9 @@ def play_random(data, players, options, check_moves_every=0):
 
 @pytest.mark.parametrize("players, options", CONFIGS, ids=IDS)
 @settings(
-    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=examples(3),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=st.data())
 def test_random_games_keep_every_card_tile_and_token_in_one_place_and_replay_equal(players, options, data):
@@ -224,7 +227,9 @@ def test_random_games_keep_every_card_tile_and_token_in_one_place_and_replay_equ
 
 @pytest.mark.parametrize("players, options", CONFIGS, ids=IDS)
 @settings(
-    max_examples=1, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=examples(1),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=st.data())
 def test_the_legal_list_is_complete_and_every_listed_action_is_accepted(players, options, data):

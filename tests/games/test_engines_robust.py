@@ -13,6 +13,7 @@ from marshmallow import ValidationError
 from service.games import GAMES
 from service.games.protocol import IllegalAction
 from tests import engines
+from tests.conftest import examples
 
 
 def position(game_id: str, plies: int):
@@ -49,7 +50,7 @@ ODD = st.one_of(
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 @pytest.mark.parametrize("plies", [0, 7, 23])
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_bent_actions_are_played_or_refused_never_crash(game_id, plies, data):
     game, state = position(game_id, plies)
@@ -91,7 +92,7 @@ JSON_VALUES = st.recursive(
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_any_json_action_that_passes_the_schema_is_played_or_refused(game_id, data):
     """Arbitrary JSON-like actions (any keys, any values, any nesting) through the action schema and
