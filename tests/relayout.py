@@ -376,7 +376,15 @@ def in_scope(path: str) -> bool:
 
 
 def files() -> list[str]:
-    listed = git("ls-files", "--cached", "--others", "--exclude-standard").splitlines()
+    try:
+        listed = git("ls-files", "--cached", "--others", "--exclude-standard").splitlines()
+    except subprocess.CalledProcessError:  # a copy of the tree outside git (tests/test_new_game_package.py)
+        listed = [
+            path.relative_to(ROOT).as_posix()
+            for path in ROOT.rglob("*")
+            if path.is_file()
+            and not {".venv", "site", "node_modules", ".git"} & set(path.relative_to(ROOT).parts)
+        ]
     return sorted({path for path in listed if in_scope(path) and (ROOT / path).is_file()})
 
 

@@ -117,7 +117,7 @@ def test_the_toy_game_copied_into_service_games_meets_every_check(tmp_path):
     played = run(tree, "-c", PLAYED)
     assert played.returncode == 0 and played.stdout.strip() == "played", played.stdout + played.stderr
 
-    pytest_run = ("-m", "pytest", "-q", "-p", "no:cacheprovider")
+    pytest_run = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "--no-cov", "-n", "0")
     generic = run(tree, *pytest_run, *GENERIC)
     assert generic.returncode == 0, generic.stdout[-6000:] + generic.stderr[-2000:]
     per_game = run(tree, *pytest_run, "-k", "toy", *PER_GAME)

@@ -9,7 +9,8 @@ Two promises, checked here without touching the code under test:
   source constructs (or a helper of a game builds for it) is read from the source, in each game's package
   and in the server's modules, and its code must be the game's or the server's; random games with wrong
   actions thrown in refuse only with declared codes;
-- every declared code is produced: each game's recorded refusals (``tests/fixtures/refusals/<game>.json``:
+- every declared code is produced: each game's recorded refusals (its package's ``refusal_examples.json``,
+  else ``tests/fixtures/refusals/<game>.json``:
   for each code, a state, a seat and an action, taken from the rules tests) are played through the
   engine and refused with exactly that code, and one scripted walk through the API meets every refusal
   of the server. A new code needs its entry there (a position from the test that exercises it).
@@ -446,7 +447,12 @@ def _content(game_id: str, recorded: dict) -> dict:
 
 
 def recorded_refusals(game_id: str) -> dict[str, dict]:
-    recorded = json.loads((RECORDED / f"{game_id}.json").read_text(encoding="utf-8"))
+    """A game's recorded refusals: its package's ``refusal_examples.json``, where it brings one (a new game
+    does), else this folder's (the four games', whose states lean on the tests' fixture packs)."""
+    own = Path(inspect.getfile(type(GAMES[game_id]))).parent / "refusal_examples.json"
+    recorded = json.loads(
+        (own if own.is_file() else RECORDED / f"{game_id}.json").read_text(encoding="utf-8")
+    )
     for entry in recorded.values():
         if isinstance(entry["state"].get("content"), dict) and "base" in entry["state"]["content"]:
             entry["state"]["content"] = _content(game_id, entry["state"]["content"])
