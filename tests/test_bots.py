@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import hashlib
+import hmac
 import random
 
 import pytest
@@ -441,3 +443,26 @@ def test_only_a_bot_moves_a_bots_seat():
     assert refused.value.reason == "seat_played_by_a_bot"
     moved = lifecycle.act(step.state, 0, action, secret, "2026-01-01T00:00:01.000Z", by="bot:random")
     assert moved.state.version > step.state.version
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_random_bots_move_makes_no_view(game_id, monkeypatch):
+    """A cheapest move (a match past its bot budgets) and a random bot's move read the legal actions only: the
+    seat's view and the state to look ahead on cost a Blackout move nine tenths of its CPU, and the random bot
+    reads neither. The move is the one the generator picks from the legal actions, as before."""
+    engine = GAMES[game_id]
+    players = 2
+    game = _mid_game(game_id, players, 4)
+    seat = engine.to_act(game)[0]
+    secret = SeedSecret("cheap", "salt")
+    mixed = hmac.new(b"cheap", f"bot:{seat}:9".encode(), hashlib.sha256).digest()
+    expected = random.Random(mixed).choice(engine.legal_actions(game, seat))
+
+    def made(*_args, **_kwargs):
+        raise AssertionError("a view was made for the random bot")
+
+    monkeypatch.setattr(type(engine), "view", made)
+    monkeypatch.setattr(type(engine), "seen_by", made)
+    greedy = _match_state(game_id, game, players, "greedy")
+    assert lifecycle.bot_action(greedy, seat, secret, cheapest=True) == expected
+    assert lifecycle.bot_action(_match_state(game_id, game, players, "random"), seat, secret) == expected
