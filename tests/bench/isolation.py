@@ -16,6 +16,7 @@ Last line, JSON.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import socket
@@ -302,11 +303,17 @@ def measure(samples: int = 10) -> list[Figure]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.bench.isolation",
+        description=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("samples", nargs="?", type=int, default=10, help="moves timed per phase (default 10)")
+    samples = parser.parse_args(argv).samples
     about = machine()
     for f in about:
         print(f"{f.label}: {f.value}")
-    figures = measure(int(argv[0]) if argv else 10)
+    figures = measure(samples)
     print(table(figures))
     print(json.dumps(json_figures(about + figures), separators=(", ", ": ")), flush=True)
     return 0
