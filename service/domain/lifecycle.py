@@ -541,7 +541,7 @@ def bot_action(
     mixed = hmac.new(secret.seed.encode(), f"bot:{seat}:{state.version}".encode(), hashlib.sha256).digest()
     if cheapest or bots_of(engine)[name] is BOTS["random"]:
         # the random bot reads the legal actions only: the seat's view and the state it looks ahead on are
-        # not made for it (in Blackout they were nine tenths of a cheapest move's CPU)
+        # not made for it (nine tenths of a cheapest move's CPU in the heaviest game)
         return BOTS["random"].choose(SeatView(seat, {}, legal, _not_asked, level=level), random.Random(mixed))
     ahead = looked_ahead_on(engine, state.game, seat)  # what the seat could know: no hand, no roll to come
 
