@@ -22,7 +22,7 @@ from tests.helpers import bearer, full_log
 
 def _mid_game(game_id: str, players: int, moves: int, seed: int = 7):
     engine = GAMES[game_id]
-    state = engine.setup(engine.resolve_options({}, players), players, f"s{seed}")
+    state = new_state(engine, players, f"s{seed}")
     rng = random.Random(seed)
     for _ in range(moves):
         if engine.is_over(state):
