@@ -28,16 +28,21 @@ import contextlib
 import json
 import re
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 from redis.cluster import RedisCluster
+from redis.commands.core import Script
 
+from service.config import Settings
 from service.domain.chain import Recorded, compact_encoder
 from service.store.keys import Keys
 from service.store.redis_client import Lines
+
+T = TypeVar("T")
 
 APPEND = """
 -- KEYS: log, feed, idempotency key, snapshots, meta, listing summary
@@ -186,7 +191,7 @@ class EventStore:
         self._lines = Lines(redis_client) if not self.replicated and Lines.possible(redis_client) else None
 
     @classmethod
-    def of(cls, redis_client: redis.Redis, settings) -> EventStore:
+    def of(cls, redis_client: redis.Redis, settings: Settings) -> EventStore:
         """The event store of ``settings``' namespace (a ``service.config.Settings``): what a reader of its
         feed (the projector, the live feed) holds beside the application."""
         return cls(
@@ -273,7 +278,7 @@ class EventStore:
         return int(value), None
 
     @staticmethod
-    def _evalsha(client, script, keys: tuple, args: list):
+    def _evalsha(client: redis.Redis, script: Script, keys: tuple, args: list) -> Any:
         """``script(keys=keys, args=args, client=client)`` without redis-py's Script wrapper (its tuple
         copies and pipeline check, per append): EVALSHA, and on NOSCRIPT (a server that lost its scripts:
         restarted, failed over) load it and run it again, as the wrapper does. A pipeline (replicated
@@ -286,7 +291,7 @@ class EventStore:
             script.sha = client.script_load(script.script)
             return client.evalsha(script.sha, len(keys), *keys, *args)
 
-    def _direct(self, script, keys: tuple, args: list):
+    def _direct(self, script: Script, keys: tuple, args: list) -> Any:
         """``_evalsha`` on one of the append's own lines: EVALSHA, and on NOSCRIPT load it, run it again."""
         lines = self._lines
         assert lines is not None, "called only where the store has lines of its own"
@@ -318,7 +323,7 @@ class EventStore:
         """Keep an answer under an idempotency key (a write that is not an append)."""
         self.durably(key, lambda client: client.set(key, answer, ex=ttl_s))
 
-    def durably(self, key: str, write):
+    def durably(self, key: str, write: Callable[[redis.Redis], Any]) -> Any:
         """``write(client)``, a write to ``key``'s slot; with replicated durability, followed by ``WAIT`` on
         the same connection of the node that owns the key (``WAIT`` counts the replicas that have this
         connection's writes) and NotReplicated unless one confirms."""
@@ -401,7 +406,9 @@ class EventStore:
     def partitions(self) -> range:
         return range(self.keys.partitions)
 
-    def _each(self, partitions, command) -> list[Any]:
+    def _each(
+        self, partitions: Iterable[int], command: Callable[[redis.client.Pipeline, int], object]
+    ) -> list[Any]:
         """``command(pipe, partition)`` for each partition, in one pipeline (split by node on a cluster);
         the replies in order, an error as its exception."""
         with self.redis.pipeline(transaction=False) as pipe:
@@ -409,7 +416,7 @@ class EventStore:
                 command(pipe, partition)
             return pipe.execute(raise_on_error=False)
 
-    def ensure_group(self, group: str, partitions) -> None:
+    def ensure_group(self, group: str, partitions: Iterable[int]) -> None:
         replies = self._each(
             partitions, lambda pipe, p: pipe.xgroup_create(self.keys.feed(p), group, id="0", mkstream=True)
         )
@@ -417,7 +424,9 @@ class EventStore:
             if isinstance(reply, Exception) and "BUSYGROUP" not in str(reply):
                 raise reply
 
-    def read_feed(self, group: str, consumer: str, partitions, count: int, block_ms: int) -> list[FeedNotice]:
+    def read_feed(
+        self, group: str, consumer: str, partitions: Iterable[int], count: int, block_ms: int
+    ) -> list[FeedNotice]:
         """New notices of ``partitions`` for ``consumer`` of ``group``, waiting up to ``block_ms`` for some."""
         partitions = list(partitions)
         if not partitions:
@@ -445,7 +454,7 @@ class EventStore:
             ],
         )
 
-    def _polled(self, reader: str, block_ms: int, poll):
+    def _polled(self, reader: str, block_ms: int, poll: Callable[[], list[T]]) -> list[T]:
         """``poll()`` until it returns something or ``block_ms`` have gone by, backing off while idle."""
         fast, slow = CLUSTER_POLL_S
         deadline = time.monotonic() + block_ms / 1000
@@ -460,7 +469,7 @@ class EventStore:
             self._poll_s[reader] = min(slow, interval * 1.5)
             time.sleep(interval)
 
-    def newest_feed_ids(self, partitions) -> dict[int, str]:
+    def newest_feed_ids(self, partitions: Iterable[int]) -> dict[int, str]:
         """Each partition's newest notice id ("0-0" when it has none): where to start following it now."""
         partitions = list(partitions)
         replies = _raised(self._each(partitions, lambda pipe, p: pipe.xrevrange(self.keys.feed(p), count=1)))
@@ -529,7 +538,7 @@ class EventStore:
         seconds, micros = self.redis.time()
         return self.redis.zcount(self.keys.feed_members, seconds * 1000 + micros // 1000 - within_ms, "+inf")
 
-    def feed_lag(self, group: str, partitions=None) -> int:
+    def feed_lag(self, group: str, partitions: Iterable[int] | None = None) -> int:
         """Notices of the feed (of ``partitions``; all when None) that ``group`` has not finished: never
         delivered, or delivered and not acknowledged."""
         lag = 0
@@ -593,7 +602,7 @@ class EventStore:
             ms, seq = min(floors)
             self.redis.xtrim(feed, minid=f"{ms}-{seq}", approximate=False)
 
-    def _notices(self, reply) -> list[FeedNotice]:
+    def _notices(self, reply: Any) -> list[FeedNotice]:
         """The notices of an ``XREAD``/``XREADGROUP`` reply, each with its partition."""
         return [
             _notice(i, f, self.keys.partition_of_feed(_text(stream)))
@@ -690,11 +699,11 @@ def _raised(replies: list) -> list:
     return replies
 
 
-def _text(raw) -> str:
+def _text(raw: str | bytes) -> str:
     return raw.decode() if isinstance(raw, bytes) else raw
 
 
-def _stream_id(raw) -> tuple[int, int]:
+def _stream_id(raw: str | bytes) -> tuple[int, int]:
     ms, seq = (raw.decode() if isinstance(raw, bytes) else raw).split("-")
     return int(ms), int(seq)
 

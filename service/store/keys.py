@@ -56,7 +56,7 @@ class Keys:
     _tags: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
     _stem_starts: tuple[bytes, ...] = field(default=(), init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "_tags", partition_tags(self.partitions))
         object.__setattr__(
             self, "_stem_starts", tuple(f"{self.namespace}:{{{tag}}}:match:".encode() for tag in self._tags)

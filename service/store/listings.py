@@ -253,7 +253,9 @@ class Listings:
                 listed += 1
         return listed
 
-    def _list(self, pipe, index: str, match_id: str, game_id: str, status: str, score: float) -> None:
+    def _list(
+        self, pipe: redis.client.Pipeline, index: str, match_id: str, game_id: str, status: str, score: float
+    ) -> None:
         """Put a match in ``index`` and its listings narrowed to the match's game and status (the public
         ones keep their newest ``PUBLIC_LISTED``)."""
         for narrowed in {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Callable
 
 import redis
 
@@ -65,7 +66,7 @@ class Platforms:
         running several servers rolls the new key out without an outage. ValueError for no such platform."""
         key = new_platform_key()
 
-        def swap(pipe, digest: bytes, record: dict) -> None:
+        def swap(pipe: redis.client.Pipeline, digest: bytes, record: dict) -> None:
             pipe.hset(self.keys.platforms, token_hash(key), json.dumps(record))
             if grace_s > 0:
                 pipe.hset(
@@ -82,7 +83,7 @@ class Platforms:
         its matches play on, and nobody can abort them, hand their seats over or list them as its (its
         webhooks go too: ``matchlog keys revoke``). ValueError for no such platform."""
 
-        def forget(pipe, digest: bytes, record: dict) -> None:
+        def forget(pipe: redis.client.Pipeline, digest: bytes, record: dict) -> None:
             pipe.hdel(self.keys.platforms, digest, *self._retired_digests(platform_id))
 
         return self._changed(platform_id, forget)
@@ -94,7 +95,9 @@ class Platforms:
             if json.loads(raw)["id"] == platform_id and "expires" in json.loads(raw)
         ]
 
-    def _changed(self, platform_id: str, change) -> dict:
+    def _changed(
+        self, platform_id: str, change: Callable[[redis.client.Pipeline, bytes, dict], None]
+    ) -> dict:
         """Apply ``change(pipe, digest, record)`` to the platform's key as one transaction with the read
         that found it: of two rotations (or a rotation and a revocation) at once, one sees the other's."""
         with self.redis.pipeline(transaction=True) as pipe:  # (a cluster's pipeline watches only in one)

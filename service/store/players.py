@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 import redis
 
+from service.config import Settings
+from service.domain.chain import Recorded
 from service.domain.ratings import RatedMatch, Rating, rate
 from service.store.keys import Keys
 
@@ -358,8 +360,18 @@ class PlayerStore:
         return count
 
 
+class MatchLogs(Protocol):
+    """What ``plan_rebuild`` reads of the matches: their settings and logs (``Matches`` answers it)."""
+
+    settings: Settings
+
+    def entries(
+        self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None
+    ) -> tuple[int, list[Recorded]]: ...
+
+
 def plan_rebuild(
-    redis_client: redis.Redis, matches, platform_ids: Iterable[str]
+    redis_client: redis.Redis, matches: MatchLogs, platform_ids: Iterable[str]
 ) -> dict[tuple[str, str], list[str]]:
     """What ``matchlog ratings rebuild`` rates again: every finished match of every platform, by pool
     (read from its ``match_created`` alone; the pool's job reads the rest of each log)."""

@@ -114,7 +114,7 @@ class Lines:
         _EVERY.add(self)
 
     @staticmethod
-    def possible(client) -> bool:
+    def possible(client: redis.Redis) -> bool:
         """Whether ``client``'s connections can be driven so (one Redis, hiredis at hand, real sockets)."""
         return (
             _hiredis is not None
@@ -123,7 +123,7 @@ class Lines:
             and client.connection_pool.connection_class in _DIRECT
         )
 
-    def call(self, *command):
+    def call(self, *command: str | bytes | int | float) -> Any:
         """The raw reply to ``command`` (as ``execute_command`` gives it for a command without a reply
         callback: ``XRANGE``'s a list of ``[id, [field, value, ...]]``, ``PING``'s ``b"PONG"``), through one
         of the lines, or through the pool when they are all in use."""
@@ -153,7 +153,7 @@ class Lines:
             raise reply
         return reply
 
-    def _pooled(self, command: tuple):
+    def _pooled(self, command: tuple[str | bytes | int | float, ...]) -> Any:
         """The command on a connection of redis-py's pool, its reply raw as on a line (no reply callback:
         ``XRANGE``'s is not made a list of dicts), with the pool's one retry on a fresh connection."""
         connection = self._pool.get_connection()
@@ -197,7 +197,7 @@ class _Line:
 
     __slots__ = ("buffer", "connection", "reader", "sock")
 
-    def __init__(self, connection):
+    def __init__(self, connection: redis.connection.AbstractConnection):
         self.connection = connection
         self.sock = connection._sock
         self.reader = _hiredis.Reader(
@@ -206,7 +206,7 @@ class _Line:
         self.buffer = bytearray(65536)
         _timed_by_the_kernel(self.sock)
 
-    def ask(self, packed: bytes):
+    def ask(self, packed: bytes) -> Any:
         """Send one packed command, return its reply (an error reply as its exception, unraised)."""
         sock, reader, buffer = self.sock, self.reader, self.buffer
         try:
@@ -234,7 +234,7 @@ class _Line:
             raise redis.exceptions.ConnectionError(f"Error while talking to Redis: {error}") from error
 
 
-def _timed_by_the_kernel(sock) -> None:
+def _timed_by_the_kernel(sock: socket.socket) -> None:
     """A plain socket (no gevent, no TLS) with a timeout, made blocking with the same timeout kept by the kernel
     (``SO_RCVTIMEO``, ``SO_SNDTIMEO``): CPython polls a socket that has a timeout before every ``send`` and
     ``recv``, two system calls more per command; a blocking one goes straight to them, and the kernel's

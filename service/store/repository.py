@@ -23,7 +23,7 @@ import json
 import sys
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -146,7 +146,7 @@ class Lru:
         self.bytes = 0
         """What the values held weigh (``max_bytes``), as counted when each was put."""
 
-    def get(self, key: Hashable):
+    def get(self, key: Hashable) -> Any:
         value = self._items.get(key)
         if value is not None:
             try:  # noqa: SIM105 (suppress() costs a context manager on every lookup)
@@ -155,7 +155,7 @@ class Lru:
                 pass
         return value
 
-    def put(self, key: Hashable, value) -> None:
+    def put(self, key: Hashable, value: Any) -> None:
         items = self._items
         if self.max_bytes is not None and self._weigh is not None:
             previous = self._weights.get(key)
@@ -320,7 +320,7 @@ class MatchRepository:
     def keep(self, key: str, answer: str, ttl_s: int) -> None:
         self.store.keep(key, answer, ttl_s)
 
-    def durably(self, key: str, write):
+    def durably(self, key: str, write: Callable[[redis.Redis], Any]) -> Any:
         """Make ``write(client)`` to ``key`` as the event store makes an append (``EventStore.durably``)."""
         return self.store.durably(key, write)
 
@@ -454,7 +454,9 @@ class MatchRepository:
             raise MatchNotFound(match_id)
         return current, self._read(match_id, after=after, until=until, limit=limit)
 
-    def _read(self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None):
+    def _read(
+        self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None
+    ) -> list[Recorded]:
         """Log entries, ``match_created`` with its content pack put back in place."""
         entries = self.store.read(match_id, after=after, until=until, limit=limit)
         if entries and entries[0].version == 1 and "content_sha256" in entries[0].data:
@@ -517,7 +519,7 @@ class MatchRepository:
     def _keep(
         self,
         match_id: str,
-        states,
+        states: Sequence[MatchState],
         remember: bool = True,
         head: MatchState | None = None,
         snapshots: bool = True,

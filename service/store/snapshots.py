@@ -41,7 +41,7 @@ class Snapshots:
         return {str(s.version): encode({"rules": rules_of(s), "state": s.to_json()}) for s in states}
 
     @staticmethod
-    def best(versions, target: int) -> int | None:
+    def best(versions: Iterable[int | str | bytes], target: int) -> int | None:
         """The highest snapshot version at or below ``target``."""
         below = [v for v in (int(v) for v in versions) if v <= target]
         return max(below) if below else None
@@ -51,7 +51,7 @@ class Snapshots:
         read it directly (``read``) rather than listing every version the match has kept."""
         return target - target % self.every
 
-    def read(self, pipe, match_id: str, version: int) -> None:
+    def read(self, pipe: redis.client.Pipeline, match_id: str, version: int) -> None:
         """Queue the read of the snapshot at ``version`` on ``pipe`` (it answers with bytes or None;
         ``parse`` them)."""
         pipe.hget(self.keys.snapshots(match_id), str(version))

@@ -27,15 +27,17 @@ import ssl
 import time
 import uuid
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import redis
 
 from service.domain.serverkey import ServerKey
 from service.store.keys import Keys
+
+T = TypeVar("T")
 
 SIGNATURE_HEADER = "Matchlog-Signature"
 DELIVERY_HEADER = "Matchlog-Delivery"
@@ -226,7 +228,11 @@ def post(
             )
             _until(deadline, sock, sock.do_handshake)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        head = [f"POST {target} HTTP/1.1", f"Host: {_host(parts)}", f"Content-Length: {len(body)}"]
+        head = [
+            f"POST {target} HTTP/1.1",
+            f"Host: {_host(parts.hostname, parts.port)}",
+            f"Content-Length: {len(body)}",
+        ]
         head += ["Connection: close", *(f"{name}: {value}" for name, value in headers.items())]
         _send(sock, ("\r\n".join(head) + "\r\n\r\n").encode("ascii") + body, deadline)
         return _status(sock, deadline)
@@ -236,10 +242,10 @@ def post(
         sock.close()
 
 
-def _host(parts) -> str:
+def _host(hostname: str, port: int | None) -> str:
     """The Host header: the URL's host (an IPv6 address in brackets) and its port, if it names one."""
-    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    return f"{host}:{parts.port}" if parts.port else host
+    host = f"[{hostname}]" if ":" in hostname else hostname
+    return f"{host}:{port}" if port else host
 
 
 def _outcome(error: BaseException) -> str:
@@ -258,7 +264,7 @@ def _outcome(error: BaseException) -> str:
     return "unreachable"
 
 
-def _until(deadline: float, sock: socket.socket, step) -> Any:
+def _until(deadline: float, sock: socket.socket, step: Callable[[], T]) -> T:
     """``step()`` on a non-blocking socket, waiting for it to be readable or writable as it asks, until
     ``deadline`` (then ``Undelivered("timeout")``)."""
     with selectors.DefaultSelector() as selector:
@@ -302,7 +308,7 @@ def _status(sock: socket.socket, deadline: float) -> int:
     return int(status.group(1))
 
 
-def _public(ip) -> bool:
+def _public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     """A globally routed unicast address, and for IPv6 one that carries no IPv4 address inside it
     (mapped, translated, compatible, NAT64, 6to4, Teredo, ISATAP): 2002:7f00:1:: is 127.0.0.1 by another
     name. Refused even when the address inside is public: telling which gateway would translate it is
@@ -368,7 +374,7 @@ class Webhooks:
         redis_client: redis.Redis,
         keys: Keys,
         server_key: ServerKey,
-        durably=None,
+        durably: Callable[[str, Callable[[redis.Redis], Any]], Any] | None = None,
         per_platform: int = 0,
         disable_after: int = 0,
     ):
