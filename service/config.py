@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,7 +126,7 @@ class Settings:
     seeds kept beside the logs and signs checkpoints (``service.domain.serverkey``). Settings made in code
     get a fresh one, which only suits a single process."""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not 0 < self.replica_wait_ms < 4000:  # inside the 5 s socket timeout, which would retry the append
             raise ValueError(f"MATCHLOG_REPLICA_WAIT_MS is 1 to 3999, not {self.replica_wait_ms}")
         if not 1 <= self.feed_partitions <= 16384:
@@ -134,7 +135,7 @@ class Settings:
             )
 
     @classmethod
-    def from_env(cls, env=None) -> Settings:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
         return cls(
             redis_url=env.get("REDIS_URL") or None,

@@ -16,6 +16,7 @@ import importlib.machinery
 import sys
 import types
 import warnings
+from collections.abc import Sequence
 
 MOVED = {
     "service.chain": "service.domain.chain",
@@ -79,15 +80,17 @@ def new_name(name: str) -> str | None:
 class OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds an old path and hands over the module at its new one (the same module object)."""
 
-    def find_spec(self, name, path=None, target=None):
+    def find_spec(
+        self, name: str, path: Sequence[str] | None = None, target: types.ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if new_name(name) is None:
             return None
         return importlib.machinery.ModuleSpec(name, self)
 
-    def create_module(self, spec):
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         return types.ModuleType(spec.name)  # a placeholder: exec_module puts the real module in its place
 
-    def exec_module(self, module):
+    def exec_module(self, module: types.ModuleType) -> None:
         new = new_name(module.__name__)
         assert new is not None
         warnings.warn(f"{module.__name__} is now {new}", DeprecationWarning, stacklevel=2)

@@ -97,7 +97,9 @@ def choices(entries: Sequence[Recorded]) -> list[tuple[replay.MatchState, int, i
     return found
 
 
-def _played(state: replay.MatchState, first: Recorded, following: Sequence[Recorded]):
+def _played(
+    state: replay.MatchState, first: Recorded, following: Sequence[Recorded]
+) -> tuple[Action | None, int]:
     """The action whose events open ``following``, and how many events it made; (None, 0) for events
     no seat's choice made (the game's own steps)."""
     seat = first.seat

@@ -59,7 +59,7 @@ class FrozenDict(dict):
     def __deepcopy__(self, memo: dict) -> FrozenDict:
         return self
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[FrozenDict], tuple[dict]]:
         return (FrozenDict, (dict(self),))
 
 
@@ -80,7 +80,7 @@ class FrozenList(list):
     def __deepcopy__(self, memo: dict) -> FrozenList:
         return self
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[FrozenList], tuple[list]]:
         return (FrozenList, (list(self),))
 
 

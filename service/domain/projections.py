@@ -3,6 +3,7 @@ entries to answers (no Redis, no clock: the time a view is made at is given)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from service.domain import clocks, replay
@@ -98,7 +99,7 @@ def listed(match_id: str, kept: dict[str, Any], at: str) -> dict[str, Any]:
     return body
 
 
-def player_ids(entries) -> dict[int, str]:
+def player_ids(entries: Iterable[Recorded]) -> dict[int, str]:
     """Each seat's platform player id, of whoever holds it now (``match_created``, then the joins and seat
     replacements in the log); a seat without one (anonymous, a bot, a person the platform did not name)
     is absent."""

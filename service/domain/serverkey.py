@@ -18,6 +18,7 @@ import hashlib
 import os
 import secrets
 from pathlib import Path
+from typing import Protocol
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
@@ -66,6 +67,15 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+class Claimable(Protocol):
+    """Where ``ServerKey.claim`` records the deployment's fingerprint: a Redis client (the domain names no
+    store)."""
+
+    def set(self, name: str, value: str, nx: bool = False) -> object: ...
+
+    def get(self, name: str) -> bytes | str | None: ...
+
+
 class ServerKey:
     def __init__(self, secret: str):
         master = _unb64(secret)
@@ -99,7 +109,7 @@ class ServerKey:
         """The first 16 hex digits of SHA-256 of the public signing key: which secret, without telling it."""
         return hashlib.sha256(self.public_key.encode()).hexdigest()[:16]
 
-    def claim(self, redis_client, key: str) -> None:
+    def claim(self, redis_client: Claimable, key: str) -> None:
         """Record this key's fingerprint under ``key`` if no process of the deployment has yet, else compare:
         WrongServerKey when it differs (a process started with another MATCHLOG_SECRET_KEY)."""
         mine = self.fingerprint()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Iterable
 
 
 def new_token() -> str:
@@ -20,11 +21,11 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def seat_for(token: str, seat_hashes) -> int | None:
+def seat_for(token: str, seat_hashes: Iterable[str]) -> int | None:
     return seat_of_digest(token_hash(token), seat_hashes)
 
 
-def seat_of_digest(digest: str, seat_hashes) -> int | None:
+def seat_of_digest(digest: str, seat_hashes: Iterable[str]) -> int | None:
     """The seat whose token has ``digest`` (``token_hash``), if any."""
     found = None
     for seat, stored in enumerate(seat_hashes):
