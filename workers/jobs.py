@@ -72,10 +72,10 @@ def _players(namespace: str) -> PlayerStore:
     return _stores[key]
 
 
-_store_of: dict[tuple[int, str], object] = {}
+_store_of: dict[tuple[int, str], redis.Redis] = {}
 
 
-def run_here(matches: Matches, jobs, store=None) -> None:
+def run_here(matches: Matches, jobs: redis.Redis, store: redis.Redis | None = None) -> None:
     """Run this process's jobs of ``matches``'s namespace, taken from ``jobs``, on ``matches`` itself
     (``store``: its Redis, for the ratings)."""
     _apps[(id(jobs), matches.settings.namespace)] = matches

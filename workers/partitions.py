@@ -17,6 +17,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import redis
+
 from service.store.keys import Keys
 
 REBALANCE = """
@@ -74,7 +76,7 @@ class Round:
 
 
 class PartitionLeases:
-    def __init__(self, redis_client, keys: Keys, worker: str, lease_ms: int):
+    def __init__(self, redis_client: redis.Redis, keys: Keys, worker: str, lease_ms: int):
         self.keys = keys
         self.worker = worker
         self.lease_ms = lease_ms

@@ -22,12 +22,14 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 
 import redis
 
 from service import metrics
 from service.application.matches import Matches
 from service.domain.ratings import epoch_ms, pool_of
+from service.domain.replay import MatchState
 from service.domain.serverkey import ServerKey, WrongServerKey
 from service.store.events import EventStore, FeedNotice
 from service.store.keys import Keys
@@ -98,7 +100,7 @@ class Projector:
             self.matches.schedule_deadline(notice.match_id, state)
         return True
 
-    def _hold_rating(self, notice: FeedNotice, state) -> None:
+    def _hold_rating(self, notice: FeedNotice, state: MatchState) -> None:
         """A platform's game ended: its place in its rating pool's queue, by the time it ended, so that the
         matches that end after it are rated after it even when they are scored first."""
         platform = self.matches.platform_of(notice.match_id)
@@ -123,7 +125,7 @@ class Projector:
             return True
         return self._extras.get(notice.match_id, True)
 
-    def _remember_extras(self, match_id: str, state) -> bool:
+    def _remember_extras(self, match_id: str, state: MatchState) -> bool:
         """Whether the match has bots or a clock (fixed but for ``seat_replaced``, which is looked at again)."""
         if len(self._extras) > 100_000:
             self._extras.clear()
@@ -215,7 +217,9 @@ class Projector:
         metrics.FEED_LAG.set(self.store.feed_lag(GROUP, owned))
         return notices
 
-    def run(self, stop: threading.Event, on_fatal=lambda error: None) -> None:
+    def run(
+        self, stop: threading.Event, on_fatal: Callable[[WrongServerKey], object] = lambda error: None
+    ) -> None:
         """Step until ``stop``. Redis away: wait and go on. Anything else unexpected: logged, counted, tried
         again a second later. A misconfiguration (another secret than the deployment's): logged, kept in
         ``fatal``, ``on_fatal(error)`` told, and the loop ends; the worker process stops with it."""

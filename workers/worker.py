@@ -13,9 +13,12 @@ import os
 import signal
 import threading
 import uuid
+from types import FrameType
+from typing import Any
 
 import redis
 from rq import SimpleWorker
+from rq.job import Job
 
 from service.application.matches import Matches
 from service.config import Settings
@@ -35,11 +38,11 @@ class _JobWorker(SimpleWorker):
 
     stop: threading.Event
 
-    def request_stop(self, signum, frame):
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop.set()
         super().request_stop(signum, frame)
 
-    def handle_exception(self, job, *exc_info):
+    def handle_exception(self, job: Job, *exc_info: Any) -> None:
         if isinstance(exc_info[1], DeliveryFailed):  # the receiver's trouble: a line, not a traceback
             if job.retries_left:  # (RQ counts this failure after this call)
                 log.warning("webhook %s; tried again later", exc_info[1])
