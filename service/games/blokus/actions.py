@@ -1,5 +1,7 @@
 """The shape of a Blokus action (spec 6.1); whether it is legal is the engine's business."""
 
+from typing import Any
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.games.blokus.geometry import PIECE_NAMES
@@ -35,6 +37,6 @@ class BlokusAction(Schema):
         ordered = True
 
     @validates_schema
-    def place_needs_cells(self, data, **kwargs):
+    def place_needs_cells(self, data: dict[str, Any], **kwargs: Any) -> None:
         if data.get("type") == "place" and "cells" not in data:
             raise ValidationError("a place action lists the squares it covers", field_name="cells")

@@ -19,11 +19,12 @@ engine's move generator only; it never plays through ``Blokus.play``.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, cast
 
-from service.games.blokus.engine import VARIANTS
+from service.games.blokus.engine import VARIANTS, Blokus, Variant
 from service.games.blokus.geometry import ORIENTATIONS, PIECE_BY_NAME, PIECES
-from service.games.kit import Analyst
+from service.games.kit import Analyst, Engine
+from service.games.protocol import Action
 
 WIDTH = {1: 6, 2: 12, 3: 24}
 """Per level: how many of the best placements by static score get the reply search."""
@@ -64,7 +65,7 @@ class BlokusStrongBot:
         return _action(variant, moves[best_i])
 
 
-def _action(variant, move: tuple[int, int, int]) -> dict[str, Any]:
+def _action(variant: Variant, move: tuple[int, int, int]) -> dict[str, Any]:
     colour, orientation, anchor = move
     return {
         "type": "place",
@@ -75,7 +76,7 @@ def _action(variant, move: tuple[int, int, int]) -> dict[str, Any]:
 
 
 class _Search:
-    def __init__(self, engine, state: dict[str, Any], variant, seat: int):
+    def __init__(self, engine: Blokus, state: dict[str, Any], variant: Variant, seat: int):
         self.engine = engine
         self.state = state
         self.variant = variant
@@ -131,7 +132,9 @@ class _Search:
             values.append(value)
         return values
 
-    def _after(self, cells: list[int], left: list[int], move) -> tuple[list[int], list[int]]:
+    def _after(
+        self, cells: list[int], left: list[int], move: tuple[int, int, int]
+    ) -> tuple[list[int], list[int]]:
         colour, o, anchor = move
         cells = list(cells)
         cells[colour] |= self.board.masks[o] << anchor
@@ -139,7 +142,13 @@ class _Search:
         left[colour] -= SIZES[o]
         return cells, left
 
-    def value_after(self, move, seat: int | None = None, cells=None, left=None) -> float:
+    def value_after(
+        self,
+        move: tuple[int, int, int],
+        seat: int | None = None,
+        cells: list[int] | None = None,
+        left: list[int] | None = None,
+    ) -> float:
         """The static value, for ``seat`` (the bot's by default), of the position after ``move``."""
         cells, left = self._after(
             self.state["cells"] if cells is None else cells, self.left if left is None else left, move
@@ -147,7 +156,7 @@ class _Search:
         values = self.colour_values(cells, left, self.state["out"])
         return sum(w * v for w, v in zip(self.weights(self.seat if seat is None else seat), values))
 
-    def reply_value(self, move) -> float:
+    def reply_value(self, move: tuple[int, int, int]) -> float:
         """The bot's value after ``move`` and the answer that is best for the seat that moves next."""
         state = self.state
         cells, left = self._after(state["cells"], self.left, move)
@@ -200,10 +209,13 @@ class SearchAnalyst(Analyst):
         f"blokus-strong's search: static value of every placement, one reply deeper for the best {WIDTH[1]}"
     )
 
-    def values(self, engine, state: dict[str, Any], seat: int, actions, played: int) -> list[float | None]:
-        moves = engine.all_placements(state)
+    def values(
+        self, engine: Engine, state: dict[str, Any], seat: int, actions: list[Action], played: int
+    ) -> list[float | None]:
+        blokus = cast(Blokus, engine)  # this game's analyst, given this game's engine
+        moves = blokus.all_placements(state)
         variant = VARIANTS[state["variant"]]
-        search = _Search(engine, state, variant, seat)
+        search = _Search(blokus, state, variant, seat)
         by_action = {_key(_action(variant, move)): move for move in moves}
         found = [by_action.get(_key(action)) for action in actions]
         static = [None if m is None else search.value_after(m) for m in found]
@@ -211,8 +223,9 @@ class SearchAnalyst(Analyst):
         ranked = sorted(valued, key=lambda i: (-valued[i], i))
         values: list[float | None] = [None] * len(actions)
         for i in {*ranked[: WIDTH[1]], played}:
-            if found[i] is not None:
-                values[i] = search.reply_value(found[i])
+            move = found[i]
+            if move is not None:
+                values[i] = search.reply_value(move)
             else:  # a pass: the position as it stands, for the seat
                 values[i] = sum(
                     w * v

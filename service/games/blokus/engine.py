@@ -19,8 +19,9 @@ and ``game_over``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from service.games.blokus import geometry, sgf
 from service.games.blokus.actions import BlokusAction
@@ -330,7 +331,9 @@ class Blokus(Engine):
             occupied |= cells
         return occupied
 
-    def _move_tables(self, state: State, colour: int, occupied: int):
+    def _move_tables(
+        self, state: State, colour: int, occupied: int
+    ) -> tuple[Board, int, int, tuple[int, ...]]:
         board = VARIANTS[state["variant"]].board
         free = board.free_for(state["cells"][colour], occupied)
         attach = self._attach_squares(state, colour, free)
@@ -350,7 +353,11 @@ class Blokus(Engine):
         replaced: the tests check, and the benchmark times, the one against the other."""
         return self._all_placements(state, Board.placements_reference)
 
-    def _all_placements(self, state: State, generate) -> list[tuple[int, int, int]]:
+    def _all_placements(
+        self,
+        state: State,
+        generate: Callable[[Board, int, int, tuple[int, ...], int], list[tuple[int, int, int]]],
+    ) -> list[tuple[int, int, int]]:
         occupied = self._occupied(state)
         moves: list[tuple[int, int, int]] = []
         for colour in self.colours_to_place(state):
@@ -362,20 +369,22 @@ class Blokus(Engine):
         board, free, attach, pieces = self._move_tables(state, colour, self._occupied(state))
         return board.has_placement(free, attach, pieces)
 
-    def check_placement(self, state: State, colour: int, piece: str | None, cells) -> tuple[str, int]:
+    def check_placement(
+        self, state: State, colour: int, piece: str | None, cells: Iterable[Sequence[int]]
+    ) -> tuple[str, int]:
         """The piece name and square mask of a placement, or IllegalAction naming the rule it breaks."""
         variant = VARIANTS[state["variant"]]
         board = variant.board
         name_of_colour = variant.colours[colour]
-        cells = [tuple(c) for c in cells]
-        if len(set(cells)) != len(cells):
+        squares = cast(list[Cell], [tuple(c) for c in cells])  # pairs: the action's schema checks them
+        if len(set(squares)) != len(squares):
             raise IllegalAction("not_a_piece", "a square is listed twice")
-        for x, y in cells:
+        for x, y in squares:
             if not board.on_board(x, y):
                 raise IllegalAction(
                     "off_board", f"square ({x}, {y}) is off the {board.width}x{board.height} board (spec 2.1)"
                 )
-        found = board.identify(cells)
+        found = board.identify(squares)
         if found is None:
             raise IllegalAction("not_a_piece", "these squares do not form any Blokus piece (spec 1.3)")
         name = PIECES[geometry.ORIENTATIONS[found[0]].piece].name
@@ -384,7 +393,7 @@ class Blokus(Engine):
         if name not in state["pieces_left"][colour]:
             held = "has already placed" if name in variant.pieces else "does not have"
             raise IllegalAction("piece_used", f"{name_of_colour} {held} its {name} piece")
-        mask = board.mask(cells)
+        mask = board.mask(squares)
         occupied = self._occupied(state)
         if mask & occupied:
             raise IllegalAction("overlap", "the piece would cover a square that is already taken (spec 2.1)")
@@ -475,7 +484,7 @@ class Blokus(Engine):
     def _consequences(self, turn: Turn) -> None:
         """Colours that can no longer place go out, skipped automatically (spec 2.7); then the end (2.8)."""
 
-        def out(colour):
+        def out(colour: int) -> None:
             reason = "all_pieces_placed" if not turn.state["pieces_left"][colour] else "no_legal_move"
             turn.add(self._out(turn.state, colour, reason))
 
@@ -639,7 +648,7 @@ def _piece_indices(names: tuple[str, ...]) -> tuple[int, ...]:
     return tuple(PIECE_BY_NAME[name].index for name in names)
 
 
-def _squares(piece_names) -> int:
+def _squares(piece_names: Iterable[str]) -> int:
     return sum(PIECE_BY_NAME[name].size for name in piece_names)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import compress
 from pathlib import Path
@@ -58,13 +59,13 @@ def _load_pieces() -> list[tuple[str, tuple[Cell, ...]]]:
     return pieces
 
 
-def _normalise(cells) -> tuple[Cell, ...]:
+def _normalise(cells: Collection[Cell]) -> tuple[Cell, ...]:
     min_x = min(x for x, _ in cells)
     min_y = min(y for _, y in cells)
     return tuple(sorted((x - min_x, y - min_y) for x, y in cells))
 
 
-def _orientations_of(cells) -> list[tuple[Cell, ...]]:
+def _orientations_of(cells: Collection[Cell]) -> list[tuple[Cell, ...]]:
     seen = set()
     for transpose in (False, True):
         for flip_x in (1, -1):
@@ -118,7 +119,7 @@ class Board:
     def on_board(self, x: int, y: int) -> bool:
         return 0 <= x < self.width and 0 <= y < self.height
 
-    def mask(self, cells) -> int:
+    def mask(self, cells: Iterable[Cell]) -> int:
         stride = self.stride
         m = 0
         for x, y in cells:
@@ -139,7 +140,7 @@ class Board:
         ax, ay = anchor % self.stride, anchor // self.stride
         return [[ax + x, ay + y] for x, y in ORIENTATIONS[orientation].cells]
 
-    def identify(self, cells) -> tuple[int, int] | None:
+    def identify(self, cells: Collection[Cell]) -> tuple[int, int] | None:
         """(orientation, anchor) of a set of on-board squares, or None if they form no piece."""
         min_x = min(x for x, _ in cells)
         min_y = min(y for _, y in cells)
@@ -164,7 +165,7 @@ class Board:
 
     # -- move generation -------------------------------------------------------
 
-    def _anchors(self, free: int, attach: int, pieces):
+    def _anchors(self, free: int, attach: int, pieces: Iterable[int]) -> Iterator[tuple[int, int]]:
         """Yield (orientation, anchors bitboard) for each orientation of ``pieces`` with a legal anchor."""
         shifts = self.slot_shifts
         free_at = [free >> s for s in shifts]
@@ -184,7 +185,9 @@ class Board:
                 if hits:
                     yield o, hits
 
-    def placements(self, free: int, attach: int, pieces, colour: int = 0) -> list[tuple[int, int, int]]:
+    def placements(
+        self, free: int, attach: int, pieces: Iterable[int], colour: int = 0
+    ) -> list[tuple[int, int, int]]:
         """Every (colour, orientation, anchor) of ``pieces`` on ``free`` squares covering an ``attach`` square.
 
         The list of ``placements_reference``, element for element, by the generator ``movegen``
@@ -205,7 +208,7 @@ class Board:
             return [(colour, o, b) for o, hits in pairs for b in _bit_indices(hits)]
         return self._byte_memo_moves(pairs, colour)
 
-    def _byte_memo_moves(self, pairs, colour: int) -> list[tuple[int, int, int]]:
+    def _byte_memo_moves(self, pairs: Iterable[tuple[int, int]], colour: int) -> list[tuple[int, int, int]]:
         """The moves of (orientation, anchors) ``pairs``, a byte of anchors at a time from the memo
         ``placements_reference`` fills too; ``compress`` skips the empty bytes at C speed."""
         found: list[tuple[int, int, int]] = []
@@ -224,11 +227,11 @@ class Board:
         return found
 
     @functools.cached_property
-    def _generate_moves(self):
+    def _generate_moves(self) -> Callable[[int, int, int, int], list[tuple[int, int, int]]]:
         return movegen.compile_source(self.movegen_source(moves=True), self.squares.bit_length())
 
     @functools.cached_property
-    def _generate_pairs(self):
+    def _generate_pairs(self) -> Callable[[int, int, int], list[tuple[int, int]]]:
         return movegen.compile_source(self.movegen_source(moves=False), self.squares.bit_length())
 
     def movegen_source(self, moves: bool) -> str:
@@ -236,7 +239,7 @@ class Board:
         return movegen.source(ORIENTATIONS, len(PIECES), self.stride, moves)
 
     def placements_reference(
-        self, free: int, attach: int, pieces, colour: int = 0
+        self, free: int, attach: int, pieces: Iterable[int], colour: int = 0
     ) -> list[tuple[int, int, int]]:
         """``placements`` as it was before ``movegen``: kept so tests and the benchmark can check and
         time the compiled generator against it.
@@ -282,7 +285,7 @@ class Board:
                             hits ^= low
         return found
 
-    def has_placement(self, free: int, attach: int, pieces) -> bool:
+    def has_placement(self, free: int, attach: int, pieces: Iterable[int]) -> bool:
         return bool(attach) and next(self._anchors(free, attach, pieces), None) is not None
 
 

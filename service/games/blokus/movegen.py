@@ -20,9 +20,24 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 Cell = tuple[int, int]
+
+
+class Oriented(Protocol):
+    """One orientation of a piece, as ``source`` reads it (``geometry.Orientation``)."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def piece(self) -> int: ...
+
+    @property
+    def cells(self) -> tuple[Cell, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -35,12 +50,12 @@ class Node:
     offset: Cell  # where ``parent``'s normalised shape sits inside ``cells``
 
 
-def _normalise(cells) -> tuple[tuple[Cell, ...], Cell]:
+def _normalise(cells: Collection[Cell]) -> tuple[tuple[Cell, ...], Cell]:
     dx, dy = min(x for x, _ in cells), min(y for _, y in cells)
     return tuple(sorted((x - dx, y - dy) for x, y in cells)), (dx, dy)
 
 
-def derivations(shapes) -> tuple[list[Node], list[int]]:
+def derivations(shapes: Sequence[tuple[Cell, ...]]) -> tuple[list[Node], list[int]]:
     """Nodes in an order where each parent comes first, and the node of each of ``shapes``.
 
     A shape prefers as parent a shape already known with no shift (one big-int shift fewer);
@@ -92,7 +107,7 @@ def _emit_lines(o: int, n: int, moves: bool) -> list[str]:
     ]
 
 
-def source(orientations, pieces: int, stride: int, moves: bool) -> str:
+def source(orientations: Sequence[Oriented], pieces: int, stride: int, moves: bool) -> str:
     """A function of (free, attach, need[, colour]), ``need`` a bitmask of piece indices.
 
     ``moves``: it returns the move list of the needed pieces in ascending piece order (it adds
@@ -118,8 +133,8 @@ def source(orientations, pieces: int, stride: int, moves: bool) -> str:
     return f"def generate({args}):\n" + "\n".join("    " + line for line in lines) + "\n"
 
 
-def compile_source(text: str, bits: int):
-    namespace = {"BIT": [1 << b for b in range(bits)]}
+def compile_source(text: str, bits: int) -> Callable[..., Any]:
+    namespace: dict[str, Any] = {"BIT": [1 << b for b in range(bits)]}
     exec(compile(text, "<blokus movegen>", "exec"), namespace)
     return namespace["generate"]
 

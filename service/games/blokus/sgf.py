@@ -18,7 +18,7 @@ the main line is read) and strict where a move could be misread.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Protocol
 
 from service.games.protocol import InvalidRecord
 
@@ -42,11 +42,30 @@ def _square(x: int, y: int, height: int) -> str:
     return f"{chr(ord('a') + x)}{height - y}"
 
 
+class Layout(Protocol):
+    """What a record reads of a variant (``engine.Variant``, which imports this module)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def width(self) -> int: ...
+
+    @property
+    def height(self) -> int: ...
+
+    @property
+    def colours(self) -> tuple[str, ...]: ...
+
+    @property
+    def players(self) -> int: ...
+
+
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
 
 
-def export(variant, players: list[str], events: list[dict[str, Any]]) -> str:
+def export(variant: Layout, players: list[str], events: list[dict[str, Any]]) -> str:
     game = GAME_NAMES.get(variant.name, "Blokus")
     info = f"GM[{game}]CA[UTF-8]AP[matchlog]"
     if variant.name not in GAME_NAMES:
@@ -116,7 +135,7 @@ def _main_line(tokens: list[tuple[str, Any]], at: int = 0) -> tuple[list[dict[st
     return nodes, at + 1
 
 
-def _cell(square: str, variant) -> list[int]:
+def _cell(square: str, variant: Layout) -> list[int]:
     match = re.fullmatch(r"([a-z])(\d{1,2})", square.strip())
     if not match:
         raise InvalidRecord(f"{square!r} is not a square like 'c18'")
