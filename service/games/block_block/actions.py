@@ -17,6 +17,8 @@ Two action types:
     RESIGN (E-7): outside the rules, either player, at any time while the game runs.
 """
 
+from typing import Any
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 Position = fields.List(
@@ -62,7 +64,7 @@ class BlockBlockAction(Schema):
         ordered = True
 
     @validates_schema
-    def _placement_fields(self, data, **kwargs):
+    def _placement_fields(self, data: dict[str, Any], **kwargs: Any) -> None:
         if data.get("type") == "place":
             missing = {
                 name: ["required for a place action"]

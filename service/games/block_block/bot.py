@@ -16,9 +16,13 @@ generator only orders moves of equal promise at the root.
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
-from service.games.kit import Analyst
+from service.games.block_block.engine import BlockBlock, Placement
+from service.games.block_block.geometry import Orientation
+from service.games.kit import Analyst, Engine
+from service.games.protocol import Action
 
 NODES = {1: 200_000, 2: 500_000, 3: 1_500_000}
 """Per level: the node budget of one move's search."""
@@ -61,12 +65,12 @@ class BlockBlockStrongBot:
 
 
 class _Search:
-    def __init__(self, engine, budget: int, split: bool = False):
+    def __init__(self, engine: BlockBlock, budget: int, split: bool = False):
         self.engine = engine
         self.budget = budget
         self.used = 0
         self.fold = engine._piece_placed
-        self.tops_of: dict[tuple[int, int], tuple[Any, tuple[tuple[int, str], ...]]] = {}
+        self.tops_of: dict[tuple[int, int], tuple[Orientation, tuple[tuple[int, str], ...]]] = {}
         half = 0 if split else 1  # SPLIT: a half face scores for both, so it changes no difference
         # the worth of each top colour in half points, for brown and for white (E-2)
         self.worth = [
@@ -76,7 +80,7 @@ class _Search:
 
     # -- positions ----------------------------------------------------------------------------
 
-    def child(self, state: dict[str, Any], move) -> dict[str, Any]:
+    def child(self, state: dict[str, Any], move: Placement) -> dict[str, Any]:
         """The position after ``move`` by the colour to move (the engine's own event data and fold)."""
         self.used += 1
         if self.used > self.budget:
@@ -118,7 +122,7 @@ class _Search:
 
     # -- search --------------------------------------------------------------------------------
 
-    def columns(self, o, width: int) -> tuple[tuple[int, str], ...]:
+    def columns(self, o: Orientation, width: int) -> tuple[tuple[int, str], ...]:
         """(cell offset, face label) of the top cube of each column ``o`` covers."""
         key = (id(o), width)
         found = self.tops_of.get(key)
@@ -133,7 +137,7 @@ class _Search:
             )
         return found[1]
 
-    def quick(self, state: dict[str, Any], move, base: int, last: bool) -> int:
+    def quick(self, state: dict[str, Any], move: Placement, base: int, last: bool) -> int:
         """The mover's value after ``move`` without making the position: ``base`` (the mover's
         visible score difference now) plus what changes on top of the columns it covers; exact
         when it is the ``last`` placement of the game."""
@@ -161,7 +165,7 @@ class _Search:
             return 0 if rule == "DRAW" else (WIN if (rule == "FIRST_PLAYER") == (colour == BROWN) else -WIN)
         return (WIN if value > 0 else -WIN) + value
 
-    def ordered(self, state: dict[str, Any], moves) -> list[tuple[int, Any]]:
+    def ordered(self, state: dict[str, Any], moves: Iterable[Placement]) -> list[tuple[int, Placement]]:
         """(quick value for the mover, move), best for the mover first."""
         base = self.score(state, state["to_move"])
         last = sum(state["remaining"][BROWN].values()) + sum(state["remaining"][WHITE].values()) == 1
@@ -192,7 +196,7 @@ class _Search:
                         break
         return best
 
-    def best(self, state: dict[str, Any], rng: random.Random):
+    def best(self, state: dict[str, Any], rng: random.Random) -> Placement:
         moves = self.engine.placements(state, state["to_move"])
         order = list(range(len(moves)))
         rng.shuffle(order)  # moves of equal promise: the seeded generator's order
@@ -215,13 +219,17 @@ class _Search:
             depth += 1
         return chosen
 
-    def static_after(self, state: dict[str, Any], move) -> int:
+    def static_after(self, state: dict[str, Any], move: Placement) -> int:
         self.used -= 1  # the root's own children are not charged to the budget
         return -self.static(self.child(state, move))
 
-    def root_search(self, state: dict[str, Any], moves, depth: int):
+    def root_search(
+        self, state: dict[str, Any], moves: Sequence[Placement], depth: int
+    ) -> tuple[int, Placement, list[tuple[Placement, int]]]:
         alpha, beta = -WIN * 2, WIN * 2
-        best_value, best_move, values = None, moves[0], []
+        best_value: int | None = None
+        best_move = moves[0]
+        values: list[tuple[Placement, int]] = []
         for move in moves:
             after = self.child(state, move)
             value = -self.negamax(after, depth - 1, -beta, -alpha)
@@ -229,6 +237,7 @@ class _Search:
             if best_value is None or value > best_value:
                 best_value, best_move = value, move
                 alpha = max(alpha, value)
+        assert best_value is not None, "moves is never empty (moves[0] above)"
         return best_value, best_move, values
 
 
@@ -242,11 +251,14 @@ class SearchAnalyst(Analyst):
 
     method = "block-block-strong's search: every placement and the best answer to it (two plies)"
 
-    def values(self, engine, state: dict[str, Any], seat: int, actions, played: int) -> list[float | None]:
-        search = _Search(engine, budget=10**12, split=state["rules"]["half_piece_scoring"] == "SPLIT")
-        moves = {
+    def values(
+        self, engine: Engine, state: dict[str, Any], seat: int, actions: list[Action], played: int
+    ) -> list[float | None]:
+        block_block = cast(BlockBlock, engine)  # this game's analyst, given this game's engine
+        search = _Search(block_block, budget=10**12, split=state["rules"]["half_piece_scoring"] == "SPLIT")
+        moves: dict[tuple[object, ...], Placement] = {
             (move[0], move[2].rotation, move[3].x, move[3].y): move
-            for move in engine.placements(state, state["to_move"])
+            for move in block_block.placements(state, state["to_move"])
         }
         values: list[float | None] = []
         for action in actions:

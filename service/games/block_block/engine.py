@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,8 @@ from service.games.protocol import (
 
 BROWN, WHITE = 0, 1
 COLOURS = ("BROWN", "WHITE")
+Placement = tuple[str, str, Orientation, Anchor, int]
+"""A legal placement as the engine lists it: shape id, class, orientation, anchor and the height it rests at."""
 
 DEFAULT_PACK_NAME = "bb-default-generated"
 DEFAULT_PACK: dict[str, Any] = load_pack(
@@ -433,7 +436,7 @@ class BlockBlock(Engine):
 
     # -- the rules of placement ----------------------------------------------------------------------
 
-    def _hand(self, state: State, colour: int):
+    def _hand(self, state: State, colour: int) -> Iterator[tuple[str, str]]:
         """(shape id, class) of each shape the colour may place now: R-2.2 and R-2.3."""
         remaining = state["remaining"][colour]
         total = sum(remaining.values())
@@ -444,7 +447,7 @@ class BlockBlock(Engine):
             if remaining.get(sid, 0) > 0 and (sid not in last or total == 1):
                 yield sid, classes[sid]
 
-    def _candidates(self, state: State, colour: int):
+    def _candidates(self, state: State, colour: int) -> Iterator[Placement]:
         """Every placement satisfying R-2.2 to R-2.7 (before the R-2.8 ban), as
         (shape id, class, orientation, anchor, z); in pack order, then rotation id, then y, x."""
         t = tables(state)
@@ -487,7 +490,7 @@ class BlockBlock(Engine):
             return None
         return state["last_class"][1 - colour]
 
-    def placements(self, state: State, colour: int) -> list[tuple[str, str, Orientation, Anchor, int]]:
+    def placements(self, state: State, colour: int) -> list[Placement]:
         """The complete legal list (AE-4): R-2.2..R-2.7, then R-2.8 with its exception (R-1.2)."""
         found = list(self._candidates(state, colour))
         banned = self._banned_class(state, colour)
@@ -508,7 +511,7 @@ class BlockBlock(Engine):
         sid: str,
         cls: str,
         o: Orientation,
-        cells,
+        cells: Sequence[tuple[int, int]],
         z: int,
         t: Tables | None = None,
     ) -> int | None:

@@ -37,7 +37,7 @@ NAMED_BY = ("shapeId",)
 nothing else (an item's stray ``id`` is itself the error, not its name)."""
 
 
-def _sort_key(error) -> list:
+def _sort_key(error: jsonschema.ValidationError) -> list:
     return [(0, p, "") if isinstance(p, int) else (1, 0, p) for p in error.absolute_path]
 
 

@@ -10,6 +10,7 @@ top).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -30,7 +31,7 @@ def _num(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
-def _polygon(points, fill: str, stroke: str = "#333333") -> str:
+def _polygon(points: Iterable[tuple[float, float]], fill: str, stroke: str = "#333333") -> str:
     coords = " ".join(f"{_num(x)},{_num(y)}" for x, y in points)
     return f'<polygon points="{coords}" fill="{fill}" stroke="{stroke}" stroke-width="0.8"/>'
 
