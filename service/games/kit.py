@@ -27,7 +27,7 @@ import functools
 import json
 import re
 import sys
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
@@ -265,7 +265,9 @@ class Analyst:
 
     method = "one step: the points each choice leaves the seat with"
 
-    def values(self, engine: Engine, state: State, seat: int, actions: list[Action], played: int):
+    def values(
+        self, engine: Engine, state: State, seat: int, actions: list[Action], played: int
+    ) -> list[float | None]:
         return [self._points_after(engine, state, seat, action) for action in actions]
 
     @staticmethod
@@ -282,12 +284,12 @@ def option_defaults(schema: dict[str, Any]) -> dict[str, Any]:
     return {key: spec["default"] for key, spec in schema.get("properties", {}).items() if "default" in spec}
 
 
-def enum_option(values, default: Any, description: str) -> dict[str, Any]:
+def enum_option(values: Iterable[Any], default: Any, description: str) -> dict[str, Any]:
     """The JSON Schema of an option that takes one of ``values``."""
     return {"enum": list(values), "default": default, "description": description}
 
 
-def pack_path(document: Any, parts, names: tuple[str, ...] = ("id", "shapeId")) -> str:
+def pack_path(document: Any, parts: Iterable[str | int], names: tuple[str, ...] = ("id", "shapeId")) -> str:
     """A JSON path in a pack, readable: ``['cards', 12, 'front', 'TL']`` -> ``cards[12] (C13).front.TL``,
     list items named by the first of ``names`` they carry."""
     out = ""

@@ -19,6 +19,9 @@ resource, ``RETRIEVE_CARD`` cardId, ``CHOOSE_CHECK_ACTION`` sourceId.
 counts it may be completed with); it is ignored when posted back.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.games.blackout_hong_kong.board import RESOURCES
@@ -77,7 +80,9 @@ ID = validate.Length(min=1, max=100)
 class Payment(fields.Field):
     """``"AUTO"`` or ``{"resources": {type: n}, "hkd": n}`` (§8.3)."""
 
-    def _deserialize(self, value, attr, data, **kwargs):
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> str | dict[str, Any]:
         if value == "AUTO":
             return value
         if not isinstance(value, dict) or set(value) - {"resources", "hkd"}:
@@ -170,8 +175,8 @@ class BlackoutHongKongAction(Schema):
         ordered = True
 
     @validates_schema
-    def _parameters(self, data, **kwargs):
-        kind = data.get("type")
+    def _parameters(self, data: dict[str, Any], **kwargs: Any) -> None:
+        kind = data.get("type", "")  # (absent: nothing is required)
         missing = [name for name in REQUIRED.get(kind, ()) if name not in data]
         if missing:
             raise ValidationError({name: [f"required for {kind}"] for name in missing})

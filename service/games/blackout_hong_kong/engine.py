@@ -156,7 +156,9 @@ class BlackoutHongKong(Engine):
         }
     )
 
-    def complete_options(self, resolved, players, given):
+    def complete_options(
+        self, resolved: dict[str, Any], players: int, given: dict[str, Any]
+    ) -> dict[str, Any]:
         return opts.complete(resolved, players, given)
 
     def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:

@@ -7,6 +7,8 @@ lists the snake_case names and takes either, the spec's being deprecated aliases
 
 import re
 
+from marshmallow import Schema
+
 from service.games.blackout_hong_kong.actions import TYPES, BlackoutHongKongAction, BlackoutObjectiveSource
 from service.games.protocol import ActionNames
 
@@ -15,7 +17,7 @@ def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
-def _camel_fields(*schemas) -> dict[str, str]:
+def _camel_fields(*schemas: type[Schema]) -> dict[str, str]:
     names = {name for schema in schemas for name in schema._declared_fields}
     return {name: snake(name) for name in sorted(names) if snake(name) != name}
 

@@ -5,6 +5,7 @@ costs once the checked requirements hold (R-3.3, R-3.4); a partly completed plan
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from service.games.blackout_hong_kong import payments
@@ -279,7 +280,7 @@ def objective_entries(state: State, seat: int) -> list[Action]:
     return out + [{"type": "END_TURN"}]
 
 
-def _count(items) -> dict[str, int]:
+def _count(items: Iterable[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for item in items:
         out[item] = out.get(item, 0) + 1

@@ -25,7 +25,9 @@ def _bool(default: bool | None, description: str) -> dict[str, Any]:
     }
 
 
-def _int(default, minimum, maximum, description, nullable=False) -> dict[str, Any]:
+def _int(
+    default: int | None, minimum: int, maximum: int, description: str, nullable: bool = False
+) -> dict[str, Any]:
     return {
         "type": ["integer", "null"] if nullable else "integer",
         "minimum": minimum,

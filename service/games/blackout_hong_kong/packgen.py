@@ -697,15 +697,15 @@ def dumps(pack: dict) -> str:
     """The pack as committed: top-level keys one per line; the sections' keys and items one per line
     down to the level of single items (a card, a tile, a location, an edge), which stay on one line."""
 
-    def one(value) -> str:
+    def one(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
-    def expandable(value, depth: int) -> bool:
+    def expandable(value: Any, depth: int) -> bool:
         if isinstance(value, dict):
             return depth <= 1
         return isinstance(value, list) and depth <= 2 and bool(value) and isinstance(value[0], (dict, list))
 
-    def block(value, depth: int) -> list[str]:
+    def block(value: dict[str, Any] | list[Any], depth: int) -> list[str]:
         pad = "  " * (depth + 1)
         if isinstance(value, dict):
             items = [(f"{one(k)}: ", v) for k, v in value.items()]

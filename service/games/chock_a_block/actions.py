@@ -13,6 +13,8 @@
 * ``end_turn``: when the draw does not apply
 """
 
+from typing import Any
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.games.chock_a_block.content import FEATURES
@@ -83,8 +85,8 @@ class ChockABlockAction(Schema):
         ordered = True
 
     @validates_schema
-    def _parameters(self, data, **kwargs):
-        kind = data.get("type")
+    def _parameters(self, data: dict[str, Any], **kwargs: Any) -> None:
+        kind = data.get("type", "")  # (absent: nothing is required)
         missing = [name for name in REQUIRED.get(kind, ()) if name not in data]
         if kind == "place_card" and "column" not in data and "room_x" not in data:
             missing.append("column")

@@ -154,7 +154,7 @@ def bb_positions(
 # -- derived structures --------------------------------------------------------------------------
 
 
-def _components(cells: set[Coord], steps) -> list[list[Coord]]:
+def _components(cells: set[Coord], steps: Iterable[Coord]) -> list[list[Coord]]:
     seen: set[Coord] = set()
     out = []
     for start in sorted(cells, key=lambda c: (c[1], c[0])):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import jsonschema
 
@@ -215,7 +215,7 @@ def is_content(value: Any) -> bool:
 def check_for_options(content: dict[str, Any], options: dict[str, Any]) -> None:
     """The option-dependent checks of 1.9.2, on a loaded pack; InvalidOptions (``options.pack``)."""
 
-    def fail(path: str, message: str):
+    def fail(path: str, message: str) -> NoReturn:
         raise InvalidOptions(
             "options.pack", f"pack {content['pack_id']!r} does not fit these options: {path}: {message}"
         )

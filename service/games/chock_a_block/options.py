@@ -29,11 +29,13 @@ MODES = {
 }
 
 
-def _bool(default, description):
+def _bool(default: bool, description: str) -> dict[str, Any]:
     return {"type": "boolean", "default": default, "description": description}
 
 
-def _int(default, minimum, maximum, description, nullable=False):
+def _int(
+    default: int | None, minimum: int, maximum: int, description: str, nullable: bool = False
+) -> dict[str, Any]:
     spec = {
         "type": ["integer", "null"] if nullable else "integer",
         "minimum": minimum,

@@ -39,6 +39,7 @@ import json
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 from service.games.kit import packgen_main
 
@@ -124,7 +125,7 @@ def generate(seed: int = SEED) -> dict:
 def dumps(pack: dict) -> str:
     """The pack as committed: top-level keys one per line, list items one per line."""
 
-    def one(value) -> str:
+    def one(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
     lines = ["{"]

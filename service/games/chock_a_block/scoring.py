@@ -109,10 +109,10 @@ def judge(
         return ranks, {"winners": [i for i, r in enumerate(ranks) if r == 1]}, None
     tiebreak_ab = options["autoblock_tie_rule"] == "NEIGHBOUR_TIEBREAK" and use_neighbours
 
-    def beats_autoblock(k):
+    def beats_autoblock(k: tuple[int, int]) -> bool:
         return _ahead(k, ab_key, tiebreak_ab)
 
-    def autoblock_beats(k):
+    def autoblock_beats(k: tuple[int, int]) -> bool:
         if options["autoblock_tie_rule"] == "HUMAN_MUST_EXCEED":
             return not beats_autoblock(k)
         return _ahead(ab_key, k, tiebreak_ab)
