@@ -8,6 +8,9 @@ judges each seat by what it could see, shows nothing the log does not."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from service.application.matches import MatchNotOver
 from service.domain import analysis
 from service.domain.tokens import is_platform_key
@@ -37,14 +40,14 @@ def _has_key() -> bool:
 @v1.response(202, schemas.AnalysisSchema)
 @v1.doc(security=SEAT_OR_SPECTATOR)
 @_errors(400, 401, 403, 404, 409, 422, 429, 503)
-def request_analysis(headers, match_id: str):
+def request_analysis(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
     """Analyse the ended match in the background: each seat's actions against the best the game's analyst
     finds from what that seat could see, classified, with each seat's accuracy. Once per match: asking
     again answers with the same job, or its result (only a failed analysis is run again). 409
     ``match_not_over`` before the end; 422 ``analysis_unavailable`` for a game without an analysis."""
     caller = _reader(match_id)
 
-    def ask(remember):
+    def ask(remember: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
         try:
             return matches().request_analysis(match_id)
         except MatchNotOver as error:
@@ -59,7 +62,7 @@ def request_analysis(headers, match_id: str):
 @v1.response(200, schemas.AnalysisSchema)
 @v1.doc(security=SEAT_OR_SPECTATOR)
 @_errors(401, 403, 404)
-def get_analysis(match_id: str):
+def get_analysis(match_id: str) -> dict[str, Any]:
     """The match's analysis: ``queued`` or ``running`` with its progress (actions judged of all), then
     ``done`` with the result, kept; 404 ``analysis_not_found`` when nobody has asked for it."""
     _reader(match_id)

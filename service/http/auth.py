@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import Protocol
 
 from flask import request
 
@@ -18,6 +19,18 @@ from service.http.errors import ApiError
 from service.store.platforms import Platforms
 
 SEAT = re.compile(r"[0-9]{1,2}")  # ASCII digits: str.isdigit() also takes "²", which int() refuses
+
+
+class Credentials(Protocol):
+    """What the checks read of the matches: the platforms' keys and the seats' tokens (``Matches``)."""
+
+    def platform_of_key(self, key: str) -> dict | None: ...
+
+    def platform_of(self, match_id: str) -> str | None: ...
+
+    def seat_hashes(self, match_id: str, fresh: bool = False) -> tuple[str, ...]: ...
+
+    def seat_digest(self, match_id: str, seat: int) -> str | None: ...
 
 
 def bearer() -> str | None:
@@ -35,7 +48,7 @@ def bearer_of(header: str | None) -> str | None:
     return token.strip()
 
 
-def request_platform(matches) -> dict | None:
+def request_platform(matches: Credentials) -> dict | None:
     """The platform of the request's key; None without a platform key; 401 for a key nobody issued."""
     token = bearer()
     if token is None or not is_platform_key(token):
@@ -54,7 +67,9 @@ def request_platform(matches) -> dict | None:
     return platform
 
 
-def request_seat(matches, match_id: str, required: bool, platform: str | None = None) -> int | None:
+def request_seat(
+    matches: Credentials, match_id: str, required: bool, platform: str | None = None
+) -> int | None:
     """The seat the request acts or reads for; None for a spectator when not ``required``.
 
     With a platform key: ``platform="view"`` reads as ``?seat=N`` (or a spectator), ``"own"`` only checks
@@ -100,7 +115,7 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
     return seat
 
 
-def acting_seat(matches, match_id: str, platform: str | None = None) -> int:
+def acting_seat(matches: Credentials, match_id: str, platform: str | None = None) -> int:
     """``request_seat`` where a seat must act or read (a platform key only with ``platform="view"`` and a
     ``?seat=``): the seat, never None (a missing credential is a 401)."""
     seat = request_seat(matches, match_id, required=True, platform=platform)
@@ -117,7 +132,9 @@ def holder() -> str:
     return token_hash(token)
 
 
-def still_holds(matches, match_id: str, token: str, seat: int | None, fresh: bool = False) -> bool:
+def still_holds(
+    matches: Credentials, match_id: str, token: str, seat: int | None, fresh: bool = False
+) -> bool:
     """Whether a credential that ``request_seat`` let in still reads what it read then, for a connection that
     outlives its request (a live feed, the moves socket): a platform key still issued and still the match's;
     a seat token still ``seat``'s. A seat's tokens are this process's copy, up to ``META_FRESH_S`` old, or,
@@ -129,12 +146,12 @@ def still_holds(matches, match_id: str, token: str, seat: int | None, fresh: boo
             and not Platforms.ended(platform)
             and platform["id"] == matches.platform_of(match_id)
         )
-    if fresh:  # the one seat's digest, compared as every token is
-        return seat_for(token, (matches.seat_digest(match_id, seat) or "",)) == 0
+    if fresh:  # the one seat's digest, compared as every token is (a seat token always has its seat)
+        return seat is not None and seat_for(token, (matches.seat_digest(match_id, seat) or "",)) == 0
     return seat_for(token, matches.seat_hashes(match_id)) == seat
 
 
-def _seat_number(asked: str, matches, match_id: str) -> int:
+def _seat_number(asked: str, matches: Credentials, match_id: str) -> int:
     """``?seat=`` as a seat of the match (``01`` and `` 1`` as webargs reads them); 400 when it is none."""
     text = asked.strip().lstrip("+")
     seats = len(matches.seat_hashes(match_id))
@@ -145,7 +162,7 @@ def _seat_number(asked: str, matches, match_id: str) -> int:
     return int(text)
 
 
-def request_owner(matches, match_id: str, does: str) -> dict:
+def request_owner(matches: Credentials, match_id: str, does: str) -> dict:
     """The match's platform, when the request's key is its: for what only it does (``does``: "aborts it").
     401 without a credential, 403 for a seat's token or another platform's key."""
     if bearer() is None:
@@ -159,7 +176,7 @@ def request_owner(matches, match_id: str, does: str) -> dict:
     return owner
 
 
-def _seat_asked(matches, match_id: str, required: bool) -> int | None:
+def _seat_asked(matches: Credentials, match_id: str, required: bool) -> int | None:
     asked = request.args.get("seat")
     if asked is None:
         if required:

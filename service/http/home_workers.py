@@ -182,7 +182,7 @@ def run_passed_on(app: Callable, environ: dict[str, Any], client: socket.socket)
     )
     said: list[Any] = []
 
-    def start_response(status: str, headers: list[tuple[str, str]], exc_info=None):
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: object = None) -> None:
         said[:] = [status, headers]
 
     try:

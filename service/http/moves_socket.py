@@ -20,13 +20,17 @@ from __future__ import annotations
 import contextlib
 import socket
 import time
+from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, current_app, request
 from flask_sock import ConnectionClosed, Sock
 from marshmallow import ValidationError, fields, validate
+from simple_websocket import Server
 
 from service import metrics
 from service.application.livefeed import CHECK_S
+from service.application.matches import Matches
 from service.domain.tokens import token_hash
 from service.http import fastload, home_workers, schemas, websocket_frames
 from service.http.auth import acting_seat, bearer, still_holds
@@ -52,7 +56,7 @@ class _Inline:
     """Stands in for simple_websocket's reader thread, which is never started: after simple_websocket's
     handshake the handler reads and writes the connection itself (``_Connection``)."""
 
-    def __init__(self, target=None):
+    def __init__(self, target: Callable[[], object] | None = None):
         self.name = "moves socket"
 
     def start(self) -> None:
@@ -68,7 +72,7 @@ class _Connection:
 
     READ_BYTES = 65536
 
-    def __init__(self, ws, ping_s: float, max_message: int | None):
+    def __init__(self, ws: Server, ping_s: float, max_message: int | None):
         self.ws = ws
         self.sock = ws.sock
         self.frames = websocket_frames.Reader(max_message)
@@ -105,9 +109,10 @@ class _Connection:
             if opcode < websocket_frames.CLOSE:
                 self._heartbeat()
                 return payload
+            assert isinstance(payload, bytes), "a control frame's payload is never decoded"
             self._control(opcode, payload)
 
-    def _control(self, opcode: int, payload) -> None:
+    def _control(self, opcode: int, payload: bytes) -> None:
         if opcode == websocket_frames.PING:
             self._send(websocket_frames.frame(websocket_frames.PONG, payload))
         elif opcode == websocket_frames.PONG:
@@ -173,12 +178,12 @@ class _Lingering:
     LINGER_S = 1.0
     SEND_S = 30.0
 
-    def __init__(self, raw):
+    def __init__(self, raw: socket.socket):
         self._raw = raw
         self.recv = raw.recv  # the hot path's calls straight to the socket, not through __getattr__
         self._settimeout = raw.settimeout
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._raw, name)
 
     def recv_within(self, size: int, timeout: float) -> bytes:
@@ -214,7 +219,7 @@ def install(app: Flask) -> None:
     home_workers.gather(ROUTE)  # a match's sockets served by one worker, which keeps its state
 
     @app.before_request
-    def moves_socket_connection():
+    def moves_socket_connection() -> None:
         if request.endpoint == _ENDPOINT:
             # no extension (permessage-deflate) in the handshake: the frames that follow are plain
             # (service.http.websocket_frames); a client that offered one gets none, as RFC 6455 lets a server answer
@@ -225,7 +230,7 @@ def install(app: Flask) -> None:
 
 
 @sock.route(ROUTE)
-def moves(ws, match_id: str) -> None:
+def moves(ws: Server, match_id: str) -> None:
     app = current_app._get_current_object()  # type: ignore[attr-defined]  # current_app is a LocalProxy
     connection = _Connection(ws, app.config["MOVES_PING_S"], app.config["MAX_CONTENT_LENGTH"])
     try:
@@ -272,7 +277,9 @@ def _serve(app: Flask, connection: _Connection, match_id: str) -> None:
             connection.send(text(_answer(app, matches, match_id, game_id, seat, token, message)))
 
 
-def _answer(app, matches, match_id: str, game_id: str, seat: int, token: str, message: str) -> dict:
+def _answer(
+    app: Flask, matches: Matches, match_id: str, game_id: str, seat: int, token: str, message: str
+) -> dict:
     """What a POST of ``message`` would answer, with its status."""
     try:
         wait = ratelimits.write_allowed(app, token)

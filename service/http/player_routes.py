@@ -4,6 +4,8 @@ platform's own players only: another platform's ``u-123`` is someone else, and i
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import current_app
 
 from service.games import GAMES
@@ -42,7 +44,7 @@ def _offset(cursor: str | None) -> int:
 @v1.response(200, schemas.LeaderboardSchema)
 @v1.doc(security=PLATFORM)
 @_errors(400, 401)
-def get_leaderboard(query, game: str):
+def get_leaderboard(query: dict[str, Any], game: str) -> dict[str, Any]:
     """The platform's players of a game's rating pool, best first by their conservative rating
     (mu - 3 sigma), with their rated matches; ``cursor`` pages on. A pool is the game with its variant or
     mode and its number of seats (``pool``; ``pools`` lists the game's)."""
@@ -72,7 +74,7 @@ def get_leaderboard(query, game: str):
 @v1.response(200, schemas.PlayerProfileSchema)
 @v1.doc(security=PLATFORM)
 @_errors(401, 404)
-def get_player(player: str):
+def get_player(player: str) -> dict[str, Any]:
     """The player's rating in each pool it has played rated matches in, with games, wins (ranked first),
     average rank and games and wins by seat position."""
     profile = players().player(_platform(), player)
@@ -86,7 +88,7 @@ def get_player(player: str):
 @v1.response(200, schemas.PlayerMatchesSchema)
 @v1.doc(security=PLATFORM)
 @_errors(400, 401, 404)
-def get_player_matches(query, player: str):
+def get_player_matches(query: dict[str, Any], player: str) -> dict[str, Any]:
     """The player's rated matches, newest first, each with the seat, the rank and the rating it left."""
     platform = _platform()
     cursor = query.get("cursor")

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping
+from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
@@ -46,7 +48,7 @@ def level_needs_a_bot(data: dict) -> None:
         raise ValidationError("a level is a bot's: give one with a bot", "level")
 
 
-def ShownText(**kwargs) -> fields.String:
+def ShownText(**kwargs: Any) -> fields.String:
     return fields.String(validate=[validate.Length(min=1, max=64), shown_text], **kwargs)
 
 
@@ -66,7 +68,9 @@ def name_refusal(name: str) -> str | None:
 class StrictBoolean(fields.Boolean):
     """true or false, nothing else: marshmallow would also take 1, "yes" or "on"."""
 
-    def _deserialize(self, value, attr, data, **kwargs):
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> bool:
         if not isinstance(value, bool):
             raise self.make_error("invalid")
         return value
@@ -225,7 +229,7 @@ PLAYER_ID = {
 }
 
 
-def player_id(**extra) -> fields.String:
+def player_id(**extra: Any) -> fields.String:
     return fields.String(
         validate=[
             validate.Length(min=1, max=128),
@@ -259,7 +263,7 @@ class PlayerSchema(Schema):
     )
 
     @validates_schema
-    def _name_or_open(self, data, **kwargs):
+    def _name_or_open(self, data: dict[str, Any], **kwargs: Any) -> None:
         if (data.get("open") and (data.get("name") or data.get("bot"))) or not (
             data.get("name") or data.get("open") or data.get("bot")
         ):
@@ -372,7 +376,7 @@ class ReplaceSeatSchema(Schema):
     player = player_id()
 
     @validates_schema
-    def _one(self, data, **kwargs):
+    def _one(self, data: dict[str, Any], **kwargs: Any) -> None:
         if bool(data.get("name")) == bool(data.get("bot")):
             raise ValidationError('give the seat to a "bot" or to a person by "name"')
         level_needs_a_bot(data)
@@ -420,7 +424,9 @@ class Seconds(fields.Float):
     # marshmallow's Field declares it an instance attribute, which a ClassVar may not override
     default_error_messages = {"invalid": "Not a valid number."}  # noqa: RUF012
 
-    def _deserialize(self, value, attr, data, **kwargs):
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> float:
         if isinstance(value, str):
             raise self.make_error("invalid")
         return super()._deserialize(value, attr, data, **kwargs)
@@ -441,7 +447,7 @@ class ClockSchema(Schema):
     )
 
     @validates_schema
-    def _one_kind(self, data, **kwargs):
+    def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
         if ("initial_s" in data) == ("per_action_s" in data) or (
             "increment_s" in data and "per_action_s" in data
         ):
@@ -515,7 +521,7 @@ class CreateMatchSchema(Schema):
     )
 
     @validates_schema(pass_original=True)
-    def _on_timeout_needs_a_clock(self, data, original, **kwargs):
+    def _on_timeout_needs_a_clock(self, data: dict[str, Any], original: Any, **kwargs: Any) -> None:
         if (
             isinstance(original, dict)
             and original.get("on_timeout", "bot") != "bot"

@@ -12,6 +12,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from flask import Blueprint, Response, redirect, send_from_directory
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 HERE = Path(__file__).resolve().parent
 SWAGGER_UI = Path(str(files("flask_swagger_ui") / "dist"))
@@ -32,20 +33,20 @@ def _headers(response: Response) -> Response:
 
 
 @apidocs.route("/docs", methods=["GET"])
-def docs_redirect():
+def docs_redirect() -> WerkzeugResponse:
     return redirect("/docs/", code=308)
 
 
 @apidocs.route("/docs/", methods=["GET"])
-def docs_page():
+def docs_page() -> Response:
     return _headers(send_from_directory(HERE, "docs.html", mimetype="text/html", max_age=0))
 
 
 @apidocs.route("/docs/start.js", methods=["GET"])
-def docs_start():
+def docs_start() -> Response:
     return _headers(send_from_directory(HERE, "start.js", max_age=0))
 
 
 @apidocs.route("/docs/swagger-ui/<path:name>", methods=["GET"])
-def swagger_ui_file(name: str):
+def swagger_ui_file(name: str) -> Response:
     return _headers(send_from_directory(SWAGGER_UI, name, max_age=3600))

@@ -30,10 +30,10 @@ def _page(name: str) -> Response:
 
 
 @viewer.route("/", methods=["GET"])
-def front_page():
+def front_page() -> Response:
     return _page("index.html")
 
 
 @viewer.route("/matches/<match_id>", methods=["GET"])
-def match_page(match_id: str):
+def match_page(match_id: str) -> Response:
     return _page("match.html")
