@@ -73,7 +73,7 @@ def play(
         )
         assert hook.status_code == 201, hook.json
     clocked = rng.random() < 0.3
-    body = {
+    body: dict[str, Any] = {
         "game": game,
         "players": [{"name": f"p{i}"} for i in range(players)],
         "options": options,

@@ -215,7 +215,7 @@ class Session:
         line = self.with_bound(line)
         assignments = shlex.split(line, comments=True)
         if assignments and all(re.fullmatch(r"[A-Z_]+=\S*", word) for word in assignments):
-            self.env.update(word.split("=", 1) for word in assignments)
+            self.env.update(dict(word.split("=", 1) for word in assignments))
             return None
         process = subprocess.Popen(
             ["bash", "-c", line],

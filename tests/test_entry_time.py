@@ -23,10 +23,10 @@ def reference(nanoseconds: int) -> str:
 def test_now_is_the_isoformat_text_of_the_clock(nanoseconds):
     clock = matches.time.time_ns
     try:
-        matches.time.time_ns = lambda: nanoseconds  # type: ignore[assignment]
+        matches.time.time_ns = lambda: nanoseconds
         assert matches.now() == reference(nanoseconds)
     finally:
-        matches.time.time_ns = clock  # type: ignore[assignment]
+        matches.time.time_ns = clock
 
 
 def test_now_follows_the_clock_across_seconds():

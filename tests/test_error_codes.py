@@ -17,7 +17,7 @@ SERVICE = Path(__file__).resolve().parents[1] / "service"
 
 def api_error_codes() -> list[tuple[str, int, object]]:
     """(file, line, the code argument) of every ``ApiError(status, code, ...)`` under service/."""
-    found = []
+    found: list[tuple[str, int, object]] = []
     for path in sorted(SERVICE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (

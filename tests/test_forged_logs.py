@@ -283,7 +283,7 @@ def test_an_undo_far_back_or_forward_is_refused(genuine, tmp_path, capsys):
     entries = entries_of(genuine["events"])
     cut = genuine["mid"]["version"]
     for to_version in (0, cut + 1, "1"):
-        forged = rechained(entries[:cut] + [shell(replay.undone(0, to_version))])
+        forged = rechained(entries[:cut] + [shell(replay.undone(0, to_version))])  # type: ignore[arg-type]
         with pytest.raises(
             replay.EntryOutOfPlace, match=f"log entry {cut + 1} .undone. undoes back to a version"
         ):
@@ -320,7 +320,7 @@ def test_a_seat_replaced_as_the_match_ends_is_refused_not_appended(client, fake_
     play_random_game(client, match_id, tokens, random.Random(4))
     looks = iter([running])  # the first look sees the match running; the append sees it over
     original = matches.load
-    matches.load = lambda match_id, version=None: next(looks, None) or original(match_id, version)
+    matches.load = lambda match_id, version=None: next(looks, None) or original(match_id, version)  # type: ignore[method-assign]
     with pytest.raises(MatchOver):
         matches.replace_seat(match_id, 0, bot="random")
     assert matches.load(match_id).finished and not matches.load(match_id).result

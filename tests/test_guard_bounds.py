@@ -66,7 +66,7 @@ def test_the_bounds_never_pass_what_the_exact_measure_refuses(app):
         with app.request_context(environ):
             within = guards.within_limits(environ)
             try:
-                guards._measure_sizes(flask.request._get_current_object())
+                guards._measure_sizes(flask.request._get_current_object())  # type: ignore[attr-defined]
                 refused = False
             except (ApiError, UnicodeError):
                 refused = True

@@ -128,7 +128,7 @@ def _to_act_token(match_id: str, tokens: dict[int, str]) -> str:
 REACHED: set[tuple[str, str, int]] = set()  # (method, path, status) of calls on matches the run created
 
 
-class MatchWorkflows(schema.as_state_machine()):
+class MatchWorkflows(schema.as_state_machine()):  # type: ignore[misc]  # a class schemathesis makes
     """Stateful: create a match, then follow the document's links (state, legal actions, actions,
     events, log, checkpoint, score) with its id, acting with the token of the seat to act,
     so that generated sequences reach deep into live matches instead of stopping at 404."""

@@ -26,6 +26,7 @@ import json
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -433,7 +434,7 @@ def _content(game_id: str, recorded: dict) -> dict:
     content = copy.deepcopy(bases[recorded["base"]]())
     for op, path, value in recorded["patch"]:
         *parents, last = path or [None]
-        target = content
+        target: Any = content
         for step in parents:
             target = target[step]
         if op == "set":

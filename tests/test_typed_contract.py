@@ -134,12 +134,14 @@ def problems(kind: str, game: str, answer: Any) -> list[str]:
         ]
     found = []
     for component, instance, where in checks:
-        key = (component, json.dumps(instance, sort_keys=True))
-        if key in VALID:  # an entry every viewer sees alike, again in the log and the live feed: checked once
+        seen = (component, json.dumps(instance, sort_keys=True))
+        if (
+            seen in VALID
+        ):  # an entry every viewer sees alike, again in the log and the live feed: checked once
             continue
         errors = list(validator(component).iter_errors(instance))
         if not errors:
-            VALID.add(key)
+            VALID.add(seen)
         for error in errors:
             leaf = (
                 max([error, *error.context], key=lambda e: len(e.absolute_path)) if error.context else error

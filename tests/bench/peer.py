@@ -48,6 +48,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import cast
 
 import redis
 
@@ -184,7 +185,7 @@ def drive_peer(
     procs = []
     try:
         for index in range(clients):
-            config = {"port": server.port, "index": index, "precreate": precreate}
+            config: dict[str, float] = {"port": server.port, "index": index, "precreate": precreate}
             config.update(warmup=warmup, duration=duration)
             procs.append(
                 subprocess.Popen(
@@ -303,10 +304,12 @@ def run(
             for key, label in SIDES:
                 print(f"round {round_ + 1}/{rounds}: {label} ...", file=sys.stderr, flush=True)
                 if key == "bgio":
-                    got = drive_peer(servers[key], clients, warmup, duration, store.process.pid)
+                    got = drive_peer(
+                        cast(PeerServer, servers[key]), clients, warmup, duration, store.process.pid
+                    )
                 else:
                     got = drive(
-                        servers[key],
+                        cast(Servers, servers[key]),
                         scripts,
                         clients,
                         warmup,

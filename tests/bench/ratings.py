@@ -120,8 +120,8 @@ def measure(url: str, count: int, workers: int) -> list[tuple[str, str]]:
         pools = sorted(live)
         shares = [pools[i::workers] for i in range(workers)]
         started = time.perf_counter()
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            pool.starmap(
+        with multiprocessing.get_context("spawn").Pool(workers) as processes:
+            processes.starmap(
                 _rebuild_pools, [(url, namespace, platform, share, logs_path) for share in shares if share]
             )
         rebuild_s = time.perf_counter() - started

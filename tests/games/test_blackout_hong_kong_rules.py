@@ -569,7 +569,8 @@ def test_r_3_13_a_crisis_centre_link_is_a_chain_of_own_cubes():
     path = [a]
     import collections
 
-    parents, queue = {a: None}, collections.deque([a])
+    parents: dict[str, str | None] = {a: None}
+    queue = collections.deque([a])
     while queue:
         here = queue.popleft()
         for nxt in sorted(board.neighbours[here]):

@@ -29,7 +29,7 @@ from service.games.protocol import IllegalAction
 from tests.games.blackout_support import new_game
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "blackout_hong_kong_random_games.json"
-GAMES = [  # (players, seed, options)
+GAMES: list[tuple[int, str, dict]] = [  # (players, seed, options)
     (1, "solo-campaign", {"mode": "CAMPAIGN"}),
     (1, "solo-single", {"mode": "SINGLE", "ALLOW_SOLO_SINGLE": True, "CLOSE_OUT_TIMING": "ANY_TIME_IN_TURN"}),
     (2, "two", {"mode": "SINGLE"}),

@@ -8,6 +8,7 @@ import dataclasses
 import json
 import random
 import xml.etree.ElementTree as ET
+from typing import Any
 
 import pytest
 
@@ -165,7 +166,7 @@ def test_rejections_carry_the_spec_error_codes(client):
         ).status_code
         == 201
     )
-    cases = {
+    cases: dict[str, tuple[int, dict[str, Any]]] = {
         "not_your_turn": (0, {"type": "place", "shape": "I1", "rotation": 0, "x": 3, "y": 3}),
         "same_shape_as_opponent": (1, {"type": "place", "shape": "I2", "rotation": 0, "x": 0, "y": 3}),
         "out_of_board": (1, {"type": "place", "shape": "I4", "rotation": 0, "x": 1, "y": 3}),
@@ -178,12 +179,13 @@ def test_rejections_carry_the_spec_error_codes(client):
         response = act(client, match_id, tokens[seat], 2, action)
         assert response.status_code == 422, (reason, response.json)
         assert response.json["error"] == "illegal_action" and response.json["reason"] == reason, response.json
-    for action, field in [
+    malformed: list[tuple[dict[str, Any], str]] = [
         ({"type": "place", "rotation": 0, "x": 0, "y": 0}, "action.shape"),
         ({"type": "place", "shape": "I1", "rotation": 24.5, "x": 0, "y": 0}, "action.rotation"),
         ({"type": "pass"}, "action.type"),
         ({"type": "place", "shape": "I1", "rotation": 0, "x": 0, "y": 0, "colour": "RED"}, "action.colour"),
-    ]:
+    ]
+    for action, field in malformed:
         response = act(client, match_id, tokens[1], 2, action)
         assert response.status_code == 400 and field in response.json["fields"], response.json
     assert client.get(f"/v1/matches/{match_id}").json["version"] == 2  # nothing appended

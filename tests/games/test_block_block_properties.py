@@ -295,7 +295,7 @@ def test_symmetric_pieces_have_few_orientations():
         "single": ((0, 0, 0),),
         "bar": ((0, 0, 0), (1, 0, 0), (2, 0, 0)),
         "square": ((0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)),
-        "cube": tuple(itertools.product((0, 1), repeat=3)),
+        "cube": tuple(itertools.product((0, 1), (0, 1), (0, 1))),
     }
     assert {k: geometry.geometric_orientation_count(v) for k, v in counts.items()} == {
         "single": 1,

@@ -358,10 +358,10 @@ def test_pack_schema_errors_name_the_item_and_field():
     pack = json.loads(json.dumps({k: v for k, v in DEFAULT_PACK.items() if k != "checks"}))
     pack["shapes"][2]["faceColours"][0]["face"] = "+W"
     with pytest.raises(InvalidPack) as caught:
-        GAME.packs.load(pack)
+        GAME.packs.load(pack, {})
     assert caught.value.path == "shapes[2] (I3).faceColours[0].face"
     with pytest.raises(InvalidPack) as caught:
-        GAME.packs.load({"packId": "x"})
+        GAME.packs.load({"packId": "x"}, {})
     assert caught.value.path == "pack"
 
 
@@ -415,7 +415,7 @@ def test_pack_semantic_checks_name_the_item_and_field(change, path, rule):
     pack = raw_pack()
     change(pack)
     with pytest.raises(InvalidPack) as caught:
-        GAME.packs.load(pack)
+        GAME.packs.load(pack, {})
     assert caught.value.path == path and rule in caught.value.message
 
 
@@ -426,7 +426,7 @@ def test_strict_counts_refuse_other_sets_and_colourings():
     pack["shapes"][1]["faceColours"] = [
         {"cube": 0, "face": "-X", "colour": "OPPONENT"}
     ]  # I2 with a coloured end
-    loaded = GAME.packs.load(pack)
+    loaded = GAME.packs.load(pack, {})
     assert any("K-7" in f and f.startswith("sets.WHITE") for f in loaded["checks"]["strict"])
     assert any("K-7" in f and f.startswith("sets.BROWN") for f in loaded["checks"]["strict"])
     assert any("K-8" in f and f.startswith("shapes[1] (I2).faceColours") for f in loaded["checks"]["strict"])
@@ -813,7 +813,7 @@ def test_a_first_player_who_cannot_place_at_all_has_lost_at_setup():
         ],
         "sets": {"BROWN": [{"shapeId": "O4", "count": 1}], "WHITE": [{"shapeId": "I1", "count": 1}]},
     }
-    loaded = GAME.packs.load(pack)
+    loaded = GAME.packs.load(pack, {})
     assert any("(O4)" in w and "K-9" in w for w in loaded["checks"]["warnings"])
     state = GAME.setup(
         GAME.resolve_options({"pack_strict_counts": False, "first_player": 0}, 2), 2, "s", loaded

@@ -255,7 +255,7 @@ def test_a_loaded_pack_is_plain_json_and_replays_the_same():
     """The loaded pack is recorded in match_created: it survives JSON and sets up the same game; a pack
     document given to setup directly is loaded on the way."""
     options = GAME.resolve_options({}, 3)
-    content = GAME.packs.load(document())
+    content = GAME.packs.load(document(), {})
     recorded = json.loads(json.dumps(content))
     assert GAME.setup(options, 3, "s", recorded) == GAME.setup(options, 3, "s", content)
     assert GAME.setup(options, 3, "s", document()) == GAME.setup(options, 3, "s", content)

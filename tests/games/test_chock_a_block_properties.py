@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,7 +26,7 @@ from tests.conftest import examples
 from tests.engines import random_playout
 from tests.games.test_chock_a_block_support import new_game
 
-CONFIGS = [
+CONFIGS: list[tuple[int, dict[str, Any]]] = [
     (2, {}),
     (3, {}),
     (4, {}),
@@ -122,7 +123,7 @@ def brute_force(state, seat):
     """Every action that play accepts among a generous superset of parameters."""
     step = state["step"]
     player = state["seats"][seat]
-    candidates = []
+    candidates: list[dict[str, Any]] = []
     if step == "choose_feature":
         candidates = [
             {"type": "choose_excluded_feature", "feature": f} for f in ("CAT", "UNDERWEAR", "FLOWER", "BIRD")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import pytest
 
@@ -110,7 +111,7 @@ def test_1_3_5_cards_are_never_rotated_only_two_faces_exist():
         rejected(state, 0, {"type": "place_card", "card": card, "face": "UPSIDE_DOWN", "column": 0})
         == "unknown_face"
     )
-    assert GAME.action_schema().fields["face"].validate.choices == ["FRONT", "BACK"]
+    assert GAME.action_schema().fields["face"].validate.choices == ["FRONT", "BACK"]  # type: ignore[union-attr]
 
 
 def test_1_3_6_a_symmetric_card_still_accepts_both_faces():
@@ -212,7 +213,7 @@ def test_S1_without_a_mode_one_player_plays_solo_and_more_play_standard():
 def test_S1_autoblock_options_need_an_autoblock_mode():
     """S-1, S-10, S-11: Grand Autoblock and an excluded feature only where Autoblock plays; Grand
     Autoblock excludes nothing."""
-    cases = [
+    cases: list[tuple[dict[str, Any], int, str]] = [
         ({"grand_autoblock": True}, 2, "options.grand_autoblock"),
         ({"excluded_feature": "CAT"}, 2, "options.excluded_feature"),
         ({"mode": "SOLO", "grand_autoblock": True, "excluded_feature": "CAT"}, 1, "options.excluded_feature"),
@@ -327,7 +328,7 @@ def test_S12_S13_everyone_starts_empty():
 def test_2_5_card_arithmetic_per_player_count(players, mode, deck_after_setup, left_at_end):
     """2.5: the deck after the deal and the market of 4, and the cards left in deck + market at the
     end, for every player count with and without Autoblock."""
-    extra = {} if mode == "STANDARD" else {"excluded_feature": "CAT"}
+    extra: dict[str, Any] = {} if mode == "STANDARD" else {"excluded_feature": "CAT"}
     final, moves, start = random_game(players, f"arith{players}{mode}", mode=mode, **extra)
     assert len(start["deck"]) == deck_after_setup
     assert len(final["deck"]) + len([c for c in final["block_market"] if c]) == left_at_end

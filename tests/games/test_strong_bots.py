@@ -122,10 +122,10 @@ def test_quick_games_against_random_finish():
         result = play_game("blokus", {"variant": "duo"}, bots, f"quick-{seed}")
         assert sorted(result["ranks"]) in ([1, 1], [1, 2])
     original = BLOCK_BLOCK.bots["block-block-strong"]
-    BLOCK_BLOCK.bots["block-block-strong"] = QUICK_BLOCK_BLOCK  # a small budget: the game is the point here
+    BLOCK_BLOCK.bots["block-block-strong"] = QUICK_BLOCK_BLOCK  # type: ignore[index]  # a small budget: the game is the point here
     try:
         for seed, bots in enumerate((("block-block-strong", "random"), ("random", "block-block-strong"))):
             result = play_game("block-block", {"first_player": 0}, bots, f"quick-{seed}")
             assert sorted(result["ranks"]) in ([1, 1], [1, 2])
     finally:
-        BLOCK_BLOCK.bots["block-block-strong"] = original
+        BLOCK_BLOCK.bots["block-block-strong"] = original  # type: ignore[index]

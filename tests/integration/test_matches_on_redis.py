@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import threading
+from typing import Any
 
 from redis.cluster import RedisCluster
 
@@ -108,7 +109,7 @@ def test_racing_clients_on_one_version_exactly_one_wins(real_client, real_redis,
     # each racer is its own app instance (its own cache), as separate API processes would be
     racers = [create_app(settings, connect_like(real_redis)).test_client() for _ in range(12)]
     start = threading.Barrier(len(racers))
-    answers = [None] * len(racers)
+    answers: list[Any] = [None] * len(racers)
 
     def race(i):
         start.wait()

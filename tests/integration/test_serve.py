@@ -195,7 +195,7 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
         assert len(exact) == 65536 and json.loads(answered.read())["fields"] == {"pad": ["Unknown field."]}
         connection.close()
         big = [b'{"game": "blokus", "pad": "', b"x" * 70_000, b'"}']
-        for chunked, (status, error) in (
+        for chunked, (status, code) in (
             (True, (413, "request_entity_too_large")),
             (False, (400, "invalid_request")),
         ):
@@ -210,14 +210,14 @@ def test_serve_plays_scores_and_keeps_matches_across_restarts():
                 headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
             )
             answered = connection.getresponse()
-            assert (answered.status, json.loads(answered.read())["error"]) == (status, error)
+            assert (answered.status, json.loads(answered.read())["error"]) == (status, code)
             connection.close()
         assert http("GET", "/healthz") == (200, {"status": "ok"})
         deadline = time.monotonic() + 60
-        while (answer := http("GET", "/readyz"))[0] != 200:  # ready once serve's worker has beaten
-            assert time.monotonic() < deadline, answer
+        while (ready := http("GET", "/readyz"))[0] != 200:  # ready once serve's worker has beaten
+            assert time.monotonic() < deadline, ready
             time.sleep(0.2)
-        assert answer[1]["redis"] is True and answer[1]["workers"] >= 1
+        assert ready[1]["redis"] is True and ready[1]["workers"] >= 1
         # two gunicorn workers count on their own; a scrape adds them up (prometheus multiprocess mode)
         for _ in range(40):
             assert http("GET", "/v1/signing-key")[0] == 200
