@@ -93,7 +93,12 @@ def run(tree: Path, *command: str, **kwargs) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=1200,
-        env={**os.environ, **quiet, "PYTHONPATH": str(tree)},
+        # a copy's run is not this run's coverage: untraced (no COVERAGE_PROCESS_CONFIG), as it is not measured
+        env={
+            **{k: v for k, v in os.environ.items() if k != "COVERAGE_PROCESS_CONFIG"},
+            **quiet,
+            "PYTHONPATH": str(tree),
+        },
         **kwargs,
     )
 
