@@ -13,15 +13,6 @@ matchlog replay   re-run a match from its exported log, offline, and check its r
 
 from __future__ import annotations
 
-import sys
-
-if sys.argv[1:2] == [
-    "api"
-]:  # gunicorn's gevent workers: patch before anything imports ssl, socket or threading
-    from service import serving
-
-    serving.patch()
-
 import argparse
 import dataclasses
 import json
@@ -29,23 +20,28 @@ import os
 import re
 import shutil
 import signal
-import threading
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
-from service import processes
+from service import serving
 from service.config import Settings
-from service.http.middleware.request_hooks import configure_logging
-from service.store.embedded_redis import EmbeddedRedis, make_private
-from service.store.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS
-from service.store.redis_client import is_cluster
+
+# Importing this module imports no networking (redis, rq, Flask: each command imports what it uses), so
+# that ``matchlog api`` patches for gevent before anything imports ssl, socket or threading (``_api``).
+
+if TYPE_CHECKING:
+    from service.store.embedded_redis import EmbeddedRedis
 
 
 def redis_url(settings: Settings) -> str:
     """REDIS_URL, or the embedded server of the data folder if one is running."""
+    from service.store.embedded_redis import EmbeddedRedis
+
     if settings.redis_url:
         return settings.redis_url
     embedded = EmbeddedRedis(settings.data_dir)
@@ -117,8 +113,6 @@ def check_server_key(settings: Settings, url: str) -> None:
 
 
 def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
-    from service import serving
-
     url = redis_url(settings)
     check_layout(settings, url)
     check_server_key(settings, url)
@@ -224,6 +218,7 @@ def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: f
 
 def migrate_keys(settings: Settings, source_url: str | None) -> None:
     from service.application.matches import Matches
+    from service.store.embedded_redis import EmbeddedRedis
     from service.store.keys import Keys
     from service.store.migrate import migrate
     from service.store.redis_client import connect
@@ -245,9 +240,12 @@ def migrate_keys(settings: Settings, source_url: str | None) -> None:
     print(json.dumps(done))
 
 
-def run_worker(settings: Settings, kinds: tuple[str, ...] = KINDS, rules: bool = True) -> None:
+def run_worker(settings: Settings, kinds: tuple[str, ...] | None = None, rules: bool = True) -> None:
+    """A worker taking ``kinds`` of jobs (default: every kind of ``service.store.jobqueue.KINDS``)."""
+    from service.store.jobqueue import KINDS
     from workers.worker import run
 
+    kinds = kinds or KINDS
     check_layout(settings, redis_url(settings))
     run(settings, redis_url(settings), kinds=kinds, rules=rules)
 
@@ -259,6 +257,8 @@ def serve_workers(settings: Settings) -> dict[str, list[str]]:
     moves think for up to seconds, deliveries wait for their receivers, analyses take up to a minute: each
     has processes of its own (started once the API answers). Deliveries get one process more than a
     platform's delivery slots, so a platform whose receivers all stall leaves one for everyone else's."""
+    from service.store.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, SCORING, WEBHOOKS
+
     slots = settings.webhook_slots_per_platform
     delivering = min(slots, MAX_SERVE_DELIVERY_WORKERS - 1) + 1 if slots else 1
     return {
@@ -279,6 +279,8 @@ more on other machines (``matchlog worker --queues webhooks``)."""
 
 def queue_kinds(text: str) -> tuple[str, ...]:
     """``--queues``: comma-separated kinds of ``service.store.jobqueue.KINDS``."""
+    from service.store.jobqueue import KINDS
+
     kinds = tuple(k.strip() for k in text.split(",") if k.strip())
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown or not kinds:
@@ -300,6 +302,12 @@ def port_refusal(host: str, port: int) -> str | None:
 def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     """Start the embedded Redis if needed (for everything, or for the job queue beside a Redis Cluster),
     then the API and a worker as child processes, restarting either if it dies, until interrupted."""
+    import threading
+
+    from service import processes
+    from service.store.embedded_redis import EmbeddedRedis
+    from service.store.redis_client import is_cluster
+
     refusal = port_refusal(host, port)
     if refusal:
         sys.exit(f"matchlog: cannot serve on {host}:{port}: {refusal}")
@@ -414,6 +422,8 @@ def _serving_folder(data_dir: Path) -> str | None:
     on ``serve.pid`` that the kernel lets go of when this process ends, however it ends."""
     import fcntl
 
+    from service.store.embedded_redis import make_private
+
     make_private(Path(data_dir))  # 0700: the embedded Redis's data, the server key
     fd = os.open(Path(data_dir) / "serve.pid", os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -514,7 +524,8 @@ def rebuild_ratings(settings: Settings, here: bool) -> None:
     from rq import SimpleWorker
 
     from service.application.matches import Matches
-    from service.store.jobqueue import JobQueue
+    from service.store.embedded_redis import EmbeddedRedis
+    from service.store.jobqueue import ANALYSES, JobQueue
     from service.store.keys import Keys
     from service.store.platforms import Platforms
     from service.store.players import plan_rebuild
@@ -574,8 +585,8 @@ def main(argv: list[str] | None = None) -> None:
     worker.add_argument(
         "--queues",
         type=queue_kinds,
-        default=KINDS,
-        help=f"the kinds of jobs this worker takes, in its order of priority (default: all, {','.join(KINDS)}); "
+        help="the kinds of jobs this worker takes, in its order of priority (default: all, as listed in "
+        "service/store/jobqueue.py: clocks first); "
         "the queue of older releases is drained by every worker",
     )
     worker.add_argument(
@@ -651,6 +662,9 @@ def main(argv: list[str] | None = None) -> None:
 def _settings(args: argparse.Namespace) -> Settings:
     """For the long-running and administrative commands: their logging, and the settings of the environment
     (with ``--data``), or the exit that says what is wrong with them."""
+    from service.http.middleware.request_hooks import configure_logging
+    from service.store.redis_client import is_cluster
+
     configure_logging()  # one JSON object per log line
     env = dict(os.environ)
     if getattr(args, "data", None):
@@ -672,6 +686,13 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
+def _api(args: argparse.Namespace) -> None:
+    # gunicorn's gevent workers are forked from this process: patch before anything imports ssl, socket or
+    # threading (this module imports none of them; ``_settings`` is the first)
+    serving.patch()
+    run_api(_settings(args), args.host, args.port, args.workers)
+
+
 def _replay(args: argparse.Namespace) -> None:
     if (
         args.checkpoint and not args.public_key
@@ -685,7 +706,7 @@ def _replay(args: argparse.Namespace) -> None:
 
 RUN = {
     "serve": lambda args: serve(_settings(args), args.host, args.port, args.workers),
-    "api": lambda args: run_api(_settings(args), args.host, args.port, args.workers),
+    "api": lambda args: _api(args),
     "worker": lambda args: run_worker(_settings(args), args.queues, args.rules),
     "openapi": lambda args: print_openapi(),
     "keys": lambda args: manage_keys(_settings(args), args.action, args.subject, args.grace),

@@ -1,5 +1,5 @@
 """Random matches of every game and mode played through the HTTP API, every answer handed to ``seen(kind,
-answer)``: what tests/test_typed_contract.py validates against openapi.yaml (and what drafted the games'
+answer)``: what tests/http/test_openapi_components_typed.py validates against openapi.yaml (and what drafted the games'
 contract schemas). Kinds: create, match, state, legal_actions, accepted, events, log, feed, webhook, job."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 this version and its seeds counted (tests/doc_seeds.py), a Blokus Duo match in progress (ann placed a
 piece, bob is to play) and a Duo match played at random to its end in the folder's embedded Redis, then
 renames their keys to the old layout and prints the matches' ids and bob's token. For
-docs/operations/scaling.md and tests/integration/test_migrate.py."""
+docs/operations/scaling.md and tests/store/test_migrate.py."""
 
 from __future__ import annotations
 

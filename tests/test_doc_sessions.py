@@ -407,7 +407,10 @@ def served(settings: dict[str, str]) -> Iterator[Server]:
     with the ``settings`` (environment variables) its session's mark names."""
     with _folder() as folder:
         data, port = folder / "matchlog-data", _free_port()
-        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE")}
+        # untraced by coverage (no COVERAGE_PROCESS_CONFIG): a served session's server and its workers run
+        # what the integration tests measure in served processes, and tracing them made each session dearer
+        unset = ("REDIS_URL", "MATCHLOG_NAMESPACE", "COVERAGE_PROCESS_CONFIG")
+        env = {k: v for k, v in os.environ.items() if k not in unset}
         env.update(
             PYTHONPATH=f"{ROOT / 'tests' / 'doc_site'}:{ROOT}",
             MATCHLOG_DOC_SEEDS="1",

@@ -140,7 +140,7 @@ def bound_match(created: Recorded) -> str | None:
 def compact_encoder(sort_keys: bool) -> Callable[[Any], str]:
     """``json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)``, the same text,
     by ``built_once``: ``json.dumps`` builds a ``JSONEncoder`` for any argument besides the defaults.
-    ``tests/test_json_text.py`` checks it against ``json.dumps`` on random games of every game."""
+    ``tests/domain/test_chain_json.py`` checks it against ``json.dumps`` on random games of every game."""
     return built_once(json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False))
 
 

@@ -149,7 +149,7 @@ class MatchState:
 
     def to_json(self) -> dict[str, Any]:
         """The state's fields as a dict for ``json.dumps``: what ``asdict`` gives, without its deep copy of the
-        game (a snapshot's ``asdict`` cost more than the move that made it); ``tests/test_snapshot_append.py``
+        game (a snapshot's ``asdict`` cost more than the move that made it); ``tests/store/test_events_snapshots.py``
         checks that the JSON text is the same on random games of every game."""
         return {name: getattr(self, name) for name in _STATE_FIELDS}
 

@@ -428,7 +428,7 @@ def looked_ahead_on(game: Game, state: State, seat: int) -> State:
     action): the game's ``seen_by(state, seat)``, where every hidden part (another hand, the deck's order,
     rolls to come) is decided by the seat's view alone, so a bot's choice never tells anyone what its seat
     could not see; the state itself in a game that has nothing hidden (every game with hidden information
-    or chance makes one: tests/test_bots.py)."""
+    or chance makes one: tests/games/test_bots.py)."""
     seen = game.seen_by(state, seat)
     return state if seen is None else seen
 

@@ -41,7 +41,7 @@ from service.store.webhooks import TooManyWebhooks
 log = logging.getLogger("matchlog")
 
 # Every ``error`` code the API answers with, in one registry: the contract's enum (``Error.error`` in
-# ``openapi.yaml``). An ``ApiError`` with a code not listed here fails tests/test_error_codes.py.
+# ``openapi.yaml``). An ``ApiError`` with a code not listed here fails tests/http/test_errors.py.
 API_ERRORS: dict[str, str] = {
     "invalid_request": "the request does not fit its schema (fields says which)",
     "invalid_record": "a game record that cannot be read",

@@ -646,7 +646,7 @@ def _packed_hash(digest: str | None) -> bytes:
 
 _NOW_SHAPE = re.compile(r"(19[7-9]\d|20\d\d)-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 """``matches.now()``'s shape (milliseconds, UTC, 1970-2099): such a time comes back from its packed form
-the same (``tests/integration/test_append_lines.py`` checks it against ``_packed_time_checked``), so the
+the same (``tests/store/test_redis_client_lines.py`` checks it against ``_packed_time_checked``), so the
 append does not unpack it again to see."""
 
 

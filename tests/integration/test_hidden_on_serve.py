@@ -19,9 +19,9 @@ import shutil
 import tempfile
 
 from service.domain.chain import Recorded, verify_chain
+from tests.domain.test_chain_hidden import attacker_recipes
 from tests.integration.test_serve import free_port, start_serve, stop_serve
 from tests.sse import Listener
-from tests.test_hidden_stays_hidden import attacker_recipes
 
 
 def sse(port: int, match_id: str, token: str | None = None) -> tuple[http.client.HTTPConnection, Listener]:

@@ -21,6 +21,14 @@ import pytest
 from service.store.events import EventStore
 from service.store.keys import Keys
 from service.store.redis_client import connect
+from tests.application.test_livefeed import (
+    test_the_backlog_then_each_new_entry_with_its_version_as_id,
+    test_the_stream_ends_once_the_match_is_scored,
+)
+from tests.application.test_matches_retries_and_ending import (
+    test_racing_creates_with_one_key_make_one_match,
+    test_racing_joins_with_one_key_get_one_seat_and_one_token,
+)
 from tests.helpers import create, play_random_game
 from tests.integration.test_bots_on_redis import (
     test_bot_only_matches_of_every_game_and_mode_finish_by_themselves,
@@ -31,14 +39,6 @@ from tests.integration.test_matches_on_redis import (
     test_racing_clients_on_one_version_exactly_one_wins,
     test_random_games_play_to_the_end_and_get_scored,
     test_replay_at_every_version_equals_the_state_reached_live,
-)
-from tests.test_livefeed import (
-    test_the_backlog_then_each_new_entry_with_its_version_as_id,
-    test_the_stream_ends_once_the_match_is_scored,
-)
-from tests.test_retries_and_ending import (
-    test_racing_creates_with_one_key_make_one_match,
-    test_racing_joins_with_one_key_get_one_seat_and_one_token,
 )
 
 __all__ = [  # the single-Redis suite's tests, collected again here, on the cluster

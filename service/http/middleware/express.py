@@ -9,7 +9,7 @@ or anything that goes wrong before the action is submitted (nothing is written b
 its body, which answers it as it always has, refusals and all. Once submitted, the answer is made here from
 the same parts Flask's would be (``service.http.routes.played``, ``accepted_body``, ``errors.api_error_of``,
 ``errors.retry_after``, the manners' ``answered``), with the same status line and headers in the same
-order: ``tests/test_lean_views.py`` plays twin matches of every game through both and compares the bytes.
+order: ``tests/http/test_routes_lean.py`` plays twin matches of every game through both and compares the bytes.
 
 The lane stands aside, at each request, where an answer would carry more than it makes or a check it does
 not make applies: with rate limits installed (their headers), indented answers (debug), or Flask settings

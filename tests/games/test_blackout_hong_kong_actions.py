@@ -14,7 +14,7 @@ import yaml
 from service.games import GAMES
 from service.games.blackout_hong_kong.actions import TYPES
 from tests.helpers import act, bearer, create
-from tests.test_typed_contract import CONTRACT
+from tests.http.test_openapi_components_typed import CONTRACT
 
 BLACKOUT = GAMES["blackout-hong-kong"]
 SNAKE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")

@@ -12,7 +12,7 @@ from werkzeug.exceptions import default_exceptions
 from service.http.app import spec
 from service.http.errors import API_ERRORS, ERROR_CODES, HTTP_ERRORS, HTTP_STATUSES, http_error
 
-SERVICE = Path(__file__).resolve().parents[1] / "service"
+SERVICE = Path(__file__).resolve().parents[2] / "service"
 
 
 def api_error_codes() -> list[tuple[str, int, object]]:

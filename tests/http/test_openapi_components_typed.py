@@ -23,7 +23,7 @@ from service.http.app import create_app
 from service.http.openapi_components import prefix
 from tests.contract_play import MODES, capture_webhooks, play
 
-CONTRACT = Path(__file__).resolve().parent.parent / "openapi.yaml"
+CONTRACT = Path(__file__).resolve().parents[2] / "openapi.yaml"
 
 OPERATIONS = {  # an answer's kind -> where openapi.yaml describes it, and which of its shapes the game's is
     "create": ("/v1/matches", "post", "201", "CreatedMatch"),

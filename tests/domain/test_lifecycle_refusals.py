@@ -316,7 +316,7 @@ def test_blackout_refuses_what_its_rules_tests_do_not_try():
 
 # -- every refusal the code can make carries a declared code: read from the source ----------------------
 
-RECORDED = Path(__file__).parent / "fixtures" / "refusals"
+RECORDED = Path(__file__).parents[1] / "fixtures" / "refusals"
 
 
 def _constructions(tree: ast.AST, makers: set[str]) -> list[ast.Call]:

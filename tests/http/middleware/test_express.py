@@ -1,6 +1,6 @@
 """The express lane (``service.http.middleware.express``): what it answers (the plain POST of an action, whatever the
 submission then meets) and what it hands to Flask untouched. Its answers are compared with Flask's byte for
-byte on twin matches of every game in ``tests/test_lean_views.py``; here, the answers no game gives: a store
+byte on twin matches of every game in ``tests/http/test_routes_lean.py``; here, the answers no game gives: a store
 that is down, an unexpected failure, and the requests that are not plain."""
 
 from __future__ import annotations

@@ -1,16 +1,30 @@
-"""``matchlog replay``: an auditor holding only an exported log re-runs the match and re-scores it."""
+"""The ``matchlog`` command (``service.cli``): importing it does nothing, and ``matchlog replay``: an auditor
+holding only an exported log re-runs the match and re-scores it."""
 
 from __future__ import annotations
 
 import base64
 import json
 import random
+import subprocess
+import sys
 
 import pytest
 
 from service.cli import main
 from service.domain.chain import Recorded, canonical_json
 from tests.helpers import create, play_random_game, score
+
+
+def test_importing_the_command_patches_nothing_and_imports_no_networking():
+    """Even with ``api`` as the process's command: the gevent patch is ``matchlog api``'s first step, not an
+    effect of the import, and nothing the import pulls in imports ssl or socket before that step."""
+    code = (
+        "import sys; sys.argv = ['matchlog', 'api']; import service.cli; "
+        "print(sorted(m for m in ('gevent', 'ssl', 'socket', 'redis', 'rq', 'flask') if m in sys.modules))"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "[]"
 
 
 @pytest.fixture

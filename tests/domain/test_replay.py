@@ -11,7 +11,7 @@ import pytest
 from service.domain import replay
 from service.domain.chain import Recorded
 
-LOGS = sorted((Path(__file__).parent / "fixtures" / "logs").glob("*.json"))
+LOGS = sorted((Path(__file__).parents[1] / "fixtures" / "logs").glob("*.json"))
 
 
 @pytest.mark.parametrize("path", LOGS, ids=[p.stem for p in LOGS])

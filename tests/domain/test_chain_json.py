@@ -12,7 +12,7 @@ import pytest
 
 from service.domain.chain import built_once, compact_encoder
 from service.games import GAMES
-from tests.test_snapshot_append import _steps
+from tests.store.test_events_snapshots import _steps
 
 ODD = [
     {"b": 1, "a": [1.5, float("nan"), float("inf"), float("-inf"), -0.0, 1e16, 1e-7, 2**70]},

@@ -20,7 +20,7 @@ from service.store.platforms import Platforms
 from tests.conftest import examples
 from tests.helpers import beating_worker, create
 
-CONTRACT = Path(__file__).resolve().parent.parent / "openapi.yaml"
+CONTRACT = Path(__file__).resolve().parents[2] / "openapi.yaml"
 
 
 def test_openapi_yaml_is_what_the_app_serves(app, client):

@@ -277,7 +277,7 @@ def test_a_seat_concedes_in_every_game_and_the_log_replays_to_the_same_result(cl
     # the log with seat_conceded and the server's moves, the result with conceded
     from service.games import GAMES
     from service.http.openapi_components import prefix
-    from tests.test_typed_contract import problems
+    from tests.http.test_openapi_components_typed import problems
 
     shape = prefix(GAMES[game])
     assert problems("create", shape, created) == []
