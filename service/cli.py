@@ -37,6 +37,8 @@ from pathlib import Path
 import yaml
 
 from service import processes
+from service.application import listings
+from service.application.stores import Stores
 from service.config import Settings
 from service.http.middleware.request_hooks import configure_logging
 from service.store.embedded_redis import EmbeddedRedis, make_private
@@ -223,7 +225,6 @@ def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: f
 
 
 def migrate_keys(settings: Settings, source_url: str | None) -> None:
-    from service.application.matches import Matches
     from service.store.keys import Keys
     from service.store.migrate import migrate
     from service.store.redis_client import connect
@@ -238,7 +239,7 @@ def migrate_keys(settings: Settings, source_url: str | None) -> None:
             source, target, Keys(settings.namespace, settings.feed_partitions), same_server=source is target
         )
         # matches listed before the listings were narrowed by game and status are put in those too
-        done["listed"] = Matches(target, settings).index_listings()
+        done["listed"] = listings.index_listings(Stores.connect(target, settings))
     finally:
         if embedded:
             embedded.stop()
@@ -529,7 +530,7 @@ def rebuild_ratings(settings: Settings, here: bool) -> None:
         jobs_redis = for_jobs(settings.rq_redis_url, client)
         keys = Keys(settings.namespace, settings.feed_partitions)
         matches = Matches(client, settings, jobs_redis=jobs_redis)
-        plan = plan_rebuild(client, matches, [p["id"] for p in Platforms(client, keys).listed()])
+        plan = plan_rebuild(client, matches.repository, [p["id"] for p in Platforms(client, keys).listed()])
         queue = JobQueue(jobs_redis, keys)
         started = time.monotonic()
         ids = [

@@ -40,7 +40,7 @@ def request_platform(matches) -> dict | None:
     token = bearer()
     if token is None or not is_platform_key(token):
         return None
-    platform = matches.platform_of_key(token)
+    platform = matches.stores.platforms.of_key(token)
     if platform is None:
         raise ApiError(401, "unknown_platform_key", "this platform key is not one this server issued")
     if Platforms.ended(platform):
@@ -75,7 +75,7 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
     if is_platform_key(token):
         owner = request_platform(matches)
         assert owner is not None, "a platform key names its platform, or request_platform answers 401"
-        if matches.platform_of(match_id) != owner["id"]:
+        if matches.repository.meta(match_id).platform != owner["id"]:
             raise ApiError(403, "not_your_match", "this match belongs to another platform, or to none")
         if platform == "own":
             return None
@@ -84,9 +84,9 @@ def request_seat(matches, match_id: str, required: bool, platform: str | None = 
                 403, "platform_cannot_act", "a platform reads and moderates; seats act with their tokens"
             )
         return _seat_asked(matches, match_id, required)
-    seat = seat_for(token, matches.seat_hashes(match_id))
+    seat = seat_for(token, matches.repository.meta(match_id).seat_hashes)
     if seat is None:  # this process's copy of the tokens may predate a seat's new one: Redis decides
-        seat = seat_for(token, matches.seat_hashes(match_id, fresh=True))
+        seat = seat_for(token, matches.repository.meta(match_id, fresh=True).seat_hashes)
     if seat is None:
         raise ApiError(403, "wrong_token", "this token is not a seat of this match")
     asked = request.args.get("seat") if platform == "view" else None
@@ -123,21 +123,21 @@ def still_holds(matches, match_id: str, token: str, seat: int | None, fresh: boo
     a seat token still ``seat``'s. A seat's tokens are this process's copy, up to ``META_FRESH_S`` old, or,
     ``fresh``, what Redis holds now (a seat's new token is stored in the append that says it changed hands)."""
     if is_platform_key(token):
-        platform = matches.platform_of_key(token)
+        platform = matches.stores.platforms.of_key(token)
         return (
             platform is not None
             and not Platforms.ended(platform)
-            and platform["id"] == matches.platform_of(match_id)
+            and platform["id"] == matches.repository.meta(match_id).platform
         )
     if fresh:  # the one seat's digest, compared as every token is
-        return seat_for(token, (matches.seat_digest(match_id, seat) or "",)) == 0
-    return seat_for(token, matches.seat_hashes(match_id)) == seat
+        return seat_for(token, (matches.repository.seat_digest(match_id, seat) or "",)) == 0
+    return seat_for(token, matches.repository.meta(match_id).seat_hashes) == seat
 
 
 def _seat_number(asked: str, matches, match_id: str) -> int:
     """``?seat=`` as a seat of the match (``01`` and `` 1`` as webargs reads them); 400 when it is none."""
     text = asked.strip().lstrip("+")
-    seats = len(matches.seat_hashes(match_id))
+    seats = len(matches.repository.meta(match_id).seat_hashes)
     if not SEAT.fullmatch(text) or int(text) >= seats:
         raise ApiError(
             400, "invalid_request", f"seat must be 0 to {seats - 1}", fields={"seat": ["no such seat"]}

@@ -19,6 +19,7 @@ import redis
 
 from service.domain.ratings import RatedMatch, Rating, rate
 from service.store.keys import Keys
+from service.store.repository import MatchRepository
 
 APPLY = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
@@ -359,20 +360,19 @@ class PlayerStore:
 
 
 def plan_rebuild(
-    redis_client: redis.Redis, matches, platform_ids: Iterable[str]
+    redis_client: redis.Redis, repository: MatchRepository, platform_ids: Iterable[str]
 ) -> dict[tuple[str, str], list[str]]:
     """What ``matchlog ratings rebuild`` rates again: every finished match of every platform, by pool
     (read from its ``match_created`` alone; the pool's job reads the rest of each log)."""
     from service.domain.ratings import pool_of
-    from service.store.keys import Keys
 
-    keys = Keys(matches.settings.namespace)
+    keys = repository.keys
     plan: dict[tuple[str, str], list[str]] = {}
     for platform in platform_ids:
         listing = keys.listing(keys.platform_matches(platform), None, "finished")
         for member, _ in redis_client.zscan_iter(listing):
             match_id = member.decode()
-            _, first = matches.entries(match_id, until=1)
+            _, first = repository.read(match_id, until=1)
             if not first or first[0].type != "match_created":
                 continue
             data = first[0].data
