@@ -54,8 +54,9 @@ KNOWN = {
     ("service.cli", "redis"): "the command checks the Redis it is given",
     ("service.cli", "rq"): "matchlog worker runs RQ's worker",
 }
-"""Imports that break the rules above, each with why, until issue 40's later steps remove them (Matches
-split, the stores' errors translated in the store): this list may only shrink."""
+"""Imports that break the rules above, each with why, until issue 40's later steps remove them (a listing
+row's bytes made below http, the rate limiter's storage and the CLI's checks behind the store): this list may
+only shrink."""
 
 
 def module_name(path: Path) -> str:

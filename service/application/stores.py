@@ -1,6 +1,8 @@
 """The stores a process keeps its matches in, made once from a Redis client and the settings: the use cases
 (``service.application``) take what they need from here, and a caller that only reads or writes a store (a
-webhook's registration, a platform's key, the job queues) uses that store itself."""
+webhook's registration, a platform's key, the job queues) uses that store itself. The match commands
+(``Matches``) hang what follows every append (listings, the abandonment watch, bot budgets) on the repository:
+a process that appends makes its ``Matches`` first."""
 
 from __future__ import annotations
 
