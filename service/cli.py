@@ -217,7 +217,8 @@ def manage_keys(settings: Settings, action: str, subject: str | None, grace_s: f
 
 
 def migrate_keys(settings: Settings, source_url: str | None) -> None:
-    from service.application.matches import Matches
+    from service.application import listings
+    from service.application.stores import Stores
     from service.store.embedded_redis import EmbeddedRedis
     from service.store.keys import Keys
     from service.store.migrate import migrate
@@ -233,7 +234,7 @@ def migrate_keys(settings: Settings, source_url: str | None) -> None:
             source, target, Keys(settings.namespace, settings.feed_partitions), same_server=source is target
         )
         # matches listed before the listings were narrowed by game and status are put in those too
-        done["listed"] = Matches(target, settings).index_listings()
+        done["listed"] = listings.index_listings(Stores.connect(target, settings))
     finally:
         if embedded:
             embedded.stop()
@@ -540,7 +541,7 @@ def rebuild_ratings(settings: Settings, here: bool) -> None:
         jobs_redis = for_jobs(settings.rq_redis_url, client)
         keys = Keys(settings.namespace, settings.feed_partitions)
         matches = Matches(client, settings, jobs_redis=jobs_redis)
-        plan = plan_rebuild(client, matches, [p["id"] for p in Platforms(client, keys).listed()])
+        plan = plan_rebuild(client, matches.repository, [p["id"] for p in Platforms(client, keys).listed()])
         queue = JobQueue(jobs_redis, keys)
         started = time.monotonic()
         ids = [

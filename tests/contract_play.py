@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from service.application.deliveries import Deliveries
 from service.store.keys import Keys
 from service.store.platforms import Platforms
 from service.store.webhooks import joined
@@ -173,7 +174,7 @@ def play(
     ]
     firsts = {entry["type"]: entry for entry in entries}
     for entry in [*firsts.values(), *rng.sample(entries, min(20, len(entries)))]:
-        app.extensions["matchlog"].deliver(match_id, entry["version"], (entry["type"],))
+        Deliveries(app.extensions["matchlog"].stores).deliver(match_id, entry["version"], (entry["type"],))
     listed = client.get("/v1/matches", headers=platform)
     seen("lobby", listed.json)
 
@@ -193,6 +194,6 @@ def capture_webhooks(app, seen: Seen) -> None:
     matches = app.extensions["matchlog"]
 
     def enqueue(delivery_id, hook_id, body, shared=None):
-        seen("webhook", json.loads(joined(body, matches.delivery_body(shared)) if shared else body))
+        seen("webhook", json.loads(joined(body, matches.stores.webhooks.body(shared)) if shared else body))
 
-    matches._jobs.enqueue_delivery = enqueue  # the queue the app delivers through, caught before RQ
+    matches.stores.jobs.enqueue_delivery = enqueue  # the queue the app delivers through, caught before RQ

@@ -37,8 +37,8 @@ def counted_uuid(start: int = 0) -> SimpleNamespace:
 
 
 def install() -> None:
-    from service.application import matches
+    from service.application import analysis, matches
     from service.domain import lifecycle
 
     lifecycle.secrets = counted_secrets()  # type: ignore[assignment]
-    matches.uuid = counted_uuid()  # type: ignore[assignment]
+    matches.uuid = analysis.uuid = counted_uuid()  # type: ignore[assignment]  # one count: ids in the order made

@@ -367,11 +367,15 @@ def _status(text: str) -> tuple[int | None, str]:
 @contextmanager
 def in_process(settings, fake_redis, monkeypatch) -> Iterator[Server]:
     """A server in this process on fakeredis; after each command, the jobs a worker would run."""
-    from service.application import matches
+    from service.application import analysis, matches
     from service.domain import lifecycle
 
     monkeypatch.setattr(lifecycle, "secrets", doc_seeds.counted_secrets())
-    monkeypatch.setattr(matches, "uuid", doc_seeds.counted_uuid())
+    counted = (
+        doc_seeds.counted_uuid()
+    )  # one count for the match ids and the analysis jobs': in the order made
+    monkeypatch.setattr(matches, "uuid", counted)
+    monkeypatch.setattr(analysis, "uuid", counted)
     app = create_app(settings, fake_redis)
     _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
     running = make_server("127.0.0.1", 0, app, threaded=True)

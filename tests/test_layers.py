@@ -48,21 +48,15 @@ KNOWN = {
     # a layer reaching above itself
     ("service.store.rows", "service.http.schemas"): "a listing row is kept as the bytes MatchSchema dumps",
     ("service.store.rows", "service.http.fastload"): "the same: MatchSchema's compiled dump",
-    ("service.store.platforms", "service.http.schemas"): "name_refusal, the rule for a shown name",
-    ("service.application.matches", "service.http.schemas"): "name_refusal, the rule for a shown name",
     ("service.store.redis_client", "service.serving"): "send_whole, one send per command",
     # redis outside the store
-    ("service.application.matches", "redis"): "Matches runs Redis commands itself (abandonment, bot budgets)",
-    ("service.application.livefeed", "redis"): "the live feed's reader catches RedisError",
-    ("service.http.app", "redis"): "create_app takes a client (its type)",
-    ("service.http.routes", "redis"): "the SSE stream catches RedisError",
-    ("service.http.errors", "redis"): "the error format maps redis-py's errors to 503",
     ("service.http.middleware.ratelimits", "redis"): "flask-limiter's storage on the match store's Redis",
     ("service.cli", "redis"): "the command checks the Redis it is given",
     ("service.cli", "rq"): "matchlog worker runs RQ's worker",
 }
-"""Imports that break the rules above, each with why, until issue 40's later steps remove them (Matches
-split, the stores' errors translated in the store): this list may only shrink."""
+"""Imports that break the rules above, each with why, until issue 40's later steps remove them (a listing
+row's bytes made below http, the rate limiter's storage and the CLI's checks behind the store): this list may
+only shrink."""
 
 
 def module_name(path: Path) -> str:

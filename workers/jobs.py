@@ -18,7 +18,12 @@ import redis
 from rq import get_current_job
 
 from service import metrics
-from service.application.matches import Matches, now
+from service.application import entry_time
+from service.application.analysis import Analysis
+from service.application.bots import Bots
+from service.application.deliveries import Deliveries
+from service.application.matches import Matches
+from service.application.scoring import Scoring
 from service.config import Settings
 from service.domain import ratings
 from service.store.jobqueue import DELIVERY_RETRIES
@@ -87,9 +92,11 @@ def score_match(match_id: str, namespace: str) -> dict[str, Any]:
     """The match's scores; once it is over, also recorded in its log as ``match_scored``."""
     try:
         matches = _matches(namespace)
-        result = matches.record_result(match_id)
+        result = Scoring(matches.stores).record_result(match_id)
         if result.get("final"):
-            matches.request_rating(match_id)  # the projector asks again when it sees match_scored
+            Scoring(matches.stores).request_rating(
+                match_id
+            )  # the projector asks again when it sees match_scored
     except Exception:
         metrics.JOBS.labels("score_match", "failed").inc()
         raise
@@ -99,14 +106,14 @@ def score_match(match_id: str, namespace: str) -> dict[str, Any]:
 
 def bot_move(match_id: str, seat: int, version: int, namespace: str) -> dict[str, Any]:
     """A bot seat's move at ``version``; nothing if the match has moved on."""
-    answer = _matches(namespace).bot_move(match_id, seat, version)
+    answer = Bots(_matches(namespace)).move(match_id, seat, version)
     metrics.JOBS.labels("bot_move", "finished" if answer else "stale").inc()
     return {"moved": answer is not None}
 
 
 def check_clock(match_id: str, version: int, namespace: str) -> dict[str, Any]:
     """A deadline: the seat out of time gets its ``on_timeout``, unless a move beat it."""
-    outcome = _matches(namespace).check_clock(match_id, version)
+    outcome = _matches(namespace).clocks.check(match_id, version)
     metrics.JOBS.labels("check_clock", outcome.replace(" ", "_")).inc()
     return {"outcome": outcome}
 
@@ -119,7 +126,7 @@ def deliver_webhook(
     delivery's own fields); without it, as a job of an older release has it, ``body`` is the whole body.
     With its platform's delivery slots all taken, the delivery comes again a little later."""
     matches = _matches(namespace)
-    hook = matches.webhook(hook_id)
+    hook = matches.stores.webhooks.get(hook_id)
     if hook is None:
         return {"delivered": False, "why": "the webhook is gone"}
     if hook["status"] != "enabled":
@@ -128,19 +135,19 @@ def deliver_webhook(
     retries_left = job.retries_left if job and job.retries_left is not None else 0
     attempt = (DELIVERY_RETRIES.max - retries_left) + 1
     if shared is not None:
-        rest = matches.delivery_body(shared)
+        rest = matches.stores.webhooks.body(shared)
         if rest is None:
             metrics.JOBS.labels("deliver_webhook", "expired").inc()
             return {"delivered": False, "why": "its body is no longer kept"}
         body = joined(body, rest)
     data = body.encode()
-    with matches.delivery_slot(hook["platform"], delivery_id) as slot:
+    with Deliveries(matches.stores).slot(hook["platform"], delivery_id) as slot:
         if not slot and job is not None:
-            matches.defer_delivery(job.id, tuple(job.args), retries_left)
+            matches.stores.jobs.defer_delivery(job.id, tuple(job.args), retries_left)
             metrics.JOBS.labels("deliver_webhook", "deferred").inc()
             return {"delivered": False, "why": "deferred: the platform's delivery slots are taken"}
         outcome = _attempt(matches.settings, hook, delivery_id, data, attempt)
-    disabled = matches.record_delivery(hook_id, outcome, last=retries_left == 0)
+    disabled = matches.stores.webhooks.record(hook_id, outcome, last=retries_left == 0)
     if outcome["outcome"] != "status" or not 200 <= outcome["status"] < 300:
         metrics.JOBS.labels("deliver_webhook", "disabled" if disabled else "retried").inc()
         where = urllib.parse.urlsplit(
@@ -166,7 +173,7 @@ def _attempt(
         DELIVERY_HEADER: delivery_id,
     }
     started = time.monotonic()
-    outcome: dict[str, Any] = {"delivery": delivery_id, "attempt": attempt, "at": now()}
+    outcome: dict[str, Any] = {"delivery": delivery_id, "attempt": attempt, "at": entry_time.now()}
     try:  # checked again, and sent to the address checked: the name may point elsewhere by now
         status = post(
             hook["url"],
@@ -189,10 +196,10 @@ def rate_match(match_id: str, namespace: str) -> dict[str, Any]:
     """Rate a scored match: it joins its pool's queue, and the queue is rated in the order its matches
     ended (``PlayerStore.process``); run twice, or beside another worker's, it counts the match once."""
     matches = _matches(namespace)
-    platform = matches.platform_of(match_id)
+    platform = matches.repository.meta(match_id).platform
     if platform is None:
         return {"rated": False, "why": "anonymous"}
-    _, entries = matches.entries(match_id)
+    _, entries = matches.repository.read(match_id)
     match, why = ratings.rated_match(match_id, entries)
     store = _players(namespace)
     if match is None:
@@ -218,7 +225,7 @@ def rate_match(match_id: str, namespace: str) -> dict[str, Any]:
             }
             for player, (mu, sigma) in after.items()
         ]
-        matches.deliver_event(
+        Deliveries(matches.stores).deliver_event(
             platform,
             "rating_changed",
             f"rated-{done.match_id}",
@@ -234,7 +241,7 @@ def rebuild_ratings(platform: str, pool: str, match_ids: list[str], namespace: s
     matches = _matches(namespace)
     rated = []
     for match_id in match_ids:
-        _, entries = matches.entries(match_id)
+        _, entries = matches.repository.read(match_id)
         match, _ = ratings.rated_match(match_id, entries)
         if match is not None and match.pool == pool:
             rated.append(match)
@@ -247,7 +254,7 @@ def analyse_match(match_id: str, namespace: str) -> dict[str, Any]:
     """Analyse a finished match (``service.domain.analysis``), keeping its progress and result beside it; run twice,
     the result kept first stays (the analysis is pure: both runs compute the same one)."""
     try:
-        answer = _matches(namespace).analyse(match_id)
+        answer = Analysis(_matches(namespace).stores).run(match_id)
     except Exception:
         metrics.JOBS.labels("analyse_match", "failed").inc()
         raise

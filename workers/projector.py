@@ -27,7 +27,10 @@ from collections.abc import Callable
 import redis
 
 from service import metrics
+from service.application.bots import Bots
+from service.application.deliveries import Deliveries
 from service.application.matches import Matches
+from service.application.scoring import Scoring
 from service.domain.ratings import epoch_ms, pool_of
 from service.domain.replay import MatchState
 from service.domain.serverkey import ServerKey, WrongServerKey
@@ -57,6 +60,8 @@ class Projector:
     ):
         """``redis_client``: the match store's, whose feed it follows."""
         self.matches = matches
+        self.scoring = Scoring(matches.stores)
+        self.deliveries = Deliveries(matches.stores)
         self.store = EventStore.of(redis_client, matches.settings)
         self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
         self.block_ms = block_ms
@@ -77,36 +82,36 @@ class Projector:
     def handle(self, notice: FeedNotice) -> bool:
         """Do a notice's work; False while it must stay pending (a finished game not yet scored)."""
         if not self._needs_state(notice):
-            self.matches.deliver(notice.match_id, notice.version, notice.types)
+            self.deliveries.deliver(notice.match_id, notice.version, notice.types)
             return True
         try:
             state = self.matches.load(notice.match_id, notice.version)
         except MatchNotFound:
             log.warning("feed names unknown match %s", notice.match_id)
             return True
-        self.matches.deliver(notice.match_id, notice.version, notice.types)  # before the ack: none is lost
+        self.deliveries.deliver(notice.match_id, notice.version, notice.types)  # before the ack: none is lost
         if state.finished and state.result is None and self.matches.load(notice.match_id).result is None:
             self._hold_rating(notice, state)
-            self.matches.request_scoring(notice.match_id, notice.version, reuse=False)
+            self.scoring.request_scoring(notice.match_id, notice.version, reuse=False)
             return False
         if "match_scored" in notice.types:  # the match will not change again: one snapshot is enough
-            self.matches.request_rating(notice.match_id)  # the scoring job asked too; a match is rated once
-            self.matches.compact(notice.match_id)
+            self.scoring.request_rating(notice.match_id)  # the scoring job asked too; a match is rated once
+            self.matches.repository.compact(notice.match_id)
         elif (
             self._remember_extras(notice.match_id, state)
             and self.store.version(notice.match_id) == notice.version
         ):  # they answer the latest version only
-            self.matches.bots_to_move(notice.match_id, state)
-            self.matches.schedule_deadline(notice.match_id, state)
+            Bots(self.matches).to_move(notice.match_id, state)
+            self.matches.clocks.schedule(notice.match_id, state)
         return True
 
     def _hold_rating(self, notice: FeedNotice, state: MatchState) -> None:
         """A platform's game ended: its place in its rating pool's queue, by the time it ended, so that the
         matches that end after it are rated after it even when they are scored first."""
-        platform = self.matches.platform_of(notice.match_id)
+        platform = self.matches.repository.meta(notice.match_id).platform
         if platform is None or "seed_revealed" not in notice.types:
             return
-        _, entries = self.matches.entries(
+        _, entries = self.matches.repository.read(
             notice.match_id, after=notice.version - len(notice.types), until=notice.version
         )
         ended = [entry.at for entry in entries if entry.type == "seed_revealed"]
@@ -139,7 +144,7 @@ class Projector:
             ServerKey(self.matches.settings.secret_key).claim(self.redis, self.keys.server_key)
             self._key_checked = True
         notices = self._rebalance() + self._chores()
-        self.matches.move_due_jobs()  # deadlines and delayed retries: every worker moves them when due
+        self.matches.stores.jobs.enqueue_overdue()  # deadlines and delayed retries: every worker moves them when due
         if not notices:
             owned = self.leases.owned()  # COUNT is per stream: a few hundred notices a step at most
             notices = self.store.read_feed(
@@ -213,7 +218,7 @@ class Projector:
             notices += self.store.claim_stale(GROUP, self.consumer, partition, self.claim_idle_ms)
             self.store.trim_feed(partition)
             self.store.drop_idle_consumers(GROUP, partition, 10 * self.claim_idle_ms)
-        self.matches.clean_job_registries()
+        self.matches.stores.jobs.clean_registries()
         metrics.FEED_LAG.set(self.store.feed_lag(GROUP, owned))
         return notices
 

@@ -20,6 +20,7 @@ import redis
 from rq import SimpleWorker
 from rq.job import Job
 
+from service.application.abandonment import Abandonment
 from service.application.matches import Matches
 from service.config import Settings
 from service.domain.serverkey import ServerKey, WrongServerKey
@@ -65,13 +66,13 @@ def abandonment_period_s(after_s: float) -> float:
 
 def end_abandoned(matches: Matches, stop: threading.Event) -> None:
     """The abandonment chore: until ``stop``, end the matches idle for ``MATCHLOG_ABANDON_AFTER_S``
-    (``Matches.end_abandoned``). Several workers may run it at once: an abort is a versioned append, so a
+    (``Abandonment.end_abandoned``). Several workers may run it at once: an abort is a versioned append, so a
     match is ended once."""
     if matches.settings.abandon_after_s <= 0:
         return
     while not stop.wait(abandonment_period_s(matches.settings.abandon_after_s)):
         try:
-            while len(matches.end_abandoned()) == 100:  # a full batch: there may be more
+            while len(Abandonment(matches).end_abandoned()) == 100:  # a full batch: there may be more
                 pass
         except redis.exceptions.RedisError as error:
             log.warning("abandonment: redis unavailable (%s); trying again later", error)

@@ -23,13 +23,14 @@ import socket
 import threading
 from collections import OrderedDict
 
-import redis
-
 from service import metrics
 from service.application.matches import Matches
 from service.domain import projections
 from service.domain.chain import Recorded
+from service.games import GAMES
+from service.store.errors import StoreFailure
 from service.store.events import EventStore
+from service.store.redis_client import Client
 
 log = logging.getLogger("matchlog.livefeed")
 
@@ -67,7 +68,7 @@ class Subscription:
 
 
 class LiveFeed:
-    def __init__(self, matches: Matches, redis_client: redis.Redis, block_ms: int = 250):
+    def __init__(self, matches: Matches, redis_client: Client, block_ms: int = 250):
         """``redis_client``: the match store's, whose feed it follows."""
         self.matches = matches
         self.feed = EventStore.of(redis_client, matches.settings)
@@ -91,7 +92,7 @@ class LiveFeed:
         with self._lock:
             text = self._rendered.get(key)
         if text is None:
-            engine = self.matches.engine_of(match_id)
+            engine = GAMES[self.matches.repository.meta(match_id).game_id]
             # an entry travels alone here: it says its match's game (the contract's FeedEntry)
             shown = {"game": engine.info.id, **projections.entry_view(engine, entry, seat, revealed, sealed)}
             body = json.dumps(shown, separators=(",", ":"))
@@ -180,7 +181,7 @@ class LiveFeed:
                     self._cursors.update({p: c for p, c in cursors.items() if p in self._cursors})
                 for match_id, version in moved.items():
                     self._hand_out(match_id, version)
-            except redis.exceptions.RedisError as error:  # away, or a cluster failing over
+            except StoreFailure as error:  # away, or a cluster failing over
                 log.warning("redis unavailable (%s); the live feed retries", error)
                 threading.Event().wait(1.0)
             except Exception:  # a reader that dies silently would leave every subscriber waiting
@@ -193,7 +194,7 @@ class LiveFeed:
             followers = list(self._subscribers.get(match_id, ()))
         if after is None or version <= after or not followers:
             return
-        _, entries = self.matches.entries(match_id, after=after, until=version)
+        _, entries = self.matches.repository.read(match_id, after=after, until=version)
         with self._lock:
             if match_id in self._dispatched:
                 self._dispatched[match_id] = max(self._dispatched[match_id], version)

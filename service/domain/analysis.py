@@ -23,6 +23,7 @@ from typing import Any
 
 from service.domain import replay
 from service.domain.chain import Recorded
+from service.domain.errors import NoAnalysis
 from service.games import GAMES
 from service.games.protocol import Action, Game, IllegalAction
 
@@ -41,10 +42,6 @@ EPSILON = 1e-9
 """Losses this small are float noise: the action is the best."""
 NOT_CHOSEN = (replay.BY_TIMEOUT, replay.BY_CONCESSION)
 """``acted_by`` marks of moves the server made for a seat: not the seat's choice, not analysed."""
-
-
-class NoAnalysis(Exception):
-    """The game has no analyst, or no way to judge a seat's choices from what it could see."""
 
 
 def available(engine: Game) -> bool:

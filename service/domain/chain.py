@@ -40,6 +40,7 @@ from json.encoder import (  # type: ignore[attr-defined]
 )
 from typing import Any
 
+from service.domain.errors import BrokenChain
 from service.domain.immutable import replaced
 
 SEALED_CHAIN = 2
@@ -192,14 +193,6 @@ def commitment(key: bytes, entry: Recorded) -> str:
     """HMAC-SHA256 of the whole entry (version, type, seat, data) under the match's commitment key."""
     message = canonical_json([entry.version, entry.type, entry.seat, entry.without_content().data])
     return hmac.new(key, message, hashlib.sha256).hexdigest()
-
-
-class BrokenChain(ValueError):
-    """A log entry whose hash does not follow from the entries before it: the log was changed."""
-
-    def __init__(self, version: int, why: str = "breaks the hash chain: the log was changed at or before it"):
-        super().__init__(f"entry {version} {why}")
-        self.version = version
 
 
 class BrokenSeal(BrokenChain):

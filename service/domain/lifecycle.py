@@ -22,6 +22,7 @@ import jsonschema
 
 from service.domain import clocks, replay
 from service.domain.chain import Recorded, commitment_key
+from service.domain.errors import IllegalRecordMove
 from service.domain.immutable import replaced
 from service.domain.replay import MatchState
 from service.games import GAMES
@@ -68,15 +69,6 @@ def refusals_of(game: Game) -> dict[str, Refusal]:
         **game.refusals,
         **{code: refusal for code, refusal in SHELL_REFUSALS.items() if code not in game.refusals},
     }
-
-
-class IllegalRecordMove(Exception):
-    """Move ``number`` (1-based) of an imported game record breaks a rule."""
-
-    def __init__(self, number: int, refusal: IllegalAction):
-        super().__init__(f"move {number}: {refusal.message}")
-        self.number = number
-        self.refusal = refusal
 
 
 @dataclass(frozen=True)

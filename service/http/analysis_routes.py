@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from service.application.matches import MatchNotOver
+from service.application.analysis import Analysis
 from service.domain import analysis
+from service.domain.errors import MatchNotOver
 from service.domain.tokens import is_platform_key
 from service.http import schemas
 from service.http.auth import bearer, request_seat
@@ -25,7 +26,7 @@ def _reader(match_id: str) -> str:
     seat = request_seat(matches(), match_id, required=False, platform="own")
     if seat is not None:
         return f"seat:{seat}"
-    platform = matches().platform_of(match_id)
+    platform = matches().repository.meta(match_id).platform
     # a spectator's answer holds no token: any key will do (``ANYONE``'s keys guard tokens)
     return "platform:" + platform if platform and _has_key() else "spectator"
 
@@ -49,13 +50,13 @@ def request_analysis(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
 
     def ask(remember: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
         try:
-            return matches().request_analysis(match_id)
+            return Analysis(matches().stores).request(match_id)
         except MatchNotOver as error:
             raise ApiError(409, "match_not_over", str(error)) from None
         except analysis.NoAnalysis as error:
             raise ApiError(422, "analysis_unavailable", str(error)) from None
 
-    return matches().once(match_id, "analysis", caller, headers.get("idempotency_key"), [], ask)
+    return matches().idempotency.once(match_id, "analysis", caller, headers.get("idempotency_key"), [], ask)
 
 
 @v1.route("/matches/<match_id>/analysis", methods=["GET"])
@@ -66,8 +67,8 @@ def get_analysis(match_id: str) -> dict[str, Any]:
     """The match's analysis: ``queued`` or ``running`` with its progress (actions judged of all), then
     ``done`` with the result, kept; 404 ``analysis_not_found`` when nobody has asked for it."""
     _reader(match_id)
-    matches().engine_of(match_id)  # 404 match_not_found first
-    found = matches().analysis(match_id)
+    matches().repository.meta(match_id)  # 404 match_not_found first
+    found = matches().stores.analyses.read(match_id)
     if found is None:
         raise ApiError(
             404, "analysis_not_found", "nobody has asked for this match's analysis: POST to ask for it"

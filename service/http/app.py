@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import redis
 from flask import Flask
 from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import metrics
 from service.application.livefeed import LiveFeed
-from service.application.matches import KNOWN_SEED_REASONS, Matches
+from service.application.matches import Matches
 from service.config import Settings
+from service.domain.errors import KNOWN_SEED_REASONS
 from service.domain.lifecycle import refusals_of
 from service.games import (
     GAMES,
@@ -35,8 +35,9 @@ from service.http.middleware import guards, ratelimits, request_hooks
 from service.http.middleware.express import Express
 from service.http.routes import answers, body_types, probes, v1
 from service.http.viewer import viewer
+from service.store import errors as store_errors
 from service.store.players import PlayerStore
-from service.store.redis_client import connect
+from service.store.redis_client import Client, connect
 
 DESCRIPTION = """\
 Matchlog hosts tabletop games over HTTP. A client creates a match, gets one secret token per seat,
@@ -78,7 +79,7 @@ class MatchlogFlask(Flask):
         return sync
 
 
-def create_app(settings: Settings | None = None, redis_client: redis.Redis | None = None) -> Flask:
+def create_app(settings: Settings | None = None, redis_client: Client | None = None) -> Flask:
     settings = settings or Settings.from_env()
     if redis_client is None:
         if not settings.redis_url:
@@ -174,7 +175,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     app.register_blueprint(viewer)  # pages for people, outside the API's contract
     app.register_blueprint(apidocs)  # /docs: the contract as an interactive reference (Swagger UI)
     moves_socket.install(app)  # the moves socket: a WebSocket, outside the OpenAPI contract too
-    errors.register(app)  # after Api(), whose own HTTP error handler it replaces
+    errors.register(app, store_errors.translated)  # after Api(), whose own HTTP error handler it replaces
     request_hooks.install(
         app, settings.cors_origins, metrics.observe_request
     )  # before the guards: a preflight

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from flask import request
 
@@ -18,19 +18,18 @@ from service.domain.tokens import is_platform_key, seat_for, token_hash
 from service.http.errors import ApiError
 from service.store.platforms import Platforms
 
+if TYPE_CHECKING:
+    from service.application.stores import Stores
+    from service.store.repository import MatchRepository
+
 SEAT = re.compile(r"[0-9]{1,2}")  # ASCII digits: str.isdigit() also takes "²", which int() refuses
 
 
 class Credentials(Protocol):
     """What the checks read of the matches: the platforms' keys and the seats' tokens (``Matches``)."""
 
-    def platform_of_key(self, key: str) -> dict | None: ...
-
-    def platform_of(self, match_id: str) -> str | None: ...
-
-    def seat_hashes(self, match_id: str, fresh: bool = False) -> tuple[str, ...]: ...
-
-    def seat_digest(self, match_id: str, seat: int) -> str | None: ...
+    stores: Stores
+    repository: MatchRepository
 
 
 def bearer() -> str | None:
@@ -53,7 +52,7 @@ def request_platform(matches: Credentials) -> dict | None:
     token = bearer()
     if token is None or not is_platform_key(token):
         return None
-    platform = matches.platform_of_key(token)
+    platform = matches.stores.platforms.of_key(token)
     if platform is None:
         raise ApiError(401, "unknown_platform_key", "this platform key is not one this server issued")
     if Platforms.ended(platform):
@@ -90,7 +89,7 @@ def request_seat(
     if is_platform_key(token):
         owner = request_platform(matches)
         assert owner is not None, "a platform key names its platform, or request_platform answers 401"
-        if matches.platform_of(match_id) != owner["id"]:
+        if matches.repository.meta(match_id).platform != owner["id"]:
             raise ApiError(403, "not_your_match", "this match belongs to another platform, or to none")
         if platform == "own":
             return None
@@ -99,9 +98,9 @@ def request_seat(
                 403, "platform_cannot_act", "a platform reads and moderates; seats act with their tokens"
             )
         return _seat_asked(matches, match_id, required)
-    seat = seat_for(token, matches.seat_hashes(match_id))
+    seat = seat_for(token, matches.repository.meta(match_id).seat_hashes)
     if seat is None:  # this process's copy of the tokens may predate a seat's new one: Redis decides
-        seat = seat_for(token, matches.seat_hashes(match_id, fresh=True))
+        seat = seat_for(token, matches.repository.meta(match_id, fresh=True).seat_hashes)
     if seat is None:
         raise ApiError(403, "wrong_token", "this token is not a seat of this match")
     asked = request.args.get("seat") if platform == "view" else None
@@ -140,21 +139,23 @@ def still_holds(
     a seat token still ``seat``'s. A seat's tokens are this process's copy, up to ``META_FRESH_S`` old, or,
     ``fresh``, what Redis holds now (a seat's new token is stored in the append that says it changed hands)."""
     if is_platform_key(token):
-        platform = matches.platform_of_key(token)
+        platform = matches.stores.platforms.of_key(token)
         return (
             platform is not None
             and not Platforms.ended(platform)
-            and platform["id"] == matches.platform_of(match_id)
+            and platform["id"] == matches.repository.meta(match_id).platform
         )
     if fresh:  # the one seat's digest, compared as every token is (a seat token always has its seat)
-        return seat is not None and seat_for(token, (matches.seat_digest(match_id, seat) or "",)) == 0
-    return seat_for(token, matches.seat_hashes(match_id)) == seat
+        return (
+            seat is not None and seat_for(token, (matches.repository.seat_digest(match_id, seat) or "",)) == 0
+        )
+    return seat_for(token, matches.repository.meta(match_id).seat_hashes) == seat
 
 
 def _seat_number(asked: str, matches: Credentials, match_id: str) -> int:
     """``?seat=`` as a seat of the match (``01`` and `` 1`` as webargs reads them); 400 when it is none."""
     text = asked.strip().lstrip("+")
-    seats = len(matches.seat_hashes(match_id))
+    seats = len(matches.repository.meta(match_id).seat_hashes)
     if not SEAT.fullmatch(text) or int(text) >= seats:
         raise ApiError(
             400, "invalid_request", f"seat must be 0 to {seats - 1}", fields={"seat": ["no such seat"]}

@@ -11,32 +11,37 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
-import redis
 from flask import Flask, current_app, has_request_context, jsonify
 from werkzeug.exceptions import HTTPException, default_exceptions
 
 from service import metrics
-from service.application.matches import (
+from service.domain.errors import (
+    BrokenChain,
     GuessableIdempotencyKey,
     HiddenUntilRevealed,
     IdempotencyKeyInProgress,
     IdempotencyKeyReused,
+    IllegalRecordMove,
     KnownSeedRefused,
+    MatchNotFound,
     MatchOver,
     NoRecordFormat,
     NoSuchSeat,
+    NotReplicated,
+    NotTheHolder,
     OutOfTime,
     SeatTaken,
+    StorageFull,
     TooManyBotMatches,
+    TooManyWebhooks,
+    Unavailable,
+    VersionConflict,
+    VersionNotFound,
 )
-from service.domain.chain import BrokenChain
-from service.domain.lifecycle import IllegalRecordMove
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
-from service.store.events import NotReplicated, NotTheHolder, VersionConflict
-from service.store.repository import MatchNotFound, VersionNotFound
-from service.store.webhooks import TooManyWebhooks
 
 log = logging.getLogger("matchlog")
 
@@ -157,37 +162,6 @@ def http_error(error: HTTPException):
     return response
 
 
-STORAGE_DOWN = (
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
-    redis.exceptions.BusyLoadingError,
-    redis.exceptions.ClusterError,  # a cluster failing over (CLUSTERDOWN, MASTERDOWN, redirected over and over)
-    redis.exceptions.TryAgainError,
-    redis.exceptions.SlotNotCoveredError,
-    redis.exceptions.AskError,  # and MovedError: a slot moving, or its master changed
-    redis.exceptions.ReadOnlyError,
-)
-UNAVAILABLE_REPLY = re.compile(
-    r"(?:^|caused error: |: -)(?:CLUSTERDOWN|LOADING|MASTERDOWN|NOREPLICAS|READONLY|TRYAGAIN) "
-)
-"""Error replies of a store that is away or failing over, as redis-py leaves them in a plain ResponseError: one it
-has no class for (NOREPLICAS), and any of them inside a pipeline's error or a script's (Redis 6)."""
-
-
-def _in_an_outage(error: BaseException | None) -> bool:
-    """Whether ``error`` is, or was raised while handling, an error of the store being away: redis-py's cluster
-    client asks the cluster for its layout again when a master fails, and raises what that meets (nodes that
-    disagree on who holds a slot, none reachable) in place of the error that sent it."""
-    seen = 0
-    while error is not None and seen < 8:  # a chain is short; a cycle of contexts is not followed for ever
-        if isinstance(error, STORAGE_DOWN) or (
-            isinstance(error, redis.exceptions.ResponseError) and UNAVAILABLE_REPLY.search(str(error))
-        ):
-            return True
-        error, seen = error.__cause__ or error.__context__, seen + 1
-    return False
-
-
 def _unavailable(error: Exception) -> ApiError:
     return ApiError(503, "storage_unavailable", "the match store is unreachable; retry shortly")
 
@@ -252,11 +226,9 @@ DOMAIN = {
         "send the request again with the same Idempotency-Key to learn whether it was "
         "appended (its first answer comes back) or to append it now",
     ),
-    **dict.fromkeys(STORAGE_DOWN, _unavailable),
-    # neither says more than its kind: a store away, or a bug
-    redis.exceptions.ResponseError: lambda e: (_unavailable if _in_an_outage(e) else _unexpected)(e),
-    redis.exceptions.RedisClusterException: lambda e: (_unavailable if _in_an_outage(e) else _unexpected)(e),
-    redis.exceptions.OutOfMemoryError: lambda e: ApiError(
+    # the store's failures, as the store translates redis-py's (``service.store.errors.translated``)
+    Unavailable: _unavailable,
+    StorageFull: lambda e: ApiError(
         503, "storage_full", "the match store is full and refuses new writes; nothing was lost"
     ),
 }
@@ -289,10 +261,13 @@ def retry_after(status: int, given: str | None) -> str | None:
     return None
 
 
-def register(app: Flask) -> None:
+def register(app: Flask, translate: Callable[[Exception], Exception] = lambda error: error) -> None:
+    """The error format as the app's handlers; ``translate`` puts a failure of the store in the domain's
+    words first (``service.store.errors.translated``)."""
+
     @app.errorhandler(ApiError)
     def api_error(error: Exception):
-        answer = api_error_of(error)
+        answer = api_error_of(translate(error))
         return jsonify(answer.body), answer.status
 
     for kind in DOMAIN:

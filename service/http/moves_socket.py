@@ -38,6 +38,7 @@ from service.http.errors import ApiError, api_error_of, flatten, invalid
 from service.http.middleware import ratelimits
 from service.http.routes import load_action
 from service.serving import send_whole
+from service.store.errors import translated
 
 sock = Sock()
 
@@ -247,13 +248,13 @@ def _serve(app: Flask, connection: _Connection, match_id: str) -> None:
     try:
         seat = acting_seat(matches, match_id)
     except Exception as error:  # refused: said once, in the API's error format, then closed
-        refusal = api_error_of(error)
+        refusal = api_error_of(translated(error))
         connection.send(text({"status": refusal.status, **refusal.body}))
         connection.close(websocket_frames.POLICY_VIOLATION)
         return
     token = bearer()
     assert token is not None, "acting_seat found the seat by it"
-    game_id = matches.engine_of(match_id).info.id
+    game_id = matches.repository.meta(match_id).game_id
     while True:
         # woken every CHECK_S when idle: a seat handed over closes its socket within seconds, unasked; once
         # the client has closed, its last bytes are drained as the connection closes (_Lingering)
@@ -309,7 +310,7 @@ def _answer(
             holder=token_hash(token),
         )
     except Exception as error:
-        refusal = api_error_of(error)
+        refusal = api_error_of(translated(error))
         return {"status": refusal.status, **refusal.body}
     metrics.appended(game_id, len(answer["events"]))
     return {"status": 201, **answer}

@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable, Hashable
 from typing import Any, cast
 
-import redis
 from flask import Response, current_app, request, stream_with_context
 from flask_smorest import Blueprint as _Blueprint
 from flask_smorest.utils import deepupdate
@@ -19,9 +18,12 @@ from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
 from service import metrics
+from service.application import entry_time, listings, log_views, records
+from service.application.idempotency import ANYONE
 from service.application.livefeed import CHECK_S, Full, LiveFeed, Subscription, client_gone
-from service.application.matches import ANYONE, Matches, NewMatch
-from service.application.matches import now as matches_now
+from service.application.matches import Matches, NewMatch
+from service.application.scoring import Scoring
+from service.application.seats import Seats
 from service.domain import clocks, projections
 from service.domain.chain import Recorded
 from service.domain.lifecycle import refusals_of
@@ -43,6 +45,7 @@ from service.http.auth import (
 from service.http.errors import ApiError, flatten, invalid
 from service.http.middleware.guards import GuardedJSON
 from service.store import packs
+from service.store.errors import StoreFailure
 from service.store.repository import Lru, MatchNotFound
 from service.store.webhooks import BadWebhookUrl, check_url
 
@@ -250,7 +253,7 @@ def _match_links() -> dict[str, Any]:
 def get_signing_key():
     """The public key this server signs checkpoints with: fetch it once and keep it, then check
     every checkpoint against it (``matchlog replay --public-key``)."""
-    return {"algorithm": "Ed25519", "public_key": matches().signing_key()}
+    return {"algorithm": "Ed25519", "public_key": matches().stores.server_key.public_key}
 
 
 @v1.route("/matches", methods=["POST"])
@@ -284,13 +287,13 @@ def create_match(headers):
             "this server creates matches for platforms only: Authorization: Bearer <platform key>",
         )
     owner = platform["id"] if platform else None
-    if request.mimetype in matches().record_games():
+    if request.mimetype in records.record_games():
         try:  # as_text would turn bytes that are not UTF-8 into U+FFFD, and so into a player's name; a BOM goes
             text = request.get_data().decode("utf-8-sig")
         except UnicodeDecodeError as error:
             raise InvalidRecord(f"it is not UTF-8 (byte {error.start})") from None
         asked: Any = [request.mimetype, text]
-        new = lambda: matches().from_record(request.mimetype, text, owner)  # noqa: E731
+        new = lambda: records.from_record(request.mimetype, text, owner)  # noqa: E731
     elif request.mimetype == "application/json":
         try:
             body = schemas.CreateMatchSchema().load(request.get_json())
@@ -316,7 +319,7 @@ def create_match(headers):
         raise ApiError(
             415,
             "unsupported_media_type",
-            f"send application/json or one of the game record types {sorted(matches().record_games())}",
+            f"send application/json or one of the game record types {sorted(records.record_games())}",
         )
 
     def create(remember) -> dict[str, Any]:
@@ -332,7 +335,7 @@ def create_match(headers):
         }
 
     # a platform's key is scoped by the platform; an anonymous one by the key itself and the body
-    return matches().once(
+    return matches().idempotency.once(
         None,
         "create",
         f"platform:{owner}" if owner else ANYONE,
@@ -354,7 +357,8 @@ def list_matches(query):
     if query.get("game") is not None and query["game"] not in GAMES:
         raise invalid({"game": [f"unknown game {query['game']!r}; GET /v1/games lists them"]})
     platform = request_platform(matches())
-    found, _, next_cursor = matches().listed_rows(
+    found, _, next_cursor = listings.listed_rows(
+        matches().stores.listings,
         platform["id"] if platform else None,
         query.get("game"),
         query.get("status"),
@@ -409,7 +413,11 @@ def abort_match(body, headers, match_id: str):
     if token is not None and not is_platform_key(token) and matches().is_creator(match_id, token):
         caller, reason = "creator", body.get("reason", "aborted by its creator")
     else:
-        does = "aborts it" if matches().platform_of(match_id) else "or its creator (creator_token) aborts it"
+        does = (
+            "aborts it"
+            if matches().repository.meta(match_id).platform
+            else "or its creator (creator_token) aborts it"
+        )
         caller = "platform:" + request_owner(matches(), match_id, does)["id"]
         reason = body.get("reason", "aborted by its platform")
     return matches().abort(match_id, reason, headers.get("idempotency_key"), caller)
@@ -443,9 +451,13 @@ def join_seat(body, headers, match_id: str, seat: int):
     one gets it and the other 409 ``seat_taken`` (``match_over`` once the match was aborted). The join that
     fills the last seat starts the match
     (``match_started``): nobody can act before. A ``player`` id takes the match's platform key."""
-    if body.get("player") and matches().platform_of(match_id) is not None:  # anonymous: a 400 from join
+    if (
+        body.get("player") and matches().repository.meta(match_id).platform is not None
+    ):  # anonymous: a 400 from join
         request_owner(matches(), match_id, "names its players")
-    return matches().join(match_id, seat, body["name"], headers.get("idempotency_key"), body.get("player"))
+    return Seats(matches()).join(
+        match_id, seat, body["name"], headers.get("idempotency_key"), body.get("player")
+    )
 
 
 @v1.route("/matches/<match_id>/undo", methods=["POST"])
@@ -505,7 +517,7 @@ def replace_seat(body, headers, match_id: str, seat: int):
     within 2 s; a person's new one is in the answer, shown only this once. 409 ``seat_taken`` for an open
     seat, ``match_over`` after the end."""
     owner = request_owner(matches(), match_id, "hands its seats over")
-    return matches().replace_seat(
+    return Seats(matches()).replace_seat(
         match_id,
         seat,
         body.get("name"),
@@ -528,14 +540,14 @@ def get_match(match_id: str):
     ``player``, the platform's player id of whoever holds it."""
     platform = request_platform(matches())
     state = matches().load(match_id)
-    body = projections.summary(match_id, state, matches_now())
+    body = projections.summary(match_id, state, entry_time.now())
     if _holds_the_match(match_id, platform):
-        _, entries = matches().entries(match_id)
+        _, entries = matches().repository.read(match_id)
         ids = projections.player_ids(entries)
         body["players"] = [
             {**p, "player": ids[p["seat"]]} if p["seat"] in ids else p for p in body["players"]
         ]
-    analysed = matches().analysis_status(match_id) if state.finished else None
+    analysed = matches().stores.analyses.status(match_id) if state.finished else None
     if analysed is not None:
         body["analysis"] = analysed
     return body
@@ -546,9 +558,9 @@ def _holds_the_match(match_id: str, platform: dict | None) -> bool:
     the seats' player ids in this summary (any other reader sees names only here; the log's entries carry
     them whole, for whoever may read the log). Anything else reads on, as anyone."""
     if platform is not None:
-        return platform["id"] == matches().platform_of(match_id)
+        return platform["id"] == matches().repository.meta(match_id).platform
     token = bearer()
-    return token is not None and seat_for(token, matches().seat_hashes(match_id)) is not None
+    return token is not None and seat_for(token, matches().repository.meta(match_id).seat_hashes) is not None
 
 
 @v1.route("/matches/<match_id>/state", methods=["GET"])
@@ -585,7 +597,7 @@ def get_state(query, match_id: str):
             headers={"Vary": "Accept", "X-Match-Version": str(state.version)},
         )
     # the latest version's clocks run on until now; an earlier version's stood still at its own entry
-    as_of = matches_now() if query.get("version") is None else None
+    as_of = entry_time.now() if query.get("version") is None else None
     clock = {"clock": clocks.shown(state.clock, as_of)} if state.clock is not None else {}
     return {"game": state.engine.info.id, "version": state.version, "state": view, **clock}
 
@@ -593,7 +605,7 @@ def get_state(query, match_id: str):
 def body_types(endpoint: str | None) -> set[str]:
     """The body types an endpoint reads (for the request guards)."""
     if endpoint == "v1.create_match":
-        return {JSON, *matches().record_games()}
+        return {JSON, *records.record_games()}
     return {JSON}
 
 
@@ -810,7 +822,7 @@ def submit_action(body, headers, match_id: str):
 def _submitted(match_id: str, body: dict, idempotency_key: str | None) -> tuple[dict, dict[str, str]]:
     app = matches()
     seat = acting_seat(app, match_id)
-    game_id = app.engine_of(match_id).info.id
+    game_id = app.repository.meta(match_id).game_id
     action = load_action(game_id, body["action"])
     return played(app, match_id, seat, game_id, action, body["expected_version"], idempotency_key, holder())
 
@@ -887,8 +899,10 @@ def _action_loader(game_id: str):
 def get_record(match_id: str):
     """The match, finished or not, in its game's record format (ask with that type, or text/plain, in
     ``Accept``)."""
-    mime, text = matches().export_record(
-        match_id, accepts=lambda mime: _wants(mime, [mime, TEXT]) or _wants(TEXT, [mime, TEXT])
+    mime, text = records.export_record(
+        matches().repository,
+        match_id,
+        accepts=lambda mime: _wants(mime, [mime, TEXT]) or _wants(TEXT, [mime, TEXT]),
     )
     return Response(text, mimetype=mime if _wants(mime, [mime, TEXT]) else TEXT)
 
@@ -901,7 +915,7 @@ def get_record(match_id: str):
 def get_events(query, match_id: str):
     """The log, oldest first, as the caller may see it: entries with a version above ``after``."""
     seat = request_seat(matches(), match_id, required=False, platform="view")
-    current, events = matches().events(match_id, seat, query["after"], query["limit"])
+    current, events = log_views.events(matches().repository, match_id, seat, query["after"], query["limit"])
     return of_game(match_id, {"version": current, "events": events})
 
 
@@ -986,7 +1000,7 @@ def stream_events(query, match_id: str):
         raise invalid({"Last-Event-ID": [f"not an id this stream sent ({resume[:40]!r}): a version number"]})
     # an EventSource reconnects to the URL it opened, ?after= and all, with the last id it got: that id wins
     after = int(resume) if resume else query.get("after", 0)
-    app.engine_of(match_id)  # 404 for no such match, before the stream starts
+    app.repository.meta(match_id)  # 404 for no such match, before the stream starts
     feed = current_app.extensions["matchlog-livefeed"]
     subscription = _subscribe(feed, match_id)
     environ = request.environ
@@ -1007,7 +1021,7 @@ def stream_events(query, match_id: str):
         sent = after
         state = app.load(match_id)
         revealed = state.seed is not None
-        _, batch = app.entries(match_id, after=after)
+        _, batch = app.repository.read(match_id, after=after)
         yield "retry: 2000\n\n"
         if not batch and state.result is not None:  # resumed at the end of a scored match: nothing will come
             yield _END.format(version=state.version)
@@ -1043,9 +1057,7 @@ def stream_events(query, match_id: str):
     def closing():
         try:
             yield from entries()
-        except (
-            redis.exceptions.RedisError
-        ) as error:  # the credential could not be asked: the client reconnects
+        except StoreFailure as error:  # the credential could not be asked: the client reconnects
             log.warning("a live feed ends: redis unavailable (%s)", error)
         finally:
             feed.unsubscribe(subscription)
@@ -1107,12 +1119,12 @@ def get_log(query, match_id: str):
     ``matchlog replay`` audits."""
     seat = request_seat(matches(), match_id, required=False, platform="view")
     app = matches()
-    app.engine_of(match_id)  # 404 before the stream starts
+    app.repository.meta(match_id)  # 404 before the stream starts
 
     def lines():
         after = 0
         while True:
-            _, page = app.events(match_id, seat, after=after, limit=500)
+            _, page = log_views.events(app.repository, match_id, seat, after=after, limit=500)
             if not page:
                 return
             yield "".join(
@@ -1129,7 +1141,7 @@ def get_log(query, match_id: str):
 def get_checkpoint(match_id: str):
     """The match's version and the hash of its last entry, signed by the server: keep it beside an
     exported log, and ``matchlog replay --checkpoint`` proves the log is the one the server held."""
-    return matches().checkpoint(match_id)
+    return log_views.checkpoint(matches().repository, matches().stores.server_key, match_id)
 
 
 @v1.route("/matches/<match_id>/score", methods=["POST"])
@@ -1143,14 +1155,16 @@ def score_match(headers, match_id: str):
     the end, a game with hidden information gives ``{"final": false, "withheld": "hidden_information"}``:
     its scores so far would count what some seats cannot see."""
     seat = request_seat(matches(), match_id, required=True, platform="own")
-    caller = f"seat:{seat}" if seat is not None else f"platform:{matches().platform_of(match_id)}"
-    return matches().once(
+    caller = (
+        f"seat:{seat}" if seat is not None else f"platform:{matches().repository.meta(match_id).platform}"
+    )
+    return matches().idempotency.once(
         match_id,
         "score",
         caller,
         headers.get("idempotency_key"),
         [],
-        lambda remember: {"job_id": matches().request_scoring(match_id)},
+        lambda remember: {"job_id": Scoring(matches().stores).request_scoring(match_id)},
     )
 
 
@@ -1169,7 +1183,7 @@ def get_job(job_id: str):
             "a job is read with a seat token of its match, or the match's "
             "platform key: Authorization: Bearer <token>",
         )
-    found = matches().scoring_job(job_id)
+    found = matches().stores.jobs.scoring(job_id)
     if found is None or not _may_read_match(found[0]):
         raise ApiError(404, "job_not_found", f"no job {job_id!r} for this credential")
     return of_game(found[0], found[1])
@@ -1178,7 +1192,7 @@ def get_job(job_id: str):
 def of_game(match_id: str, answer: dict[str, Any]) -> dict[str, Any]:
     """An answer with the match's ``game`` beside what it says (the contract's discriminator: a client
     narrows on it to the game's shapes). Added here, not kept: answers remembered for a retry get it too."""
-    return {"game": matches().engine_of(match_id).info.id, **answer}
+    return {"game": matches().repository.meta(match_id).game_id, **answer}
 
 
 def _may_read_match(match_id: str) -> bool:
@@ -1213,7 +1227,9 @@ def healthz():
 def readyz():
     """Ready to serve: Redis answers, at least one rule worker has renewed its partition lease in time
     and, with replicated durability, every master has a replica to confirm writes."""
-    state = matches().readiness()
+    state = matches().repository.readiness(
+        matches().settings.partition_lease_ms, replicated=matches().settings.durability == "replicated"
+    )
     if not state["redis"] or not state["workers"]:
         raise ApiError(
             503,
@@ -1321,13 +1337,13 @@ def create_webhook(body, headers):
                 ]
             }
         )
-    return matches().once(
+    return matches().idempotency.once(
         None,
         "webhooks",
         "platform:" + platform["id"],
         headers.get("idempotency_key"),
         body,
-        lambda remember: matches().register_webhook(
+        lambda remember: matches().stores.webhooks.register(
             platform["id"], body["url"], body["events"], body.get("secret")
         ),
     )
@@ -1341,7 +1357,7 @@ def list_webhooks():
     """The key's platform's webhooks, by id (without their secrets): after a ``503`` on a
     registration, one that is not listed was not registered; one that is, was (delete it if its
     secret, made by the server, never arrived)."""
-    return {"webhooks": matches().webhooks_of(_webhooks_platform()["id"])}
+    return {"webhooks": matches().stores.webhooks.of_platform(_webhooks_platform()["id"])}
 
 
 def _webhooks_platform() -> dict:
@@ -1364,10 +1380,10 @@ def delete_webhook(headers, hook_id: str):
     platform = _webhooks_platform()["id"]
 
     def remove(remember) -> dict[str, Any]:
-        matches().remove_webhook(hook_id, _own_webhook(hook_id)["platform"])
+        matches().stores.webhooks.remove(hook_id, _own_webhook(hook_id)["platform"])
         return {}
 
-    matches().once(
+    matches().idempotency.once(
         None, f"webhooks/{hook_id}", "platform:" + platform, headers.get("idempotency_key"), [], remove
     )
     return ""
@@ -1383,8 +1399,10 @@ def patch_webhook(body, hook_id: str):
     resume from the next append on (those of the appends meanwhile are not sent: read the matches' logs).
     Enabling an enabled one changes nothing."""
     hook = _own_webhook(hook_id)
-    matches().enable_webhook(hook_id)
-    enabled = next((h for h in matches().webhooks_of(hook["platform"]) if h["id"] == hook_id), None)
+    matches().stores.webhooks.enable(hook_id)
+    enabled = next(
+        (h for h in matches().stores.webhooks.of_platform(hook["platform"]) if h["id"] == hook_id), None
+    )
     if enabled is None:  # removed meanwhile (its platform's DELETE)
         raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")
     return enabled
@@ -1402,14 +1420,14 @@ def get_deliveries(query, hook_id: str):
     time taken. ``next_cursor`` asks for the
     next, older page (null: none)."""
     _own_webhook(hook_id)
-    page, cursor = matches().webhook_deliveries(hook_id, query.get("cursor"), query["limit"])
+    page, cursor = matches().stores.webhooks.deliveries(hook_id, query.get("cursor"), query["limit"])
     return {"deliveries": page, "next_cursor": cursor}
 
 
 def _own_webhook(hook_id: str) -> dict:
     """The webhook, if the key's platform has it: 401 without a key, 404 unknown, 403 another's."""
     platform = _webhooks_platform()
-    hook = matches().webhook(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
+    hook = matches().stores.webhooks.get(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
     if hook is None:
         raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")
     if hook["platform"] != platform["id"]:

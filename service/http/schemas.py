@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from service.domain import shown
 from service.games.protocol import DYNAMICS, UTILITIES
 
 # Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
@@ -18,20 +18,11 @@ MAX_VERSION = 2**53
 Version = fields.Integer(strict=True, validate=validate.Range(min=1, max=MAX_VERSION))
 
 
-DIRECTION_CHARACTERS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-BLANK_LOOKING = frozenset("\u115f\u1160\u2800\u3164\uffa0")  # fillers that are letters or symbols to Unicode
-
-
 def shown_text(value: str) -> None:
-    """Text that other people are shown (a name, a reason): something visible, and no control characters,
-    line or paragraph separators or direction marks, which would hide or reorder what is around it."""
-    odd = next(
-        (c for c in value if unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in DIRECTION_CHARACTERS), None
-    )
+    """Text that other people are shown (a name, a reason): the domain's rule (``service.domain.shown``)."""
+    odd = shown.odd_text(value)
     if odd is not None:
-        raise ValidationError(f"no control, line-break or direction characters (U+{ord(odd):04X})")
-    if not any(unicodedata.category(c)[0] in "LNPS" and c not in BLANK_LOOKING for c in value):
-        raise ValidationError("more than blanks, please")
+        raise ValidationError(odd)
 
 
 SeatAsked = fields.Integer(
@@ -49,20 +40,7 @@ def level_needs_a_bot(data: dict) -> None:
 
 
 def ShownText(**kwargs: Any) -> fields.String:
-    return fields.String(validate=[validate.Length(min=1, max=64), shown_text], **kwargs)
-
-
-_SHOWN_NAME = ShownText()
-
-
-def name_refusal(name: str) -> str | None:
-    """Why ``name`` cannot be a name people are shown (the rule a player's name sent as JSON meets), or
-    None: for names that come another way (a game record, ``matchlog keys create``)."""
-    try:
-        _SHOWN_NAME.deserialize(name)
-    except ValidationError as error:
-        return error.messages[0]
-    return None
+    return fields.String(validate=[validate.Length(min=1, max=shown.LONGEST_NAME), shown_text], **kwargs)
 
 
 class StrictBoolean(fields.Boolean):

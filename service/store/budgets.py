@@ -7,7 +7,7 @@ matches, in the order Redis took their places. A match takes its place when it i
 when a handover (a clock timing a seat out to a bot, a seat replaced by a bot, a concession) leaves only bots
 in it (at its bots' next move, should the process that appended the handover stop first); it keeps the same
 place however often it asks. The places that stand are the first ``cap`` of matches not over: a create past
-them is refused, and a handover past them leaves its bots the cheapest move to the end (``Matches._thought``).
+them is refused, and a handover past them leaves its bots the cheapest move to the end (``BotBudget.thought``).
 A match leaves the list when a later place is counted and finds it over: the abandonment watch
 (``Keys.activity``) no longer holds it.
 """

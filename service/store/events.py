@@ -39,6 +39,7 @@ from redis.commands.core import Script
 
 from service.config import Settings
 from service.domain.chain import Recorded, compact_encoder
+from service.domain.errors import NotReplicated, NotTheHolder, VersionConflict
 from service.store.keys import Keys
 from service.store.redis_client import Lines
 
@@ -121,17 +122,6 @@ return 0
 """
 
 
-class NotTheHolder(Exception):
-    """The seat's token that asked for an append is no longer the seat's: the seat was handed to someone
-    else (``seat_replaced``) after the process that let the token in last read the seats' tokens."""
-
-
-class VersionConflict(Exception):
-    def __init__(self, current_version: int):
-        super().__init__(f"the match is at version {current_version}")
-        self.current_version = current_version
-
-
 @dataclass(frozen=True)
 class Remember:
     """An answer to keep under an idempotency key, written in the same step as the events."""
@@ -139,11 +129,6 @@ class Remember:
     key: str
     answer: str
     ttl_s: int
-
-
-class NotReplicated(Exception):
-    """No replica confirmed an append in time (``replicated`` durability): it may or may not survive a
-    failover."""
 
 
 REMEMBERED = """

@@ -15,7 +15,7 @@ it. On a Redis Cluster the rows are read by a pipeline (each match's keys on the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import redis
 from redis.cluster import RedisCluster
@@ -252,6 +252,12 @@ class Listings:
                     pipe.execute()
                 listed += 1
         return listed
+
+    def listed_ids(self, platforms: Iterable[str]) -> Iterator[str]:
+        """Every match id in the public listing and in the platforms' own (one in both comes twice)."""
+        for index in [self.keys.public_matches] + [self.keys.platform_matches(p) for p in platforms]:
+            for member, _ in self.redis.zscan_iter(index):
+                yield member.decode()
 
     def _list(
         self, pipe: redis.client.Pipeline, index: str, match_id: str, game_id: str, status: str, score: float

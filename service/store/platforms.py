@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import redis
 
+from service.domain.shown import name_refusal
 from service.domain.tokens import new_platform_key, token_hash
-from service.http.schemas import name_refusal
 from service.store.keys import Keys
 
 

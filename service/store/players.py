@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any
 
 import redis
 
-from service.config import Settings
-from service.domain.chain import Recorded
 from service.domain.ratings import RatedMatch, Rating, rate
 from service.store.keys import Keys
+from service.store.repository import MatchRepository
 
 APPLY = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
@@ -360,31 +359,20 @@ class PlayerStore:
         return count
 
 
-class MatchLogs(Protocol):
-    """What ``plan_rebuild`` reads of the matches: their settings and logs (``Matches`` answers it)."""
-
-    settings: Settings
-
-    def entries(
-        self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None
-    ) -> tuple[int, list[Recorded]]: ...
-
-
 def plan_rebuild(
-    redis_client: redis.Redis, matches: MatchLogs, platform_ids: Iterable[str]
+    redis_client: redis.Redis, repository: MatchRepository, platform_ids: Iterable[str]
 ) -> dict[tuple[str, str], list[str]]:
     """What ``matchlog ratings rebuild`` rates again: every finished match of every platform, by pool
     (read from its ``match_created`` alone; the pool's job reads the rest of each log)."""
     from service.domain.ratings import pool_of
-    from service.store.keys import Keys
 
-    keys = Keys(matches.settings.namespace)
+    keys = repository.keys
     plan: dict[tuple[str, str], list[str]] = {}
     for platform in platform_ids:
         listing = keys.listing(keys.platform_matches(platform), None, "finished")
         for member, _ in redis_client.zscan_iter(listing):
             match_id = member.decode()
-            _, first = matches.entries(match_id, until=1)
+            _, first = repository.read(match_id, until=1)
             if not first or first[0].type != "match_created":
                 continue
             data = first[0].data

@@ -8,7 +8,7 @@ import os
 import socket
 import struct
 import weakref
-from typing import Any
+from typing import Any, TypeAlias
 
 import redis
 from redis.backoff import ExponentialBackoff, NoBackoff
@@ -22,6 +22,9 @@ try:
     import hiredis as _hiredis
 except ImportError:  # redis-py's own path then, for every command
     _hiredis = None
+
+Client: TypeAlias = redis.Redis
+"""A Redis client as the layers above the store name it (they import no redis)."""
 
 POOL_SIZE = 32
 """Connections one process keeps to Redis at most: requests wait their turn for one (a few ms) rather

@@ -31,6 +31,7 @@ import redis
 
 from service.domain import projections, replay
 from service.domain.chain import Recorded, canonical_json, compact_encoder, verify_chain
+from service.domain.errors import MatchNotFound, VersionNotFound
 from service.domain.immutable import FrozenDict, FrozenList, replaced
 from service.domain.lifecycle import SeedSecret, Step
 from service.domain.replay import MatchState
@@ -39,16 +40,6 @@ from service.store import packs, rows
 from service.store.events import EventStore, NotTheHolder, Remember, VersionConflict, decode
 from service.store.keys import Keys
 from service.store.snapshots import Snapshots
-
-
-class MatchNotFound(Exception):
-    pass
-
-
-class VersionNotFound(Exception):
-    def __init__(self, current_version: int):
-        super().__init__(f"the match has versions 1 to {current_version}")
-        self.current_version = current_version
 
 
 @dataclass(frozen=True)
@@ -325,11 +316,14 @@ class MatchRepository:
         return self.store.durably(key, write)
 
     def readiness(self, lease_ms: int, replicated: bool) -> dict:
-        """Redis answers (RedisError if not), how many rule workers renewed a partition lease within
-        ``lease_ms`` and, ``replicated``, the fewest replicas any master has."""
-        self.redis.ping()
-        replicas = {"replicas": self.store.fewest_replicas()} if replicated else {}
-        return {"redis": True, "workers": self.store.live_workers(lease_ms), **replicas}
+        """Whether this process can serve: Redis answers (``redis: False`` if not), how many rule workers
+        renewed a partition lease within ``lease_ms`` and, ``replicated``, the fewest replicas any master has."""
+        try:
+            self.redis.ping()
+            replicas = {"replicas": self.store.fewest_replicas()} if replicated else {}
+            return {"redis": True, "workers": self.store.live_workers(lease_ms), **replicas}
+        except redis.exceptions.RedisError:
+            return {"redis": False, "workers": 0}
 
     # -- reading -----------------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 
 import redis
 
+from service.domain.errors import TooManyWebhooks
 from service.domain.serverkey import ServerKey
 from service.store.keys import Keys
 
@@ -358,14 +359,6 @@ def verify(
         expected, given = _mac(secret, f"{timestamp}.{delivery}.", body), fields.get("v2", "")
     fresh = abs((now or time.time()) - timestamp) <= tolerance_s
     return fresh and hmac.compare_digest(expected, given)
-
-
-class TooManyWebhooks(Exception):
-    """The platform has as many webhooks as it may (``MATCHLOG_WEBHOOKS_PER_PLATFORM``)."""
-
-    def __init__(self, limit: int):
-        super().__init__(f"a platform has at most {limit} webhooks")
-        self.limit = limit
 
 
 class Webhooks:

@@ -13,6 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from service.application import listings
+from service.application.abandonment import Abandonment
+from service.application.scoring import Scoring
 from service.domain import replay
 from service.domain.chain import Recorded
 from service.http.app import create_app
@@ -141,20 +144,20 @@ def test_racing_creates_with_one_key_make_one_match(real_client):
 
 
 def test_a_retry_while_the_first_still_runs_waits_then_is_told_it_is_in_progress(client, monkeypatch):
-    from service.application import matches as matches_module
+    from service.application import idempotency
 
-    monkeypatch.setattr(matches_module, "IDEMPOTENCY_WAIT_S", 0.2)
+    monkeypatch.setattr(idempotency, "IDEMPOTENCY_WAIT_S", 0.2)
     app = app_of(client)
-    key = app._keys.scoped_idempotency(
+    key = app.stores.keys.scoped_idempotency(
         None,
         "create",
         "anyone",
         __import__("hashlib").sha256(b"slow-a-random-key-of-this-client").hexdigest(),
     )
-    fingerprint = matches_module.fingerprint_of(
+    fingerprint = idempotency.fingerprint_of(
         ["create", ["application/json", {"game": "blokus", "players": players(2)}]]
     )
-    app._repository.claim(key, "pending:" + fingerprint, 60)  # a first request that is still running
+    app.repository.claim(key, "pending:" + fingerprint, 60)  # a first request that is still running
     answer = client.post(
         "/v1/matches",
         json={"game": "blokus", "players": players(2)},
@@ -266,9 +269,9 @@ def test_a_seat_concedes_in_every_game_and_the_log_replays_to_the_same_result(cl
         match = play_random_game(client, match_id, tokens, rng)
         assert match["status"] == "finished"
     app = app_of(client)
-    result = app.record_result(match_id)
+    result = Scoring(app.stores).record_result(match_id)
     assert result["final"] and result["conceded"] == [quitter] and result["ranks"][quitter] == seats
-    _, entries = app.entries(match_id)
+    _, entries = app.repository.read(match_id)
     rebuilt = replay.replay(entries)
     assert rebuilt.result == result and rebuilt.conceded == (quitter,)
     late = client.post(f"/v1/matches/{match_id}/concede", headers=bearer(tokens[(quitter + 1) % seats]))
@@ -309,7 +312,7 @@ def test_a_conceded_seats_own_move_is_refused_with_its_reason(client):
             state,
             quitter,
             {"type": "anything"},
-            app._repository.meta(match_id).secret,
+            app.repository.meta(match_id).secret,
             "2026-01-01T00:00:00Z",
         )
     assert refused.value.reason == "seat_conceded"
@@ -326,7 +329,7 @@ def test_a_forged_concession_is_out_of_place(client):
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     client.post(f"/v1/matches/{match_id}/concede", headers=bearer(tokens[0]))
     client.post(f"/v1/matches/{match_id}/concede", headers=bearer(tokens[1]))
-    _, entries = app_of(client).entries(match_id)
+    _, entries = app_of(client).repository.read(match_id)
     assert app_of(client).load(match_id).finished  # two of three conceded: one left in play
     conceded = next(e for e in entries if e.type == "seat_conceded")
     seed = next(e for e in entries if e.type == "seed_revealed").data
@@ -386,7 +389,7 @@ def test_the_creator_token_aborts_a_wrong_one_is_refused_and_a_platforms_match_h
         "/v1/matches", json={"game": "blokus", "players": players(2)}, headers=bearer(key)
     ).json
     assert "creator_token" not in platform_match
-    assert app_of(client)._repository.meta(platform_match["id"]).creator == ""
+    assert app_of(client).repository.meta(platform_match["id"]).creator == ""
 
 
 # -- abandonment -----------------------------------------------------------------------------------------
@@ -402,7 +405,7 @@ def test_an_idle_match_is_ended_as_abandoned_and_leaves_the_open_and_active_list
     assert active["id"] in [m["id"] for m in client.get("/v1/matches?status=active").json["matches"]]
     assert waiting["id"] in [m["id"] for m in client.get("/v1/matches?status=open").json["matches"]]
     app = app_of(client)
-    assert app.end_abandoned() == []  # not idle yet
+    assert Abandonment(app).end_abandoned() == []  # not idle yet
     time.sleep(0.5)
 
     from workers.worker import end_abandoned
@@ -421,7 +424,7 @@ def test_an_idle_match_is_ended_as_abandoned_and_leaves_the_open_and_active_list
         events = client.get(f"/v1/matches/{match['id']}/events").json["events"]
         assert [e["type"] for e in events[-2:]] == ["match_aborted", "seed_revealed"]
         assert events[-2]["data"]["reason"] == "abandoned"
-        result = app.record_result(match["id"])
+        result = Scoring(app.stores).record_result(match["id"])
         assert result["aborted"] is True and result["final"] is True
     listed = {
         status: [m["id"] for m in client.get(f"/v1/matches?status={status}").json["matches"]]
@@ -429,7 +432,7 @@ def test_an_idle_match_is_ended_as_abandoned_and_leaves_the_open_and_active_list
     }
     assert active["id"] not in listed["active"] and waiting["id"] not in listed["open"]
     assert {active["id"], waiting["id"]} <= set(listed["aborted"])
-    assert app.end_abandoned() == []  # nothing ends twice
+    assert Abandonment(app).end_abandoned() == []  # nothing ends twice
     assert real_redis.zscore(Keys(settings.namespace).activity, active["id"]) is None
 
 
@@ -486,7 +489,7 @@ def test_migrate_puts_matches_from_before_under_the_abandonment_watch(client, fa
     created = client.post("/v1/matches", json={"game": "blokus", "players": players(2)}).json
     keys = Keys(settings.namespace)
     fake_redis.delete(keys.activity)  # as a match created before abandonment was watched
-    app_of(client).index_listings()
+    listings.index_listings(app_of(client).stores)
     assert fake_redis.zscore(keys.activity, created["id"]) is not None
 
 

@@ -5,6 +5,7 @@ copy does not know is looked up in Redis before it is refused."""
 
 from __future__ import annotations
 
+from service.application.seats import Seats
 from service.http.app import create_app
 from service.store.keys import Keys
 from service.store.platforms import Platforms
@@ -92,14 +93,14 @@ def test_a_match_whose_seat_tokens_are_stored_as_hex_digits_still_takes_its_seat
 
 def _first_save_after(matches, first):
     """Make ``matches``' next append run ``first`` just before it (another process's handover getting in)."""
-    save = matches._repository.save
+    save = matches.repository.save
 
     def late(*args, **kwargs):
-        matches._repository.save = save
+        matches.repository.save = save
         first()
         return save(*args, **kwargs)
 
-    matches._repository.save = late
+    matches.repository.save = late
 
 
 def test_a_replacement_that_loses_its_append_to_another_leaves_the_token_of_the_last_one(
@@ -111,11 +112,13 @@ def test_a_replacement_that_loses_its_append_to_another_leaves_the_token_of_the_
     here, there = Matches(fake_redis, settings), Matches(fake_redis, settings)
     match_id, _, _ = here.create(NewMatch("blokus", ["ann", "bob"], {}))
     dora: dict = {}
-    _first_save_after(here, lambda: dora.update(there.replace_seat(match_id, 1, name="dora")))
-    carl = here.replace_seat(match_id, 1, name="carl")  # decided first, appended second (after a retry)
-    last = [e for e in here._repository.store.read(match_id) if e.type == "seat_replaced"][-1]
+    _first_save_after(here, lambda: dora.update(Seats(there).replace_seat(match_id, 1, name="dora")))
+    carl = Seats(here).replace_seat(
+        match_id, 1, name="carl"
+    )  # decided first, appended second (after a retry)
+    last = [e for e in here.repository.store.read(match_id) if e.type == "seat_replaced"][-1]
     assert (last.data["name"], dora["name"]) == ("carl", "dora")
-    assert here.seat_digest(match_id, 1) == token_hash(carl["token"])
+    assert here.repository.seat_digest(match_id, 1) == token_hash(carl["token"])
 
 
 def test_a_replacement_racing_a_timeout_to_a_bot_leaves_the_token_of_the_last_handover(settings, fake_redis):
@@ -129,8 +132,10 @@ def test_a_replacement_racing_a_timeout_to_a_bot_leaves_the_token_of_the_last_ha
         NewMatch("blokus", ["ann", "bob"], {}, clock={"per_action_ms": 50, "on_timeout": "bot"})
     )
     time.sleep(0.1)  # seat 0 is out of time
-    _first_save_after(there, lambda: clock.check_clock(match_id, state.version))
-    carl = there.replace_seat(match_id, 0, name="carl")  # the clock's timeout gets in before its append
-    types = [e.type for e in clock._repository.store.read(match_id)]
+    _first_save_after(there, lambda: clock.clocks.check(match_id, state.version))
+    carl = Seats(there).replace_seat(
+        match_id, 0, name="carl"
+    )  # the clock's timeout gets in before its append
+    types = [e.type for e in clock.repository.store.read(match_id)]
     assert types[-3:] == ["timed_out", "seat_replaced", "seat_replaced"]  # to the bot, then to carl
-    assert clock.seat_digest(match_id, 0) == token_hash(carl["token"])
+    assert clock.repository.seat_digest(match_id, 0) == token_hash(carl["token"])

@@ -35,6 +35,7 @@ import uuid
 
 import redis
 
+from service.application import listings
 from service.application.matches import Matches, NewMatch
 from service.config import Settings
 from tests.bench.common import Figure, json_figures, machine, table
@@ -80,7 +81,9 @@ def page_cpu(
     ``fresh``)."""
     matches = Matches(_client(), settings) if fresh or worker is None else worker
     cpu, wall = time.process_time(), time.perf_counter()
-    _, count, _ = matches.listed_rows(None, None, None, None, limit, newest_first=True)
+    _, count, _ = listings.listed_rows(
+        matches.stores.listings, None, None, None, None, limit, newest_first=True
+    )
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     assert count == limit, count
     return cpu, wall
@@ -140,14 +143,14 @@ def _pager(namespace: str, page: bool) -> None:
     if page:
         cursor, seen = None, 0
         while True:
-            found, cursor = matches.listed(None, None, None, cursor, 200)
+            found, cursor = listings.listed(matches.stores.listings, None, None, None, cursor, 200)
             seen += len(found)
             if cursor is None:
                 break
         for _ in range(3):  # paging clients come back: the pages again
             cursor = None
             while True:
-                _, cursor = matches.listed(None, None, None, cursor, 200)
+                _, cursor = listings.listed(matches.stores.listings, None, None, None, cursor, 200)
                 if cursor is None:
                     break
     with open("/proc/self/status", encoding="ascii") as status:
@@ -168,10 +171,10 @@ def aborted_among(others: int) -> list[Figure]:
             matches.abort(match_id, "bench")
         fresh = Matches(client, settings)  # a new worker: no match state cached
         started = time.perf_counter()
-        found, _ = fresh.listed(None, None, "aborted", None, 50)
+        found, _ = listings.listed(fresh.stores.listings, None, None, "aborted", None, 50)
         cold = time.perf_counter() - started
         started = time.perf_counter()
-        fresh.listed(None, None, "aborted", None, 50)
+        listings.listed(fresh.stores.listings, None, None, "aborted", None, 50)
         warm = time.perf_counter() - started
         assert sorted(m["id"] for m in found) == sorted(aborted), found
     finally:

@@ -117,7 +117,7 @@ def measure(url: str) -> list[Figure]:
     try:
         for label, behave in (("silent", _silent), ("drip", _drip), ("backlog", None)):
             peer = Peer(behave)
-            hook = matches.register_webhook(platform, peer.url, ["placed"], None)["id"]
+            hook = matches.stores.webhooks.register(platform, peer.url, ["placed"], None)["id"]
             deliveries.enqueue(
                 "workers.jobs.deliver_webhook", hook, f"bench-{label}", "{}", settings.namespace
             )
@@ -125,7 +125,7 @@ def measure(url: str) -> list[Figure]:
             SimpleWorker([deliveries], connection=redis_client).work(burst=True)
             wall, cpu = time.monotonic() - started, _cpu() - cpu
             peer.close()
-            matches.remove_webhook(hook, platform)
+            matches.stores.webhooks.remove(hook, platform)
             figures.append(
                 Figure(
                     f"webhooks.slot_held_s.{label}",
@@ -136,7 +136,9 @@ def measure(url: str) -> list[Figure]:
             )
             figures.append(Figure(f"webhooks.cpu_s.{label}", f"one attempt, {label} receiver: CPU", cpu, "s"))
         hooks = [
-            matches.register_webhook(platform, f"http://127.0.0.1:9/{n}", ["match_created"], None)["id"]
+            matches.stores.webhooks.register(platform, f"http://127.0.0.1:9/{n}", ["match_created"], None)[
+                "id"
+            ]
             for n in range(10)
         ]
         matches.create(NewMatch("blackout-hong-kong", [f"p{i}" for i in range(4)], {}, platform=platform))

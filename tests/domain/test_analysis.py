@@ -8,6 +8,8 @@ import random
 
 import pytest
 
+from service.application.analysis import Analysis
+from service.application.bots import Bots
 from service.domain import analysis
 from service.games import GAMES
 from service.games.kit import Analyst
@@ -31,7 +33,7 @@ def _play_out(client, match_id):
     matches = client.application.extensions["matchlog"]
     while not (state := matches.load(match_id)).finished:
         for seat in state.to_act():
-            matches.bot_move(match_id, seat, state.version)
+            Bots(matches).move(match_id, seat, state.version)
 
 
 def test_a_finished_match_is_analysed_once_by_a_worker_and_kept(client, fake_redis, settings):
@@ -73,7 +75,7 @@ def test_another_platforms_key_reads_no_analysis(client):
     match_id = client.post(
         "/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
     ).json["id"]
-    app_redis = client.application.extensions["matchlog"]._redis
+    app_redis = client.application.extensions["matchlog"].repository.redis
     _, key = Platforms(app_redis, Keys(client.application.extensions["matchlog"].settings.namespace)).create(
         "x"
     )
@@ -176,7 +178,7 @@ def test_the_job_run_twice_keeps_the_first_result(client, fake_redis, settings):
     _play_out(client, match_id)
     assert client.post(f"/v1/matches/{match_id}/analysis").status_code == 202
     matches = client.application.extensions["matchlog"]
-    matches.analyse(match_id)
+    Analysis(matches.stores).run(match_id)
     first = client.get(f"/v1/matches/{match_id}/analysis").json
     run_jobs(fake_redis, settings)  # the queued job runs after the first run: it finds the result kept
     assert client.get(f"/v1/matches/{match_id}/analysis").json == first
@@ -184,7 +186,7 @@ def test_the_job_run_twice_keeps_the_first_result(client, fake_redis, settings):
     fake_redis.hset(
         Keys(settings.namespace, settings.feed_partitions).analysis(match_id), "status", "running"
     )
-    matches.analyse(match_id)  # a run whose first attempt died mid-way computes the same result
+    Analysis(matches.stores).run(match_id)  # a run whose first attempt died mid-way computes the same result
     assert client.get(f"/v1/matches/{match_id}/analysis").json["analysis"] == first["analysis"]
 
 

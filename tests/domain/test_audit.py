@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from service.application import matches as matches_module
+from service.application import entry_time
+from service.application.abandonment import Abandonment
+from service.application.bots import Bots
+from service.application.scoring import Scoring
 from service.cli import main, replay_log
 from service.domain import clocks
 from service.domain.chain import Recorded
@@ -62,7 +65,7 @@ def scored(client, fake_redis, settings, match_id):
     """The match ended, and its result recorded by the scoring job the worker asks for at the end."""
     app = matchlog(client)
     assert app.load(match_id).finished
-    app.request_scoring(match_id)
+    Scoring(app.stores).request_scoring(match_id)
     run_jobs(fake_redis, settings)
     assert app.load(match_id).result is not None
 
@@ -88,18 +91,18 @@ def bots_play(client, fake_redis, settings, match_id):
         state = app.load(match_id)
         if not any(state.bot_of(seat) for seat in state.to_act()):
             return
-        app.bots_to_move(match_id, state)
+        Bots(app).to_move(match_id, state)
         run_jobs(fake_redis, settings)
 
 
 def _past_the_deadline(client, monkeypatch, match_id, clock_now):
     """The server's clock set past the running clock's deadline, and the deadline's check run (the clock's
-    job, ``Matches.check_clock``): a seat times out."""
+    job, ``Clocks.check``): a seat times out."""
     app = matchlog(client)
     state = app.load(match_id)
     clock_now[0] = max(clock_now[0], clocks.deadline_ms(state.clock) + 1000)
-    monkeypatch.setattr(matches_module, "now", lambda: _iso(clock_now[0]))
-    assert app.check_clock(match_id, state.version) == "timed out"
+    monkeypatch.setattr(entry_time, "now", lambda: _iso(clock_now[0]))
+    assert app.clocks.check(match_id, state.version) == "timed out"
 
 
 # -- each way a match ends, played through the test client: the match's id ------------------------------
@@ -117,7 +120,9 @@ def resigned(client, fake_redis, settings, game, monkeypatch):
     quitter = next(
         seat for seat in range(2) if seat not in client.get(f"/v1/matches/{match_id}").json["to_act"]
     )
-    answer = act(client, match_id, tokens[quitter], matchlog(client).version(match_id), {"type": "resign"})
+    answer = act(
+        client, match_id, tokens[quitter], matchlog(client).repository.version(match_id), {"type": "resign"}
+    )
     assert answer.status_code == 201, answer.json
     return match_id
 
@@ -154,7 +159,7 @@ def abandoned(client, fake_redis, settings, game, monkeypatch):
     match_id, tokens = create(client, game, TWO)
     play_random_game(client, match_id, tokens, random.Random(f"{game} abandoned"), max_actions=2)
     time.sleep(2 * settings.abandon_after_s)  # idle for longer than the setting says
-    assert matchlog(client).end_abandoned() == [match_id]
+    assert Abandonment(matchlog(client)).end_abandoned() == [match_id]
     return match_id
 
 

@@ -16,6 +16,7 @@ from dataclasses import replace
 import fakeredis
 import pytest
 
+from service.application.seats import Seats
 from service.cli import main
 from service.config import Settings
 from service.domain import lifecycle, replay
@@ -311,7 +312,8 @@ def test_the_server_never_answers_an_undo_after_the_end(genuine):
 def test_a_seat_replaced_as_the_match_ends_is_refused_not_appended(client, fake_redis, settings):
     """The match ends between the replacement's first look and its append: MatchOver, and nothing
     follows the end in the log (the fold would refuse it, and the match would no longer load)."""
-    from service.application.matches import Matches, MatchOver
+    from service.application.matches import Matches
+    from service.domain.errors import MatchOver
 
     match_id, tokens = create(client, players=PLAYERS[:2], options={"variant": "duo"})
     play_random_game(client, match_id, tokens, random.Random(3), max_actions=2)
@@ -322,7 +324,7 @@ def test_a_seat_replaced_as_the_match_ends_is_refused_not_appended(client, fake_
     original = matches.load
     matches.load = lambda match_id, version=None: next(looks, None) or original(match_id, version)  # type: ignore[method-assign]
     with pytest.raises(MatchOver):
-        matches.replace_seat(match_id, 0, bot="random")
+        Seats(matches).replace_seat(match_id, 0, bot="random")
     assert matches.load(match_id).finished and not matches.load(match_id).result
     assert (
         client.get(f"/v1/matches/{match_id}/events?limit=1000").json["events"][-1]["type"] == "seed_revealed"

@@ -320,6 +320,6 @@ def test_a_timeout_that_loses_its_race_leaves_the_seat_its_token(fake_redis, set
     matches.submit(match_id, 0, 1, state.legal_actions(0)[0])  # in time
     time.sleep(1.1)  # seat 1 is out of time now, and seat 0 was, judged on the stale copy
     with pytest.raises(VersionConflict):
-        matches._time_out(match_id, stale)
-    assert seat_for(tokens[0], matches.seat_hashes(match_id)) == 0
-    assert matches.seat_digest(match_id, 0) is not None
+        matches.clocks.time_out(match_id, stale)
+    assert seat_for(tokens[0], matches.repository.meta(match_id).seat_hashes) == 0
+    assert matches.repository.seat_digest(match_id, 0) is not None

@@ -30,8 +30,8 @@ from typing import Any
 
 import pytest
 
-from service.application.matches import KNOWN_SEED_REASONS
 from service.domain import lifecycle
+from service.domain.errors import KNOWN_SEED_REASONS
 from service.domain.lifecycle import SHELL_REFUSALS, refusals_of
 from service.games import GAMES, refusals_component
 from service.games.protocol import IllegalAction, Refusal

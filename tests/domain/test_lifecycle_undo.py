@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from service.application.bots import Bots
 from service.domain import replay
 from service.domain.chain import Recorded
 from service.http.app import create_app
@@ -164,7 +165,7 @@ def test_a_consent_undo_among_bots_is_accepted_by_them(client):
 
 def _bot_replies(client, match_id, seat):
     version = client.get(f"/v1/matches/{match_id}").json["version"]
-    assert client.application.extensions["matchlog"].bot_move(match_id, seat, version) is not None
+    assert Bots(client.application.extensions["matchlog"]).move(match_id, seat, version) is not None
 
 
 @pytest.mark.parametrize("undo", ["until_next_action", "with_consent"])
@@ -563,7 +564,7 @@ def test_an_undo_refused_for_what_the_bots_showed_folds_the_span_once_and_is_not
         )
     )
     match_id, token, rng = created.match_id, created.tokens[0], random.Random(0)
-    refused, loads, load = None, [], matches._repository.load
+    refused, loads, load = None, [], matches.repository.load
 
     def counted(match: str, version: int | None = None):
         loads.append(version)
@@ -574,7 +575,7 @@ def test_an_undo_refused_for_what_the_bots_showed_folds_the_span_once_and_is_not
         if state.finished:
             break
         if state.to_act() != [0]:  # the bot's reply, as a worker makes it
-            matches.bots_to_move(match_id, state)
+            Bots(matches).to_move(match_id, state)
             run_jobs(fake_redis, settings)
             continue
         if (
@@ -582,10 +583,10 @@ def test_an_undo_refused_for_what_the_bots_showed_folds_the_span_once_and_is_not
             and state.last_action["seat"] == 0
             and state.version - state.last_action["before"] > 4
         ):
-            monkeypatch.setattr(matches._repository, "load", counted)
+            monkeypatch.setattr(matches.repository, "load", counted)
             with pytest.raises(IllegalAction) as refused:
                 matches.undo(match_id, 0, None, token_hash(token))
-            monkeypatch.setattr(matches._repository, "load", load)
+            monkeypatch.setattr(matches.repository, "load", load)
             taken_back = state.version - state.last_action["before"]
             break
         matches.submit(match_id, 0, state.version, rng.choice(state.legal_actions(0)))

@@ -10,6 +10,8 @@ import random
 import pytest
 from openskill.models import PlackettLuce
 
+from service.application.bots import Bots
+from service.application.scoring import Scoring
 from service.domain.ratings import RatedMatch, Seat, pool_of, rate, rated_match
 from service.store.jobqueue import JobQueue
 from service.store.keys import Keys
@@ -33,12 +35,12 @@ def _play_bots(matches, match_id):
             return state
         for seat in state.to_act():
             assert state.bot_of(seat), f"seat {seat} is a person's"
-            matches.bot_move(match_id, seat, state.version)
+            Bots(matches).move(match_id, seat, state.version)
 
 
 def _scored(client, app, fake_redis, settings, match_id):
     matches = app.extensions["matchlog"]
-    matches.request_scoring(match_id)
+    Scoring(matches.stores).request_scoring(match_id)
     run_jobs(fake_redis, settings)  # scoring, then the rating it asks for
     return matches.load(match_id).result
 
@@ -206,9 +208,9 @@ def test_a_rating_counts_once_however_often_its_job_runs(client, app, settings, 
     store = PlayerStore(fake_redis, settings.namespace)
     once = _snapshot(store, platform_id)
     for _ in range(2):  # the projector asks again, RQ retries: the same job runs again
-        matches.request_rating(created["id"])
+        Scoring(matches.stores).request_rating(created["id"])
         run_jobs(fake_redis, settings)
-    _, entries = matches.entries(created["id"])
+    _, entries = matches.repository.read(created["id"])
     match, why = rated_match(created["id"], entries)
     assert why == "rated" and store.apply(platform_id, match) is None  # applied already
     assert _snapshot(store, platform_id) == once
@@ -227,7 +229,7 @@ def test_aborted_matches_are_not_rated_and_a_replaced_seat_rates_its_last_holder
     ).json
     client.post(f"/v1/matches/{aborted['id']}/abort", json={}, headers=bearer(key))
     assert _scored(client, app, fake_redis, settings, aborted["id"])["aborted"]
-    _, entries = matches.entries(aborted["id"])
+    _, entries = matches.repository.read(aborted["id"])
     assert rated_match(aborted["id"], entries) == (None, "aborted")
     assert PlayerStore(fake_redis, settings.namespace).pools(platform_id) == []
 
@@ -277,13 +279,13 @@ def test_a_rebuild_from_the_logs_gets_the_same_numbers(client, app, settings, fa
             json={"game": "blokus", "options": {"variant": "duo"}, "players": rng.sample(personas, 2)},
         ).json
         _play_bots(matches, created["id"])
-        matches.request_scoring(created["id"])
+        Scoring(matches.stores).request_scoring(created["id"])
     run_jobs(fake_redis, settings)
     store = PlayerStore(fake_redis, settings.namespace)
     live = _snapshot(store, platform_id)
     assert sum(r[2] for r in live["blokus:duo:2p"]["ratings"].values()) == 400  # every match rated, once
 
-    plan = plan_rebuild(fake_redis, matches, [platform_id])
+    plan = plan_rebuild(fake_redis, matches.repository, [platform_id])
     assert [len(ids) for ids in plan.values()] == [200]
     queue = JobQueue(fake_redis, Keys(settings.namespace))
     for (platform_name, pool), match_ids in plan.items():
@@ -316,7 +318,9 @@ def test_a_match_waits_for_a_match_of_its_pool_that_ended_before_it(fake_redis, 
 def test_a_webhook_may_ask_for_rating_changed(client, app, settings, fake_redis, platform):
     platform_id, key = platform
     matches = app.extensions["matchlog"]
-    hook = matches.register_webhook(platform_id, "https://hooks.example/ratings", ["rating_changed"], None)
+    hook = matches.stores.webhooks.register(
+        platform_id, "https://hooks.example/ratings", ["rating_changed"], None
+    )
     created = client.post(
         "/v1/matches",
         headers=bearer(key),
@@ -328,7 +332,7 @@ def test_a_webhook_may_ask_for_rating_changed(client, app, settings, fake_redis,
     ).json
     _play_bots(matches, created["id"])
     _scored(client, app, fake_redis, settings, created["id"])  # the delivery is tried (and fails: no network)
-    (attempt,), _ = matches.webhook_deliveries(hook["id"])
+    (attempt,), _ = matches.stores.webhooks.deliveries(hook["id"])
     assert attempt["delivery"] == f"{hook['id']}-rated-{created['id']}"
 
 

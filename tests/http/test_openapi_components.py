@@ -12,6 +12,7 @@ import yaml
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import ignored_auth, positive_data_acceptance
 
+from service.application.scoring import Scoring
 from service.config import Settings
 from service.games import GAMES
 from service.http.app import create_app, spec
@@ -69,7 +70,7 @@ def _scored_match_of_each_game() -> list[str]:
             ).status_code
             == 200
         )
-        app.record_result(created["id"])
+        Scoring(app.stores).record_result(created["id"])
         scored.append(created["id"])
     return scored
 

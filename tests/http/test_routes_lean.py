@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from service.application import matches as matches_module
+from service.application import entry_time
 from service.domain import lifecycle
 from service.games import GAMES
 from tests.helpers import create
@@ -174,7 +174,7 @@ def _play(app, client, game_id: str, rng: random.Random) -> set[str]:
 def twinned(monkeypatch):
     """Twins that log their entries at the same time, with the same salt to their seed: the same hashes,
     the same answers."""
-    monkeypatch.setattr(matches_module, "now", lambda: "2026-11-27T22:00:00.000Z")
+    monkeypatch.setattr(entry_time, "now", lambda: "2026-11-27T22:00:00.000Z")
     monkeypatch.setattr(lifecycle, "secrets", SimpleNamespace(token_hex=lambda n: "5a" * n))
 
 

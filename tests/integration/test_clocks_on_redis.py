@@ -76,7 +76,7 @@ def test_a_move_racing_its_deadline_check_after_the_deadline_meets_one_timeout(
 
         def deadline(go=go, results=results, match_id=match_id):
             go.wait()
-            results["deadline"] = matches.check_clock(match_id, 1)
+            results["deadline"] = matches.clocks.check(match_id, 1)
 
         threads = [threading.Thread(target=move), threading.Thread(target=deadline)]
         for thread in threads:

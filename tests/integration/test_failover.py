@@ -92,7 +92,9 @@ def test_no_acknowledged_action_is_lost_when_a_master_dies(doomed_cluster, redis
     client = app.test_client()
     matches = [create(client, "blokus") for _ in range(9)]
     keys = Keys(settings.namespace, settings.feed_partitions)
-    assert app.extensions["matchlog"].readiness()["replicas"] == 1  # every master has its replica
+    assert (
+        app.extensions["matchlog"].repository.readiness(0, replicated=True)["replicas"] == 1
+    )  # every master has its replica
     victim = doomed_cluster.master_of(keys.log(matches[0][0]))
     on_victim = [m for m, _ in matches if doomed_cluster.master_of(keys.log(m)) == victim]
 

@@ -15,6 +15,7 @@ import pytest
 from rq import SimpleWorker
 from rq.job import Job
 
+from service.application.deliveries import Deliveries
 from service.application.matches import Matches
 from service.http.app import create_app
 from service.store.jobqueue import WEBHOOKS, JobQueue
@@ -216,7 +217,7 @@ def test_the_signature_covers_the_delivery_id(hooked, real_redis):
 
 def test_a_platforms_deliveries_take_at_most_its_slots_and_the_rest_wait_their_turn(settings, real_redis):
     keys = Keys(settings.namespace)
-    store = Webhooks(real_redis, keys, Matches(real_redis, settings)._server_key)
+    store = Webhooks(real_redis, keys, Matches(real_redis, settings).stores.server_key)
     with (
         store.slot("arena", "a", 2, 30) as first,
         store.slot("arena", "b", 2, 30) as second,
@@ -238,9 +239,9 @@ def test_a_delivery_over_its_platforms_slots_comes_again_later_not_lost(hooked, 
         ).json["id"]
         matches = Matches(real_redis, settings)
         run_here(matches, real_redis)
-        platform = matches.webhook(hook)["platform"]
+        platform = matches.stores.webhooks.get(hook)["platform"]
         jobs = JobQueue(real_redis, Keys(settings.namespace))
-        with matches.delivery_slot(platform, "a stalled delivery") as taken:
+        with Deliveries(matches.stores).slot(platform, "a stalled delivery") as taken:
             assert taken
             jobs.enqueue_delivery("d1", hook, '{"delivery":"d1"}')
             SimpleWorker([deliveries(jobs)], connection=real_redis).work(burst=True)

@@ -12,6 +12,7 @@ from functools import partial
 import pytest
 
 from service.application.matches import Matches, NewMatch
+from service.application.seats import Seats
 from service.domain.tokens import token_hash
 
 pytestmark = pytest.mark.redis
@@ -41,7 +42,7 @@ def _race(*calls):
 
 def _last_holder(matches: Matches, match_id: str, seat: int) -> dict:
     """The data of the last ``seat_replaced`` of ``seat`` in the log: who the log says plays it now."""
-    entries = matches._repository.store.read(match_id)
+    entries = matches.repository.store.read(match_id)
     return next(e.data for e in reversed(entries) if e.type == "seat_replaced" and e.seat == seat)
 
 
@@ -50,12 +51,12 @@ def test_two_replacements_at_once_leave_the_token_of_the_one_the_log_names(real_
     for _ in range(TRIALS):
         match_id, _, _ = here.create(NewMatch("blokus", ["ann", "bob"], {}))
         answers = _race(
-            partial(here.replace_seat, match_id, 1, name="carl"),
-            partial(there.replace_seat, match_id, 1, name="dora"),
+            partial(Seats(here).replace_seat, match_id, 1, name="carl"),
+            partial(Seats(there).replace_seat, match_id, 1, name="dora"),
         )
         tokens = {answer["name"]: answer["token"] for answer in answers}  # both handed the seat over, in turn
         named = _last_holder(here, match_id, 1)["name"]
-        assert here.seat_digest(match_id, 1) == token_hash(tokens[named]), f"the log names {named}"
+        assert here.repository.seat_digest(match_id, 1) == token_hash(tokens[named]), f"the log names {named}"
 
 
 def test_a_timeout_to_a_bot_racing_a_replacement_leaves_the_seat_as_the_log_says(real_redis, settings):
@@ -67,11 +68,11 @@ def test_a_timeout_to_a_bot_racing_a_replacement_leaves_the_seat_as_the_log_says
         clock.load(match_id)
         time.sleep(0.15)  # seat 0, to act, is out of time
         answers = _race(
-            partial(clock.check_clock, match_id, state.version),
-            partial(there.replace_seat, match_id, 0, name="carl"),
+            partial(clock.clocks.check, match_id, state.version),
+            partial(Seats(there).replace_seat, match_id, 0, name="carl"),
         )
         assert not [a for a in answers if isinstance(a, Exception)], answers
-        holder, digest = _last_holder(clock, match_id, 0), clock.seat_digest(match_id, 0)
+        holder, digest = _last_holder(clock, match_id, 0), clock.repository.seat_digest(match_id, 0)
         if holder.get("bot"):  # the clock's handover came last: nobody's token acts for the bot
             assert digest not in (token_hash(ann), token_hash(answers[1]["token"])), "a token acts for a bot"
         else:

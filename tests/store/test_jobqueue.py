@@ -13,6 +13,8 @@ import pytest
 from rq import Queue, SimpleWorker
 from rq.registry import ScheduledJobRegistry
 
+from service.application.bot_budgets import BotBudget
+from service.application.bots import Bots
 from service.application.matches import Matches, NewMatch
 from service.config import Settings
 from service.domain import lifecycle
@@ -114,8 +116,8 @@ def test_a_bots_reply_to_a_person_goes_before_the_moves_of_matches_of_bots_only(
     reply, reply_state, _ = matches.create(
         NewMatch("blokus", ["random bot", "ann"], {"variant": "duo"}, bots=["random", None])
     )
-    matches.bots_to_move(bots_only, bots_state)  # asked for first
-    matches.bots_to_move(reply, reply_state)
+    Bots(matches).to_move(bots_only, bots_state)  # asked for first
+    Bots(matches).to_move(reply, reply_state)
     SimpleWorker(JobQueue(fake_redis, Keys(settings.namespace)).queues(), connection=fake_redis).work(
         burst=True, max_jobs=1
     )
@@ -201,7 +203,7 @@ def _bots_play(matches: Matches, match_id: str, moves: int) -> int:
         seats = [seat for seat in state.to_act() if state.bot_of(seat)]
         if not seats:
             return played
-        assert matches.bot_move(match_id, seats[0], state.version) is not None
+        assert Bots(matches).move(match_id, seats[0], state.version) is not None
     return moves
 
 
@@ -223,8 +225,8 @@ def _left_to_bots(client, monkeypatch, how: str, key: str | None = None) -> dict
         _bots_play(matches, created["id"], 1)
         state = matches.load(created["id"])
         later = datetime.fromtimestamp(time.time() + 60, tz=UTC).isoformat(timespec="milliseconds")
-        monkeypatch.setattr("service.application.matches.now", lambda: later.replace("+00:00", "Z"))
-        assert matches.check_clock(created["id"], state.version) == "timed out"
+        monkeypatch.setattr("service.application.entry_time.now", lambda: later.replace("+00:00", "Z"))
+        assert matches.clocks.check(created["id"], state.version) == "timed out"
     else:
         replaced = client.post(
             f"/v1/matches/{created['id']}/seats/0/replace", json={"bot": "random"}, headers=headers
@@ -312,7 +314,7 @@ def test_a_match_left_to_bots_without_its_place_takes_it_at_its_bots_next_move(
     matches = client.application.extensions["matchlog"]
     full = client.post("/v1/matches", json=BOTS_ONLY).json
     with monkeypatch.context() as stopped:
-        stopped.setattr(Matches, "_left_to_bots", lambda self, match_id: None)
+        stopped.setattr(BotBudget, "left_to_bots", lambda self, match_id: None)
         left = _left_to_bots(client, monkeypatch, "timeout")
     greedy_asked.clear()
     assert _bots_play(matches, left["id"], 4) == 4
@@ -363,7 +365,7 @@ def test_bots_past_their_matchs_cpu_budget_play_the_random_bots_move(fake_redis,
         raise AssertionError("a match past its budget asked the greedy bot")
 
     monkeypatch.setattr(GreedyBot, "choose", never)
-    assert matches.bot_move(match_id, 0, state.version) is not None
+    assert Bots(matches).move(match_id, 0, state.version) is not None
     assert matches.load(match_id).version > state.version
 
 
@@ -372,7 +374,7 @@ def test_a_bots_move_past_its_cpu_budget_is_the_random_bots_move(fake_redis, set
     match_id, state, _ = matches.create(
         NewMatch("blokus", ["greedy bot", "ann"], {"variant": "duo"}, bots=["greedy", None])
     )
-    secret = matches._secret(match_id)
+    secret = matches.secret(match_id)
     asked = []
     hurried = lifecycle.bot_action(state, 0, secret, out_of_thought=lambda: asked.append(1) or True)
     assert asked == [1]  # it stopped weighing moves at the first one

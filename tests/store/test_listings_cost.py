@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from service.application import listings
 from tests.helpers import create, play_random_game
 
 
@@ -115,6 +116,6 @@ def test_migrate_lists_the_matches_created_before_the_narrowed_listings(client, 
     ):  # what an earlier version kept: the public list only
         fake_redis.delete(key)
     assert _ids(client.get("/v1/matches?status=aborted")) == []
-    assert matches.index_listings() == 3
+    assert listings.index_listings(matches.stores) == 3
     assert _ids(client.get("/v1/matches?status=aborted")) == [ids[1]]
     assert _ids(client.get("/v1/matches?status=active&game=blokus")) == [ids[0], ids[2]]

@@ -10,7 +10,10 @@ import random
 
 import pytest
 
+from service.application import listings
 from service.application.matches import NewMatch
+from service.application.scoring import Scoring
+from service.application.seats import Seats
 from service.domain import projections
 from service.games import GAMES
 from service.http import fastload, schemas
@@ -97,7 +100,7 @@ def _made(matches, game_id: str, kind: str, rng: random.Random) -> str:
     if kind == "played out":
         _play(matches, match_id, rng, 400 if game_id != "blackout-hong-kong" else 30)
         if matches.load(match_id).finished:
-            matches.record_result(match_id)
+            Scoring(matches.stores).record_result(match_id)
     return match_id
 
 
@@ -117,7 +120,7 @@ def test_a_listing_answers_the_bytes_it_answered_before_on_random_matches_of_eve
     matches = _matches(client)
     rng = random.Random(f"bytes {game_id}")
     made = [_made(matches, game_id, kind, rng) for kind in KINDS for _ in range(2)]
-    monkeypatch.setattr("service.application.matches.now", lambda: AT)
+    monkeypatch.setattr("service.application.entry_time.now", lambda: AT)
     statuses = {_folded_row(matches, m)["status"] for m in made}
     assert {"open", "active", "aborted", "finished"} <= statuses
     for query in ["", "&order=newest", "&limit=3"] + [f"&status={s}" for s in sorted(statuses)]:
@@ -171,7 +174,7 @@ def test_every_kind_of_append_writes_the_summary_of_the_state_it_leads_to(client
     lobby, _, _ = matches.create(NewMatch("blokus", ["ann", None], undo="with_consent"))
     current(lobby)
     assert _kept(fake_redis, settings, lobby)["status"] == "open"
-    matches.join(lobby, 1, "bob")  # the join, and the start it leads to
+    Seats(matches).join(lobby, 1, "bob")  # the join, and the start it leads to
     current(lobby)
     assert _kept(fake_redis, settings, lobby)["status"] == "active"
     _play(matches, lobby, rng, 1)  # a move
@@ -182,7 +185,7 @@ def test_every_kind_of_append_writes_the_summary_of_the_state_it_leads_to(client
     assert "undo_request" in _kept(fake_redis, settings, lobby)
     matches.answer_undo(lobby, 1 - mover, False)
     current(lobby)
-    matches.replace_seat(lobby, 0, bot="random")  # a seat handed to a bot
+    Seats(matches).replace_seat(lobby, 0, bot="random")  # a seat handed to a bot
     current(lobby)
     assert _kept(fake_redis, settings, lobby)["players"][0]["bot"] == "random"
     matches.abort(lobby, "for the test")  # the end
@@ -195,7 +198,7 @@ def test_every_kind_of_append_writes_the_summary_of_the_state_it_leads_to(client
     _play(matches, small, rng, 100)  # played out: the last move reveals the seed
     current(small)
     assert _kept(fake_redis, settings, small)["status"] == "finished"
-    matches.record_result(small)  # scored
+    Scoring(matches.stores).record_result(small)  # scored
     current(small)
     assert _kept(fake_redis, settings, small)["result"] == matches.load(small).result
 
@@ -204,13 +207,13 @@ def test_a_page_of_200_folds_no_match(client, monkeypatch):
     matches = _matches(client)
     for i in range(200):
         matches.create(NewMatch(sorted(GAMES)[i % len(GAMES)], ["ann", "bob" if i % 3 else None]))
-    fresh = type(matches)(matches._redis, matches.settings)  # another worker: nothing cached
+    fresh = type(matches)(matches.repository.redis, matches.settings)  # another worker: nothing cached
     loads = []
     load = fresh.load
     monkeypatch.setattr(fresh, "load", lambda *args, **kwargs: loads.append(args[0]) or load(*args, **kwargs))
-    found, _ = fresh.listed(None, None, None, None, 200)
+    found, _ = listings.listed(fresh.stores.listings, None, None, None, None, 200)
     assert len(found) == 200 and loads == []
-    opened, _ = fresh.listed(None, None, "open", None, 200)
+    opened, _ = listings.listed(fresh.stores.listings, None, None, "open", None, 200)
     assert len(opened) == 67 and loads == []
 
 
@@ -226,9 +229,9 @@ def test_a_match_without_a_summary_or_with_one_behind_its_log_is_listed_right_an
     fake_redis.set(keys.summary(behind), stale)  # as an append by an earlier version leaves it
     fake_redis.delete(keys.summary(old))  # as a match from before summaries has none
     loads = []
-    load = matches.load
+    load = matches.repository.load
     monkeypatch.setattr(
-        matches, "load", lambda *args, **kwargs: loads.append(args[0]) or load(*args, **kwargs)
+        matches.repository, "load", lambda *args, **kwargs: loads.append(args[0]) or load(*args, **kwargs)
     )
     rows = _listed_rows(client)
     assert sorted(loads) == sorted([old, behind])
@@ -246,7 +249,7 @@ def test_migrate_keeps_a_summary_for_every_listed_match(client, fake_redis, sett
     ids = [matches.create(NewMatch("blokus", ["ann", "bob"]))[0] for _ in range(3)]
     for match_id in ids:
         fake_redis.delete(keys.summary(match_id))
-    matches.index_listings()
+    listings.index_listings(matches.stores)
     for match_id in ids:
         assert _stored_row(fake_redis, settings, match_id) == _folded_row(matches, match_id)
 
@@ -256,7 +259,7 @@ def test_a_summary_is_not_kept_over_an_append_that_got_in_first(client, fake_red
     keys = Keys(settings.namespace, settings.feed_partitions)
     match_id, state, _ = matches.create(NewMatch("blokus", ["ann", "bob"]))
     _play(matches, match_id, random.Random(2), 1)
-    matches._listings.keep_summary(match_id, state)  # a listing that folded the match before the move
+    matches.stores.listings.keep_summary(match_id, state)  # a listing that folded the match before the move
     assert rows.read(fake_redis.get(keys.summary(match_id))).version == state.version + 1
 
 
@@ -287,7 +290,7 @@ def test_a_platform_and_anyone_are_answered_the_same_rows_bytes(client, settings
         )[0]
         for game_id in sorted(GAMES)
     ]
-    monkeypatch.setattr("service.application.matches.now", lambda: AT)
+    monkeypatch.setattr("service.application.entry_time.now", lambda: AT)
     body = {"matches": [_folded_row(matches, m) for m in made], "next_cursor": None}
     before = _answered_before(client.application, body)
     assert b"p-ann" not in before  # a platform's player ids are not in a row

@@ -49,9 +49,9 @@ def test_a_state_on_a_shared_pack_encodes_as_one_on_a_copy(fake_redis, settings,
     copied = replay.MatchState.from_json(json.loads(json.dumps(state.to_json())))
     assert type(copied.game["content"]) is dict and copied == state
     assert Snapshots.encoded([state]) == Snapshots.encoded([copied])
-    _, entries = matches.entries(match_id)
+    _, entries = matches.repository.read(match_id)
     plain = [replace(entries[0], data=json.loads(json.dumps(entries[0].data))), *entries[1:]]
-    secret = matches._repository.meta(match_id).secret
+    secret = matches.repository.meta(match_id).secret
     assert replay.replay(plain, secret.seed, secret.salt) == state  # an auditor's copy folds the same
 
 

@@ -311,19 +311,19 @@ def test_a_failure_recorded_as_its_webhook_is_removed_leaves_no_webhook_behind(f
 
 
 def test_a_webhook_removed_while_its_platform_enables_it_is_not_found(fake_redis, settings, monkeypatch):
-    from service.application.matches import Matches
+    from service.store.webhooks import Webhooks
 
     client = create_app(settings, fake_redis).test_client()
     _, key = Platforms(fake_redis, Keys(settings.namespace)).create("arena")
     hook = client.post(
         "/v1/webhooks", json={"url": "https://8.8.8.8/hook", "events": ["placed"]}, headers=bearer(key)
     ).json["id"]
-    enable = Matches.enable_webhook
+    enable = Webhooks.enable
 
     def removed_meanwhile(self, hook_id):
         enable(self, hook_id)
         assert client.delete(f"/v1/webhooks/{hook_id}", headers=bearer(key)).status_code == 204
 
-    monkeypatch.setattr(Matches, "enable_webhook", removed_meanwhile)
+    monkeypatch.setattr(Webhooks, "enable", removed_meanwhile)
     enabled = client.patch(f"/v1/webhooks/{hook}", json={"status": "enabled"}, headers=bearer(key))
     assert enabled.status_code == 404 and enabled.json["error"] == "webhook_not_found"

@@ -71,6 +71,6 @@ def test_the_state_cache_holds_at_most_its_bytes_of_states(fake_redis, settings)
     bound = 3 * state_weight(one, None)
     matches = Matches(fake_redis, replace(settings, state_cache_bytes=bound))
     ids = [matches.create(NewMatch("blokus", ["ann", "bob"]))[0] for _ in range(10)]
-    repository = matches._repository
+    repository = matches.repository
     assert repository._heads.bytes <= bound
     assert [m for m in ids if repository.head(m) is not None] == ids[-3:]

@@ -63,16 +63,16 @@ def test_a_cold_load_reads_the_due_snapshot_directly(fake_redis, settings):
 def test_a_load_that_lands_on_a_snapshot_caches_the_head(fake_redis, settings):
     match_id = _grown(Matches(fake_redis, settings), 16 * 4)
     fresh = Matches(fake_redis, settings)
-    assert fresh._repository.head(match_id) is None  # the cache itself
+    assert fresh.repository.head(match_id) is None  # the cache itself
     state = fresh.load(match_id)
     assert state.version == 64
-    assert fresh._repository.head(match_id) == state
+    assert fresh.repository.head(match_id) == state
 
 
 def test_a_compacted_match_still_loads_from_its_one_snapshot(fake_redis, settings):
     matches = Matches(fake_redis, settings)
     match_id = _grown(matches, 16 * 3 + 3)
-    matches.compact(match_id)  # keeps one snapshot, at a version no interval names
+    matches.repository.compact(match_id)  # keeps one snapshot, at a version no interval names
     assert fake_redis.hkeys(Keys(settings.namespace).snapshots(match_id)) == [b"51"]
     counting = _Counting(fake_redis)
     assert Matches(counting, settings).load(match_id).version == 51
@@ -91,7 +91,7 @@ def test_a_scored_match_folded_again_keeps_its_one_snapshot(client, fake_redis, 
     play_random_game(client, match_id, tokens, random.Random(4))
     score(client, fake_redis, settings, match_id, tokens[0])
     matches = Matches(fake_redis, settings)
-    matches.compact(match_id)
+    matches.repository.compact(match_id)
     key = Keys(settings.namespace).snapshots(match_id)
     ((version, raw),) = fake_redis.hgetall(key).items()
     stored = snapshots.decode(raw)
@@ -117,7 +117,7 @@ def test_an_old_read_of_a_compacted_match_leaves_its_snapshots_sparse(client, fa
     old = Matches(fake_redis, settings).load(match_id).version - 5
     assert old > 2 * settings.snapshot_every  # a version with snapshots due below it
     before = Matches(fake_redis, settings).load(match_id, old)  # the match at that version, uncompacted
-    Matches(fake_redis, settings).compact(match_id)
+    Matches(fake_redis, settings).repository.compact(match_id)
     key = Keys(settings.namespace).snapshots(match_id)
     kept = fake_redis.hkeys(key)
     assert len(kept) == 1

@@ -33,6 +33,7 @@ from service.http.auth import bearer_of
 from service.http.middleware import request_hooks
 from service.http.middleware.guards import MATCH_ID, within_limits
 from service.http.routes import accepted_body, load_action, plain_submission, played
+from service.store.errors import translated
 
 ENDPOINT = "v1.submit_action"
 JSON = "application/json"
@@ -88,7 +89,7 @@ class Express:
                 answer, headers = played(self.matches, match_id, *taken)
                 status, obj = 201, accepted_body(answer)
             except Exception as error:  # as Flask's error handler answers it
-                refusal = errors.api_error_of(error)
+                refusal = errors.api_error_of(translated(error))
                 status, obj, headers = refusal.status, refusal.body, {}
             payload = self.app.json.body(obj)  # type: ignore[attr-defined]  # GuardedJSON's
             listed = [("Content-Type", JSON), ("Content-Length", str(len(payload))), *headers.items()]
@@ -139,10 +140,10 @@ class Express:
         if token is None or is_platform_key(token):
             return None
         digest = token_hash(token)  # the seat's, and the append checks it is still the seat's
-        seat = seat_of_digest(digest, self.matches.seat_hashes(match_id))
+        seat = seat_of_digest(digest, self.matches.repository.meta(match_id).seat_hashes)
         if seat is None:
             return None
-        game_id = self.matches.engine_of(match_id).info.id
+        game_id = self.matches.repository.meta(match_id).game_id
         action = load_action(game_id, loaded["action"])
         return seat, game_id, action, loaded["expected_version"], key, digest
 
