@@ -57,7 +57,6 @@ KNOWN = {
     ("service.http.app", "redis"): "create_app takes a client (its type)",
     ("service.http.routes", "redis"): "the SSE stream catches RedisError",
     ("service.http.errors", "redis"): "the error format maps redis-py's errors to 503",
-    ("service.http.middleware.ratelimits", "redis"): "flask-limiter's storage on the match store's Redis",
     ("service.cli", "redis"): "the command checks the Redis it is given",
     ("service.cli", "rq"): "matchlog worker runs RQ's worker",
 }

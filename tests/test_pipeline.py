@@ -1,0 +1,104 @@
+"""The request pipeline (``service.http.middleware.pipeline``): one ordered list of steps that every request
+passes through, whatever answers it, so that a step added to it cannot be skipped by a faster path."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.http.errors import ApiError
+from service.http.middleware.pipeline import Step
+from tests.helpers import act, bearer, create
+
+
+def read_only(x):
+    """A switch an operator might add: every POST refused while the store is being moved."""
+    if x.method == "POST":
+        raise ApiError(503, "storage_unavailable", "read-only for maintenance")
+
+
+@pytest.fixture
+def switched(app, client):
+    """The app with the read-only switch in its pipeline, right after CORS (a preflight still passes)."""
+    match_id, tokens = create(client)
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
+    steps = app.extensions["matchlog-pipeline"].steps
+    at = [step.name for step in steps].index("CORS") + 1
+    steps.insert(at, Step("read-only", read_only, None))
+    yield match_id, tokens, legal["actions"][0]
+    steps.pop(at)
+
+
+def test_a_step_in_the_list_refuses_the_action_post(client, switched):
+    match_id, tokens, action = switched
+    answer = act(client, match_id, tokens[0], 1, action)  # a plain POST: the hot path's
+    assert answer.status_code == 503 and answer.json["error"] == "storage_unavailable"
+    assert answer.headers["Retry-After"] == "1" and answer.headers["X-Request-Id"]
+    assert client.get(f"/v1/matches/{match_id}").json["version"] == 1  # nothing appended
+    assert client.post("/v1/matches", json={"game": "blokus", "players": [{}, {}]}).status_code == 503
+    assert client.get(f"/v1/matches/{match_id}").status_code == 200  # reads go on
+
+
+def test_a_step_in_the_list_sees_the_moves_sockets_opening(app, client):
+    match_id, tokens = create(client)
+    seen = []
+    pipeline = app.extensions["matchlog-pipeline"]
+    pipeline.steps.append(Step("watch", lambda x: seen.append(x.endpoint), None))
+    try:
+        client.get(
+            f"/v1/matches/{match_id}/moves",
+            headers={"Upgrade": "websocket", "Connection": "Upgrade", **bearer(tokens[0])},
+        )
+    finally:
+        pipeline.steps.pop()
+    assert seen == ["__flask_sock.moves"]
+
+
+def test_a_hook_added_the_flask_way_is_not_skipped_either(app, client):
+    """The action route's handler is its Flask view too: with a Flask hook on the app, Flask answers it."""
+    refusing = []
+
+    @app.before_request
+    def refuse_posts():
+        from flask import request
+
+        if refusing and request.method == "POST":
+            raise ApiError(503, "storage_unavailable", "read-only for maintenance")
+
+    match_id, tokens = create(client)
+    action = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json["actions"][0]
+    refusing.append(True)
+    assert act(client, match_id, tokens[0], 1, action).status_code == 503
+    refusing.clear()
+    answer = act(client, match_id, tokens[0], 1, action)
+    assert answer.status_code == 201 and answer.headers["Location"].startswith(
+        f"/v1/matches/{match_id}/events"
+    )
+
+
+def test_the_action_post_answers_the_same_through_flask_and_straight(app, client):
+    """The one handler, called by the pipeline or as the Flask view: the same status, headers and body."""
+    answers = []
+    for through_flask in (False, True):
+        match_id, tokens = create(client)
+        if through_flask:
+            app.before_request_funcs[None].append(lambda: None)
+        try:
+            legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
+            got = act(client, match_id, tokens[0], 1, legal["actions"][0])
+            refused = act(client, match_id, tokens[0], 1, legal["actions"][0])
+            bad = client.post(
+                f"/v1/matches/{match_id}/actions", json={"action": {}}, headers=bearer(tokens[0])
+            )
+        finally:
+            if through_flask:
+                app.before_request_funcs[None].pop()
+        answers.append(
+            [
+                (a.status_code, sorted(k for k, _ in a.headers.items() if k != "X-Request-Id"), a.json)
+                for a in (got, refused, bad)
+            ]
+        )
+    straight, flask = answers
+    for mine, theirs in zip(straight, flask, strict=True):
+        assert mine[0] == theirs[0] and mine[1] == theirs[1]
+    assert straight[1][2] == flask[1][2] and straight[2][2] == flask[2][2]
