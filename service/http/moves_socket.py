@@ -25,7 +25,7 @@ from flask import Flask, current_app, request
 from flask_sock import ConnectionClosed, Sock
 from marshmallow import ValidationError, fields, validate
 
-from service import metrics
+from service import metrics, versions
 from service.application.livefeed import CHECK_S
 from service.domain.tokens import token_hash
 from service.http import fastload, home_workers, schemas, websocket_frames
@@ -205,6 +205,10 @@ class _Lingering:
 
 
 def install(app: Flask) -> None:
+    # private: simple_websocket's reader thread (``thread_class``) never started, its ``sock`` and
+    # ``connected`` read and written by _Connection; flask-sock's endpoint name (_ENDPOINT)
+    versions.require("simple-websocket", "1.1.", user=__name__)
+    versions.require("flask-sock", "0.7.", user=__name__)
     app.config.setdefault(
         "SOCK_SERVER_OPTIONS",
         {"thread_class": _Inline},  # no reader thread: after the handshake, _Connection reads and writes

@@ -18,7 +18,7 @@ from flask_smorest.utils import deepupdate
 from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
-from service import metrics
+from service import metrics, versions
 from service.application.livefeed import CHECK_S, Full, LiveFeed, Subscription, client_gone
 from service.application.matches import ANYONE, Matches, NewMatch
 from service.application.matches import now as matches_now
@@ -47,6 +47,11 @@ from service.http.middleware.pipeline import Answer, Exchange, answer_in_flask
 from service.store import packs
 from service.store.repository import Lru, MatchNotFound
 from service.store.webhooks import BadWebhookUrl, check_url
+
+# private: flask-smorest's documentation of a view (``_apidoc``, ``_prepare_doc_cbks``, ``utils.deepupdate``) in
+# Blueprint below, webargs's ``_raw_load_json`` in _Parser
+versions.require("flask-smorest", "0.47.", user=__name__)
+versions.require("webargs", "8.", user=__name__)
 
 
 class _Parser(FlaskParser):

@@ -16,7 +16,7 @@ def snake(name: str) -> str:
 
 
 def _camel_fields(*schemas) -> dict[str, str]:
-    names = {name for schema in schemas for name in schema._declared_fields}
+    names = {name for schema in schemas for name in schema().fields}
     return {name: snake(name) for name in sorted(names) if snake(name) != name}
 
 
