@@ -262,7 +262,7 @@ def prebuild(create_body: dict, script) -> tuple[bytes, list[tuple[int, bytes, i
 def source_address(index: int) -> str:
     """Client ``index``'s own loopback address (127.0.0.2, 127.0.0.3, ...): the server's limits per address
     count each client apart, as they count real clients, which come from many addresses."""
-    return f"127.0.{2 + index // 250}.{2 + index % 250}"
+    return f"127.0.{index // 250}.{2 + index % 250}"
 
 
 def _client(
