@@ -102,3 +102,34 @@ def test_the_action_post_answers_the_same_through_flask_and_straight(app, client
     for mine, theirs in zip(straight, flask, strict=True):
         assert mine[0] == theirs[0] and mine[1] == theirs[1]
     assert straight[1][2] == flask[1][2] and straight[2][2] == flask[2][2]
+
+
+def test_with_the_default_rate_limits_the_action_post_is_answered_straight(settings, fake_redis):
+    """The hot path runs as a server runs: the default limits on, the POST answered without Flask."""
+    import dataclasses
+
+    from service.config import Settings
+    from service.http.app import create_app
+
+    defaults = Settings.from_env({"MATCHLOG_SECRET_KEY": settings.secret_key})
+    app = create_app(
+        dataclasses.replace(
+            settings,
+            rate_limit_per_token=defaults.rate_limit_per_token,
+            rate_limit_per_address=defaults.rate_limit_per_address,
+            rate_limit_reads_per_address=defaults.rate_limit_reads_per_address,
+        ),
+        fake_redis,
+    )
+    client = app.test_client()
+    match_id, tokens = create(client)
+    action = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json["actions"][0]
+    pipeline = app.extensions["matchlog-pipeline"]
+    flask_wsgi = pipeline.flask_wsgi
+    pipeline.flask_wsgi = lambda environ, start_response: pytest.fail("answered through Flask")
+    try:
+        answer = act(client, match_id, tokens[0], 1, action)
+    finally:
+        pipeline.flask_wsgi = flask_wsgi
+    assert answer.status_code == 201 and answer.headers["X-RateLimit-Limit"] == "500"
+    assert "Retry-After" not in answer.headers

@@ -16,7 +16,7 @@ def test_the_installed_versions_are_the_ones_written_for():
 
 
 def test_another_version_stops_the_start_and_says_where_to_look():
-    with pytest.raises(versions.UnexpectedVersion, match="service.http.moves_socket.*simple-websocket"):
+    with pytest.raises(versions.UnexpectedVersion, match=r"service\.http\.moves_socket .*simple-websocket"):
         versions.require("simple-websocket", "0.9.", user="service.http.moves_socket")
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
-from flask import Flask
+from flask import Flask, current_app, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 from werkzeug.http import HTTP_STATUS_CODES
 
@@ -168,7 +168,6 @@ class Pipeline:
                 ("Content-Length", str(len(answer.body))),
                 *answer.headers,
             ]
-            headers = [h for h in headers if h[1] is not None]
             self._after(x, ran, answer.status, headers)
             start_response(_status_line(answer.status), headers)
             return [answer.body]
@@ -253,8 +252,6 @@ class Pipeline:
 
 def answer_in_flask(handler: Callable[[Exchange], Answer]):
     """``handler`` as the Flask view of its route: the same answer, as a Flask response."""
-    from flask import current_app, request
-
     answer = handler(request.environ[EXCHANGE])
     response = current_app.response_class(answer.body, status=answer.status, mimetype="application/json")
     response.headers.extend(answer.headers)
