@@ -28,7 +28,7 @@ def switched(app, client):
     match_id, tokens = create(client)
     legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
     steps = app.extensions["matchlog-pipeline"].steps
-    at = [step.name for step in steps].index("CORS") + 1
+    at = [step.name for step in steps].index("CORS preflight") + 1
     steps.insert(at, Step("read-only", read_only, None))
     yield match_id, tokens, legal["actions"][0]
     steps.pop(at)

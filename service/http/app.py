@@ -161,20 +161,22 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     if limits is not None:
         app.extensions["matchlog-limits"] = limits  # the moves socket counts its messages in them
     # Every request, whatever answers it, passes through these steps: their befores in this order, their
-    # afters in the reverse order. A check or a header for every route is a step here, not a Flask hook.
+    # afters in the reverse order (an answer's headers in the order they are added: the limits', the request
+    # id, CORS, Location, Retry-After). A check or a header for every route is a step here, not a Flask hook.
     steps = [
         Step("access line and metrics", None, request_hooks.access(metrics.observe_request)),
         Step("Retry-After", None, errors.retry_after_only_on_refusals),  # on every refusal, after the limits'
-        Step("request id", request_hooks.identify, request_hooks.echo_id),
-        Step("CORS", request_hooks.preflight, request_hooks.cors(settings.cors_origins)),  # a preflight
-        # meets no other check
+        Step("request id", request_hooks.identify, None),
+        Step("Location", None, request_hooks.location),
+        Step("CORS headers", None, request_hooks.cors(settings.cors_origins)),
+        Step("X-Request-Id", None, request_hooks.echo_id),
+        Step("CORS preflight", request_hooks.preflight, None),  # answered before any check
         Step(
             "guards",
             guards.check(app, functools.partial(body_types, app.extensions["matchlog"]), answers),
             None,
         ),
         Step("rate limits", limits.before, limits.after) if limits else None,
-        Step("Location", None, request_hooks.location),
         Step("moves socket's connection", moves_socket.prepare, None),
     ]
     pipeline = Pipeline(app, [step for step in steps if step is not None], app.wsgi_app)

@@ -313,8 +313,9 @@ def register(app: Flask) -> None:
 def retry_after_only_on_refusals(x: Any, status: int, headers: list[tuple[str, str]]) -> None:
     """The pipeline's step after every answer (after the rate limits', which say when their window resets
     on every answer): ``Retry-After`` on a 429 or a 503 only (``retry_after``)."""
-    given = next((v for k, v in headers if k.lower() == "retry-after"), None)
-    wait = retry_after(status, given)
-    headers[:] = [(k, v) for k, v in headers if k.lower() != "retry-after"]
+    at = next((i for i, (k, _) in enumerate(headers) if k.lower() == "retry-after"), None)
+    wait = retry_after(status, headers[at][1] if at is not None else None)
+    if at is not None:
+        del headers[at]
     if wait is not None:
-        headers.append(("Retry-After", wait))
+        headers.insert(len(headers) if at is None else at, ("Retry-After", wait))

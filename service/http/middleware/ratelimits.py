@@ -163,6 +163,8 @@ def _items(limits: str | None) -> list[RateLimitItem]:
 
 
 def _replace(headers: list[tuple[str, str]], name: str, value: str) -> None:
+    """Set ``name``, where it stood if it was there, else at the end (as werkzeug's ``Headers.set``)."""
     lowered = name.lower()
+    at = next((i for i, (k, _) in enumerate(headers) if k.lower() == lowered), None)
     headers[:] = [(k, v) for k, v in headers if k.lower() != lowered]
-    headers.append((name, value))
+    headers.insert(len(headers) if at is None else at, (name, value))
