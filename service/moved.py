@@ -63,7 +63,6 @@ MOVED = {
     "service.guards": "service.http.middleware.guards",
     "service.ratelimits": "service.http.middleware.ratelimits",
     "service.manners": "service.http.middleware.request_hooks",
-    "service.express": "service.http.middleware.express",
     "service.viewer": "service.http.viewer",
     "service.apidocs": "service.http.apidocs",
 }

@@ -89,7 +89,6 @@ MAPPING: dict[str, str] = {
     "service.guards": "service.http.middleware.guards",
     "service.ratelimits": "service.http.middleware.ratelimits",
     "service.manners": "service.http.middleware.request_hooks",
-    "service.express": "service.http.middleware.express",
     "service.viewer": "service.http.viewer",
     "service.apidocs": "service.http.apidocs",
     # staying at the top of service/, the runtime that wires the layers: cli, config, serving, processes,
@@ -108,7 +107,7 @@ PACKAGES: dict[str, str] = {
     "service.http": "The HTTP API: the Flask app, its routes, middleware, errors, auth, the moves socket, the "
     "OpenAPI contract's assembly, the viewer and /docs; the only package that imports Flask.",
     "service.http.middleware": "What every request passes through around its route: guards, rate limits, the "
-    "request hooks (request id, CORS, access log, metrics) and the express lane.",
+    "request hooks (request id, CORS, access log, metrics), as the steps of one pipeline.",
 }
 
 KEEP = "relayout: keep"

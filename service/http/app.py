@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import functools
 
 from flask import Flask
 from flask_smorest import Api
@@ -32,11 +31,12 @@ from service.http import (
 )
 from service.http.apidocs import apidocs
 from service.http.middleware import guards, ratelimits, request_hooks
-from service.http.middleware.express import Express
-from service.http.routes import answers, body_types, probes, v1
+from service.http.middleware.pipeline import Pipeline, Step
+from service.http.routes import answers, body_types, probes, submit, v1
 from service.http.viewer import viewer
 from service.store import errors as store_errors
 from service.store.players import PlayerStore
+from service.store.rate_windows import RateWindows
 from service.store.redis_client import Client, connect
 
 DESCRIPTION = """\
@@ -54,38 +54,13 @@ class _Api(Api):
     ERROR_SCHEMA = schemas.ErrorSchema
 
 
-class MatchlogFlask(Flask):
-    """Flask, asking once per view or hook, not at every request, whether it is a coroutine function
-    (``inspect.iscoroutinefunction``, six times a request: more than a hook's own work)."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._ensured: dict[Callable, Callable] = {}  # the app's own views and hooks: a bounded few
-
-    express: Callable[[dict, Callable], Any] | None = None
-    """``service.http.middleware.express``: answers the plain POST of an action before Flask would, or says None."""
-
-    def wsgi_app(self, environ, start_response):
-        if self.express is not None:
-            answer = self.express(environ, start_response)
-            if answer is not None:
-                return answer
-        return super().wsgi_app(environ, start_response)
-
-    def ensure_sync(self, func):
-        sync = self._ensured.get(func)
-        if sync is None:
-            sync = self._ensured[func] = super().ensure_sync(func)
-        return sync
-
-
 def create_app(settings: Settings | None = None, redis_client: Client | None = None) -> Flask:
     settings = settings or Settings.from_env()
     if redis_client is None:
         if not settings.redis_url:
             raise RuntimeError("set REDIS_URL (or start everything with `matchlog serve`)")
         redis_client = connect(settings.redis_url)
-    app = MatchlogFlask("matchlog")
+    app = Flask("matchlog")
     # /v1/matches//state (an empty id) is a 404 in the error shape, not a redirect
     app.url_map.merge_slashes = False
     app.config.update(
@@ -176,21 +151,42 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
     app.register_blueprint(apidocs)  # /docs: the contract as an interactive reference (Swagger UI)
     moves_socket.install(app)  # the moves socket: a WebSocket, outside the OpenAPI contract too
     errors.register(app, store_errors.translated)  # after Api(), whose own HTTP error handler it replaces
-    request_hooks.install(
-        app, settings.cors_origins, metrics.observe_request
-    )  # before the guards: a preflight
-    # meets no body check
-    guards.install(app, body_types, answers)
-    ratelimits.install(
-        app,
-        redis_client,
+    guards.install(app)
+    limits = ratelimits.RateLimits.of(
+        RateWindows(redis_client),
         settings.namespace,
         settings.rate_limit_per_token,
         settings.rate_limit_per_address,
         settings.rate_limit_reads_per_address,
     )
-    if Express.possible(body_types, answers):
-        app.express = Express(app)
+    if limits is not None:
+        app.extensions["matchlog-limits"] = limits  # the moves socket counts its messages in them
+    # Every request, whatever answers it, passes through these steps: their befores in this order, their
+    # afters in the reverse order (an answer's headers in the order they are added: the limits', the request
+    # id, CORS, Location, Retry-After). A check or a header for every route is a step here, not a Flask hook.
+    steps = [
+        Step("access line and metrics", None, request_hooks.access(metrics.observe_request)),
+        Step("Retry-After", None, errors.retry_after_only_on_refusals),  # on every refusal, after the limits'
+        Step("request id", request_hooks.identify, None),
+        Step("Location", None, request_hooks.location),
+        Step("CORS headers", None, request_hooks.cors(settings.cors_origins)),
+        Step("X-Request-Id", None, request_hooks.echo_id),
+        Step("CORS preflight", request_hooks.preflight, None),  # answered before any check
+        Step(
+            "guards",
+            guards.check(app, functools.partial(body_types, app.extensions["matchlog"]), answers),
+            None,
+        ),
+        Step("rate limits", limits.before, limits.after) if limits else None,
+        Step("moves socket's connection", moves_socket.prepare, None),
+    ]
+    pipeline = Pipeline(
+        app, [step for step in steps if step is not None], app.wsgi_app, store_errors.translated
+    )
+    pipeline.route("v1.submit_action", "POST", submit)  # the hot path: its handler called straight
+    app.extensions["matchlog-pipeline"] = pipeline
+    # Flask's documented way to wrap its WSGI app in a middleware
+    app.wsgi_app = pipeline  # type: ignore[method-assign]
     if settings.trusted_proxies:  # the client's address, not the proxy's, for the limits and the access log
         # Flask's documented way to wrap its WSGI app in a middleware
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]

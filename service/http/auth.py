@@ -52,6 +52,11 @@ def request_platform(matches: Credentials) -> dict | None:
     token = bearer()
     if token is None or not is_platform_key(token):
         return None
+    return _platform_of_key(matches, token)
+
+
+def _platform_of_key(matches: Credentials, token: str) -> dict:
+    """The platform of a platform key; 401 for a key nobody issued, or rotated out."""
     platform = matches.stores.platforms.of_key(token)
     if platform is None:
         raise ApiError(401, "unknown_platform_key", "this platform key is not one this server issued")
@@ -87,10 +92,7 @@ def request_seat(
             )
         return None
     if is_platform_key(token):
-        owner = request_platform(matches)
-        assert owner is not None, "a platform key names its platform, or request_platform answers 401"
-        if matches.repository.meta(match_id).platform != owner["id"]:
-            raise ApiError(403, "not_your_match", "this match belongs to another platform, or to none")
+        _platform_of_match(matches, match_id, token)
         if platform == "own":
             return None
         if platform != "view":
@@ -98,11 +100,7 @@ def request_seat(
                 403, "platform_cannot_act", "a platform reads and moderates; seats act with their tokens"
             )
         return _seat_asked(matches, match_id, required)
-    seat = seat_for(token, matches.repository.meta(match_id).seat_hashes)
-    if seat is None:  # this process's copy of the tokens may predate a seat's new one: Redis decides
-        seat = seat_for(token, matches.repository.meta(match_id, fresh=True).seat_hashes)
-    if seat is None:
-        raise ApiError(403, "wrong_token", "this token is not a seat of this match")
+    seat = _seat_of_token(matches, match_id, token)
     asked = request.args.get("seat") if platform == "view" else None
     if asked is not None and _seat_number(asked, matches, match_id) != seat:
         raise ApiError(
@@ -112,6 +110,37 @@ def request_seat(
             "(a platform key reads any seat's)",
         )
     return seat
+
+
+def _platform_of_match(matches: Credentials, match_id: str, token: str) -> None:
+    """403 unless the platform key's platform is the match's."""
+    owner = _platform_of_key(matches, token)
+    if matches.repository.meta(match_id).platform != owner["id"]:
+        raise ApiError(403, "not_your_match", "this match belongs to another platform, or to none")
+
+
+def _seat_of_token(matches: Credentials, match_id: str, token: str) -> int:
+    """The seat a seat token holds in the match; 403 when it holds none."""
+    seat = seat_for(token, matches.repository.meta(match_id).seat_hashes)
+    if seat is None:  # this process's copy of the tokens may predate a seat's new one: Redis decides
+        seat = seat_for(token, matches.repository.meta(match_id, fresh=True).seat_hashes)
+    if seat is None:
+        raise ApiError(403, "wrong_token", "this token is not a seat of this match")
+    return seat
+
+
+def seat_acting(matches: Credentials, match_id: str, authorization: str | None) -> tuple[int, str]:
+    """``acting_seat`` of a request told by its ``Authorization`` header (for a handler that reads the
+    environ, not Flask's request): the seat, and the token that holds it."""
+    token = bearer_of(authorization)
+    if token is None:
+        raise ApiError(401, "missing_token", "this needs a seat token: Authorization: Bearer <token>")
+    if is_platform_key(token):
+        _platform_of_match(matches, match_id, token)
+        raise ApiError(
+            403, "platform_cannot_act", "a platform reads and moderates; seats act with their tokens"
+        )
+    return _seat_of_token(matches, match_id, token), token
 
 
 def acting_seat(matches: Credentials, match_id: str, platform: str | None = None) -> int:

@@ -141,6 +141,17 @@ def flatten(messages: Any, prefix: str = "") -> dict[str, list[str]]:
 
 
 def http_error(error: HTTPException):
+    status, body, headers = http_error_answer(
+        error, current_app.config.get("MAX_CONTENT_LENGTH") if has_request_context() else None
+    )
+    response = jsonify(body)
+    response.status_code = status
+    response.headers.extend(headers)
+    return response
+
+
+def http_error_answer(error: HTTPException, max_body: int | None) -> tuple[int, dict, list[tuple[str, str]]]:
+    """A werkzeug exception's answer: its status, its body in the error shape, and its headers."""
     data = getattr(error, "data", None) or {}
     if error.code in (400, 422) and "messages" in data:  # webargs: the request failed its schema
         messages = data["messages"]
@@ -149,17 +160,14 @@ def http_error(error: HTTPException):
             if all(isinstance(v, dict) for v in messages.values())
             else messages
         )
-        return jsonify(invalid(fields).body), 400
+        return 400, invalid(fields).body, []
     body = {"error": http_code(error.code), "message": error.description or error.name}
-    if error.code == 413 and has_request_context() and current_app.config.get("MAX_CONTENT_LENGTH"):
-        body["message"] = (
-            f"the body is over this server's limit of {current_app.config['MAX_CONTENT_LENGTH']} bytes"
-        )
-    response = jsonify(body)
-    response.status_code = error.code or 500
-    if error.code == 405 and hasattr(error, "valid_methods") and error.valid_methods:
-        response.headers["Allow"] = ", ".join(error.valid_methods)
-    return response
+    if error.code == 413 and max_body:
+        body["message"] = f"the body is over this server's limit of {max_body} bytes"
+    headers = []
+    if error.code == 405 and getattr(error, "valid_methods", None):
+        headers.append(("Allow", ", ".join(error.valid_methods)))  # type: ignore[attr-defined]
+    return error.code or 500, body, headers
 
 
 def _unavailable(error: Exception) -> ApiError:
@@ -274,14 +282,15 @@ def register(app: Flask, translate: Callable[[Exception], Exception] = lambda er
         app.register_error_handler(kind, api_error)
 
     app.register_error_handler(HTTPException, http_error)
-
-    @app.after_request  # runs after the rate limiter's, which puts Retry-After on every answer, rounded down
-    def retry_after_only_on_refusals(response):
-        wait = retry_after(response.status_code, response.headers.get("Retry-After"))
-        if wait is None:
-            response.headers.pop("Retry-After", None)
-        else:
-            response.headers["Retry-After"] = wait
-        return response
-
     app.register_error_handler(Exception, api_error)
+
+
+def retry_after_only_on_refusals(x: Any, status: int, headers: list[tuple[str, str]]) -> None:
+    """The pipeline's step after every answer (after the rate limits', which say when their window resets
+    on every answer): ``Retry-After`` on a 429 or a 503 only (``retry_after``)."""
+    at = next((i for i, (k, _) in enumerate(headers) if k.lower() == "retry-after"), None)
+    wait = retry_after(status, headers[at][1] if at is not None else None)
+    if at is not None:
+        del headers[at]
+    if wait is not None:
+        headers.insert(len(headers) if at is None else at, ("Retry-After", wait))

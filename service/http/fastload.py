@@ -26,13 +26,20 @@ from marshmallow import RAISE, Schema, ValidationError, fields
 from marshmallow.decorators import POST_DUMP, POST_LOAD, PRE_DUMP, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 from marshmallow.utils import missing
 
+from service import versions
+
 _NO = object()  # "not this way": the schema decides
+
+MARSHMALLOW = versions.written_for("marshmallow", "4.")
+"""Whether the installed marshmallow keeps a schema's hooks (``Schema._hooks``, private: the only way to know
+that a schema has none the compiled checks would skip) as marshmallow 4 does; if not, nothing is compiled and
+every load and dump goes to the schema itself."""
 
 
 def compiled(schema: Schema) -> Callable[[Any], dict | None] | None:
     """``schema.load`` as a function answering the loaded dict, or None (load it with the schema, to get
     its errors or what the fast path does not know); None when the schema cannot be compiled."""
-    check = _schema(schema)
+    check = _schema(schema) if MARSHMALLOW else None
     return None if check is None else _none_for_no(check)
 
 
@@ -191,7 +198,7 @@ def compiled_dump(schema: Schema) -> Callable[[Any], dict | None] | None:
     same order, for values of the kinds it knows (strings, integers, dicts, lists and nested schemas of
     them, booleans, None); None for anything else, which the caller dumps with the schema itself. None when the
     schema cannot be compiled (dump hooks, renamed or defaulted fields, other field kinds)."""
-    dump = _dump_schema(schema)
+    dump = _dump_schema(schema) if MARSHMALLOW else None
     return None if dump is None else _none_for_no(dump)
 
 

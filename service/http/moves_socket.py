@@ -28,14 +28,14 @@ from flask_sock import ConnectionClosed, Sock
 from marshmallow import ValidationError, fields, validate
 from simple_websocket import Server
 
-from service import metrics
+from service import metrics, versions
 from service.application.livefeed import CHECK_S
 from service.application.matches import Matches
 from service.domain.tokens import token_hash
 from service.http import fastload, home_workers, schemas, websocket_frames
 from service.http.auth import acting_seat, bearer, still_holds
 from service.http.errors import ApiError, api_error_of, flatten, invalid
-from service.http.middleware import ratelimits
+from service.http.middleware.pipeline import Exchange
 from service.http.routes import load_action
 from service.serving import send_whole
 from service.store.errors import translated
@@ -211,6 +211,10 @@ class _Lingering:
 
 
 def install(app: Flask) -> None:
+    # private: simple_websocket's reader thread (``thread_class``) never started, its ``sock`` and
+    # ``connected`` read and written by _Connection; flask-sock's endpoint name (_ENDPOINT)
+    versions.require("simple-websocket", "1.1.", user=__name__)
+    versions.require("flask-sock", "0.7.", user=__name__)
     app.config.setdefault(
         "SOCK_SERVER_OPTIONS",
         {"thread_class": _Inline},  # no reader thread: after the handshake, _Connection reads and writes
@@ -219,15 +223,17 @@ def install(app: Flask) -> None:
 
     home_workers.gather(ROUTE)  # a match's sockets served by one worker, which keeps its state
 
-    @app.before_request
-    def moves_socket_connection() -> None:
-        if request.endpoint == _ENDPOINT:
-            # no extension (permessage-deflate) in the handshake: the frames that follow are plain
-            # (service.http.websocket_frames); a client that offered one gets none, as RFC 6455 lets a server answer
-            request.environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
-            for name in ("gunicorn.socket", "werkzeug.socket"):
-                if name in request.environ:
-                    request.environ[name] = _Lingering(request.environ[name])
+
+def prepare(x: Exchange) -> None:
+    """The request pipeline's step before the socket's handshake (simple_websocket's, in flask-sock's view)."""
+    if x.endpoint == _ENDPOINT:
+        environ = x.environ
+        # no extension (permessage-deflate) in the handshake: the frames that follow are plain
+        # (service.http.websocket_frames); a client that offered one gets none, as RFC 6455 lets a server answer
+        environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
+        for name in ("gunicorn.socket", "werkzeug.socket"):
+            if name in environ:
+                environ[name] = _Lingering(environ[name])
 
 
 @sock.route(ROUTE)
@@ -283,7 +289,8 @@ def _answer(
 ) -> dict:
     """What a POST of ``message`` would answer, with its status."""
     try:
-        wait = ratelimits.write_allowed(app, token)
+        limits = app.extensions.get("matchlog-limits")
+        wait = limits.write_allowed(request.remote_addr, token) if limits is not None else 0
         if wait:
             raise ApiError(
                 429,

@@ -17,7 +17,7 @@ from flask_smorest.utils import deepupdate
 from marshmallow import ValidationError
 from webargs.flaskparser import FlaskParser
 
-from service import metrics
+from service import metrics, versions
 from service.application import entry_time, listings, log_views, records
 from service.application.idempotency import ANYONE
 from service.application.livefeed import CHECK_S, Full, LiveFeed, Subscription, client_gone
@@ -28,7 +28,7 @@ from service.domain import clocks, projections
 from service.domain.chain import Recorded
 from service.domain.lifecycle import refusals_of
 from service.domain.replay import SHELL_EVENTS
-from service.domain.tokens import is_platform_key, seat_for
+from service.domain.tokens import is_platform_key, seat_for, token_hash
 from service.games import GAMES, legal_actions_component
 from service.games.bots import bots_of, shown_bot
 from service.games.protocol import Game, InvalidRecord
@@ -40,14 +40,21 @@ from service.http.auth import (
     request_owner,
     request_platform,
     request_seat,
+    seat_acting,
     still_holds,
 )
 from service.http.errors import ApiError, flatten, invalid
 from service.http.middleware.guards import GuardedJSON
+from service.http.middleware.pipeline import Answer, Exchange, answer_in_flask
 from service.store import packs
 from service.store.errors import StoreFailure
 from service.store.repository import Lru, MatchNotFound
 from service.store.webhooks import BadWebhookUrl, check_url
+
+# private: flask-smorest's documentation of a view (``_apidoc``, ``_prepare_doc_cbks``, ``utils.deepupdate``) in
+# Blueprint below, webargs's ``_raw_load_json`` in _Parser
+versions.require("flask-smorest", "0.47.", user=__name__)
+versions.require("webargs", "8.", user=__name__)
 
 
 class _Parser(FlaskParser):
@@ -69,6 +76,21 @@ class Blueprint(_Blueprint):
         self._prepare_doc_cbks.append(self._prepare_games_doc)
 
     @staticmethod
+    def contract(*decorators):
+        """Document an operation with flask-smorest's decorators (``arguments``, ``response``, ``doc``...)
+        without their wrappers: the view reads its request and makes its answer itself, once, and
+        flask-smorest only writes the contract. The decorators apply as if stacked in this order."""
+
+        def decorate(view):
+            documented = view
+            for decorator in reversed(decorators):
+                documented = decorator(documented)
+            view._apidoc = documented._apidoc
+            return view
+
+        return decorate
+
+    @staticmethod
     def _prepare_games_doc(doc, doc_info, **kwargs):
         build = doc_info.get("games_doc")
         return deepupdate(doc, build(list(GAMES.values()))) if build else doc
@@ -82,23 +104,6 @@ class Blueprint(_Blueprint):
             return view
 
         return decorate
-
-
-def lean(fast: Callable[..., Response | None]):
-    """A hot route's view in two: ``fast(**view_args)`` answers the requests it can read without webargs and
-    flask-smorest's layers, and says None before doing anything for the rest, which the documented view under
-    it reads and answers, refusals and all, as before. The route stays documented by that view (``wraps``
-    carries its ``_apidoc`` and docstring), so the contract does not fork."""
-
-    def decorate(documented):
-        @functools.wraps(documented)
-        def view(**view_args):
-            answer = fast(**view_args)
-            return documented(**view_args) if answer is None else answer
-
-        return view
-
-    return decorate
 
 
 SVG = "image/svg+xml"
@@ -602,11 +607,14 @@ def get_state(query, match_id: str):
     return {"game": state.engine.info.id, "version": state.version, "state": view, **clock}
 
 
-def body_types(endpoint: str | None) -> set[str]:
+def body_types(app_matches: Matches, endpoint: str | None) -> frozenset[str] | set[str]:
     """The body types an endpoint reads (for the request guards)."""
     if endpoint == "v1.create_match":
         return {JSON, *records.record_games()}
-    return {JSON}
+    return _JSON_ONLY
+
+
+_JSON_ONLY = frozenset({JSON})
 
 
 def answers(endpoint: str | None) -> list[str] | None:
@@ -665,23 +673,20 @@ def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
     }
 
 
-def _legal_actions_lean(match_id: str) -> Response | None:
-    """Without a query string there is nothing for ``SeatQuerySchema`` to read or refuse."""
-    return None if request.environ.get("QUERY_STRING") else _legal_actions(match_id)
+_seat_query = schemas.SeatQuerySchema()
 
 
 @v1.route("/matches/<match_id>/legal-actions", methods=["GET"])
-@lean(_legal_actions_lean)
-@v1.arguments(schemas.SeatQuerySchema(), location="query")
-@v1.games_doc(_legal_actions_doc)
-@v1.doc(security=SEAT_OR_PLATFORM)
-@_errors(400, 401, 403, 404)
-def get_legal_actions(query, match_id: str):
+@v1.contract(
+    v1.arguments(schemas.SeatQuerySchema(), location="query"),
+    v1.games_doc(_legal_actions_doc),
+    v1.doc(security=SEAT_OR_PLATFORM),
+    _errors(400, 401, 403, 404),
+)
+def get_legal_actions(match_id: str):
     """Every action the seat may take now (empty when it is not its turn)."""
-    return _legal_actions(match_id)
-
-
-def _legal_actions(match_id: str) -> Response:
+    if request.environ.get("QUERY_STRING"):  # without one there is nothing for the schema to read or refuse
+        v1.ARGUMENTS_PARSER.parse(_seat_query, request, location="query")
     seat = acting_seat(matches(), match_id, platform="view")
     state = matches().load(match_id)
     return legal_actions_answer(match_id, state, seat)
@@ -762,24 +767,11 @@ def _keyed_listing(state, seat: int) -> tuple[bytes, int] | None:
     return b"".join((head[:-2], b",".join(listed), b"]}\n")), len(listed)
 
 
-_submit_body = fastload.compiled(schemas.SubmitActionSchema())
+_submit = schemas.SubmitActionSchema()
+_submit_body = fastload.compiled(_submit)
+_idempotency_header = schemas.IdempotencyHeaderSchema()
 _accepted = schemas.AcceptedSchema()
 _accepted_dump = fastload.compiled_dump(_accepted)
-
-
-def _submit_lean(match_id: str) -> Response | None:
-    """A JSON body that ``SubmitActionSchema`` takes as it is, and no ``Idempotency-Key`` or one of 1 to 128
-    characters: what webargs would hand the view, answered as flask-smorest would answer it."""
-    body = request.get_json(silent=True) if request.is_json else None
-    key = request.headers.get("Idempotency-Key")
-    loaded = plain_submission(body, key)
-    if loaded is None:
-        return None
-    answer, headers = _submitted(match_id, loaded, key)
-    response = cast(Response, current_app.json.response(accepted_body(answer)))
-    response.headers.extend(headers)
-    response.status_code = 201
-    return response
 
 
 def accepted_body(answer: dict[str, Any]) -> dict[str, Any]:
@@ -788,14 +780,63 @@ def accepted_body(answer: dict[str, Any]) -> dict[str, Any]:
     return _accepted.dump(answer) if dumped is None else dumped
 
 
-def plain_submission(body: Any, idempotency_key: str | None) -> dict | None:
-    """The body as ``SubmitActionSchema`` loads it, when it takes it as it is and the ``Idempotency-Key``, if
-    any, fits; None for the documented view to judge (and refuse)."""
+@v1.route("/matches/<match_id>/actions", methods=["POST"])
+@v1.contract(
+    v1.arguments(schemas.SubmitActionSchema()),
+    v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers"),
+    v1.response(201, schemas.AcceptedSchema),
+    v1.doc(security=SEAT),
+    _errors(400, 401, 403, 404, 409, 422, 429, 503),
+)
+def submit_action(match_id: str):
+    """Play an action for the token's seat, if the match is still at ``expected_version``."""
+    return answer_in_flask(submit)
+
+
+def submit(x: Exchange) -> Answer:
+    """``POST /v1/matches/{id}/actions``, its one handler (the request pipeline calls it, or its Flask view):
+    the body and ``Idempotency-Key`` read as the documented schemas read them, the seat's action played."""
+    environ = x.environ
+    key = environ.get("HTTP_IDEMPOTENCY_KEY")
+    body = _json_body(x)
     loaded = _submit_body(body) if _submit_body is not None else None
-    if loaded is None or (
-        idempotency_key is not None and not _fits(schemas.IDEMPOTENCY_KEY_LENGTH, idempotency_key)
-    ):
-        return None
+    if loaded is None or (key is not None and not _fits(schemas.IDEMPOTENCY_KEY_LENGTH, key)):
+        loaded = _submission(body, key)
+    matches: Matches = x.app.extensions["matchlog"]
+    match_id = x.view_args["match_id"]
+    seat, token = seat_acting(matches, match_id, environ.get("HTTP_AUTHORIZATION"))
+    game_id = matches.repository.meta(match_id).game_id
+    action = load_action(game_id, loaded["action"])
+    answer, headers = played(
+        matches, match_id, seat, game_id, action, loaded["expected_version"], key, token_hash(token)
+    )
+    return Answer(
+        201, x.app.extensions["matchlog-pipeline"].json(accepted_body(answer)), list(headers.items())
+    )
+
+
+def _json_body(x: Exchange) -> Any:
+    """The body as the documented view read it: JSON through the guarded provider (its refusals as the
+    request's), or nothing (an empty object) when it is not JSON."""
+    if x.environ.get("CONTENT_TYPE") != JSON and not x.request.is_json:
+        return {}
+    try:
+        return x.app.json.loads(x.body())
+    except ValueError as error:
+        x.request.on_json_loading_failed(error)  # raises the 400 every JSON body gets
+        raise
+
+
+def _submission(body: Any, key: str | None) -> dict:
+    """The body and key loaded by their schemas, or 400 naming the wrong fields, as webargs said it."""
+    try:
+        loaded = _submit.load(body)
+    except ValidationError as error:
+        raise invalid(flatten(error.messages)) from None
+    try:
+        _idempotency_header.load({} if key is None else {"Idempotency-Key": key})
+    except ValidationError as error:
+        raise invalid(flatten(error.messages)) from None
     return loaded
 
 
@@ -805,26 +846,6 @@ def _fits(validator, value) -> bool:
     except ValidationError:
         return False
     return True
-
-
-@v1.route("/matches/<match_id>/actions", methods=["POST"])
-@lean(_submit_lean)
-@v1.arguments(schemas.SubmitActionSchema())
-@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
-@v1.response(201, schemas.AcceptedSchema)
-@v1.doc(security=SEAT)
-@_errors(400, 401, 403, 404, 409, 422, 429, 503)
-def submit_action(body, headers, match_id: str):
-    """Play an action for the token's seat, if the match is still at ``expected_version``."""
-    return _submitted(match_id, body, headers.get("idempotency_key"))
-
-
-def _submitted(match_id: str, body: dict, idempotency_key: str | None) -> tuple[dict, dict[str, str]]:
-    app = matches()
-    seat = acting_seat(app, match_id)
-    game_id = app.repository.meta(match_id).game_id
-    action = load_action(game_id, body["action"])
-    return played(app, match_id, seat, game_id, action, body["expected_version"], idempotency_key, holder())
 
 
 def played(

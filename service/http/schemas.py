@@ -638,7 +638,7 @@ class SubmitActionSchema(Schema):
 
 
 IDEMPOTENCY_KEY_LENGTH = validate.Length(min=1, max=128)
-"""An ``Idempotency-Key``'s bounds (the hot POST's lean view checks them without the schema)."""
+"""An ``Idempotency-Key``'s bounds (the action POST's handler checks them without the schema)."""
 
 
 class IdempotencyHeaderSchema(Schema):

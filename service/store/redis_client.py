@@ -15,6 +15,7 @@ from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
+from service import versions
 from service.serving import send_whole
 
 _hiredis: Any
@@ -120,7 +121,8 @@ class Lines:
     def possible(client: redis.Redis) -> bool:
         """Whether ``client``'s connections can be driven so (one Redis, hiredis at hand, real sockets)."""
         return (
-            _hiredis is not None
+            REDIS_PY
+            and _hiredis is not None
             and type(client) is redis.Redis
             and type(getattr(client.connection_pool, "cache", None)) is type(None)
             and client.connection_pool.connection_class in _DIRECT
@@ -255,7 +257,12 @@ def _timed_by_the_kernel(sock: socket.socket) -> None:
 _WANTING = object()
 """What the reader gives while a reply is still incomplete (hiredis's ``notEnoughData``)."""
 
-_parse_error = redis._parsers.BaseParser.parse_error
+REDIS_PY = versions.written_for("redis", "8.")
+"""Whether the installed redis-py is the one ``Lines`` was written for: it reads a connection's socket
+(``Connection._sock``) and maps error replies with redis-py's parser (``redis._parsers``), both private; with
+another, every command takes redis-py's own path."""
+
+_parse_error = redis._parsers.BaseParser.parse_error if REDIS_PY else None
 """redis-py's own mapping of an error reply to its exception (``NOSCRIPT`` to ``NoScriptError``, ...)."""
 
 _EVERY: weakref.WeakSet[Lines] = weakref.WeakSet()

@@ -41,6 +41,14 @@ costs milliseconds to create, a bare one microseconds)."""
 
 # -- the servers -----------------------------------------------------------------------------------
 
+LIMITS_OFF = {
+    "MATCHLOG_RATE_LIMIT_PER_TOKEN": "off",
+    "MATCHLOG_RATE_LIMIT_PER_ADDRESS": "off",
+    "MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS": "off",
+}
+"""The server's rate limits turned off, for the benches that measure something else than a deployment's
+default (``tests.bench.throughput`` keeps them on)."""
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -57,9 +65,11 @@ class Servers:
         redis_url: str | None = None,
         module: str = "service.cli api",
         env: dict[str, str] | None = None,
+        rate_limits: bool = False,
     ):
         """``module``: what ``python -m`` serves (``tests.bench.bare``: the bare stack); ``redis_url``: a
-        Redis to use (else ``REDIS_URL``, else an embedded one); ``env``: settings for the API, over these."""
+        Redis to use (else ``REDIS_URL``, else an embedded one); ``env``: settings for the API, over these;
+        ``rate_limits``: the server's default limits on (else ``LIMITS_OFF``)."""
         self.namespace = f"bench-{secrets.token_hex(4)}"
         self.folder = tempfile.mkdtemp(prefix="mlb-", dir="/tmp")
         self.embedded = None
@@ -81,10 +91,8 @@ class Servers:
                 "MATCHLOG_NAMESPACE": self.namespace,
                 "MATCHLOG_DATA": self.folder,
                 "BARE_NAMESPACE": self.namespace,
-                "MATCHLOG_RATE_LIMIT_PER_TOKEN": "off",
-                "MATCHLOG_RATE_LIMIT_PER_ADDRESS": "off",
-                "MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS": "off",  # measure the server, not its limits
-                **(env or {}),  # (a bench that measures the limits sets them again)
+                **({} if rate_limits else LIMITS_OFF),
+                **(env or {}),
             }
             self.api = subprocess.Popen(
                 [
@@ -251,6 +259,12 @@ def prebuild(create_body: dict, script) -> tuple[bytes, list[tuple[int, bytes, i
     return json.dumps(create_body).encode(), actions
 
 
+def source_address(index: int) -> str:
+    """Client ``index``'s own loopback address (127.0.0.2, 127.0.0.3, ...): the server's limits per address
+    count each client apart, as they count real clients, which come from many addresses."""
+    return f"127.0.{index // 250}.{2 + index % 250}"
+
+
 def _client(
     index,
     port,
@@ -265,12 +279,14 @@ def _client(
     read=False,
     over_socket=False,
 ) -> None:
-    """One client process: create its matches, wait for the start, then play until the window closes.
-    With ``read``, each action is a cycle: ``GET .../legal-actions`` (the seat's list), then the POST;
-    the cycle is what is timed. With ``over_socket``, each seat sends its actions over its own connection to
-    the moves socket (``/v1/matches/{id}/moves``) instead of POSTing them."""
+    """One client process, from its own address (``source_address``): create its matches, wait for the start,
+    then play until the window closes, ``AT_ONCE`` matches in turn, one action each. With ``read``, each action
+    is a cycle: ``GET .../legal-actions`` (the seat's list), then the POST; the cycle is what is timed. With
+    ``over_socket``, each seat sends its actions over its own connection to the moves socket
+    (``/v1/matches/{id}/moves``) instead of POSTing them."""
     try:
-        conn = http.client.HTTPConnection(HOST, port, timeout=30)
+        source = (source_address(index), 0)
+        conn = http.client.HTTPConnection(HOST, port, timeout=30, source_address=source)
         json_headers = {"Content-Type": "application/json"}
         cursor = index  # which script the next match replays (clients start at different ones)
         created = 0
@@ -319,9 +335,8 @@ def _client(
         cpu_at_start = None
         perf = time.perf_counter
         loads = json.loads
-        match = None
-        step = 0
-        seats: list = []  # the match's moves sockets, one per seat
+        playing: list[_Playing | None] = [None] * AT_ONCE
+        turn = 0
         while True:
             now = perf()
             if now >= window_end:
@@ -329,37 +344,26 @@ def _client(
             if cpu_at_start is None and now >= window_start:
                 t = os.times()
                 cpu_at_start = t.user + t.system
-            if match is None:
+            turn = (turn + 1) % AT_ONCE
+            game = playing[turn]
+            if game is None:
                 # A new match, a new connection: gunicorn keeps a keep-alive connection on the worker
                 # that accepted it, so a few everlasting connections could all end up on one worker
                 # (and one GIL); reconnecting per match spreads them as many real clients would.
                 conn.close()
-                for open_socket in seats:
-                    open_socket.close()
-                match = pending.pop() if pending else create()
-                path, headers, actions, read_path, read_headers, moves_url = match
-                step = 0
+                game = playing[turn] = _Playing(pending.pop() if pending else create())
                 if conn.sock is None:
                     conn.connect()
                 if over_socket:
-                    # websocket-client checks a text frame's UTF-8 in pure Python before it decodes it, which
-                    # checks it again in C: 52 us of this machine's CPU per answer of ~350 bytes, taken
-                    # from the servers measured, where a client elsewhere would not be
-                    seats = [
-                        websocket.create_connection(
-                            moves_url,
-                            header=[f"Authorization: {h['Authorization']}"],
-                            skip_utf8_validation=True,
-                        )
-                        for h in read_headers
-                    ]
-            seat, body, after = actions[step]
+                    game.open_sockets(source)
+            path, headers, actions, read_path, read_headers, _ = game.match
+            seat, body, after = actions[game.step]
             begun = perf()
             try:
                 if over_socket:
-                    seats[seat].send(body)
-                    data = seats[seat].recv()
-                    response = _Answered(loads(data))
+                    game.seats[seat].send(body)
+                    data = game.seats[seat].recv()
+                    response: _Answered | http.client.HTTPResponse = _Answered(loads(data))
                 elif read:
                     conn.request("GET", read_path, headers=read_headers[seat])
                     response = conn.getresponse()
@@ -370,7 +374,8 @@ def _client(
                             samples.append(
                                 f"GET HTTP {response.status}: {data[:300].decode(errors='replace')}"
                             )
-                        match = None
+                        game.close()
+                        playing[turn] = None
                         continue
                 if not over_socket:
                     conn.request("POST", path, body, headers[seat])
@@ -381,32 +386,37 @@ def _client(
                 if len(samples) < 5:
                     samples.append(f"{type(error).__name__}: {error}")
                 conn.close()
-                match = None
+                game.close()
+                playing[turn] = None
                 continue
             finished = perf()
             if response.status == 201:
                 if begun >= window_start:
                     latencies.append(finished - begun)
                     last_finish = finished
-                answer = response.answer if over_socket else loads(data)
+                answer = response.answer if isinstance(response, _Answered) else loads(data)
                 if answer["version"] != after:
                     errors["unexpected version"] += 1
-                    match = None
+                    game.close()
+                    playing[turn] = None
                     continue
-                step += 1
-                if step == len(actions):
-                    match = None
+                game.step += 1
+                if game.step == len(actions):
+                    game.close()
+                    playing[turn] = None
             else:  # counted during the warm-up too: every refused action is a failure of the run
                 errors[f"HTTP {response.status}"] += 1
                 if len(samples) < 5:
                     # a socket's answer is text already
                     text = data if isinstance(data, str) else data.decode(errors="replace")
                     samples.append(f"HTTP {response.status}: {text[:300]}")
-                match = None  # the match cannot go on from a refused action
+                game.close()  # the match cannot go on from a refused action
+                playing[turn] = None
         t = os.times()
         conn.close()
-        for open_socket in seats:
-            open_socket.close()
+        for game in playing:
+            if game is not None:
+                game.close()
         results.put(
             {
                 "index": index,
@@ -423,6 +433,41 @@ def _client(
     except BaseException:
         results.put({"index": index, "fatal": traceback.format_exc()})
         ready.put(index)
+
+
+AT_ONCE = 3
+"""Matches each client plays at once, an action of each in turn: a seat of a four-player match then moves at
+most at a twelfth of its client's pace, under the server's default limit per seat token (50 a second) at
+any rate these machines reach, as the moves of people and bots do."""
+
+
+class _Playing:
+    """A match a client is playing: what ``create`` made of it, the next action, and the seats' moves sockets."""
+
+    def __init__(self, match: tuple):
+        self.match = match
+        self.step = 0
+        self.seats: list = []
+
+    def open_sockets(self, source: tuple[str, int]) -> None:
+        # websocket-client checks a text frame's UTF-8 in pure Python before it decodes it, which checks it
+        # again in C: 52 us of this machine's CPU per answer of ~350 bytes, taken from the servers measured,
+        # where a client elsewhere would not be
+        port = int(self.match[5].rsplit(":", 1)[1].split("/", 1)[0])
+        self.seats = [
+            websocket.create_connection(
+                self.match[5],
+                socket=socket.create_connection((HOST, port), timeout=30, source_address=source),
+                header=[f"Authorization: {h['Authorization']}"],
+                skip_utf8_validation=True,
+            )
+            for h in self.match[4]
+        ]
+
+    def close(self) -> None:
+        for open_socket in self.seats:
+            open_socket.close()
+        self.seats = []
 
 
 def percentile(sorted_values: list[float], p: float) -> float:

