@@ -100,22 +100,30 @@ def start_serve(folder, port, **extra_env):
         stderr=subprocess.DEVNULL,
     )
     http = Http(port)
-    deadline = time.monotonic() + 30
+    # a bound against a hang, not a measure: on a loaded machine a serve took 40 s to answer
+    deadline = time.monotonic() + 120
     while True:
         try:
             if http("GET", "/v1/games")[0] == 200:
                 return process, http
-        except (urllib.error.URLError, ConnectionError):
+        except OSError:  # not listening yet, or too busy to answer within the request's timeout
             pass
         if time.monotonic() > deadline or process.poll() is not None:
-            process.kill()
+            # stopped as a test stops it, so that its API, workers and Redis go too: killed alone, they
+            # were left running for the rest of the suite
+            stop_serve(process)
             raise AssertionError("matchlog serve did not come up")
         time.sleep(0.1)
 
 
 def stop_serve(process):
     process.send_signal(signal.SIGTERM)
-    process.wait(timeout=30)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise
 
 
 def test_serve_plays_scores_and_keeps_matches_across_restarts():
