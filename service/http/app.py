@@ -118,6 +118,16 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
                     },
                 }
             },
+            # the moves socket is a WebSocket, which OpenAPI 3.0 has no operation for: what it takes and
+            # sends, as components a generator makes types of
+            "x-websockets": {
+                openapi_components.MOVES_SOCKET: {
+                    "description": "The moves socket (service/http/moves_socket.py): each text message "
+                    "sent is a MovesSocketMove, each one received a MovesSocketAnswer.",
+                    "send": {"$ref": "#/components/schemas/MovesSocketMove"},
+                    "receive": {"$ref": "#/components/schemas/MovesSocketAnswer"},
+                }
+            },
         },
         JSON_SORT_KEYS=False,
     )
@@ -126,6 +136,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
     app.extensions["matchlog-livefeed"] = LiveFeed(app.extensions["matchlog"], redis_client)
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand
+    api.spec.components.schema("MovesSocketMove", schema=moves_socket.MoveSchema)  # the socket's messages
     api.spec.components.schemas["CreateMatch"]["properties"]["game"]["enum"] = list(GAMES)
     accepted = []  # every action shape the API takes: each game's, and the deprecated ones still taken
     for game in GAMES.values():  # each game's action shape, so that clients can generate code for it
@@ -144,6 +155,7 @@ def create_app(settings: Settings | None = None, redis_client: redis.Redis | Non
             legal_actions_component(game),
             {
                 "type": "object",
+                "additionalProperties": False,
                 "required": ["game", "version", "seat", "actions"],
                 "properties": {
                     "game": {"type": "string", "enum": [game.info.id]},

@@ -256,6 +256,11 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
             "options": ref(f"{p}Options"),
             "players": {"type": "array", "items": CREATED_PLAYER},
             "seed_commitment": STR,
+            "seed_sha256": {
+                **STR,
+                "description": "SHA-256 (hex) of the seed: the commitment in logs written before "
+                "seed_commitment (which such a log does not have).",
+            },
             "chain": {
                 **INT,
                 "description": "How the log is chained: 2, hidden data through commitments; 3, also naming "
@@ -276,7 +281,7 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
             "clock": LOGGED_CLOCK,
             **({"content_sha256": STR, "content": ref(f"{p}Content")} if f"{p}Content" in components else {}),
         },
-        ["game", "options", "players", "seed_commitment"],
+        ["game", "options", "players"],  # and seed_commitment, or seed_sha256 in an older log
     )
     data = {
         "match_created": created,
@@ -517,6 +522,45 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
         "A rating_changed delivery: a match of the platform rated its players (docs/howto/players-and-ratings.md).",
     )
     # its own component, not in WebhookDelivery's union: a hook that asks for entries gets entries only
+    out.update(moves_socket_components(games, served))
+    return out
+
+
+MOVES_SOCKET = "/v1/matches/{match_id}/moves"
+"""The moves socket's route (a WebSocket: no operation of OpenAPI 3.0 describes it)."""
+
+
+def moves_socket_components(
+    games: list[Game], served: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """What the moves socket answers (``service.http.moves_socket``), as components: each game's accepted
+    move (the POST's answer with its status, 201) and a refusal (the API's error with its status).
+    ``MovesSocketMove`` (what it takes) is the marshmallow schema the socket loads with."""
+    status = {"type": "integer", "description": "The HTTP status the same POST would answer."}
+    out: dict[str, dict[str, Any]] = {}
+    for game in games:
+        p = prefix(game)
+        out[f"{p}MovesSocketAccepted"] = _closed(
+            {
+                "status": {**status, "enum": [201]},
+                "game": _game(game),
+                "version": INT,
+                "events": {"type": "array", "items": ref(f"{p}Entry")},
+            },
+            ["status", "game", "version", "events"],
+            f"{game.info.name}: a move the socket accepted: the entries it appended and the match's version.",
+        )
+    error = served["Error"]
+    out["MovesSocketRefused"] = _closed(
+        {"status": status, **copy.deepcopy(error["properties"])},
+        ["status", *error.get("required", [])],
+        "A message the socket refused, in the API's error format (Error), with the status the POST would answer.",
+    )
+    out["MovesSocketAnswer"] = {
+        "description": f"Each message the moves socket (GET {MOVES_SOCKET}, upgraded to a WebSocket) sends: "
+        "the answer to one move, accepted (by the match's game) or refused.",
+        "oneOf": [*(ref(f"{prefix(game)}MovesSocketAccepted") for game in games), ref("MovesSocketRefused")],
+    }
     return out
 
 
