@@ -1,7 +1,8 @@
 """Webhooks against a real HTTP receiver on loopback and the real Redis: a platform registers a URL and
 entry types; the rule worker enqueues one delivery per append that brings such entries; the delivery
 job POSTs it signed (HMAC-SHA256 of the timestamp and body) with a delivery id, and a failing receiver
-gets it again with backoff; every attempt is listed. Private URLs are refused unless allowed."""
+gets it again with backoff; every attempt is listed. Private URLs are refused unless allowed. Every body
+the receiver gets fits the served contract (WebhookDelivery, or RatingChangedDelivery), strictly."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from service.store.keys import Keys
 from service.store.platforms import Platforms
 from service.store.webhooks import verify
 from tests.helpers import act, bearer, start_worker, wait_for
+from tests.test_typed_contract import validator
 from workers.jobs import run_here
 from workers.projector import Projector
 
@@ -60,6 +62,13 @@ class Receiver:
 
     def close(self):
         self.server.shutdown()
+        for _, body in self.received:  # every body the server posted, strictly what the contract says
+            delivery = json.loads(body)
+            shape = (
+                "RatingChangedDelivery" if delivery.get("event") == "rating_changed" else "WebhookDelivery"
+            )
+            errors = [e.message for e in validator(shape).iter_errors(delivery)]
+            assert not errors, (errors, delivery)
 
 
 @pytest.fixture
