@@ -534,8 +534,9 @@ def moves_socket_components(
     games: list[Game], served: dict[str, dict[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """What the moves socket answers (``service.http.moves_socket``), as components: each game's accepted
-    move (the POST's answer with its status, 201) and a refusal (the API's error with its status).
-    ``MovesSocketMove`` (what it takes) is the marshmallow schema the socket loads with."""
+    move (the POST's answer with its status, 201, without the game: the socket is one match's, whose game
+    the client knows) and a refusal (the API's error with its status). ``MovesSocketMove`` (what it takes)
+    is the marshmallow schema the socket loads with."""
     status = {"type": "integer", "description": "The HTTP status the same POST would answer."}
     out: dict[str, dict[str, Any]] = {}
     for game in games:
@@ -543,11 +544,10 @@ def moves_socket_components(
         out[f"{p}MovesSocketAccepted"] = _closed(
             {
                 "status": {**status, "enum": [201]},
-                "game": _game(game),
                 "version": INT,
                 "events": {"type": "array", "items": ref(f"{p}Entry")},
             },
-            ["status", "game", "version", "events"],
+            ["status", "version", "events"],
             f"{game.info.name}: a move the socket accepted: the entries it appended and the match's version.",
         )
     error = served["Error"]
@@ -558,8 +558,8 @@ def moves_socket_components(
     )
     out["MovesSocketAnswer"] = {
         "description": f"Each message the moves socket (GET {MOVES_SOCKET}, upgraded to a WebSocket) sends: "
-        "the answer to one move, accepted (by the match's game) or refused.",
-        "oneOf": [*(ref(f"{prefix(game)}MovesSocketAccepted") for game in games), ref("MovesSocketRefused")],
+        "the answer to one move, accepted (in the shape of the match's game) or refused.",
+        "anyOf": [*(ref(f"{prefix(game)}MovesSocketAccepted") for game in games), ref("MovesSocketRefused")],
     }
     return out
 

@@ -33,8 +33,9 @@ class Receiver:
     """A loopback HTTP server that records each POST and answers with the next status of ``statuses``
     (after ``stall_first_s`` for the first one: a receiver that hangs while its caller dies)."""
 
-    def __init__(self, statuses, stall_first_s=0.0, answer_headers=()):
+    def __init__(self, statuses, stall_first_s=0.0, answer_headers=(), bodies_of_the_test=False):
         self.statuses = list(statuses)
+        self.checked = not bodies_of_the_test  # a body the server made fits the contract; a test's own, not
         self.received = []
         self.answered = []  # the delivery ids of the answers sent, with their status
         receiver = self
@@ -62,7 +63,7 @@ class Receiver:
 
     def close(self):
         self.server.shutdown()
-        for _, body in self.received:  # every body the server posted, strictly what the contract says
+        for _, body in self.received if self.checked else ():  # the server's bodies: what the contract says
             delivery = json.loads(body)
             shape = (
                 "RatingChangedDelivery" if delivery.get("event") == "rating_changed" else "WebhookDelivery"
@@ -375,7 +376,7 @@ def test_a_delivery_goes_to_the_address_its_check_approved(monkeypatch):
 
     from service.store import webhooks
 
-    receiver = Receiver([])
+    receiver = Receiver([], bodies_of_the_test=True)
     port = receiver.server.server_address[1]
     answers = iter([("127.0.0.1", port)] + [("127.0.0.2", port)] * 10)  # nothing listens on .2
     real = socket.getaddrinfo
