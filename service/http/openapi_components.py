@@ -186,6 +186,18 @@ WITHHELD = _closed(
 )
 
 
+TO_ACT: dict[str, Any] = {
+    "type": "array",
+    "items": INT,
+    "description": "the seats that may act after it (none once the match is over), as the match's to_act.",
+}
+STATUS: dict[str, Any] = {
+    "type": "string",
+    "enum": ["open", "active", "finished", "aborted"],
+    "description": "the match's status after it, as the match's status.",
+}
+
+
 def _game(game: Game, description: str | None = None) -> dict[str, Any]:
     schema = {"type": "string", "enum": [game.info.id]}
     return {**schema, "description": description} if description else schema
@@ -206,6 +218,8 @@ def _entry(game: Game, type_: str, data: dict[str, Any], description: str | None
         "public_data": data,
         "commitment": {**STR, "description": "HMAC-SHA256 (hex) of the whole entry (see Event)."},
         "text": {**STR, "description": "The entry in plain words, as this view shows it."},
+        "to_act": {**TO_ACT, "description": "On the live feed's entries: " + TO_ACT["description"]},
+        "status": {**STATUS, "description": "On the live feed's entries: " + STATUS["description"]},
     }
     return _closed(properties, ["version", "type", "seat", "data", "at", "hash"], description)
 
@@ -304,7 +318,7 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
         "oneOf": [{"$ref": r} for r in mapping.values()],
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }
-    said = {"type": "object", "properties": {"game": _game(game)}, "required": ["game"]}
+    said = {"type": "object", "properties": {"game": _game(game)}, "required": ["game", "status", "to_act"]}
     # each type's entry with game required, not allOf the Entry union: a generator reads allOf over a
     # discriminated union as a subtype of it, and drops the type it discriminates by
     components[f"{p}FeedEntry"] = {
@@ -366,6 +380,16 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
                 "type": "array",
                 "items": ref(f"{p}Entry"),
                 "description": "The entries of one append that the webhook asked for, as a spectator sees them.",
+            },
+            "to_act": {
+                **TO_ACT,
+                "description": "After the append: " + TO_ACT["description"] + " Absent in a delivery an "
+                "older release enqueued.",
+            },
+            "status": {
+                **STATUS,
+                "description": "After the append: " + STATUS["description"] + " Absent in a delivery an "
+                "older release enqueued.",
             },
         },
         ["game", "delivery", "webhook", "match", "version", "previous_version", "entries"],

@@ -159,6 +159,8 @@ def test_only_wanted_types_and_own_matches_are_delivered_once(hooked, real_redis
         assert len(receiver.received) == 1
         body = json.loads(receiver.received[0][1])
         assert body["match"] == mine["id"] and [e["type"] for e in body["entries"]] == ["placed"]
+        now = client.get(f"/v1/matches/{mine['id']}").json  # after the append: whose turn, and the status
+        assert (body["to_act"], body["status"]) == (now["to_act"], "active") and now["to_act"] == [1]
     finally:
         receiver.close()
 
