@@ -189,12 +189,14 @@ WITHHELD = _closed(
 TO_ACT: dict[str, Any] = {
     "type": "array",
     "items": INT,
-    "description": "the seats that may act after it (none once the match is over), as the match's to_act.",
+    "description": "On a live-feed entry or a webhook body: the seats that may act after it (none once the "
+    "match is over), as the match's to_act would say then.",
 }
 STATUS: dict[str, Any] = {
     "type": "string",
     "enum": ["open", "active", "finished", "aborted"],
-    "description": "the match's status after it, as the match's status.",
+    "description": "On a live-feed entry or a webhook body: the match's status after it, as the match's "
+    "status would say then.",
 }
 
 
@@ -218,8 +220,8 @@ def _entry(game: Game, type_: str, data: dict[str, Any], description: str | None
         "public_data": data,
         "commitment": {**STR, "description": "HMAC-SHA256 (hex) of the whole entry (see Event)."},
         "text": {**STR, "description": "The entry in plain words, as this view shows it."},
-        "to_act": {**TO_ACT, "description": "On the live feed's entries: " + TO_ACT["description"]},
-        "status": {**STATUS, "description": "On the live feed's entries: " + STATUS["description"]},
+        "to_act": ref("ToAct"),  # on the live feed's entries (FeedEntry requires them)
+        "status": ref("MatchStatus"),
     }
     return _closed(properties, ["version", "type", "seat", "data", "at", "hash"], description)
 
@@ -381,16 +383,9 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
                 "items": ref(f"{p}Entry"),
                 "description": "The entries of one append that the webhook asked for, as a spectator sees them.",
             },
-            "to_act": {
-                **TO_ACT,
-                "description": "After the append: " + TO_ACT["description"] + " Absent in a delivery an "
-                "older release enqueued.",
-            },
-            "status": {
-                **STATUS,
-                "description": "After the append: " + STATUS["description"] + " Absent in a delivery an "
-                "older release enqueued.",
-            },
+            # after the append; absent in a delivery an older release enqueued
+            "to_act": ref("ToAct"),
+            "status": ref("MatchStatus"),
         },
         ["game", "delivery", "webhook", "match", "version", "previous_version", "entries"],
         f"A webhook delivery of a {game.info.name} match.",
@@ -433,6 +428,7 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
             }
         return schema
 
+    out["ToAct"], out["MatchStatus"] = TO_ACT, STATUS
     out["MatchClock"] = _closed(
         {
             **LOGGED_CLOCK["properties"],
