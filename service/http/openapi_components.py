@@ -572,7 +572,14 @@ def moves_socket_components(
         )
     error = served["Error"]
     out["MovesSocketRefused"] = _closed(
-        {"status": status, **copy.deepcopy(error["properties"])},
+        {
+            "status": status,
+            **copy.deepcopy(error["properties"]),
+            "retry_after": {
+                **INT,
+                "description": "With too_many_requests: the seconds to wait, as the POST's Retry-After header.",
+            },
+        },
         ["status", *error.get("required", [])],
         "A message the socket refused, in the API's error format (Error), with the status the POST would answer.",
     )
