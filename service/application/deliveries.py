@@ -53,6 +53,8 @@ class Deliveries:
                             "match": match_id,
                             "version": version,
                             "entries": projections.entries_view(state, shown, None),
+                            "to_act": state.to_act(),  # after the append: what a receiver does next
+                            "status": projections.status_of(state),
                         }
                     )
                 )

@@ -25,8 +25,9 @@ from collections import OrderedDict
 
 from service import metrics
 from service.application.matches import Matches
-from service.domain import projections
+from service.domain import projections, replay
 from service.domain.chain import Recorded
+from service.domain.replay import MatchState
 from service.games import GAMES
 from service.store.errors import StoreFailure
 from service.store.events import EventStore
@@ -84,6 +85,7 @@ class LiveFeed:
         # (a new partition waits for the reader's current read to end: at most ``block_ms``)
         self._reader: threading.Thread | None = None
         self._rendered: OrderedDict[tuple, str] = OrderedDict()
+        self._after: OrderedDict[str, MatchState] = OrderedDict()  # per match: the state after the last shown
 
     def render(self, match_id: str, entry: Recorded, seat: int | None, revealed: bool, sealed: bool) -> str:
         """An entry as an SSE event for ``seat``: made once per seat and entry, however many subscribers
@@ -93,8 +95,15 @@ class LiveFeed:
             text = self._rendered.get(key)
         if text is None:
             engine = GAMES[self.matches.repository.meta(match_id).game_id]
-            # an entry travels alone here: it says its match's game (the contract's FeedEntry)
-            shown = {"game": engine.info.id, **projections.entry_view(engine, entry, seat, revealed, sealed)}
+            # an entry travels alone here: it says its match's game (the contract's FeedEntry), and what
+            # a client does next: the seats to act after it and the match's status
+            after = self._state_after(match_id, entry)
+            shown = {
+                "game": engine.info.id,
+                **projections.entry_view(engine, entry, seat, revealed, sealed),
+                "to_act": after.to_act(),
+                "status": projections.status_of(after),
+            }
             body = json.dumps(shown, separators=(",", ":"))
             text = f"id: {entry.version}\ndata: {body}\n\n"
             with self._lock:
@@ -102,6 +111,24 @@ class LiveFeed:
                 while len(self._rendered) > 4096:
                     self._rendered.popitem(last=False)
         return text
+
+    def _state_after(self, match_id: str, entry: Recorded) -> MatchState:
+        """The match after ``entry``: the one after the entry before it, folded one entry on (the feed shows
+        entries in order), else loaded at the entry's version."""
+        with self._lock:
+            before = self._after.get(match_id)
+        if before is not None and before.version == entry.version:
+            return before
+        if before is not None and before.version == entry.version - 1:
+            state = replay.advance(before, entry, lambda version: self.matches.load(match_id, version))
+        else:
+            state = self.matches.load(match_id, entry.version)
+        with self._lock:
+            self._after[match_id] = state
+            self._after.move_to_end(match_id)
+            while len(self._after) > 1024:
+                self._after.popitem(last=False)
+        return state
 
     def subscribe(self, match_id: str, address: str = "") -> Subscription:
         """Follow a match from now on (read the backlog after subscribing, so nothing falls between), for a

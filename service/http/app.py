@@ -94,6 +94,16 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
                     },
                 }
             },
+            # the moves socket is a WebSocket, which OpenAPI 3.0 has no operation for: what it takes and
+            # sends, as components a generator makes types of
+            "x-websockets": {
+                openapi_components.MOVES_SOCKET: {
+                    "description": "The moves socket (service/http/moves_socket.py): each text message "
+                    "sent is a MovesSocketMove, each one received a MovesSocketAnswer.",
+                    "send": {"$ref": "#/components/schemas/MovesSocketMove"},
+                    "receive": {"$ref": "#/components/schemas/MovesSocketAnswer"},
+                }
+            },
         },
         JSON_SORT_KEYS=False,
     )
@@ -102,6 +112,7 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
     app.extensions["matchlog-livefeed"] = LiveFeed(app.extensions["matchlog"], redis_client)
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand
+    api.spec.components.schema("MovesSocketMove", schema=moves_socket.MoveSchema)  # the socket's messages
     api.spec.components.schemas["CreateMatch"]["properties"]["game"]["enum"] = list(GAMES)
     accepted = []  # every action shape the API takes: each game's, and the deprecated ones still taken
     for game in GAMES.values():  # each game's action shape, so that clients can generate code for it
@@ -120,6 +131,7 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
             legal_actions_component(game),
             {
                 "type": "object",
+                "additionalProperties": False,
                 "required": ["game", "version", "seat", "actions"],
                 "properties": {
                     "game": {"type": "string", "enum": [game.info.id]},

@@ -13,6 +13,8 @@ Each answer is what the POST answers, with its HTTP status in ``status``: ``{"st
 API's error format. The same rules, version check, idempotency, write limits and log apply: the socket
 is another door to ``Matches.submit``, nothing more. A message that is not JSON is answered ``400``; a
 binary message closes the connection (1003), and so does one larger than the server's body limit (1009).
+The contract has both ways: ``MovesSocketMove`` and ``MovesSocketAnswer`` (``openapi.yaml``'s
+``x-websockets``).
 """
 
 from __future__ import annotations

@@ -186,6 +186,20 @@ WITHHELD = _closed(
 )
 
 
+TO_ACT: dict[str, Any] = {
+    "type": "array",
+    "items": INT,
+    "description": "On a live-feed entry or a webhook body: the seats that may act after it (none once the "
+    "match is over), as the match's to_act would say then.",
+}
+STATUS: dict[str, Any] = {
+    "type": "string",
+    "enum": ["open", "active", "finished", "aborted"],
+    "description": "On a live-feed entry or a webhook body: the match's status after it, as the match's "
+    "status would say then.",
+}
+
+
 def _game(game: Game, description: str | None = None) -> dict[str, Any]:
     schema = {"type": "string", "enum": [game.info.id]}
     return {**schema, "description": description} if description else schema
@@ -206,6 +220,8 @@ def _entry(game: Game, type_: str, data: dict[str, Any], description: str | None
         "public_data": data,
         "commitment": {**STR, "description": "HMAC-SHA256 (hex) of the whole entry (see Event)."},
         "text": {**STR, "description": "The entry in plain words, as this view shows it."},
+        "to_act": ref("ToAct"),  # on the live feed's entries (FeedEntry requires them)
+        "status": ref("MatchStatus"),
     }
     return _closed(properties, ["version", "type", "seat", "data", "at", "hash"], description)
 
@@ -256,6 +272,11 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
             "options": ref(f"{p}Options"),
             "players": {"type": "array", "items": CREATED_PLAYER},
             "seed_commitment": STR,
+            "seed_sha256": {
+                **STR,
+                "description": "SHA-256 (hex) of the seed: the commitment in logs written before "
+                "seed_commitment (which such a log does not have).",
+            },
             "chain": {
                 **INT,
                 "description": "How the log is chained: 2, hidden data through commitments; 3, also naming "
@@ -276,7 +297,7 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
             "clock": LOGGED_CLOCK,
             **({"content_sha256": STR, "content": ref(f"{p}Content")} if f"{p}Content" in components else {}),
         },
-        ["game", "options", "players", "seed_commitment"],
+        ["game", "options", "players"],  # and seed_commitment, or seed_sha256 in an older log
     )
     data = {
         "match_created": created,
@@ -299,7 +320,7 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
         "oneOf": [{"$ref": r} for r in mapping.values()],
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }
-    said = {"type": "object", "properties": {"game": _game(game)}, "required": ["game"]}
+    said = {"type": "object", "properties": {"game": _game(game)}, "required": ["game", "status", "to_act"]}
     # each type's entry with game required, not allOf the Entry union: a generator reads allOf over a
     # discriminated union as a subtype of it, and drops the type it discriminates by
     components[f"{p}FeedEntry"] = {
@@ -362,6 +383,9 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
                 "items": ref(f"{p}Entry"),
                 "description": "The entries of one append that the webhook asked for, as a spectator sees them.",
             },
+            # after the append; absent in a delivery an older release enqueued
+            "to_act": ref("ToAct"),
+            "status": ref("MatchStatus"),
         },
         ["game", "delivery", "webhook", "match", "version", "previous_version", "entries"],
         f"A webhook delivery of a {game.info.name} match.",
@@ -404,6 +428,7 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
             }
         return schema
 
+    out["ToAct"], out["MatchStatus"] = TO_ACT, STATUS
     out["MatchClock"] = _closed(
         {
             **LOGGED_CLOCK["properties"],
@@ -517,6 +542,52 @@ def components(games: list[Game], served: dict[str, dict[str, Any]]) -> dict[str
         "A rating_changed delivery: a match of the platform rated its players (docs/howto/players-and-ratings.md).",
     )
     # its own component, not in WebhookDelivery's union: a hook that asks for entries gets entries only
+    out.update(moves_socket_components(games, served))
+    return out
+
+
+MOVES_SOCKET = "/v1/matches/{match_id}/moves"
+"""The moves socket's route (a WebSocket: no operation of OpenAPI 3.0 describes it)."""
+
+
+def moves_socket_components(
+    games: list[Game], served: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """What the moves socket answers (``service.http.moves_socket``), as components: each game's accepted
+    move (the POST's answer with its status, 201, without the game: the socket is one match's, whose game
+    the client knows) and a refusal (the API's error with its status). ``MovesSocketMove`` (what it takes)
+    is the marshmallow schema the socket loads with."""
+    status = {"type": "integer", "description": "The HTTP status the same POST would answer."}
+    out: dict[str, dict[str, Any]] = {}
+    for game in games:
+        p = prefix(game)
+        out[f"{p}MovesSocketAccepted"] = _closed(
+            {
+                "status": {**status, "enum": [201]},
+                "version": INT,
+                "events": {"type": "array", "items": ref(f"{p}Entry")},
+            },
+            ["status", "version", "events"],
+            f"{game.info.name}: a move the socket accepted: the entries it appended and the match's version.",
+        )
+    error = served["Error"]
+    out["MovesSocketRefused"] = _closed(
+        {
+            "status": status,
+            **copy.deepcopy(error["properties"]),
+            "retry_after": {
+                **INT,
+                "description": "With too_many_requests: the seconds to wait, as the POST's Retry-After header.",
+            },
+        },
+        ["status", *error.get("required", [])],
+        "A message the socket refused, in the API's error format (Error), with the status the POST would answer.",
+    )
+    out["MovesSocketAnswer"] = {
+        "description": f"Each message the moves socket (GET {MOVES_SOCKET}, upgraded to a WebSocket) sends: "
+        "the answer to one move, accepted (in the shape of the match's game) or refused.",
+        "anyOf": [*(ref(f"{prefix(game)}MovesSocketAccepted") for game in games), ref("MovesSocketRefused")],
+    }
     return out
 
 

@@ -951,6 +951,7 @@ HANDOVERS = ("seat_replaced", "timed_out")
 
 SSE_EVENT = {
     "type": "object",
+    "additionalProperties": False,
     "description": "One event of the stream (OpenAPI 3.0 reads a text/event-stream schema as each event's): an "
     "entry (``id``: its version; ``data``: the entry as JSON, as /events has it, with its ``game``), "
     "``end`` (``data``: {}), ``revoked`` (no data), or the ``retry`` advice that opens the stream.",
@@ -971,7 +972,10 @@ SSE_EVENT = {
             "type": "string",
             "contentMediaType": "application/json",
             "contentSchema": {
-                "oneOf": [{"$ref": "#/components/schemas/FeedEntry"}, {"type": "object", "maxProperties": 0}]
+                "oneOf": [
+                    {"$ref": "#/components/schemas/FeedEntry"},
+                    {"type": "object", "maxProperties": 0, "additionalProperties": False},
+                ]
             },
             "description": "The entry as JSON, with its match's game (the FeedEntry schema); {} with end.",
         },

@@ -35,9 +35,17 @@ def test_the_backlog_then_each_new_entry_with_its_version_as_id(settings, fake_r
     legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[0])).json
     assert act(client, match_id, tokens[0], 1, legal["actions"][0]).status_code == 201
     pushed = listener.until(lambda e: e.get("id") == "2")[-1]
-    # the entry as /events has it, with its match's game (an entry alone says it)
+    # the entry as /events has it, with its match's game (an entry alone says it), and whose turn it is
+    # after it and the match's status: what the match says now
     page = client.get(f"/v1/matches/{match_id}/events?after=1").json
-    assert pushed["data"] == {"game": page["game"], **page["events"][0]} and page["game"] == "blokus"
+    match = client.get(f"/v1/matches/{match_id}").json
+    assert pushed["data"] == {
+        "game": page["game"],
+        **page["events"][0],
+        "to_act": match["to_act"],
+        "status": match["status"],
+    }
+    assert page["game"] == "blokus" and match["to_act"] == [1]
     assert listener.until(lambda e: e.get("comment") == "ping")  # heartbeats while nothing happens
     scraped = client.get("/metrics").get_data(as_text=True)
     assert any(
@@ -85,7 +93,11 @@ def test_each_seat_and_a_spectator_see_what_events_shows_them(settings, fake_red
     for seat, listener in listeners.items():
         got = [e["data"] for e in listener.until(lambda e: e.get("id") == str(version)) if "data" in e]
         logged = full_log(client, match_id, tokens[seat] if seat is not None else None)
+        after = [{"to_act": e.pop("to_act"), "status": e.pop("status")} for e in got]
         assert got == [{"game": "chock-a-block", **entry} for entry in logged]
+        now = client.get(f"/v1/matches/{match_id}").json  # after the last entry: what the match says
+        assert after[-1] == {"to_act": now["to_act"], "status": now["status"]}
+        assert after[0]["status"] == "active" and after[0]["to_act"]  # every seat named at creation
 
 
 def test_the_stream_ends_once_the_match_is_scored(settings, fake_redis):

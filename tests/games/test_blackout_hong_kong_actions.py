@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 from functools import cache
+from pathlib import Path
 
 import pytest
 import yaml
@@ -14,10 +15,12 @@ import yaml
 from service.games import GAMES
 from service.games.blackout_hong_kong.actions import TYPES
 from tests.helpers import act, bearer, create
-from tests.http.test_openapi_components_typed import CONTRACT
 
 BLACKOUT = GAMES["blackout-hong-kong"]
 SNAKE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
+
+
+CONTRACT = Path(__file__).resolve().parents[2] / "openapi.yaml"
 
 
 @cache

@@ -1,6 +1,7 @@
 """The moves socket (``/v1/matches/{id}/moves``, a WebSocket) on a real ``matchlog serve``: one
 connection per seat plays a whole Blokus match, each answer what the POST would answer; the same
-refusals (illegal, stale version, schema, idempotency, another seat's token); the log is the same."""
+refusals (illegal, stale version, schema, idempotency, another seat's token); the log is the same. Every
+message the socket sends fits the contract's MovesSocketAnswer, strictly."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import websocket
 
 from service.http import home_workers
 from tests.bench.api import connection_holders, free_port
+from tests.http.test_openapi_components_typed import validator
 from tests.integration.test_serve import start_serve, stop_serve
 
 pytestmark = pytest.mark.slow
@@ -41,9 +43,17 @@ def connect(port, match_id, token):
     )
 
 
+def received(socket) -> dict:
+    """The socket's next message, checked strictly against the served contract (MovesSocketAnswer)."""
+    message = json.loads(socket.recv())
+    errors = [e.message for e in validator("MovesSocketAnswer").iter_errors(message)]
+    assert not errors, (errors, message)
+    return message
+
+
 def send(socket, body) -> dict:
     socket.send(json.dumps(body))
-    return json.loads(socket.recv())
+    return received(socket)
 
 
 def test_a_whole_match_over_one_socket_per_seat(served):
@@ -106,12 +116,12 @@ def test_the_socket_refuses_as_the_post_does(served):
         other = send(socket, {"expected_version": 1, "action": legal["actions"][1], "idempotency_key": key})
         assert other["status"] == 422 and other["error"] == "idempotency_key_reused"
         socket.send("not json")
-        assert json.loads(socket.recv())["status"] == 400
+        assert received(socket)["status"] == 400
     finally:
         socket.close()
     for token, error in ((None, "missing_token"), ("not-a-token", "wrong_token")):
         refused = connect(port, match_id, token)
-        assert json.loads(refused.recv()) | {"message": ""} == {
+        assert received(refused) | {"message": ""} == {
             "status": 401 if token is None else 403,
             "error": error,
             "message": "",
@@ -131,14 +141,14 @@ def test_the_socket_says_why_it_closes_or_refuses_a_message(served):
     match_id, token = created["id"], created["seats"][0]["token"]
     socket = connect(port, match_id, token)
     try:
-        deep = json.loads((socket.send("[" * 100 + "]" * 100), socket.recv())[1])
+        deep = (socket.send("[" * 100 + "]" * 100), received(socket))[1]
         assert deep["status"] == 400 and "nested deeper" in deep["message"]  # the POST's guard, not a 500
         surrogate = '{"expected_version": 1, "idempotency_key": "\\ud800", "action": {"type": "pass"}}'
-        lone = json.loads((socket.send(surrogate), socket.recv())[1])
+        lone = (socket.send(surrogate), received(socket))[1]
         assert (
             lone["status"] == 400 and "lone surrogate" in lone["message"]
         )  # was a 500 from the key's digest
-        garbled = json.loads((socket.send("{oops"), socket.recv())[1])
+        garbled = (socket.send("{oops"), received(socket))[1]
         assert garbled["status"] == 400 and garbled["message"].startswith("the message is not valid JSON")
         socket.send("x" * (65 * 1024))  # over the body limit: closed 1009, not reset mid-message
         assert _closed_with(socket) == 1009

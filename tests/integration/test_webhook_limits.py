@@ -232,7 +232,7 @@ def test_a_platforms_deliveries_take_at_most_its_slots_and_the_rest_wait_their_t
 def test_a_delivery_over_its_platforms_slots_comes_again_later_not_lost(hooked, real_redis):
     settings, client, key = hooked
     settings = dataclasses.replace(settings, webhook_slots_per_platform=1)
-    receiver = Receiver([])
+    receiver = Receiver([], bodies_of_the_test=True)
     try:
         hook = client.post(
             "/v1/webhooks", json={"url": receiver.url, "events": ["placed"]}, headers=bearer(key)
@@ -260,7 +260,7 @@ def test_a_delivery_over_its_platforms_slots_comes_again_later_not_lost(hooked, 
 def test_a_webhook_that_keeps_failing_is_disabled_until_its_platform_enables_it(hooked, real_redis):
     settings, client, key = hooked
     settings = dataclasses.replace(settings, webhook_disable_after=2)
-    receiver = Receiver([500] * 10)
+    receiver = Receiver([500] * 10, bodies_of_the_test=True)
     try:
         hook = client.post(
             "/v1/webhooks", json={"url": receiver.url, "events": ["placed"]}, headers=bearer(key)
@@ -307,7 +307,7 @@ def test_one_appends_body_is_kept_once_for_every_webhook(hooked, real_redis):
 def test_a_delivery_job_of_an_older_release_still_delivers(hooked, real_redis):
     """Enqueued before the body was kept once: (hook, delivery, whole body, namespace)."""
     settings, client, key = hooked
-    receiver = Receiver([])
+    receiver = Receiver([], bodies_of_the_test=True)
     try:
         hook = client.post(
             "/v1/webhooks", json={"url": receiver.url, "events": ["placed"]}, headers=bearer(key)

@@ -1,7 +1,8 @@
 """Webhooks against a real HTTP receiver on loopback and the real Redis: a platform registers a URL and
 entry types; the rule worker enqueues one delivery per append that brings such entries; the delivery
 job POSTs it signed (HMAC-SHA256 of the timestamp and body) with a delivery id, and a failing receiver
-gets it again with backoff; every attempt is listed. Private URLs are refused unless allowed."""
+gets it again with backoff; every attempt is listed. Private URLs are refused unless allowed. Every body
+the receiver gets fits the served contract (WebhookDelivery, or RatingChangedDelivery), strictly."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from service.store.keys import Keys
 from service.store.platforms import Platforms
 from service.store.webhooks import verify
 from tests.helpers import act, bearer, start_worker, wait_for
+from tests.http.test_openapi_components_typed import validator
 from workers.jobs import run_here
 from workers.projector import Projector
 
@@ -31,8 +33,9 @@ class Receiver:
     """A loopback HTTP server that records each POST and answers with the next status of ``statuses``
     (after ``stall_first_s`` for the first one: a receiver that hangs while its caller dies)."""
 
-    def __init__(self, statuses, stall_first_s=0.0, answer_headers=()):
+    def __init__(self, statuses, stall_first_s=0.0, answer_headers=(), bodies_of_the_test=False):
         self.statuses = list(statuses)
+        self.checked = not bodies_of_the_test  # a body the server made fits the contract; a test's own, not
         self.received = []
         self.answered = []  # the delivery ids of the answers sent, with their status
         receiver = self
@@ -60,6 +63,13 @@ class Receiver:
 
     def close(self):
         self.server.shutdown()
+        for _, body in self.received if self.checked else ():  # the server's bodies: what the contract says
+            delivery = json.loads(body)
+            shape = (
+                "RatingChangedDelivery" if delivery.get("event") == "rating_changed" else "WebhookDelivery"
+            )
+            errors = [e.message for e in validator(shape).iter_errors(delivery)]
+            assert not errors, (errors, delivery)
 
 
 @pytest.fixture
@@ -149,6 +159,8 @@ def test_only_wanted_types_and_own_matches_are_delivered_once(hooked, real_redis
         assert len(receiver.received) == 1
         body = json.loads(receiver.received[0][1])
         assert body["match"] == mine["id"] and [e["type"] for e in body["entries"]] == ["placed"]
+        now = client.get(f"/v1/matches/{mine['id']}").json  # after the append: whose turn, and the status
+        assert (body["to_act"], body["status"]) == (now["to_act"], "active") and now["to_act"] == [1]
     finally:
         receiver.close()
 
@@ -366,7 +378,7 @@ def test_a_delivery_goes_to_the_address_its_check_approved(monkeypatch):
 
     from service.store import webhooks
 
-    receiver = Receiver([])
+    receiver = Receiver([], bodies_of_the_test=True)
     port = receiver.server.server_address[1]
     answers = iter([("127.0.0.1", port)] + [("127.0.0.2", port)] * 10)  # nothing listens on .2
     real = socket.getaddrinfo

@@ -26,6 +26,44 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from service.games.blackout_hong_kong.board import RESOURCES
 
+_CARD_IDS = {"type": "array", "items": {"type": "string"}}
+CHOICES = {
+    "payment": {
+        "type": "array",
+        "description": "Every exact payment the seat can make, any of which may be sent as payment.",
+        "items": {
+            "type": "object",
+            "properties": {
+                "resources": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "hkd": {"type": "integer"},
+            },
+            "required": ["resources", "hkd"],
+            "additionalProperties": False,
+        },
+    },
+    "party": {
+        **_CARD_IDS,
+        "description": "PATROL_TAKE: the hand cards that may join the party (any subset).",
+    },
+    "gps": {"type": "array", "items": {"type": "integer"}, "description": "PATROL_TAKE: the GPS counts."},
+    "needs": {"type": "integer", "description": "PATROL_TAKE: the icons the search total must reach."},
+    "slots": {
+        "type": "object",
+        "additionalProperties": _CARD_IDS,
+        "description": "SUBMIT_PLAN: per slot, the hand cards it may take (or none).",
+    },
+    "distinct": {"type": "boolean", "description": "SUBMIT_PLAN: the slots' cards are all different."},
+    "count": {
+        "type": "array",
+        "items": {"type": "integer"},
+        "minItems": 2,
+        "maxItems": 2,
+        "description": "BUY_TRANSPORT, BUY_BATTERY: the range of counts that may be bought.",
+    },
+    "transport": {"type": "integer", "description": "PLACE_CUBE: the transport the location costs."},
+}
+"""What ``choices`` may hold beside a listed entry (``listing``), as the contract's schema of it."""
+
 TYPES = [
     "PLACE_START_CUBE",
     "SUBMIT_PLAN",
@@ -167,7 +205,10 @@ class BlackoutHongKongAction(Schema):
     resource = fields.String(validate=validate.OneOf(RESOURCES))
     choices = fields.Dict(
         metadata={
-            "description": "from legal-actions: the ways this entry may be completed; ignored when posted"
+            "description": "from legal-actions: the ways this entry may be completed; ignored when posted",
+            # what legal-actions lists (listing.py): the field stays a plain dict when posted, any content ignored
+            "properties": CHOICES,
+            "additionalProperties": False,
         }
     )
 
