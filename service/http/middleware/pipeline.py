@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
-from flask import Flask, current_app, request
+from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 from werkzeug.http import HTTP_STATUS_CODES
 
@@ -115,13 +115,17 @@ class Answer:
         self.headers = headers
 
 
+After = Callable[[Exchange, int, Headers], None]
+"""A step's work after the handler, on the answer's status and headers."""
+
+
 class Step(NamedTuple):
     """A step of the pipeline: ``before`` the handler (it may refuse, raising, or answer), ``after`` it (on the
     answer's status and headers, which it may change); either may be None."""
 
     name: str
     before: Callable[[Exchange], Answer | None] | None
-    after: Callable[[Exchange, int, Headers], None] | None
+    after: After | None
 
 
 class Pipeline:
@@ -195,10 +199,12 @@ class Pipeline:
             return provider.response(obj).get_data()  # type: ignore[attr-defined]
         return provider.body(obj)  # type: ignore[attr-defined]  # GuardedJSON's
 
-    def _through_flask(self, x: Exchange, environ: dict, start_response: StartResponse, ran: list[Step]):
+    def _through_flask(
+        self, x: Exchange, environ: dict, start_response: StartResponse, ran: list[Step]
+    ) -> Iterable[bytes]:
         said: list = []
 
-        def capture(status: str, headers: Headers, exc_info=None):
+        def capture(status: str, headers: Headers, exc_info: Any = None) -> Callable[[bytes], object]:
             said[:] = [status, headers, exc_info]
             return _unwritable
 
@@ -255,7 +261,7 @@ class Pipeline:
         )
 
 
-def answer_in_flask(handler: Callable[[Exchange], Answer]):
+def answer_in_flask(handler: Callable[[Exchange], Answer]) -> Response:
     """``handler`` as the Flask view of its route: the same answer, as a Flask response."""
     answer = handler(request.environ[EXCHANGE])
     response = current_app.response_class(answer.body, status=answer.status, mimetype="application/json")
