@@ -15,10 +15,9 @@ from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import orjson
-from flask import Flask, Request
+from flask import Flask, Request, Response
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
-from werkzeug.sansio.response import Response
 
 from service.domain.immutable import FrozenDict, FrozenList
 from service.http.errors import ApiError, invalid
@@ -111,8 +110,8 @@ class GuardedJSON(DefaultJSONProvider):
         return (self.compact is None and self._app.debug) or self.compact is False
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
-        if self.indented:
-            return super().response(*args, **kwargs)
+        if self.indented:  # the app's response_class: Flask types it as werkzeug's base class
+            return cast(Response, super().response(*args, **kwargs))
         body = self.body(self._prepare_response_obj(args, kwargs))
         return cast(Flask, self._app).response_class(body, mimetype=self.mimetype)
 
