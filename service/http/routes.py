@@ -561,7 +561,7 @@ def get_match(match_id: str) -> dict[str, Any]:
     return body
 
 
-def _holds_the_match(match_id: str, platform: dict | None) -> bool:
+def _holds_the_match(match_id: str, platform: dict[str, Any] | None) -> bool:
     """Whether the request's credential is the match's platform key or a seat token of the match: who sees
     the seats' player ids in this summary (any other reader sees names only here; the log's entries carry
     them whole, for whoever may read the log). Anything else reads on, as anyone."""
@@ -830,7 +830,7 @@ def _json_body(x: Exchange) -> Any:
         raise
 
 
-def _submission(body: Any, key: str | None) -> dict:
+def _submission(body: Any, key: str | None) -> dict[str, Any]:
     """The body and key loaded by their schemas, or 400 naming the wrong fields, as webargs said it."""
     try:
         loaded = _submit.load(body)
@@ -856,11 +856,11 @@ def played(
     match_id: str,
     seat: int,
     game_id: str,
-    action: dict,
+    action: dict[str, Any],
     expected_version: int,
     idempotency_key: str | None,
     holder: str,
-) -> tuple[dict, dict[str, str]]:
+) -> tuple[dict[str, Any], dict[str, str]]:
     """A seat's action, loaded, submitted: the answer (with its game) and its ``Location``; raises what
     ``Matches.submit`` refuses it with. ``holder``: the digest of the seat's token that asks."""
     answer = app.submit(match_id, seat, expected_version, action, idempotency_key, holder=holder)
@@ -873,7 +873,7 @@ def played(
     }
 
 
-def load_action(game_id: str, raw: dict) -> dict:
+def load_action(game_id: str, raw: dict[str, Any]) -> dict[str, Any]:
     """An action in the shape of the game's action schema, or 400 ``invalid_request`` naming its fields
     (the POST and the moves socket alike)."""
     names = GAMES[game_id].action_names
@@ -898,7 +898,7 @@ def _action_schema(game_id: str) -> Schema:
 
 
 @functools.cache
-def _action_loader(game_id: str) -> Callable[[Any], dict | None] | None:
+def _action_loader(game_id: str) -> Callable[[Any], dict[str, Any] | None] | None:
     """The game's action schema compiled (``service.http.fastload``): the same action for what it accepts; the
     schema itself for the rest and its errors."""
     return fastload.compiled(_action_schema(game_id))
@@ -1384,7 +1384,7 @@ def list_webhooks() -> dict[str, Any]:
     return {"webhooks": matches().stores.webhooks.of_platform(_webhooks_platform()["id"])}
 
 
-def _webhooks_platform() -> dict:
+def _webhooks_platform() -> dict[str, Any]:
     platform = request_platform(matches())
     if platform is None:
         raise ApiError(
@@ -1448,7 +1448,7 @@ def get_deliveries(query: dict[str, Any], hook_id: str) -> dict[str, Any]:
     return {"deliveries": page, "next_cursor": cursor}
 
 
-def _own_webhook(hook_id: str) -> dict:
+def _own_webhook(hook_id: str) -> dict[str, Any]:
     """The webhook, if the key's platform has it: 401 without a key, 404 unknown, 403 another's."""
     platform = _webhooks_platform()
     hook = matches().stores.webhooks.get(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
