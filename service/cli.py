@@ -35,6 +35,10 @@ from service.config import Settings
 # that ``matchlog api`` patches for gevent before anything imports ssl, socket or threading (``_api``).
 
 if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
+    from gunicorn.arbiter import Arbiter
+    from gunicorn.workers.base import Worker
+
     from service.store.embedded_redis import EmbeddedRedis
 
 
@@ -72,7 +76,7 @@ def metrics_dir(settings: Settings) -> str:
     return folder
 
 
-def _worker_exited(server, worker) -> None:
+def _worker_exited(server: Arbiter, worker: Worker) -> None:
     from service.metrics import process_gone
 
     process_gone(worker.pid)
@@ -118,7 +122,7 @@ def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     check_server_key(settings, url)
     metrics_dir(settings)
 
-    def load():
+    def load() -> WSGIApplication:
         import gc
 
         from service.http.app import create_app
@@ -459,7 +463,9 @@ def print_openapi() -> None:
     class Dumper(yaml.SafeDumper):
         pass
 
-    def text(dumper, value):  # multi-line descriptions as readable blocks
+    def text(
+        dumper: yaml.SafeDumper, value: str
+    ) -> yaml.ScalarNode:  # multi-line descriptions as readable blocks
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
 
     Dumper.add_representer(str, text)

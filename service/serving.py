@@ -11,7 +11,22 @@ import contextlib
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import socket
+
+    from _typeshed.wsgi import WSGIApplication
+    from gunicorn.arbiter import Arbiter
+    from gunicorn.http.message import Request
+    from gunicorn.http.unreader import Unreader
+    from gunicorn.workers.base import Worker as GunicornWorker
+
+Address = tuple[Any, ...] | str
+"""A socket's address, as ``getsockname`` and ``accept`` give it: a host and port (and more, for IPv6), or a path."""
+
+ChildExit = Callable[["Arbiter", "GunicornWorker"], None]
+"""gunicorn's ``child_exit`` hook: the arbiter, and the worker that exited."""
 
 WORKER_CLASS = "service.serving.GeventWorker"
 """gunicorn's gevent worker, patching all but ``select`` (``GeventWorker``): a held live-feed connection
@@ -25,7 +40,15 @@ must not use what waits on a selector with a timeout (simple_websocket's reader 
 moves socket reads its connection itself), redis-py's PubSub with a timeout, or gunicorn's HTTP/2."""
 
 
-def send_whole(sock, data: bytes) -> None:
+class Sender(Protocol):
+    """What ``send_whole`` sends through: a socket, gevent's or the kernel's."""
+
+    def send(self, data: bytes, /) -> int: ...
+
+    def sendall(self, data: memoryview, /) -> None: ...
+
+
+def send_whole(sock: Sender, data: bytes) -> None:
     """``sock.sendall(data)`` in one ``send`` when the kernel takes it all, as it takes a command or an answer
     of a few hundred bytes: gevent's ``sendall`` asks the kernel for the socket's buffer size first
     (``getsockopt``), one system call more for every command and every answer. The rest, if any, goes
@@ -42,7 +65,7 @@ def patch() -> None:
     monkey.patch_all(**UNPATCHED)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type:
     if name == "GeventWorker":  # made on first use: importing gunicorn's worker imports gevent
         return _gevent_worker()
     raise AttributeError(name)
@@ -71,7 +94,7 @@ LINGER_S = 2.0
 this long (``linger``)."""
 
 
-def linger(sock, limit: int = LINGER_BYTES, wait: float = LINGER_S) -> None:
+def linger(sock: socket.socket, limit: int = LINGER_BYTES, wait: float = LINGER_S) -> None:
     """Close in stages (RFC 9112 9.6): end our side, then read what the client still sends until it closes
     its own, up to ``limit`` bytes or ``wait`` seconds. Closed with its head unread, the connection would be
     reset, and a client still sending (or whose kernel takes the reset first) would never read the answer."""
@@ -110,7 +133,7 @@ HEADERS_REFUSAL = head_refusal(
 )
 
 
-def _head_bounded_request():
+def _head_bounded_request() -> type[Request]:
     from gunicorn.http.message import Request
 
     class HeadBoundedRequest(Request):
@@ -119,7 +142,7 @@ def _head_bounded_request():
         a gigabyte at the API's, and its parser scans the whole buffer again at every read, so an 8 MiB head
         cost seconds of CPU before anything refused it."""
 
-        def parse(self, unreader):
+        def parse(self, unreader: Unreader) -> bytes:
             # set after gunicorn's __init__ has read them from the settings, before it parses
             self.limit_request_line = self._fast_limit_request_line = HEAD_LINE_BYTES
             self.max_buffer_headers = HEAD_BLOCK_BYTES
@@ -128,7 +151,7 @@ def _head_bounded_request():
     return HeadBoundedRequest
 
 
-def _gevent_worker():
+def _gevent_worker() -> type[GunicornWorker]:
     import gevent
     from gevent import socket
     from gunicorn import util
@@ -142,7 +165,7 @@ def _gevent_worker():
     refusals = {LimitRequestLine: LINE_REFUSAL, LimitRequestHeaders: HEADERS_REFUSAL}
 
     class Worker(GeventWorker):
-        def patch(self):  # gunicorn's own patches everything, select too
+        def patch(self) -> None:  # gunicorn's own patches everything, select too
             patch()
             self.sockets: list[socket.socket] = [
                 socket.socket(s.FAMILY, socket.SOCK_STREAM, fileno=s.sock.detach()) for s in self.sockets
@@ -151,7 +174,9 @@ def _gevent_worker():
             # class of its requests: this worker process's parsers read bounded heads
             RequestParser.mesg_class = _head_bounded_request()
 
-        def handle_error(self, req, client, addr, exc):
+        def handle_error(
+            self, req: Request, client: socket.socket, addr: Address, exc: BaseException
+        ) -> None:
             refusal = refusals.get(type(exc))
             if refusal is None:  # gunicorn's other refusals stay its own (HTML)
                 return super().handle_error(req, client, addr, exc)
@@ -160,7 +185,7 @@ def _gevent_worker():
                 util.write_nonblock(client, refusal)
                 linger(client)
 
-        def run(self):
+        def run(self) -> None:
             if HOMES_FOLDER is None:
                 return super().run()
             home_workers.here = home_workers.Homes(
@@ -173,7 +198,9 @@ def _gevent_worker():
             finally:
                 home_workers.here.close()
 
-        def handle_request(self, listener_name, req, sock, addr):
+        def handle_request(
+            self, listener_name: Address, req: Request, sock: socket.socket, addr: Address
+        ) -> None:
             # a moves socket of a match homed in another worker goes there before the app sees it
             here = home_workers.here
             # (a TLS connection's state cannot go with its descriptor)
@@ -188,7 +215,7 @@ def _gevent_worker():
     return Worker
 
 
-def _upgrading(req) -> bool:
+def _upgrading(req: Request) -> bool:
     """Whether gunicorn's request asks for a WebSocket."""
     return req.method == "GET" and any(
         name == "UPGRADE" and value.strip().lower() == "websocket" for name, value in req.headers
@@ -217,10 +244,10 @@ def gunicorn_settings(host: str, port: int, workers: int) -> dict[str, Any]:
     }
 
 
-def _forgetting(folder: str, then: Callable | None) -> Callable:
+def _forgetting(folder: str, then: ChildExit | None) -> ChildExit:
     """gunicorn's ``child_exit`` hook: a worker gone (killed, say) is no match's home any more."""
 
-    def child_exit(server, worker) -> None:
+    def child_exit(server: Arbiter, worker: GunicornWorker) -> None:
         from service.http import home_workers
 
         home_workers.forget(folder, worker.pid)
@@ -230,7 +257,7 @@ def _forgetting(folder: str, then: Callable | None) -> Callable:
     return child_exit
 
 
-def run(load: Callable[[], Any], host: str, port: int, workers: int, **extra: Any) -> None:
+def run(load: Callable[[], WSGIApplication], host: str, port: int, workers: int, **extra: Any) -> None:
     """Serve the WSGI app ``load()`` makes under gunicorn, until stopped."""
     import shutil
     import tempfile
@@ -242,14 +269,14 @@ def run(load: Callable[[], Any], host: str, port: int, workers: int, **extra: An
     folder = HOMES_FOLDER
 
     class Gunicorn(BaseApplication):
-        def load_config(self):
+        def load_config(self) -> None:
             settings = {**gunicorn_settings(host, port, workers), **extra}
             settings["on_exit"] = lambda server: shutil.rmtree(folder, ignore_errors=True)
             settings["child_exit"] = _forgetting(folder, settings.get("child_exit"))
             for name, value in settings.items():
                 self.cfg.set(name, value)
 
-        def load(self):
+        def load(self) -> WSGIApplication:
             return load()
 
     Gunicorn().run()

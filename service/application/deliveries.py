@@ -5,6 +5,7 @@ log, are the store's (``service.store.webhooks``)."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Any
 
 from service.application.stores import Stores
@@ -76,7 +77,7 @@ class Deliveries:
                 delivery, hook["id"], _compact({"delivery": delivery, "webhook": hook["id"]}), shared
             )
 
-    def slot(self, platform: str, holder: str):
+    def slot(self, platform: str, holder: str) -> AbstractContextManager[bool]:
         """One of the platform's delivery slots, for as long as an attempt may take (``Webhooks.slot``)."""
         lease_s = self.settings.webhook_connect_s + self.settings.webhook_deadline_s + 5
         return self.webhooks.slot(platform, holder, self.settings.webhook_slots_per_platform, lease_s)

@@ -22,6 +22,7 @@ import select
 import socket
 import threading
 from collections import OrderedDict
+from typing import Any
 
 from service import metrics
 from service.application.matches import Matches
@@ -230,7 +231,7 @@ class LiveFeed:
             subscription.entries.put(list(entries))
 
 
-def client_gone(environ) -> bool:
+def client_gone(environ: dict[str, Any]) -> bool:
     """Whether the client of a held response closed its end: its socket reads as at its end (an EOF waits
     there). Asked without writing a byte and without waiting (``poll`` with no timeout is the kernel's even
     under gevent), so a closed tab frees its slot within ``CHECK_S``, not at the next heartbeat's write.

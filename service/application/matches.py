@@ -508,7 +508,9 @@ class Matches:
             lambda remember: self._aborted(match_id, reason, remember),
         )
 
-    def _aborted(self, match_id: str, reason: str, remember: Callable) -> dict[str, Any]:
+    def _aborted(
+        self, match_id: str, reason: str, remember: Callable[[dict[str, Any]], Remember | None]
+    ) -> dict[str, Any]:
         answer = self.abort_while(match_id, reason, remember)
         assert answer is not None, "without a `still` test, only MatchOver stops an abort"
         return answer
@@ -517,7 +519,7 @@ class Matches:
         self,
         match_id: str,
         reason: str,
-        remember: Callable = lambda answer: None,
+        remember: Callable[[dict[str, Any]], Remember | None] = lambda answer: None,
         still: Callable[[MatchState], bool] = lambda state: True,
     ) -> dict[str, Any] | None:
         """``match_aborted`` unless the match is over (MatchOver) or ``still(state)`` says otherwise (None)."""

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, current_app, has_request_context, jsonify
+from flask import Flask, Response, current_app, has_request_context, jsonify
 from werkzeug.exceptions import HTTPException, default_exceptions
 
 from service import metrics
@@ -140,7 +140,7 @@ def flatten(messages: Any, prefix: str = "") -> dict[str, list[str]]:
     return {prefix or "body": [str(messages)]}
 
 
-def http_error(error: HTTPException):
+def http_error(error: HTTPException) -> Response:
     status, body, headers = http_error_answer(
         error, current_app.config.get("MAX_CONTENT_LENGTH") if has_request_context() else None
     )
@@ -274,7 +274,7 @@ def register(app: Flask, translate: Callable[[Exception], Exception] = lambda er
     words first (``service.store.errors.translated``)."""
 
     @app.errorhandler(ApiError)
-    def api_error(error: Exception):
+    def api_error(error: Exception) -> tuple[Response, int]:
         answer = api_error_of(translate(error))
         return jsonify(answer.body), answer.status
 

@@ -8,13 +8,13 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Hashable
-from typing import Any, cast
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any, TypeVar, cast
 
-from flask import Response, current_app, request, stream_with_context
+from flask import Request, Response, current_app, request, stream_with_context
 from flask_smorest import Blueprint as _Blueprint
 from flask_smorest.utils import deepupdate
-from marshmallow import ValidationError
+from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser
 
 from service import metrics, versions
@@ -27,7 +27,7 @@ from service.application.seats import Seats
 from service.domain import clocks, projections
 from service.domain.chain import Recorded
 from service.domain.lifecycle import refusals_of
-from service.domain.replay import SHELL_EVENTS
+from service.domain.replay import SHELL_EVENTS, MatchState
 from service.domain.tokens import is_platform_key, seat_for, token_hash
 from service.games import GAMES, legal_actions_component
 from service.games.bots import bots_of, shown_bot
@@ -56,11 +56,14 @@ from service.store.webhooks import BadWebhookUrl, check_url
 versions.require("flask-smorest", "0.47.", user=__name__)
 versions.require("webargs", "8.", user=__name__)
 
+View = TypeVar("View", bound=Callable[..., Any])
+"""A view function, as a decorator gives it back."""
+
 
 class _Parser(FlaskParser):
     DEFAULT_VALIDATION_STATUS = 400  # a body that fails its schema is a bad request, not 422
 
-    def _raw_load_json(self, req):
+    def _raw_load_json(self, req: Request) -> Any:
         # through Flask's (guarded) JSON, so that every body is read by the same rules
         return req.get_json() if req.is_json else super()._raw_load_json(req)
 
@@ -71,36 +74,36 @@ class Blueprint(_Blueprint):
 
     ARGUMENTS_PARSER = _Parser()
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._prepare_doc_cbks.append(self._prepare_games_doc)
 
     @staticmethod
-    def contract(*decorators):
+    def contract(*decorators: Callable[[View], View]) -> Callable[[View], View]:
         """Document an operation with flask-smorest's decorators (``arguments``, ``response``, ``doc``...)
         without their wrappers: the view reads its request and makes its answer itself, once, and
         flask-smorest only writes the contract. The decorators apply as if stacked in this order."""
 
-        def decorate(view):
+        def decorate(view: View) -> View:
             documented = view
             for decorator in reversed(decorators):
                 documented = decorator(documented)
-            view._apidoc = documented._apidoc
+            view._apidoc = documented._apidoc  # type: ignore[attr-defined]  # flask-smorest's, on the function
             return view
 
         return decorate
 
     @staticmethod
-    def _prepare_games_doc(doc, doc_info, **kwargs):
+    def _prepare_games_doc(doc: dict[str, Any], doc_info: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         build = doc_info.get("games_doc")
         return deepupdate(doc, build(list(GAMES.values()))) if build else doc
 
     @staticmethod
-    def games_doc(build: Callable[[list[Game]], dict]):
+    def games_doc(build: Callable[[list[Game]], dict]) -> Callable[[View], View]:
         """Document an operation with ``build(games)``, an OpenAPI operation fragment."""
 
-        def decorate(view):
-            view._apidoc = {**getattr(view, "_apidoc", {}), "games_doc": build}
+        def decorate(view: View) -> View:
+            view._apidoc = {**getattr(view, "_apidoc", {}), "games_doc": build}  # type: ignore[attr-defined]
             return view
 
         return decorate
@@ -135,7 +138,7 @@ def matches() -> Matches:
     return current_app.extensions["matchlog"]
 
 
-def _errors(*codes: int):
+def _errors(*codes: int) -> Callable[[View], View]:
     """Document the error answers of an operation (they all share ``ErrorSchema``)."""
     descriptions = {
         400: "The request does not fit its schema (invalid_request, with fields).",
@@ -160,7 +163,7 @@ def _errors(*codes: int):
         "Idempotency-Key to learn which. Retry-After says when.",
     }
 
-    def decorate(view):
+    def decorate(view: View) -> View:
         for code in sorted({*codes, 429}):  # every request but the probes' counts in a rate limit
             view = v1.alt_response(code, schema=schemas.ErrorSchema, description=descriptions[code])(view)
         return view
@@ -225,7 +228,7 @@ def _record_bodies(games: list[Game]) -> dict[str, Any]:
 @v1.route("/games", methods=["GET"])
 @v1.response(200, schemas.GameSchema(many=True))
 @_errors()
-def list_games():
+def list_games() -> list[dict[str, Any]]:
     """The games this server hosts, with the JSON Schema of each game's options."""
     return [catalogue_entry(game) for game in GAMES.values()]
 
@@ -255,7 +258,7 @@ def _match_links() -> dict[str, Any]:
 @v1.route("/signing-key", methods=["GET"])
 @v1.response(200, schemas.SigningKeySchema)
 @_errors()
-def get_signing_key():
+def get_signing_key() -> dict[str, Any]:
     """The public key this server signs checkpoints with: fetch it once and keep it, then check
     every checkpoint against it (``matchlog replay --public-key``)."""
     return {"algorithm": "Ed25519", "public_key": matches().stores.server_key.public_key}
@@ -277,7 +280,7 @@ def get_signing_key():
 )
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @_errors(400, 409, 413, 415, 422, 429, 503)
-def create_match(headers):
+def create_match(headers: dict[str, Any]) -> dict[str, Any]:
     """Create a match. The answer holds one secret token per seat: it is shown only this once.
 
     A body in a game's record format (its ``record_type`` in the catalogue, an SGF
@@ -327,7 +330,7 @@ def create_match(headers):
             f"send application/json or one of the game record types {sorted(records.record_games())}",
         )
 
-    def create(remember) -> dict[str, Any]:
+    def create(remember: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
         created = matches().open_match(new())
         state, tokens = created.state, created.tokens
         creator = {"creator_token": created.creator_token} if created.creator_token else {}
@@ -355,7 +358,7 @@ def create_match(headers):
 @v1.response(200, schemas.LobbySchema)
 @v1.doc(security=PLATFORM_OR_ANONYMOUS)
 @_errors(400, 401)
-def list_matches(query):
+def list_matches(query: dict[str, Any]) -> Response:
     """Matches by creation time (``order``: oldest first, or newest), optionally of one ``game`` and
     ``status``; ``cursor`` pages on. With a platform key: the platform's own matches. Without: the
     lobby with ``status=open`` (matches with a seat still open), else the public matches."""
@@ -395,7 +398,7 @@ def _clock(body: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def _created_seat(state, seat: int, token: str | None) -> dict[str, Any]:
+def _created_seat(state: MatchState, seat: int, token: str | None) -> dict[str, Any]:
     """A seat as its creator sees it: a person's with its token (shown only now), an open one, a bot."""
     if state.players[seat] is None:
         return {"seat": seat, "open": True}
@@ -410,7 +413,7 @@ def _created_seat(state, seat: int, token: str | None) -> dict[str, Any]:
 @v1.response(200, schemas.MatchSchema)
 @v1.doc(security=PLATFORM_OR_CREATOR)
 @_errors(400, 401, 403, 404, 409, 422, 429, 503)
-def abort_match(body, headers, match_id: str):
+def abort_match(body: dict[str, Any], headers: dict[str, Any], match_id: str) -> dict[str, Any]:
     """End the match where it stands (its platform asks, with its key, or the creator of a match made
     without a platform key, with the ``creator_token``): ``match_aborted``, with the seed revealed so the
     log stays auditable; nobody acts after. 409 ``match_over`` when it has ended."""
@@ -433,7 +436,7 @@ def abort_match(body, headers, match_id: str):
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
 @_errors(400, 401, 403, 404, 409, 422, 429, 503)
-def concede(headers, match_id: str):
+def concede(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
     """The token's seat concedes (in any game): ``seat_conceded``. With fewer than two seats left in play
     the match ends there; otherwise the others play on and the server takes the seat's turns (the game's
     pass or forfeit, else a random legal move). A seat that conceded ranks after every seat still in play.
@@ -451,7 +454,7 @@ def concede(headers, match_id: str):
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.JoinedSchema)
 @_errors(400, 404, 409, 422, 429, 503)
-def join_seat(body, headers, match_id: str, seat: int):
+def join_seat(body: dict[str, Any], headers: dict[str, Any], match_id: str, seat: int) -> dict[str, Any]:
     """Take an open seat: its token is in the answer, shown only this once. Of two joins for one seat,
     one gets it and the other 409 ``seat_taken`` (``match_over`` once the match was aborted). The join that
     fills the last seat starts the match
@@ -470,7 +473,7 @@ def join_seat(body, headers, match_id: str, seat: int):
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
 @_errors(400, 401, 403, 404, 422, 429, 503)
-def undo_move(headers, match_id: str):
+def undo_move(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
     """Take back the seat's last move: ``undone`` at once (undo ``until_next_action``), or an
     ``undo_requested`` the other seats answer (``with_consent``). The log keeps both the move and the
     undo. 422 with a reason: ``undo_off``, ``nothing_to_undo``, ``hidden_information_revealed``..."""
@@ -485,7 +488,7 @@ def undo_move(headers, match_id: str):
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
 @_errors(400, 401, 403, 404, 422, 429, 503)
-def accept_undo(headers, match_id: str):
+def accept_undo(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
     """Accept the undo another seat asked for; the last acceptance undoes the move."""
     return of_game(
         match_id,
@@ -500,7 +503,7 @@ def accept_undo(headers, match_id: str):
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
 @_errors(400, 401, 403, 404, 422, 429, 503)
-def refuse_undo(headers, match_id: str):
+def refuse_undo(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
     """Refuse the undo another seat asked for: the move stands."""
     return of_game(
         match_id,
@@ -516,7 +519,7 @@ def refuse_undo(headers, match_id: str):
 @v1.response(200, schemas.ReplacedSchema)
 @v1.doc(security=PLATFORM)
 @_errors(400, 401, 403, 404, 409, 422, 429, 503)
-def replace_seat(body, headers, match_id: str, seat: int):
+def replace_seat(body: dict[str, Any], headers: dict[str, Any], match_id: str, seat: int) -> dict[str, Any]:
     """Hand a seat to a bot (a player who left) or back to a person, by the match's platform:
     ``seat_replaced`` in the log. The seat's old token can no longer act, in any process, and its reads end
     within 2 s; a person's new one is in the answer, shown only this once. 409 ``seat_taken`` for an open
@@ -537,7 +540,7 @@ def replace_seat(body, headers, match_id: str, seat: int):
 @v1.response(200, schemas.MatchSchema)
 @v1.doc(security=PLATFORM_OR_ANONYMOUS)
 @_errors(401, 404)
-def get_match(match_id: str):
+def get_match(match_id: str) -> dict[str, Any]:
     """Status, version, players, options, who may act now, and the result once scored.
 
     Anyone may read it; a platform key nobody issued is a 401 here as everywhere (a client with a revoked
@@ -558,7 +561,7 @@ def get_match(match_id: str):
     return body
 
 
-def _holds_the_match(match_id: str, platform: dict | None) -> bool:
+def _holds_the_match(match_id: str, platform: dict[str, Any] | None) -> bool:
     """Whether the request's credential is the match's platform key or a seat token of the match: who sees
     the seats' player ids in this summary (any other reader sees names only here; the log's entries carry
     them whole, for whoever may read the log). Anything else reads on, as anyone."""
@@ -584,7 +587,7 @@ def _holds_the_match(match_id: str, platform: dict | None) -> bool:
     },
 )
 @_errors(400, 401, 403, 404, 406)
-def get_state(query, match_id: str):
+def get_state(query: dict[str, Any], match_id: str) -> dict[str, Any] | Response:
     """The state as the caller may see it (a seat with its token, else a spectator), now or at ``version``.
 
     With ``Accept: image/svg+xml``, games that can draw themselves answer with a picture of that view."""
@@ -683,7 +686,7 @@ _seat_query = schemas.SeatQuerySchema()
     v1.doc(security=SEAT_OR_PLATFORM),
     _errors(400, 401, 403, 404),
 )
-def get_legal_actions(match_id: str):
+def get_legal_actions(match_id: str) -> Response:
     """Every action the seat may take now (empty when it is not its turn)."""
     if request.environ.get("QUERY_STRING"):  # without one there is nothing for the schema to read or refuse
         v1.ARGUMENTS_PARSER.parse(_seat_query, request, location="query")
@@ -702,7 +705,7 @@ encodes no action at all, for some 20 MB at most; a family that outgrows it star
 _parts: dict[tuple[str, Hashable], dict[Hashable, bytes]] = {}
 
 
-def legal_actions_answer(match_id: str, state, seat: int) -> Response:
+def legal_actions_answer(match_id: str, state: MatchState, seat: int) -> Response:
     """The legal-actions answer of ``seat`` at ``state`` (the match's latest): long lists are encoded
     once per version and seat, for every client that asks again before the match moves on (the key
     holds the head hash, so a log rebuilt after a restore cannot get another log's list)."""
@@ -732,7 +735,7 @@ def legal_actions_answer(match_id: str, state, seat: int) -> Response:
     return response
 
 
-def _keyed_listing(state, seat: int) -> tuple[bytes, int] | None:
+def _keyed_listing(state: MatchState, seat: int) -> tuple[bytes, int] | None:
     """The body ``legal_actions_answer`` writes and its number of actions, put together from each action's
     JSON, made once per key (``protocol.legal_action_keys``) instead of once per listing: None where the
     game does not key its actions, answers are indented, or orjson leaves an action to the standard
@@ -788,7 +791,7 @@ def accepted_body(answer: dict[str, Any]) -> dict[str, Any]:
     v1.doc(security=SEAT),
     _errors(400, 401, 403, 404, 409, 422, 429, 503),
 )
-def submit_action(match_id: str):
+def submit_action(match_id: str) -> Response:
     """Play an action for the token's seat, if the match is still at ``expected_version``."""
     return answer_in_flask(submit)
 
@@ -827,7 +830,7 @@ def _json_body(x: Exchange) -> Any:
         raise
 
 
-def _submission(body: Any, key: str | None) -> dict:
+def _submission(body: Any, key: str | None) -> dict[str, Any]:
     """The body and key loaded by their schemas, or 400 naming the wrong fields, as webargs said it."""
     try:
         loaded = _submit.load(body)
@@ -840,7 +843,7 @@ def _submission(body: Any, key: str | None) -> dict:
     return loaded
 
 
-def _fits(validator, value) -> bool:
+def _fits(validator: Callable[[str], object], value: str) -> bool:
     try:
         validator(value)
     except ValidationError:
@@ -853,11 +856,11 @@ def played(
     match_id: str,
     seat: int,
     game_id: str,
-    action: dict,
+    action: dict[str, Any],
     expected_version: int,
     idempotency_key: str | None,
     holder: str,
-) -> tuple[dict, dict[str, str]]:
+) -> tuple[dict[str, Any], dict[str, str]]:
     """A seat's action, loaded, submitted: the answer (with its game) and its ``Location``; raises what
     ``Matches.submit`` refuses it with. ``holder``: the digest of the seat's token that asks."""
     answer = app.submit(match_id, seat, expected_version, action, idempotency_key, holder=holder)
@@ -870,7 +873,7 @@ def played(
     }
 
 
-def load_action(game_id: str, raw: dict) -> dict:
+def load_action(game_id: str, raw: dict[str, Any]) -> dict[str, Any]:
     """An action in the shape of the game's action schema, or 400 ``invalid_request`` naming its fields
     (the POST and the moves socket alike)."""
     names = GAMES[game_id].action_names
@@ -890,12 +893,12 @@ def load_action(game_id: str, raw: dict) -> dict:
 
 
 @functools.cache
-def _action_schema(game_id: str):
+def _action_schema(game_id: str) -> Schema:
     return GAMES[game_id].action_schema()  # marshmallow schemas are reusable and costly to build
 
 
 @functools.cache
-def _action_loader(game_id: str):
+def _action_loader(game_id: str) -> Callable[[Any], dict[str, Any] | None] | None:
     """The game's action schema compiled (``service.http.fastload``): the same action for what it accepts; the
     schema itself for the rest and its errors."""
     return fastload.compiled(_action_schema(game_id))
@@ -917,7 +920,7 @@ def _action_loader(game_id: str):
     }
 )
 @_errors(404, 406)
-def get_record(match_id: str):
+def get_record(match_id: str) -> Response:
     """The match, finished or not, in its game's record format (ask with that type, or text/plain, in
     ``Accept``)."""
     mime, text = records.export_record(
@@ -933,7 +936,7 @@ def get_record(match_id: str):
 @v1.response(200, schemas.EventsSchema)
 @v1.doc(security=SEAT_OR_SPECTATOR)
 @_errors(400, 401, 403, 404)
-def get_events(query, match_id: str):
+def get_events(query: dict[str, Any], match_id: str) -> dict[str, Any]:
     """The log, oldest first, as the caller may see it: entries with a version above ``after``."""
     seat = request_seat(matches(), match_id, required=False, platform="view")
     current, events = log_views.events(matches().repository, match_id, seat, query["after"], query["limit"])
@@ -1014,7 +1017,7 @@ SSE_EVENT = {
     description="too_many_streams: this client address holds as many "
     "live feeds as the server allows one address; Retry-After says when to try again.",
 )
-def stream_events(query, match_id: str):
+def stream_events(query: dict[str, Any], match_id: str) -> Response:
     """The log as it grows, pushed: the entries after ``after`` (or ``Last-Event-ID``), then each new
     one as it is appended, until the match is scored."""
     app = matches()
@@ -1042,7 +1045,7 @@ def stream_events(query, match_id: str):
             return False
         return holds(fresh=True)
 
-    def entries():
+    def entries() -> Iterator[str]:
         sent = after
         state = app.load(match_id)
         revealed = state.seed is not None
@@ -1079,7 +1082,7 @@ def stream_events(query, match_id: str):
                 yield ": ping\n\n"
                 pinged = now
 
-    def closing():
+    def closing() -> Iterator[str]:
         try:
             yield from entries()
         except StoreFailure as error:  # the credential could not be asked: the client reconnects
@@ -1139,14 +1142,14 @@ def _subscribe(feed: LiveFeed, match_id: str) -> Subscription:
     },
 )
 @_errors(400, 401, 403, 404)
-def get_log(query, match_id: str):
+def get_log(query: dict[str, Any], match_id: str) -> Response:
     """The whole log as JSON Lines, as the caller may see it, streamed: no page limit. This is what
     ``matchlog replay`` audits."""
     seat = request_seat(matches(), match_id, required=False, platform="view")
     app = matches()
     app.repository.meta(match_id)  # 404 before the stream starts
 
-    def lines():
+    def lines() -> Iterator[str]:
         after = 0
         while True:
             _, page = log_views.events(app.repository, match_id, seat, after=after, limit=500)
@@ -1163,7 +1166,7 @@ def get_log(query, match_id: str):
 @v1.route("/matches/<match_id>/checkpoint", methods=["GET"])
 @v1.response(200, schemas.CheckpointSchema)
 @_errors(404, 409)
-def get_checkpoint(match_id: str):
+def get_checkpoint(match_id: str) -> dict[str, Any]:
     """The match's version and the hash of its last entry, signed by the server: keep it beside an
     exported log, and ``matchlog replay --checkpoint`` proves the log is the one the server held."""
     return log_views.checkpoint(matches().repository, matches().stores.server_key, match_id)
@@ -1174,7 +1177,7 @@ def get_checkpoint(match_id: str):
 @v1.response(202, schemas.JobAcceptedSchema)
 @v1.doc(security=SEAT_OR_PLATFORM)
 @_errors(400, 401, 403, 404, 409, 422, 429, 503)
-def score_match(headers, match_id: str):
+def score_match(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
     """Score the match in the background (a seat of the match, or its platform, asks); the result is
     recorded in the log once the game is over. Asking again at the same version gets the same job. Before
     the end, a game with hidden information gives ``{"final": false, "withheld": "hidden_information"}``:
@@ -1197,7 +1200,7 @@ def score_match(headers, match_id: str):
 @v1.response(200, schemas.JobSchema)
 @v1.doc(security=SEAT_OR_PLATFORM)
 @_errors(401, 404)
-def get_job(job_id: str):
+def get_job(job_id: str) -> dict[str, Any]:
     """A scoring job's status, and its result or error once done: for a seat of its match (its token) or
     the match's platform (its key). Any other credential gets ``404 job_not_found``, as for a job that
     does not exist: ids are predictable, so an answer must not tell whether the job is there."""
@@ -1236,7 +1239,7 @@ def _may_read_match(match_id: str) -> bool:
 
 @probes.route("/healthz", methods=["GET"])
 @probes.response(200, schemas.HealthSchema)
-def healthz():
+def healthz() -> dict[str, Any]:
     """The process is alive (it answers; nothing else is checked)."""
     return {"status": "ok"}
 
@@ -1249,7 +1252,7 @@ def healthz():
     description="not_ready: Redis unreachable, no worker, or (replicated durability) a master "
     "without a replica",
 )
-def readyz():
+def readyz() -> dict[str, Any]:
     """Ready to serve: Redis answers, at least one rule worker has renewed its partition lease in time
     and, with replicated durability, every master has a replica to confirm writes."""
     state = matches().repository.readiness(
@@ -1284,7 +1287,7 @@ def readyz():
         }
     }
 )
-def get_metrics():
+def get_metrics() -> Response:
     """Prometheus metrics: requests by route and status with latency, appends, version conflicts,
     illegal actions by reason, job outcomes, the feed's lag."""
     body, mimetype = metrics.exposition()
@@ -1342,7 +1345,7 @@ def get_metrics():
     },
 )
 @_errors(400, 401, 409, 422, 429, 503)
-def create_webhook(body, headers):
+def create_webhook(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
     """Deliver the entries of these ``events`` types, for every match of the key's platform, to ``url``:
     signed (``Matchlog-Signature``), retried with backoff, each with a ``Matchlog-Delivery`` id. The
     ``secret`` (made when not given) is shown only now. ``409 too_many_webhooks`` when the platform has
@@ -1378,14 +1381,14 @@ def create_webhook(body, headers):
 @v1.response(200, schemas.WebhooksSchema)
 @v1.doc(security=PLATFORM)
 @_errors(401, 503)
-def list_webhooks():
+def list_webhooks() -> dict[str, Any]:
     """The key's platform's webhooks, by id (without their secrets): after a ``503`` on a
     registration, one that is not listed was not registered; one that is, was (delete it if its
     secret, made by the server, never arrived)."""
     return {"webhooks": matches().stores.webhooks.of_platform(_webhooks_platform()["id"])}
 
 
-def _webhooks_platform() -> dict:
+def _webhooks_platform() -> dict[str, Any]:
     platform = request_platform(matches())
     if platform is None:
         raise ApiError(
@@ -1399,12 +1402,12 @@ def _webhooks_platform() -> dict:
 @v1.response(204)
 @v1.doc(security=PLATFORM)
 @_errors(400, 401, 403, 404, 409, 422, 429, 503)
-def delete_webhook(headers, hook_id: str):
+def delete_webhook(headers: dict[str, Any], hook_id: str) -> str:
     """Stop delivering to this webhook and forget it with its deliveries. Deliveries already queued
     find it gone. Again after a ``503``: ``404 webhook_not_found`` means it is gone."""
     platform = _webhooks_platform()["id"]
 
-    def remove(remember) -> dict[str, Any]:
+    def remove(remember: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
         matches().stores.webhooks.remove(hook_id, _own_webhook(hook_id)["platform"])
         return {}
 
@@ -1419,7 +1422,7 @@ def delete_webhook(headers, hook_id: str):
 @v1.response(200, schemas.WebhookListedSchema)
 @v1.doc(security=PLATFORM)
 @_errors(400, 401, 403, 404, 429, 503)
-def patch_webhook(body, hook_id: str):
+def patch_webhook(body: dict[str, Any], hook_id: str) -> dict[str, Any]:
     """Enable a webhook again (``{"status": "enabled"}``) that the server disabled for failing: deliveries
     resume from the next append on (those of the appends meanwhile are not sent: read the matches' logs).
     Enabling an enabled one changes nothing."""
@@ -1438,7 +1441,7 @@ def patch_webhook(body, hook_id: str):
 @v1.response(200, schemas.DeliveriesSchema)
 @v1.doc(security=PLATFORM)
 @_errors(400, 401, 403, 404)
-def get_deliveries(query, hook_id: str):
+def get_deliveries(query: dict[str, Any], hook_id: str) -> dict[str, Any]:
     """The delivery attempts, newest first, ``limit`` a page (the latest 10,000 or so are kept): delivery
     id, attempt, when (ISO 8601 UTC), its ``outcome`` (``status``, with the HTTP ``status``; or why none
     came: ``timeout``, ``refused``, ``reset``, ``unreachable``, ``tls``, ``not_http``, ``address_refused``),
@@ -1449,7 +1452,7 @@ def get_deliveries(query, hook_id: str):
     return {"deliveries": page, "next_cursor": cursor}
 
 
-def _own_webhook(hook_id: str) -> dict:
+def _own_webhook(hook_id: str) -> dict[str, Any]:
     """The webhook, if the key's platform has it: 401 without a key, 404 unknown, 403 another's."""
     platform = _webhooks_platform()
     hook = matches().stores.webhooks.get(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import orjson
-from flask import Flask, Request
+from flask import Flask, Request, Response
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -108,9 +109,9 @@ class GuardedJSON(DefaultJSONProvider):
         """Answers are indented for people (Flask's ``compact`` rule), not written by orjson."""
         return (self.compact is None and self._app.debug) or self.compact is False
 
-    def response(self, *args: Any, **kwargs: Any):
-        if self.indented:
-            return super().response(*args, **kwargs)
+    def response(self, *args: Any, **kwargs: Any) -> Response:
+        if self.indented:  # the app's response_class: Flask types it as werkzeug's base class
+            return cast(Response, super().response(*args, **kwargs))
         body = self.body(self._prepare_response_obj(args, kwargs))
         return cast(Flask, self._app).response_class(body, mimetype=self.mimetype)
 
@@ -143,7 +144,7 @@ class GuardedJSON(DefaultJSONProvider):
 
 
 class GuardedRequest(Request):
-    def on_json_loading_failed(self, e: ValueError | None):
+    def on_json_loading_failed(self, e: ValueError | None) -> NoReturn:
         message = str(e) if isinstance(e, InvalidJSON) else f"the body is not valid JSON ({e})"
         raise invalid({"body": [message]}, message)
 
@@ -195,7 +196,7 @@ def _measure_sizes(req: Request) -> None:
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 
 
-def _check_body_type(x: Exchange, body_types) -> None:
+def _check_body_type(x: Exchange, body_types: Callable[[str | None], Collection[str]]) -> None:
     if x.method not in _WITH_BODY:
         return
     environ = x.environ
@@ -243,7 +244,7 @@ def _check_match_id(x: Exchange) -> None:
         raise ApiError(404, "match_not_found", "no such match: a match id is 32 lower-case hex digits")
 
 
-def _check_accept(x: Exchange, answers) -> None:
+def _check_accept(x: Exchange, answers: Callable[[str | None], list[str] | None]) -> None:
     accept = x.environ.get("HTTP_ACCEPT")
     if not accept:  # no Accept header: anything will do
         return
@@ -264,7 +265,11 @@ def install(app: Flask) -> None:
     app.request_class = GuardedRequest
 
 
-def check(app: Flask, body_types, answers):
+def check(
+    app: Flask,
+    body_types: Callable[[str | None], Collection[str]],
+    answers: Callable[[str | None], list[str] | None],
+) -> Callable[[Exchange], None]:
     """The pipeline's step before every handler. ``body_types(endpoint)`` and ``answers(endpoint)`` say which
     body types an endpoint reads and which it can answer in."""
 

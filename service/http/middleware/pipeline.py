@@ -22,13 +22,14 @@ from __future__ import annotations
 import contextlib
 import io
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
-from flask import Flask, current_app, request
+from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 from werkzeug.http import HTTP_STATUS_CODES
+from werkzeug.routing import Rule
 
 from service.http import errors
 
@@ -44,10 +45,13 @@ current: ContextVar[Exchange | None] = ContextVar("matchlog_exchange", default=N
 class Exchange:
     """One request on its way through the pipeline: its environ, its route, and what the steps note of it."""
 
-    def __init__(self, app: Flask, environ: dict, matched: tuple[Any, dict] | None):
+    def __init__(
+        self, app: Flask, environ: dict[str, Any], matched: tuple[Rule, Mapping[str, Any]] | None
+    ) -> None:
         self.app = app
         self.environ = environ
         self.method = environ.get("REQUEST_METHOD", "GET").upper()
+        self.view_args: Mapping[str, Any]
         rule, self.view_args = matched if matched is not None else (None, {})
         self.endpoint: str | None = rule.endpoint if rule is not None else None
         self.rule: str | None = rule.rule if rule is not None else None
@@ -115,13 +119,17 @@ class Answer:
         self.headers = headers
 
 
+After = Callable[[Exchange, int, Headers], None]
+"""A step's work after the handler, on the answer's status and headers."""
+
+
 class Step(NamedTuple):
     """A step of the pipeline: ``before`` the handler (it may refuse, raising, or answer), ``after`` it (on the
     answer's status and headers, which it may change); either may be None."""
 
     name: str
     before: Callable[[Exchange], Answer | None] | None
-    after: Callable[[Exchange, int, Headers], None] | None
+    after: After | None
 
 
 class Pipeline:
@@ -146,7 +154,7 @@ class Pipeline:
         it too: ``answer_in_flask``)."""
         self.direct[(endpoint, method)] = handler
 
-    def __call__(self, environ: dict, start_response: StartResponse) -> Iterable[bytes]:
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         x = Exchange(self.app, environ, self._match(environ))
         environ[EXCHANGE] = x
         token = current.set(x)
@@ -195,10 +203,12 @@ class Pipeline:
             return provider.response(obj).get_data()  # type: ignore[attr-defined]
         return provider.body(obj)  # type: ignore[attr-defined]  # GuardedJSON's
 
-    def _through_flask(self, x: Exchange, environ: dict, start_response: StartResponse, ran: list[Step]):
+    def _through_flask(
+        self, x: Exchange, environ: dict[str, Any], start_response: StartResponse, ran: list[Step]
+    ) -> Iterable[bytes]:
         said: list = []
 
-        def capture(status: str, headers: Headers, exc_info=None):
+        def capture(status: str, headers: Headers, exc_info: Any = None) -> Callable[[bytes], object]:
             said[:] = [status, headers, exc_info]
             return _unwritable
 
@@ -225,7 +235,7 @@ class Pipeline:
             if step.after is not None:
                 step.after(x, status, headers)
 
-    def _match(self, environ: dict) -> tuple[Any, dict] | None:
+    def _match(self, environ: dict[str, Any]) -> tuple[Rule, Mapping[str, Any]] | None:
         adapter = self._adapter
         if adapter is None:
             adapter = self._adapter = self.app.url_map.bind("localhost")
@@ -255,7 +265,7 @@ class Pipeline:
         )
 
 
-def answer_in_flask(handler: Callable[[Exchange], Answer]):
+def answer_in_flask(handler: Callable[[Exchange], Answer]) -> Response:
     """``handler`` as the Flask view of its route: the same answer, as a Flask response."""
     answer = handler(request.environ[EXCHANGE])
     response = current_app.response_class(answer.body, status=answer.status, mimetype="application/json")
@@ -263,7 +273,7 @@ def answer_in_flask(handler: Callable[[Exchange], Answer]):
     return response
 
 
-def _upgrade(environ: dict) -> bool:
+def _upgrade(environ: dict[str, Any]) -> bool:
     """Whether the request asks for a WebSocket (as werkzeug's ``bind_to_environ`` tells)."""
     connection = environ.get("HTTP_CONNECTION", "").lower()
     return environ.get("HTTP_UPGRADE", "").lower() == "websocket" and any(

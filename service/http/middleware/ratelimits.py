@@ -75,7 +75,11 @@ class RateLimits:
 
     @staticmethod
     def of(
-        windows: RateWindows, namespace: str, per_token, per_address, reads_per_address
+        windows: RateWindows,
+        namespace: str,
+        per_token: str | None,
+        per_address: str | None,
+        reads_per_address: str | None,
     ) -> RateLimits | None:
         """The limits, or None when all three are off."""
         if not (per_token or per_address or reads_per_address):

@@ -26,7 +26,7 @@ from flask import has_request_context, request
 
 from service.domain.chain import built_once, utc_second
 from service.http.middleware import pipeline
-from service.http.middleware.pipeline import Answer, Exchange
+from service.http.middleware.pipeline import After, Answer, Exchange
 
 ACCESS = logging.getLogger("matchlog.access")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -165,7 +165,7 @@ def _log_access(fields: dict[str, Any]) -> None:
         handler.release()
 
 
-def access(observe: Callable[[str | None, str, int, float], None]):
+def access(observe: Callable[[str | None, str, int, float], None]) -> After:
     """The pipeline's step after every answer: its metrics (``observe(route, method, status, seconds)``) and its
     access line."""
 
@@ -201,7 +201,7 @@ def preflight(x: Exchange) -> Answer | None:
     return None
 
 
-def cors(origins: tuple[str, ...]):
+def cors(origins: tuple[str, ...]) -> After:
     """The step's ``after``: the CORS headers of an answer to one of ``origins``."""
 
     def after(x: Exchange, status: int, headers: list[tuple[str, str]]) -> None:
