@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from service.games.block_block import GAME
+from service.games.block_block import GAME, placement
 from tests.bench.common import Figure, legal_actions_per_s, timed_passes
 
 PLAYERS = 2
@@ -13,7 +13,7 @@ OPTIONS = GAME.resolve_options({"first_player": 0}, PLAYERS)  # every default; s
 
 
 def _action(move) -> dict:
-    """The short API action (shape, rotation, x, y) of a placement from ``GAME.placements``."""
+    """The short API action (shape, rotation, x, y) of a placement from ``placement.placements``."""
     shape, _, orientation, anchor, _ = move
     return {"type": "place", "shape": shape, "rotation": orientation.rotation, "x": anchor.x, "y": anchor.y}
 
@@ -29,7 +29,7 @@ def random_game(rng: random.Random, positions: list | None = None) -> list[tuple
         if positions is not None:
             positions.append(state)
         seat = GAME.to_act(state)[0]
-        action = _action(rng.choice(GAME.placements(state, state["to_move"])))
+        action = _action(rng.choice(placement.placements(state, state["to_move"])))
         played = GAME.play(state, seat, action)
         state = played.states[-1]  # play has folded its events already
         moves.append((seat, action, len(played)))
@@ -43,12 +43,12 @@ def engine(seconds: float, games: int = 40, seed: int = 20240601) -> list[Figure
         random_game(rng, positions)
 
     def movegen_pass() -> int:
-        placements = GAME.placements
+        placements = placement.placements
         for state in positions:
             placements(state, state["to_move"])
         return len(positions)
 
-    moves_per_pass = sum(len(GAME.placements(s, s["to_move"])) for s in positions)
+    moves_per_pass = sum(len(placement.placements(s, s["to_move"])) for s in positions)
     generations, elapsed = timed_passes(movegen_pass, 2.5 * seconds)
     movegen = generations / elapsed
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from service.games.blackout_hong_kong import GAME
+from service.games.blackout_hong_kong import GAME, patrol, scoring
 from service.games.blackout_hong_kong.board import board_of
 from service.games.blackout_hong_kong.engine import roll_until_valid
 from tests.games.blackout_support import (
@@ -435,7 +435,7 @@ def test_T08_a_patrol_takes_the_easy_challenge_with_passive_icons_and_GPS():
     the blue card to the hospital, the district's other tiles face-up."""
     state, district, target, others, blue = patrol_position()
     state = play(state, 0, {"type": "PATROL_CHOOSE_DISTRICT", "districtId": district})
-    assert GAME.search_total(state, 0, [blue], 1)[0] == 7
+    assert patrol.search_total(state, 0, [blue], 1)[0] == 7
     state = play(
         state,
         0,
@@ -663,7 +663,7 @@ def test_T20_final_scoring():
         hand=cards[:2],
         slots=[[{"card": cards[2], "faceUp": True, "round": 0}], [], [], []],
     )
-    result = GAME.final_scoring(state)
+    result = scoring.final_scoring(state)
     row = result["players"][0]
     table = state["content"]["scoringTable"]
     assert (row["hkd_total"], row["vp_from_hkd"], row["hkd_left"]) == (21, 4, 1)

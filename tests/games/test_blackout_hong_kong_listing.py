@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from service.games.blackout_hong_kong import GAME
+from service.games.blackout_hong_kong import GAME, patrol
 from service.games.protocol import IllegalAction
 from tests.games.blackout_support import new_game
 
@@ -47,7 +47,7 @@ def completions(state: dict, seat: int, entry: dict, rng: random.Random) -> list
         for size in range(1, len(choices["party"]) + 1):
             for party in itertools.combinations(choices["party"], size):
                 for gps in choices["gps"]:
-                    total, party_icons = GAME.search_total(state, seat, list(party), gps)
+                    total, party_icons = patrol.search_total(state, seat, list(party), gps)
                     counted = (
                         party_icons
                         if (

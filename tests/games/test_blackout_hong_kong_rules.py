@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from service.games.blackout_hong_kong import GAME
+from service.games.blackout_hong_kong import GAME, common, effects, objectives, patrol, scoring, volunteers
 from service.games.blackout_hong_kong.board import RESOURCES, board_of
 from service.games.protocol import InvalidOptions
 from tests.games.blackout_support import (
@@ -97,7 +97,7 @@ def test_s_8_two_starting_volunteers_each_the_third_space_empty():
     for p in state["players"]:
         assert p["objectives"][2] is None
         assert all(
-            GAME._card(state, h["card"])["origin"] == "STARTING_VOLUNTEER" for h in p["objectives"][:2]
+            common.card(state, h["card"])["origin"] == "STARTING_VOLUNTEER" for h in p["objectives"][:2]
         )
 
 
@@ -107,7 +107,7 @@ def test_s_9_emergency_plans_personal_in_single_shared_in_campaign():
     assert len(set(plans)) == 4 and single["shared_plans"] == []
     campaign = new_game(2, mode="CAMPAIGN")
     assert all(p["emergency"] is None for p in campaign["players"])
-    assert [GAME._card(campaign, s["card"])["letter"] for s in campaign["shared_plans"]] == ["A"]  # C-10
+    assert [common.card(campaign, s["card"])["letter"] for s in campaign["shared_plans"]] == ["A"]  # C-10
 
 
 def test_s_10_player_cards_placed_by_their_setup_position():
@@ -116,7 +116,7 @@ def test_s_10_player_cards_placed_by_their_setup_position():
     assert p["animal"] == "DRAGON" and len(p["hand"]) == 7 and len(p["hospital"]) == 2
     assert [len(s) for s in p["slots"]] == [1, 2, 0, 0]
     assert set_card(state, 0, "LEADER") in p["hospital"]
-    bottom, top = (GAME._card(state, e["card"])["colour"] for e in p["slots"][1])
+    bottom, top = (common.card(state, e["card"])["colour"] for e in p["slots"][1])
     assert (bottom, top) == ("RED", "BLUE")
 
 
@@ -308,7 +308,7 @@ def test_r_2_2_every_planned_card_is_revealed_before_the_turn_ends_and_strictly_
     assert refused(state, 0, {"type": "END_TURN"}).reason == "cards_unrevealed"
     state = play(state, 0, {"type": "REVEAL_CARD", "slot": 1})
     state = play(state, 0, {"type": "REVEAL_CARD", "slot": 2})
-    assert GAME._usable_cards(state) == [hand[1]]  # A-43 STRICT: the first card's resolution has ended
+    assert volunteers.usable_cards(state) == [hand[1]]  # A-43 STRICT: the first card's resolution has ended
     assert play(state, 0, {"type": "END_TURN"})
 
 
@@ -397,10 +397,10 @@ def test_r_2_7_no_objective_in_phase_2():
 
 def test_r_3_2_sources_objective_area_emergency_plan_power_restoration():
     state = in_phase(started(2, "r32"), "p3", 0)
-    areas = {s["area"] for s, _, _ in GAME._open_objectives(state, 0)}
+    areas = {s["area"] for s, _, _ in objectives.open_objectives(state, 0)}
     assert areas == {"OBJECTIVE_SPACE", "EMERGENCY_PLAN", "POWER_RESTORATION"}
     campaign = in_phase(started(2, "r32", mode="CAMPAIGN"), "p3", 0)
-    assert {s["area"] for s, _, _ in GAME._open_objectives(campaign, 0)} == {
+    assert {s["area"] for s, _, _ in objectives.open_objectives(campaign, 0)} == {
         "OBJECTIVE_SPACE",
         "POWER_RESTORATION",
         "SHARED_PLAN",
@@ -547,7 +547,7 @@ def test_r_3_11_power_restoration_b_gives_10_vp_and_unlocks_slot_4_for_the_next_
         },
     )
     assert state["players"][0]["vp"] == 10 and state["players"][0]["slot4"]
-    assert GAME._usable_slots(state["players"][0]) == [1, 2, 3, 4]
+    assert common.usable_slots(state["players"][0]) == [1, 2, 3, 4]
 
 
 def test_r_3_12_cube_placement_ignores_the_colour_once_every_such_location_is_held():
@@ -555,9 +555,9 @@ def test_r_3_12_cube_placement_ignores_the_colour_once_every_such_location_is_he
     board = board_of(base["content"])
     purple = sorted(loc for loc, data in board.locations.items() if data["colour"] == "PURPLE")
     state = patched(base, 0, cubes=purple)
-    targets = GAME.placements(state, 0, "PURPLE")
+    targets = effects.placements(state, 0, "PURPLE")
     assert targets and not set(targets) & set(purple)  # any colour now, every other rule still applies
-    other = GAME.placements(patched(base, 0, cubes=purple[:1]), 0, "PURPLE")
+    other = effects.placements(patched(base, 0, cubes=purple[:1]), 0, "PURPLE")
     assert set(other) == set(purple[1:])
 
 
@@ -758,8 +758,8 @@ def test_r_4_6_a_take_turns_the_other_tiles_up_and_injures_one_party_card_from_t
 
 def test_r_4_7_face_down_tiles_add_their_back_icons():
     state, _, _, _, blue = patrol_position()
-    with_back = GAME.search_total(state, 0, [blue], 0)[0]
-    without = GAME.search_total(patched(state, 0, tiles=[]), 0, [blue], 0)[0]
+    with_back = patrol.search_total(state, 0, [blue], 0)[0]
+    without = patrol.search_total(patched(state, 0, tiles=[]), 0, [blue], 0)[0]
     assert with_back - without == 2
 
 
@@ -1055,7 +1055,9 @@ def test_doctor_brings_a_card_back_from_hospital_and_scores_it():
     card = state["players"][0]["hospital"][0]
     state = play(state, 0, {"type": "RETRIEVE_CARD", "cardId": card})
     p = state["players"][0]
-    assert card in p["hand"] and p["vp"] == GAME._card(state, card)["points"] and p["rondel"]["MEDICINE"] == 0
+    assert (
+        card in p["hand"] and p["vp"] == common.card(state, card)["points"] and p["rondel"]["MEDICINE"] == 0
+    )
 
 
 # -- the end (section 5) ----------------------------------------------------------------------------
@@ -1079,22 +1081,25 @@ def test_e_1_draw_from_empty_alternative():
 
 def test_e_5_cards_in_the_objective_area_and_hospital_score_nothing():
     state = started(2, "e5")
-    row = GAME.final_scoring(state)["players"][0]
+    row = scoring.final_scoring(state)["players"][0]
     p = state["players"][0]
     cards = p["hand"] + [e["card"] for s in p["slots"] for e in s]
-    assert row["vp_from_cards"] == sum(GAME._card(state, c)["points"] for c in cards)
+    assert row["vp_from_cards"] == sum(common.card(state, c)["points"] for c in cards)
 
 
 def test_e_6_tokens_are_worth_nothing_at_the_end():
     state = started(2, "e6")
     rich = patched(state, 0, transport=20, gps=5)
-    assert GAME.final_scoring(rich)["players"][0]["total"] == GAME.final_scoring(state)["players"][0]["total"]
+    assert (
+        scoring.final_scoring(rich)["players"][0]["total"]
+        == scoring.final_scoring(state)["players"][0]["total"]
+    )
 
 
 def test_e_7_a_full_tie_is_a_shared_victory():
     state = started(2, "e7")
     state = patched(state, 0, **{k: state["players"][1][k] for k in ("vp", "hkd", "rondel")})
-    result = GAME.final_scoring(
+    result = scoring.final_scoring(
         patched(state, 0, hand=state["players"][1]["hand"], slots=state["players"][1]["slots"])
     )
     assert result["winners"] == [0, 1]
@@ -1109,7 +1114,7 @@ def test_c_5_c_6_any_player_completes_a_shared_objective_once_with_their_cube():
     source = {"area": "SHARED_PLAN", "cardId": plan}
     rich = {"hkd": 30, "rondel": rondel(**dict.fromkeys(RESOURCES, 5), BATTERY=5)}
     state = patched(patched(state, 0, **rich), 1, **rich)
-    index = next(k for s, k, _ in GAME.completable(state, 0) if s == source)
+    index = next(k for s, k, _ in objectives.completable(state, 0) if s == source)
     action = {"type": "COMPLETE_OBJECTIVE", "source": source, "objectiveIndex": index}
     after = play(state, 0, action)
     while after["queue"]:
@@ -1125,14 +1130,14 @@ def test_c_5_c_6_any_player_completes_a_shared_objective_once_with_their_cube():
 def test_c_11_chapter_1_victory_needs_a_whole_shared_plan_and_n_vp():
     state = started(2, "c11", mode="CAMPAIGN", CAMPAIGN_MIN_VP=5)
     plan = state["shared_plans"][0]
-    objectives = len(GAME._card(state, plan["card"])["objectives"])
+    objectives = len(common.card(state, plan["card"])["objectives"])
     done = {str(k): [0] for k in range(objectives)}
     state = patched(state, shared_plans=[{**plan, "done": done}])
     state = patched(state, 0, vp=10)
-    campaign = GAME.final_scoring(state)["campaign"]["players"]
+    campaign = scoring.final_scoring(state)["campaign"]["players"]
     assert campaign[0]["victory"] is True and campaign[1]["victory"] is False
     unknown = patched(state, options={**state["options"], "CAMPAIGN_MIN_VP": None})
-    assert GAME.final_scoring(unknown)["campaign"]["players"][0]["victory"] == "unknown"
+    assert scoring.final_scoring(unknown)["campaign"]["players"][0]["victory"] == "unknown"
 
 
 def test_c_14_solo_keeps_the_start_player_and_ends_phase_5_after_one_pass():
@@ -1149,7 +1154,7 @@ def test_c_14_solo_keeps_the_start_player_and_ends_phase_5_after_one_pass():
 def test_c_15_a_retry_starts_with_more_money():
     assert new_game(1, mode="CAMPAIGN", CAMPAIGN_ATTEMPT=4)["players"][0]["hkd"] == 4 + 6
     flowers = started(1, "c15", mode="CAMPAIGN", CAMPAIGN_FLOWER_THRESHOLDS=[5, 10, 20], CAMPAIGN_MIN_VP=0)
-    entry = GAME.final_scoring(flowers)["campaign"]["players"][0]
+    entry = scoring.final_scoring(flowers)["campaign"]["players"][0]
     assert entry["flowers"] == 0 and entry["failed"] is True  # no shared plan completed: no victory
 
 
@@ -1193,7 +1198,7 @@ def test_a_20_any_time_in_turn_a_kept_plan_keeps_the_turn_open_for_its_close_out
     close_out = {"type": "RESOLVE_CLOSE_OUT", "cardId": card, "closeOut": True}
 
     kept = play(play(anytime, 0, complete), 0, keep)
-    assert GAME.completable(kept, 0) == []
+    assert objectives.completable(kept, 0) == []
     assert (kept["step"], GAME.to_act(kept)) == ("p3", [0])
     assert close_out in GAME.legal_actions(kept, 0) and {"type": "END_TURN"} in GAME.legal_actions(kept, 0)
     closed = GAME.play(kept, 0, close_out)

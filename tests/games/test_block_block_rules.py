@@ -21,8 +21,9 @@ import jsonschema
 import pytest
 from marshmallow import ValidationError
 
-from service.games.block_block import GAME, geometry
-from service.games.block_block.engine import DEFAULT_PACK, tables
+from service.games.block_block import GAME, geometry, placement
+from service.games.block_block.engine import DEFAULT_PACK
+from service.games.block_block.placement import tables
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidPack, fold
 
 BROWN_SEAT, WHITE_SEAT = 0, 1
@@ -67,7 +68,7 @@ def inject(state, pieces=(), remaining=None, last_class=None, to_move=None):
         hands = [dict(h) for h in state["remaining"]]
         hands[colour][shape] = hands[colour].get(shape, 0) + 1  # the injected piece comes from nowhere
         state = dict(state, remaining=hands)
-        data = GAME.describe_placement(state, colour, shape, rotation, x, y)
+        data = placement.describe_placement(state, colour, shape, rotation, x, y)
         state = GAME.apply(state, {"type": "piece_placed", "seat": state["seats"][colour], "data": data})
     if remaining is not None:
         state = dict(state, remaining=[dict(remaining[0]), dict(remaining[1])])
@@ -232,7 +233,7 @@ def test_T6_drop_height_is_where_the_piece_stops():
     state = inject(
         new_game(pack_strict_counts=False), [(W, "I1", 0, 0, 0)], last_class=[None, None], to_move=B
     )
-    assert GAME.describe_placement(state, B, "O4", 0, 0, 0)["z"] == 1
+    assert placement.describe_placement(state, B, "O4", 0, 0, 0)["z"] == 1
     error = refusal(state, BROWN_SEAT, "O4", 0, 0, 0)
     assert error.reason == "unsupported"
     assert all(str(c) in error.message for c in ([1, 0], [0, 1], [1, 1]))
@@ -535,7 +536,7 @@ def test_require_adjacency_option_wants_a_shared_face_from_move_2():
 def test_T16_no_exact_stacking_of_the_same_shape_and_orientation():
     """T-16, R-2.7: white's O4 exactly on brown's O4 (both r0) is refused."""
     state = moves(new_game(), ("O4", 0, 0, 0), ("I2", 8, 2, 0), ("I1", 0, 3, 3))
-    assert GAME.describe_placement(state, W, "O4", 0, 0, 0)["z"] == 1
+    assert placement.describe_placement(state, W, "O4", 0, 0, 0)["z"] == 1
     error = refusal(state, WHITE_SEAT, "O4", 0, 0, 0)
     assert error.reason == "same_shape_stack" and "R-2.7" in error.message
 

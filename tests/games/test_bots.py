@@ -14,6 +14,7 @@ from service.domain.lifecycle import SeedSecret
 from service.domain.replay import MatchState
 from service.games import GAMES, protocol
 from service.games.bots import BOTS, GreedyBot, SeatView
+from service.games.chock_a_block import seat_view
 from service.store.keys import Keys
 from service.store.platforms import Platforms
 from tests.engines import new_state, play
@@ -110,7 +111,7 @@ def _swapped(state: dict, where: list[tuple[list, str]], rng: random.Random) -> 
 def _chock_a_block_scrambled(state: dict, seat: int, rng: random.Random) -> dict:
     """The deck in another order, and a card of another hand exchanged for one of the deck."""
     copy = {**state, "seats": [dict(s) for s in state["seats"]], "deck": _shuffled(state["deck"], rng)}
-    if GAMES["chock-a-block"]._hands_open(state):  # type: ignore[attr-defined]  # nothing of the hands is hidden then
+    if seat_view.hands_open(state):  # nothing of the hands is hidden then
         return copy
     other = copy["seats"][1 - seat]
     return _swapped(copy, [([other], "hand"), ([copy], "deck")], rng)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from service.games.chock_a_block import GAME, autoblock, building, markets
+from service.games.chock_a_block import GAME, autoblock, building, choices, markets
 from service.games.chock_a_block.content import default_content
 from service.games.chock_a_block.scoring import judge
 from service.games.protocol import InvalidOptions, fold
@@ -501,7 +501,7 @@ def test_R4_1_the_draw_is_skipped_when_deck_and_market_are_empty():
     state = new_game(2, fixture_pack(), start_seat=0)
     state = {**state, "deck": [], "block_market": [None] * 4}
     evs = GAME.play(state, 0, place(state["seats"][0]["hand"][0], 0))
-    assert GAME.draw_skip_reason(fold(GAME, state, evs[:1]), 0) == "supply_empty"
+    assert choices.draw_skip_reason(fold(GAME, state, evs[:1]), 0) == "supply_empty"
     assert evs[-1] == {
         "type": "turn_ended",
         "seat": 0,
@@ -713,9 +713,9 @@ def test_V3_the_five_player_rule_follows_the_rulebooks_main_statement():
     the latter: draws after placements 1-10 (five_player_last_draw_placement = 10)."""
     assert GAME.resolve_options({}, 5)["five_player_last_draw_placement"] == 10
     state = at_step(new_game(5), 0, "tokens", cards=[{"card": "X"}] * 10)
-    assert GAME.draw_skip_reason(state, 0) is None
+    assert choices.draw_skip_reason(state, 0) is None
     state = at_step(new_game(5), 0, "tokens", cards=[{"card": "X"}] * 11)
-    assert GAME.draw_skip_reason(state, 0) == "last_turns"
+    assert choices.draw_skip_reason(state, 0) == "last_turns"
 
 
 def test_V5_building_block_limits():
@@ -821,14 +821,14 @@ def test_V18_the_five_player_rule_does_not_count_autoblock_unless_asked():
     state = at_step(
         new_game(4, mode="AUTOBLOCK_EXTRA", excluded_feature="CAT"), 0, "tokens", cards=[{"card": "X"}] * 11
     )
-    assert GAME.draw_skip_reason(state, 0) is None
+    assert choices.draw_skip_reason(state, 0) is None
     counted = at_step(
         new_game(4, mode="AUTOBLOCK_EXTRA", excluded_feature="CAT", five_player_rule_counts_autoblock=True),
         0,
         "tokens",
         cards=[{"card": "X"}] * 11,
     )
-    assert GAME.draw_skip_reason(counted, 0) == "last_turns"
+    assert choices.draw_skip_reason(counted, 0) == "last_turns"
 
 
 def test_V21_coop_hands_are_hidden_unless_opened():

@@ -57,7 +57,7 @@ from service.games.blackout_hong_kong import content as pack_data
 from service.games.blackout_hong_kong import options as opts
 from service.games.blackout_hong_kong.actions import BlackoutHongKongAction
 from service.games.blackout_hong_kong.board import board_of
-from service.games.blackout_hong_kong.common import ACTIVE_FROM_FIRST, card, held_plan, refuse, usable_slots
+from service.games.blackout_hong_kong.common import ACTIVE_FROM_FIRST, held_plan, refuse
 from service.games.blackout_hong_kong.effects import DECISIONS, check_effects
 from service.games.blackout_hong_kong.free_actions import FREE_ACTIONS
 from service.games.blackout_hong_kong.planning import roll_until_valid  # noqa: F401 (the Appendix A tests use it)
@@ -209,16 +209,6 @@ class BlackoutHongKong(Engine):
 
     def scores(self, state: State) -> dict[str, Any]:
         return scoring.scores(state)
-
-    # rule queries that tests and tools ask the engine (the rules themselves are in the modules)
-    _card = staticmethod(card)
-    _usable_slots = staticmethod(usable_slots)
-    _usable_cards = staticmethod(volunteers.usable_cards)
-    _open_objectives = staticmethod(objectives.open_objectives)
-    completable = staticmethod(objectives.completable)
-    placements = staticmethod(effects.placements)
-    search_total = staticmethod(patrol.search_total)
-    final_scoring = staticmethod(scoring.final_scoring)
 
     # -- the fold: one small method per event type ----------------------------------------------------
 
@@ -428,17 +418,9 @@ class BlackoutHongKong(Engine):
 
     @applies("patrol_viewed")
     def _patrol_viewed(self, state: State, data: dict[str, Any], seat: int | None) -> None:
-        districts = _copy(state, "districts")
-        districts[data["district"]]["chosen_by"] = seat
-        tiles = _copy(state, "tiles")
-        for tile in districts[data["district"]]["tiles"]:
-            if seat not in tiles[tile]["seenBy"]:
-                tiles[tile]["seenBy"].append(seat)
-        state["turn"] = {
-            **state["turn"],
-            "patrol": data["district"],
-            "chosen": list(state["turn"].get("chosen", [])) + [data["district"]],
-        }
+        state["turn"] = patrol.district_viewed(
+            _copy(state, "districts"), _copy(state, "tiles"), state["turn"], data["district"], seat
+        )
 
     @applies("patrol_declined")
     def _patrol_declined(self, state: State, data: dict[str, Any], seat: int | None) -> None:
@@ -446,22 +428,7 @@ class BlackoutHongKong(Engine):
 
     @applies("patrol_taken")
     def _patrol_taken(self, state: State, data: dict[str, Any], seat: int) -> None:
-        districts = _copy(state, "districts")
-        tiles = _copy(state, "tiles")
-        district = districts[data["district"]]
-        district["tiles"].remove(data["tile"])
-        for other in district["tiles"]:
-            tiles[other]["faceUp"] = True
-        del tiles[data["tile"]]
-        player = _player(state, seat)
-        player["gps"] -= data["gps"]
-        player["tiles"].append({"tile": data["tile"], "faceUp": data["faceUp"]})
-        reward = data["reward"]
-        if reward["type"] == "POINTS":
-            player["vp"] += reward["n"]
-        elif reward["n"]:
-            player["rondel"][reward["type"]] += reward["n"]
-            player["supply"] -= reward["n"]
+        patrol.tile_taken(_copy(state, "districts"), _copy(state, "tiles"), _player(state, seat), data)
         state["turn"] = {**state["turn"], "patrol": None}
 
     @applies("injured")

@@ -1,6 +1,7 @@
 """Phase 4, patrol (§3.4): in turn, each seat may choose a district it borders (R-4.2), look at its
 face-down tiles in private, then take one with a party of hand cards and GPS tokens that meets a
-challenge (easy, hard or exploration: R-4.5), or decline; a party card is injured (R-4.6.4)."""
+challenge (easy, hard or exploration: R-4.5), or decline; a party card is injured (R-4.6.4). What a look
+and a take do to the districts, tiles and player is here too: the engine's folds of those events call it."""
 
 from __future__ import annotations
 
@@ -165,6 +166,34 @@ def _reward(state: State, player: dict, front: dict, challenge: str) -> tuple[di
         t["faceUp"] and tile(state, t["tile"])["rewardType"] == front["rewardType"] for t in player["tiles"]
     )  # R-4.6.2, A-25
     return {"type": front["rewardType"], "n": n}, face_up
+
+
+def district_viewed(districts: dict, tiles: dict, turn: dict, district: str, seat: int | None) -> dict:
+    """A look at a district's tiles (R-4.3): the district chosen this round and its tiles seen by
+    ``seat``, in the copies of ``districts`` and ``tiles`` given; the turn's record after the look."""
+    districts[district]["chosen_by"] = seat
+    for tile_id in districts[district]["tiles"]:
+        if seat not in tiles[tile_id]["seenBy"]:
+            tiles[tile_id]["seenBy"].append(seat)
+    return {**turn, "patrol": district, "chosen": list(turn.get("chosen", [])) + [district]}
+
+
+def tile_taken(districts: dict, tiles: dict, player: dict, data: dict) -> None:
+    """A tile taken (R-4.6), in the copies given: the tile to the player with its reward, the
+    district's other tiles turned face up (R-4.6.1), the GPS tokens spent."""
+    district = districts[data["district"]]
+    district["tiles"].remove(data["tile"])
+    for other in district["tiles"]:
+        tiles[other]["faceUp"] = True  # R-4.6.1
+    del tiles[data["tile"]]
+    player["gps"] -= data["gps"]
+    player["tiles"].append({"tile": data["tile"], "faceUp": data["faceUp"]})
+    reward = data["reward"]
+    if reward["type"] == "POINTS":
+        player["vp"] += reward["n"]
+    elif reward["n"]:
+        player["rondel"][reward["type"]] += reward["n"]
+        player["supply"] -= reward["n"]
 
 
 def decline(turn: Turn, seat: int, action: Action) -> None:

@@ -19,8 +19,10 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
-from service.games.block_block.engine import BlockBlock, Placement
+from service.games.block_block import placement
+from service.games.block_block.engine import BlockBlock
 from service.games.block_block.geometry import Orientation
+from service.games.block_block.placement import Placement
 from service.games.kit import Analyst, Engine
 from service.games.protocol import Action
 
@@ -87,7 +89,7 @@ class _Search:
             raise _OutOfNodes
         sid, cls, o, a, z = move
         colour = state["to_move"]
-        data = self.engine._describe(colour, sid, cls, o, a.x, a.y, z, state["move_no"] + 1)
+        data = placement.piece_placed_data(colour, sid, cls, o, a.x, a.y, z, state["move_no"] + 1)
         after = dict(state)
         self.fold(after, data, None)
         return after
@@ -177,7 +179,7 @@ class _Search:
         done = self.final(state)
         if done is not None:
             return done
-        moves = self.engine.placements(state, state["to_move"])
+        moves = placement.placements(state, state["to_move"])
         if not moves:
             return -WIN - 100  # no legal placement, the colour to move loses at once
         if depth == 0:
@@ -197,7 +199,7 @@ class _Search:
         return best
 
     def best(self, state: dict[str, Any], rng: random.Random) -> Placement:
-        moves = self.engine.placements(state, state["to_move"])
+        moves = placement.placements(state, state["to_move"])
         order = list(range(len(moves)))
         rng.shuffle(order)  # moves of equal promise: the seeded generator's order
         root = [(self.static_after(state, moves[i]), k, moves[i]) for k, i in enumerate(order)]
@@ -258,7 +260,7 @@ class SearchAnalyst(Analyst):
         search = _Search(block_block, budget=10**12, split=state["rules"]["half_piece_scoring"] == "SPLIT")
         moves: dict[tuple[object, ...], Placement] = {
             (move[0], move[2].rotation, move[3].x, move[3].y): move
-            for move in block_block.placements(state, state["to_move"])
+            for move in placement.placements(state, state["to_move"])
         }
         values: list[float | None] = []
         for action in actions:
