@@ -12,6 +12,7 @@ from functools import partial
 import pytest
 
 from service.application.matches import Matches, NewMatch
+from service.application.seats import Seats
 from service.domain.tokens import token_hash
 
 pytestmark = pytest.mark.redis
@@ -50,8 +51,8 @@ def test_two_replacements_at_once_leave_the_token_of_the_one_the_log_names(real_
     for _ in range(TRIALS):
         match_id, _, _ = here.create(NewMatch("blokus", ["ann", "bob"], {}))
         answers = _race(
-            partial(here.replace_seat, match_id, 1, name="carl"),
-            partial(there.replace_seat, match_id, 1, name="dora"),
+            partial(Seats(here).replace_seat, match_id, 1, name="carl"),
+            partial(Seats(there).replace_seat, match_id, 1, name="dora"),
         )
         tokens = {answer["name"]: answer["token"] for answer in answers}  # both handed the seat over, in turn
         named = _last_holder(here, match_id, 1)["name"]
@@ -68,7 +69,7 @@ def test_a_timeout_to_a_bot_racing_a_replacement_leaves_the_seat_as_the_log_says
         time.sleep(0.15)  # seat 0, to act, is out of time
         answers = _race(
             partial(clock.clocks.check, match_id, state.version),
-            partial(there.replace_seat, match_id, 0, name="carl"),
+            partial(Seats(there).replace_seat, match_id, 0, name="carl"),
         )
         assert not [a for a in answers if isinstance(a, Exception)], answers
         holder, digest = _last_holder(clock, match_id, 0), clock.repository.seat_digest(match_id, 0)
