@@ -410,7 +410,7 @@ def test_a_webhook_gets_private_draws_sealed_as_a_spectator_sees_them(hooked, re
         match_id = created["id"]
         play_drawing(client, match_id, [s["token"] for s in created["seats"]])
         work(settings, real_redis, lambda: any(b'"private":true' in body for _, body in receiver.received))
-        whole = {e.version: e for e in Matches(real_redis, settings).entries(match_id)[1]}
+        whole = {e.version: e for e in Matches(real_redis, settings).repository.read(match_id)[1]}
         drawn = [
             e
             for _, body in receiver.received
@@ -528,7 +528,7 @@ def test_delivery_attempts_page_newest_first_with_a_cursor(hooked, real_redis):
     ).json
     webhooks = Matches(real_redis, settings)
     for n in range(250):
-        webhooks.record_delivery(
+        webhooks.stores.webhooks.record(
             hook["id"],
             {"delivery": f"d{n}", "attempt": 1, "at": "2026-11-27T16:00:00.000Z", "status": 200, "ms": 1.0},
         )
