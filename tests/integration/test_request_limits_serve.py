@@ -25,7 +25,7 @@ def served():
     process, http = start_serve(
         folder,
         port,
-        MATCHLOG_RATE_LIMIT_PER_ADDRESS="5/second",
+        MATCHLOG_RATE_LIMIT_PER_ADDRESS="5/minute",  # per minute: the burst fits in it however loaded the machine
         MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="20/minute",
     )
     yield port, http
@@ -60,5 +60,5 @@ def test_socket_moves_over_the_address_write_limit_are_refused(served):
     finally:
         socket.close()
     refused = [a for a in answers if a["status"] == 429]
-    assert len(refused) >= 30, [a["status"] for a in answers]  # 5 a second, the create one of them
+    assert len(refused) >= 30, [a["status"] for a in answers]  # 5 a minute, the create one of them
     assert refused[0]["error"] == "too_many_requests" and refused[0]["retry_after"] >= 1
