@@ -24,15 +24,18 @@ from service.games import (
 from service.http import (
     analysis_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
     errors,
+    feed_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
     moves_socket,
     openapi_components,
     player_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
     schemas,
+    webhook_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
 )
 from service.http.apidocs import apidocs
 from service.http.middleware import guards, ratelimits, request_hooks
 from service.http.middleware.pipeline import Pipeline, Step
-from service.http.routes import answers, body_types, probes, submit, v1
+from service.http.probe_routes import probes
+from service.http.routes import answers, body_types, submit, v1
 from service.http.viewer import viewer
 from service.store import errors as store_errors
 from service.store.players import PlayerStore

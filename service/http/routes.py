@@ -1,31 +1,30 @@
-"""The HTTP API, ``/v1``: thin views over ``Matches``. Each view authenticates, checks the request's
-shape, calls one application method and shapes the answer; rules and storage live elsewhere."""
+"""The HTTP API's matches, ``/v1``: games, matches, their seats and actions, and jobs, as thin views over the
+use cases. Each view authenticates, checks the request's shape, calls one use case and shapes the answer;
+rules and storage live elsewhere. The blueprint ``v1`` is here; the log and live feed, webhooks, players and
+analyses join it from their own modules (``feed_routes``, ``webhook_routes``, ``player_routes``,
+``analysis_routes``), and the probes are ``probe_routes``."""
 
 from __future__ import annotations
 
 import functools
 import json
 import logging
-import re
-import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable
 from typing import Any, TypeVar, cast
 
-from flask import Request, Response, current_app, request, stream_with_context
+from flask import Request, Response, current_app, request
 from flask_smorest import Blueprint as _Blueprint
 from flask_smorest.utils import deepupdate
 from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser
 
 from service import metrics, versions
-from service.application import entry_time, listings, log_views, records
+from service.application import entry_time, listings, records
 from service.application.idempotency import ANYONE
-from service.application.livefeed import CHECK_S, Full, LiveFeed, Subscription, client_gone
 from service.application.matches import Matches, NewMatch
 from service.application.scoring import Scoring
 from service.application.seats import Seats
 from service.domain import clocks, projections
-from service.domain.chain import Recorded
 from service.domain.lifecycle import refusals_of
 from service.domain.replay import SHELL_EVENTS, MatchState
 from service.domain.tokens import is_platform_key, seat_for, token_hash
@@ -41,15 +40,12 @@ from service.http.auth import (
     request_platform,
     request_seat,
     seat_acting,
-    still_holds,
 )
 from service.http.errors import ApiError, flatten, invalid
 from service.http.middleware.guards import GuardedJSON
 from service.http.middleware.pipeline import Answer, Exchange, answer_in_flask
 from service.store import packs
-from service.store.errors import StoreFailure
 from service.store.repository import Lru, MatchNotFound
-from service.store.webhooks import BadWebhookUrl, check_url
 
 # private: flask-smorest's documentation of a view (``_apidoc``, ``_prepare_doc_cbks``, ``utils.deepupdate``) in
 # Blueprint below, webargs's ``_raw_load_json`` in _Parser
@@ -131,7 +127,6 @@ PLATFORM_OR_CREATOR: Security = [
 log = logging.getLogger("matchlog")
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Games, matches, their logs and jobs.")
-probes = Blueprint("probes", __name__, description="Health probes for load balancers and orchestrators.")
 
 
 def matches() -> Matches:
@@ -931,247 +926,6 @@ def get_record(match_id: str) -> Response:
     return Response(text, mimetype=mime if _wants(mime, [mime, TEXT]) else TEXT)
 
 
-@v1.route("/matches/<match_id>/events", methods=["GET"])
-@v1.arguments(schemas.EventsQuerySchema(), location="query")
-@v1.response(200, schemas.EventsSchema)
-@v1.doc(security=SEAT_OR_SPECTATOR)
-@_errors(400, 401, 403, 404)
-def get_events(query: dict[str, Any], match_id: str) -> dict[str, Any]:
-    """The log, oldest first, as the caller may see it: entries with a version above ``after``."""
-    seat = request_seat(matches(), match_id, required=False, platform="view")
-    current, events = log_views.events(matches().repository, match_id, seat, query["after"], query["limit"])
-    return of_game(match_id, {"version": current, "events": events})
-
-
-LAST_EVENT_ID = re.compile(
-    r"[0-9]{1,15}"
-)  # a version (below 2**53): ASCII digits, not whatever isdigit() takes
-
-
-HANDOVERS = ("seat_replaced", "timed_out")
-"""Entries after which a seat may be someone else's (a ``timed_out`` hands it to a bot, or not)."""
-
-
-SSE_EVENT = {
-    "type": "object",
-    "additionalProperties": False,
-    "description": "One event of the stream (OpenAPI 3.0 reads a text/event-stream schema as each event's): an "
-    "entry (``id``: its version; ``data``: the entry as JSON, as /events has it, with its ``game``), "
-    "``end`` (``data``: {}), ``revoked`` (no data), or the ``retry`` advice that opens the stream.",
-    "properties": {
-        "event": {
-            "type": "string",
-            "enum": ["message", "end", "revoked"],
-            "description": "message (the default) for an entry; end: the match is scored; revoked: the "
-            "credential no longer holds.",
-        },
-        "id": {
-            "type": "string",
-            "pattern": "^[0-9]+$",
-            "description": "The entry's version (end: the last one).",
-        },
-        "retry": {"type": "integer", "description": "How long a client waits before reconnecting, in ms."},
-        "data": {
-            "type": "string",
-            "contentMediaType": "application/json",
-            "contentSchema": {
-                "oneOf": [
-                    {"$ref": "#/components/schemas/FeedEntry"},
-                    {"type": "object", "maxProperties": 0, "additionalProperties": False},
-                ]
-            },
-            "description": "The entry as JSON, with its match's game (the FeedEntry schema); {} with end.",
-        },
-    },
-}
-"""What the live feed sends, one event at a time (schemathesis checks each against it)."""
-
-
-@v1.route("/matches/<match_id>/events/stream", methods=["GET"])
-@v1.arguments(schemas.StreamQuerySchema(), location="query")
-@v1.doc(
-    security=SEAT_OR_SPECTATOR,
-    responses={
-        "200": {
-            "description": "Server-Sent Events: each log entry as the caller may see it (the same gate as /events), "
-            "``id:`` its version, ``data:`` the entry as JSON (a FeedEntry, typed by its game); "
-            "a ``: ping`` comment every 15 s; an "
-            "``end`` event after ``match_scored``. Start after ``?after=``; ``Last-Event-ID`` (a reconnect) "
-            "wins over it. A ``revoked`` event, then the end, once the credential no longer holds (the "
-            "seat was handed over, the platform key revoked); the end, without an event, after 5 minutes "
-            "with nothing to deliver (reconnect with ``Last-Event-ID``).",
-            "content": {EVENT_STREAM: {"schema": SSE_EVENT}},
-        }
-    },
-)
-@_errors(400, 401, 403, 404)
-@v1.alt_response(
-    503,
-    schema=schemas.ErrorSchema,
-    description="streams_full: this server process holds as many live "
-    "feeds as it may (another may have room), or storage_unavailable; Retry-After says when.",
-)
-@v1.alt_response(
-    429,
-    schema=schemas.ErrorSchema,
-    description="too_many_streams: this client address holds as many "
-    "live feeds as the server allows one address; Retry-After says when to try again.",
-)
-def stream_events(query: dict[str, Any], match_id: str) -> Response:
-    """The log as it grows, pushed: the entries after ``after`` (or ``Last-Event-ID``), then each new
-    one as it is appended, until the match is scored."""
-    app = matches()
-    seat = request_seat(app, match_id, required=False, platform="view")
-    credential = bearer()  # asked again as long as the stream lasts: a seat handed over ends it
-    resume = request.headers.get("Last-Event-ID", "").strip()
-    if resume and not LAST_EVENT_ID.fullmatch(resume):  # ids this stream sends: versions
-        raise invalid({"Last-Event-ID": [f"not an id this stream sent ({resume[:40]!r}): a version number"]})
-    # an EventSource reconnects to the URL it opened, ?after= and all, with the last id it got: that id wins
-    after = int(resume) if resume else query.get("after", 0)
-    app.repository.meta(match_id)  # 404 for no such match, before the stream starts
-    feed = current_app.extensions["matchlog-livefeed"]
-    subscription = _subscribe(feed, match_id)
-    environ = request.environ
-    heartbeat, idle = app.settings.sse_heartbeat_s, app.settings.sse_idle_s
-
-    def holds(fresh: bool = False) -> bool:
-        return credential is None or still_holds(app, match_id, credential, seat, fresh)
-
-    def holds_after(handover: Recorded) -> bool:
-        """Whether the credential still reads the seat after ``handover``: a seat's token never once a
-        timeout gave the seat to a bot (whatever Redis says); else Redis says."""
-        to_a_bot = handover.type == "timed_out" and handover.data.get("on_timeout") == "bot"
-        if to_a_bot and credential is not None and not is_platform_key(credential):
-            return False
-        return holds(fresh=True)
-
-    def entries() -> Iterator[str]:
-        sent = after
-        state = app.load(match_id)
-        revealed = state.seed is not None
-        _, batch = app.repository.read(match_id, after=after)
-        yield "retry: 2000\n\n"
-        if not batch and state.result is not None:  # resumed at the end of a scored match: nothing will come
-            yield _END.format(version=state.version)
-            return
-        # at first, by Redis: this process's copy of the seat tokens may be older than the backlog
-        fresh = True
-        delivered = pinged = time.monotonic()
-        while True:
-            if not holds(fresh):  # before each batch is shown: a key revoked meanwhile shows nothing more
-                yield _REVOKED
-                return
-            for entry in batch:
-                if entry.version <= sent:
-                    continue
-                revealed = revealed or entry.type == "seed_revealed"
-                sent, delivered = entry.version, time.monotonic()
-                yield feed.render(match_id, entry, seat, revealed, state.sealed_chain)
-                if entry.type == "match_scored":
-                    yield _END.format(version=entry.version)
-                    return
-                if entry.type in HANDOVERS and entry.seat == seat and credential and not holds_after(entry):
-                    yield _REVOKED  # nothing after the handover: it may be the new holder's
-                    return
-            # woken every CHECK_S at least, to ask the credential again and whether the client is still there
-            batch, fresh = subscription.next(min(CHECK_S, heartbeat, idle)), False
-            now = time.monotonic()
-            if not batch and (client_gone(environ) or now - delivered >= idle):
-                return  # gone, or nothing for a long time (an EventSource reconnects with Last-Event-ID)
-            if not batch and now - max(pinged, delivered) >= heartbeat:
-                yield ": ping\n\n"
-                pinged = now
-
-    def closing() -> Iterator[str]:
-        try:
-            yield from entries()
-        except StoreFailure as error:  # the credential could not be asked: the client reconnects
-            log.warning("a live feed ends: redis unavailable (%s)", error)
-        finally:
-            feed.unsubscribe(subscription)
-
-    response = Response(
-        stream_with_context(closing()),
-        mimetype=EVENT_STREAM,
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
-    response.call_on_close(lambda: feed.unsubscribe(subscription))  # also when the stream never started
-    return response
-
-
-_END = "event: end\nid: {version}\ndata: {{}}\n\n"
-# without data: an EventSource dispatches no event then, and clients that take each data: for an entry (the
-# viewer) skip it; the stream ends, and a reconnect with the same credential is refused (403 or 401)
-_REVOKED = (
-    ": this credential no longer holds: the seat was handed over, or the platform key revoked\n"
-    "event: revoked\n\n"
-)
-
-
-def _subscribe(feed: LiveFeed, match_id: str) -> Subscription:
-    """A subscription for the request's client address (``request.remote_addr``: the proxies' client
-    with ``MATCHLOG_TRUSTED_PROXIES``, as for the rate limits); 429 or 503 when its cap is reached."""
-    try:
-        return feed.subscribe(match_id, request.remote_addr or "")
-    except Full as full:
-        if full.cap == "address":
-            raise ApiError(
-                429,
-                "too_many_streams",
-                f"this address holds {feed.per_address} live feeds, as many "
-                "as one address may: close one first",
-            ) from None
-        raise ApiError(
-            503,
-            "streams_full",
-            f"this server process holds {feed.per_process} live feeds, as many "
-            "as it may: try again (another may have room)",
-        ) from None
-
-
-@v1.route("/matches/<match_id>/log", methods=["GET"])
-@v1.arguments(schemas.SeatQuerySchema(), location="query")
-@v1.doc(
-    security=SEAT_OR_SPECTATOR,
-    responses={
-        "200": {
-            "description": "The whole log, one entry per line, oldest first (as /events shows them): each line an "
-            "Event, typed by the match's game.",
-            "content": {JSONL: {"schema": {"type": "string"}}},
-        }
-    },
-)
-@_errors(400, 401, 403, 404)
-def get_log(query: dict[str, Any], match_id: str) -> Response:
-    """The whole log as JSON Lines, as the caller may see it, streamed: no page limit. This is what
-    ``matchlog replay`` audits."""
-    seat = request_seat(matches(), match_id, required=False, platform="view")
-    app = matches()
-    app.repository.meta(match_id)  # 404 before the stream starts
-
-    def lines() -> Iterator[str]:
-        after = 0
-        while True:
-            _, page = log_views.events(app.repository, match_id, seat, after=after, limit=500)
-            if not page:
-                return
-            yield "".join(
-                json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n" for entry in page
-            )
-            after = page[-1]["version"]
-
-    return Response(stream_with_context(lines()), mimetype=JSONL)
-
-
-@v1.route("/matches/<match_id>/checkpoint", methods=["GET"])
-@v1.response(200, schemas.CheckpointSchema)
-@_errors(404, 409)
-def get_checkpoint(match_id: str) -> dict[str, Any]:
-    """The match's version and the hash of its last entry, signed by the server: keep it beside an
-    exported log, and ``matchlog replay --checkpoint`` proves the log is the one the server held."""
-    return log_views.checkpoint(matches().repository, matches().stores.server_key, match_id)
-
-
 @v1.route("/matches/<match_id>/score", methods=["POST"])
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(202, schemas.JobAcceptedSchema)
@@ -1235,229 +989,3 @@ def _may_read_match(match_id: str) -> bool:
     except MatchNotFound:
         return False
     return True
-
-
-@probes.route("/healthz", methods=["GET"])
-@probes.response(200, schemas.HealthSchema)
-def healthz() -> dict[str, Any]:
-    """The process is alive (it answers; nothing else is checked)."""
-    return {"status": "ok"}
-
-
-@probes.route("/readyz", methods=["GET"])
-@probes.response(200, schemas.HealthSchema)
-@probes.alt_response(
-    503,
-    schema=schemas.ErrorSchema,
-    description="not_ready: Redis unreachable, no worker, or (replicated durability) a master "
-    "without a replica",
-)
-def readyz() -> dict[str, Any]:
-    """Ready to serve: Redis answers, at least one rule worker has renewed its partition lease in time
-    and, with replicated durability, every master has a replica to confirm writes."""
-    state = matches().repository.readiness(
-        matches().settings.partition_lease_ms, replicated=matches().settings.durability == "replicated"
-    )
-    if not state["redis"] or not state["workers"]:
-        raise ApiError(
-            503,
-            "not_ready",
-            "Redis is unreachable"
-            if not state["redis"]
-            else "no worker has sent a heartbeat lately (start one: matchlog worker)",
-            **state,
-        )
-    if state.get("replicas", 1) < 1:
-        raise ApiError(
-            503,
-            "not_ready",
-            "a master of the match store has no replica, so no write can be "
-            "acknowledged (MATCHLOG_DURABILITY=replicated)",
-            **state,
-        )
-    return {"status": "ok", **state}
-
-
-@probes.route("/metrics", methods=["GET"])
-@probes.doc(
-    responses={
-        "200": {
-            "description": "Prometheus text exposition of every process of this server",
-            "content": {"text/plain": {"schema": {"type": "string"}}},
-        }
-    }
-)
-def get_metrics() -> Response:
-    """Prometheus metrics: requests by route and status with latency, appends, version conflicts,
-    illegal actions by reason, job outcomes, the feed's lag."""
-    body, mimetype = metrics.exposition()
-    return Response(body, content_type=mimetype)
-
-
-@v1.route("/webhooks", methods=["POST"])
-@v1.arguments(schemas.WebhookSchema())
-@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
-@v1.response(201, schemas.WebhookCreatedSchema)
-@v1.doc(
-    security=PLATFORM,
-    callbacks={
-        "delivery": {
-            "{$request.body#/url}": {
-                "post": {
-                    "summary": "A delivery: the entries of one append that the webhook asked for, "
-                    "as a spectator sees them",
-                    "parameters": [
-                        {
-                            "name": "Matchlog-Signature",
-                            "in": "header",
-                            "required": True,
-                            "schema": {"type": "string"},
-                            "description": (
-                                't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">,v2=<hex HMAC-SHA256 of '
-                                '"<t>.<Matchlog-Delivery>.<body>">, both with the webhook\'s secret. Check v2: '
-                                "it covers the delivery id too; v1 is sent for one more release."
-                            ),
-                        },
-                        {
-                            "name": "Matchlog-Delivery",
-                            "in": "header",
-                            "required": True,
-                            "schema": {"type": "string"},
-                            "description": "The delivery's id, the same on every retry (for "
-                            "de-duplication); signed by v2.",
-                        },
-                    ],
-                    "requestBody": {
-                        "required": True,
-                        "content": {JSON: {"schema": {"$ref": "#/components/schemas/WebhookDelivery"}}},
-                    },
-                    "responses": {
-                        "2XX": {
-                            "description": "Delivered. Any other answer, or none within 5 s "
-                            "(MATCHLOG_WEBHOOK_DEADLINE_S: the whole attempt, connection included), is retried "
-                            "with backoff; after 5 deliveries in a row that failed every attempt "
-                            "(MATCHLOG_WEBHOOK_DISABLE_AFTER) the webhook is disabled."
-                        }
-                    },
-                }
-            }
-        }
-    },
-)
-@_errors(400, 401, 409, 422, 429, 503)
-def create_webhook(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
-    """Deliver the entries of these ``events`` types, for every match of the key's platform, to ``url``:
-    signed (``Matchlog-Signature``), retried with backoff, each with a ``Matchlog-Delivery`` id. The
-    ``secret`` (made when not given) is shown only now. ``409 too_many_webhooks`` when the platform has
-    as many as it may (10 by default, ``MATCHLOG_WEBHOOKS_PER_PLATFORM``; ``limit`` says how many)."""
-    platform = _webhooks_platform()
-    try:
-        check_url(body["url"], matches().settings.webhooks_private)
-    except BadWebhookUrl as error:
-        raise invalid({"url": [str(error)]}) from None
-    unknown = sorted(set(body["events"]) - entry_types() - OTHER_EVENTS)
-    if unknown:
-        raise invalid(
-            {
-                "events": [
-                    f"no entry type {', '.join(map(repr, unknown))} in any game here: the catalogue "
-                    "(GET /v1/games) lists each game's entry_types"
-                ]
-            }
-        )
-    return matches().idempotency.once(
-        None,
-        "webhooks",
-        "platform:" + platform["id"],
-        headers.get("idempotency_key"),
-        body,
-        lambda remember: matches().stores.webhooks.register(
-            platform["id"], body["url"], body["events"], body.get("secret")
-        ),
-    )
-
-
-@v1.route("/webhooks", methods=["GET"])
-@v1.response(200, schemas.WebhooksSchema)
-@v1.doc(security=PLATFORM)
-@_errors(401, 503)
-def list_webhooks() -> dict[str, Any]:
-    """The key's platform's webhooks, by id (without their secrets): after a ``503`` on a
-    registration, one that is not listed was not registered; one that is, was (delete it if its
-    secret, made by the server, never arrived)."""
-    return {"webhooks": matches().stores.webhooks.of_platform(_webhooks_platform()["id"])}
-
-
-def _webhooks_platform() -> dict[str, Any]:
-    platform = request_platform(matches())
-    if platform is None:
-        raise ApiError(
-            401, "platform_key_required", "webhooks belong to a platform: Authorization: Bearer <key>"
-        )
-    return platform
-
-
-@v1.route("/webhooks/<hook_id>", methods=["DELETE"])
-@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
-@v1.response(204)
-@v1.doc(security=PLATFORM)
-@_errors(400, 401, 403, 404, 409, 422, 429, 503)
-def delete_webhook(headers: dict[str, Any], hook_id: str) -> str:
-    """Stop delivering to this webhook and forget it with its deliveries. Deliveries already queued
-    find it gone. Again after a ``503``: ``404 webhook_not_found`` means it is gone."""
-    platform = _webhooks_platform()["id"]
-
-    def remove(remember: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
-        matches().stores.webhooks.remove(hook_id, _own_webhook(hook_id)["platform"])
-        return {}
-
-    matches().idempotency.once(
-        None, f"webhooks/{hook_id}", "platform:" + platform, headers.get("idempotency_key"), [], remove
-    )
-    return ""
-
-
-@v1.route("/webhooks/<hook_id>", methods=["PATCH"])
-@v1.arguments(schemas.WebhookPatchSchema())
-@v1.response(200, schemas.WebhookListedSchema)
-@v1.doc(security=PLATFORM)
-@_errors(400, 401, 403, 404, 429, 503)
-def patch_webhook(body: dict[str, Any], hook_id: str) -> dict[str, Any]:
-    """Enable a webhook again (``{"status": "enabled"}``) that the server disabled for failing: deliveries
-    resume from the next append on (those of the appends meanwhile are not sent: read the matches' logs).
-    Enabling an enabled one changes nothing."""
-    hook = _own_webhook(hook_id)
-    matches().stores.webhooks.enable(hook_id)
-    enabled = next(
-        (h for h in matches().stores.webhooks.of_platform(hook["platform"]) if h["id"] == hook_id), None
-    )
-    if enabled is None:  # removed meanwhile (its platform's DELETE)
-        raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")
-    return enabled
-
-
-@v1.route("/webhooks/<hook_id>/deliveries", methods=["GET"])
-@v1.arguments(schemas.DeliveriesQuerySchema(), location="query")
-@v1.response(200, schemas.DeliveriesSchema)
-@v1.doc(security=PLATFORM)
-@_errors(400, 401, 403, 404)
-def get_deliveries(query: dict[str, Any], hook_id: str) -> dict[str, Any]:
-    """The delivery attempts, newest first, ``limit`` a page (the latest 10,000 or so are kept): delivery
-    id, attempt, when (ISO 8601 UTC), its ``outcome`` (``status``, with the HTTP ``status``; or why none
-    came: ``timeout``, ``refused``, ``reset``, ``unreachable``, ``tls``, ``not_http``, ``address_refused``),
-    time taken. ``next_cursor`` asks for the
-    next, older page (null: none)."""
-    _own_webhook(hook_id)
-    page, cursor = matches().stores.webhooks.deliveries(hook_id, query.get("cursor"), query["limit"])
-    return {"deliveries": page, "next_cursor": cursor}
-
-
-def _own_webhook(hook_id: str) -> dict[str, Any]:
-    """The webhook, if the key's platform has it: 401 without a key, 404 unknown, 403 another's."""
-    platform = _webhooks_platform()
-    hook = matches().stores.webhooks.get(hook_id) if re.fullmatch(r"[0-9a-f]{16}", hook_id) else None
-    if hook is None:
-        raise ApiError(404, "webhook_not_found", f"no webhook {hook_id!r}")
-    if hook["platform"] != platform["id"]:
-        raise ApiError(403, "not_your_webhook", "this webhook belongs to another platform")
-    return hook

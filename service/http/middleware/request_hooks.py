@@ -1,6 +1,6 @@
 """The manners of a public HTTP API, steps of the request pipeline (``service.http.middleware.pipeline``)
 for every route: a request id, CORS, ``Location`` on every 201, structured access logs, and the metrics of
-every answer (the health probes ``/healthz`` and ``/readyz`` are routes of ``service.http.routes``).
+every answer (the health probes ``/healthz`` and ``/readyz`` are routes of ``service.http.probe_routes``).
 
 - ``X-Request-Id``: a client's id (up to 128 characters of ``[A-Za-z0-9._:-]``) is kept, otherwise one
   is made; it is echoed on the answer and carried by every log line of the request.
