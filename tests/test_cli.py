@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import random
 import subprocess
 import sys
@@ -23,7 +24,11 @@ def test_importing_the_command_patches_nothing_and_imports_no_networking():
         "import sys; sys.argv = ['matchlog', 'api']; import service.cli; "
         "print(sorted(m for m in ('gevent', 'ssl', 'socket', 'redis', 'rq', 'flask') if m in sys.modules))"
     )
-    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # without the coverage start-up pytest-cov hands a child: coverage imports socket itself
+    untraced = {k: v for k, v in os.environ.items() if not k.startswith(("COVERAGE_", "COV_CORE_"))}
+    shown = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=untraced
+    )
     assert shown.stdout.strip() == "[]"
 
 
