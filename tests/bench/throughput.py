@@ -215,20 +215,20 @@ def run(
             Figure(
                 f"throughput.{key}.server_cpu_pct",
                 f"{label}: CPU of the gunicorn workers",
-                sum(g["server_cpu_pct"] for g in got) / len(got),
+                sum(g["server_cpu_pct"] for g in runs_of_key) / len(runs_of_key),
                 "% of one core",
             ),
             Figure(
                 f"throughput.{key}.redis_cpu_pct",
                 f"{label}: CPU of redis",
-                sum(g["redis_cpu_pct"] for g in got) / len(got),
+                sum(g["redis_cpu_pct"] for g in runs_of_key) / len(runs_of_key),
                 "% of one core",
             ),
             Figure(
                 f"throughput.{key}.machine_busy_pct",
                 f"{label}: CPU of the whole machine",
-                sum(g["machine_busy_pct"] for g in got) / len(got),
-                f"% of one core ({got[0]['cores']} cores)",
+                sum(g["machine_busy_pct"] for g in runs_of_key) / len(runs_of_key),
+                f"% of one core ({runs_of_key[0]['cores']} cores)",
             ),
         ]
     for key, bare, what in RATIOS:  # issue 28's goals: each rate >= 0.6 x the bare stack's, p99 <= 2 x
