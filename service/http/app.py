@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 from flask import Flask
 from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -189,7 +187,7 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
         Step("CORS preflight", request_hooks.preflight, None),  # answered before any check
         Step(
             "guards",
-            guards.check(app, functools.partial(body_types, app.extensions["matchlog"]), answers),
+            guards.check(app, body_types, answers),
             None,
         ),
         Step("rate limits", limits.before, limits.after) if limits else None,

@@ -605,7 +605,7 @@ def get_state(query: dict[str, Any], match_id: str) -> dict[str, Any] | Response
     return {"game": state.engine.info.id, "version": state.version, "state": view, **clock}
 
 
-def body_types(app_matches: Matches, endpoint: str | None) -> frozenset[str] | set[str]:
+def body_types(endpoint: str | None) -> frozenset[str] | set[str]:
     """The body types an endpoint reads (for the request guards)."""
     if endpoint == "v1.create_match":
         return {JSON, *records.record_games()}
