@@ -8,7 +8,8 @@ matchlog worker   a rule worker: projector + RQ jobs (production: run as many as
 matchlog openapi  print the OpenAPI document the API serves (this is how openapi.yaml is made)
 matchlog keys create NAME   a platform key, printed once (only its digest is kept); also
                             keys list, keys rotate PLATFORM, keys revoke PLATFORM
-matchlog replay   re-run a match from its exported log, offline, and check its recorded result
+matchlog replay   re-run a match from its exported log, offline, and check its recorded result; or a
+                  tournament's log with its matches' logs, every pairing and standing recomputed
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import shutil
 import signal
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -84,36 +86,43 @@ def _worker_exited(server: Arbiter, worker: Worker) -> None:
 
 def check_layout(settings: Settings, url: str) -> None:
     """Refuse to start with another number of feed partitions than the keys are tagged for."""
-    import redis
-
     from service.store.keys import Keys
     from service.store.migrate import LayoutMismatch
     from service.store.migrate import check_layout as check
     from service.store.redis_client import connect
 
     try:
-        check(connect(url), Keys(settings.namespace, settings.feed_partitions))
+        _unless_store_away(lambda: check(connect(url), Keys(settings.namespace, settings.feed_partitions)))
     except LayoutMismatch as error:
         sys.exit(f"matchlog: {error}")
-    except redis.exceptions.RedisError:  # Redis away: the next start checks
-        pass
 
 
 def check_server_key(settings: Settings, url: str) -> None:
     """Refuse to start with another server secret than the deployment's (its fingerprint in Redis, recorded
     by the first API or worker to start): this one could not open the matches' sealed seeds."""
-    import redis
-
     from service.domain.serverkey import ServerKey, WrongServerKey
     from service.store.keys import Keys
     from service.store.redis_client import connect
 
-    try:
-        ServerKey(settings.secret_key).claim(connect(url), Keys(settings.namespace).server_key)
+    try:  # with Redis away, the workers check when it is back
+        _unless_store_away(
+            lambda: ServerKey(settings.secret_key).claim(connect(url), Keys(settings.namespace).server_key)
+        )
     except WrongServerKey as error:
         sys.exit(f"matchlog api: {error}")
-    except redis.exceptions.RedisError:  # Redis away: the workers check when it is back
-        pass
+
+
+def _unless_store_away(check: Callable[[], None]) -> None:
+    """Run a start-up ``check`` against Redis, skipped when Redis is away (the next start checks): any other
+    error of the store stops the start, as it would stop every request."""
+    from service.domain.errors import Unavailable
+    from service.store.errors import translated
+
+    try:
+        check()
+    except Exception as error:
+        if not isinstance(translated(error), Unavailable):
+            raise
 
 
 def run_api(settings: Settings, host: str, port: int, workers: int) -> None:
@@ -456,6 +465,12 @@ def _restart(embedded: EmbeddedRedis) -> None:
         print(f"matchlog: {error}", flush=True)
 
 
+OPENAPI_FLOW_MAPPING = 100
+"""A mapping this short (as JSON), of scalars, lists of scalars and such mappings, is written on one line in
+openapi.yaml, as lists of scalars are: the same document in fewer bytes (most of its lines were a bare
+``type: integer``, an enum's item or an ``items: {type: integer}`` of their own)."""
+
+
 def print_openapi() -> None:
     from service.http.app import create_app, spec
     from service.store.redis_client import connect
@@ -468,9 +483,35 @@ def print_openapi() -> None:
     ) -> yaml.ScalarNode:  # multi-line descriptions as readable blocks
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
 
+    def flat(value: object) -> bool:
+        return not isinstance(value, (dict, list))
+
+    def small(value: object) -> bool:  # a scalar, a list of scalars, a mapping of such: one line's worth
+        if isinstance(value, dict):
+            return all(map(small, value.values()))
+        return all(map(flat, value)) if isinstance(value, list) else True
+
+    def sequence(dumper: yaml.SafeDumper, value: list) -> yaml.SequenceNode:  # enums, required: [a, b]
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=all(map(flat, value)))
+
+    def mapping(dumper: yaml.SafeDumper, value: dict) -> yaml.MappingNode:  # {type: integer}, {$ref: ...}
+        short = small(value) and len(json.dumps(value)) <= OPENAPI_FLOW_MAPPING
+        return dumper.represent_mapping("tag:yaml.org,2002:map", value.items(), flow_style=short)
+
     Dumper.add_representer(str, text)
+    Dumper.add_representer(list, sequence)
+    Dumper.add_representer(dict, mapping)
     app = create_app(Settings(), connect("redis://localhost:6379/0"))  # never used: no request is made
     sys.stdout.write(yaml.dump(spec(app), Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100))
+
+
+def refused(error: Exception, path: str | None = None) -> int:
+    """Say on stderr why ``matchlog replay`` refuses a log; its exit status: 1 when the log is not the server's
+    (``ForgedLog``: changed or cut short), 2 when it cannot be audited (``AuditError``)."""
+    from service.domain.audit import ForgedLog
+
+    print(f"matchlog replay: {f'{path}: ' if path else ''}{error}", file=sys.stderr)
+    return 1 if isinstance(error, ForgedLog) else 2
 
 
 def replay_log(
@@ -515,21 +556,139 @@ def replay_log(
             return 1
         print(f"matchlog replay: {partial}", file=sys.stderr)
         return 3
-    except ForgedLog as error:
-        print(f"matchlog replay: {error}", file=sys.stderr)
-        return 1
-    except AuditError as error:
-        print(f"matchlog replay: {error}", file=sys.stderr)
-        return 2
+    except (ForgedLog, AuditError) as error:
+        return refused(error)
     print(json.dumps(report.as_dict(), indent=2))
     return 1 if of_another_match(report.as_dict()) or not report.ok else 0
+
+
+def tournament_log(path: str) -> list[dict] | None:
+    """The entries of a tournament's log in the file at ``path`` (GET /v1/tournaments/{id}/log, or its entries,
+    or several pages of it in a list), or None when it holds something else (a match's log)."""
+    if path == "-":
+        return None
+    try:
+        body = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    pages = (
+        body
+        if isinstance(body, list) and body and isinstance(body[0], dict) and "entries" in body[0]
+        else [body]
+    )
+    entries: list[dict] = []
+    for page in pages:
+        listed = page.get("entries") if isinstance(page, dict) else page
+        if not isinstance(listed, list):
+            return None
+        entries += listed
+    if not entries or not isinstance(entries[0], dict) or entries[0].get("type") != "tournament_created":
+        return None
+    return entries
+
+
+def replay_tournament(
+    entries: list[dict],
+    seed: str | None,
+    match_logs: list[str],
+    checkpoint: str | None = None,
+    public_key: str | None = None,
+) -> int:
+    """``matchlog replay`` of a tournament's log: every pairing, bye and standing recomputed from it and its
+    revealed seed (``service.domain.tournaments.audit``), and each match log given audited, its seats
+    compared with its round's pairing and its result with the one the tournament recorded. Exit 0 when all
+    holds, 1 at the first difference (said on stderr), 2 when a log cannot be read, 3 when the seed is not
+    revealed yet (only the chain, the order, the results and the seats were checked). With ``checkpoint``
+    (GET /v1/tournaments/{id}/checkpoint) and the server's ``public_key``: the log is the one the server
+    signed, of the tournament it names, up to its end."""
+    from service.domain import tournaments
+    from service.domain.audit import (
+        AuditError,
+        ForgedLog,
+        PartialView,
+        audit,
+        check_head,
+        read_checkpoint,
+        read_export,
+    )
+    from service.domain.chain import Recorded, bound_match
+    from service.domain.errors import TournamentForged
+
+    results: dict[str, list[int]] = {}
+    seats: dict[str, list[dict]] = {}  # who each match's log seats, checked against its pairing
+    for path in match_logs:
+        try:
+            match_entries, current = read_export(path)
+            first = match_entries[0]
+            named = bound_match(first) if first.type == "match_created" else None
+            if named is not None:
+                seats[named] = list(first.data.get("players", []))
+            report = audit(match_entries, current=current)
+        except PartialView:  # its chain holds (its seats are checked), its result is to come
+            print(
+                f"matchlog replay: {path}: the match has not ended, its result is not checked",
+                file=sys.stderr,
+            )
+            continue
+        except (ForgedLog, AuditError) as error:
+            return refused(error, path)
+        if not report.ok or report.match is None:
+            why = "its recorded result is not the rules'" if not report.ok else "it names no match (chain 3)"
+            print(f"matchlog replay: {path}: {why}", file=sys.stderr)
+            return 1
+        results[report.match] = list(report.scores["ranks"])
+    try:
+        recorded = [Recorded.from_dict(entry) for entry in entries]
+    except (KeyError, TypeError, ValueError) as error:
+        print(f"matchlog replay: not a tournament's log: {error!r}", file=sys.stderr)
+        return 2
+    verified = None
+    if checkpoint and public_key:
+        try:
+            signed = read_checkpoint(checkpoint, public_key, "tournament")
+            if signed["tournament"] != recorded[0].data.get("tournament"):
+                raise ForgedLog(f"the checkpoint is of tournament {signed['tournament']}, not the log's")
+            verified = check_head(signed, recorded)
+        except (ForgedLog, AuditError) as error:
+            return refused(error)
+        if verified["version"] != len(recorded):  # what follows the signed head is anyone's
+            print(
+                f"matchlog replay: the checkpoint proves the log up to entry {verified['version']} only, not "
+                f"the {len(recorded) - verified['version']} after it",
+                file=sys.stderr,
+            )
+            return 2
+    try:
+        checked = tournaments.audit(recorded, seed, results, seats)
+    except TournamentForged as forged:
+        print(
+            f"matchlog replay: the tournament's log was changed ({forged.reason}): {forged}", file=sys.stderr
+        )
+        return 1
+    except (KeyError, TypeError, ValueError) as error:
+        print(f"matchlog replay: not a tournament's log: {error!r}", file=sys.stderr)
+        return 2
+    summary = {
+        "tournament": recorded[0].data.get("tournament"),
+        **checked.as_dict(),
+        **({"checkpoint_verified": verified} if verified else {}),
+        "match_logs": len(match_logs),
+        "matches_without_log": len(set(checked.matches) - set(results)),
+    }
+    print(json.dumps(summary, indent=2))
+    if not checked.seed_known:
+        print(
+            "matchlog replay: the seed is not revealed yet: the chain, the order, the results and the seats "
+            "hold; the pairings and standings can be recomputed once the tournament finishes (or with --seed)",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
 
 
 def rebuild_ratings(settings: Settings, here: bool) -> None:
     """``matchlog ratings rebuild``: every rating computed again from the logs, one job per platform and
     pool (workers share them; ``--here`` runs them in this process)."""
-    from rq import SimpleWorker
-
     from service.application.matches import Matches
     from service.store.embedded_redis import EmbeddedRedis
     from service.store.jobqueue import ANALYSES, JobQueue
@@ -556,7 +715,7 @@ def rebuild_ratings(settings: Settings, here: bool) -> None:
         ]
         if here:
             run_here(matches, jobs_redis, client)
-            SimpleWorker(queue.queues((ANALYSES,)), connection=jobs_redis).work(burst=True)
+            queue.work_through((ANALYSES,))
         print(
             json.dumps(
                 {
@@ -642,8 +801,9 @@ def main(argv: list[str] | None = None) -> None:
     audit.add_argument("--salt", help="the seed's salt, with --seed")
     audit.add_argument(
         "--checkpoint",
-        help="a file holding GET /v1/matches/{id}/checkpoint: prove the log is the "
-        "one the server signed (taken at its last entry: after the match ends), of the match it names",
+        help="a file holding GET /v1/matches/{id}/checkpoint (or /v1/tournaments/{id}/checkpoint): prove the "
+        "log is the one the server signed (taken at its last entry: after the match ends), of the match (or "
+        "tournament) it names",
     )
     audit.add_argument(
         "--public-key",
@@ -651,6 +811,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     audit.add_argument(
         "--match", help="the id of the match the log must be of (exit 1 when it is of another, or names none)"
+    )
+    audit.add_argument(
+        "--matches",
+        nargs="*",
+        default=[],
+        metavar="MATCH_LOG",
+        help="with a tournament's log (GET /v1/tournaments/{id}/log): its matches' logs, each audited and its "
+        "result compared with the one the tournament recorded",
     )
     rated = commands.add_parser("ratings", help="ratings rebuild: compute every rating again from the logs")
     rated.add_argument("action", choices=["rebuild"])
@@ -708,6 +876,11 @@ def _replay(args: argparse.Namespace) -> None:
             "--checkpoint needs --public-key: the server's key, pinned from GET /v1/signing-key; "
             "a checkpoint checked against the key it carries proves nothing"
         )
+    tournament = tournament_log(args.log)
+    if tournament is not None:
+        sys.exit(replay_tournament(tournament, args.seed, args.matches, args.checkpoint, args.public_key))
+    if args.matches:
+        args.parser.error("--matches goes with a tournament's log")
     sys.exit(replay_log(args.log, args.seed, args.salt, args.checkpoint, args.public_key, args.match))
 
 

@@ -92,6 +92,11 @@ class Settings:
     moves_ping_s: float = 25.0
     """``MATCHLOG_MOVES_PING_S``: the moves socket pings its client this often, and closes the connection
     (1008) when the last ping went unanswered: a client gone without a word frees its seat's socket."""
+    moves_per_address: int = 100
+    """``MATCHLOG_MOVES_PER_ADDRESS`` (0: no cap): moves sockets one client address (an IPv6 one: its /64) may
+    hold in one API process; the next says 429 ``too_many_sockets`` and closes (1008). Each is a greenlet and a
+    slot of gunicorn's 4000 ``worker_connections``, which every other request needs too; a runner playing more
+    seats from one address needs more (a match's sockets are all served by its home process)."""
     feed_partitions: int = 64
     """``MATCHLOG_FEED_PARTITIONS``: how many streams the feed is split into (each with its matches in
     one hash slot). The rule workers share them out; changing it moves every match's keys, so run
@@ -170,6 +175,7 @@ class Settings:
                 o.strip() for o in env.get("MATCHLOG_CORS_ORIGINS", "*").split(",") if o.strip()
             ),
             moves_ping_s=float(env.get("MATCHLOG_MOVES_PING_S", 25)),
+            moves_per_address=int(env.get("MATCHLOG_MOVES_PER_ADDRESS", 100)),
             feed_partitions=int(env.get("MATCHLOG_FEED_PARTITIONS", 64)),
             partition_lease_ms=int(env.get("MATCHLOG_PARTITION_LEASE_MS", 10_000)),
             durability=_choice(

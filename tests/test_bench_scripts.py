@@ -140,3 +140,39 @@ def test_the_peer_bench_ratio_is_matchlog_over_boardgameio():
     assert figures["peer.bgio.server_ms_per_move"] == 2.5  # half a core over 200 moves/s
     assert figures["peer.bgio.p99_ms"] == 4.0 and figures["peer.matchlog.p50_ms"] == 4.0
     assert figures["peer.bgio.stored"] == "2100 / 2100"
+
+
+@pytest.mark.slow
+def test_the_first_move_bench_plays_from_the_front_page_and_weighs_the_pages(capsys):
+    """``tests.bench.first_move`` makes a real first move from ``/`` by pointing (its ``POST`` answered
+    201) and prints its figures, the JSON line last."""
+    from tests.bench import first_move
+    from tests.browser.conftest import CHROMIUM
+
+    if CHROMIUM is None:
+        pytest.skip("no Chromium on this machine: install Debian's chromium package")
+    assert first_move.main(["1"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert figures["first_move.runs"] == 1 and figures["first_move.clicks"] >= 7
+    assert 0 < figures["first_move.seconds"] < 120
+    for page in ("front", "play", "cold_play"):
+        assert figures[f"first_move.{page}_bytes"] > 10_000 and figures[f"first_move.{page}_requests"] > 5
+
+
+def test_the_pairing_bench_plays_knockouts_and_an_arena_out():
+    """``tests.bench.pairing``'s knockouts and arena, tiny: each log is one the service could have written
+    (every entry applied as it was added), finished, and passes the audit ``matchlog replay`` runs."""
+    from service.domain import tournaments
+    from tests.bench import pairing
+
+    for kind in tournaments.ELIMINATION:
+        _, log = pairing.knockout(kind, 13)
+        games = sum(e.type == "game_finished" for e in log)
+        assert games == 12 if kind == "single_elimination" else games in (24, 25)
+        assert tournaments.audit(log).finished and tournaments.fold(log).finished
+    _, log = pairing.arena_log(20, 10, 40)
+    report = tournaments.audit(log)
+    assert report.finished and report.games >= 40 and report.rounds > 2
+    figures = {f.key: f.value for f in pairing.knockout_figures(5) + pairing.arena_figures(8, 4, 10)}
+    assert figures["tournament.single_elimination_5.entries"] == 1 + 5 + 3 + 4 + 1
+    assert int(figures["tournament.arena_8.games"]) >= 10

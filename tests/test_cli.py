@@ -9,12 +9,14 @@ import os
 import random
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
 from service.cli import main
 from service.domain.chain import Recorded, canonical_json
 from tests.helpers import create, play_random_game, score
+from tests.http.test_openapi_components_typed import fits
 
 
 def test_importing_the_command_patches_nothing_and_imports_no_networking():
@@ -306,3 +308,127 @@ def test_a_viewers_copy_of_a_finished_match_is_audited_in_full(client, capsys, t
         assert code == 0, (who, err)
         report = json.loads(out)
         assert report["status"] == "finished" and report["chain_verified"] and report["seed_verified"]
+
+
+def test_replay_recomputes_a_tournament_from_its_log_and_its_matches_logs(
+    client, fake_redis, settings, tmp_path, capsys
+):
+    from service.store.keys import Keys
+    from service.store.platforms import Platforms
+    from tests.helpers import bearer
+
+    key = Platforms(fake_redis, Keys(settings.namespace)).create("club")[1]
+    body = {"name": "Cup", "kind": "swiss", "game": "block-block", "rounds": 2}
+    made = client.post("/v1/tournaments", json=body, headers=bearer(key)).json
+    url = f"/v1/tournaments/{made['id']}"
+    for i in range(4):
+        client.post(f"{url}/players", json={"player": f"u-{i}"}, headers=bearer(key))
+    logs = []
+    for _ in range(2):
+        current = client.post(f"{url}/rounds", headers=bearer(key)).json["current_round"]
+        for game in current["matches"]:
+            token = game["seats"][1]["token"]
+            assert (
+                client.post(f"/v1/matches/{game['match']}/concede", headers=bearer(token)).status_code == 201
+            )
+            path = tmp_path / f"{game['match']}.jsonl"
+            logs.append(path)
+        assert client.get(url, headers=bearer(key)).json["current_round"]["complete"]
+    for path in logs:
+        path.write_bytes(client.get(f"/v1/matches/{path.stem}/log").data)
+    log = client.get(f"{url}/log").json
+    tournament = tmp_path / "tournament.json"
+    tournament.write_text(json.dumps(log))
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(tournament), "--matches", *map(str, logs)])
+    report = json.loads(capsys.readouterr().out)
+    assert exit_.value.code == 0, report
+    assert report["finished"] and report["rounds"] == 2 and report["results_checked"] == 4
+    assert report["seats_checked"] == 4 and report["matches_without_log"] == 0
+
+    def reseated(change: Any) -> int:
+        """The first match's log with ``change`` made to its seats and its chain rebuilt, replayed with the
+        tournament's: the exit code (its own audit still holds: who sits is not the rules' business)."""
+        kept = logs[0].read_bytes()
+        lines = [json.loads(line) for line in kept.decode().splitlines() if line.strip()]
+        entries = [Recorded.from_dict(e) for e in lines]
+        change(entries[0].data["players"])
+        prev = None
+        for i, entry in enumerate(entries):
+            entries[i] = Recorded.from_dict({**entry.as_dict(), "hash": None}).chained(prev)
+            prev = entries[i].hash
+        logs[0].write_text("\n".join(json.dumps(e.as_dict()) for e in entries) + "\n")
+        try:
+            with pytest.raises(SystemExit) as exit_:
+                main(["replay", str(tournament), "--matches", *map(str, logs)])
+        finally:
+            logs[0].write_bytes(kept)
+        return int(exit_.value.code or 0)
+
+    def swapped(players: list[dict[str, Any]]) -> None:  # the pairing's players, in the other seats
+        first, second = players[0], players[1]
+        players[0] = {**second, "seat": 0}
+        players[1] = {**first, "seat": 1}
+
+    def stranger(players: list[dict[str, Any]]) -> None:  # someone not paired sits in
+        players[1] = {**players[1], "player": "u-stranger"}
+
+    def renamed(players: list[dict[str, Any]]) -> None:
+        players[0] = {**players[0], "name": "someone else"}
+
+    for change in (swapped, stranger, renamed):
+        assert reseated(change) == 1, change.__name__
+        assert "(seats)" in capsys.readouterr().err
+
+    def forged(change: Any) -> int:
+        """The log with ``change`` made to its entries and the chain rebuilt over it, replayed: the exit code."""
+        entries = [Recorded.from_dict(e) for e in json.loads(json.dumps(log["entries"]))]
+        change(entries)
+        prev = None
+        for i, entry in enumerate(entries):
+            entries[i] = Recorded.from_dict({**entry.as_dict(), "hash": None}).chained(prev)
+            prev = entries[i].hash
+        tournament.write_text(json.dumps({**log, "entries": [e.as_dict() for e in entries]}))
+        with pytest.raises(SystemExit) as exit_:
+            main(["replay", str(tournament), "--matches", *map(str, logs)])
+        return int(exit_.value.code or 0)
+
+    def standing(entries: list[Recorded]) -> None:
+        rows = entries[-1].data["standings"]
+        rows[0]["points"], rows[-1]["points"] = rows[-1]["points"], rows[0]["points"]
+
+    assert forged(standing) == 1 and "(standings)" in capsys.readouterr().err
+
+    def result(entries: list[Recorded]) -> None:
+        game = next(e for e in entries if e.type == "game_finished")
+        game.data["ranks"] = list(reversed(game.data["ranks"]))
+
+    assert forged(result) == 1 and "(result)" in capsys.readouterr().err
+
+    # a checkpoint of the tournament's head, signed with the server's pinned key, proves the log is its
+    tournament.write_text(json.dumps(log))
+    signed = tmp_path / "checkpoint.json"
+    signed.write_text(json.dumps(fits("TournamentCheckpoint", client.get(f"{url}/checkpoint").json)))
+    pinned = client.get("/v1/signing-key").json["public_key"]
+    proving = ["--checkpoint", str(signed), "--public-key", pinned]
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(tournament), *proving])
+    assert exit_.value.code == 0 and json.loads(capsys.readouterr().out)["checkpoint_verified"] == {
+        "version": len(log["entries"]),
+        "public_key": pinned,
+    }
+    changed = [Recorded.from_dict(e) for e in json.loads(json.dumps(log["entries"]))]
+    first_game = next(e for e in changed if e.type == "game_finished")
+    first_game.data["ranks"] = list(reversed(first_game.data["ranks"]))
+    prev = None
+    for i, entry in enumerate(changed):
+        changed[i] = Recorded.from_dict({**entry.as_dict(), "hash": None}).chained(prev)
+        prev = changed[i].hash
+    tournament.write_text(json.dumps({**log, "entries": [e.as_dict() for e in changed]}))
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(tournament), *proving])
+    assert exit_.value.code == 1 and "not the one the server signed" in capsys.readouterr().err
+    tournament.write_text(json.dumps({**log, "entries": log["entries"][:-1]}))
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(tournament), *proving])
+    assert exit_.value.code == 1 and "not the one the server signed" in capsys.readouterr().err

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from service.games import GAMES
+from service.http.app import spec
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -71,3 +72,24 @@ def test_every_command_uses_the_default_port():
                 assert "redis" in scheme or port in {"8000", "8799"}, (
                     f"{path.relative_to(ROOT)}:{number}: {line}"
                 )
+
+
+def test_the_api_reference_lists_every_endpoint(app):
+    """docs/reference/api.md's table has a row for each operation the served contract has, the moves
+    socket's included, and none it does not (path parameters are compared by place, not by name)."""
+    contract = spec(app)
+    served = {
+        (method.upper(), path)
+        for path, item in contract["paths"].items()
+        for method in item
+        if method in ("get", "put", "post", "delete", "patch")
+    } | {("GET", path) for path in contract["x-websockets"]}
+    page = (ROOT / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `(GET|PUT|POST|DELETE|PATCH) (/[^?` ]*)", page, re.MULTILINE))
+
+    def by_place(endpoints: set[tuple[str, str]]) -> set[tuple[str, str]]:
+        return {(method, re.sub(r"\{[^}]*\}", "{}", path)) for method, path in endpoints}
+
+    assert len(listed) == len(by_place(listed))
+    assert by_place(served) - by_place(listed) == set(), "operations the page leaves out"
+    assert by_place(listed) - by_place(served) == set(), "rows of the page the contract does not have"

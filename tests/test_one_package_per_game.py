@@ -55,10 +55,12 @@ def test_the_served_openapi_documents_the_toy_game(toy_client):
     client, _ = toy_client
     document = client.get("/openapi.json").json
     schemas = document["components"]["schemas"]
-    assert schemas["ToyNimAction"]["properties"]["heap"]["type"] == "integer"
+    assert schemas["ToyNimTakeAction"]["properties"]["heap"]["type"] == "integer"  # each type its own shape
     assert {"$ref": "#/components/schemas/ToyNimAction"} in schemas["Action"]["anyOf"]
-    create_bodies = document["paths"]["/v1/matches"]["post"]["requestBody"]["content"]
-    assert create_bodies["text/x-nim"]["example"] == "nim 3 ann,bob 0:2 1:1"
+    assert "text/x-nim" in schemas["ImportMatch"]["properties"]["record_type"]["enum"]  # its records imported
+    created = schemas["CreateMatch"]["discriminator"]["mapping"]  # its create body, options typed
+    assert created[toy_nim.GAME.info.id] == "#/components/schemas/ToyNimCreateMatch"
+    assert schemas["ToyNimCreateOptions"]["properties"]["max_take"]["type"] == "integer"
     record = document["paths"]["/v1/matches/{match_id}/record"]["get"]["responses"]["200"]["content"]
     assert "text/x-nim" in record
 

@@ -24,8 +24,10 @@ from service.application.bots import Bots
 from service.application.deliveries import Deliveries
 from service.application.matches import Matches
 from service.application.scoring import Scoring
+from service.application.tournaments import Tournaments
 from service.config import Settings
 from service.domain import ratings
+from service.store.events import EventStore
 from service.store.jobqueue import DELIVERY_RETRIES
 from service.store.players import PlayerStore
 from service.store.redis_client import connect
@@ -73,7 +75,7 @@ def _players(namespace: str) -> PlayerStore:
         store = _store_of.get(key) or (
             connect(settings.redis_url) if settings.rq_redis_url and settings.redis_url else jobs
         )
-        _stores[key] = PlayerStore(store, namespace)
+        _stores[key] = PlayerStore(store, namespace, EventStore.of(store, settings).durably)
     return _stores[key]
 
 
@@ -97,11 +99,20 @@ def score_match(match_id: str, namespace: str) -> dict[str, Any]:
             Scoring(matches.stores).request_rating(
                 match_id
             )  # the projector asks again when it sees match_scored
+            _into_tournament(matches, match_id, namespace)
     except Exception:
         metrics.JOBS.labels("score_match", "failed").inc()
         raise
     metrics.JOBS.labels("score_match", "finished").inc()
     return result
+
+
+def _into_tournament(matches: Matches, match_id: str, namespace: str) -> None:
+    """A tournament's match that ended: its result goes into the tournament's log (which may finish it)."""
+    tournaments = Tournaments.of(matches, _players(namespace))
+    tournament_id = tournaments.tournament_of(match_id)
+    if tournament_id is not None:
+        tournaments.record_results(tournament_id)
 
 
 def bot_move(match_id: str, seat: int, version: int, namespace: str) -> dict[str, Any]:

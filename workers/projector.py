@@ -30,13 +30,13 @@ from service import metrics
 from service.application.bots import Bots
 from service.application.deliveries import Deliveries
 from service.application.matches import Matches
-from service.application.scoring import Scoring
-from service.domain.ratings import epoch_ms, pool_of
+from service.domain.errors import LeaseLost, NotReplicated
 from service.domain.replay import MatchState
 from service.domain.serverkey import ServerKey, WrongServerKey
+from service.store.errors import in_an_outage
 from service.store.events import EventStore, FeedNotice
+from service.store.fences import Fences
 from service.store.keys import Keys
-from service.store.players import PlayerStore
 from service.store.repository import MatchNotFound
 from workers.partitions import PartitionLeases
 
@@ -60,7 +60,7 @@ class Projector:
     ):
         """``redis_client``: the match store's, whose feed it follows."""
         self.matches = matches
-        self.scoring = Scoring(matches.stores)
+        self.scoring = matches.scoring
         self.deliveries = Deliveries(matches.stores)
         self.store = EventStore.of(redis_client, matches.settings)
         self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}"
@@ -72,24 +72,30 @@ class Projector:
         settings = matches.settings
         self.keys = Keys(settings.namespace, settings.feed_partitions)
         self.leases = PartitionLeases(redis_client, self.keys, self.consumer, settings.partition_lease_ms)
+        self.fences = Fences(redis_client, self.keys)
         self.redis = redis_client
         self._key_checked = False
         self._failures: dict[tuple[int, str], int] = {}  # (partition, notice id) -> failed attempts
+        self._interrupted = False
+        """An outage cut a step short: notices it had read may be pending, unhandled (``_resumed``)."""
         self.fatal: WrongServerKey | None = None
         """The misconfiguration that stopped the loop, if one did."""
-        self.players = PlayerStore(redis_client, settings.namespace)
 
     def handle(self, notice: FeedNotice) -> bool:
-        """Do a notice's work; False while it must stay pending (a finished game not yet scored)."""
+        """Do a notice's work; False while it must stay pending (a finished game not yet scored). LeaseLost
+        when another worker has taken the notice's partition meanwhile (its work is that worker's now)."""
+        fence = self.leases.fence(notice.partition)  # the order of its deliveries is written under it
         if not self._needs_state(notice):
-            self.deliveries.deliver(notice.match_id, notice.version, notice.types)
+            self.deliveries.deliver(notice.match_id, notice.version, notice.types, fence)
             return True
         try:
             state = self.matches.load(notice.match_id, notice.version)
         except MatchNotFound:
             log.warning("feed names unknown match %s", notice.match_id)
             return True
-        self.deliveries.deliver(notice.match_id, notice.version, notice.types)  # before the ack: none is lost
+        self.deliveries.deliver(
+            notice.match_id, notice.version, notice.types, fence
+        )  # before the ack: none is lost
         if state.finished and state.result is None and self.matches.load(notice.match_id).result is None:
             self._hold_rating(notice, state)
             self.scoring.request_scoring(notice.match_id, notice.version, reuse=False)
@@ -106,22 +112,17 @@ class Projector:
         return True
 
     def _hold_rating(self, notice: FeedNotice, state: MatchState) -> None:
-        """A platform's game ended: its place in its rating pool's queue, by the time it ended, so that the
-        matches that end after it are rated after it even when they are scored first."""
-        platform = self.matches.repository.meta(notice.match_id).platform
-        if platform is None or "seed_revealed" not in notice.types:
-            return
+        """A game's end: its place in its rating pool, held again (the request that ended it held it, unless
+        it failed in between: ``Scoring.hold_place``)."""
+        if (
+            "seed_revealed" not in notice.types
+            or self.matches.repository.meta(notice.match_id).platform is None
+        ):
+            return  # an anonymous match's is rated nowhere: its entries are not read for it
         _, entries = self.matches.repository.read(
             notice.match_id, after=notice.version - len(notice.types), until=notice.version
         )
-        ended = [entry.at for entry in entries if entry.type == "seed_revealed"]
-        if ended:
-            self.players.hold(
-                platform,
-                pool_of(state.game_id, state.options, len(state.players)),
-                notice.match_id,
-                epoch_ms(ended[0]),
-            )
+        self.scoring.hold_place(notice.match_id, state, entries)
 
     def _needs_state(self, notice: FeedNotice) -> bool:
         """Whether the notice's work needs the match's state: a game's end (``seed_revealed``), a seat
@@ -138,12 +139,12 @@ class Projector:
         return extras
 
     def step(self) -> int:
-        """Handle one batch: the pending notices of partitions just gained and stale ones first, then
-        new ones. Returns how many."""
+        """Handle one batch: the pending notices of partitions just gained, of a batch an outage cut short,
+        and stale ones first, then new ones. Returns how many."""
         if not self._key_checked:  # once Redis answers: the deployment's secret, or stop
             ServerKey(self.matches.settings.secret_key).claim(self.redis, self.keys.server_key)
             self._key_checked = True
-        notices = self._rebalance() + self._chores()
+        notices = self._rebalance() + self._resumed() + self._chores()
         self.matches.stores.jobs.enqueue_overdue()  # deadlines and delayed retries: every worker moves them when due
         if not notices:
             owned = self.leases.owned()  # COUNT is per stream: a few hundred notices a step at most
@@ -152,26 +153,46 @@ class Projector:
                 self.consumer,
                 owned,
                 count=max(16, BATCH // max(1, len(owned))),
-                block_ms=self.block_ms,
+                # no longer than the leases are trusted: a notice read after that stays pending with this
+                # worker while the partition's next holder reads the ones after it
+                block_ms=min(self.block_ms, self.leases.trusted_ms()) if owned else self.block_ms,
             )
         for notice in notices:
-            if (
-                notice.partition not in self.leases.owned()
-            ):  # the lease ran out mid-batch: the heir claims the rest
+            if notice.partition not in self.leases.owned():
+                # the lease ran out mid-batch: the heir claims the rest, which may be this worker again at
+                # its next round; then the rest comes before any newer notice, as after an outage
+                self._interrupted = True
                 break
             if notice.bad:
                 self._set_aside(notice, notice.bad)
                 continue
+            fence = self.leases.fence(notice.partition)
             try:
                 done = self.handle(notice)
-            except (redis.exceptions.RedisError, WrongServerKey):
-                raise  # Redis away: the loop waits; another secret than the deployment's: the worker stops
+                if done:
+                    self.store.ack(GROUP, notice, fence)
+            except (redis.exceptions.RedisError, WrongServerKey, NotReplicated):
+                raise  # Redis away or failing over: the loop waits; another secret than the deployment's: it stops
+            except LeaseLost as lost:
+                # stalled past its lease (in its WAITs) while another worker took the partition and this
+                # notice with it: the batch's rest is dropped, left pending for the partitions' holders
+                log.warning(
+                    "feed notice %s (match %s v%d): %s; batch dropped",
+                    notice.entry_id,
+                    notice.match_id,
+                    notice.version,
+                    lost,
+                )
+                metrics.FEED_FAILURES.labels("fenced").inc()
+                self.leases.lost(notice.partition)
+                self._interrupted = True
+                break
             except Exception as error:
+                if in_an_outage(error):  # the cluster client's own: no failure of this notice's
+                    raise
                 self._failed(notice, error)
                 continue
             self._failures.pop((notice.partition, notice.entry_id), None)
-            if done:
-                self.store.ack(GROUP, notice)
         return len(notices)
 
     def _failed(self, notice: FeedNotice, error: Exception) -> None:
@@ -203,8 +224,29 @@ class Projector:
         if not gained:
             return []
         self._extras.clear()  # another worker may have seen a seat handed to a bot meanwhile
+        for partition in gained:  # its token shown at once: a worker that held it before writes no more there
+            fence = self.leases.fence(partition)
+            if fence is not None and not self.fences.show(fence):
+                self.leases.lost(partition)  # taken again by another meanwhile
+        gained = [p for p in gained if self.leases.fence(p)]
         self.store.ensure_group(GROUP, gained)
         return [n for p in gained for n in self.store.claim_stale(GROUP, self.consumer, p, idle_ms=0)]
+
+    def _resumed(self) -> list[FeedNotice]:
+        """After an outage cut a step short, the notices of the partitions this worker holds that were left
+        pending, before any newer one: a match's work is done in its order. (Read again only after
+        ``claim_idle_ms``, they came after newer notices of the same match: a webhook's deliveries were
+        enqueued out of order, and the later ones named no ``previous_version``, which the fault harness
+        found after a master was killed.)"""
+        if not self._interrupted:
+            return []
+        notices = [
+            n
+            for p in sorted(self.leases.owned())
+            for n in self.store.claim_stale(GROUP, self.consumer, p, idle_ms=0)
+        ]
+        self._interrupted = False
+        return notices
 
     def _chores(self) -> list[FeedNotice]:
         """Every half ``claim_idle_ms``: take back notices left unfinished (a game's end not scored yet),
@@ -232,20 +274,29 @@ class Projector:
             try:
                 self.step()
             except redis.exceptions.RedisError as error:  # away, or a cluster failing over
+                self._interrupted = True
                 log.warning("redis unavailable (%s); retrying", error)
                 stop.wait(1.0)
                 if "NOGROUP" in str(error):  # a feed partition deleted under us: make it again
                     self._last_rebalance = -REBALANCE_S
                     self.leases.start_over()
+            except NotReplicated as error:  # a master with no replica to confirm (replicated durability)
+                self._interrupted = True
+                log.warning("redis not replicated (%s); retrying", error)
+                stop.wait(1.0)
             except WrongServerKey as error:
                 log.critical("misconfigured, the rule worker stops: %s", error)
                 self.fatal = error
                 stop.set()
                 on_fatal(error)
                 break
-            except Exception:
-                log.exception("the rule loop failed; trying again in a second")
-                metrics.FEED_FAILURES.labels("loop").inc()
+            except Exception as error:
+                if in_an_outage(error):  # the cluster client's own exception while no node answers
+                    self._interrupted = True
+                    log.warning("redis unavailable (%s); retrying", error)
+                else:
+                    log.exception("the rule loop failed; trying again in a second")
+                    metrics.FEED_FAILURES.labels("loop").inc()
                 stop.wait(1.0)
         with contextlib.suppress(redis.exceptions.RedisError):
             self.leases.resign()  # the others take over at once rather than after a lease

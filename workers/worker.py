@@ -22,11 +22,15 @@ from rq.job import Job
 
 from service.application.abandonment import Abandonment
 from service.application.matches import Matches
+from service.application.seeks import Seeks
 from service.config import Settings
 from service.domain.serverkey import ServerKey, WrongServerKey
+from service.store.errors import in_an_outage
 from service.store.jobqueue import KINDS, JobQueue
 from service.store.keys import Keys
+from service.store.players import PlayerStore
 from service.store.redis_client import connect, for_jobs
+from service.store.seeks import SeekStore
 from workers.jobs import DeliveryFailed, run_here
 from workers.projector import Projector
 
@@ -80,6 +84,37 @@ def end_abandoned(matches: Matches, stop: threading.Event) -> None:
             log.exception("abandonment chore failed; trying again later")
 
 
+SEEK_TICK_S = 1.0
+"""How often the worker gives open seeks their widened windows and expires the old ones: the window widens
+20 points a second, so a second apart is as fine as it needs."""
+
+
+def pair_seeks(seeks: Seeks, stop: threading.Event) -> None:
+    """The seek chore: until ``stop``, a pairing tick a second (``Seeks.tick``). Several workers may run it:
+    one at a time pairs (the store's pairing lock), the others' ticks do nothing meanwhile."""
+    while not stop.wait(SEEK_TICK_S):
+        try:
+            seeks.tick()
+        except redis.exceptions.RedisError as error:
+            log.warning("seeks: redis unavailable (%s); trying again later", error)
+        except Exception:  # a chore must not die of one seek
+            log.exception("seek pairing failed; trying again later")
+
+
+def connected(redis_url: str, stop: threading.Event) -> redis.Redis:
+    """The store's client, once it can be made: a Redis Cluster's client asks the node the URL names for the
+    cluster's layout as it is made, and with that node away (killed, restarting) the worker used to exit at
+    its start (found by the fault harness), where a worker waits for its Redis."""
+    while True:
+        try:
+            return connect(redis_url)
+        except Exception as error:
+            if not in_an_outage(error) or stop.is_set():
+                raise
+            log.warning("redis unavailable (%s); waiting", error)
+            stop.wait(1.0)
+
+
 def run(
     settings: Settings,
     redis_url: str,
@@ -92,7 +127,7 @@ def run(
     and, with ``rules``, the rule loop (the projector, which also moves due scheduled jobs and cleans every
     queue's registries) and the abandonment chore."""
     stop = stop or threading.Event()
-    store = connect(redis_url)
+    store = connected(redis_url, stop)
     jobs_connection = for_jobs(settings.rq_redis_url, store)
     if jobs_connection is store:
         jobs_connection = connect(redis_url)  # RQ changes its socket timeout: keep it to itself
@@ -127,9 +162,12 @@ def run(
         daemon=True,
     )
     chores = threading.Thread(target=end_abandoned, args=(matches, stop), name="abandonment", daemon=True)
+    seeks = Seeks(matches, PlayerStore(store, settings.namespace), SeekStore(store, keys))
+    pairing = threading.Thread(target=pair_seeks, args=(seeks, stop), name="seeks", daemon=True)
     if rules:
         thread.start()
         chores.start()
+        pairing.start()
     try:
         while not stop.is_set():
             try:  # RQ's worker asks Redis about itself as it is made: Redis may be away then too
@@ -152,5 +190,6 @@ def run(
         if rules:
             thread.join(timeout=5)
             chores.join(timeout=5)
+            pairing.join(timeout=5)
     if projector.fatal is not None:
         raise SystemExit(f"matchlog worker: {projector.fatal}")

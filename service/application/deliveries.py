@@ -11,6 +11,8 @@ from typing import Any
 from service.application.stores import Stores
 from service.domain import projections
 from service.domain.chain import compact_encoder
+from service.games import texts
+from service.store.fences import Fence
 
 _compact = compact_encoder(sort_keys=False)
 """A delivery body's text, and its parts'."""
@@ -23,9 +25,12 @@ class Deliveries:
         self.jobs = stores.jobs
         self.settings = stores.settings
 
-    def deliver(self, match_id: str, version: int, types: tuple[str, ...]) -> None:
+    def deliver(
+        self, match_id: str, version: int, types: tuple[str, ...], fence: Fence | None = None
+    ) -> None:
         """Enqueue a delivery to each webhook of the match's platform that wants one of the entry types
-        one append brought (up to ``version``): the entries as a spectator sees them."""
+        one append brought (up to ``version``): the entries as a spectator sees them. ``fence``: the lease of
+        the match's feed partition the caller works under (LeaseLost once another worker holds it)."""
         platform = self.repository.meta(match_id).platform
         hooks = (
             [h for h in self.webhooks.of_platform(platform) if set(h["events"]) & set(types)]
@@ -36,31 +41,35 @@ class Deliveries:
             return
         _, entries = self.repository.read(match_id, after=version - len(types), until=version)
         state = self.repository.load(match_id, version)
-        shared: dict[tuple[str, ...], str] = {}  # the part of the body hooks asking for the same types share
+        # the part of the body hooks asking for the same types in the same language share
+        shared: dict[tuple[tuple[str, ...], str], str] = {}
         for hook in hooks:
             if hook["status"] != "enabled":
                 continue
             delivery_id = f"{hook['id']}-{match_id}-v{version}"
             previous = self.webhooks.previous_version(
-                hook["id"], match_id, version
+                hook["id"], match_id, version, fence
             )  # in version order: the feed's
             wanted = tuple(sorted(set(hook["events"]) & set(types)))
-            if wanted not in shared:
+            lang = hook.get("language") or texts.SOURCE  # the texts in the language the hook asked for
+            if (wanted, lang) not in shared:
                 shown = [e for e in entries if e.type in wanted]
-                shared[wanted] = self.webhooks.keep_body(
+                with texts.speaking(lang):
+                    seen = projections.entries_view(state, shown, None)
+                shared[wanted, lang] = self.webhooks.keep_body(
                     _compact(
                         {
                             "game": state.engine.info.id,
                             "match": match_id,
                             "version": version,
-                            "entries": projections.entries_view(state, shown, None),
+                            "entries": seen,
                             "to_act": state.to_act(),  # after the append: what a receiver does next
                             "status": projections.status_of(state),
                         }
                     )
                 )
             own = {"delivery": delivery_id, "webhook": hook["id"], "previous_version": previous}
-            self.jobs.enqueue_delivery(delivery_id, hook["id"], _compact(own), shared[wanted])
+            self.jobs.enqueue_delivery(delivery_id, hook["id"], _compact(own), shared[wanted, lang])
 
     def deliver_event(self, platform: str, event: str, delivery_id: str, body: dict[str, Any]) -> None:
         """Enqueue a delivery of an event that is no log entry (``rating_changed``) to each webhook of the

@@ -13,9 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 from service.domain.errors import GuessableIdempotencyKey, IdempotencyKeyInProgress, IdempotencyKeyReused
+from service.games.texts import catalogue
 from service.store.events import PENDING, Remember
 from service.store.keys import Keys
 from service.store.repository import MatchRepository
+
+_ = catalogue(__file__).gettext
 
 ANYONE = "anyone"
 """The caller of a request that has none (an anonymous create, a join): its Idempotency-Key alone scopes it."""
@@ -90,8 +93,11 @@ class Idempotency:
             return run(lambda answer: None)
         if caller == ANYONE and len(idempotency_key) < ANONYMOUS_KEY_MIN:
             raise GuessableIdempotencyKey(
-                f"without a token or platform key, the key alone guards the answer's tokens: "
-                f"at least {ANONYMOUS_KEY_MIN} random characters (a UUID)"
+                _(
+                    "without a token or platform key, the key alone guards the answer's tokens: "
+                    "at least {least} random characters (a UUID)",
+                    least=ANONYMOUS_KEY_MIN,
+                )
             )
         digest = hashlib.sha256(idempotency_key.encode()).hexdigest()
         key = self.keys.scoped_idempotency(match_id, endpoint, caller, digest)
@@ -108,8 +114,10 @@ class Idempotency:
                 raise IdempotencyKeyReused()
             if time.monotonic() > waited_until:
                 raise IdempotencyKeyInProgress(
-                    "a request with this Idempotency-Key is still running: "
-                    "send it again in a moment for its answer"
+                    _(
+                        "a request with this Idempotency-Key is still running: "
+                        "send it again in a moment for its answer"
+                    )
                 )
             time.sleep(0.05)
         try:

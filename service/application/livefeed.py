@@ -10,7 +10,10 @@ subscriber shows them through the game's ``event_view`` for its own seat.
 
 A held connection is cheap for its client and not free for the process (a greenlet, a socket, a slot
 of gunicorn's ``worker_connections``): a process holds at most ``sse_per_process`` of them, and a client
-address at most ``sse_per_address``.
+address at most ``sse_per_address``, whichever feeds they follow (``Slots``, shared).
+
+The same reader follows a tournament's log for ``GET /v1/tournaments/{id}/events/stream``: a ``LiveFeed``
+over the tournaments' event store (``feed``, ``read``), whose entries the route shows with the standings.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import select
 import socket
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from service import metrics
@@ -29,7 +33,7 @@ from service.application.matches import Matches
 from service.domain import projections, replay
 from service.domain.chain import Recorded
 from service.domain.replay import MatchState
-from service.games import GAMES
+from service.games import GAMES, texts
 from service.store.errors import StoreFailure
 from service.store.events import EventStore
 from service.store.redis_client import Client
@@ -69,47 +73,111 @@ class Subscription:
                 return batch
 
 
-class LiveFeed:
-    def __init__(self, matches: Matches, redis_client: Client, block_ms: int = 250):
-        """``redis_client``: the match store's, whose feed it follows."""
-        self.matches = matches
-        self.feed = EventStore.of(redis_client, matches.settings)
-        self.block_ms = block_ms
-        self.per_address = matches.settings.sse_per_address
-        self.per_process = matches.settings.sse_per_process
+class Slots:
+    """The streams a process holds, in all and per client address: one count for every feed it serves."""
+
+    def __init__(self, per_address: int, per_process: int):
+        self.per_address = per_address
+        self.per_process = per_process
         self._lock = threading.Lock()
-        self._subscribers: dict[str, set[Subscription]] = {}
         self._count = 0
         self._per_address: dict[str, int] = {}  # subscribers per client address
+
+    def take(self, address: str) -> None:
+        """Count one more subscriber from ``address``; Full when there is no room, the address's own cap first
+        (that one is the client's doing)."""
+        with self._lock:
+            if self.per_address and self._per_address.get(address, 0) >= self.per_address:
+                raise Full("address")
+            if self.per_process and self._count >= self.per_process:
+                raise Full("process")
+            self._count += 1
+            self._per_address[address] = self._per_address.get(address, 0) + 1
+        metrics.SUBSCRIBERS.inc()
+
+    def give_back(self, address: str) -> None:
+        with self._lock:
+            self._count -= 1
+            left = self._per_address.pop(address) - 1
+            if left:
+                self._per_address[address] = left
+        metrics.SUBSCRIBERS.dec()
+
+    def count(self) -> int:
+        with self._lock:
+            return self._count
+
+
+class LiveFeed:
+    def __init__(
+        self,
+        matches: Matches,
+        redis_client: Client,
+        block_ms: int = 250,
+        feed: EventStore | None = None,
+        read: Callable[[str, int, int], list[Recorded]] | None = None,
+        slots: Slots | None = None,
+        kept: int = 4096,
+    ):
+        """``redis_client``: the match store's, whose feed it follows; or ``feed``, another log's event store
+        (a tournament's), whose entries ``read(id, after, until)`` reads. ``slots``: the process's count of
+        held streams, shared with its other feeds. ``kept``: how many rendered events it keeps."""
+        self.matches = matches
+        self.feed = feed or EventStore.of(redis_client, matches.settings)
+        self._read = read or (lambda log_id, after, until: matches.repository.read(log_id, after, until)[1])
+        self.block_ms = block_ms
+        self.slots = slots or Slots(matches.settings.sse_per_address, matches.settings.sse_per_process)
+        self.per_address = self.slots.per_address
+        self.per_process = self.slots.per_process
+        self._lock = threading.Lock()
+        self._subscribers: dict[str, set[Subscription]] = {}
         self._dispatched: dict[str, int] = {}  # per followed match: the last version handed out
         self._cursors: dict[int, str] = {}  # per followed partition: the last notice read
         # (a new partition waits for the reader's current read to end: at most ``block_ms``)
         self._reader: threading.Thread | None = None
         self._rendered: OrderedDict[tuple, str] = OrderedDict()
+        self._kept = kept
         self._after: OrderedDict[str, MatchState] = OrderedDict()  # per match: the state after the last shown
 
-    def render(self, match_id: str, entry: Recorded, seat: int | None, revealed: bool, sealed: bool) -> str:
-        """An entry as an SSE event for ``seat``: made once per seat and entry, however many subscribers
-        share that view (a thousand spectators cost one JSON encoding)."""
-        key = (match_id, entry.version, entry.hash, seat, revealed)
-        with self._lock:
-            text = self._rendered.get(key)
-        if text is None:
+    def render(
+        self,
+        match_id: str,
+        entry: Recorded,
+        seat: int | None,
+        revealed: bool,
+        sealed: bool,
+        lang: str = texts.SOURCE,
+    ) -> str:
+        """An entry as an SSE event for ``seat``, its text in ``lang``: made once per seat, language and entry,
+        however many subscribers share that view (a thousand spectators cost one JSON encoding)."""
+
+        def made() -> str:
             engine = GAMES[self.matches.repository.meta(match_id).game_id]
             # an entry travels alone here: it says its match's game (the contract's FeedEntry), and what
             # a client does next: the seats to act after it and the match's status
             after = self._state_after(match_id, entry)
+            with texts.speaking(lang):
+                seen = projections.entry_view(engine, entry, seat, revealed, sealed, after.game)
             shown = {
                 "game": engine.info.id,
-                **projections.entry_view(engine, entry, seat, revealed, sealed),
+                **seen,
                 "to_act": after.to_act(),
                 "status": projections.status_of(after),
             }
-            body = json.dumps(shown, separators=(",", ":"))
-            text = f"id: {entry.version}\ndata: {body}\n\n"
+            return event(entry.version, shown)
+
+        return self.rendered((match_id, entry.version, entry.hash, seat, revealed, lang), made)
+
+    def rendered(self, key: tuple, make: Callable[[], str]) -> str:
+        """The event ``make()`` gives, made once for ``key`` (an entry's identity and view) while it is among
+        the last ``kept`` made, however many subscribers send it."""
+        with self._lock:
+            text = self._rendered.get(key)
+        if text is None:
+            text = make()
             with self._lock:
                 self._rendered[key] = text
-                while len(self._rendered) > 4096:
+                while len(self._rendered) > self._kept:
                     self._rendered.popitem(last=False)
         return text
 
@@ -145,20 +213,12 @@ class LiveFeed:
             with self._lock:
                 if pinned is None and partition not in self._cursors:
                     continue  # its last follower left meanwhile: pin it again
-                self._admit(address)  # before anything is pinned for it
+                self.slots.take(address)  # before anything is pinned for it
                 if pinned is not None:
                     self._cursors.setdefault(partition, pinned)
                 self._add(subscription, version)
                 break
         return subscription
-
-    def _admit(self, address: str) -> None:
-        """Full unless there is room for one more subscriber from ``address`` (under the lock); the address's
-        own cap first: that one is the client's doing."""
-        if self.per_address and self._per_address.get(address, 0) >= self.per_address:
-            raise Full("address")
-        if self.per_process and self._count >= self.per_process:
-            raise Full("process")
 
     def _add(self, subscription: Subscription, version: int) -> None:
         """Count a subscriber in (under the lock), with the match's version when it was pinned."""
@@ -167,9 +227,6 @@ class LiveFeed:
             self._subscribers[match_id] = set()
             self._dispatched[match_id] = version
         self._subscribers[match_id].add(subscription)
-        self._count += 1
-        self._per_address[subscription.address] = self._per_address.get(subscription.address, 0) + 1
-        metrics.SUBSCRIBERS.inc()
         if self._reader is None or not self._reader.is_alive():  # started lazily: after gunicorn forks
             self._reader = threading.Thread(target=self._follow, name="livefeed", daemon=True)
             self._reader.start()
@@ -179,9 +236,7 @@ class LiveFeed:
         with self._lock:
             followers = self._subscribers.get(subscription.match_id, set())
             if subscription in followers:
-                metrics.SUBSCRIBERS.dec()
-                self._count -= 1
-                self._release(subscription.address)
+                self.slots.give_back(subscription.address)
             followers.discard(subscription)
             if not followers:
                 self._subscribers.pop(subscription.match_id, None)
@@ -190,14 +245,9 @@ class LiveFeed:
                 if not any(self.feed.partition(m) == partition for m in self._subscribers):
                     self._cursors.pop(partition, None)
 
-    def _release(self, address: str) -> None:
-        left = self._per_address.pop(address) - 1
-        if left:
-            self._per_address[address] = left
-
     def count(self) -> int:
-        with self._lock:
-            return self._count
+        """The streams the process holds, on every feed."""
+        return self.slots.count()
 
     def _follow(self) -> None:
         while True:
@@ -222,13 +272,18 @@ class LiveFeed:
             followers = list(self._subscribers.get(match_id, ()))
         if after is None or version <= after or not followers:
             return
-        _, entries = self.matches.repository.read(match_id, after=after, until=version)
+        entries = self._read(match_id, after, version)
         with self._lock:
             if match_id in self._dispatched:
                 self._dispatched[match_id] = max(self._dispatched[match_id], version)
             followers = list(self._subscribers.get(match_id, ()))
         for subscription in followers:
             subscription.entries.put(list(entries))
+
+
+def event(version: int, data: Any) -> str:
+    """An SSE message: its id the entry's version, its data the JSON of ``data``."""
+    return f"id: {version}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
 def client_gone(environ: dict[str, Any]) -> bool:

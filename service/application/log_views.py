@@ -10,7 +10,10 @@ from service.domain import projections
 from service.domain.chain import canonical_json
 from service.domain.errors import HiddenUntilRevealed
 from service.domain.serverkey import ServerKey
+from service.games.texts import catalogue
 from service.store.repository import MatchRepository
+
+_ = catalogue(__file__).gettext
 
 
 def events(
@@ -31,10 +34,17 @@ def checkpoint(repository: MatchRepository, server_key: ServerKey, match_id: str
     state = repository.load(match_id)
     if projections.hashes_withheld(state):
         raise HiddenUntilRevealed(
-            "this match's log was written before hidden data was sealed in its hash "
-            "chain, so its hashes are shown once the seed is revealed, at the end"
+            _(
+                "this match's log was written before hidden data was sealed in its hash "
+                "chain, so its hashes are shown once the seed is revealed, at the end"
+            )
         )
-    signed = {"match": match_id, "version": state.version, "hash": state.head_hash}
+    return signed_head(server_key, {"match": match_id, "version": state.version, "hash": state.head_hash})
+
+
+def signed_head(server_key: ServerKey, signed: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint: ``signed`` (a log's subject, its version and head hash) with the server's signature of
+    it, as canonical JSON; a match's (``match``) or a tournament's (``tournament``)."""
     return {
         **signed,
         "signed_at": entry_time.now(),

@@ -18,15 +18,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.application import entry_time
+from service.application import entry_time, player_matches
 from service.application.bot_budgets import BotBudget, check_bot
 from service.application.clocks import Clocks
 from service.application.idempotency import ANYONE, Idempotency, replayed
+from service.application.scoring import Scoring
 from service.application.stores import Stores
 from service.config import Settings
 from service.domain import lifecycle, projections
 from service.domain.errors import (
     KnownSeedRefused,
+    MatchIdTaken,
+    MatchNotFound,
     MatchOver,
     OutOfTime,
     VersionConflict,
@@ -35,12 +38,15 @@ from service.domain.replay import MatchState
 from service.domain.tokens import new_token, token_hash
 from service.games import GAMES
 from service.games.protocol import IllegalAction, InvalidOptions
+from service.games.texts import catalogue, language
 from service.store import budgets, packs
 from service.store.events import Remember
 from service.store.redis_client import Client
 from service.store.repository import Lru, Meta
 
-__all__ = ["ANYONE", "Created", "Matches", "NewMatch", "check_player"]
+_ = catalogue(__file__).gettext
+
+__all__ = ["ANYONE", "Created", "Matches", "NewMatch", "check_on_timeout", "check_player"]
 
 
 ACTIVITY_EVERY_S = 60.0
@@ -54,14 +60,18 @@ def _check_known_seed(players: list[str | None], public: bool | None) -> None:
     if None in players:
         raise KnownSeedRefused(
             "open_seat",
-            "seed_known_to_creator: the creator would know the hand of whoever "
-            "joins; fill every seat, or let the server choose the seed",
+            _(
+                "seed_known_to_creator: the creator would know the hand of whoever "
+                "joins; fill every seat, or let the server choose the seed"
+            ),
         )
     if public:
         raise KnownSeedRefused(
             "public",
-            "seed_known_to_creator: a match whose deal its creator knows is not "
-            "listed for anyone; leave out public (or false)",
+            _(
+                "seed_known_to_creator: a match whose deal its creator knows is not "
+                "listed for anyone; leave out public (or false)"
+            ),
         )
 
 
@@ -98,6 +108,11 @@ class NewMatch:
     """The creating client's address, for a match without a platform: whose budget of bot-only matches it
     counts in (``MATCHLOG_BOT_MATCHES_PER_ADDRESS``; an IPv6 address's by its /64), now or once a handover
     leaves only bots in it."""
+    match_id: str | None = None
+    """The match's id when its creator derives it (a tournament's round: ``open_match`` is then idempotent on
+    it, with ``tokens``); None for a random one."""
+    tokens: Sequence[str] | None = None
+    """With ``match_id``: a token per seat (a bot's too, forgotten), which a retry of the creation gives again."""
 
 
 def check_player(platform: str | None, player: str | None, where: str, bot: str | None = None) -> None:
@@ -118,6 +133,19 @@ def check_player(platform: str | None, player: str | None, where: str, bot: str 
         )
     if player.startswith("bot:"):
         raise InvalidOptions(where, "player ids starting with bot: are the bots' own")
+
+
+def check_on_timeout(game_id: str, resolved: Mapping[str, Any], clock: Mapping[str, Any] | None) -> None:
+    """InvalidOptions for an ``on_timeout`` the game has no move for with these (resolved) options."""
+    game = GAMES[game_id]
+    policy, allowed = clock["on_timeout"] if clock else "bot", game.timeouts(dict(resolved))
+    if policy != "bot" and policy not in allowed:
+        options_say = " with these options" if policy in game.timeout_actions else ""
+        raise InvalidOptions(
+            "on_timeout",
+            f"{game.info.name} has no {policy} move{options_say}: use "
+            + " or ".join(["bot", *sorted(allowed)]),
+        )
 
 
 @dataclass(frozen=True)
@@ -153,8 +181,10 @@ class Matches:
         self.idempotency = Idempotency(stores.repository, stores.keys, self.settings.idempotency_ttl_s)
         self.clocks = Clocks(stores.repository, stores.jobs)
         self.budget = BotBudget(stores.repository, stores.budgets, self.settings)
+        self.scoring = Scoring(stores)
         self.repository.on_saved = self._relist
-        self._refused_undos = Lru(1024)  # (match, head hash, seat) -> the refusal (``_judged_undo``)
+        # (match, head hash, seat, language) -> the refusal (``_judged_undo``)
+        self._refused_undos = Lru(1024)
         self._watched = Lru(cache_size)  # match id -> when this process last put it under the watch
 
     def secret(self, match_id: str, state: MatchState | None = None) -> lifecycle.SeedSecret:
@@ -166,7 +196,7 @@ class Matches:
         if secret is None:
             if state is not None:
                 lifecycle.refuse_after_end(state if state.finished else self.load(match_id))
-            raise MatchOver("the match is over already")
+            raise MatchOver(_("the match is over already"))
         return secret
 
     # -- creation ---------------------------------------------------------------------------
@@ -199,15 +229,12 @@ class Matches:
         for seat, player in enumerate(player_ids):
             check_player(new.platform, player, f"players.{seat}.player", bots[seat])
         clock = new.clock
-        policy, allowed = clock["on_timeout"] if clock else "bot", game.timeouts(resolved)
-        if policy != "bot" and policy not in allowed:
-            options_say = " with these options" if policy in game.timeout_actions else ""
-            raise InvalidOptions(
-                "on_timeout",
-                f"{game.info.name} has no {policy} move{options_say}: use "
-                + " or ".join(["bot", *sorted(allowed)]),
-            )
-        match_id = uuid.uuid4().hex
+        check_on_timeout(game_id, resolved, clock)
+        match_id = new.match_id or uuid.uuid4().hex
+        if new.match_id is not None:
+            made = self._made_already(new, bots)
+            if made is not None:
+                return made
         address = "" if new.platform else budgets.budget_address(new.client)
         bots_only = self.budget.admit(new.platform, address, bots, match_id)
         try:
@@ -226,9 +253,11 @@ class Matches:
                 player_ids,
                 match_id,
             )
-            tokens = [
-                new_token() if name is not None else None for name in players
-            ]  # open seats: when joined
+            tokens: list[str | None] = (
+                list(new.tokens)
+                if new.tokens
+                else [new_token() if name is not None else None for name in players]
+            )  # open seats: when joined
             hashes = tuple(token_hash(t) if t else "" for t in tokens)  # a bot's token is made and forgotten
             tokens = [None if bot else token for token, bot in zip(tokens, bots)]
             creator = None if new.platform else new_token()
@@ -245,6 +274,8 @@ class Matches:
                 new.platform is None if public is None else public,
                 time.time() * 1000,
             )
+            self.scoring.hold_place(match_id, step.state, step.entries)  # played to its end by its record
+            player_matches.follow(self.stores, match_id, step)
             if not step.state.finished:
                 self._active(match_id)
             elif bots_only:  # played to its end by its record: over already
@@ -254,6 +285,26 @@ class Matches:
             if bots_only:  # refused or failed: it takes none of its creator's budget
                 self.stores.budgets.unplace(bots_only, match_id)
             raise
+
+    def _made_already(self, new: NewMatch, bots: Sequence[str | None]) -> Created | None:
+        """The match of ``new.match_id`` if an earlier try created it with the same tokens; None if there is
+        none (or only its meta, the earlier try cut short before its log); MatchIdTaken if another has it."""
+        assert new.match_id is not None and new.tokens is not None, "a derived id comes with its tokens"
+        try:
+            meta = self.repository.meta(new.match_id, fresh=True)
+        except MatchNotFound:
+            return None
+        hashes = tuple(token_hash(t) for t in new.tokens)
+        if (
+            meta.platform != new.platform
+            or len(meta.seat_hashes) != len(hashes)
+            or not all(hmac.compare_digest(a, b) for a, b in zip(meta.seat_hashes, hashes))
+        ):
+            raise MatchIdTaken(new.match_id)
+        if not self.repository.version(new.match_id):
+            return None
+        tokens = [None if bot else token for token, bot in zip(new.tokens, bots)]
+        return Created(new.match_id, self.load(new.match_id), tokens)
 
     # -- acting -----------------------------------------------------------------------------------
 
@@ -305,7 +356,7 @@ class Matches:
         state = self.repository.head(match_id)
         if state is None or state.version != expected_version:
             state = self.load(match_id)
-        for _ in range(50):
+        for _attempt in range(50):
             if expected_version != state.version and not self._unconcerned(
                 match_id, seat, expected_version, state
             ):
@@ -324,7 +375,7 @@ class Matches:
             answer = {
                 "version": step.state.version,
                 "events": [
-                    projections.entry_view(state.engine, e, seat, False, state.sealed_chain)
+                    projections.entry_view(state.engine, e, seat, False, state.sealed_chain, step.state.game)
                     for e in step.entries
                 ],
             }
@@ -354,7 +405,7 @@ class Matches:
         then = self.load(match_id, expected_version)
         if len(then.to_act()) < 2 or seat not in then.to_act():
             return False
-        _, since = self.repository.read(match_id, after=expected_version, until=state.version)
+        _at, since = self.repository.read(match_id, after=expected_version, until=state.version)
         if any(entry.seat is None or entry.seat == seat for entry in since):
             return False
         return then.legal_actions(seat) == state.legal_actions(seat)
@@ -377,8 +428,9 @@ class Matches:
     ) -> lifecycle.Step:
         """``lifecycle.undo``, a refusal for what the span showed remembered for the state it judged: the
         judgement reads every view of every version since the move (some 15 ms of CPU against three bots),
-        and asking again at the same state, at the write rate, must not cost it again."""
-        judged = (match_id, state.head_hash, seat)
+        and asking again at the same state, at the write rate, must not cost it again. Kept per language: the
+        refusal's message is the asker's."""
+        judged = (match_id, state.head_hash, seat, language())
         if (refused := self._refused_undos.get(judged)) is not None:
             raise IllegalAction(refused.reason, refused.message)
         try:
@@ -426,7 +478,9 @@ class Matches:
             return {
                 "version": step.state.version,
                 "events": [
-                    projections.entry_view(step.state.engine, e, seat, False, step.state.sealed_chain)
+                    projections.entry_view(
+                        step.state.engine, e, seat, False, step.state.sealed_chain, step.state.game
+                    )
                     for e in step.entries
                 ],
             }
@@ -470,7 +524,7 @@ class Matches:
         whenever another append got in first (whatever ``decide`` raises is the answer). Returns the step
         and, when ``remember``'s key already held an answer (nothing appended then), that answer.
         ``holder`` and ``handover`` as ``MatchRepository.save`` takes them."""
-        for _ in range(50):
+        for _attempt in range(50):
             step = decide(self.load(match_id))
             try:
                 return step, self.repository.save(match_id, step, remember(step), holder, handover)
@@ -526,7 +580,7 @@ class Matches:
 
         def decide(state: MatchState) -> lifecycle.Step:
             if state.finished:
-                raise MatchOver("the match is over already")
+                raise MatchOver(_("the match is over already"))
             if not still(state):
                 raise _NotNow()
             return lifecycle.abort(state, reason, self.secret(match_id), entry_time.now())
@@ -570,9 +624,13 @@ class Matches:
         self._watched.put(match_id, at)
 
     def _relist(self, match_id: str, step: lifecycle.Step) -> None:
-        """After an append: a match whose status changed moves to the listings of its new status; one that
-        goes on counts as active now, one that ended leaves the abandonment watch, and one that a handover left
-        to bots takes its place in its tenant's budget of them."""
+        """After an append: a platform's game that ended holds its place in its rating pool first (every save
+        path comes here, a move, a concession, an abort, a clock's timeout); a match whose status changed moves
+        to the listings of its new status; one that goes on counts as active now, one that ended leaves the
+        abandonment watch, and one that a handover left to bots takes its place in its tenant's budget of them;
+        its players' matches follow its seats and its end."""
+        self.scoring.hold_place(match_id, step.state, step.entries)
+        player_matches.follow(self.stores, match_id, step)
         if step.state.finished:
             self.stores.watch.forget(match_id)
         elif step.entries:

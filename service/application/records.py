@@ -9,11 +9,14 @@ from service.application.matches import NewMatch
 from service.domain import projections
 from service.domain.chain import Recorded
 from service.domain.errors import NoRecordFormat
-from service.domain.replay import SHELL_EVENTS
+from service.domain.replay import MatchState, kept_moves
 from service.domain.shown import name_refusal
 from service.games import GAMES
 from service.games.protocol import Game, InvalidRecord
+from service.games.texts import catalogue
 from service.store.repository import MatchRepository
+
+_ = catalogue(__file__).gettext
 
 
 def record_games() -> dict[str, Game]:
@@ -44,25 +47,19 @@ def export_record(
     format, or one the client does not ``accepts``."""
     engine = GAMES[repository.meta(match_id).game_id]
     if engine.record is None:
-        raise NoRecordFormat(f"{engine.info.name} has no game record format")
+        raise NoRecordFormat(_("{game} has no game record format", game=engine.info.name))
     if not accepts(engine.record.mime):
-        raise NoRecordFormat(f"a {engine.info.name} record is {engine.record.mime}")
+        raise NoRecordFormat(_("a {game} record is {mime}", game=engine.info.name, mime=engine.record.mime))
     state = repository.load(match_id)
-    _, entries = repository.read(match_id, until=state.version)
-    events = projections.entries_view(state, _kept_moves(entries), None)
+    _at, entries = repository.read(match_id, until=state.version)
+    return engine.record.mime, record_of(state, entries)
+
+
+def record_of(state: MatchState, entries: list[Recorded]) -> str:
+    """The record of the match at ``state`` whose log is ``entries`` (its game has a record format): its
+    moves as a spectator sees them, those an undo took back left out."""
+    record = state.engine.record
+    assert record is not None, "asked of a game with a record format"
+    events = projections.entries_view(state, kept_moves(entries), None)
     names = [name or "" for name in state.players]  # an open seat has nobody's name yet
-    return engine.record.mime, engine.record.export(state.options, names, events)
-
-
-def _kept_moves(entries: list[Recorded]) -> list[Recorded]:
-    """The game's entries the match's state kept: an ``undone`` goes back to the moves kept at its
-    ``to_version``, as the fold does (the log keeps what it took back; a record leaves it out)."""
-    kept: tuple[Recorded, ...] = ()
-    kept_at: dict[int, tuple[Recorded, ...]] = {0: kept}
-    for entry in entries:
-        if entry.type == "undone":
-            kept = kept_at[entry.data["to_version"]]
-        elif entry.type not in SHELL_EVENTS:
-            kept = (*kept, entry)
-        kept_at[entry.version] = kept
-    return list(kept)
+    return record.export(state.options, names, events)

@@ -17,11 +17,14 @@ from service.domain.errors import MatchOver, NoSuchSeat, SeatTaken
 from service.domain.replay import MatchState
 from service.domain.tokens import new_token, token_hash
 from service.games.bots import shown_bot
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 
 def still_open(state: MatchState) -> None:
     if state.aborted or state.finished:
-        raise MatchOver("the match is over: its seats can no longer be joined")
+        raise MatchOver(_("the match is over: its seats can no longer be joined"))
 
 
 class Seats:
@@ -54,14 +57,14 @@ class Seats:
     ) -> dict[str, Any]:
         state = self.matches.load(match_id)
         if not 0 <= seat < len(state.players):
-            raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
+            raise NoSuchSeat(_("the match has seats 0 to {last}", last=len(state.players) - 1))
         still_open(state)
         check_player(self.matches.repository.meta(match_id).platform, player, "player")
         token = new_token()
         if state.players[seat] is not None or not self.matches.repository.claim_seat(
             match_id, seat, token_hash(token)
         ):
-            raise SeatTaken(f"seat {seat} is taken")
+            raise SeatTaken(_("seat {seat} is taken", seat=seat))
 
         def joined(
             state: MatchState,
@@ -122,13 +125,13 @@ class Seats:
     ) -> dict[str, Any]:
         state = self.matches.load(match_id)
         if not 0 <= seat < len(state.players):
-            raise NoSuchSeat(f"the match has seats 0 to {len(state.players) - 1}")
+            raise NoSuchSeat(_("the match has seats 0 to {last}", last=len(state.players) - 1))
         if state.players[seat] is None:
-            raise SeatTaken(f"seat {seat} is open: a person joins it")
+            raise SeatTaken(_("seat {seat} is open: a person joins it", seat=seat))
         if state.finished:
-            raise MatchOver("the match is over")
+            raise MatchOver(_("the match is over"))
         if seat in state.conceded:
-            raise SeatTaken(f"seat {seat} has conceded: it is out of play")
+            raise SeatTaken(_("seat {seat} has conceded: it is out of play", seat=seat))
         if bot:
             check_bot(state.engine, bot, "")
         check_player(self.matches.repository.meta(match_id).platform, player, "player", bot)
@@ -136,7 +139,7 @@ class Seats:
 
         def replaced(state: MatchState) -> lifecycle.Step:
             if state.finished:  # it ended meanwhile: nothing but the seed and the result follows the end
-                raise MatchOver("the match is over")
+                raise MatchOver(_("the match is over"))
             return lifecycle.replace_seat(state, seat, name or f"{bot} bot", bot, entry_time.now(), player)
 
         def answer(state: MatchState) -> dict[str, Any]:

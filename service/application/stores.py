@@ -1,8 +1,8 @@
 """The stores a process keeps its matches in, made once from a Redis client and the settings: the use cases
 (``service.application``) take what they need from here, and a caller that only reads or writes a store (a
 webhook's registration, a platform's key, the job queues) uses that store itself. The match commands
-(``Matches``) hang what follows every append (listings, the abandonment watch, bot budgets) on the repository:
-a process that appends makes its ``Matches`` first."""
+(``Matches``) hang what follows every append (listings, the abandonment watch, bot budgets, a rating pool's
+place for a game that ended) on the repository: a process that appends makes its ``Matches`` first."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from service.store.jobqueue import JobQueue
 from service.store.keys import Keys
 from service.store.listings import Listings
 from service.store.platforms import Platforms
+from service.store.player_matches import PlayerMatches
+from service.store.players import PlayerStore
 from service.store.redis_client import Client, for_jobs
 from service.store.repository import MatchRepository
 from service.store.webhooks import Webhooks
@@ -38,6 +40,10 @@ class Stores:
     budgets: BotBudgets
     """Of bot-only matches, by tenant."""
     watch: AbandonmentWatch
+    player_matches: PlayerMatches
+    """Each platform's players' seats, in matches not over and over."""
+    players: PlayerStore
+    """The ratings of each platform's players, and each rating pool's queue."""
 
     @classmethod
     def connect(
@@ -80,4 +86,6 @@ class Stores:
             Analyses(redis_client, keys),
             BotBudgets(redis_client, keys),
             AbandonmentWatch(redis_client, keys),
+            PlayerMatches(redis_client, keys),
+            PlayerStore(redis_client, settings.namespace, repository.durably),
         )

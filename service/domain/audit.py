@@ -272,9 +272,10 @@ def check_whole(entries: list[Recorded], current: int | None) -> None:
         )
 
 
-def read_checkpoint(checkpoint: str | dict, public_key: str) -> dict:
-    """What the checkpoint signs (its ``match``, ``version`` and ``hash``) and its key, once its signature by
-    ``public_key`` holds (AuditError otherwise). ``checkpoint``: a file holding it, or its body."""
+def read_checkpoint(checkpoint: str | dict, public_key: str, subject: str = "match") -> dict:
+    """What the checkpoint signs (its ``match``, or ``subject``: ``tournament``, ``version`` and ``hash``) and
+    its key, once its signature by ``public_key`` holds (AuditError otherwise). ``checkpoint``: a file holding
+    it, or its body."""
     where = checkpoint if isinstance(checkpoint, str) else "given"
     try:
         body = (
@@ -282,7 +283,7 @@ def read_checkpoint(checkpoint: str | dict, public_key: str) -> dict:
             if isinstance(checkpoint, str)
             else checkpoint
         )
-        signed = {k: body[k] for k in ("hash", "match", "version")}
+        signed = {k: body[k] for k in ("hash", subject, "version")}
         key, signature = body["public_key"], body["signature"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise AuditError(f"cannot read the checkpoint {where}: {error!r}") from None

@@ -36,29 +36,34 @@ from service.games.protocol import (
     Refusals,
     looked_ahead_on,
 )
+from service.games.texts import N_, catalogue
+
+_ = catalogue(__file__).gettext
 
 # The server's own refusals (422 illegal_action, as a game's): whatever the game, before or instead of its
 # rules. Every game's list in the catalogue includes them; the rule is the README section that explains it.
 SHELL_REFUSALS: Refusals = {
-    "match_aborted": Refusal("README: The API", "the match was aborted by its platform"),
+    "match_aborted": Refusal("README: The API", N_("the match was aborted by its platform")),
     "match_not_started": Refusal(
-        "README: The API", "seats are still open: play starts when every seat is filled"
+        "README: The API", N_("seats are still open: play starts when every seat is filled")
     ),
-    "seat_played_by_a_bot": Refusal("README: Seat replacement", "a bot plays this seat now"),
+    "seat_played_by_a_bot": Refusal("README: Seat replacement", N_("a bot plays this seat now")),
     "game_over": Refusal(
-        "README: Undo", "the game is over: no action, concession or undo comes after its end"
+        "README: Undo", N_("the game is over: no action, concession or undo comes after its end")
     ),
-    "undo_off": Refusal("README: Undo", "the match was created without undo"),
-    "nothing_to_undo": Refusal("README: Undo", "only the last move is taken back, by the seat that made it"),
+    "undo_off": Refusal("README: Undo", N_("the match was created without undo")),
+    "nothing_to_undo": Refusal(
+        "README: Undo", N_("only the last move is taken back, by the seat that made it")
+    ),
     "hidden_information_revealed": Refusal(
-        "README: Undo", "that move showed someone what was hidden: it stands"
+        "README: Undo", N_("that move showed someone what was hidden: it stands")
     ),
-    "undo_pending": Refusal("README: Undo", "an undo is already waiting for the other seats"),
-    "no_undo_request": Refusal("README: Undo", "nobody has asked for an undo, or it lapsed"),
-    "undo_already_answered": Refusal("README: Undo", "this seat has asked or answered already"),
+    "undo_pending": Refusal("README: Undo", N_("an undo is already waiting for the other seats")),
+    "no_undo_request": Refusal("README: Undo", N_("nobody has asked for an undo, or it lapsed")),
+    "undo_already_answered": Refusal("README: Undo", N_("this seat has asked or answered already")),
     "seat_conceded": Refusal(
         "howto: Retries and ending a match",
-        "the seat has conceded: it is out of play, the server moves for it",
+        N_("the seat has conceded: it is out of play, the server moves for it"),
     ),
 }
 
@@ -192,7 +197,7 @@ def begin(
         to_act = step.state.engine.to_act(step.state.game)
         try:
             if not to_act:
-                raise IllegalAction("game_over", "the game is already over")
+                raise IllegalAction("game_over", _("the game is already over"))
             step = step.then(act(step.state, to_act[0], action, secret, at))
         except IllegalAction as error:
             raise IllegalRecordMove(number, error) from error
@@ -219,9 +224,9 @@ def refuse_after_end(state: MatchState) -> None:
     it was aborted, else ``game_over`` (the rules ended it, or the concessions did). Judged on the state
     alone, so every process answers alike, whether or not it has heard yet that the seed is revealed."""
     if state.aborted:
-        raise IllegalAction("match_aborted", "the match was aborted")
+        raise IllegalAction("match_aborted", _("the match was aborted"))
     if state.finished:
-        raise IllegalAction("game_over", "the game is over")
+        raise IllegalAction("game_over", _("the game is over"))
 
 
 def act(
@@ -234,13 +239,16 @@ def act(
     if not state.started:
         raise IllegalAction(
             "match_not_started",
-            f"seats {state.open_seats} are still open: play starts when every seat is filled",
+            _("seats {seats} are still open: play starts when every seat is filled", seats=state.open_seats),
         )
     if seat in state.conceded and by != replay.BY_CONCESSION:
-        raise IllegalAction("seat_conceded", f"seat {seat} has conceded: the server plays its turns")
+        raise IllegalAction(
+            "seat_conceded", _("seat {seat} has conceded: the server plays its turns", seat=seat)
+        )
     if state.bot_of(seat) and not replay.made_by_a_bot(by):  # a token a process still trusted for a moment
         raise IllegalAction(
-            "seat_played_by_a_bot", f"seat {seat} is played by the {state.bot_of(seat)} bot now"
+            "seat_played_by_a_bot",
+            _("seat {seat} is played by the {bot} bot now", seat=seat, bot=state.bot_of(seat)),
         )
     played = state.engine.play(state.game, seat, action)
     # who moved, when a bot did; where undo is on, every move is marked, so an undo knows where it began
@@ -255,7 +263,13 @@ def act(
             base.head_hash
         )
         base = replay.clocked(
-            replaced(replay.revealing(base, entry), version=version, game=game_state, head_hash=entry.hash),
+            replaced(
+                replay.revealing(base, entry),
+                version=version,
+                game=game_state,
+                head_hash=entry.hash,
+                updated_at=at,
+            ),
             at,
         )
         entries.append(entry)
@@ -274,13 +288,15 @@ def concede(state: MatchState, seat: int, secret: SeedSecret, at: str) -> Step:
     refuse_after_end(state)
     if not state.started:
         raise IllegalAction(
-            "match_not_started", f"seats {state.open_seats} are still open: nothing to concede yet"
+            "match_not_started",
+            _("seats {seats} are still open: nothing to concede yet", seats=state.open_seats),
         )
     if seat in state.conceded:
-        raise IllegalAction("seat_conceded", f"seat {seat} has conceded already")
+        raise IllegalAction("seat_conceded", _("seat {seat} has conceded already", seat=seat))
     if state.bot_of(seat):
         raise IllegalAction(
-            "seat_played_by_a_bot", f"seat {seat} is played by the {state.bot_of(seat)} bot now"
+            "seat_played_by_a_bot",
+            _("seat {seat} is played by the {bot} bot now", seat=seat, bot=state.bot_of(seat)),
         )
     step = _append(state, replay.seat_conceded(seat), at)
     step = _play_for_conceded(step, secret, at)
@@ -289,7 +305,7 @@ def concede(state: MatchState, seat: int, secret: SeedSecret, at: str) -> Step:
 
 def _play_for_conceded(step: Step, secret: SeedSecret, at: str) -> Step:
     """While a seat that conceded is to act (and the match goes on), the server's move for it."""
-    for _ in range(100_000):
+    for _turn in range(100_000):
         state = step.state
         if not state.conceded:  # nobody conceded: the common case, without asking who is to act
             return step
@@ -379,7 +395,7 @@ def undo(state: MatchState, seat: int, at: str, earlier: Callable[[int], MatchSt
     """``seat`` asks to take back its last move: ``undone`` at once (``until_next_action``), or a
     request the other seats answer (``with_consent``; bots accept). IllegalAction says why not."""
     if seat in state.conceded:
-        raise IllegalAction("seat_conceded", f"seat {seat} has conceded")
+        raise IllegalAction("seat_conceded", _("seat {seat} has conceded", seat=seat))
     last = _undoable(state, seat, earlier)
     if state.undo == "until_next_action":
         return _undo_to(state, seat, last["before"], at, earlier)
@@ -402,13 +418,15 @@ def answer_undo(
     """Another seat accepts or refuses the undo asked for; the last acceptance undoes."""
     request = state.undo_request
     if request is None:
-        raise IllegalAction("no_undo_request", "nobody has asked for an undo (or it lapsed: someone moved)")
+        raise IllegalAction(
+            "no_undo_request", _("nobody has asked for an undo (or it lapsed: someone moved)")
+        )
     if state.finished:  # a bot's reply can end the game while the request waits: nothing follows the end
-        raise IllegalAction("game_over", "the game is over")
+        raise IllegalAction("game_over", _("the game is over"))
     if seat in state.conceded:
-        raise IllegalAction("seat_conceded", f"seat {seat} has conceded: the others answer")
+        raise IllegalAction("seat_conceded", _("seat {seat} has conceded: the others answer", seat=seat))
     if seat == request["seat"] or seat in request["accepted"]:
-        raise IllegalAction("undo_already_answered", "this seat has asked or answered already")
+        raise IllegalAction("undo_already_answered", _("this seat has asked or answered already"))
     step = _append(state, replay.undo_answered(seat, accepted), at)
     others = {s for s in range(len(state.players)) if s != request["seat"] and s not in state.conceded}
     answered = step.state.undo_request
@@ -421,17 +439,19 @@ def answer_undo(
 
 def _undoable(state: MatchState, seat: int, earlier: Callable[[int], MatchState]) -> dict[str, Any]:
     if state.undo == "none":
-        raise IllegalAction("undo_off", "this match was created without undo (undo: none)")
+        raise IllegalAction("undo_off", _("this match was created without undo (undo: none)"))
     if state.finished:
-        raise IllegalAction("game_over", "the game is over")
+        raise IllegalAction("game_over", _("the game is over"))
     last = state.last_action
     if last is None or last["seat"] != seat:
         raise IllegalAction(
             "nothing_to_undo",
-            "only the last move can be taken back, by the seat that made it (with the bots' replies since)",
+            _(
+                "only the last move can be taken back, by the seat that made it (with the bots' replies since)"
+            ),
         )
     if state.undo_request is not None:
-        raise IllegalAction("undo_pending", "an undo is already waiting for the other seats")
+        raise IllegalAction("undo_pending", _("an undo is already waiting for the other seats"))
     _refuse_past_a_reveal(state, seat, last["before"], earlier)
     return last
 
@@ -447,14 +467,17 @@ def _refuse_past_a_reveal(
     if last is not None and last["revealed"]:
         raise IllegalAction(
             "hidden_information_revealed",
-            "that move showed someone what was hidden (a card "
-            "drawn, a die rolled, a private look): it stands",
+            _(
+                "that move showed someone what was hidden (a card drawn, a die rolled, a private look): it stands"
+            ),
         )
     if showed_a_secret(state, seat, before, earlier):
         raise IllegalAction(
             "hidden_information_revealed",
-            "your move or the bots' replies since showed you what another seat could see and you could "
-            "not (a card from a hidden hand): they stand",
+            _(
+                "your move or the bots' replies since showed you what another seat could see and you could "
+                "not (a card from a hidden hand): they stand"
+            ),
         )
 
 

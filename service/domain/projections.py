@@ -14,7 +14,12 @@ from service.games.protocol import Game
 
 
 def entry_view(
-    engine: Game, entry: Recorded, seat: int | None, revealed: bool, sealed: bool
+    engine: Game,
+    entry: Recorded,
+    seat: int | None,
+    revealed: bool,
+    sealed: bool,
+    game: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A log entry as ``seat`` may see it: the game's ``event_view`` is the only gate while the
     match runs. Once the seed is ``revealed`` anyone can rebuild every hidden card from the log, so
@@ -23,7 +28,8 @@ def entry_view(
     A ``sealed`` chain commits to hidden data through a keyed commitment, so its hashes can be
     shown to anyone (``service.domain.chain``). In a log from before sealing, a hash covers hidden data
     whole, and guessing the data from it is easy: in a game with hidden information those hashes
-    are withheld until the seed is revealed."""
+    are withheld until the seed is revealed. ``game``, the match's game state, lends its content to the
+    text (``replay.describe``)."""
     body = entry.as_dict()
     if not revealed:
         if entry.type not in SHELL_EVENTS:
@@ -31,13 +37,16 @@ def entry_view(
             body.update(type=seen["type"], seat=seen["seat"], data=seen["data"])
         if not sealed and engine.info.hidden_information:
             body["hash"] = None
-    body["text"] = replay.describe(engine, body)
+    body["text"] = replay.describe(engine, body, game)
     return body
 
 
 def entries_view(state: MatchState, entries: list[Recorded], seat: int | None) -> list[dict[str, Any]]:
     """``entries`` of the match whose latest state is ``state``, as ``seat`` may see them."""
-    return [entry_view(state.engine, e, seat, state.seed is not None, state.sealed_chain) for e in entries]
+    return [
+        entry_view(state.engine, e, seat, state.seed is not None, state.sealed_chain, state.game)
+        for e in entries
+    ]
 
 
 def hashes_withheld(state: MatchState) -> bool:
@@ -81,6 +90,9 @@ def listing_summary(state: MatchState) -> dict[str, Any]:
         "to_act": state.to_act(),
         "seed_known_to_creator": state.seed_known_to_creator,
         "undo": state.undo,
+        "created_at": state.created_at,
+        "updated_at": state.updated_at,
+        "ended_at": state.ended_at,
     }
     if state.clock is not None:
         kept["clock"] = state.clock

@@ -51,6 +51,9 @@ from service.domain.immutable import Pack, replaced
 from service.games import GAMES
 from service.games.bots import bot_name
 from service.games.protocol import Game, legal_action_keys, reveals
+from service.games.texts import N_, catalogue
+
+_ = catalogue(__file__).gettext
 
 SHELL_EVENTS = (
     "match_created",
@@ -97,6 +100,12 @@ class MatchState:
     clock: dict[str, Any] | None = None  # the turn clocks (service.domain.clocks), when the match has them
     sealed_chain: bool = False  # hidden data chained through commitments (``chain`` 2 on), not whole
     conceded: tuple[int, ...] = ()  # seats that conceded, in the order they did: out of play
+    # the times of entries (``Recorded.at``), kept by the fold: ``match_created``'s, the entry at ``version``'s
+    # and ``seed_revealed``'s (appended with the end, so at the end's time); None in a snapshot from before
+    # states kept them (``MatchRepository`` dates such a state from its log)
+    created_at: str | None = None
+    updated_at: str | None = None
+    ended_at: str | None = None
 
     @property
     def conceded_out(self) -> bool:
@@ -315,45 +324,116 @@ def match_scored(result: dict[str, Any]) -> dict[str, Any]:
     return {"type": "match_scored", "seat": None, "data": result}
 
 
+SHELL_WORDS = {
+    "aborted by its creator": N_("aborted by its creator"),
+    "aborted by its platform": N_("aborted by its platform"),
+    "abandoned": N_("abandoned"),
+    "dropped from its tournament round": N_("dropped from its tournament round"),
+    "bot": N_("bot"),
+    "pass": N_("pass"),
+    "forfeit": N_("forfeit"),
+}
+"""The values the shell's entries hold in words of the server's own (the default reasons of an abort, the
+timeout policies), said in the reader's language; a platform's own reason is said as it wrote it."""
+
+
+def _word(value: Any) -> Any:
+    return _(SHELL_WORDS[value]) if isinstance(value, str) and value in SHELL_WORDS else value
+
+
 def _scored_text(result: dict[str, Any]) -> str:
     ranked = sorted(range(len(result.get("ranks", []))), key=lambda seat: result["ranks"][seat])
-    return "scored: " + ", ".join(
-        f"seat {seat} ranked {result['ranks'][seat]} with {result['scores'][seat]}" for seat in ranked
+    return _(
+        "scored: {ranking}",
+        ranking=_(", ").join(
+            _(
+                "seat {seat} ranked {rank} with {score}",
+                seat=seat,
+                rank=result["ranks"][seat],
+                score=result["scores"][seat],
+            )
+            for seat in ranked
+        ),
     )
 
 
+def _created_text(data: dict[str, Any]) -> str:
+    game = GAMES.get(data["game"])
+    return _(
+        "a {game} match for {players}",
+        # the box's name, as GET /v1/games and the pages' titles say it; the id is a machine's
+        game=data["game"] if game is None else game.info.name,
+        players=_(", ").join(
+            player.get("name") or _("an open seat {seat}", seat=player["seat"]) for player in data["players"]
+        ),
+    )
+
+
+def _acted_by_text(data: dict[str, Any]) -> str:
+    by = data.get("by")
+    if by is None:
+        return _("a move:")
+    if by == BY_TIMEOUT:
+        return _("on its timeout:")
+    if by == BY_CONCESSION:
+        return _("for a seat that conceded:")
+    return _("the {bot} bot moves:", bot=bot_name(str(by).removeprefix("bot:"))[0])
+
+
+def _replaced_text(data: dict[str, Any]) -> str:
+    if data.get("bot"):
+        return _(
+            "seat {seat} is now played by the {bot} bot", seat=data["seat"], bot=bot_name(data["bot"])[0]
+        )
+    return _("seat {seat} is now played by {name}", seat=data["seat"], name=data["name"])
+
+
 SHELL_TEXT: dict[str, Callable[[dict[str, Any]], str]] = {
-    "match_created": lambda data: (
-        f"a {data['game']} match for "
-        + ", ".join(player.get("name") or f"an open seat {player['seat']}" for player in data["players"])
+    "match_created": _created_text,
+    "seat_joined": lambda data: _("{name} took seat {seat}", name=data["name"], seat=data["seat"]),
+    "match_started": lambda data: _("every seat is taken: the match starts"),
+    "seat_conceded": lambda data: _("seat {seat} concedes", seat=data["seat"]),
+    "acted_by": _acted_by_text,
+    "undone": lambda data: _("undone: back to version {version}", version=data["to_version"]),
+    "timed_out": lambda data: _("out of time: {on_timeout}", on_timeout=_word(data["on_timeout"])),
+    "undo_requested": lambda data: _(
+        "an undo back to version {version} is asked for", version=data["to_version"]
     ),
-    "seat_joined": lambda data: f"{data['name']} took seat {data['seat']}",
-    "match_started": lambda data: "every seat is taken: the match starts",
-    "seat_conceded": lambda data: f"seat {data['seat']} concedes",
-    "acted_by": lambda data: {
-        None: "a move:",
-        "timeout": "on its timeout:",
-        "conceded": "for a seat that conceded:",
-    }.get(data.get("by"), f"the {bot_name(str(data.get('by')).removeprefix('bot:'))[0]} bot moves:"),
-    "undone": lambda data: f"undone: back to version {data['to_version']}",
-    "timed_out": lambda data: f"out of time: {data['on_timeout']}",
-    "undo_requested": lambda data: f"an undo back to version {data['to_version']} is asked for",
-    "undo_accepted": lambda data: "the undo is accepted",
-    "undo_refused": lambda data: "the undo is refused",
-    "seat_replaced": lambda data: (
-        f"seat {data['seat']} is now played by "
-        + (f"the {bot_name(data['bot'])[0]} bot" if data.get("bot") else data["name"])
+    "undo_accepted": lambda data: _("the undo is accepted"),
+    "undo_refused": lambda data: _("the undo is refused"),
+    "seat_replaced": _replaced_text,
+    "match_aborted": lambda data: _("aborted: {reason}", reason=_word(data["reason"])),
+    "seed_revealed": lambda data: _(
+        "the seed is revealed: anyone can now check every hidden card in the log"
     ),
-    "match_aborted": lambda data: f"aborted: {data['reason']}",
-    "seed_revealed": lambda data: "the seed is revealed: anyone can now check every hidden card in the log",
     "match_scored": _scored_text,
 }
+"""Each shell entry in plain words, in the reader's language (``service.games.texts``)."""
 
 
-def describe(engine: Game, event: dict[str, Any]) -> str:
-    """A log entry in plain words (as a seat sees it): the shell's own entries here, the game's by the game."""
+def describe(engine: Game, event: dict[str, Any], game: dict[str, Any] | None = None) -> str:
+    """A log entry in plain words (as a seat sees it): the shell's own entries here, the game's by the game,
+    which names its cards and places from ``game``'s content where the caller has the match's state."""
     shell = SHELL_TEXT.get(event["type"])
-    return shell(event["data"]) if shell else engine.describe(event)
+    return shell(event["data"]) if shell else engine.describe(event, game)
+
+
+def action_text(engine: Game, game: dict[str, Any], seat: int, action: dict[str, Any]) -> str:
+    """A legal action in the words its log entry will use once taken (``describe`` of its first event, as
+    ``seat`` will see it), so that a person or a screen reader can pick it by what it says.
+
+    The first event is the action's own; those after it are its consequences, which the action's words do
+    not need. An action whose first event would show someone what is hidden (a card drawn: ``reveals``)
+    is said by its type and values instead: its text must not tell the seat a draw or a roll before it
+    is made."""
+    first = engine.play(game, seat, action)[0]
+    if reveals(engine, first):
+        first = {
+            "type": action["type"],
+            "seat": seat,
+            "data": {k: v for k, v in action.items() if k != "type"},
+        }
+    return describe(engine, engine.event_view(first, seat), game)
 
 
 def result(state: MatchState) -> dict[str, Any]:
@@ -418,6 +498,8 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
             undo=data.get("undo", "none"),
             clock=clocks.started(data["clock"], len(players), created.at) if "clock" in data else None,
             sealed_chain=chain_version(created) >= SEALED_CHAIN,
+            created_at=created.at,
+            updated_at=created.at,
         ),
         created.at,
     )
@@ -470,7 +552,7 @@ _SHELL_FOLDS = {
         bots=_seat_set(state.bots or (None,) * len(state.players), entry.data["seat"], entry.data.get("bot")),
     ),
     "match_aborted": lambda state, entry: replace(state, aborted=True),
-    "seed_revealed": lambda state, entry: replace(state, seed=entry.data["seed"]),
+    "seed_revealed": lambda state, entry: replace(state, seed=entry.data["seed"], ended_at=entry.at),
     "match_scored": lambda state, entry: replace(state, result=entry.data),
 }
 
@@ -560,7 +642,7 @@ def _advance(state: MatchState, entry: Recorded, earlier: Callable[[int], MatchS
     why = _out_of_place(state, entry)
     if why is not None:
         raise EntryOutOfPlace(entry, why)
-    state = replaced(state, version=entry.version, head_hash=entry.hash)
+    state = replaced(state, version=entry.version, head_hash=entry.hash, updated_at=entry.at)
     if entry.type == "undone":
         if earlier is None:
             raise ValueError(f"entry {entry.version} undoes back to an earlier version: fold it with the log")
@@ -629,3 +711,17 @@ def check_sealed(engine: Game, entries: Sequence[Recorded], key: bytes) -> None:
             raise BrokenSeal(entry.version, "public data")
         if entry.commitment is None:
             raise BrokenSeal(entry.version, "commitment")
+
+
+def kept_moves(entries: Sequence[Recorded]) -> list[Recorded]:
+    """The game's entries of a log that the match's state kept: an ``undone`` goes back to the moves kept at
+    its ``to_version``, as the fold does (the log keeps what it took back; a record or a replay leaves it out)."""
+    kept: tuple[Recorded, ...] = ()
+    kept_at: dict[int, tuple[Recorded, ...]] = {0: kept}
+    for entry in entries:
+        if entry.type == "undone":
+            kept = kept_at[entry.data["to_version"]]
+        elif entry.type not in SHELL_EVENTS:
+            kept = (*kept, entry)
+        kept_at[entry.version] = kept
+    return list(kept)

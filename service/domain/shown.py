@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import unicodedata
 
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
+
 DIRECTION_CHARACTERS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 BLANK_LOOKING = frozenset("\u115f\u1160\u2800\u3164\uffa0")  # fillers that are letters or symbols to Unicode
 
@@ -20,9 +24,9 @@ def odd_text(value: str) -> str | None:
         (c for c in value if unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in DIRECTION_CHARACTERS), None
     )
     if odd is not None:
-        return f"no control, line-break or direction characters (U+{ord(odd):04X})"
+        return _("no control, line-break or direction characters (U+{code})", code=format(ord(odd), "04X"))
     if not any(unicodedata.category(c)[0] in "LNPS" and c not in BLANK_LOOKING for c in value):
-        return "more than blanks, please"
+        return _("more than blanks, please")
     return None
 
 

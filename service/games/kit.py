@@ -38,6 +38,7 @@ from service.games.bots import Bot
 from service.games.protocol import (
     Action,
     ActionNames,
+    ActionParameters,
     Contract,
     Event,
     GameInfo,
@@ -46,10 +47,14 @@ from service.games.protocol import (
     Played,
     RecordFormat,
     Refusals,
+    SetupChance,
     State,
     check_not_over,
     check_turn,
 )
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 Fold = TypeVar("Fold", bound=Callable[..., None])
 
@@ -100,6 +105,9 @@ class Engine:
     """The base of every engine: subclass it, declare, and write the rules."""
 
     info: GameInfo
+    words: ClassVar[tuple[str, ...]] = ()
+    """The plain words the kit's ``describe`` says the game's events with (types, keys, enum values: ``words_of``),
+    each marked ``N_`` for the game's catalogue: tests/games/test_texts.py checks random games say no other."""
     options_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "additionalProperties": False,
@@ -109,6 +117,8 @@ class Engine:
     packs: Packs | None = None
     svg: Callable[[dict[str, Any]], str] | None = None
     record: RecordFormat | None = None
+    setup_chance: SetupChance | None = None
+    """Every chance drawn at setup, one draw at a time (``protocol.SetupChance``); None: the seed's alone."""
     turn_rule: str = ""
     """Where the rules say whose turn it is (``"R-0.4"``), quoted when a seat acts out of turn."""
     over_rule: str = ""
@@ -129,6 +139,8 @@ class Engine:
     """JSON Schemas of what the game shows; its package sets them on the instance from ``contract.json``."""
     action_names: ActionNames | None = None
     """The API's names for the game's actions where they differ from its engine's (``protocol.ActionNames``)."""
+    action_parameters: Mapping[str, ActionParameters] | None = None
+    """The fields each action type takes (``protocol.ActionParameters``): each type its own shape in the document."""
     analyst: Analyst | None = None
     """How the analysis of a finished match (``service.domain.analysis``) values a seat's choices; None: the game
     has no analysis (the API says ``analysis_unavailable``). A game need not have one."""
@@ -226,16 +238,26 @@ class Engine:
         type is ``irreversible``; a game overrides it where one type reveals only sometimes."""
         return event["type"] in self.irreversible
 
-    def describe(self, event: Event) -> str:
+    def describe(self, event: Event, state: State | None = None) -> str:
         """The event in plain words (as a seat saw it, after ``event_view``): its type and its simple
-        values. Games override it where their own words say more ("blue placed F5 at c3")."""
-        who = f"seat {event['seat']} " if event["seat"] is not None else ""
-        simple = [
-            f"{key.replace('_', ' ')} {_plain(value)}"
-            for key, value in event["data"].items()
-            if isinstance(value, (str, int, float)) and not isinstance(value, bool) and key != "queued"
+        values, each word in the reader's language where the game's catalogue has it (``words``). Games
+        override it where their own words say more ("blue placed F5 at c3")."""
+        word = game_words(type(self).__module__)
+        details = [
+            _("{key} {value}", key=word(key), value=word(value) if isinstance(value, str) else value)
+            for key, value in described(event)
         ]
-        return f"{who}{event['type'].replace('_', ' ')}" + (f": {', '.join(simple)}" if simple else "")
+        what = word(event["type"].replace("_", " "))
+        if event["seat"] is None:
+            return _("{event}: {details}", event=what, details=_(", ").join(details)) if details else what
+        if details:
+            return _(
+                "seat {seat} {event}: {details}",
+                seat=event["seat"],
+                event=what,
+                details=_(", ").join(details),
+            )
+        return _("seat {seat} {event}", seat=event["seat"], event=what)
 
     # the rest of the protocol is the game's own
     def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
@@ -337,6 +359,45 @@ def packgen_main(
     else:
         Path(args.path).write_text(generated, encoding="utf-8")
     return 0
+
+
+def described(event: Event) -> list[tuple[str, str | int | float]]:
+    """The (key, value) pairs ``Engine.describe`` says of an event, each key and each enum word as plain
+    words (``_plain``): the words a game's catalogue translates."""
+    return [
+        (key.replace("_", " "), _plain(value) if isinstance(value, str) else value)
+        for key, value in event["data"].items()
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool) and key != "queued"
+    ]
+
+
+def words_of(event: Event) -> list[str]:
+    """The words of an event ``Engine.describe`` translates with the game's catalogue: its type, its keys and
+    its enum values (ids such as C61 are said as they are)."""
+    said = [event["type"].replace("_", " ")]
+    for key, value in described(event):
+        said.append(key)
+        if isinstance(value, str) and re.fullmatch(r"[a-z]+( [a-z]+)*", value):
+            said.append(value)
+    return said
+
+
+@functools.lru_cache(maxsize=64)
+def game_words(module: str) -> Callable[[Any], Any]:
+    """The words of the game whose engine is in ``module``, in the reader's language: each plain word its
+    catalogue translates (its ``locales/``, listed there with ``N_``), anything else as it is."""
+    path = getattr(sys.modules.get(module), "__file__", None)
+    try:
+        own = catalogue(path) if path else None
+    except LookupError:  # a game without catalogues (a test's toy): its words are English
+        own = None
+
+    def word(value: Any) -> Any:
+        if own is None or not isinstance(value, str):
+            return value
+        return own.gettext(value)
+
+    return word
 
 
 def _plain(value: str | int | float) -> str:

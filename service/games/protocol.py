@@ -65,8 +65,17 @@ the server reads what a game can do from the game itself and never asks ``getatt
     imported actions through ``play`` in order, each by the seat to act, so a record becomes an
     ordinary match with an ordinary log; reading errors are InvalidRecord.
 
+``setup_chance: SetupChance | None``
+    For a game whose every chance is drawn at setup (shuffles and picks from the seed, nothing later):
+    what it draws (``Draw``), what a seed draws, and the state dealt from what was drawn, which is
+    ``setup``'s for that seed. The AI faces offer the draws one by one, each with its probability, instead
+    of the seed's bytes (``service.faces.table``). None: chance (if any) is the seed's alone.
 ``action_names: ActionNames | None``
     The API's names for the game's actions where they differ from its engine's and rules spec's.
+``action_parameters: Mapping[str, ActionParameters] | None``
+    The fields each action type takes (``ActionParameters``), in the engine's names: the OpenAPI document
+    shows each type as a shape of its own, so that a generated client narrows an action by its ``type``.
+    None: one shape for every type (``action_schema``'s).
 ``analyst: Analyst | None``
     How the analysis of a finished match values a seat's choices (``service.domain.analysis``); None: no analysis.
 ``legal_action_keys(state, seat) -> (family, keys) | None``
@@ -94,6 +103,9 @@ from typing import Any, Protocol
 import marshmallow
 
 from service.games.bots import Bot
+from service.games.texts import N_, catalogue
+
+_ = catalogue(__file__).gettext
 
 State = dict[str, Any]
 Event = dict[str, Any]
@@ -126,8 +138,8 @@ def turn_refusals(turn_rule: str, over_rule: str) -> dict[str, Refusal]:
     """The two refusals of ``check_turn`` (``game_over``, ``not_your_turn``), with where the game's
     rules say whose turn it is and when it ends: every engine declares them."""
     return {
-        "game_over": Refusal(over_rule, "the game is over: no action is taken after its end"),
-        "not_your_turn": Refusal(turn_rule, "this seat may not act now"),
+        "game_over": Refusal(over_rule, N_("the game is over: no action is taken after its end")),
+        "not_your_turn": Refusal(turn_rule, N_("this seat may not act now")),
     }
 
 
@@ -218,6 +230,30 @@ class Packs:
 
 
 @dataclass(frozen=True)
+class Draw:
+    """One of setup's chance draws: a shuffle of ``items`` (every order equally likely) or a pick of one."""
+
+    name: str
+    items: tuple[Any, ...]
+    shuffle: bool
+    """True: the items in an order drawn at random; False: one item, drawn at random."""
+
+
+@dataclass(frozen=True)
+class SetupChance:
+    """Every chance of the game is drawn at setup (see the module's doc): ``setup(options, players, seed,
+    content)`` is ``deal(options, players, content, drawn(options, players, content, seed))``. ``content``
+    is the loaded pack (or None)."""
+
+    draws: Callable[[dict[str, Any], int, Any], list[Draw]]
+    """``(resolved options, players, content) -> the draws``, in the order the faces offer them."""
+    drawn: Callable[[dict[str, Any], int, Any, str], dict[str, Any]]
+    """What a seed draws: each draw's name -> its items in order (a shuffle) or the one item (a pick)."""
+    deal: Callable[[dict[str, Any], int, Any, dict[str, Any]], State]
+    """The state set up with what was drawn."""
+
+
+@dataclass(frozen=True)
 class RecordFormat:
     """A game record format (e.g. Blokus SGF): a match can be exported to it and created from it."""
 
@@ -244,6 +280,9 @@ class Contract:
     """What ``scores(state)`` returns: ``scores`` and ``ranks`` and the game's breakdown."""
     content: dict[str, Any] | None = None
     """The loaded content pack, as ``match_created`` records it (games with packs)."""
+    defs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Shapes that several of the schemas above share, each written once (``$defs``): the schemas refer to
+    one as ``{"$ref": "#/$defs/<Name>"}``, and openapi.yaml has it as the component ``<Game><Name>``."""
 
     @classmethod
     def load(cls, path: Path) -> Contract:
@@ -256,6 +295,7 @@ class Contract:
             events=document["events"],
             result=document["result"],
             content=document.get("content"),
+            defs=document.get("$defs", {}),
         )
 
 
@@ -292,6 +332,17 @@ def _renamed(node: Any, types: Mapping[str, str], names: Mapping[str, str], top:
     if top and isinstance(out.get("type"), str):
         out["type"] = types.get(out["type"], out["type"])
     return out
+
+
+@dataclass(frozen=True)
+class ActionParameters:
+    """The fields an action of one type takes, beside ``type``: those it must have and those it may.
+
+    Only the document reads it (each type a shape of its own); ``action_schema`` still checks what is
+    posted, so a field this leaves out is not refused for it."""
+
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
 
 
 class Played(list[Event]):
@@ -332,6 +383,9 @@ class Game(Protocol):
     def record(self) -> RecordFormat | None: ...
 
     @property
+    def setup_chance(self) -> SetupChance | None: ...
+
+    @property
     def refusals(self) -> Refusals:
         """Every ``IllegalAction.reason`` ``play`` may raise, with the rule each enforces (``turn_refusals``
         included); the server's own refusals (``service.domain.lifecycle.SHELL_REFUSALS``) come on top."""
@@ -366,6 +420,10 @@ class Game(Protocol):
     def action_names(self) -> ActionNames | None:
         """The API's names for the game's actions where they differ from its engine's (``ActionNames``);
         None: the same names."""
+
+    @property
+    def action_parameters(self) -> Mapping[str, ActionParameters] | None:
+        """Each action type's fields, in the engine's names (``ActionParameters``); None: one shape for all."""
 
     @property
     def analyst(self) -> Any:
@@ -413,9 +471,11 @@ class Game(Protocol):
 
     def event_view(self, event: Event, seat: int | None) -> Event: ...
 
-    def describe(self, event: Event) -> str:
+    def describe(self, event: Event, state: State | None = None) -> str:
         """The event in plain words for people, from what ``event_view`` let the seat see (the kit
-        gives a default from the event's type and values)."""
+        gives a default from the event's type and values). ``state``, where the caller has the match's,
+        lends the game its content (the pack) to name the cards and places the event's ids stand for;
+        nothing else of it may show in the text, which the seat reads."""
 
     def is_over(self, state: State) -> bool: ...
 
@@ -450,7 +510,9 @@ def reveals(game: Game, event: Event) -> bool:
 def check_not_over(game: Game, state: State, rule: str = "") -> None:
     """The refusal of any action after the end; ``rule`` names where the rules say the game ends."""
     if game.is_over(state):
-        raise IllegalAction("game_over", "the game is over" + (f" ({rule})" if rule else ""))
+        raise IllegalAction(
+            "game_over", _("the game is over ({rule})", rule=rule) if rule else _("the game is over")
+        )
 
 
 def check_turn(game: Game, state: State, seat: int, rule: str = "", over_rule: str = "") -> None:
@@ -458,7 +520,10 @@ def check_turn(game: Game, state: State, seat: int, rule: str = "", over_rule: s
     turn. ``rule`` and ``over_rule`` name where the game's rules say so, e.g. ``"R-0.4"``."""
     check_not_over(game, state, over_rule)
     if seat not in game.to_act(state):
-        raise IllegalAction("not_your_turn", "it is not this seat's turn" + (f" ({rule})" if rule else ""))
+        raise IllegalAction(
+            "not_your_turn",
+            _("it is not this seat's turn ({rule})", rule=rule) if rule else _("it is not this seat's turn"),
+        )
 
 
 def fold(game: Game, state: State, events: list[Event]) -> State:

@@ -7,10 +7,14 @@ from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import metrics
+from service.application import records
+from service.application.challenges import Challenges
 from service.application.livefeed import LiveFeed
 from service.application.matches import Matches
+from service.application.seeks import Seeks
+from service.application.tournaments import Tournaments
 from service.config import Settings
-from service.domain.errors import KNOWN_SEED_REASONS
+from service.domain.errors import KNOWN_SEED_REASONS, TOURNAMENT_REASONS
 from service.domain.lifecycle import refusals_of
 from service.games import (
     GAMES,
@@ -18,27 +22,43 @@ from service.games import (
     deprecated_action_component,
     legal_actions_component,
     refusals_component,
+    texts,
 )
+from service.games.bots import bots_of
 from service.http import (
     analysis_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
+    challenge_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
     errors,
+    export_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
     feed_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
     moves_socket,
     openapi_components,
     player_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
     schemas,
+    seek_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
+    tournament_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
     webhook_routes,  # noqa: F401  (its routes join v1 before v1 is registered)
 )
 from service.http.apidocs import apidocs
 from service.http.middleware import guards, ratelimits, request_hooks
 from service.http.middleware.pipeline import Pipeline, Step
 from service.http.probe_routes import probes
-from service.http.routes import answers, body_types, submit, v1
+from service.http.routes import (
+    OPTIONAL_CREDENTIAL,
+    OTHER_EVENTS,
+    answers,
+    body_types,
+    document_shared,
+    entry_types,
+    submit,
+    v1,
+)
 from service.http.viewer import viewer
 from service.store import errors as store_errors
-from service.store.players import PlayerStore
+from service.store.challenges import ChallengeStore
 from service.store.rate_windows import RateWindows
 from service.store.redis_client import Client, connect
+from service.store.seeks import SeekStore
 
 DESCRIPTION = """\
 Matchlog hosts tabletop games over HTTP. A client creates a match, gets one secret token per seat,
@@ -72,6 +92,7 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         MOVES_PING_S=settings.moves_ping_s,
+        MOVES_PER_ADDRESS=settings.moves_per_address,
         API_SPEC_OPTIONS={
             "info": {"description": DESCRIPTION, "license": {"name": "MIT"}},
             "components": {
@@ -95,12 +116,14 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
                     },
                 }
             },
+            "security": OPTIONAL_CREDENTIAL,  # what an operation that declares none takes
             # the moves socket is a WebSocket, which OpenAPI 3.0 has no operation for: what it takes and
             # sends, as components a generator makes types of
             "x-websockets": {
                 openapi_components.MOVES_SOCKET: {
                     "description": "The moves socket (service/http/moves_socket.py): each text message "
-                    "sent is a MovesSocketMove, each one received a MovesSocketAnswer.",
+                    "sent is a MovesSocketMove (typed as the match's game's: `<Game>MovesSocketMove`), "
+                    "each one received a MovesSocketAnswer.",
                     "send": {"$ref": "#/components/schemas/MovesSocketMove"},
                     "receive": {"$ref": "#/components/schemas/MovesSocketAnswer"},
                 }
@@ -109,25 +132,46 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
         JSON_SORT_KEYS=False,
     )
     app.extensions["matchlog"] = Matches(redis_client, settings)
-    app.extensions["matchlog-players"] = PlayerStore(redis_client, settings.namespace)
+    app.extensions["matchlog-players"] = app.extensions["matchlog"].stores.players
     app.extensions["matchlog-livefeed"] = LiveFeed(app.extensions["matchlog"], redis_client)
+    app.extensions["matchlog-seeks"] = Seeks(
+        app.extensions["matchlog"],
+        app.extensions["matchlog-players"],
+        SeekStore(redis_client, app.extensions["matchlog"].stores.keys),
+    )
+    app.extensions["matchlog-challenges"] = Challenges(
+        app.extensions["matchlog"], ChallengeStore(redis_client, app.extensions["matchlog"].stores.keys)
+    )
+    app.extensions["matchlog-tournaments"] = Tournaments.of(
+        app.extensions["matchlog"], app.extensions["matchlog-players"]
+    )
+    tournament_store = app.extensions["matchlog-tournaments"].store
+    app.extensions["matchlog-tournament-feed"] = LiveFeed(  # the same reader, over the tournaments' logs
+        app.extensions["matchlog"],
+        redis_client,
+        feed=tournament_store.events,
+        read=lambda tournament_id, after, until: tournament_store.events.read(tournament_id, after, until),
+        slots=app.extensions["matchlog-livefeed"].slots,  # one cap on the streams a process holds
+        kept=256,  # an event with a thousand players' standings is ~115 KB: 30 MB at most
+    )
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand
     api.spec.components.schema("MovesSocketMove", schema=moves_socket.MoveSchema)  # the socket's messages
     api.spec.components.schemas["CreateMatch"]["properties"]["game"]["enum"] = list(GAMES)
-    accepted = []  # every action shape the API takes: each game's, and the deprecated ones still taken
+    accepted: dict[str, list[str]] = {}  # every action shape the API takes: each game's, and the deprecated
     for game in GAMES.values():  # each game's action shape, so that clients can generate code for it
         api.spec.components.schema(action_component(game), schema=game.action_schema)
-        accepted.append(action_component(game))
+        accepted[game.info.id] = [action_component(game)]
         names = game.action_names
+        served = api.spec.components.schemas
         if names is not None:  # the API's names; the engine's stay accepted, deprecated
-            served = api.spec.components.schemas
             engine_names = served[action_component(game)]
             api.spec.components.schema(
                 deprecated_action_component(game), openapi_components.deprecated_action(engine_names, game)
             )
             served[action_component(game)] = openapi_components.renamed_action(engine_names, names, served)
-            accepted.append(deprecated_action_component(game))
+            accepted[game.info.id].append(deprecated_action_component(game))
+        served.update(openapi_components.action_types(served[action_component(game)], game))
         api.spec.components.schema(
             legal_actions_component(game),
             {
@@ -143,6 +187,12 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
                         "description": "Every legal action; each can be posted back unchanged.",
                         "items": {"$ref": f"#/components/schemas/{action_component(game)}"},
                     },
+                    "texts": {
+                        "type": "array",
+                        "description": "With ?text=true: each action of `actions`, in the same order, in "
+                        "the words its log entry will use once it is taken.",
+                        "items": {"type": "string"},
+                    },
                 },
             },
         )
@@ -150,16 +200,42 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
         "Action",
         {
             "description": "An action of one of the games; which one is the match's game.",
-            "anyOf": [{"$ref": f"#/components/schemas/{name}"} for name in accepted],
+            "anyOf": [
+                {"$ref": f"#/components/schemas/{name}"} for names in accepted.values() for name in names
+            ],
         },
     )
     _document_errors(api)
+    document_shared(api.spec)  # the error answers and the Idempotency-Key, referred to by the operations
     api.register_blueprint(v1)
     api.register_blueprint(probes)
     served = api.spec.components.schemas  # the games' data typed, and the answers that carry it made unions
     served.update(openapi_components.components(list(GAMES.values()), served))
+    served.update(openapi_components.submit_actions(list(GAMES.values()), accepted))
+    served.update(openapi_components.socket_moves(list(GAMES.values()), served))
+    served["ImportMatch"]["properties"]["record_type"]["enum"] = sorted(records.record_games())
     served.pop("PaginationMetadata", None)  # flask-smorest's, for a pagination header no operation sends
-    openapi_components.optional_defaults(served["CreateMatch"])
+    for request_body in (
+        "CreateMatch",
+        "CreateSeek",
+        "CreateChallenge",
+        "CreateTournament",
+        "TournamentPlayer",
+    ):
+        openapi_components.optional_defaults(served[request_body])
+    served.update(openapi_components.create_matches(list(GAMES.values()), served["CreateMatch"]))
+    openapi_components.meeting_settings(list(GAMES.values()), served)
+    served.update(openapi_components.tournament_components(list(GAMES.values()), served))
+    openapi_components.python_titles(served)
+    openapi_components.name_enums(
+        served,
+        {bot for game in GAMES.values() for bot in bots_of(game)},
+        entry_types(),
+        OTHER_EVENTS,
+    )
+    # flask-smorest writes /openapi.json indented, twice the bytes: served compact, as every JSON answer is
+    served_at = next(rule.endpoint for rule in app.url_map.iter_rules() if rule.rule == "/openapi.json")
+    app.view_functions[served_at] = lambda: app.json.response(spec(app))
     app.register_blueprint(viewer)  # pages for people, outside the API's contract
     app.register_blueprint(apidocs)  # /docs: the contract as an interactive reference (Swagger UI)
     moves_socket.install(app)  # the moves socket: a WebSocket, outside the OpenAPI contract too
@@ -185,6 +261,7 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
         Step("CORS headers", None, request_hooks.cors(settings.cors_origins)),
         Step("X-Request-Id", None, request_hooks.echo_id),
         Step("CORS preflight", request_hooks.preflight, None),  # answered before any check
+        Step("language", request_hooks.speak, request_hooks.said_language),  # before any refusal's message
         Step(
             "guards",
             guards.check(app, body_types, answers),
@@ -210,7 +287,7 @@ def _document_errors(api: Api) -> None:
     """The error codes as enums: ``Error.error`` from ``service.http.errors.ERROR_CODES``; each game's refusal
     reasons (its own and the server's) as ``<Game>RefusalReason``, and ``Error.reason`` as any of them
     (or, with seed_known_to_creator_refused, one of ``KNOWN_SEED_REASONS``)."""
-    reasons: set[str] = set(KNOWN_SEED_REASONS)
+    reasons: set[str] = set(KNOWN_SEED_REASONS) | set(TOURNAMENT_REASONS)
     for game in GAMES.values():
         refusals = refusals_of(game)
         reasons |= set(refusals)
@@ -231,7 +308,8 @@ def _document_errors(api: Api) -> None:
             "enum": sorted(reasons),
             "description": "The reason of a 422: with illegal_action, a code of the match's game "
             "(" + ", ".join(refusals_component(game) for game in GAMES.values()) + "); with "
-            "seed_known_to_creator_refused, " + " or ".join(sorted(KNOWN_SEED_REASONS)) + ".",
+            "seed_known_to_creator_refused, " + " or ".join(sorted(KNOWN_SEED_REASONS)) + "; with "
+            "tournament_refused (a 409), " + ", ".join(sorted(TOURNAMENT_REASONS)) + ".",
         },
     )
     error = api.spec.components.schemas["Error"]["properties"]
@@ -240,4 +318,5 @@ def _document_errors(api: Api) -> None:
 
 
 def spec(app: Flask) -> dict:
-    return app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
+    contract = app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
+    return openapi_components.document_languages(contract, texts.LANGUAGES)

@@ -15,8 +15,11 @@ from typing import TYPE_CHECKING, Protocol
 from flask import request
 
 from service.domain.tokens import is_platform_key, seat_for, token_hash
+from service.games.texts import catalogue
 from service.http.errors import ApiError
 from service.store.platforms import Platforms
+
+_ = catalogue(__file__).gettext
 
 if TYPE_CHECKING:
     from service.application.stores import Stores
@@ -41,9 +44,9 @@ def bearer_of(header: str | None) -> str | None:
     """The bearer credential an ``Authorization`` header gives; None without one; 401 when it is malformed."""
     if not header:
         return None
-    scheme, _, token = header.partition(" ")
+    scheme, _space, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise ApiError(401, "malformed_token", "the Authorization header must be 'Bearer <token>'")
+        raise ApiError(401, "malformed_token", _("the Authorization header must be 'Bearer <token>'"))
     return token.strip()
 
 
@@ -55,18 +58,32 @@ def request_platform(matches: Credentials) -> dict | None:
     return _platform_of_key(matches, token)
 
 
+def required_platform(matches: Credentials, whose: str) -> str:
+    """The id of the request's platform; 401 ``platform_key_required`` without a key (``whose``: what the
+    endpoint serves is a platform's, in words)."""
+    platform = request_platform(matches)
+    if platform is None:
+        raise ApiError(
+            401, "platform_key_required", _("{whose}: Authorization: Bearer <platform key>", whose=whose)
+        )
+    return platform["id"]
+
+
 def _platform_of_key(matches: Credentials, token: str) -> dict:
     """The platform of a platform key; 401 for a key nobody issued, or rotated out."""
     platform = matches.stores.platforms.of_key(token)
     if platform is None:
-        raise ApiError(401, "unknown_platform_key", "this platform key is not one this server issued")
+        raise ApiError(401, "unknown_platform_key", _("this platform key is not one this server issued"))
     if Platforms.ended(platform):
         ended = datetime.fromtimestamp(platform["expires"], UTC).isoformat(timespec="seconds")
         raise ApiError(
             401,
             "platform_key_rotated",
-            f"this platform key was rotated and its grace period ended at "
-            f"{ended.replace('+00:00', 'Z')}: use the platform's new key",
+            _(
+                "this platform key was rotated and its grace period ended at {ended}: "
+                "use the platform's new key",
+                ended=ended.replace("+00:00", "Z"),
+            ),
         )
     return platform
 
@@ -82,13 +99,15 @@ def request_seat(
     token = bearer()
     if token is None:
         if required:
-            raise ApiError(401, "missing_token", "this needs a seat token: Authorization: Bearer <token>")
+            raise ApiError(401, "missing_token", _("this needs a seat token: Authorization: Bearer <token>"))
         if platform == "view" and request.args.get("seat") is not None:
             raise ApiError(
                 401,
                 "missing_token",
-                "?seat=N reads a seat's view: send that seat's token (or the "
-                "match's platform key) as Authorization: Bearer <token>",
+                _(
+                    "?seat=N reads a seat's view: send that seat's token (or the match's "
+                    "platform key) as Authorization: Bearer <token>"
+                ),
             )
         return None
     if is_platform_key(token):
@@ -97,7 +116,7 @@ def request_seat(
             return None
         if platform != "view":
             raise ApiError(
-                403, "platform_cannot_act", "a platform reads and moderates; seats act with their tokens"
+                403, "platform_cannot_act", _("a platform reads and moderates; seats act with their tokens")
             )
         return _seat_asked(matches, match_id, required)
     seat = _seat_of_token(matches, match_id, token)
@@ -106,8 +125,12 @@ def request_seat(
         raise ApiError(
             403,
             "wrong_seat",
-            f"this token is seat {seat}'s: it reads that seat's view, not ?seat={asked} "
-            "(a platform key reads any seat's)",
+            _(
+                "this token is seat {seat}'s: it reads that seat's view, not "
+                "?seat={asked} (a platform key reads any seat's)",
+                seat=seat,
+                asked=asked,
+            ),
         )
     return seat
 
@@ -116,7 +139,7 @@ def _platform_of_match(matches: Credentials, match_id: str, token: str) -> None:
     """403 unless the platform key's platform is the match's."""
     owner = _platform_of_key(matches, token)
     if matches.repository.meta(match_id).platform != owner["id"]:
-        raise ApiError(403, "not_your_match", "this match belongs to another platform, or to none")
+        raise ApiError(403, "not_your_match", _("this match belongs to another platform, or to none"))
 
 
 def _seat_of_token(matches: Credentials, match_id: str, token: str) -> int:
@@ -125,7 +148,7 @@ def _seat_of_token(matches: Credentials, match_id: str, token: str) -> int:
     if seat is None:  # this process's copy of the tokens may predate a seat's new one: Redis decides
         seat = seat_for(token, matches.repository.meta(match_id, fresh=True).seat_hashes)
     if seat is None:
-        raise ApiError(403, "wrong_token", "this token is not a seat of this match")
+        raise ApiError(403, "wrong_token", _("this token is not a seat of this match"))
     return seat
 
 
@@ -134,11 +157,11 @@ def seat_acting(matches: Credentials, match_id: str, authorization: str | None) 
     environ, not Flask's request): the seat, and the token that holds it."""
     token = bearer_of(authorization)
     if token is None:
-        raise ApiError(401, "missing_token", "this needs a seat token: Authorization: Bearer <token>")
+        raise ApiError(401, "missing_token", _("this needs a seat token: Authorization: Bearer <token>"))
     if is_platform_key(token):
         _platform_of_match(matches, match_id, token)
         raise ApiError(
-            403, "platform_cannot_act", "a platform reads and moderates; seats act with their tokens"
+            403, "platform_cannot_act", _("a platform reads and moderates; seats act with their tokens")
         )
     return _seat_of_token(matches, match_id, token), token
 
@@ -187,7 +210,10 @@ def _seat_number(asked: str, matches: Credentials, match_id: str) -> int:
     seats = len(matches.repository.meta(match_id).seat_hashes)
     if not SEAT.fullmatch(text) or int(text) >= seats:
         raise ApiError(
-            400, "invalid_request", f"seat must be 0 to {seats - 1}", fields={"seat": ["no such seat"]}
+            400,
+            "invalid_request",
+            _("seat must be 0 to {last}", last=seats - 1),
+            fields={"seat": ["no such seat"]},
         )
     return int(text)
 
@@ -197,12 +223,14 @@ def request_owner(matches: Credentials, match_id: str, does: str) -> dict:
     401 without a credential, 403 for a seat's token or another platform's key."""
     if bearer() is None:
         raise ApiError(
-            401, "platform_key_required", f"only the match's platform {does}: Authorization: Bearer <its key>"
+            401,
+            "platform_key_required",
+            _("only the match's platform {does}: Authorization: Bearer <its key>", does=does),
         )
     request_seat(matches, match_id, required=True, platform="own")
     owner = request_platform(matches)
     if owner is None:
-        raise ApiError(403, "platform_only", f"only the match's platform {does}")
+        raise ApiError(403, "platform_only", _("only the match's platform {does}", does=does))
     return owner
 
 
@@ -213,7 +241,7 @@ def _seat_asked(matches: Credentials, match_id: str, required: bool) -> int | No
             raise ApiError(
                 400,
                 "invalid_request",
-                "a platform reads a seat's view with ?seat=N",
+                _("a platform reads a seat's view with ?seat=N"),
                 fields={"seat": ["required with a platform key"]},
             )
         return None

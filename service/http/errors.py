@@ -16,9 +16,11 @@ from typing import Any
 
 from flask import Flask, Response, current_app, has_request_context, jsonify
 from werkzeug.exceptions import HTTPException, default_exceptions
+from wsproto.utilities import RemoteProtocolError
 
 from service import metrics
 from service.domain.errors import (
+    TOURNAMENT_REASONS,
     BrokenChain,
     GuessableIdempotencyKey,
     HiddenUntilRevealed,
@@ -27,21 +29,30 @@ from service.domain.errors import (
     IllegalRecordMove,
     KnownSeedRefused,
     MatchNotFound,
+    MatchNotOver,
     MatchOver,
+    NoLongerOpen,
     NoRecordFormat,
     NoSuchSeat,
+    NotFound,
+    NotInChallenge,
     NotReplicated,
     NotTheHolder,
     OutOfTime,
     SeatTaken,
     StorageFull,
     TooManyBotMatches,
+    TooManyOpen,
     TooManyWebhooks,
+    TournamentRefused,
     Unavailable,
     VersionConflict,
     VersionNotFound,
 )
 from service.games.protocol import IllegalAction, InvalidOptions, InvalidRecord
+from service.games.texts import N_, catalogue
+
+_ = catalogue(__file__).gettext
 
 log = logging.getLogger("matchlog")
 
@@ -85,6 +96,8 @@ API_ERRORS: dict[str, str] = {
     "seed_known_to_creator_refused": "a seed known to its creator where a stranger could sit down (reason)",
     "too_many_requests": "over a rate limit: Retry-After says when to retry",
     "too_many_streams": "this address holds as many live feeds as it may",
+    "too_many_sockets": "this address holds as many moves sockets as it may",
+    "too_many_analyses": "the caller has as many analyses waiting or running as it may (limit says how many)",
     "too_many_webhooks": "the platform has as many webhooks as it may (limit says how many)",
     "too_many_bot_matches": "this address (or platform) has as many matches of bots only not over as it may",
     "internal_error": "an unexpected error; it has been logged",
@@ -94,10 +107,144 @@ API_ERRORS: dict[str, str] = {
     "not_replicated": "no replica confirmed the write in time: retry with the same Idempotency-Key",
     "streams_full": "this server process holds as many live feeds as it may",
     "not_ready": "/readyz: Redis or the workers are not ready",
+    "seek_not_found": "no such seek (or it is another platform's, or long gone)",
+    "challenge_not_found": "no such challenge (or it is another platform's, or long gone)",
+    "not_your_seek": "the seek is another platform's or another client's: its owner cancels it",
+    "not_in_challenge": "the player is neither the challenger nor one of the challenged",
+    "not_open": "the seek or challenge is paired, cancelled, declined or expired already (status says which)",
+    "too_many_seeks": "the player, address or platform has as many open seeks as it may (limit says how many)",
+    "too_many_challenges": "the player has as many open challenges as it may (limit says how many)",
+    "tournament_not_found": "no such tournament (or, for a change, it is another platform's)",
+    "tournament_refused": "the tournament cannot take this now: reason says why",
+    "too_many_tournaments": "the platform created as many tournaments in the last day as it may (limit)",
 }
 # The statuses werkzeug (routing, request parsing, the rate limiter, static files) may answer with, whose
 # code is its name in snake case (``method_not_allowed``); any other becomes bad_request or internal_server_error.
 HTTP_STATUSES = (400, 404, 405, 406, 412, 413, 414, 415, 416, 422, 429, 431, 500, 501, 503)
+
+
+WERKZEUG_MESSAGES = (
+    N_("The browser (or proxy) sent a request that this server could not understand."),
+    N_(
+        "The requested URL was not found on the server. If you entered the URL manually please check your "
+        "spelling and try again."
+    ),
+    N_("The method is not allowed for the requested URL."),
+    N_(
+        "The resource identified by the request is only capable of generating response entities which have "
+        "content characteristics not acceptable according to the accept headers sent in the request."
+    ),
+    N_("The precondition on the request for the URL failed positive evaluation."),
+    N_("The data value transmitted exceeds the capacity limit."),
+    N_(
+        "The length of the requested URL exceeds the capacity limit for this server. The request cannot be "
+        "processed."
+    ),
+    N_("The server does not support the media type transmitted in the request."),
+    N_("The server cannot provide the requested range."),
+    N_("The request was well-formed but was unable to be followed due to semantic errors."),
+    N_("This user has exceeded an allotted request count. Try again later."),
+    N_("One or more header fields exceeds the maximum size."),
+    N_(
+        "The server encountered an internal error and was unable to complete your request. Either the server is "
+        "overloaded or there is an error in the application."
+    ),
+    N_("The server does not support the action requested by the browser."),
+    N_(
+        "The server is temporarily unable to service your request due to maintenance downtime or capacity "
+        "problems. Please try again later."
+    ),
+)
+"""werkzeug's own messages of the statuses it may answer with (``HTTP_STATUSES``), word for word, for the
+catalogue: an answer in English says them as werkzeug does (tests/http/test_languages.py checks they are its)."""
+
+
+MARSHMALLOW_MESSAGES = (
+    # its schemas'
+    N_("Unknown field."),
+    N_("Invalid input type."),
+    # its fields' (``default_error_messages``)
+    N_("Missing data for required field."),
+    N_("Field may not be null."),
+    N_("Invalid value."),
+    N_("Invalid type."),
+    N_("Invalid input."),
+    N_("Not a valid string."),
+    N_("Not a valid utf-8 string."),
+    N_("Not a valid integer."),
+    N_("Not a valid number."),
+    N_("Number too large."),
+    N_("Special numeric values (nan or infinity) are not permitted."),
+    N_("Not a valid boolean."),
+    N_("Not a valid list."),
+    N_("Not a valid tuple."),
+    N_("Not a valid mapping type."),
+    N_("Not a valid date."),
+    N_("Not a valid {obj_type}."),
+    N_("Not a valid {awareness} {obj_type}."),
+    N_('"{input}" cannot be formatted as a {obj_type}.'),
+    N_('"{input}" cannot be formatted as a date.'),
+    N_("Not a valid period of time."),
+    N_("Not a valid UUID."),
+    N_("Not a valid URL."),
+    N_("Not a valid email address."),
+    N_("Not a valid IP address."),
+    N_("Not a valid IPv4 address."),
+    N_("Not a valid IPv6 address."),
+    N_("Not a valid IP interface."),
+    N_("Not a valid IPv4 interface."),
+    N_("Not a valid IPv6 interface."),
+    # its validators' (``message*``, ``default_message``; Range's with its comparisons filled in)
+    N_("Must be one of: {choices}."),
+    N_("Must be equal to {other}."),
+    N_("String does not match expected pattern."),
+    N_("Shorter than minimum length {min}."),
+    N_("Longer than maximum length {max}."),
+    N_("Length must be between {min} and {max}."),
+    N_("Length must be {equal}."),
+    N_("One or more of the choices you made was not in: {choices}."),
+    N_("One or more of the choices you made was in: {values}."),
+    N_("Must be greater than or equal to {min}."),
+    N_("Must be greater than {min}."),
+    N_("Must be less than or equal to {max}."),
+    N_("Must be less than {max}."),
+    N_("Must be greater than or equal to {min} and less than or equal to {max}."),
+    N_("Must be greater than or equal to {min} and less than {max}."),
+    N_("Must be greater than {min} and less than or equal to {max}."),
+    N_("Must be greater than {min} and less than {max}."),
+)
+"""marshmallow's own messages for a field that does not fit its schema, word for word, for the catalogue: an
+``invalid_request``'s ``fields`` say them in the reader's language (``field_message``), and in English as
+marshmallow does (tests/http/test_languages.py checks they are its)."""
+
+
+def _template(message: str) -> re.Pattern[str]:
+    """A message of ``MARSHMALLOW_MESSAGES`` as a pattern that finds its placeholders' values back."""
+    parts = re.split(r"\{(\w+)\}", message)
+    return re.compile(
+        "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts))
+        + r"\Z",
+        re.DOTALL,
+    )
+
+
+_PLAIN = frozenset(m for m in MARSHMALLOW_MESSAGES if "{" not in m)
+_TEMPLATES = sorted(
+    ((m, _template(m)) for m in MARSHMALLOW_MESSAGES if "{" in m),
+    key=lambda known: -len(re.sub(r"\{\w+\}", "", known[0])),  # the most specific first
+)
+
+
+def field_message(message: str) -> str:
+    """A field's message in the reader's language: one of marshmallow's (its values found back in it and
+    said in the translation) translated, any other (the server's own, already said) as it is."""
+    if message in _PLAIN:
+        return _(message)
+    for template, pattern in _TEMPLATES:
+        found = pattern.match(message)
+        if found:
+            return _(template, **found.groupdict())
+    return message
 
 
 def _snake(name: str) -> str:
@@ -123,9 +270,20 @@ class ApiError(Exception):
         self.body = {"error": error, "message": message, **details}
 
 
-def invalid(fields: dict[str, list[str]], message: str = "the request is not valid") -> ApiError:
+def invalid(fields: dict[str, list[str]], message: str | None = None) -> ApiError:
     """400 naming each wrong field, e.g. ``{"options.variant": ["must be one of ..."]}``."""
-    return ApiError(400, "invalid_request", message, fields=fields)
+    said = {field: [field_message(m) for m in messages] for field, messages in fields.items()}
+    return ApiError(400, "invalid_request", message or _("the request is not valid"), fields=said)
+
+
+def unknown_game(game: object, field: str = "game") -> ApiError:
+    """400: a game id no package serves."""
+    return invalid({field: [_("unknown game {game}; GET /v1/games lists them", game=repr(game))]})
+
+
+def not_a_cursor(field: str = "cursor") -> ApiError:
+    """400: a paging cursor this endpoint did not give (forged, or another endpoint's)."""
+    return invalid({field: [_("not a cursor this endpoint gave")]})
 
 
 def flatten(messages: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -161,9 +319,13 @@ def http_error_answer(error: HTTPException, max_body: int | None) -> tuple[int, 
             else messages
         )
         return 400, invalid(fields).body, []
-    body = {"error": http_code(error.code), "message": error.description or error.name}
+    message = error.description or error.name
+    body = {
+        "error": http_code(error.code),
+        "message": _(message) if message in WERKZEUG_MESSAGES else message,
+    }
     if error.code == 413 and max_body:
-        body["message"] = f"the body is over this server's limit of {max_body} bytes"
+        body["message"] = _("the body is over this server's limit of {limit} bytes", limit=max_body)
     headers = []
     if error.code == 405 and getattr(error, "valid_methods", None):
         headers.append(("Allow", ", ".join(error.valid_methods)))  # type: ignore[attr-defined]
@@ -171,12 +333,38 @@ def http_error_answer(error: HTTPException, max_body: int | None) -> tuple[int, 
 
 
 def _unavailable(error: Exception) -> ApiError:
-    return ApiError(503, "storage_unavailable", "the match store is unreachable; retry shortly")
+    return ApiError(503, "storage_unavailable", _("the match store is unreachable; retry shortly"))
 
 
 def _unexpected(error: Exception) -> ApiError:
     log.error("unhandled error", exc_info=error)
-    return ApiError(500, "internal_error", "an unexpected error; it has been logged")
+    return ApiError(500, "internal_error", _("an unexpected error; it has been logged"))
+
+
+def _not_found(error: NotFound) -> ApiError:
+    if error.what == "seek":
+        return ApiError(404, "seek_not_found", str(error))
+    if error.what == "tournament":
+        return ApiError(404, "tournament_not_found", _("no such tournament"))
+    return ApiError(404, "challenge_not_found", str(error))
+
+
+def _too_many(error: TooManyOpen) -> ApiError:
+    if error.what == "analysis":
+        return ApiError(429, "too_many_analyses", str(error), limit=error.limit)
+    if error.what == "seek":
+        return ApiError(429, "too_many_seeks", str(error), limit=error.limit)
+    if error.what == "tournament":
+        return ApiError(
+            429,
+            "too_many_tournaments",
+            _(
+                "the platform created {limit} tournaments in the last day, as many as it may",
+                limit=error.limit,
+            ),
+            limit=error.limit,
+        )
+    return ApiError(429, "too_many_challenges", str(error), limit=error.limit)
 
 
 # the API face of the application's exceptions, for HTTP answers and the moves socket alike
@@ -185,32 +373,53 @@ DOMAIN = {
     VersionConflict: lambda e: ApiError(
         409,
         "version_conflict",
-        f"the match is at version {e.current_version}: read it again and choose an action at that version",
+        _(
+            "the match is at version {version}: read it again and choose an action at that version",
+            version=e.current_version,
+        ),
         current_version=e.current_version,
     ),
     OutOfTime: lambda e: ApiError(
         409,
         "out_of_time",
-        f"this seat's clock ran out before the move came: the timeout "
-        f"was applied, the match is at version {e.current_version}",
+        _(
+            "this seat's clock ran out before the move came: the timeout was applied, the match is at version "
+            "{version}",
+            version=e.current_version,
+        ),
         current_version=e.current_version,
     ),
     InvalidOptions: lambda e: invalid({e.field: [e.message]}, f"{e.field}: {e.message}"),
-    MatchNotFound: lambda e: ApiError(404, "match_not_found", "no such match"),
+    MatchNotFound: lambda e: ApiError(404, "match_not_found", _("no such match")),
     VersionNotFound: lambda e: ApiError(404, "version_not_found", str(e), current_version=e.current_version),
     IllegalRecordMove: lambda e: ApiError(
         422, "illegal_action", str(e), reason=e.refusal.reason, move=e.number
     ),
-    InvalidRecord: lambda e: ApiError(400, "invalid_record", f"the game record cannot be read: {e}"),
+    InvalidRecord: lambda e: ApiError(
+        400, "invalid_record", _("the game record cannot be read: {why}", why=e)
+    ),
     NoRecordFormat: lambda e: ApiError(406, "not_acceptable", str(e)),
-    BrokenChain: lambda e: ApiError(500, "broken_chain", f"the stored log fails its hash chain: {e}"),
+    BrokenChain: lambda e: ApiError(
+        500, "broken_chain", _("the stored log fails its hash chain: {why}", why=e)
+    ),
     SeatTaken: lambda e: ApiError(409, "seat_taken", str(e)),
     TooManyWebhooks: lambda e: ApiError(
-        409, "too_many_webhooks", f"{e}: delete one first, or ask the operator to allow more", limit=e.limit
+        409,
+        "too_many_webhooks",
+        _("{why}: delete one first, or ask the operator to allow more", why=e),
+        limit=e.limit,
     ),
     TooManyBotMatches: lambda e: ApiError(429, "too_many_bot_matches", str(e)),
     HiddenUntilRevealed: lambda e: ApiError(409, "hidden_until_revealed", str(e)),
     MatchOver: lambda e: ApiError(409, "match_over", str(e)),
+    MatchNotOver: lambda e: ApiError(409, "match_not_over", str(e)),
+    NotFound: lambda e: _not_found(e),
+    NoLongerOpen: lambda e: ApiError(409, "not_open", str(e), current_status=e.status),
+    NotInChallenge: lambda e: ApiError(403, "not_in_challenge", str(e)),
+    TournamentRefused: lambda e: ApiError(
+        409, "tournament_refused", _(TOURNAMENT_REASONS[e.reason]), reason=e.reason
+    ),
+    TooManyOpen: lambda e: _too_many(e),
     NoSuchSeat: lambda e: ApiError(404, "seat_not_found", str(e)),
     KnownSeedRefused: lambda e: ApiError(
         422,
@@ -221,23 +430,30 @@ DOMAIN = {
     ),
     GuessableIdempotencyKey: lambda e: invalid({"Idempotency-Key": [str(e)]}, str(e)),
     NotTheHolder: lambda e: ApiError(
-        403, "wrong_token", "this token no longer holds the seat: it was handed to someone else"
+        403, "wrong_token", _("this token no longer holds the seat: it was handed to someone else")
     ),
     IdempotencyKeyReused: lambda e: ApiError(
-        422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request"
+        422, "idempotency_key_reused", _("this Idempotency-Key was already used for a different request")
     ),
     IdempotencyKeyInProgress: lambda e: ApiError(409, "idempotency_key_in_progress", str(e)),
     NotReplicated: lambda e: ApiError(
         503,
         "not_replicated",
-        "no replica confirmed the write in time, so it may or may not survive a failover: "
-        "send the request again with the same Idempotency-Key to learn whether it was "
-        "appended (its first answer comes back) or to append it now",
+        _(
+            "no replica confirmed the write in time, so it may or may not survive a failover: "
+            "send the request again with the same Idempotency-Key to learn whether it was "
+            "appended (its first answer comes back) or to append it now"
+        ),
+    ),
+    # the moves socket's handshake as wsproto refuses it, before any frame (no key, another version): the
+    # client's mistake, answered in HTTP still
+    RemoteProtocolError: lambda e: invalid(
+        {"handshake": [str(e)]}, _("not a WebSocket handshake the server takes: {why}", why=e)
     ),
     # the store's failures, as the store translates redis-py's (``service.store.errors.translated``)
     Unavailable: _unavailable,
     StorageFull: lambda e: ApiError(
-        503, "storage_full", "the match store is full and refuses new writes; nothing was lost"
+        503, "storage_full", _("the match store is full and refuses new writes; nothing was lost")
     ),
 }
 

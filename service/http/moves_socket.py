@@ -21,32 +21,45 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Flask, current_app, request
 from flask_sock import ConnectionClosed, Sock
-from marshmallow import ValidationError, fields, validate
+from marshmallow import ValidationError, fields
 from simple_websocket import Server
 
 from service import metrics, versions
 from service.application.livefeed import CHECK_S
 from service.application.matches import Matches
 from service.domain.tokens import token_hash
+from service.games import texts
+from service.games.texts import catalogue
 from service.http import fastload, home_workers, schemas, websocket_frames
 from service.http.auth import acting_seat, bearer, still_holds
 from service.http.errors import ApiError, api_error_of, flatten, invalid
 from service.http.middleware.pipeline import Exchange
+from service.http.middleware.request_hooks import language_of
 from service.http.routes import load_action
-from service.serving import send_whole
+from service.sockets import send_whole
+from service.store import budgets
 from service.store.errors import translated
+
+_ = catalogue(__file__).gettext
 
 sock = Sock()
 
 
 class MoveSchema(schemas.SubmitActionSchema):
-    idempotency_key = fields.String(validate=validate.Length(min=1, max=128))
+    idempotency_key = fields.String(
+        validate=schemas.IDEMPOTENCY_KEY_LENGTH,
+        metadata={
+            "description": "A retry with the same key gets the first answer back and changes nothing, as "
+            "the POST's Idempotency-Key header."
+        },
+    )
 
 
 _move = MoveSchema()
@@ -238,12 +251,55 @@ def prepare(x: Exchange) -> None:
                 environ[name] = _Lingering(environ[name])
 
 
+_held: dict[str, int] = {}
+"""The moves sockets this process holds, per client address (an IPv6 one: its /64, as budgets count it; at most
+``MATCHLOG_MOVES_PER_ADDRESS``)."""
+_held_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _holding(address: str, cap: int) -> Iterator[bool]:
+    """One more socket of ``address`` held while inside: False (and nothing held) when it has ``cap`` already."""
+    with _held_lock:
+        if cap and _held.get(address, 0) >= cap:
+            admitted = False
+        else:
+            admitted = True
+            _held[address] = _held.get(address, 0) + 1
+    try:
+        yield admitted
+    finally:
+        if admitted:
+            with _held_lock:
+                left = _held.pop(address) - 1
+                if left:
+                    _held[address] = left
+
+
 @sock.route(ROUTE)
 def moves(ws: Server, match_id: str) -> None:
     app = current_app._get_current_object()  # type: ignore[attr-defined]  # current_app is a LocalProxy
     connection = _Connection(ws, app.config["MOVES_PING_S"], app.config["MAX_CONTENT_LENGTH"])
+    cap = app.config["MOVES_PER_ADDRESS"]
     try:
-        _serve(app, connection, match_id)
+        # the handshake's language for every answer the socket sends, wherever the socket is served
+        with (
+            texts.speaking(language_of(request.environ)),
+            _holding(budgets.budget_address(request.remote_addr), cap) as admitted,
+        ):
+            if admitted:
+                _serve(app, connection, match_id)
+            else:  # before the token is looked at: an address over its cap costs nothing more
+                refusal = {
+                    "status": 429,
+                    "error": "too_many_sockets",
+                    "message": _(
+                        "this address holds {cap} moves sockets, as many as one address may: close one first",
+                        cap=cap,
+                    ),
+                }
+                connection.send(app.json.text(refusal))
+                connection.close(websocket_frames.POLICY_VIOLATION)
     except ConnectionClosed:
         pass
     finally:
@@ -276,7 +332,7 @@ def _serve(app: Flask, connection: _Connection, match_id: str) -> None:
                     {
                         "status": 403,
                         "error": "wrong_token",
-                        "message": "this token no longer holds the seat: it was handed over",
+                        "message": _("this token no longer holds the seat: it was handed over"),
                     }
                 )
             )
@@ -297,7 +353,7 @@ def _answer(
             raise ApiError(
                 429,
                 "too_many_requests",
-                f"over this token's or this address's write limit; retry in {wait} s",
+                _("over this token's or this address's write limit; retry in {wait} s", wait=wait),
                 retry_after=wait,
             )
         try:
@@ -308,7 +364,9 @@ def _answer(
         except ValidationError as error:
             raise invalid(flatten(error.messages)) from None
         except ValueError as error:  # what the POST says of such a body, the depth and text guards included
-            raise invalid({"body": [str(error)]}, f"the message is not valid JSON ({error})") from None
+            raise invalid(
+                {"body": [str(error)]}, _("the message is not valid JSON ({error})", error=error)
+            ) from None
         action = load_action(game_id, body["action"])
         answer = matches.submit(
             match_id,

@@ -9,12 +9,14 @@ from flask import Response
 from service import metrics
 from service.http import schemas
 from service.http.errors import ApiError
-from service.http.routes import Blueprint, matches
+from service.http.routes import NO_CREDENTIAL, Blueprint, matches
 
 probes = Blueprint("probes", __name__, description="Health probes for load balancers and orchestrators.")
 
 
 @probes.route("/healthz", methods=["GET"])
+@probes.doc(operationId="checkHealth")
+@probes.doc(security=NO_CREDENTIAL)
 @probes.response(200, schemas.HealthSchema)
 def healthz() -> dict[str, Any]:
     """The process is alive (it answers; nothing else is checked)."""
@@ -22,12 +24,15 @@ def healthz() -> dict[str, Any]:
 
 
 @probes.route("/readyz", methods=["GET"])
+@probes.doc(operationId="checkReady")
+@probes.doc(security=NO_CREDENTIAL)
 @probes.response(200, schemas.HealthSchema)
 @probes.alt_response(
     503,
     schema=schemas.ErrorSchema,
     description="not_ready: Redis unreachable, no worker, or (replicated durability) a master "
     "without a replica",
+    headers={"Retry-After": "RetryAfter"},
 )
 def readyz() -> dict[str, Any]:
     """Ready to serve: Redis answers, at least one rule worker has renewed its partition lease in time
@@ -56,13 +61,15 @@ def readyz() -> dict[str, Any]:
 
 
 @probes.route("/metrics", methods=["GET"])
+@probes.doc(operationId="getMetrics")
 @probes.doc(
+    security=NO_CREDENTIAL,
     responses={
         "200": {
             "description": "Prometheus text exposition of every process of this server",
             "content": {"text/plain": {"schema": {"type": "string"}}},
         }
-    }
+    },
 )
 def get_metrics() -> Response:
     """Prometheus metrics: requests by route and status with latency, appends, version conflicts,

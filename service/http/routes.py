@@ -2,7 +2,8 @@
 use cases. Each view authenticates, checks the request's shape, calls one use case and shapes the answer;
 rules and storage live elsewhere. The blueprint ``v1`` is here; the log and live feed, webhooks, players and
 analyses join it from their own modules (``feed_routes``, ``webhook_routes``, ``player_routes``,
-``analysis_routes``), and the probes are ``probe_routes``."""
+``analysis_routes``), and the probes are ``probe_routes``. A view's docstring is its operation's summary and
+description in the contract, so it is written in Markdown (`single backticks`), as OpenAPI reads it."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import functools
 import json
 import logging
 from collections.abc import Callable, Hashable
+from http import HTTPStatus
 from typing import Any, TypeVar, cast
 
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Request, Response, current_app, request
 from flask_smorest import Blueprint as _Blueprint
 from flask_smorest.utils import deepupdate
@@ -24,13 +28,16 @@ from service.application.idempotency import ANYONE
 from service.application.matches import Matches, NewMatch
 from service.application.scoring import Scoring
 from service.application.seats import Seats
-from service.domain import clocks, projections
+from service.domain import clocks, projections, replay
 from service.domain.lifecycle import refusals_of
 from service.domain.replay import SHELL_EVENTS, MatchState
 from service.domain.tokens import is_platform_key, seat_for, token_hash
+from service.domain.tournaments import PUSHED as TOURNAMENT_EVENTS
 from service.games import GAMES, legal_actions_component
 from service.games.bots import bots_of, shown_bot
+from service.games.kit import game_words
 from service.games.protocol import Game, InvalidRecord
+from service.games.texts import carries_texts, catalogue, language, schema_said
 from service.http import fastload, schemas
 from service.http.auth import (
     acting_seat,
@@ -41,11 +48,14 @@ from service.http.auth import (
     request_seat,
     seat_acting,
 )
-from service.http.errors import ApiError, flatten, invalid
+from service.http.errors import ApiError, flatten, invalid, retry_after, unknown_game
 from service.http.middleware.guards import GuardedJSON
 from service.http.middleware.pipeline import Answer, Exchange, answer_in_flask
+from service.http.viewer import pages
 from service.store import packs
 from service.store.repository import Lru, MatchNotFound
+
+_ = catalogue(__file__).gettext
 
 # private: flask-smorest's documentation of a view (``_apidoc``, ``_prepare_doc_cbks``, ``utils.deepupdate``) in
 # Blueprint below, webargs's ``_raw_load_json`` in _Parser
@@ -72,7 +82,7 @@ class Blueprint(_Blueprint):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._prepare_doc_cbks.append(self._prepare_games_doc)
+        self._prepare_doc_cbks.extend([self._prepare_games_doc, self._shared_parameters])
 
     @staticmethod
     def contract(*decorators: Callable[[View], View]) -> Callable[[View], View]:
@@ -93,6 +103,19 @@ class Blueprint(_Blueprint):
     def _prepare_games_doc(doc: dict[str, Any], doc_info: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         build = doc_info.get("games_doc")
         return deepupdate(doc, build(list(GAMES.values()))) if build else doc
+
+    @staticmethod
+    def _shared_parameters(doc: dict[str, Any], doc_info: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """The ``Idempotency-Key`` header as a reference to its one description (``document_shared``), not
+        written out again on every operation that takes it."""
+        if "parameters" in doc:
+            doc["parameters"] = [
+                IDEMPOTENCY_KEY
+                if isinstance(p, dict) and isinstance(p.get("schema"), schemas.IdempotencyHeaderSchema)
+                else p
+                for p in doc["parameters"]
+            ]
+        return doc
 
     @staticmethod
     def games_doc(build: Callable[[list[Game]], dict]) -> Callable[[View], View]:
@@ -116,9 +139,13 @@ SEAT_OR_PLATFORM: Security = [
     {"seatToken": []},
     {"platformKey": []},
 ]  # a seat of the match, or the match's platform
-SEAT_OR_SPECTATOR: Security = [{}, {"seatToken": []}, {"platformKey": []}]
 PLATFORM: Security = [{"platformKey": []}]
-PLATFORM_OR_ANONYMOUS: Security = [{}, {"platformKey": []}]
+OPTIONAL_CREDENTIAL: Security = [{}, {"seatToken": []}, {"platformKey": []}]
+"""The document's own security, which an operation that declares none has: no credential, a seat token or a
+platform key (a spectator's read, an anonymous create; a credential an operation has no use for changes
+nothing). Declared once there, not on each operation: openapi-python-client reads an operation's own
+``security`` as a credential required, and would not let its plain ``Client`` call it."""
+NO_CREDENTIAL: Security = []  # an operation nobody's credential changes, apart from the document's
 PLATFORM_OR_CREATOR: Security = [
     {"platformKey": []},
     {"creatorToken": []},
@@ -133,41 +160,112 @@ def matches() -> Matches:
     return current_app.extensions["matchlog"]
 
 
+ERROR_ANSWERS = {
+    400: "The request does not fit its schema (invalid_request, with fields).",
+    401: "No seat token, or a malformed Authorization header.",
+    403: "The token is not a seat of this match.",
+    404: "No such match, version or job.",
+    409: "version_conflict: the match moved on (current_version says where it is); out_of_time: the seat's "
+    "clock ran out first (the timeout was applied); seat_taken for a join; hidden_until_revealed for the "
+    "checkpoint of a hidden-information match whose log predates sealed hash chains, until its end; "
+    "idempotency_key_in_progress: the first request with this Idempotency-Key is still running.",
+    406: "The game cannot answer in the asked content type.",
+    413: "The body is larger than the server accepts (64 KiB by default).",
+    415: "The body's Content-Type is neither JSON nor a game record type.",
+    422: "illegal_action (with reason; with move for a game record), idempotency_key_reused (the "
+    "Idempotency-Key came with another request before), or "
+    "seed_known_to_creator_refused (reason open_seat or public: a creator who knows the seed knows every "
+    "hand).",
+    429: "too_many_requests: over the server's write limit per token or address, or its read limit per "
+    "address; Retry-After says when.",
+    503: "storage_unavailable (the match store is unreachable or failing over) or not_replicated (no replica "
+    "confirmed the write in time): the write may or may not have landed; send it again with the same "
+    "Idempotency-Key to learn which. Retry-After says when.",
+}
+"""The error answers every operation shares (each an ``Error``), by status: written once in the contract, as
+``components/responses`` named after the status (``BadRequest``...; flask-smorest's own upper-case names
+are its generic answers), and referred to by every operation."""
+
+STREAM_REFUSALS = {
+    "TooManyStreams": (
+        429,
+        "too_many_streams: this client address holds as many live feeds as the server allows one address; "
+        "Retry-After says when to try again.",
+    ),
+    "StreamsFull": (
+        503,
+        "streams_full: this server process holds as many live feeds as it may (another may have room), or "
+        "storage_unavailable; Retry-After says when.",
+    ),
+}
+"""The refusals of every held stream (a match's live feed, a tournament's), by the name of their shared answer
+in the contract's ``components/responses``: the status and its description."""
+
+IDEMPOTENCY_KEY = "IdempotencyKey"
+"""The ``Idempotency-Key`` header's name among the contract's ``components/parameters``."""
+
+
 def _errors(*codes: int) -> Callable[[View], View]:
-    """Document the error answers of an operation (they all share ``ErrorSchema``)."""
-    descriptions = {
-        400: "The request does not fit its schema (invalid_request, with fields).",
-        401: "No seat token, or a malformed Authorization header.",
-        403: "The token is not a seat of this match.",
-        404: "No such match, version or job.",
-        409: "version_conflict: the match moved on (current_version says where it is); out_of_time: the seat's "
-        "clock ran out first (the timeout was applied); seat_taken for a join; hidden_until_revealed for the "
-        "checkpoint of a hidden-information match whose log predates sealed hash chains, until its end; "
-        "idempotency_key_in_progress: the first request with this Idempotency-Key is still running.",
-        406: "The game cannot answer in the asked content type.",
-        413: "The body is larger than the server accepts (64 KiB by default).",
-        415: "The body's Content-Type is neither JSON nor a game record type.",
-        422: "illegal_action (with reason; with move for a game record), idempotency_key_reused (the "
-        "Idempotency-Key came with another request before), or "
-        "seed_known_to_creator_refused (reason open_seat or public: a creator who knows the seed knows every "
-        "hand).",
-        429: "too_many_requests: over the server's write limit per token or address, or its read limit per "
-        "address; Retry-After says when.",
-        503: "storage_unavailable (the match store is unreachable or failing over) or not_replicated (no replica "
-        "confirmed the write in time): the write may or may not have landed; send it again with the same "
-        "Idempotency-Key to learn which. Retry-After says when.",
-    }
+    """Document the error answers of an operation, by reference to ``ERROR_ANSWERS``; a status the view
+    documents itself (decorated below this) keeps its own answer."""
 
     def decorate(view: View) -> View:
-        for code in sorted({*codes, 429}):  # every request but the probes' counts in a rate limit
-            view = v1.alt_response(code, schema=schemas.ErrorSchema, description=descriptions[code])(view)
+        # flask-smorest's record of what the decorators below documented (see Blueprint.contract)
+        own = getattr(view, "_apidoc", {}).get("response", {}).get("responses", {})
+        # every request but the probes' counts in a rate limit: 429 always
+        for code in sorted({*codes, 429} - {int(c) for c in own}):
+            view = v1.alt_response(code, error_answer(code))(view)
         return view
 
     return decorate
 
 
+def error_answer(code: int) -> str:
+    """The name of the contract's shared answer of an error ``code`` (``ERROR_ANSWERS``)."""
+    return "".join(word.capitalize() for word in HTTPStatus(code).name.split("_"))
+
+
+def document_shared(spec: APISpec) -> None:
+    """Write the answers and the header that many operations share once, in the contract's components
+    (``ERROR_ANSWERS``, ``IDEMPOTENCY_KEY``), for the operations to refer to."""
+    spec.components.header(
+        "RetryAfter",
+        {
+            "description": "The seconds to wait before trying again.",
+            "schema": {"type": "integer", "minimum": 1},
+        },
+    )
+    for code, description in ERROR_ANSWERS.items():
+        answer: dict[str, Any] = {
+            "description": description,
+            "content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}},
+        }
+        if retry_after(code, None) is not None:  # the answers that always say when to try again
+            answer["headers"] = {"Retry-After": "RetryAfter"}
+        spec.components.response(error_answer(code), answer)
+    for name, (_, description) in STREAM_REFUSALS.items():
+        spec.components.response(
+            name,
+            {
+                "description": description,
+                "content": {JSON: {"schema": {"$ref": "#/components/schemas/Error"}}},
+                "headers": {"Retry-After": "RetryAfter"},
+            },
+        )
+    # the parameter as the marshmallow plugin writes it out from the schema, once
+    marshmallow = next(plugin for plugin in spec.plugins if isinstance(plugin, MarshmallowPlugin))
+    converter = marshmallow.converter
+    if converter is None:  # the plugin gets one when the spec is made, before any blueprint is documented
+        raise RuntimeError("document_shared needs the spec's marshmallow plugin initialised")
+    (key,) = converter.schema2parameters(schemas.IdempotencyHeaderSchema(), location="headers")
+    spec.components.parameter(IDEMPOTENCY_KEY, key.pop("in"), key)
+
+
 def catalogue_entry(game: Game) -> dict[str, Any]:
+    """A game as ``GET /v1/games`` lists it: its description and its options' descriptions in the reader's
+    language (the game's catalogue), everything a machine reads as it is."""
     info = game.info
+    say = game_words(type(game).__module__)
     return {
         "id": info.id,
         "name": info.name,
@@ -179,8 +277,8 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
         "dynamics": info.dynamics,
         "utility": info.utility,
         "utility_by_option": {option: dict(values) for option, values in info.utility_by_option.items()},
-        "description": info.description,
-        "options_schema": game.options_schema,
+        "description": say(info.description),
+        "options_schema": schema_said(game.options_schema, say),
         "packs": packs.installed(game, matches().settings.packs_dir),
         "pictures": [SVG] if game.svg is not None else [],
         "record_type": game.record.mime if game.record is not None else None,
@@ -191,7 +289,7 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
             {
                 "reason": code,
                 "rule": refusal.rule,
-                "description": refusal.description,
+                "description": refusal_text(game, code, refusal.description),
                 "by": "game" if code in game.refusals else "server",
             }
             for code, refusal in refusals_of(game).items()
@@ -199,14 +297,50 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
     }
 
 
-OTHER_EVENTS = frozenset({"rating_changed"})
+def refusal_text(game: Game, code: str, description: str) -> str:
+    """A refusal's description in the reader's language: a game's from its catalogue, the server's (and the
+    turn checks every game declares) from the shell's."""
+    said = game_words(type(game).__module__)(description) if code in game.refusals else description
+    return said if said != description else _(description)
+
+
+OTHER_EVENTS = frozenset({"rating_changed", "seek_paired", "seek_expired", *TOURNAMENT_EVENTS.values()})
 """What a webhook may ask for besides log entries: ``rating_changed``, a match's players rated
-(``workers.jobs.rate_match``)."""
+(``workers.jobs.rate_match``); ``seek_paired`` and ``seek_expired``, what became of the platform's seeks
+(``service.application.seeks``); ``tournament_round_started``, ``tournament_game_finished`` and
+``tournament_finished``, its tournaments' changes with their standings (``service.application.tournaments``)."""
 
 
 def entry_types() -> frozenset[str]:
     """What a webhook may ask for: the entry types of any game hosted here (registered games included)."""
     return frozenset(SHELL_EVENTS).union(*(game.event_types for game in GAMES.values()))
+
+
+def _opening_example() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The create body and the action body the contract shows (Swagger UI's "Try it out" sends them as they
+    are): a two-player match of the first game hosted without chance whose opening no seed changes, and the
+    first move its first seat to act is listed, legal as it is in any such match. Taken from the engines, so
+    that this module names no game."""
+    for game in GAMES.values():
+        if 2 not in game.info.counts() or game.info.chance:
+            continue
+        try:
+            options = game.resolve_options({}, 2)
+            openings = [game.setup(options, 2, seed) for seed in ("example-1", "example-2")]
+        except Exception:  # a game that needs its content pack to set up: not an example
+            continue
+        listed = [game.legal_actions(state, game.to_act(state)[0]) for state in openings]
+        if listed[0] and listed[0] == listed[1]:
+            action = listed[0][0]
+            names = game.action_names
+            return (
+                {"game": game.info.id, "players": [{"name": "alice"}, {"name": "bob"}]},
+                {"expected_version": 1, "action": names.for_clients(action) if names is not None else action},
+            )
+    return {}, {}
+
+
+CREATE_EXAMPLE, ACTION_EXAMPLE = _opening_example()
 
 
 def _record_bodies(games: list[Game]) -> dict[str, Any]:
@@ -221,6 +355,8 @@ def _record_bodies(games: list[Game]) -> dict[str, Any]:
 
 
 @v1.route("/games", methods=["GET"])
+@v1.doc(operationId="listGames")
+@v1.doc(security=NO_CREDENTIAL)
 @v1.response(200, schemas.GameSchema(many=True))
 @_errors()
 def list_games() -> list[dict[str, Any]]:
@@ -251,24 +387,29 @@ def _match_links() -> dict[str, Any]:
 
 
 @v1.route("/signing-key", methods=["GET"])
+@v1.doc(operationId="getSigningKey")
+@v1.doc(security=NO_CREDENTIAL)
 @v1.response(200, schemas.SigningKeySchema)
 @_errors()
 def get_signing_key() -> dict[str, Any]:
     """The public key this server signs checkpoints with: fetch it once and keep it, then check
-    every checkpoint against it (``matchlog replay --public-key``)."""
+    every checkpoint against it (`matchlog replay --public-key`)."""
     return {"algorithm": "Ed25519", "public_key": matches().stores.server_key.public_key}
 
 
 @v1.route("/matches", methods=["POST"])
+@v1.doc(operationId="createMatch")
 @v1.response(201, schemas.CreatedMatchSchema)
-@v1.doc(responses={201: {"links": _match_links()}}, security=PLATFORM_OR_ANONYMOUS)
+@v1.doc(responses={201: {"links": _match_links()}})  # OPTIONAL_CREDENTIAL
 @v1.games_doc(
     lambda games: {
         "requestBody": {
             "required": True,
             "content": {
-                "application/json": {"schema": {"$ref": "#/components/schemas/CreateMatch"}},
-                **_record_bodies(games),
+                "application/json": {
+                    "schema": {"$ref": "#/components/schemas/CreateMatch"},
+                    "example": CREATE_EXAMPLE,
+                },
             },
         }
     }
@@ -278,18 +419,9 @@ def get_signing_key() -> dict[str, Any]:
 def create_match(headers: dict[str, Any]) -> dict[str, Any]:
     """Create a match. The answer holds one secret token per seat: it is shown only this once.
 
-    A body in a game's record format (its ``record_type`` in the catalogue, an SGF
-    dialect for instance) creates the match by replaying the record through the rules: the
-    result is an ordinary match with an ordinary log. A record with an illegal move is refused (422,
-    with ``move``, its number, and ``reason``, the rule) and nothing is stored."""
-    platform = request_platform(matches())
-    if platform is None and not matches().settings.anonymous_matches:
-        raise ApiError(
-            401,
-            "platform_key_required",
-            "this server creates matches for platforms only: Authorization: Bearer <platform key>",
-        )
-    owner = platform["id"] if platform else None
+    From a game record: `POST /v1/imports`. (A body in a game's record format, its
+    `record_type` in the catalogue, is still taken here, deprecated: docs/reference/naming.md.)"""
+    owner = _creator()
     if request.mimetype in records.record_games():
         try:  # as_text would turn bytes that are not UTF-8 into U+FFFD, and so into a player's name; a BOM goes
             text = request.get_data().decode("utf-8-sig")
@@ -322,8 +454,30 @@ def create_match(headers: dict[str, Any]) -> dict[str, Any]:
         raise ApiError(
             415,
             "unsupported_media_type",
-            f"send application/json or one of the game record types {sorted(records.record_games())}",
+            _(
+                "send application/json or one of the game record types {types}",
+                types=sorted(records.record_games()),
+            ),
         )
+
+    return _opened(new, asked, "create", owner, headers.get("idempotency_key"))
+
+
+def _creator() -> str | None:
+    """The platform a new match is for (None: anonymous), or 401 where only platforms create matches."""
+    platform = request_platform(matches())
+    if platform is None and not matches().settings.anonymous_matches:
+        raise ApiError(
+            401,
+            "platform_key_required",
+            _("this server creates matches for platforms only: Authorization: Bearer <platform key>"),
+        )
+    return platform["id"] if platform else None
+
+
+def _opened(new: Callable[[], NewMatch], asked: Any, scope: str, owner: str | None, key: str | None) -> dict:
+    """The answer of a create: the match ``new`` makes, opened once per idempotency key (``asked``: what the
+    request asked, which a retry must ask again)."""
 
     def create(remember: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
         created = matches().open_match(new())
@@ -333,34 +487,54 @@ def create_match(headers: dict[str, Any]) -> dict[str, Any]:
             "id": created.match_id,
             "game": state.game_id,
             "version": state.version,
-            "seats": [_created_seat(state, i, tokens[i]) for i in range(len(state.players))],
+            "seats": [
+                _created_seat(state, created.match_id, i, tokens[i]) for i in range(len(state.players))
+            ],
+            "spectate_url": pages.spectate_url(created.match_id),
             **creator,
         }
 
     # a platform's key is scoped by the platform; an anonymous one by the key itself and the body
     return matches().idempotency.once(
-        None,
-        "create",
-        f"platform:{owner}" if owner else ANYONE,
-        headers.get("idempotency_key"),
-        asked,
-        create,
+        None, scope, f"platform:{owner}" if owner else ANYONE, key, asked, create
     )
 
 
+@v1.route("/imports", methods=["POST"])
+@v1.doc(operationId="importMatch")
+@v1.arguments(schemas.ImportMatchSchema())
+@v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
+@v1.response(201, schemas.CreatedMatchSchema)
+@v1.games_doc(lambda games: {"requestBody": {"content": {JSON: {"example": _record_example(games)}}}})
+@_errors(400, 409, 413, 422, 429, 503)
+def import_match(body: dict[str, Any], headers: dict[str, Any]) -> dict[str, Any]:
+    """Create a match from a game record (its `record_type` in the catalogue, an SGF dialect for instance),
+    by replaying it through the rules: an ordinary match with an ordinary log. A record with an illegal move
+    is refused (422, with `move`, its number, and `reason`, the rule) and nothing is stored."""
+    owner = _creator()
+    kind, text = body["record_type"], body["record"]
+    new = lambda: records.from_record(kind, text, owner)  # noqa: E731
+    return _opened(new, [kind, text], "import", owner, headers.get("idempotency_key"))
+
+
+def _record_example(games: list[Game]) -> dict[str, str] | None:
+    formats = [game.record for game in games if game.record is not None]
+    return {"record_type": formats[0].mime, "record": formats[0].example} if formats else None
+
+
 @v1.route("/matches", methods=["GET"])
+@v1.doc(operationId="listMatches")
 @v1.arguments(schemas.LobbyQuerySchema(), location="query")
 @v1.response(200, schemas.LobbySchema)
-@v1.doc(security=PLATFORM_OR_ANONYMOUS)
 @_errors(400, 401)
 def list_matches(query: dict[str, Any]) -> Response:
-    """Matches by creation time (``order``: oldest first, or newest), optionally of one ``game`` and
-    ``status``; ``cursor`` pages on. With a platform key: the platform's own matches. Without: the
-    lobby with ``status=open`` (matches with a seat still open), else the public matches."""
+    """Matches by creation time (`order`: oldest first, or newest), optionally of one `game` and
+    `status`; `cursor` pages on. With a platform key: the platform's own matches. Without: the
+    lobby with `status=open` (matches with a seat still open), else the public matches."""
     if query.get("game") is not None and query["game"] not in GAMES:
-        raise invalid({"game": [f"unknown game {query['game']!r}; GET /v1/games lists them"]})
+        raise unknown_game(query["game"])
     platform = request_platform(matches())
-    found, _, next_cursor = listings.listed_rows(
+    found, _more, next_cursor = listings.listed_rows(
         matches().stores.listings,
         platform["id"] if platform else None,
         query.get("game"),
@@ -393,33 +567,35 @@ def _clock(body: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def _created_seat(state: MatchState, seat: int, token: str | None) -> dict[str, Any]:
+def _created_seat(state: MatchState, match_id: str, seat: int, token: str | None) -> dict[str, Any]:
     """A seat as its creator sees it: a person's with its token (shown only now), an open one, a bot."""
     if state.players[seat] is None:
         return {"seat": seat, "open": True}
     if state.bot_of(seat):
         return {"seat": seat, "name": state.players[seat], **shown_bot(state.bot_of(seat))}
-    return {"seat": seat, "name": state.players[seat], "token": token}
+    play = {"play_url": pages.play_url(match_id, token)} if token else {}
+    return {"seat": seat, "name": state.players[seat], "token": token, **play}
 
 
 @v1.route("/matches/<match_id>/abort", methods=["POST"])
-@v1.arguments(schemas.AbortSchema())
+@v1.doc(operationId="abortMatch")
+@v1.arguments(schemas.AbortSchema(), example={"reason": "the players agreed to stop"})
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(200, schemas.MatchSchema)
 @v1.doc(security=PLATFORM_OR_CREATOR)
 @_errors(400, 401, 403, 404, 409, 422, 429, 503)
 def abort_match(body: dict[str, Any], headers: dict[str, Any], match_id: str) -> dict[str, Any]:
     """End the match where it stands (its platform asks, with its key, or the creator of a match made
-    without a platform key, with the ``creator_token``): ``match_aborted``, with the seed revealed so the
-    log stays auditable; nobody acts after. 409 ``match_over`` when it has ended."""
+    without a platform key, with the `creator_token`): `match_aborted`, with the seed revealed so the
+    log stays auditable; nobody acts after. 409 `match_over` when it has ended."""
     token = bearer()
     if token is not None and not is_platform_key(token) and matches().is_creator(match_id, token):
         caller, reason = "creator", body.get("reason", "aborted by its creator")
     else:
         does = (
-            "aborts it"
+            _("aborts it")
             if matches().repository.meta(match_id).platform
-            else "or its creator (creator_token) aborts it"
+            else _("or its creator (creator_token) aborts it")
         )
         caller = "platform:" + request_owner(matches(), match_id, does)["id"]
         reason = body.get("reason", "aborted by its platform")
@@ -427,15 +603,16 @@ def abort_match(body: dict[str, Any], headers: dict[str, Any], match_id: str) ->
 
 
 @v1.route("/matches/<match_id>/concede", methods=["POST"])
+@v1.doc(operationId="concede")
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
 @_errors(400, 401, 403, 404, 409, 422, 429, 503)
 def concede(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
-    """The token's seat concedes (in any game): ``seat_conceded``. With fewer than two seats left in play
+    """The token's seat concedes (in any game): `seat_conceded`. With fewer than two seats left in play
     the match ends there; otherwise the others play on and the server takes the seat's turns (the game's
     pass or forfeit, else a random legal move). A seat that conceded ranks after every seat still in play.
-    422 with reason ``seat_conceded`` (again), ``game_over``, ``match_not_started``..."""
+    422 with reason `seat_conceded` (again), `game_over`, `match_not_started`..."""
     return of_game(
         match_id,
         matches().concede(
@@ -445,33 +622,36 @@ def concede(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
 
 
 @v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/join", methods=["POST"])
-@v1.arguments(schemas.JoinSchema())
+@v1.doc(operationId="joinSeat")
+@v1.doc(security=NO_CREDENTIAL)
+@v1.arguments(schemas.JoinSchema(), example={"name": "carol"})
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.JoinedSchema)
 @_errors(400, 404, 409, 422, 429, 503)
 def join_seat(body: dict[str, Any], headers: dict[str, Any], match_id: str, seat: int) -> dict[str, Any]:
     """Take an open seat: its token is in the answer, shown only this once. Of two joins for one seat,
-    one gets it and the other 409 ``seat_taken`` (``match_over`` once the match was aborted). The join that
+    one gets it and the other 409 `seat_taken` (`match_over` once the match was aborted). The join that
     fills the last seat starts the match
-    (``match_started``): nobody can act before. A ``player`` id takes the match's platform key."""
+    (`match_started`): nobody can act before. A `player` id takes the match's platform key."""
     if (
         body.get("player") and matches().repository.meta(match_id).platform is not None
     ):  # anonymous: a 400 from join
-        request_owner(matches(), match_id, "names its players")
+        request_owner(matches(), match_id, _("names its players"))
     return Seats(matches()).join(
         match_id, seat, body["name"], headers.get("idempotency_key"), body.get("player")
     )
 
 
 @v1.route("/matches/<match_id>/undo", methods=["POST"])
+@v1.doc(operationId="undoMove")
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
 @_errors(400, 401, 403, 404, 422, 429, 503)
 def undo_move(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
-    """Take back the seat's last move: ``undone`` at once (undo ``until_next_action``), or an
-    ``undo_requested`` the other seats answer (``with_consent``). The log keeps both the move and the
-    undo. 422 with a reason: ``undo_off``, ``nothing_to_undo``, ``hidden_information_revealed``..."""
+    """Take back the seat's last move: `undone` at once (undo `until_next_action`), or an
+    `undo_requested` the other seats answer (`with_consent`). The log keeps both the move and the
+    undo. 422 with a reason: `undo_off`, `nothing_to_undo`, `hidden_information_revealed`..."""
     return of_game(
         match_id,
         matches().undo(match_id, acting_seat(matches(), match_id), headers.get("idempotency_key"), holder()),
@@ -479,6 +659,7 @@ def undo_move(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
 
 
 @v1.route("/matches/<match_id>/undo/accept", methods=["POST"])
+@v1.doc(operationId="acceptUndo")
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
@@ -494,6 +675,7 @@ def accept_undo(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
 
 
 @v1.route("/matches/<match_id>/undo/refuse", methods=["POST"])
+@v1.doc(operationId="refuseUndo")
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(201, schemas.AcceptedSchema)
 @v1.doc(security=SEAT)
@@ -509,17 +691,18 @@ def refuse_undo(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
 
 
 @v1.route("/matches/<match_id>/seats/<int(signed=True):seat>/replace", methods=["POST"])
-@v1.arguments(schemas.ReplaceSeatSchema())
+@v1.doc(operationId="replaceSeat")
+@v1.arguments(schemas.ReplaceSeatSchema(), example={"bot": "greedy"})
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(200, schemas.ReplacedSchema)
 @v1.doc(security=PLATFORM)
 @_errors(400, 401, 403, 404, 409, 422, 429, 503)
 def replace_seat(body: dict[str, Any], headers: dict[str, Any], match_id: str, seat: int) -> dict[str, Any]:
     """Hand a seat to a bot (a player who left) or back to a person, by the match's platform:
-    ``seat_replaced`` in the log. The seat's old token can no longer act, in any process, and its reads end
-    within 2 s; a person's new one is in the answer, shown only this once. 409 ``seat_taken`` for an open
-    seat, ``match_over`` after the end."""
-    owner = request_owner(matches(), match_id, "hands its seats over")
+    `seat_replaced` in the log. The seat's old token can no longer act, in any process, and its reads end
+    within 2 s; a person's new one is in the answer, shown only this once. 409 `seat_taken` for an open
+    seat, `match_over` after the end."""
+    owner = request_owner(matches(), match_id, _("hands its seats over"))
     return Seats(matches()).replace_seat(
         match_id,
         seat,
@@ -532,20 +715,20 @@ def replace_seat(body: dict[str, Any], headers: dict[str, Any], match_id: str, s
 
 
 @v1.route("/matches/<match_id>", methods=["GET"])
+@v1.doc(operationId="getMatch")
 @v1.response(200, schemas.MatchSchema)
-@v1.doc(security=PLATFORM_OR_ANONYMOUS)
 @_errors(401, 404)
 def get_match(match_id: str) -> dict[str, Any]:
     """Status, version, players, options, who may act now, and the result once scored.
 
     Anyone may read it; a platform key nobody issued is a 401 here as everywhere (a client with a revoked
     key learns so). The match's platform (its key) and its seats (their tokens) also see each seat's
-    ``player``, the platform's player id of whoever holds it."""
+    `player`, the platform's player id of whoever holds it."""
     platform = request_platform(matches())
     state = matches().load(match_id)
     body = projections.summary(match_id, state, entry_time.now())
     if _holds_the_match(match_id, platform):
-        _, entries = matches().repository.read(match_id)
+        _at, entries = matches().repository.read(match_id)
         ids = projections.player_ids(entries)
         body["players"] = [
             {**p, "player": ids[p["seat"]]} if p["seat"] in ids else p for p in body["players"]
@@ -567,42 +750,64 @@ def _holds_the_match(match_id: str, platform: dict[str, Any] | None) -> bool:
 
 
 @v1.route("/matches/<match_id>/state", methods=["GET"])
+@v1.doc(operationId="getState")
 @v1.arguments(schemas.StateQuerySchema(), location="query")
 @v1.response(200, schemas.StateSchema)
 @v1.doc(
-    security=SEAT_OR_SPECTATOR,
     responses={
-        "200": {
-            "description": "OK",
-            "content": {
-                "application/json": {"schema": {"$ref": "#/components/schemas/State"}},
-                SVG: {"schema": {"type": "string"}},
-            },
-        }
-    },
+        "200": {"description": "OK", "content": {JSON: {"schema": {"$ref": "#/components/schemas/State"}}}}
+    }
 )
 @_errors(400, 401, 403, 404, 406)
 def get_state(query: dict[str, Any], match_id: str) -> dict[str, Any] | Response:
-    """The state as the caller may see it (a seat with its token, else a spectator), now or at ``version``.
+    """The state as the caller may see it (a seat with its token, else a spectator), now or at `version`.
 
-    With ``Accept: image/svg+xml``, games that can draw themselves answer with a picture of that view."""
+    Its picture is `GET .../picture`. (`Accept: image/svg+xml` here still answers it, deprecated: a JSON
+    answer's type is JSON alone, docs/reference/naming.md.)"""
     seat = request_seat(matches(), match_id, required=False, platform="view")
     state = matches().load(match_id, query.get("version"))
     view = state.engine.view(state.game, seat)
     if _wants(SVG, ["application/json", SVG]):
-        if state.engine.svg is None:
-            raise ApiError(
-                406, "not_acceptable", f"{state.engine.info.name} has no picture; ask for application/json"
-            )
-        return Response(
-            state.engine.svg(view),
-            mimetype=SVG,
-            headers={"Vary": "Accept", "X-Match-Version": str(state.version)},
-        )
+        return _picture(state, view)
     # the latest version's clocks run on until now; an earlier version's stood still at its own entry
     as_of = entry_time.now() if query.get("version") is None else None
     clock = {"clock": clocks.shown(state.clock, as_of)} if state.clock is not None else {}
     return {"game": state.engine.info.id, "version": state.version, "state": view, **clock}
+
+
+@v1.route("/matches/<match_id>/picture", methods=["GET"])
+@v1.doc(operationId="getPicture")
+@v1.arguments(schemas.StateQuerySchema(), location="query")
+@v1.doc(
+    responses={
+        "200": {
+            "description": "An SVG picture of the state as the caller may see it (X-Match-Version: its version).",
+            "content": {SVG: {"schema": {"type": "string"}}},
+        }
+    }
+)
+@_errors(400, 401, 403, 404, 406)
+def get_picture(query: dict[str, Any], match_id: str) -> Response:
+    """A picture of the state as the caller may see it, now or at `version`, for games that draw
+    themselves (the catalogue's `pictures`); another game's is 406 `not_acceptable`."""
+    seat = request_seat(matches(), match_id, required=False, platform="view")
+    state = matches().load(match_id, query.get("version"))
+    return _picture(state, state.engine.view(state.game, seat))
+
+
+def _picture(state: MatchState, view: dict[str, Any]) -> Response:
+    if state.engine.svg is None:
+        raise ApiError(
+            406,
+            "not_acceptable",
+            _("{name} has no picture; ask for application/json", name=state.engine.info.name),
+        )
+    carries_texts()  # its words are the reader's language's: the answer says which and varies with it
+    return Response(
+        state.engine.svg(view),
+        mimetype=SVG,
+        headers={"Vary": "Accept", "X-Match-Version": str(state.version)},
+    )
 
 
 def body_types(endpoint: str | None) -> frozenset[str] | set[str]:
@@ -621,11 +826,13 @@ def answers(endpoint: str | None) -> list[str] | None:
         return None  # pages and their scripts, for browsers
     if endpoint == "v1.get_state":
         return [JSON, SVG]
+    if endpoint == "v1.get_picture":
+        return [SVG, JSON]  # (its refusals are JSON)
     if endpoint == "v1.get_record":
         return None
     if endpoint == "v1.get_log":
         return [JSONL, JSON]
-    if endpoint == "v1.stream_events":
+    if endpoint in ("v1.stream_events", "v1.stream_tournament"):  # a match's feed, a tournament's
         return [EVENT_STREAM]
     if endpoint == "probes.get_metrics":
         return ["text/plain", JSON]
@@ -671,23 +878,26 @@ def _legal_actions_doc(games: list[Game]) -> dict[str, Any]:
     }
 
 
-_seat_query = schemas.SeatQuerySchema()
+_legal_query = schemas.LegalActionsQuerySchema()
 
 
 @v1.route("/matches/<match_id>/legal-actions", methods=["GET"])
+@v1.doc(operationId="listLegalActions")
 @v1.contract(
-    v1.arguments(schemas.SeatQuerySchema(), location="query"),
+    v1.arguments(schemas.LegalActionsQuerySchema(), location="query"),
     v1.games_doc(_legal_actions_doc),
     v1.doc(security=SEAT_OR_PLATFORM),
     _errors(400, 401, 403, 404),
 )
 def get_legal_actions(match_id: str) -> Response:
-    """Every action the seat may take now (empty when it is not its turn)."""
+    """Every action the seat may take now (empty when it is not its turn); with `text=true`, each one's
+    words too (`texts`)."""
+    texts = False
     if request.environ.get("QUERY_STRING"):  # without one there is nothing for the schema to read or refuse
-        v1.ARGUMENTS_PARSER.parse(_seat_query, request, location="query")
+        texts = v1.ARGUMENTS_PARSER.parse(_legal_query, request, location="query")["text"]
     seat = acting_seat(matches(), match_id, platform="view")
     state = matches().load(match_id)
-    return legal_actions_answer(match_id, state, seat)
+    return legal_actions_answer(match_id, state, seat, texts)
 
 
 LISTED_CACHE_FROM = 64
@@ -700,21 +910,27 @@ encodes no action at all, for some 20 MB at most; a family that outgrows it star
 _parts: dict[tuple[str, Hashable], dict[Hashable, bytes]] = {}
 
 
-def legal_actions_answer(match_id: str, state: MatchState, seat: int) -> Response:
-    """The legal-actions answer of ``seat`` at ``state`` (the match's latest): long lists are encoded
-    once per version and seat, for every client that asks again before the match moves on (the key
-    holds the head hash, so a log rebuilt after a restore cannot get another log's list)."""
-    key = (match_id, state.version, state.head_hash, seat)
+def legal_actions_answer(match_id: str, state: MatchState, seat: int, texts: bool = False) -> Response:
+    """The legal-actions answer of ``seat`` at ``state`` (the match's latest), with each action's text when
+    ``texts``: long lists are encoded once per version and seat, for every client that asks again before the
+    match moves on (the key holds the head hash, so a log rebuilt after a restore cannot get another log's
+    list); with texts, once per language too."""
+    key = (match_id, state.version, state.head_hash, seat, texts and language())
     body = _listed.get(key)
     if body is not None:
+        if texts:
+            carries_texts()
         return current_app.response_class(body, mimetype=JSON)
-    keyed = _keyed_listing(state, seat)
+    keyed = _keyed_listing(state, seat, texts)
     if keyed is not None:
         body, listed = keyed
         if listed >= LISTED_CACHE_FROM:
             _listed.put(key, body)
         return current_app.response_class(body, mimetype=JSON)
     actions = state.legal_actions(seat)
+    said = (
+        {"texts": [replay.action_text(state.engine, state.game, seat, a) for a in actions]} if texts else {}
+    )
     names = state.engine.action_names
     if names is not None:  # the API's names, where the engine's differ
         actions = [names.for_clients(action) for action in actions]
@@ -722,7 +938,7 @@ def legal_actions_answer(match_id: str, state: MatchState, seat: int) -> Respons
     response = cast(
         Response,
         current_app.json.response(
-            {"game": state.engine.info.id, "version": state.version, "seat": seat, "actions": actions}
+            {"game": state.engine.info.id, "version": state.version, "seat": seat, "actions": actions, **said}
         ),
     )
     if len(actions) >= LISTED_CACHE_FROM:
@@ -730,10 +946,10 @@ def legal_actions_answer(match_id: str, state: MatchState, seat: int) -> Respons
     return response
 
 
-def _keyed_listing(state: MatchState, seat: int) -> tuple[bytes, int] | None:
+def _keyed_listing(state: MatchState, seat: int, texts: bool = False) -> tuple[bytes, int] | None:
     """The body ``legal_actions_answer`` writes and its number of actions, put together from each action's
-    JSON, made once per key (``protocol.legal_action_keys``) instead of once per listing: None where the
-    game does not key its actions, answers are indented, or orjson leaves an action to the standard
+    JSON, made once per key (``protocol.legal_action_keys``) instead of once per listing: None where
+    the game does not key its actions, answers are indented, or orjson leaves an action to the standard
     encoder (as ``GuardedJSON.response`` would the whole answer)."""
     keyed = state.legal_action_keys(seat)
     provider = cast(GuardedJSON, current_app.json)
@@ -762,7 +978,12 @@ def _keyed_listing(state: MatchState, seat: int) -> tuple[bytes, int] | None:
     except TypeError:
         return None
     # the head up to its list's "[", then the list: the bytes of the whole answer encoded at once
-    return b"".join((head[:-2], b",".join(listed), b"]}\n")), len(listed)
+    body = [head[:-2], b",".join(listed), b"]"]
+    if texts:
+        # not kept per key: the words may say more than the key (which colour passes)
+        said = [replay.action_text(game, state.game, seat, game.keyed_action(family, key)) for key in keys]
+        body += [b',"texts":', provider.part(said)]
+    return b"".join((*body, b"}\n")), len(listed)
 
 
 _submit = schemas.SubmitActionSchema()
@@ -779,15 +1000,16 @@ def accepted_body(answer: dict[str, Any]) -> dict[str, Any]:
 
 
 @v1.route("/matches/<match_id>/actions", methods=["POST"])
+@v1.doc(operationId="submitAction")
 @v1.contract(
-    v1.arguments(schemas.SubmitActionSchema()),
+    v1.arguments(schemas.SubmitActionSchema(), example=ACTION_EXAMPLE),
     v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers"),
     v1.response(201, schemas.AcceptedSchema),
     v1.doc(security=SEAT),
     _errors(400, 401, 403, 404, 409, 422, 429, 503),
 )
 def submit_action(match_id: str) -> Response:
-    """Play an action for the token's seat, if the match is still at ``expected_version``."""
+    """Play an action for the token's seat, if the match is still at `expected_version`."""
     return answer_in_flask(submit)
 
 
@@ -804,6 +1026,10 @@ def submit(x: Exchange) -> Answer:
     match_id = x.view_args["match_id"]
     seat, token = seat_acting(matches, match_id, environ.get("HTTP_AUTHORIZATION"))
     game_id = matches.repository.meta(match_id).game_id
+    if loaded.get("game", game_id) != game_id:  # the client said which game's action it sends
+        raise invalid(
+            {"game": [_("this match's game is {game}", game=game_id)]}, _("the action is for another game")
+        )
     action = load_action(game_id, loaded["action"])
     answer, headers = played(
         matches, match_id, seat, game_id, action, loaded["expected_version"], key, token_hash(token)
@@ -883,7 +1109,7 @@ def load_action(game_id: str, raw: dict[str, Any]) -> dict[str, Any]:
     except ValidationError as error:
         messages = names.for_clients(error.messages) if names is not None else error.messages
         raise invalid(
-            flatten(messages, "action"), "the action does not fit the game's action schema"
+            flatten(messages, "action"), _("the action does not fit the game's action schema")
         ) from None
 
 
@@ -900,15 +1126,17 @@ def _action_loader(game_id: str) -> Callable[[Any], dict[str, Any] | None] | Non
 
 
 @v1.route("/matches/<match_id>/record", methods=["GET"])
+@v1.doc(operationId="getRecord")
+@v1.doc(security=NO_CREDENTIAL)
 @v1.games_doc(
     lambda games: {
         "responses": {
             "200": {
                 "description": "The match as a game record, in its game's format (or the same text as text/plain, the "
                 "type code generators know).",
-                "content": {
-                    **{mime: {"schema": body["schema"]} for mime, body in _record_bodies(games).items()},
+                "content": {  # text/plain first: a generator that takes one type takes the one it knows
                     TEXT: {"schema": {"type": "string"}},
+                    **{mime: {"schema": body["schema"]} for mime, body in _record_bodies(games).items()},
                 },
             }
         }
@@ -917,7 +1145,7 @@ def _action_loader(game_id: str) -> Callable[[Any], dict[str, Any] | None] | Non
 @_errors(404, 406)
 def get_record(match_id: str) -> Response:
     """The match, finished or not, in its game's record format (ask with that type, or text/plain, in
-    ``Accept``)."""
+    `Accept`)."""
     mime, text = records.export_record(
         matches().repository,
         match_id,
@@ -927,6 +1155,7 @@ def get_record(match_id: str) -> Response:
 
 
 @v1.route("/matches/<match_id>/score", methods=["POST"])
+@v1.doc(operationId="scoreMatch")
 @v1.arguments(schemas.IdempotencyHeaderSchema(), location="headers")
 @v1.response(202, schemas.JobAcceptedSchema)
 @v1.doc(security=SEAT_OR_PLATFORM)
@@ -934,7 +1163,7 @@ def get_record(match_id: str) -> Response:
 def score_match(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
     """Score the match in the background (a seat of the match, or its platform, asks); the result is
     recorded in the log once the game is over. Asking again at the same version gets the same job. Before
-    the end, a game with hidden information gives ``{"final": false, "withheld": "hidden_information"}``:
+    the end, a game with hidden information gives `{"final": false, "withheld": "hidden_information"}`:
     its scores so far would count what some seats cannot see."""
     seat = request_seat(matches(), match_id, required=True, platform="own")
     caller = (
@@ -951,23 +1180,26 @@ def score_match(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
 
 
 @v1.route("/jobs/<job_id>", methods=["GET"])
+@v1.doc(operationId="getJob")
 @v1.response(200, schemas.JobSchema)
 @v1.doc(security=SEAT_OR_PLATFORM)
 @_errors(401, 404)
 def get_job(job_id: str) -> dict[str, Any]:
     """A scoring job's status, and its result or error once done: for a seat of its match (its token) or
-    the match's platform (its key). Any other credential gets ``404 job_not_found``, as for a job that
+    the match's platform (its key). Any other credential gets `404 job_not_found`, as for a job that
     does not exist: ids are predictable, so an answer must not tell whether the job is there."""
     if bearer() is None:
         raise ApiError(
             401,
             "missing_token",
-            "a job is read with a seat token of its match, or the match's "
-            "platform key: Authorization: Bearer <token>",
+            _(
+                "a job is read with a seat token of its match, or the match's platform "
+                "key: Authorization: Bearer <token>"
+            ),
         )
     found = matches().stores.jobs.scoring(job_id)
     if found is None or not _may_read_match(found[0]):
-        raise ApiError(404, "job_not_found", f"no job {job_id!r} for this credential")
+        raise ApiError(404, "job_not_found", _("no job {job_id!r} for this credential", job_id=job_id))
     return of_game(found[0], found[1])
 
 

@@ -9,13 +9,17 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.domain import shown
+from service.domain.tournaments import KNOCKOUT_DRAWS
 from service.games.protocol import DYNAMICS, UTILITIES
+from service.games.texts import LANGUAGES, catalogue
 
 # Stream IDs are 64-bit; keeping versions well inside that means no client number can reach Redis
 # as an invalid ID.
 MAX_VERSION = 2**53
 
 Version = fields.Integer(strict=True, validate=validate.Range(min=1, max=MAX_VERSION))
+
+_ = catalogue(__file__).gettext
 
 
 def shown_text(value: str) -> None:
@@ -36,7 +40,7 @@ SeatAsked = fields.Integer(
 
 def level_needs_a_bot(data: dict) -> None:
     if "level" in data and not data.get("bot"):
-        raise ValidationError("a level is a bot's: give one with a bot", "level")
+        raise ValidationError(_("a level is a bot's: give one with a bot"), "level")
 
 
 def ShownText(**kwargs: Any) -> fields.String:
@@ -64,6 +68,14 @@ class ErrorSchema(Schema):
     move = fields.Integer(metadata={"description": "Which move of a game record is illegal (1 = the first)."})
     redis = fields.Boolean(metadata={"description": "With not_ready: whether Redis answered."})
     workers = fields.Integer(metadata={"description": "With not_ready: workers with a fresh heartbeat."})
+    limit = fields.Integer(
+        metadata={"description": "With too_many_webhooks, too_many_seeks, too_many_challenges: the bound."}
+    )
+    current_status = fields.String(
+        metadata={
+            "description": "With not_open: what became of the seek or challenge (paired, cancelled...)."
+        }
+    )
     fields_ = fields.Dict(
         keys=fields.String(),
         values=fields.List(fields.String()),
@@ -88,7 +100,7 @@ class RefusalSchema(Schema):
     reason = fields.String(
         required=True,
         metadata={
-            "description": "The reason code of a 422 illegal_action (the game's <Game>RefusalReason enum)."
+            "description": "The reason code of a 422 illegal_action (the game's `<Game>RefusalReason` enum)."
         },
     )
     rule = fields.String(
@@ -162,8 +174,7 @@ class GameSchema(Schema):
         fields.String(),
         required=True,
         metadata={
-            "description": "Picture types GET .../state answers besides JSON "
-            "(image/svg+xml), by the Accept header."
+            "description": "Picture types GET .../picture answers (image/svg+xml); empty: the game draws none."
         },
     )
     record_type = fields.String(
@@ -221,6 +232,32 @@ def player_id(**extra: Any) -> fields.String:
     )
 
 
+def match_game(*, asked: bool = True) -> fields.String:
+    """The ``game`` of a match a request asks for (a match, a seek, a challenge, a tournament's matches), or,
+    not ``asked``, of one an answer shows (the contract types it per game where it carries the options)."""
+    if not asked:
+        return fields.String(required=True)
+    return fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "A game id from GET /v1/games."},
+    )
+
+
+def match_options(whose: str = "The match's", *, asked: bool = True) -> fields.Dict:
+    """The ``options`` beside a ``match_game``: asked, checked against the game's options_schema (none: its
+    defaults); shown, as they were asked (``whose``: the match's, or every match's of a tournament)."""
+    if not asked:
+        return fields.Dict(
+            keys=fields.String(), required=True, metadata={"description": f"{whose} options, as asked."}
+        )
+    return fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": f"{whose} options, checked against the game's options_schema."},
+    )
+
+
 class PlayerSchema(Schema):
     name = ShownText()
     player = player_id()
@@ -246,7 +283,7 @@ class PlayerSchema(Schema):
             data.get("name") or data.get("open") or data.get("bot")
         ):
             raise ValidationError(
-                'give a seat a "name", a "bot", or "open": true to leave it for someone to join'
+                _('give a seat a "name", a "bot", or "open": true to leave it for someone to join')
             )
         level_needs_a_bot(data)
 
@@ -259,12 +296,21 @@ class WebhookSchema(Schema):
         validate=validate.Length(min=1, max=50),
         metadata={
             "description": "Entry types to deliver, e.g. match_started, match_scored; and "
-            "rating_changed: a match of the platform rated its players."
+            "rating_changed: a match of the platform rated its players; seek_paired, seek_expired: what "
+            "became of the platform's seeks; tournament_round_started, tournament_game_finished, "
+            "tournament_finished: its tournaments' changes, with their standings."
         },
     )
     secret = fields.String(
         validate=validate.Length(min=16, max=200),
         metadata={"description": "Signs the deliveries; made by the server when omitted."},
+    )
+    language = fields.String(
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language of the deliveries' texts (each entry's `text`): en (the default), "
+            "ko or ja. Machine-readable fields are the same in every language."
+        },
     )
 
 
@@ -272,6 +318,13 @@ class WebhookListedSchema(Schema):
     id = fields.String(required=True)
     url = fields.String(required=True)
     events = fields.List(fields.String(), required=True)
+    language = fields.String(
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language of the deliveries' texts (each entry's `text`): en (the default), "
+            "ko or ja. Machine-readable fields are the same in every language."
+        },
+    )
     status = fields.String(
         required=True,
         validate=validate.OneOf(["enabled", "disabled"]),
@@ -356,7 +409,7 @@ class ReplaceSeatSchema(Schema):
     @validates_schema
     def _one(self, data: dict[str, Any], **kwargs: Any) -> None:
         if bool(data.get("name")) == bool(data.get("bot")):
-            raise ValidationError('give the seat to a "bot" or to a person by "name"')
+            raise ValidationError(_('give the seat to a "bot" or to a person by "name"'))
         level_needs_a_bot(data)
 
 
@@ -429,26 +482,42 @@ class ClockSchema(Schema):
         if ("initial_s" in data) == ("per_action_s" in data) or (
             "increment_s" in data and "per_action_s" in data
         ):
-            raise ValidationError('give "initial_s" (and "increment_s"), or "per_action_s"')
+            raise ValidationError(_('give "initial_s" (and "increment_s"), or "per_action_s"'))
+
+
+def on_timeout_needs_a_clock(original: Any) -> None:
+    """An ``on_timeout`` other than ``bot`` in a body without a ``clock``: a 400 naming it. (``bot``, the
+    default, is what a generated client sends along with every match.)"""
+    if isinstance(original, dict) and original.get("on_timeout", "bot") != "bot" and "clock" not in original:
+        raise ValidationError(
+            _("on_timeout says what happens when a clock runs out: give the match a clock"), "on_timeout"
+        )
+
+
+class ClockFields(Schema):
+    """A new match's clock and what its timeouts do, as a seek or challenge asks for them."""
+
+    clock = fields.Nested(ClockSchema, metadata={"description": "The match's turn clocks, as a match's."})
+    on_timeout = fields.String(
+        load_default="bot",
+        validate=validate.OneOf(["pass", "bot", "forfeit"]),
+        metadata={"description": "When a seat's clock runs out, as a match's (only with a clock)."},
+    )
+
+    @validates_schema(pass_original=True)
+    def _on_timeout_needs_a_clock(self, data: dict[str, Any], original: Any, **kwargs: Any) -> None:
+        on_timeout_needs_a_clock(original)
 
 
 class CreateMatchSchema(Schema):
-    game = fields.String(
-        required=True,
-        validate=validate.Length(min=1, max=64),
-        metadata={"description": "A game id from GET /v1/games."},
-    )
+    game = match_game()
     players = fields.List(
         fields.Nested(PlayerSchema),
         required=True,
         validate=validate.Length(min=1, max=16),
         metadata={"description": "One entry per seat, in seat order."},
     )
-    options = fields.Dict(
-        keys=fields.String(),
-        load_default=dict,
-        metadata={"description": "Checked against the game's options_schema."},
-    )
+    options = match_options()
     seed = fields.String(
         validate=validate.Length(min=1, max=256),
         metadata={
@@ -461,7 +530,7 @@ class CreateMatchSchema(Schema):
     seed_known_to_creator = StrictBoolean(
         load_default=False,
         metadata={
-            "description": "A deterministic match: ``seed`` is its seed, so its creator "
+            "description": "A deterministic match: `seed` is its seed, so its creator "
             "knows every hidden card. The log and the match say so. Only "
             "with every seat filled now, and never listed: an open seat "
             "or public true is 422 seed_known_to_creator_refused."
@@ -500,15 +569,22 @@ class CreateMatchSchema(Schema):
 
     @validates_schema(pass_original=True)
     def _on_timeout_needs_a_clock(self, data: dict[str, Any], original: Any, **kwargs: Any) -> None:
-        if (
-            isinstance(original, dict)
-            and original.get("on_timeout", "bot") != "bot"
-            and "clock" not in original
-        ):
-            # (bot, the default, is what a generated client sends along with every match)
-            raise ValidationError(
-                "on_timeout says what happens when a clock runs out: give the match a clock", "on_timeout"
-            )
+        on_timeout_needs_a_clock(original)
+
+
+class ImportMatchSchema(Schema):
+    # record_type's enum is the hosted games' record formats: set in the OpenAPI document when the app is
+    # built (service.http.app); the import refuses another with 400 invalid_record
+    record_type = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=100),
+        metadata={"description": "The record's format: a game's record_type in the catalogue."},
+    )
+    record = fields.String(
+        required=True,
+        validate=validate.Length(min=1),
+        metadata={"description": "The game record, as text (UTF-8), as GET .../record answers it."},
+    )
 
 
 class SeatSchema(Schema):
@@ -535,6 +611,12 @@ class SeatTokenSchema(SeatSchema):
     token = fields.String(
         metadata={"description": "Acts for this seat. Shown only once (an open seat's comes with its join)."}
     )
+    play_url = fields.String(
+        metadata={
+            "description": "A person's seat: its page on this server, to hand to whoever plays it (it holds the "
+            "token, in the fragment, which browsers never send). Relative to the API's address."
+        }
+    )
 
 
 class CreatedMatchSchema(Schema):
@@ -542,12 +624,18 @@ class CreatedMatchSchema(Schema):
     game = fields.String(required=True)
     version = fields.Integer(required=True)
     seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    spectate_url = fields.String(
+        required=True,
+        metadata={
+            "description": "The match's page for spectators, on this server. Relative to the API's address."
+        },
+    )
     creator_token = fields.String(
         metadata={
             "description": "Only for a match created without a platform key, "
             "shown only now: it aborts the match "
-            "(POST /v1/matches/{id}/abort with Authorization: "
-            "Bearer <creator token>)."
+            "(POST /v1/matches/{id}/abort with `Authorization: "
+            "Bearer <creator token>`)."
         }
     )
 
@@ -561,6 +649,26 @@ class MatchSchema(Schema):
         metadata={"description": "open: a seat is still open, nobody acts yet."},
     )
     version = fields.Integer(required=True)
+    created_at = fields.String(
+        required=True,
+        metadata={"format": "date-time", "description": "When the match was created (UTC)."},
+    )
+    updated_at = fields.String(
+        required=True,
+        metadata={
+            "format": "date-time",
+            "description": "When its log last grew (UTC): the time of its latest entry, a move, a join, a "
+            "handover, its end or its result.",
+        },
+    )
+    ended_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "format": "date-time",
+            "description": "When it ended, finished or aborted (UTC); null while it goes on.",
+        },
+    )
     players = fields.List(fields.Nested(SeatSchema), required=True)
     options = fields.Dict(required=True)
     to_act = fields.List(fields.Integer(), required=True, metadata={"description": "Seats that may act now."})
@@ -620,7 +728,21 @@ class SeatQuerySchema(Schema):
     seat = SeatAsked
 
 
+class LegalActionsQuerySchema(SeatQuerySchema):
+    text = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "With true, `texts` gives each listed action in the words its log entry will "
+            "use once taken (the entry's `text`), for a person, a screen reader or a chat bot to pick it by."
+        },
+    )
+
+
 class SubmitActionSchema(Schema):
+    game = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "The match's game, if the client says it (another game's is refused)."},
+    )
     expected_version = fields.Integer(
         strict=True,
         required=True,
@@ -631,7 +753,7 @@ class SubmitActionSchema(Schema):
         required=True,
         metadata={
             "description": "The action, in the shape of the match's game (one of Action's shapes, named after "
-            "the game: <Game>Action); legal-actions lists them ready to post.",
+            "the game: `<Game>Action`); legal-actions lists them ready to post.",
             "allOf": [{"$ref": "#/components/schemas/Action"}],
         },
     )
@@ -757,6 +879,63 @@ class CheckpointSchema(Schema):
     )
 
 
+EXPORT_LIMIT = 20
+"""The most matches an export's page holds (``service.application.exports``): each comes with its whole log (a
+long match's is some 100 entries)."""
+
+
+class ExportQuerySchema(Schema):
+    game = fields.String(
+        validate=validate.Length(min=1, max=64), metadata={"description": "Only this game's matches."}
+    )
+    cursor = fields.String(
+        validate=validate.Regexp(r"^[0-9]{1,16}(\.[0-9]{1,6})?$"),
+        metadata={"description": "next_cursor of the previous page."},
+    )
+    limit = fields.Integer(
+        load_default=10,
+        validate=validate.Range(min=1, max=EXPORT_LIMIT),
+        metadata={"description": "How many matches, at most: each comes with its whole log."},
+    )
+
+
+class ExportedRecordSchema(Schema):
+    type = fields.String(
+        required=True,
+        metadata={
+            "description": "The record's MIME type (the game's record format, as `GET /v1/games` lists it)."
+        },
+    )
+    text = fields.String(
+        required=True, metadata={"description": "The record, as GET /v1/matches/{match_id}/record gives it."}
+    )
+
+
+class ExportedMatchSchema(Schema):
+    match = fields.Nested(
+        MatchSchema, required=True, metadata={"description": "The match, as GET /v1/matches lists it."}
+    )
+    log = fields.List(
+        fields.Nested(EventSchema),
+        required=True,
+        metadata={
+            "description": "Its whole log, oldest first, as GET /v1/matches/{match_id}/log gives it to a "
+            "spectator (the seed is revealed: every entry is shown whole), up to the match's version."
+        },
+    )
+    record = fields.Nested(
+        ExportedRecordSchema,
+        metadata={"description": "Its game record, in its game's format; absent for a game without one."},
+    )
+
+
+class ExportSchema(Schema):
+    matches = fields.List(fields.Nested(ExportedMatchSchema), required=True)
+    next_cursor = fields.String(
+        allow_none=True, required=True, metadata={"description": "null on the last page"}
+    )
+
+
 class JobAcceptedSchema(Schema):
     job_id = fields.String(required=True)
 
@@ -788,7 +967,7 @@ class LeaderboardQuerySchema(CursorPageQuerySchema):
         validate=validate.Length(min=1, max=200),
         metadata={
             "description": "The rating pool (the answer's pools lists the game's): the game's variant or mode and "
-            "its seats, such as <game>:<variant>:2p. By default the pool with the most rated players."
+            "its seats, such as `<game>:<variant>:2p`. By default the pool with the most rated players."
         },
     )
 
@@ -808,7 +987,7 @@ class RatingFields(Schema):
 class LeaderboardRowSchema(RatingFields):
     place = fields.Integer(required=True)
     player = fields.String(
-        required=True, metadata={"description": "The platform's player id (bot:<bot> for a bot)."}
+        required=True, metadata={"description": "The platform's player id (`bot:<bot>` for a bot)."}
     )
     games = fields.Integer(required=True, metadata={"description": "Rated matches in this pool."})
 
@@ -849,16 +1028,57 @@ class PlayerProfileSchema(Schema):
     pools = fields.List(fields.Nested(PoolRecordSchema), required=True)
 
 
-class PlayerMatchSchema(RatingFields):
+class PlayerMatchesQuerySchema(CursorPageQuerySchema):
+    status = fields.String(
+        validate=validate.OneOf(["active", "finished"]),
+        metadata={
+            "description": "The player's matches by status, rated or not: `active`, those not over (open or "
+            "active), newest seat first; `finished`, the newest 1,000 that ended (finished or aborted), "
+            "newest end first. Without it: the player's rated matches."
+        },
+    )
+
+
+RATED_ONLY = "Rated matches only (without `status`): "
+BY_STATUS_ONLY = "With `status` only: "
+
+
+class PlayerMatchSchema(Schema):
     match = fields.String(required=True)
     game = fields.String(required=True)
-    pool = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "The seat the player holds."})
+    mu = fields.Float(metadata={"description": RATED_ONLY + "the rating's mean (openskill Plackett-Luce)."})
+    sigma = fields.Float(metadata={"description": RATED_ONLY + "its uncertainty."})
+    rating = fields.Float(metadata={"description": RATED_ONLY + "mu - 3 sigma."})
+    pool = fields.String(metadata={"description": RATED_ONLY + "the rating pool."})
     ended_ms = fields.Integer(
-        required=True, metadata={"description": "When the game ended, ms since the epoch."}
+        metadata={"description": RATED_ONLY + "when the game ended, ms since the epoch."}
     )
-    seat = fields.Integer(required=True)
-    rank = fields.Integer(required=True)
-    players = fields.Integer(required=True, metadata={"description": "Rated seats in the match."})
+    rank = fields.Integer(metadata={"description": RATED_ONLY + "the seat's rank."})
+    players = fields.Integer(metadata={"description": RATED_ONLY + "rated seats in the match."})
+    status = fields.String(
+        validate=validate.OneOf(["open", "active", "finished", "aborted"]),
+        metadata={"description": BY_STATUS_ONLY + "the match's status."},
+    )
+    version = fields.Integer(
+        metadata={"description": BY_STATUS_ONLY + "the match's version (an action expects it)."}
+    )
+    to_act = fields.List(
+        fields.Integer(), metadata={"description": BY_STATUS_ONLY + "the seats that may act now."}
+    )
+    created_at = fields.String(
+        metadata={"format": "date-time", "description": BY_STATUS_ONLY + "when the match was created."}
+    )
+    updated_at = fields.String(
+        metadata={"format": "date-time", "description": BY_STATUS_ONLY + "the time of its latest entry."}
+    )
+    ended_at = fields.String(
+        allow_none=True,
+        metadata={
+            "format": "date-time",
+            "description": BY_STATUS_ONLY + "when it ended; null while it goes on.",
+        },
+    )
 
 
 class PlayerMatchesSchema(Schema):
@@ -866,7 +1086,10 @@ class PlayerMatchesSchema(Schema):
     matches = fields.List(
         fields.Nested(PlayerMatchSchema),
         required=True,
-        metadata={"description": "Newest first; mu, sigma and rating as the match left them."},
+        metadata={
+            "description": "Newest first; a rated match's mu, sigma and rating as the match left it, a match "
+            "listed by status as it stands now."
+        },
     )
     next_cursor = fields.String(required=True, allow_none=True)
 
@@ -966,3 +1189,489 @@ class AnalysisSchema(Schema):
         AnalysisResultSchema, metadata={"description": "Once done; kept, never recomputed."}
     )
     error = fields.String(metadata={"description": "Why it failed (failed: asking again retries)."})
+
+
+# -- players meet: seeks, challenges, rematches (docs/howto/seeks-and-challenges.md) ---------------------------
+
+
+class CreateSeekSchema(ClockFields):
+    game = match_game()
+    players = fields.Integer(
+        load_default=2,
+        validate=validate.Range(min=2, max=5),
+        metadata={"description": "How many players the match is for (one of the game's player_counts)."},
+    )
+    options = match_options()
+    name = ShownText(metadata={"description": "The seat's name in the match (default: the player id)."})
+    player = player_id()
+    rated = StrictBoolean(
+        load_default=False,
+        metadata={
+            "description": "Paired by the player's rating in the match's rating pool, and the match rated "
+            "(a platform's player only). Seeks meet only rated with rated."
+        },
+    )
+    bot = StrictBoolean(
+        load_default=False,
+        metadata={"description": "The seeking player is a bot (a program, not a person)."},
+    )
+    bots_allowed = StrictBoolean(
+        load_default=False,
+        metadata={
+            "description": "Bots may be among the opponents. A bot's seek meets another only where both "
+            "allowed bots: nobody plays a bot who did not ask to."
+        },
+    )
+
+
+SEEK_STATUSES = ["open", "paired", "cancelled", "expired"]
+
+
+class SeekSchema(Schema):
+    id = fields.String(required=True)
+    game = match_game(asked=False)
+    players = fields.Integer(required=True, metadata={"description": "How many players the match is for."})
+    options = match_options(asked=False)
+    name = fields.String(required=True, metadata={"description": "The seat's name in the match."})
+    player = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The platform's player id (null: anonymous)."},
+    )
+    rated = fields.Boolean(required=True)
+    rating = fields.Float(
+        required=True,
+        metadata={
+            "description": "What the seek is paired by: 1500 + 40 * (mu - 25) of the player's rating in the "
+            "match's pool (1500 unrated). Seeks meet within 100 of each other at once, 20 more a second "
+            "waited, at most 700."
+        },
+    )
+    bot = fields.Boolean(required=True, metadata={"description": "The seeking player is a bot."})
+    bots_allowed = fields.Boolean(required=True, metadata={"description": "Bots may be among the opponents."})
+    clock = fields.Nested(ClockSchema, required=True, allow_none=True)
+    on_timeout = fields.String(
+        required=True, allow_none=True, validate=validate.OneOf(["pass", "bot", "forfeit"])
+    )
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(SEEK_STATUSES),
+        metadata={
+            "description": "open: waiting; paired: match says which match, seat which seat; cancelled by its "
+            "owner; expired (reason says why)."
+        },
+    )
+    reason = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Why it expired: no_opponent_in_time (10 minutes without a match)."},
+    )
+    created_at = fields.String(required=True, metadata={"format": "date-time"})
+    expires_at = fields.String(
+        required=True, metadata={"format": "date-time", "description": "When it expires if still open."}
+    )
+    match = fields.String(required=True, allow_none=True, metadata={"description": "The match, once paired."})
+    seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Its seat in the match."})
+    token = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Once paired, the seat's token: shown to the seek's owner only (its platform's key, "
+            "or its owner_token), null to anyone else."
+        },
+    )
+
+
+class CreatedSeekSchema(SeekSchema):
+    owner_token = fields.String(
+        metadata={
+            "description": "A seek made without a platform key: the token that reads its seat's token and "
+            "cancels it (`Authorization: Bearer <owner token>`), shown only now."
+        }
+    )
+
+
+class SeeksSchema(Schema):
+    seeks = fields.List(fields.Nested(SeekSchema), required=True)
+    next_cursor = fields.String(required=True, allow_none=True)
+
+
+CHALLENGE_STATUSES = ["open", "started", "declined", "cancelled", "expired"]
+
+
+class CreateChallengeSchema(ClockFields):
+    challenger = player_id(required=True)
+    challenged = fields.List(
+        player_id(),
+        required=True,
+        validate=validate.Length(min=1, max=4),
+        metadata={
+            "description": "The platform's players challenged, by id: the match has a seat for each of them "
+            "and one for the challenger."
+        },
+    )
+    game = match_game()
+    options = match_options()
+    names = fields.Dict(
+        keys=fields.String(validate=validate.Length(min=1, max=128)),
+        values=ShownText(),
+        load_default=dict,
+        validate=validate.Length(max=5),
+        metadata={"description": "A seat name per player id (default: the id)."},
+    )
+    rated = StrictBoolean(
+        load_default=True,
+        metadata={"description": "The match carries the players' ids, and so is rated (false: names only)."},
+    )
+
+
+class ChallengeAnswerSchema(Schema):
+    player = player_id(required=True)
+
+
+class ChallengeSchema(Schema):
+    id = fields.String(required=True)
+    challenger = fields.String(required=True)
+    challenged = fields.List(fields.String(), required=True)
+    accepted = fields.List(fields.String(), required=True, metadata={"description": "Who accepted so far."})
+    game = match_game(asked=False)
+    options = match_options(asked=False)
+    rated = fields.Boolean(required=True)
+    clock = fields.Nested(ClockSchema, required=True, allow_none=True)
+    on_timeout = fields.String(
+        required=True, allow_none=True, validate=validate.OneOf(["pass", "bot", "forfeit"])
+    )
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(CHALLENGE_STATUSES),
+        metadata={
+            "description": "open until every challenged player accepts (started), one declines (declined), "
+            "the challenger withdraws (cancelled) or a day passes (expired)."
+        },
+    )
+    declined_by = fields.String(required=True, allow_none=True)
+    created_at = fields.String(required=True, metadata={"format": "date-time"})
+    expires_at = fields.String(required=True, metadata={"format": "date-time"})
+    match = fields.String(
+        required=True, allow_none=True, metadata={"description": "The match, once started."}
+    )
+    seats = fields.List(
+        fields.Nested(SeatTokenSchema),
+        required=True,
+        metadata={
+            "description": "Once started, the match's seats with their tokens (for the platform to hand out)."
+        },
+    )
+
+
+class ChallengesQuerySchema(CursorPageQuerySchema):
+    player = player_id(required=True)
+
+
+class ChallengesSchema(Schema):
+    challenges = fields.List(fields.Nested(ChallengeSchema), required=True)
+    next_cursor = fields.String(required=True, allow_none=True)
+
+
+class RematchOfferSchema(Schema):
+    match = fields.String(required=True, metadata={"description": "The finished match it is a rematch of."})
+    seats = fields.Integer(required=True)
+    accepted = fields.List(
+        fields.Integer(),
+        required=True,
+        metadata={"description": "The seats (of the finished match) that accepted."},
+    )
+    status = fields.String(required=True, validate=validate.OneOf(["open", "started"]))
+    rematch = fields.String(
+        required=True, allow_none=True, metadata={"description": "The new match, once started."}
+    )
+    seat = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "The asking seat's seat in the new match."}
+    )
+    token = fields.String(
+        required=True, allow_none=True, metadata={"description": "The asking seat's token in the new match."}
+    )
+
+
+# -- tournaments (service.http.tournament_routes) --------------------------------------------------------------
+
+TOURNAMENT_KINDS = ["round_robin", "swiss", "single_elimination", "double_elimination", "arena"]
+
+
+class CreateTournamentSchema(Schema):
+    name = ShownText(
+        required=True, metadata={"description": "What the tournament is called, shown to players."}
+    )
+    kind = fields.String(
+        required=True,
+        validate=validate.OneOf(TOURNAMENT_KINDS),
+        metadata={
+            "description": "round_robin (every pair, or every pod, meets once), swiss (FIDE Dutch for two "
+            "players, score groups with rematch avoidance and seat balance for pods), single_elimination or "
+            "double_elimination (a seeded bracket of two-player meetings) or arena (two-player games paired "
+            "continuously over a window of duration_minutes): docs/reference/pairing.md."
+        },
+    )
+    game = match_game()
+    options = match_options("Every match's")
+    players_per_match = fields.Integer(
+        load_default=2,
+        validate=validate.Range(min=2, max=5),
+        metadata={
+            "description": "Players in each match: 2, or a pod of 3 to 5 (the game must take as many); a "
+            "knockout's are 2."
+        },
+    )
+    rounds = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=1, max=50),
+        metadata={
+            "description": "A Swiss's rounds (required for one); a round robin plays its schedule and a "
+            "knockout its bracket: none."
+        },
+    )
+    rated = StrictBoolean(
+        load_default=True,
+        metadata={"description": "The matches carry the players' ids, and so are rated (false: names only)."},
+    )
+    bots_allowed = StrictBoolean(
+        load_default=False, metadata={"description": "Whether a bot may be registered to play in it."}
+    )
+    max_players = fields.Integer(
+        load_default=1000,
+        validate=validate.Range(min=2, max=1000),
+        metadata={
+            "description": "The largest field (a round robin's is bounded by its schedule of at most 2,016 "
+            "games: 64 players in pairs, 23 in pods of three, 16 of four, 14 of five)."
+        },
+    )
+
+    duration_minutes = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=1, max=1440),
+        metadata={
+            "description": "An arena's window (required for one, none for another kind): it opens with its "
+            "first pairings (POST .../rounds) and pairs no more after this many minutes."
+        },
+    )
+    knockout_draws = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(KNOCKOUT_DRAWS),
+        metadata={
+            "description": "A knockout's drawn meeting (none for another kind): `higher_seed` (the default) goes "
+            "through, or `replay`: the meeting is played again in the next round, seats swapped, at most twice, "
+            "then the higher seed goes through."
+        },
+    )
+
+    @validates_schema
+    def _knockout_of_two(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if (data.get("kind", "").endswith("_elimination") or data.get("kind") == "arena") and data.get(
+            "players_per_match", 2
+        ) != 2:
+            raise ValidationError(
+                _("a knockout's meetings are of two players: give 2"), field_name="players_per_match"
+            )
+
+
+class TournamentPlayerSchema(Schema):
+    player = player_id(required=True)
+    name = ShownText(metadata={"description": "The player's seat name in its matches (default: the id)."})
+    bot = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={
+            "description": "A bot of the game (GET /v1/games) that plays this entry, where the tournament "
+            "allows bots; the seat says so in every match."
+        },
+    )
+
+
+class TournamentEntrantSchema(Schema):
+    player = fields.String(required=True)
+    name = fields.String(required=True)
+    rating = fields.Float(
+        required=True,
+        metadata={
+            "description": "What the seeding orders by: 1500 + 40 * (mu - 25) of its rating, 1500 unrated."
+        },
+    )
+    bot = fields.String(
+        required=True, allow_none=True, metadata={"description": "The bot that plays it, if one."}
+    )
+    withdrawn = fields.Boolean(required=True)
+    joined_round = fields.Integer(
+        required=True, metadata={"description": "Rounds started before it registered (a late entry's)."}
+    )
+
+
+class TournamentStandingSchema(Schema):
+    place = fields.Integer(required=True)
+    player = fields.String(required=True)
+    points = fields.String(required=True, metadata={"description": "An exact fraction: 1, 1/2, 7/2."})
+    buchholz = fields.String(required=True)
+    sonneborn_berger = fields.String(required=True)
+    wins = fields.Integer(required=True)
+    games = fields.Integer(required=True)
+    byes = fields.Integer(required=True)
+
+
+class TournamentMatchSchema(Schema):
+    match = fields.String(required=True)
+    players = fields.List(fields.String(), required=True, metadata={"description": "In seat order."})
+    ranks = fields.List(
+        fields.Integer(),
+        required=True,
+        allow_none=True,
+        metadata={"description": "Each player's finishing rank once the match ended (1 best, ties equal)."},
+    )
+    seats = fields.List(
+        fields.Nested(SeatTokenSchema),
+        metadata={"description": "For the tournament's platform only: the match's seats and their tokens."},
+    )
+
+
+class TournamentByeSchema(Schema):
+    player = fields.String(required=True)
+    points = fields.String(required=True)
+
+
+class TournamentRoundSchema(Schema):
+    number = fields.Integer(required=True)
+    matches = fields.List(fields.Nested(TournamentMatchSchema), required=True)
+    byes = fields.List(fields.Nested(TournamentByeSchema), required=True)
+    complete = fields.Boolean(required=True, metadata={"description": "Every match of the round has ended."})
+
+
+class TournamentMeetingSchema(Schema):
+    meeting = fields.String(
+        required=True,
+        metadata={
+            "description": "`W2-1`: the winners' bracket's round 2, its first meeting; `L3-1`: the losers' "
+            "bracket's; `GF`: the grand final; `GF2`: its deciding game, played only if the losers' bracket's "
+            "winner takes `GF`."
+        },
+    )
+    players = fields.List(
+        fields.String(allow_none=True),
+        required=True,
+        metadata={"description": "Its two sides in seat order; null: not known yet, or nobody (a bye)."},
+    )
+    winner = fields.String(required=True, allow_none=True, metadata={"description": "Who went through."})
+    match = fields.String(
+        required=True, allow_none=True, metadata={"description": "The match that decided it, if one did."}
+    )
+    walkover = fields.Boolean(
+        required=True,
+        metadata={"description": "Decided without a game: a withdrawn player's opponent went on."},
+    )
+
+
+class TournamentBracketSchema(Schema):
+    seeds = fields.List(
+        fields.String(),
+        required=True,
+        metadata={
+            "description": "The field in seed order (rating, then the seed), as the first round recorded it."
+        },
+    )
+    meetings = fields.List(fields.Nested(TournamentMeetingSchema), required=True)
+    champion = fields.String(required=True, allow_none=True)
+
+
+class TournamentSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(TOURNAMENT_KINDS))
+    game = match_game(asked=False)
+    options = match_options("Every match's", asked=False)
+    players_per_match = fields.Integer(required=True)
+    rounds = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The rounds it plays (a round robin's: known once its first round started)."
+        },
+    )
+    rated = fields.Boolean(required=True)
+    bots_allowed = fields.Boolean(required=True)
+    max_players = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["registering", "playing", "finished"]))
+    version = fields.Integer(required=True, metadata={"description": "The log's version (its entries)."})
+    seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 (hex) of the seed."})
+    seed = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The seed, revealed when the tournament finishes."},
+    )
+    players = fields.List(fields.Nested(TournamentEntrantSchema), required=True)
+    standings = fields.List(
+        fields.Nested(TournamentStandingSchema),
+        required=True,
+        metadata={
+            "description": "Best first. Final once finished (as the log records them); before, provisional, with "
+            "ties past the tie-breaks ordered by the seed's commitment, not the secret seed."
+        },
+    )
+    current_round = fields.Nested(TournamentRoundSchema, required=True, allow_none=True)
+    bracket = fields.Nested(TournamentBracketSchema, required=True, allow_none=True)
+    duration_minutes = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "An arena's window."}
+    )
+    knockout_draws = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(KNOCKOUT_DRAWS),
+        metadata={"description": "What a knockout makes of a drawn meeting (null for another kind)."},
+    )
+    closes = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "When an arena's window closes (UTC, `YYYY-MM-DDTHH:MM:SS`), once it opened."
+        },
+    )
+
+
+class TournamentCheckpointSchema(Schema):
+    tournament = fields.String(required=True)
+    version = fields.Integer(required=True)
+    hash = fields.String(required=True, metadata={"description": "The hash of entry `version`."})
+    signed_at = fields.String(required=True)
+    algorithm = fields.String(required=True, metadata={"description": "Ed25519"})
+    public_key = fields.String(required=True, metadata={"description": "The server's key, raw, base64url."})
+    signature = fields.String(
+        required=True,
+        metadata={
+            "description": "Ed25519 signature (base64url) of the JSON {hash, tournament, version}, sorted keys, "
+            "no spaces."
+        },
+    )
+
+
+class TournamentLogQuerySchema(Schema):
+    after = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_VERSION),
+        metadata={"description": "Entries with a version above this."},
+    )
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class TournamentStreamQuerySchema(Schema):
+    after = fields.Integer(
+        validate=validate.Range(min=0, max=MAX_VERSION),
+        metadata={
+            "description": "Start after this version (default 0); a reconnect's Last-Event-ID wins over it."
+        },
+    )
+
+
+class TournamentLogSchema(Schema):
+    tournament = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "The log's current version."})
+    entries = fields.List(fields.Nested(EventSchema), required=True)

@@ -41,6 +41,34 @@ class Analyses:
         done (by the job it names)."""
         return bool(self._claim(keys=[self.keys.analysis(match_id)], args=[at, job_id]))
 
+    def ask(self, requester: str, match_id: str, cap: int, now_ms: int, kept_s: int) -> bool:
+        """Count the match among ``requester``'s analyses waiting or running (again: still once); False, and
+        not counted, when it has ``cap`` of them already. Those done or failed, and those asked more than
+        ``kept_s`` seconds ago (lost with their worker, or never claimed), leave it first. Counted after the
+        add: racing asks may both be refused, never both let past it."""
+        key = self.keys.analyses_asked(requester)
+        since = now_ms - kept_s * 1000
+        asked = [m.decode() for m in self.redis.zrangebyscore(key, since, "+inf")]
+        pipe = self.redis.pipeline(transaction=False)
+        for other in asked:
+            pipe.hget(self.keys.analysis(other), "status")
+        standing = pipe.execute()
+        # one not claimed yet (no status) stands: it is being asked for now
+        ended = [
+            m for m, status in zip(asked, standing, strict=True) if status in (DONE.encode(), FAILED.encode())
+        ]
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zremrangebyscore(key, "-inf", f"({since}")
+        if ended:
+            pipe.zrem(key, *ended)
+        pipe.zadd(key, {match_id: now_ms})
+        pipe.expire(key, kept_s)
+        pipe.zcard(key)
+        if pipe.execute()[-1] > cap:
+            self.redis.zrem(key, match_id)
+            return False
+        return True
+
     def progress(self, match_id: str, done: int, total: int) -> None:
         key = self.keys.analysis(match_id)
         if self.redis.hget(key, "status") != DONE.encode():

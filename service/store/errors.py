@@ -22,10 +22,20 @@ STORAGE_DOWN = (
     redis.exceptions.ReadOnlyError,
 )
 UNAVAILABLE_REPLY = re.compile(
-    r"(?:^|caused error: |: -)(?:CLUSTERDOWN|LOADING|MASTERDOWN|NOREPLICAS|READONLY|TRYAGAIN) "
+    r"(?:^|caused error: |: -)(?:CLUSTERDOWN|LOADING|MASTERDOWN|NOREPLICAS|READONLY|TRYAGAIN|UNBLOCKED) "
 )
 """Error replies of a store that is away or failing over, as redis-py leaves them in a plain ResponseError: one it
-has no class for (NOREPLICAS), and any of them inside a pipeline's error or a script's (Redis 6)."""
+has no class for (NOREPLICAS, UNBLOCKED), and any of them inside a pipeline's error or a script's (Redis 6)."""
+
+DEMOTED_REPLY = re.compile(r"(?:^|caused error: )UNBLOCKED .*master -> replica")
+"""Redis 7's reply to a blocked command (``WAIT``) cut short because its node turned replica: a failover took
+its slots (a master paused past the node timeout answers so once it is resumed)."""
+
+
+def demoted(error: BaseException) -> bool:
+    """Whether ``error`` says the node stopped being a master while the command waited."""
+    return isinstance(error, redis.exceptions.ResponseError) and bool(DEMOTED_REPLY.search(str(error)))
+
 
 OUTAGE_IF_CAUSED = (redis.exceptions.ResponseError, redis.exceptions.RedisClusterException)
 """What redis-py raises for an outage it has no class for, or for a bug: which, its message and its causes say."""

@@ -39,7 +39,9 @@ from redis.commands.core import Script
 
 from service.config import Settings
 from service.domain.chain import Recorded, compact_encoder
-from service.domain.errors import NotReplicated, NotTheHolder, VersionConflict
+from service.domain.errors import LeaseLost, NotReplicated, NotTheHolder, VersionConflict
+from service.store.errors import demoted
+from service.store.fences import CHECK, Fence
 from service.store.keys import Keys
 from service.store.redis_client import Lines
 
@@ -121,6 +123,15 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0
 """
 
+FENCED_ACK = (
+    CHECK
+    + """
+-- KEYS: a feed partition, its fence. ARGV: group, notice id, token. Nil: a newer token was shown there.
+if fenced(KEYS[2], tonumber(ARGV[3])) then return false end
+return redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+"""
+)
+
 
 @dataclass(frozen=True)
 class Remember:
@@ -169,6 +180,7 @@ class EventStore:
         self._remembered = redis_client.register_script(REMEMBERED)
         self._claim = redis_client.register_script(CLAIM)
         self._release = redis_client.register_script(RELEASE)
+        self._fenced_ack = redis_client.register_script(FENCED_ACK)
         self._poll_s: dict[str, float] = {}  # per polling reader: its current interval
         # the append's own connections, driven directly (``Lines``), and the reads of a match's log; with
         # replicated durability the append goes with its WAIT down one pooled connection, on a cluster to the
@@ -331,6 +343,14 @@ class EventStore:
             if self.cluster:  # a failover: learn the new master for the next request
                 self._refresh_slots()
             raise
+        except redis.exceptions.ResponseError as error:
+            if not demoted(error):
+                raise
+            # the master turned replica while WAIT waited: what the write left there may be gone with it,
+            # as with any write no replica confirmed (the fault harness met it as a 500)
+            if self.cluster:
+                self._refresh_slots()
+            raise NotReplicated("the master became a replica before a replica confirmed the write") from error
         if replicas < 1:
             raise NotReplicated(f"no replica confirmed within {self.replica_wait_ms} ms")
         return reply
@@ -542,8 +562,19 @@ class EventStore:
         replies = self._each(self.partitions, lambda pipe, p: pipe.xpending(self.keys.feed(p), group))
         return sum(r["pending"] for r in replies if not isinstance(r, Exception))
 
-    def ack(self, group: str, notice: FeedNotice) -> None:
-        self.redis.xack(self.keys.feed(notice.partition), group, notice.entry_id)
+    def ack(self, group: str, notice: FeedNotice, fence: Fence | None = None) -> None:
+        """The notice's work is done. ``fence``: the lease of the notice's partition it was done under;
+        LeaseLost, and the notice left pending, when another worker has taken the partition since (the
+        notice is its now: acknowledged by the worker that lost it, it would be lost if the new one failed)."""
+        feed = self.keys.feed(notice.partition)
+        if fence is None:
+            self.redis.xack(feed, group, notice.entry_id)
+            return
+        acked = self._fenced_ack(
+            keys=[feed, self.keys.feed_fence(notice.partition)], args=[group, notice.entry_id, fence.token]
+        )
+        if acked is None:
+            raise LeaseLost(f"partition {notice.partition} has a newer lease than token {fence.token}")
 
     def set_aside(self, group: str, notice: FeedNotice, why: str) -> None:
         """Move a notice whose work keeps failing aside, into its partition's ``:aside`` stream (capped at

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import redis
-from rq import Queue, Retry
+from rq import Queue, Retry, SimpleWorker
 from rq.exceptions import NoSuchJobError
 from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job
@@ -91,6 +91,11 @@ class JobQueue:
         return [self.queue(kind) for kind in KINDS if kind in kinds] + [
             Queue(self.keys.queue, connection=self.connection)
         ]
+
+    def work_through(self, kinds: tuple[str, ...]) -> None:
+        """Run the queued jobs of ``kinds`` in this process until none is left (``matchlog ratings rebuild
+        --here``): RQ's SimpleWorker in burst mode, with no fork per job."""
+        SimpleWorker(self.queues(kinds), connection=self.connection).work(burst=True)
 
     def enqueue_scoring(self, match_id: str, version: int, reuse: bool = True) -> str:
         """Enqueue ``score_match`` for the match at ``version``; returns the job id. A job for that

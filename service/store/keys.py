@@ -87,6 +87,18 @@ class Keys:
         match_id, _, part = tail.partition(":")
         return match_id, part
 
+    def tournaments(self) -> TournamentKeys:
+        """The keys of tournaments' logs: a match's layout under ``tournament:`` (``TournamentKeys``)."""
+        return TournamentKeys(self.namespace, self.partitions)
+
+    def match_tournament(self, match_id: str) -> str:
+        """The tournament a match was created for: its result goes into that tournament's log."""
+        return self.match_key(match_id, "tournament")
+
+    def platform_tournaments(self, platform_id: str) -> str:
+        """The tournaments a platform created, scored by creation time (ms): its list and its day's bound."""
+        return f"{self.namespace}:platform:{platform_id}:tournaments"
+
     def log(self, match_id: str) -> str:
         """The match's event stream: the truth."""
         return self.match_key(match_id, LOG)
@@ -139,6 +151,11 @@ class Keys:
         """The matches a platform created, scored by creation time (ms)."""
         return f"{self.namespace}:platform:{platform_id}:matches"
 
+    def player_matches(self, platform_id: str, status: str, player: str) -> str:
+        """The matches whose seats a platform's player holds, ``active`` (not over) or ``finished`` (over):
+        ``<match id>:<seat>``, scored by when the seat was taken, or when the match ended (ms)."""
+        return f"{self.namespace}:platform:{platform_id}:player-matches:{status}:{player}"
+
     @property
     def server_key(self) -> str:
         """The fingerprint of the server key every API and worker process of the deployment uses."""
@@ -158,7 +175,12 @@ class Keys:
 
     def webhook_order(self, hook_id: str, match_id: str) -> str:
         """For one webhook and one match: the version of the latest delivery enqueued (``last``) and, for each
-        delivery, the version of the one before it (``v<version>``): its ``previous_version``."""
+        delivery, the version of the one before it (``v<version>``): its ``previous_version``. Under the
+        match's tag, with its partition's ``feed_fence``, which the script that writes it checks."""
+        return self.match_key(match_id, f"webhook-order:{hook_id}")
+
+    def legacy_webhook_order(self, hook_id: str, match_id: str) -> str:
+        """``webhook_order`` as releases before the fencing tokens kept it (no tag), read while it lasts."""
         return f"{self.namespace}:webhook:{hook_id}:order:{match_id}"
 
     def webhook_slots(self, platform_id: str) -> str:
@@ -221,6 +243,16 @@ class Keys:
         return f"{self.namespace}:{{feed}}:owners"
 
     @property
+    def feed_tokens(self) -> str:
+        """Partition -> the fencing token of its latest lease: one more each time a worker takes the lease."""
+        return f"{self.namespace}:{{feed}}:tokens"
+
+    def feed_fence(self, partition: int) -> str:
+        """The newest fencing token a rule worker has shown for a partition, under the partition's tag: the
+        writes of its notices' work refuse an older one (``service.store.fences``)."""
+        return f"{self.namespace}:{{{self._tags[partition]}}}:feed:fence"
+
+    @property
     def queue(self) -> str:
         """The one RQ queue of releases before the queues by kind: still drained (``JobQueue.queues``)."""
         return self.namespace
@@ -235,6 +267,11 @@ class Keys:
         (``service.store.budgets``)."""
         return f"{self.namespace}:bot-matches:{tenant}"
 
+    def analyses_asked(self, requester: str) -> str:
+        """The analyses a platform or an anonymous client address asked for, by when: its bound of those
+        waiting or running (``service.store.analyses``)."""
+        return f"{self.namespace}:analyses-asked:{requester}"
+
     def bot_standing(self, match_id: str) -> str:
         """Whether the match's place in its tenant's budget of bot-only matches stands (``1``) or is past it
         (``0``: its bots play the cheapest move); absent while it has no place."""
@@ -248,6 +285,55 @@ class Keys:
     def stranded_jobs(self) -> str:
         """Jobs seen in RQ's intermediate list without starting, and when first (``JobQueue.clean_registries``)."""
         return f"{self.namespace}:jobs:stranded"
+
+    # -- players meet (service.store.seeks, service.store.challenges) -------------------------------------------
+
+    def seek(self, seek_id: str) -> str:
+        """A seek: what it asks for, its status and, once paired, its match and its seat's sealed token."""
+        return f"{self.namespace}:seek:{seek_id}"
+
+    @property
+    def open_seeks(self) -> str:
+        """Every open seek, scored by when it arrived (ms): what a pairing tick looks at."""
+        return f"{self.namespace}:seeks:open"
+
+    def listed_seeks(self, scope: str) -> str:
+        """The open seeks of a platform (its id) or the anonymous ones (``-``), by arrival (ms)."""
+        return f"{self.namespace}:seeks:listed:{scope}"
+
+    def held_seeks(self, holder: str) -> str:
+        """The open seeks of one player of a platform, or of one client address: its bound."""
+        return f"{self.namespace}:seeks:held:{holder}"
+
+    def seek_pool(self, pool: str) -> str:
+        """The open seeks that may meet (same tenant, game, options, count, clock, rated), by rating."""
+        return f"{self.namespace}:seeks:pool:{pool}"
+
+    @property
+    def seeks_pairing(self) -> str:
+        """The lock a pairing holds: one process pairs at a time, so no seek meets twice."""
+        return f"{self.namespace}:seeks:pairing"
+
+    def challenge(self, challenge_id: str) -> str:
+        """A challenge: who asked whom, the match's settings, who accepted, and the match once it starts."""
+        return f"{self.namespace}:challenge:{challenge_id}"
+
+    def player_challenges(self, platform: str, player: str) -> str:
+        """The challenges from or to a platform's player, open or not, scored by when they were made (ms)."""
+        return f"{self.namespace}:platform:{platform}:challenges:{player}"
+
+    def challenges_made(self, platform: str, player: str) -> str:
+        """The challenges a platform's player made in the last day, by when (ms): its bound."""
+        return f"{self.namespace}:platform:{platform}:challenges-made:{player}"
+
+    def rematch(self, match_id: str) -> str:
+        """The rematch a finished match offers: the seats that accepted, and the new match once it starts."""
+        return self.match_key(match_id, "rematch")
+
+    @staticmethod
+    def lock(key: str) -> str:
+        """The lock held while the record at ``key`` (a challenge, a rematch) changes."""
+        return f"{key}:lock"
 
     # -- ratings (service.store.players): a platform's under one hash tag, so a match is rated by one script ------
 
@@ -291,3 +377,25 @@ class Keys:
     def rated_matches(self, platform: str, pool: str) -> str:
         """match id -> the RatedMatch with every seat's rating after it (a player's match list shows them)."""
         return self._rating(platform, "pool", pool, "matches")
+
+
+@dataclass(frozen=True)
+class TournamentKeys(Keys):
+    """A tournament's keys, in a match's layout (``<namespace>:{<tag>}:tournament:<id>:<part>``), so that the
+    event store appends to a tournament's log as to a match's, with the same script and hash chain. Its appends
+    are announced on a feed of their own, which no rule worker follows (a tournament has no rules to run)."""
+
+    def match_key(self, match_id: str, part: str) -> str:
+        return f"{self.namespace}:{{{self._tags[self.partition(match_id)]}}}:tournament:{match_id}:{part}"
+
+    def feed(self, partition: int) -> str:
+        """The announcements of a partition's tournaments' appends, trimmed by each append's writer."""
+        return f"{self.namespace}:{{{self._tags[partition]}}}:tournament-feed"
+
+    def tokens(self, tournament_id: str) -> str:
+        """A hash of each round's matches' seat tokens, sealed (``round:<n>``): what the platform hands out."""
+        return self.match_key(tournament_id, "tokens")
+
+    def changing(self, tournament_id: str) -> str:
+        """The lock held while a round is started or a result recorded: one writer at a time."""
+        return self.match_key(tournament_id, "lock")

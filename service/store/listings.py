@@ -55,15 +55,15 @@ PAGE = """
 -- not declared, in one argument: 400 arguments would cost the caller a packing step each, and on one Redis
 -- (the only place this runs) any key may be read.
 -- Returns the score of the last match ('' for none), then each match's record (``rows.record``), checked as
--- ``rows.read`` and ``Listings.summaries`` check it: four lines, a header of three words, at the version
--- of its log, of the page's status. Returns false if any is missing or fails that: the caller then makes
--- the page row by row, which mends those.
+-- ``rows.read`` and ``Listings.summaries`` check it: four lines, a header of four words, the last
+-- ``rows.ENCODING``, at the version of its log, of the page's status. Returns false if any is missing or
+-- fails that: the caller then makes the page row by row, which mends those.
 local wanted, summary, log = ARGV[1], ARGV[2], ARGV[3]
 local found = {''}
 for stem in string.gmatch(ARGV[5], '[^\\n]+') do
   local raw = redis.call('GET', stem .. summary)
   if not raw then return false end
-  local version, status, first = string.match(raw, '^(%d+) ([^ \\n]*) [^ \\n]*()\\n')
+  local version, status, first = string.match(raw, '^(%d+) ([^ \\n]*) [^ \\n]* <encoding>()\\n')
   if not version or tonumber(version) ~= redis.call('XLEN', stem .. log) then return false end
   if wanted ~= '' and status ~= wanted then return false end
   local second = string.find(raw, '\\n', first + 1, true)
@@ -76,7 +76,7 @@ if ARGV[4] ~= '' then
   if not found[1] then return false end
 end
 return found
-"""
+""".replace("<encoding>", rows.ENCODING)
 
 
 class Listings:

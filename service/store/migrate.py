@@ -77,11 +77,11 @@ def migrate(source: redis.Redis, target: redis.Redis, keys: Keys, same_server: b
 
 
 def _transient(keys: Keys, name: str) -> bool:
-    """Not data: feed streams (pointers, made again), the workers' leases, rate-limit windows."""
+    """Not data: feed streams (pointers, made again) and their fences, the workers' leases, rate-limit windows."""
     rest = name[len(keys.namespace) + 1 :]
     return (
         rest == "feed"
-        or (rest.startswith("{") and rest.endswith("}:feed"))
+        or (rest.startswith("{") and rest.endswith(("}:feed", "}:feed:fence")))
         or rest.startswith(("{feed}:", "ratelimit"))
     )
 

@@ -7,12 +7,16 @@ pool's sequence moves on, and every rating, leaderboard score and record of its 
 nothing does. The script refuses a match already applied (a job run twice, or retried) and a
 computation made on ratings that have moved on meanwhile (two workers rating one pool: the later one
 reads again), so each match counts exactly once, on the ratings left by the matches that ended before it.
+
+The writes of the live projection (a place held, a match queued, released or applied) are made as durably as
+an append (``durably``): with replicated durability, one lost in a failover after its job had finished left
+a pool's queue stopped at a match held and never rated, or a match counted by nobody.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import redis
@@ -59,6 +63,21 @@ redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1])
 return 1
 """
 
+ENQUEUE = """
+-- KEYS: pending, queue. ARGV: match, its RatedMatch JSON, ended ms. Again: nothing changes.
+redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[1])
+return 1
+"""
+
+RELEASE = """
+-- KEYS: applied, queue, pending. ARGV: match, why it is not rated.
+redis.call('HSETNX', KEYS[1], ARGV[1], 'not rated: ' .. ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
+"""
+
 
 def _rating_text(rating: Rating) -> str:
     return json.dumps([rating.mu, rating.sigma, rating.games])  # repr floats: read back exactly
@@ -74,12 +93,22 @@ def _rating_of(text: bytes | str) -> Rating:
 
 
 class PlayerStore:
-    def __init__(self, redis_client: redis.Redis, namespace: str):
+    def __init__(
+        self,
+        redis_client: redis.Redis,
+        namespace: str,
+        durably: Callable[[str, Callable[[redis.Redis], Any]], Any] | None = None,
+    ):
+        """``durably(key, write)``: how the live projection's writes are made (the event store's: with
+        replicated durability it waits for a replica); by default, plainly."""
         self.redis = redis_client
         self.namespace = namespace
         self.keys = Keys(namespace)
+        self.durably = durably or (lambda key, write: write(redis_client))
         self._apply = redis_client.register_script(APPLY)
         self._hold = redis_client.register_script(HOLD)
+        self._enqueue = redis_client.register_script(ENQUEUE)
+        self._release = redis_client.register_script(RELEASE)
 
     # -- the live projection ---------------------------------------------------------------------
 
@@ -87,34 +116,32 @@ class PlayerStore:
         """A game of the pool has ended and is not scored yet: its place in the queue is kept, and the
         matches that ended after it wait (``process`` stops there) until it is rated or released.
         Nothing for a match already queued with its result, rated or released."""
+        keys = [
+            self.keys.rating_applied(platform, pool),
+            self.keys.rating_queue(platform, pool),
+            self.keys.rating_pending(platform, pool),
+        ]
         return bool(
-            self._hold(
-                keys=[
-                    self.keys.rating_applied(platform, pool),
-                    self.keys.rating_queue(platform, pool),
-                    self.keys.rating_pending(platform, pool),
-                ],
-                args=[match_id, ended_ms],
+            self.durably(
+                keys[1], lambda client: self._hold(keys=keys, args=[match_id, ended_ms], client=client)
             )
         )
 
     def release(self, platform: str, pool: str, match_id: str, why: str) -> None:
         """A scored match that is not rated (aborted...): out of the queue for good, so the matches after
         it go on."""
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.hsetnx(self.keys.rating_applied(platform, pool), match_id, f"not rated: {why}")
-        pipe.zrem(self.keys.rating_queue(platform, pool), match_id)
-        pipe.hdel(self.keys.rating_pending(platform, pool), match_id)
-        pipe.execute()
+        keys = [
+            self.keys.rating_applied(platform, pool),
+            self.keys.rating_queue(platform, pool),
+            self.keys.rating_pending(platform, pool),
+        ]
+        self.durably(keys[1], lambda client: self._release(keys=keys, args=[match_id, why], client=client))
 
     def enqueue(self, platform: str, match: RatedMatch) -> None:
         """Put a scored match in its pool's queue (again: nothing changes)."""
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.hsetnx(
-            self.keys.rating_pending(platform, match.pool), match.match_id, json.dumps(match.to_json())
-        )
-        pipe.zadd(self.keys.rating_queue(platform, match.pool), {match.match_id: match.ended_ms}, nx=True)
-        pipe.execute()
+        keys = [self.keys.rating_pending(platform, match.pool), self.keys.rating_queue(platform, match.pool)]
+        args = [match.match_id, json.dumps(match.to_json()), match.ended_ms]
+        self.durably(keys[1], lambda client: self._enqueue(keys=keys, args=args, client=client))
 
     def process(self, platform: str, pool: str, limit: int = 10_000) -> list[tuple[RatedMatch, dict, dict]]:
         """Rate the pool's queued matches in order; returns each match applied here with the ratings
@@ -186,7 +213,10 @@ class PlayerStore:
                     int(seat.rank == best),
                     match.ended_ms,
                 ]
-            outcome = self._apply(keys=keys, args=args)
+            outcome = self.durably(
+                keys[0],
+                lambda client: self._apply(keys=keys, args=args, client=client),  # noqa: B023
+            )
             if outcome == -1:
                 continue  # another worker rated a match of this pool meanwhile: read again
             if outcome == 0:

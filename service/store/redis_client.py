@@ -16,7 +16,7 @@ from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from service import versions
-from service.serving import send_whole
+from service.sockets import send_whole
 
 _hiredis: Any
 try:

@@ -398,6 +398,8 @@ class MatchRepository:
             if entries is None:
                 entries = self._read(match_id, after=base.version - 1, until=target)
             if entries and _agrees(base, entries[0]):
+                if base.created_at is None:
+                    base = self._dated(match_id, base, entries[0])
                 return self._fold(match_id, base, entries[1:], remember)
             self.snapshots.drop(match_id, base.version)  # folded from another log: rebuild below
         entries = self._read(match_id, after=0, until=target)
@@ -409,6 +411,22 @@ class MatchRepository:
         kept = meta.secret is not None or target == current
         start = replay.start(entries[0], secret.seed, secret.salt)
         return self._fold(match_id, start, entries[1:], remember, snapshots=kept)
+
+    def _dated(self, match_id: str, state: MatchState, own: Recorded) -> MatchState:
+        """``state``, from a snapshot taken before states kept their times, given them from its log (``own`` is its
+        entry at its version), and kept so again: the log is read for them once, not at every load."""
+        created = own if own.version == 1 else self.store.read(match_id, after=0, until=1)[0]
+        ended = None
+        if state.seed is not None:  # revealed with the end, at its time: only match_scored follows it
+            near = (
+                [own]
+                if own.type == "seed_revealed"
+                else self.store.read(match_id, own.version - 2, own.version)
+            )
+            ended = next(e.at for e in near if e.type == "seed_revealed")
+        dated = replaced(state, created_at=created.at, updated_at=own.at, ended_at=ended)
+        self.snapshots.save(match_id, [dated])
+        return dated
 
     def earlier_than(self, match_id: str, latest: MatchState) -> Callable[[int], MatchState]:
         """The match at a version before ``latest``'s: the first asked for is loaded, and the log from it up to
@@ -439,13 +457,16 @@ class MatchRepository:
     def read(
         self, match_id: str, after: int = 0, until: int | None = None, limit: int | None = None
     ) -> tuple[int, list[Recorded]]:
-        """The match's current version and its entries with ``after < version <= until``."""
+        """The match's current version and its entries with ``after < version <= until`` (and none past
+        that version: a move appended between the two reads is left to the next page, so that a client
+        who asks again ``after`` the version it was given neither misses an entry nor sees one twice)."""
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.xlen(self.keys.log(match_id))
             pipe.exists(self.keys.meta(match_id))
             current, exists = pipe.execute()
         if current == 0 or not exists:
             raise MatchNotFound(match_id)
+        until = current if until is None else min(until, current)
         return current, self._read(match_id, after=after, until=until, limit=limit)
 
     def _read(

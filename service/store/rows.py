@@ -2,11 +2,12 @@
 sends it (``MatchSchema``'s compiled dump, then orjson, as the listing's answer was made before), so that a
 page joins the rows' bytes and neither decodes nor encodes them.
 
-The record (``Keys.summary``) is four lines: ``<version> <status> <game>`` (what the listing checks and
-filters on without reading the row), the row's bytes up to where its clock goes, the clock as the state keeps
-it (empty without one), and the rest of the row. A row's clock is shown as it stands when the page is asked
-(``views.listed``), so only the clock is encoded then. JSON text holds no raw newline, so the lines split
-cleanly. Nothing in a row depends on who asks (a platform and the public see the same rows).
+The record (``Keys.summary``) is four lines: ``<version> <status> <game> <encoding>`` (what the listing checks
+and filters on without reading the row, and ``ENCODING``: a record of another is made again), the row's bytes up
+to where its clock goes, the clock as the state keeps it (empty without one), and the rest of the row. A row's
+clock is shown as it stands when the page is asked (``views.listed``), so only the clock is encoded then. JSON
+text holds no raw newline, so the lines split cleanly. Nothing in a row depends on who asks (a platform and the
+public see the same rows).
 
 A page (``Page``) is its rows joined by commas, cut where a row's clock goes: on one Redis, the listing's
 script joins the records itself (``listings.PAGE``), so that a page of 200 costs this process about what one
@@ -22,6 +23,10 @@ import orjson
 
 from service.domain import clocks
 from service.http import fastload, schemas
+
+ENCODING = "r2"
+"""What a record's row holds: ``r2``, a match's times; a record without it (from before they were listed) or with
+another is read as none, and made again from the match's state."""
 
 _SCHEMA = schemas.MatchSchema()
 _DUMP = fastload.compiled_dump(_SCHEMA)
@@ -116,7 +121,7 @@ def record(match_id: str, kept: dict[str, Any]) -> bytes:
     after = {name: row[name] for name in AFTER_CLOCK if name in row}
     tail = b"," + _row(after)[1:] if after else b"}"
     head = whole[: len(whole) - len(tail)]
-    header = f"{kept['version']} {kept['status']} {kept['game']}".encode()
+    header = f"{kept['version']} {kept['status']} {kept['game']} {ENCODING}".encode()
     return b"\n".join([header, head, b"" if clock is None else encoded(clock), tail])
 
 
@@ -124,7 +129,9 @@ def read(raw: bytes) -> Row | None:
     """A record as ``record`` writes it; None for anything else (a summary of the earlier encoding)."""
     try:
         header, head, clock, tail = raw.split(b"\n")
-        version, status, game = header.split(b" ")
+        version, status, game, encoding = header.split(b" ")
+        if encoding != ENCODING.encode():
+            return None
         return Row(int(version), status.decode(), game.decode(), head, clock, tail)
     except ValueError:
         return None

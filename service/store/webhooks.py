@@ -34,8 +34,9 @@ from urllib.parse import urlsplit
 
 import redis
 
-from service.domain.errors import TooManyWebhooks
+from service.domain.errors import LeaseLost, TooManyWebhooks
 from service.domain.serverkey import ServerKey
+from service.store.fences import CHECK, Fence
 from service.store.keys import Keys
 
 T = TypeVar("T")
@@ -87,10 +88,19 @@ end
 return 0
 """
 
-_PREVIOUS = """
+_PREVIOUS = (
+    CHECK
+    + """
+-- KEYS: the order record, the partition's fence. ARGV: version, seconds kept, token (0: none), the latest
+-- version of the legacy record ('' once read), '?' when not read yet
+if fenced(KEYS[2], tonumber(ARGV[3])) then return false end
 local done = redis.call('HGET', KEYS[1], 'v' .. ARGV[1])
 if done then return done end
-local last = redis.call('HGET', KEYS[1], 'last') or ''
+local last = redis.call('HGET', KEYS[1], 'last')
+if not last then
+  if ARGV[4] == '?' then return '?' end
+  last = ARGV[4]
+end
 if last == '' or tonumber(last) < tonumber(ARGV[1]) then
   redis.call('HSET', KEYS[1], 'last', ARGV[1])
 else
@@ -100,6 +110,7 @@ redis.call('HSET', KEYS[1], 'v' .. ARGV[1], last)
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 return last
 """
+)
 
 
 IPV4_INSIDE = tuple(
@@ -384,9 +395,12 @@ class Webhooks:
         self._limited_add = redis_client.register_script(_LIMITED_ADD)
         self._take_slot = redis_client.register_script(_TAKE_SLOT)
 
-    def register(self, platform: str, url: str, events: list[str], secret: str | None) -> dict[str, Any]:
+    def register(
+        self, platform: str, url: str, events: list[str], secret: str | None, language: str | None = None
+    ) -> dict[str, Any]:
         """TooManyWebhooks when the platform has its share: counted and listed in one step, so that
-        registrations at the same moment cannot pass the cap together."""
+        registrations at the same moment cannot pass the cap together. ``language``: that of the deliveries'
+        texts (English when None)."""
         hook_id = uuid.uuid4().hex[:16]
         secret = secret or secrets.token_urlsafe(24)
         events = sorted(set(events))
@@ -397,7 +411,13 @@ class Webhooks:
             hook,
             lambda client: client.hset(
                 hook,
-                mapping={"platform": platform, "url": url, "events": json.dumps(events), "secret": sealed},
+                mapping={
+                    "platform": platform,
+                    "url": url,
+                    "events": json.dumps(events),
+                    "secret": sealed,
+                    **({"language": language} if language else {}),
+                },
             ),
         )
         added = self.durably(
@@ -407,7 +427,8 @@ class Webhooks:
         if not added:
             self.redis.delete(hook)
             raise TooManyWebhooks(self.per_platform)
-        return {"id": hook_id, "url": url, "events": events, "secret": secret, **ENABLED}
+        shown = {"id": hook_id, "url": url, "events": events, **({"language": language} if language else {})}
+        return {**shown, "secret": secret, **ENABLED}
 
     def get(self, hook_id: str) -> dict[str, Any] | None:
         raw = {k.decode(): v for k, v in self.redis.hgetall(self.keys.webhook(hook_id)).items()}
@@ -418,6 +439,7 @@ class Webhooks:
             "platform": raw["platform"].decode(),
             "url": raw["url"].decode(),
             "events": json.loads(raw["events"]),
+            **({"language": raw["language"].decode()} if "language" in raw else {}),
             "secret": self.server_key.open(raw["secret"], hook_id.encode()).decode(),
             **_shown_status(raw.get("disabled_at"), raw.get("disabled_reason")),
         }
@@ -428,11 +450,19 @@ class Webhooks:
         ids = sorted(h.decode() for h in self.redis.smembers(self.keys.platform_webhooks(platform)))
         with self.redis.pipeline(transaction=False) as pipe:
             for hook_id in ids:
-                pipe.hmget(self.keys.webhook(hook_id), "url", "events", "disabled_at", "disabled_reason")
+                pipe.hmget(
+                    self.keys.webhook(hook_id), "url", "events", "disabled_at", "disabled_reason", "language"
+                )
             rows = pipe.execute() if ids else []
         return [
-            {"id": hook_id, "url": url.decode(), "events": json.loads(events), **_shown_status(at, reason)}
-            for hook_id, (url, events, at, reason) in zip(ids, rows)
+            {
+                "id": hook_id,
+                "url": url.decode(),
+                "events": json.loads(events),
+                **({"language": language.decode()} if language else {}),
+                **_shown_status(at, reason),
+            }
+            for hook_id, (url, events, at, reason, language) in zip(ids, rows)
             if url is not None
         ]
 
@@ -451,14 +481,37 @@ class Webhooks:
             self.keys.webhook_attempts(hook_id),
         )
 
-    def previous_version(self, hook_id: str, match_id: str, version: int) -> int | None:
+    def previous_version(
+        self, hook_id: str, match_id: str, version: int, fence: Fence | None = None
+    ) -> int | None:
         """The version of the delivery of ``match_id`` to ``hook_id`` enqueued before the one of ``version``
         (None: it is the first), and ``version`` is now the latest. Asked again for the same version (a feed
-        notice handled twice) it answers the same: a receiver holds a delivery until it has had the previous one."""
-        previous = self._previous(
-            keys=[self.keys.webhook_order(hook_id, match_id)], args=[version, ORDER_KEPT_S]
-        )
-        previous = previous.decode() if isinstance(previous, bytes) else previous
+        notice handled twice) it answers the same: a receiver holds a delivery until it has had the previous one.
+        ``fence``: the lease of the match's partition that the caller works under; LeaseLost, and nothing
+        written, when another worker has taken the partition since."""
+        order = self.keys.webhook_order(hook_id, match_id)
+        partition = self.keys.partition(match_id)
+        assert fence is None or fence.partition == partition, "a match's work is fenced by its own partition"
+        token = fence.token if fence else 0
+
+        def record(legacy: str) -> str:
+            # durably: a record lost in a failover let the next delivery name one before the one it follows
+            previous = self.durably(
+                order,
+                lambda client: self._previous(
+                    keys=[order, self.keys.feed_fence(partition)],
+                    args=[version, ORDER_KEPT_S, token, legacy],
+                    client=client,
+                ),
+            )
+            if previous is None:
+                raise LeaseLost(f"partition {partition} has a newer lease than token {token}")
+            return previous.decode() if isinstance(previous, bytes) else previous
+
+        previous = record("?")
+        if previous == "?":  # a record not begun here: one a release before the fences kept, if any
+            last = self.redis.hget(self.keys.legacy_webhook_order(hook_id, match_id), "last")
+            previous = record(last.decode() if last else "")
         return int(previous) if previous else None
 
     def record(self, hook_id: str, attempt: dict[str, Any], last: bool = False) -> bool:
@@ -505,8 +558,10 @@ class Webhooks:
         many webhooks get it: its key is its digest. The digest, for the deliveries to name."""
         data = body.encode()
         digest = hashlib.sha256(data).hexdigest()
-        # compressed, as RQ compresses a job's arguments: a body's entries repeat their keys and names
-        self.redis.set(self.keys.webhook_body(digest), zlib.compress(data), ex=BODY_KEPT_S)
+        # compressed, as RQ compresses a job's arguments: a body's entries repeat their keys and names; durably:
+        # a body lost in a failover was a delivery dropped for good ("its body is no longer kept")
+        key = self.keys.webhook_body(digest)
+        self.durably(key, lambda client: client.set(key, zlib.compress(data), ex=BODY_KEPT_S))
         return digest
 
     def body(self, digest: str) -> str | None:

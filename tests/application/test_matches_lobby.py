@@ -162,5 +162,5 @@ def test_every_entry_has_its_plain_words(client):
         f"({placed['data']['x']}, {placed['data']['y']}, {placed['data']['z']})"
     )
     log = full_log(client, match_id)
-    assert log[0]["text"] == "a block-block match for ann, bob"
+    assert log[0]["text"] == "a BLOCK.BLOCK match for ann, bob"
     assert log[1]["text"] == placed["text"]

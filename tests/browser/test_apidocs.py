@@ -8,12 +8,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser.test_viewer import browser, page, server  # noqa: F401 (fixtures)
-
 pytestmark = pytest.mark.slow
 
 
-def test_the_reference_shows_every_operation_and_fetches_only_this_server(server, page):  # noqa: F811
+def test_the_reference_shows_every_operation_and_fetches_only_this_server(server, page):
     asked = []
     page.on("request", lambda request: asked.append(request.url))
     _, contract = server("GET", "/openapi.json")
@@ -40,13 +38,13 @@ def test_the_reference_shows_every_operation_and_fetches_only_this_server(server
     )
 
 
-def test_the_front_page_links_the_reference(server, page):  # noqa: F811
+def test_the_front_page_links_the_reference(server, page):
     page.goto(server.base + "/")
     page.get_by_role("link", name="API reference").click()
     page.wait_for_selector(".opblock")
     assert page.url == server.base + "/docs/"
 
 
-def test_the_reference_files_come_from_the_installed_package(server):  # noqa: F811
+def test_the_reference_files_come_from_the_installed_package(server):
     status, _ = server("GET", "/docs/swagger-ui/no-such-file.js")
     assert status == 404

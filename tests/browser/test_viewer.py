@@ -3,74 +3,15 @@ against ``matchlog serve``, reading only the public API. Screenshots go to ``tes
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
 from service.games import GAMES
-from tests.integration.test_serve import free_port, start_serve, stop_serve
+from tests.browser.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.slow
-
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-CHROMIUM = os.environ.get("MATCHLOG_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-# As the machine's probe starts it: headless, and no background calls to a network that is not there.
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        if os.environ.get("MATCHLOG_BROWSER_REQUIRED"):  # .ci/run installs it: there, a missing one fails
-            pytest.fail("no Chromium: install Debian's chromium package (apt-get install chromium)")
-        pytest.skip(
-            "no Chromium on this machine: install Debian's chromium package (apt-get install chromium)"
-        )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture(scope="module")
-def server():
-    folder = tempfile.mkdtemp(prefix="mlv-", dir="/tmp")
-    process, http = start_serve(  # the test plays whole matches at full speed from one address
-        folder, free_port(), MATCHLOG_RATE_LIMIT_PER_TOKEN="off", MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS="off"
-    )
-    try:
-        yield http
-    finally:
-        stop_serve(process)
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    opened = context.new_page()
-    problems = []
-    opened.on("pageerror", lambda error: problems.append(str(error)))
-    opened.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
-    yield opened
-    context.close()
-    assert not problems, problems
 
 
 def play(http, game: str, actions: int | None = None, seed: int = 3):
@@ -119,7 +60,9 @@ def test_a_finished_match_steps_through_every_version(server, page, game):
     )
     page.keyboard.press("Home")
     assert shown_equals_api(page, 1)
-    assert page.locator("#step-text").inner_text().startswith(f"1. a {game} match for ann, bob")
+    assert (
+        page.locator("#step-text").inner_text().startswith(f"1. a {GAMES[game].info.name} match for ann, bob")
+    )
     page.keyboard.press("ArrowRight")
     assert shown_equals_api(page, 2)
     page.keyboard.press("ArrowLeft")

@@ -32,6 +32,7 @@ def _both(value) -> None:
         )
 
 
+@pytest.mark.no_cover  # what it runs is covered by faster tests; traced, it took 3 times as long
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_the_logs_json_is_json_dumps(game_id):
     first, steps, _ = _steps(GAMES[game_id], 11)

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from service.domain import lifecycle
-from service.domain.errors import KNOWN_SEED_REASONS
+from service.domain.errors import KNOWN_SEED_REASONS, TOURNAMENT_REASONS
 from service.domain.lifecycle import SHELL_REFUSALS, refusals_of
 from service.games import GAMES, refusals_component
 from service.games.protocol import IllegalAction, Refusal
@@ -73,7 +73,7 @@ def test_the_catalogue_lists_each_games_refusals_with_their_rules(client):
 
 def test_the_contract_carries_each_games_reasons_as_an_enum(app):
     schemas = spec(app)["components"]["schemas"]
-    everything = set(KNOWN_SEED_REASONS)
+    everything = set(KNOWN_SEED_REASONS) | set(TOURNAMENT_REASONS)
     for game in GAMES.values():
         assert schemas[refusals_component(game)]["enum"] == sorted(refusals_of(game))
         everything |= set(refusals_of(game))

@@ -3,6 +3,8 @@ and the log keeps both; refused where the move revealed hidden information, or w
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from service.application.bots import Bots
@@ -589,7 +591,7 @@ def test_an_undo_refused_for_what_the_bots_showed_folds_the_span_once_and_is_not
             monkeypatch.setattr(matches.repository, "load", load)
             taken_back = state.version - state.last_action["before"]
             break
-        matches.submit(match_id, 0, state.version, rng.choice(state.legal_actions(0)))
+        matches.submit(match_id, 0, state.version, rng.choice(sorted(state.legal_actions(0), key=json.dumps)))
     assert refused is not None and refused.value.reason == "hidden_information_revealed"
     assert taken_back > 4 and len([v for v in loads if v is not None]) == 1, (loads, taken_back)
     from service.domain import lifecycle

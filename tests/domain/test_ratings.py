@@ -264,6 +264,7 @@ def test_pools_and_ties():
     assert after["a"].mu == after["b"].mu > after["c"].mu and after["a"].games == 1
 
 
+@pytest.mark.no_cover  # what it runs is covered by faster tests; traced, it took 3 times as long
 @pytest.mark.slow
 def test_a_rebuild_from_the_logs_gets_the_same_numbers(client, app, settings, fake_redis, platform):
     """200 bot matches rated as they end; then every rating computed again from the logs alone, by the

@@ -1,12 +1,14 @@
 """Blackout: Hong Kong's picture (``Accept: image/svg+xml``): well-formed, accessible, every location of
-the map drawn, the final totals shown, and nothing the view hides."""
+the map drawn, the final totals shown, and nothing the view hides; and the check actions it names, by label."""
 
 from __future__ import annotations
 
+import copy
 import random
 import xml.etree.ElementTree as ET
 
 from service.games.blackout_hong_kong import GAME
+from service.games.texts import speaking
 from tests.games.blackout_support import new_game, random_game
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -47,3 +49,22 @@ def test_the_final_picture_shows_the_totals_and_winners():
     svg = GAME.svg(GAME.view(state, None))
     ET.fromstring(svg)
     assert "Final:" in svg and all(f"{r['total']} VP" in svg for r in state["result"]["players"])
+
+
+def test_a_check_action_of_the_personal_board_is_said_by_its_label_in_the_language():
+    """Issue 46: the pack's label of a check-mark action, not "card petrol-reward"; another pack's label as
+    it is written, a card's check action by the card."""
+    state = new_game(2, "check-labels")
+    event = {"type": "check_action_activated", "seat": 0, "data": {"source": "petrol-reward"}}
+    assert GAME.describe(event, state) == "seat 0 activated the check action of Petrol reward"
+    assert GAME.describe(event) == "seat 0 activated the check action of Petrol reward"
+    with speaking("ko"):
+        assert "휘발유 보상" in GAME.describe(event, state)
+    with speaking("ja"):
+        assert "ガソリンの報酬" in GAME.describe(event)
+    relabelled = copy.deepcopy(state)
+    relabelled["content"]["personalBoard"]["checkActions"][0]["label"] = "Fuel bonus"
+    with speaking("ko"):
+        assert "Fuel bonus" in GAME.describe(event, relabelled)
+    card = {"type": "check_action_activated", "seat": 0, "data": {"source": "OC12"}}
+    assert GAME.describe(card) == "seat 0 activated the check action of card OC12"

@@ -107,6 +107,21 @@ def test_an_sgf_body_creates_an_ordinary_match(client):
     assert legal["version"] == 3 and legal["actions"]
 
 
+def test_a_record_imported_as_json_creates_the_same_match_as_its_own_body_type(client):
+    record = "(;GM[Blokus Duo]PB[Pia]PW[Olu]\n;B[e10,f10]\n;W[j5])"
+    imported = client.post("/v1/imports", json={"record_type": SGF, "record": record})
+    assert imported.status_code == 201, imported.json
+    posted = client.post("/v1/matches", data=record, content_type=SGF)  # deprecated, still taken
+    assert posted.status_code == 201
+    for body in (imported.json, posted.json):
+        assert body["game"] == "blokus" and body["version"] == 3
+        assert [s["name"] for s in body["seats"]] == ["Pia", "Olu"]
+    illegal = client.post("/v1/imports", json={"record_type": SGF, "record": "(;GM[Blokus];2[t20])"})
+    assert illegal.status_code == 422 and illegal.json["move"] == 1
+    unknown = client.post("/v1/imports", json={"record_type": "text/x-chess-pgn", "record": "1. e4"})
+    assert unknown.status_code == 400 and unknown.json["error"] == "invalid_record"
+
+
 def test_a_record_that_is_not_utf8_is_refused_not_turned_into_replacement_characters(client):
     response = client.post(
         "/v1/matches", data=b"(;GM[Blokus Duo]PB[\xff]PW[Olu]\n;B[e10,f10])", content_type=SGF

@@ -72,6 +72,7 @@ def test_blokus_strong_with_other_options(options):
     _check_positions(BLOKUS, bots_of(BLOKUS)["blokus-strong"], positions, level=2)
 
 
+@pytest.mark.no_cover  # what it runs is covered by faster tests; traced, it took 3 times as long
 def test_block_block_strong_plays_a_legal_placement():
     positions = _positions(BLOCK_BLOCK, {}, 2, every=6, seed=5, limit=4)
     _check_positions(

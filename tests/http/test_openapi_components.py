@@ -3,6 +3,7 @@ requests from it, must find no server error and no answer that breaks it."""
 
 from __future__ import annotations
 
+import re
 import zlib
 from pathlib import Path
 
@@ -29,6 +30,24 @@ def test_openapi_yaml_is_what_the_app_serves(app, client):
     committed = yaml.safe_load(CONTRACT.read_text(encoding="utf-8"))
     assert committed == spec(app)
     assert client.get("/openapi.json").json == committed
+
+
+def test_every_operation_has_a_short_unique_camel_case_operation_id():
+    """Generated clients name their functions after it (``createMatch``, not ``post_v1_matches``)."""
+    contract = yaml.safe_load(CONTRACT.read_text(encoding="utf-8"))
+    methods = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
+    ids = [
+        (path, method, operation.get("operationId"))
+        for path, item in contract["paths"].items()
+        for method, operation in item.items()
+        if method in methods
+    ]
+    assert [
+        (path, method) for path, method, id_ in ids if not re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", id_ or "")
+    ] == []
+    names = [id_ for _, _, id_ in ids]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    assert all(len(name) <= 24 for name in names), [n for n in names if len(n) > 24]
 
 
 # Game records (an SGF dialect...) are text: send each game's as schemathesis sends text/plain.
@@ -195,7 +214,10 @@ def test_stateful_workflows_reach_live_matches():
     def writes():  # moves, undos, scoring... that reached a live match, not only its doorstep
         return {status for method, path, status in REACHED if method == "POST"} - {401, 403, 404}
 
-    for _ in range(3):  # schemathesis draws links with true randomness: a run may wander; three seldom all do
+    # schemathesis draws links with true randomness: about one run in four wanders (measured: 11 of 15
+    # runs reached both alone), and once in CI ten runs in a row reached only the match and its checkpoint;
+    # the runs add up, and the loop stops at the first that suffices (usually the first or second)
+    for _ in range(30):
         MatchWorkflows.run(
             settings=settings(
                 max_examples=examples(50),
@@ -206,5 +228,5 @@ def test_stateful_workflows_reach_live_matches():
         )
         if len(reads()) >= 3 and writes():
             break
-    assert len(reads()) >= 3, reads()
-    assert writes(), REACHED
+    assert len(reads()) >= 3, sorted(REACHED)
+    assert writes(), sorted(REACHED)

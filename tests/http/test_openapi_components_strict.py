@@ -160,6 +160,7 @@ def shown(game_id: str, entries: list[Recorded], players: int, sealed: bool) -> 
     ]
 
 
+@pytest.mark.no_cover  # what it runs is covered by faster tests; traced, it took 3 times as long
 @pytest.mark.parametrize(
     "game_id, players, options",
     CASES,

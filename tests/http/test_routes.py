@@ -81,6 +81,33 @@ def test_match_summary_says_who_acts(client):
     assert "result" not in body
 
 
+def test_a_match_says_when_it_was_created_updated_and_ended(client, monkeypatch):
+    """``created_at``, ``updated_at`` (its latest entry) and ``ended_at`` (null until it ends) on the match, its
+    listing row and the abort's answer: the times its entries record."""
+    from service.application import entry_time
+
+    times = iter(f"2026-01-01T00:00:0{i}.000Z" for i in range(10))
+    monkeypatch.setattr(entry_time, "now", lambda: next(times))
+    created = client.post("/v1/matches", json={"game": "blokus", "players": PLAYERS}).json
+    match_id, token = created["id"], created["seats"][0]["token"]
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json["actions"]
+    assert act(client, match_id, token, 1, legal[0]).status_code == 201
+    body = client.get(f"/v1/matches/{match_id}").json
+    assert (body["created_at"], body["updated_at"], body["ended_at"]) == (
+        "2026-01-01T00:00:00.000Z",
+        "2026-01-01T00:00:01.000Z",
+        None,
+    )
+    aborted = client.post(
+        f"/v1/matches/{match_id}/abort", json={"reason": "enough"}, headers=bearer(created["creator_token"])
+    ).json
+    listed = client.get("/v1/matches?status=aborted").json["matches"]
+    assert [row["id"] for row in listed] == [match_id]
+    for shown in (aborted, client.get(f"/v1/matches/{match_id}").json, *listed):
+        assert shown["created_at"] == "2026-01-01T00:00:00.000Z"
+        assert shown["updated_at"] == shown["ended_at"] == aborted["ended_at"] > body["updated_at"]
+
+
 def test_creation_errors_name_the_field(client):
     cases = [
         ({"game": "chess", "players": PLAYERS}, "game"),
@@ -170,6 +197,30 @@ def test_an_accepted_action_returns_the_new_version_and_its_events(client):
     assert event["version"] == 2 and event["type"] == "placed" and event["seat"] == 0
     assert event["data"] == {"colour": "blue", "piece": "2", "cells": [[0, 0], [1, 0]]}
     assert client.get(f"/v1/matches/{match_id}").json["version"] == 2
+
+
+def test_an_action_that_names_another_game_is_a_400_naming_game(client):
+    match_id, tokens = create(client)
+    body = {"expected_version": 1, "action": place([(0, 0)])}
+    wrong = client.post(
+        f"/v1/matches/{match_id}/actions", headers=bearer(tokens[0]), json={**body, "game": "chock-a-block"}
+    )
+    assert_error(wrong, 400, "invalid_request")
+    assert wrong.json["fields"] == {"game": ["this match's game is blokus"]}
+    said = client.post(
+        f"/v1/matches/{match_id}/actions", headers=bearer(tokens[0]), json={**body, "game": "blokus"}
+    )
+    assert said.status_code == 201, said.json
+
+
+def test_the_picture_is_its_own_endpoint_and_the_state_negotiation_still_answers_it(client):
+    match_id, tokens = create(client)
+    picture = client.get(f"/v1/matches/{match_id}/picture", headers=bearer(tokens[0]))
+    assert picture.status_code == 200 and picture.mimetype == "image/svg+xml"
+    assert picture.headers["X-Match-Version"] == "1" and picture.get_data(as_text=True).startswith("<svg")
+    negotiated = client.get(f"/v1/matches/{match_id}/state", headers={"Accept": "image/svg+xml"})
+    assert negotiated.mimetype == "image/svg+xml"  # deprecated, still answered
+    assert client.get(f"/v1/matches/{match_id}/state").json["game"] == "blokus"
 
 
 def test_every_rejection_reason_is_reported(client):
@@ -399,3 +450,39 @@ def test_a_running_blackout_match_scores_nothing_anyone_may_not_see(client, fake
         "final": False,
         "withheld": "hidden_information",
     }
+
+
+# -- words and links for people ----------------------------------------------------------------------
+
+
+def test_each_listed_actions_text_is_the_text_of_its_entry(client):
+    """``?text=true`` says each listed action as its log entry will (BLOCK.BLOCK lists unkeyed actions, Blokus
+    keyed ones); without it the answer has no ``texts``."""
+    for game, players in (("block-block", PLAYERS[:2]), ("blokus", PLAYERS)):
+        match_id, tokens = create(client, game, players)
+        for version in range(1, 4):
+            seat = client.get(f"/v1/matches/{match_id}").json["to_act"][0]
+            assert (
+                "texts"
+                not in client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(tokens[seat])).json
+            )
+            listed = client.get(
+                f"/v1/matches/{match_id}/legal-actions?text=true", headers=bearer(tokens[seat])
+            ).json
+            assert len(listed["texts"]) == len(listed["actions"]) > 0
+            pick = len(listed["actions"]) // 2
+            assert act(client, match_id, tokens[seat], version, listed["actions"][pick]).status_code == 201
+            entry = client.get(f"/v1/matches/{match_id}/events?after={version}").json["events"][0]
+            assert entry["text"] == listed["texts"][pick]
+
+
+def test_the_create_answer_links_each_persons_seat_and_the_spectators_to_their_pages(client):
+    players = [{"name": "ann"}, {"bot": "random"}, {"open": True}]
+    body = client.post("/v1/matches", json={"game": "chock-a-block", "players": players}).json
+    ann, bot, empty = body["seats"]
+    assert ann["play_url"] == f"/play/{body['id']}#token={ann['token']}"
+    assert "play_url" not in bot and "play_url" not in empty
+    assert body["spectate_url"] == f"/matches/{body['id']}"
+    for page in (ann["play_url"].split("#")[0], body["spectate_url"]):
+        answer = client.get(page)
+        assert answer.status_code == 200 and answer.mimetype == "text/html"

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from service.domain import lifecycle
+from service.domain import lifecycle, replay
 from service.games import GAMES
 from service.games.blokus.engine import VARIANTS
 from service.games.protocol import ActionNames
@@ -46,13 +46,16 @@ def _states(game_id: str, options: dict, players: int, seed: int, limit: int = 2
         yield state
 
 
-def _reference(app, state, seat: int) -> bytes:
+def _reference(app, state, seat: int, texts: bool = False) -> bytes:
     """The answer as the whole list encoded at once (the path of a game that does not key its actions)."""
     actions = state.legal_actions(seat)
+    said = [replay.action_text(state.engine, state.game, seat, a) for a in actions]
     names = state.engine.action_names
     if names is not None:
         actions = [names.for_clients(action) for action in actions]
     body = {"game": state.game_id, "version": state.version, "seat": seat, "actions": actions}
+    if texts:
+        body["texts"] = said
     return app.json.response(body).get_data()
 
 
@@ -73,6 +76,13 @@ def test_the_keyed_answer_is_the_answer_encoded_whole(app, monkeypatch, game_id,
                     answer = routes.legal_actions_answer(uuid.uuid4().hex, state, seat)
                     assert answer.get_data() == reference, (n, seat)
                     assert answer.mimetype == "application/json"
+                if n % 10 == 0:  # with each action's text
+                    said = _reference(app, state, seat, texts=True)
+                    for _ in range(2):
+                        assert (
+                            routes.legal_actions_answer(uuid.uuid4().hex, state, seat, True).get_data()
+                            == said
+                        )
     assert (keyed > 0) == (game_id == "blokus")  # the games that key their actions took the keyed path
 
 

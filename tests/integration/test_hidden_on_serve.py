@@ -18,10 +18,14 @@ import random
 import shutil
 import tempfile
 
+import pytest
+
 from service.domain.chain import Recorded, verify_chain
 from tests.domain.test_chain_hidden import attacker_recipes
 from tests.integration.test_serve import free_port, start_serve, stop_serve
 from tests.sse import Listener
+
+pytestmark = pytest.mark.slow  # three matches played to the end on a real server
 
 
 def sse(port: int, match_id: str, token: str | None = None) -> tuple[http.client.HTTPConnection, Listener]:

@@ -349,3 +349,135 @@ def test_every_socket_of_a_match_is_served_by_the_matchs_home_worker():
             socket.close()
         stop_serve(process)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_socket_answers_in_the_language_of_its_handshake(served):
+    """A socket opened with ``Accept-Language: ja`` says its entries' texts and its refusals' messages in
+    Japanese, with the same fields as an English one."""
+    port, http = served
+    _, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "ab"]})
+    match_id, token = created["id"], created["seats"][0]["token"]
+    _, legal = http("GET", f"/v1/matches/{match_id}/legal-actions", token=token)
+    socket = websocket.create_connection(
+        f"ws://127.0.0.1:{port}/v1/matches/{match_id}/moves",
+        timeout=10,
+        header=[f"Authorization: Bearer {token}", "Accept-Language: ja"],
+    )
+    try:
+        refused = send(socket, {"expected_version": 7, "action": legal["actions"][0]})
+        assert refused["error"] == "version_conflict" and refused["current_version"] == 1
+        assert refused["message"].startswith("対局はバージョン1です")
+        accepted = send(socket, {"expected_version": 1, "action": legal["actions"][0]})
+        assert accepted["status"] == 201
+        assert accepted["events"][0]["text"].startswith("青が")
+    finally:
+        socket.close()
+
+
+def test_an_address_holds_as_many_sockets_as_it_may_and_the_next_is_refused():
+    """Each socket is a greenlet and one of the process's worker connections, checked every few seconds while
+    idle: one address opening sockets without end (any seat's token will do) took every connection of the
+    process from everyone. Past MATCHLOG_MOVES_PER_ADDRESS the next says 429 too_many_sockets and closes; one
+    closed makes room."""
+    folder = tempfile.mkdtemp(prefix="mlm-", dir="/tmp")
+    port = free_port()
+    # one API process: the cap is each process's (two processes would hold 3 each, and which one takes a
+    # socket is the kernel's choice: CI once saw the fourth served by the other process, never refused)
+    process, http = start_serve(folder, port, "--workers", "1", MATCHLOG_MOVES_PER_ADDRESS="3")
+    try:
+        _, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "ab"]})
+        match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+        held = [connect(port, match_id, tokens[i % 2]) for i in range(3)]
+        for socket in held:  # each one served: a message answered
+            assert send(socket, {"expected_version": 9, "action": {}})["status"] == 400
+        refused = connect(port, match_id, tokens[0])
+        answer = received(refused)
+        assert answer["status"] == 429 and answer["error"] == "too_many_sockets", answer
+        assert _closed_with(refused) == 1008
+        refused.close()
+        held.pop().close()
+
+        def admitted() -> bool:
+            socket = connect(port, match_id, tokens[1])
+            try:  # still refused: its 429 is read, or the refusal's close cut the send short
+                return send(socket, {"expected_version": 9, "action": {}})["status"] == 400
+            except (websocket.WebSocketException, OSError):
+                return False
+            finally:
+                socket.close()
+
+        deadline = time.monotonic() + 60
+        while not admitted():
+            assert time.monotonic() < deadline, "a closed socket's place never came back"
+            time.sleep(0.2)
+        for socket in held:
+            socket.close()
+    finally:
+        stop_serve(process)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_ipv6_client_s_sockets_are_bounded_by_its_64():
+    """A host is given a whole /64: bounded by the address, one client had 2^64 bounds (the proxy's client,
+    as MATCHLOG_TRUSTED_PROXIES reads it)."""
+    folder = tempfile.mkdtemp(prefix="mlm-", dir="/tmp")
+    port = free_port()
+    process, http = start_serve(  # one API process, as above
+        folder, port, "--workers", "1", MATCHLOG_MOVES_PER_ADDRESS="2", MATCHLOG_TRUSTED_PROXIES="1"
+    )
+    try:
+        _, created = http("POST", "/v1/matches", {"game": "blokus", "players": [{"name": n} for n in "ab"]})
+        match_id, token = created["id"], created["seats"][0]["token"]
+
+        def from_address(address: str):
+            return websocket.create_connection(
+                f"ws://127.0.0.1:{port}/v1/matches/{match_id}/moves",
+                timeout=10,
+                header=[f"Authorization: Bearer {token}", f"X-Forwarded-For: {address}"],
+            )
+
+        held = [from_address(f"2001:db8:5:6::{n}") for n in (1, 2)]
+        for socket in held:
+            assert send(socket, {"expected_version": 9, "action": {}})["status"] == 400
+        refused = from_address("2001:db8:5:6::3")
+        assert received(refused)["error"] == "too_many_sockets"
+        refused.close()
+        elsewhere = from_address("2001:db8:5:7::1")  # another /64
+        assert send(elsewhere, {"expected_version": 9, "action": {}})["status"] == 400
+        for socket in [*held, elsewhere]:
+            socket.close()
+    finally:
+        stop_serve(process)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Sec-WebSocket-Version": "13"},  # no key
+        {"Sec-WebSocket-Version": "8", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="},
+        {"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="},  # no version
+    ],
+)
+def test_a_handshake_the_socket_cannot_take_is_a_400_not_a_500(served, headers):
+    """A handshake wsproto refuses (no key, another version) was an unhandled error: a 500 logged with its
+    traceback for anyone's malformed request."""
+    import http.client
+
+    port, http_call = served
+    _, created = http_call(
+        "POST", "/v1/matches", {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
+    )
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request(
+            "GET",
+            f"/v1/matches/{created['id']}/moves",
+            headers={"Connection": "Upgrade", "Upgrade": "websocket", **headers},
+        )
+        answer = connection.getresponse()
+        body = json.loads(answer.read())
+    finally:
+        connection.close()
+    assert answer.status == 400 and body["error"] == "invalid_request", (answer.status, body)
+    assert "Sec-WebSocket-" in body["message"] and "Sec-WebSocket-" in body["fields"]["handshake"][0]

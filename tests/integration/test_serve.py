@@ -38,8 +38,9 @@ def free_port() -> int:
 
 
 class Http:
-    def __init__(self, port: int):
+    def __init__(self, port: int, data: str | None = None):
         self.base = f"http://127.0.0.1:{port}"
+        self.data = data  # the serve's data folder (its embedded Redis, for ``matchlog keys create --data``)
 
     def __call__(self, method, path, body=None, token=None):
         """The answer's status and body. A 429 of the per-second limits (``Retry-After`` of a second or
@@ -85,21 +86,29 @@ class Http:
         return self("GET", f"/v1/matches/{match_id}")[1]
 
 
-def start_serve(folder, port, **extra_env):
-    # as a newcomer runs it: no Redis, no namespace and no secret key given (it is made in the folder)
+def serve_env(**extra_env) -> dict[str, str]:
+    """The environment ``matchlog`` runs in as a newcomer runs it: no Redis, no namespace and no secret key
+    given (it is made in the data folder), and ``extra_env``."""
     env = {
         k: v
         for k, v in os.environ.items()
         if k not in ("REDIS_URL", "MATCHLOG_NAMESPACE", "MATCHLOG_SECRET_KEY")
     }
     env.update(extra_env)
+    return env
+
+
+def start_serve(folder, port, *options, **extra_env):
+    """A ``matchlog serve`` on ``port`` with its data in ``folder``, its command's ``options`` (``--workers``...)
+    and ``extra_env``; its process and an ``Http`` to it once it answers."""
+    env = serve_env(**extra_env)
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data", folder],
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data", folder, *options],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    http = Http(port)
+    http = Http(port, str(folder))
     # a bound against a hang, not a measure: on a loaded machine a serve took 40 s to answer
     deadline = time.monotonic() + 120
     while True:

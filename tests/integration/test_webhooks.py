@@ -559,3 +559,44 @@ def test_delivery_attempts_page_newest_first_with_a_cursor(hooked, real_redis):
     assert seen == [f"d{n}" for n in reversed(range(250))]
     bad = client.get(f"/v1/webhooks/{hook['id']}/deliveries?cursor=nope", headers=bearer(key))
     assert bad.status_code == 400
+
+
+def test_a_webhook_gets_the_texts_in_the_language_it_registered_with(hooked, real_redis):
+    """Two webhooks of one platform, one registered with ``language: ko``: the same delivery but for its
+    ids, each entry's text in the hook's language (English by default)."""
+    settings, client, key = hooked
+    receiver = Receiver([])
+    try:
+        for language in ("ko", None):
+            hook = client.post(
+                "/v1/webhooks",
+                json={
+                    "url": receiver.url,
+                    "events": ["placed"],
+                    **({"language": language} if language else {}),
+                },
+                headers=bearer(key),
+            )
+            assert hook.status_code == 201, hook.json
+        mine = client.post(
+            "/v1/matches",
+            json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]},
+            headers=bearer(key),
+        ).json
+        token = mine["seats"][0]["token"]
+        legal = client.get(f"/v1/matches/{mine['id']}/legal-actions", headers=bearer(token)).json
+        assert act(client, mine["id"], token, 1, legal["actions"][0]).status_code == 201
+        work(settings, real_redis, lambda: len(receiver.received) >= 2)
+        bodies = sorted(
+            (json.loads(body) for _, body in receiver.received), key=lambda b: b["entries"][0]["text"]
+        )
+        english, korean = bodies  # ASCII sorts before Hangul
+        assert english["entries"][0]["text"].startswith("blue placed ")
+        assert korean["entries"][0]["text"].startswith("파랑이(가) ")
+        ids = ("delivery", "webhook")
+        same = [{k: v for k, v in b.items() if k not in ids} for b in bodies]
+        for body in same:
+            body["entries"] = [{k: v for k, v in e.items() if k != "text"} for e in body["entries"]]
+        assert same[0] == same[1]
+    finally:
+        receiver.close()

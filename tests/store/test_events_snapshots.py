@@ -59,6 +59,7 @@ def _reference(steps) -> dict[bytes, bytes]:
     }
 
 
+@pytest.mark.no_cover  # what it runs is covered by faster tests; traced, it took 3 times as long
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_to_json_is_what_asdict_gives(game_id):
     first, steps, _ = _steps(GAMES[game_id], 3)

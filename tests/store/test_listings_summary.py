@@ -305,7 +305,7 @@ def test_a_page_joined_from_its_records_is_the_page_of_its_rows_read_one_by_one(
     rng = random.Random("joined")
     for _ in range(200):
         records = [
-            b'%d open blokus\n{"id":"m%d"' % (i, i)
+            b'%d open blokus %s\n{"id":"m%d"' % (i, rows.ENCODING.encode(), i)
             + b"\n"
             + (
                 b'{"initial_ms":%d,"remaining_ms":[5,5],"since":0,"running":[]}' % i

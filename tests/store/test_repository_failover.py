@@ -9,6 +9,7 @@ import pytest
 import redis
 from redis.exceptions import AskError, ClusterError, RedisClusterException, ResponseError
 
+from service.domain.errors import NotReplicated
 from service.store.events import EventStore
 from service.store.keys import Keys
 from service.store.repository import MatchRepository
@@ -49,6 +50,10 @@ OUTAGES = {
     "too_few_replicas": lambda: ResponseError("NOREPLICAS Not enough good replicas to write."),
     "in_a_pipeline": lambda: ResponseError(
         "Command # 1 (EVALSHA 4c1f 5 m:{p3}:log) of pipeline caused error: NOREPLICAS Not enough good replicas"
+    ),
+    "wait_cut_short": lambda: ResponseError(
+        "Command # 2 (WAIT 1 1000) of pipeline caused error: UNBLOCKED force unblock from blocking operation, "
+        "instance state changed (master -> replica?)"
     ),
     "in_a_script": lambda: ResponseError(
         "Error running script (call to f_4c1f): @user_script:40: @user_script: 40: "
@@ -141,3 +146,42 @@ def test_a_failed_refresh_of_the_cluster_layout_leaves_the_connection_error_to_a
     store.redis, store.cluster = Cluster(), True
     with pytest.raises(redis.exceptions.ConnectionError):
         store.durably("m:{p3}:log", lambda client: None)
+
+
+def test_a_wait_cut_short_by_a_failover_is_not_replicated(fake_redis, settings, monkeypatch):
+    """A master paused past the node timeout and resumed learns it is a replica now, and Redis 7 ends the
+    ``WAIT`` it was blocked in with an ``UNBLOCKED`` error: the append is not acknowledged (it may be gone
+    with the demoted node), and the client is told so, as when no replica confirms (found as a 500 by the
+    fault harness, ``python -m tests.faults``)."""
+    refreshed = []
+
+    class Pipeline:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def execute_command(self, *args):
+            pass
+
+        def execute(self):
+            raise ResponseError(OUTAGES["wait_cut_short"]().args[0])
+
+    class Node:
+        def pipeline(self, transaction):
+            return Pipeline()
+
+    class Cluster:
+        def get_node_from_key(self, key):
+            return "node"
+
+        def get_redis_connection(self, node):
+            return Node()
+
+    store = EventStore(fake_redis, Keys(settings.namespace), durability="replicated")
+    store.redis, store.cluster = Cluster(), True
+    monkeypatch.setattr(store, "_refresh_slots", lambda: refreshed.append(True))
+    with pytest.raises(NotReplicated):
+        store.durably("m:{p3}:log", lambda client: None)
+    assert refreshed, "the new master is looked up for the next request"

@@ -127,3 +127,84 @@ def test_an_old_read_of_a_compacted_match_leaves_its_snapshots_sparse(client, fa
     assert fake_redis.hkeys(key) == kept
     assert state == before
     assert state.head_hash == Recorded.from_dict(full_log(client, match_id)[old - 1]).hash
+
+
+def _undated(fake_redis, keys: Keys, match_id: str) -> int:
+    """Rewrite the match's snapshots as a release before states kept their times wrote them; returns how many."""
+    from service.store import snapshots
+
+    kept = fake_redis.hgetall(keys.snapshots(match_id))
+    for version, raw in kept.items():
+        stored = snapshots.decode(raw)
+        for name in ("created_at", "updated_at", "ended_at"):
+            del stored["state"][name]
+        fake_redis.hset(keys.snapshots(match_id), version, snapshots.encode(stored))
+    return len(kept)
+
+
+def test_a_snapshot_from_before_states_kept_times_is_dated_from_the_log_once(fake_redis, settings):
+    from service.application.scoring import Scoring
+
+    matches = Matches(fake_redis, settings)
+    running = _grown(matches, 16 * 2 + 3)
+    ended = _grown(matches, 16 + 2)
+    matches.abort(ended, "enough")
+    Scoring(matches.stores).record_result(ended)
+    matches.repository.compact(ended)  # its final state only: the one a finished match is read from
+    keys = Keys(settings.namespace)
+    for match_id in (running, ended):
+        _, log = matches.repository.read(match_id)
+        truth = matches.load(match_id)
+        assert (truth.created_at, truth.updated_at) == (log[0].at, log[-1].at)
+        assert truth.ended_at == next((e.at for e in log if e.type == "seed_revealed"), None)
+        assert _undated(fake_redis, keys, match_id) > 0
+        for _ in range(2):
+            fresh = Matches(fake_redis, settings).load(match_id)  # a new process: nothing cached
+            assert fresh == truth
+        stored = Matches(fake_redis, settings).repository.snapshots
+        versions = [int(v) for v in fake_redis.hkeys(keys.snapshots(match_id))]
+        assert stored.get(match_id, max(versions)).created_at == log[0].at  # kept dated: read once
+    assert Matches(fake_redis, settings).load(ended).ended_at is not None
+
+
+class _MoveAfterPipeline:
+    """A Redis client on which, right after the next pipeline runs, another process makes a move."""
+
+    def __init__(self, inner, move):
+        self.inner = inner
+        self.move = move
+
+    def pipeline(self, *args, **kwargs):
+        pipe = self.inner.pipeline(*args, **kwargs)
+        execute = pipe.execute
+
+        def executed(*a, **k):
+            answer = execute(*a, **k)
+            if self.move is not None:
+                move, self.move = self.move, None
+                move()
+            return answer
+
+        pipe.execute = executed
+        return pipe
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def test_a_read_gives_no_entry_past_the_version_it_answers(fake_redis, settings):
+    """A move appended while a page is read waits for the next page: a client that asks again after the
+    version it was given must neither see an entry twice nor miss one (the MCTS example did both)."""
+    other = Matches(fake_redis, settings)
+    match_id, state, _ = other.create(NewMatch("blokus", ["purple", "white"], {"variant": "duo"}))
+    seat = state.to_act()[0]
+
+    def move() -> None:
+        other.submit(match_id, seat, state.version, state.legal_actions(seat)[0])
+
+    reader = Matches(_MoveAfterPipeline(fake_redis, move), settings)
+    current, entries = reader.repository.read(match_id)
+    assert [e.version for e in entries] == list(range(1, current + 1))
+    later, rest = reader.repository.read(match_id, after=current)
+    assert later > current
+    assert [e.version for e in rest] == list(range(current + 1, later + 1))

@@ -18,6 +18,7 @@ from marshmallow import Schema, fields, validate
 
 from service.games.kit import Engine, Turn, applies, enum_option
 from service.games.protocol import (
+    ActionParameters,
     GameInfo,
     IllegalAction,
     InvalidPack,
@@ -88,6 +89,7 @@ class Nim(Engine):
         },
     }
     action_schema = NimAction
+    action_parameters = {"take": ActionParameters(required=("heap", "count"))}  # each type its own shape
     refusals = {
         **turn_refusals("R-1", "R-3"),
         "too_many": Refusal("R-2", "take 1 to max_take counters from a heap that has them"),

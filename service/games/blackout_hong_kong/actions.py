@@ -25,6 +25,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.games.blackout_hong_kong.board import RESOURCES
+from service.games.protocol import ActionParameters
 
 _CARD_IDS = {"type": "array", "items": {"type": "string"}}
 CHOICES = {
@@ -112,6 +113,17 @@ REQUIRED = {
     "RETRIEVE_CARD": ("cardId",),
     "CHOOSE_CHECK_ACTION": ("sourceId",),
 }
+OPTIONAL = {
+    "GATHER": ("buyTransport",),
+    "USE_SPECIALIST_ROW": ("alternativeIndex", "payment"),
+    "COMPLETE_OBJECTIVE": ("payment",),
+    "PATROL_TAKE": ("gps",),
+    "PLACE_CUBE": ("locationId",),  # omitted: decline, where A-15 allows
+}
+PARAMETERS = {
+    kind: ActionParameters(REQUIRED.get(kind, ()), (*OPTIONAL.get(kind, ()), "choices")) for kind in TYPES
+}
+"""Each type's fields; ``choices``, which legal-actions lists beside an entry, on every type."""
 ID = validate.Length(min=1, max=100)
 
 

@@ -14,6 +14,9 @@ from service.games.blackout_hong_kong.effects import ongoing
 from service.games.blackout_hong_kong.market import refill_rows
 from service.games.kit import Turn
 from service.games.protocol import Action, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 
 def cleanup(turn: Turn) -> None:
@@ -74,11 +77,11 @@ def discard_objectives(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     collect = state["collect"]
     if not collect or collect["kind"] != "discard" or seat not in collect["waiting"]:
-        raise refuse("wrong_phase", "R-6.5: no discard of yours is due")
+        raise refuse("wrong_phase", _("R-6.5: no discard of yours is due"))
     allowed = discardable(state, seat)
     cards = list(action["cardIds"])
     if len(set(cards)) != len(cards) or any(c not in allowed for c in cards):
-        raise refuse("not_discardable", "R-6.5, A-06: discard only cards of your objective area")
+        raise refuse("not_discardable", _("R-6.5, A-06: discard only cards of your objective area"))
     turn.emit("discard_submitted", seat, cards=sorted(cards), hidden=state["options"]["P6_P7_SIMULTANEOUS"])
 
 

@@ -10,6 +10,9 @@ from typing import Any
 from service.games.blackout_hong_kong.board import board_of
 from service.games.kit import event
 from service.games.protocol import Event, IllegalAction, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 STEPS = ("start_cubes", "plan", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "over")
 """Where the game stands (§3.9): start cubes (S-12), Phase 1 ("plan") to Phase 8, then over."""
@@ -25,7 +28,10 @@ def refuse(reason: str, message: str) -> IllegalAction:
 
 def require_phase(state: State, step: str, rule: str) -> None:
     if state["step"] != step:
-        raise refuse("wrong_phase", f"{rule}: not in Phase {PHASE_OF_STEP[step]}")
+        raise refuse(
+            "wrong_phase",
+            _("{rule}: not in Phase {phase}", rule=rule, phase=PHASE_OF_STEP[step]),
+        )
 
 
 def resolving(kind: str, seat: int, **data: Any) -> Event:

@@ -26,6 +26,9 @@ from service.games.blackout_hong_kong.common import (
 )
 from service.games.kit import Turn
 from service.games.protocol import Action, Event, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 DECISIONS = {
     "PLACE_CUBE": "PLACE_CUBE",
@@ -218,13 +221,16 @@ def place_cube(turn: Turn, seat: int, action: Action) -> None:
     location = action.get("locationId")
     if location is None:
         if not state["options"]["PLACE_CUBE_DECLINABLE_WHEN_COSTLY"] or min(targets.values()) == 0:
-            raise refuse("cannot_decline", "R-3.12(7), A-15: the placement is mandatory")
+            raise refuse("cannot_decline", _("R-3.12(7), A-15: the placement is mandatory"))
         turn.add(resolving("cube_not_placed", seat, why="declined (A-15)"))
         return
     if location not in targets:
         raise refuse(
             "not_a_target",
-            "R-3.12: not a location you may place on (your own cube is there, or the colour does not match)",
+            _(
+                "R-3.12: not a location you may place on (your own cube is there, or "
+                "the colour does not match)"
+            ),
         )
     cost = targets[location]
     bought = max(0, cost - state["players"][seat]["transport"])  # R-3.12(4): the shortfall costs VP
@@ -240,7 +246,7 @@ def choose_resource(turn: Turn, seat: int, action: Action) -> None:
 def retrieve_card(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     if action["cardId"] not in state["players"][seat]["hospital"]:
-        raise refuse("not_a_target", "§4.1 doctor: that card is not in your hospital")
+        raise refuse("not_a_target", _("§4.1 doctor: that card is not in your hospital"))
     turn.add(
         resolving(
             "card_retrieved", seat, card=action["cardId"], points=card(state, action["cardId"])["points"]
@@ -250,7 +256,7 @@ def retrieve_card(turn: Turn, seat: int, action: Action) -> None:
 
 def choose_check_action(turn: Turn, seat: int, action: Action) -> None:
     if action["sourceId"] not in unlocked_checks(turn.state, seat):
-        raise refuse("action_locked", "§4.1 leader: that check-mark action is not unlocked")
+        raise refuse("action_locked", _("§4.1 leader: that check-mark action is not unlocked"))
     turn.add(resolving("check_action_activated", seat, source=action["sourceId"], via="LEADER"))
 
 

@@ -55,15 +55,20 @@ from service.games.blackout_hong_kong import (
 )
 from service.games.blackout_hong_kong import content as pack_data
 from service.games.blackout_hong_kong import options as opts
-from service.games.blackout_hong_kong.actions import BlackoutHongKongAction
+from service.games.blackout_hong_kong.actions import PARAMETERS, BlackoutHongKongAction
 from service.games.blackout_hong_kong.board import board_of
 from service.games.blackout_hong_kong.common import ACTIVE_FROM_FIRST, held_plan, refuse
 from service.games.blackout_hong_kong.effects import DECISIONS, check_effects
 from service.games.blackout_hong_kong.free_actions import FREE_ACTIONS
 from service.games.blackout_hong_kong.planning import roll_until_valid  # noqa: F401 (the Appendix A tests use it)
+from service.games.blackout_hong_kong.sentences import sentence
 from service.games.blackout_hong_kong.svg import render_svg
+from service.games.blackout_hong_kong.words import WORDS
 from service.games.kit import Analyst, Engine, Turn, applies
 from service.games.protocol import Action, Event, GameInfo, Packs, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 POWER_REWARDS = {
     "A": [{"type": "POINTS", "n": 10}, {"type": "UPGRADE_REFILL_THRESHOLD"}],
@@ -101,6 +106,7 @@ ACTIONS = {
 
 
 class BlackoutHongKong(Engine):
+    words = WORDS
     analyst = Analyst()  # one step: the points each choice leaves the seat with
     info = GameInfo(
         id="blackout-hong-kong",
@@ -119,6 +125,7 @@ class BlackoutHongKong(Engine):
     )
     options_schema = opts.OPTIONS_SCHEMA
     action_schema = BlackoutHongKongAction
+    action_parameters = PARAMETERS
     packs = Packs(
         load=pack_data.load_pack,
         default=pack_data.DEFAULT_PACK,
@@ -190,7 +197,7 @@ class BlackoutHongKong(Engine):
     def _play(self, turn: Turn, seat: int, action: Action) -> None:
         rules = ACTIONS.get(action["type"])
         if rules is None:
-            raise refuse("unknown_action", f"§8.2: no action {action['type']!r}")
+            raise refuse("unknown_action", _("§8.2: no action {kind!r}", kind=action["type"]))
         if action["type"] not in FREE_ACTIONS:
             _check_decision(turn.state, seat, action)
         rules(turn, seat, action)
@@ -200,6 +207,11 @@ class BlackoutHongKong(Engine):
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return visibility.view(state, seat)
+
+    def describe(self, event: Event, state: State | None = None) -> str:
+        """The event as a short sentence in the rulebook's words (``sentences``), its cards and places
+        named from ``state``'s pack where it is lent."""
+        return sentence(event, state) or super().describe(event, state)
 
     def event_view(self, event: Event, seat: int | None) -> Event:
         return visibility.event_view(event, seat)
@@ -593,14 +605,19 @@ def _check_decision(state: State, seat: int, action: Action) -> None:
     wanted = DECISIONS.get(head["effect"]["type"]) if head else None
     if head and action["type"] != wanted:
         raise refuse(
-            "decision_pending", f"§3.9: first resolve the pending {head['effect']['type']} with {wanted}"
+            "decision_pending",
+            _(
+                "§3.9: first resolve the pending {effect} with {wanted}",
+                effect=head["effect"]["type"],
+                wanted=wanted,
+            ),
         )
     if (
         not head
         and action["type"] in DECISIONS.values()
         and not (action["type"] == "RESOLVE_CLOSE_OUT" and objectives.closable(state, seat))
     ):
-        raise refuse("not_pending", f"§3.9: no {action['type']} decision is pending")
+        raise refuse("not_pending", _("§3.9: no {kind} decision is pending", kind=action["type"]))
 
 
 # -- what the folds share ------------------------------------------------------------------------------

@@ -28,6 +28,9 @@ from service.games.blackout_hong_kong.stabilisation import stabilise
 from service.games.blackout_hong_kong.volunteers import planned
 from service.games.kit import Turn
 from service.games.protocol import Action, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 
 def to_act(state: State) -> list[int]:
@@ -175,9 +178,9 @@ def end_turn(turn: Turn, seat: int, action: Action) -> None:
     """END_TURN: the seat's turn of Phase 2, 3 or 8 ends."""
     state = turn.state
     if state["step"] == "p2" and planned(state, state["players"][seat]):
-        raise refuse("cards_unrevealed", "R-2.2: reveal every card you planned this round first")
+        raise refuse("cards_unrevealed", _("R-2.2: reveal every card you planned this round first"))
     if state["step"] == "p8" and not state["turn"].get("refilled"):
-        raise refuse("not_refilled", "R-8.3: refill or decline (DECLINE_REFILL)")
+        raise refuse("not_refilled", _("R-8.3: refill or decline (DECLINE_REFILL)"))
     if state["step"] not in ("p2", "p3", "p8"):
-        raise refuse("wrong_phase", "§8.2 #6: END_TURN ends a turn of Phase 2, 3 or 8")
+        raise refuse("wrong_phase", _("§8.2 #6: END_TURN ends a turn of Phase 2, 3 or 8"))
     turn.emit("turn_ended", seat)

@@ -7,13 +7,16 @@ from service.games.blackout_hong_kong import payments
 from service.games.blackout_hong_kong.common import held, refuse, transport_pool
 from service.games.kit import Turn
 from service.games.protocol import Action, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 FREE_ACTIONS = ("BUY_TRANSPORT", "BUY_BATTERY")
 
 
 def buy_transport_tokens(turn: Turn, seat: int, n: int) -> None:
     if transport_pool(turn.state) < n:
-        raise refuse("pool_empty", "R-0.4(a), A-37: the transport pool is empty")
+        raise refuse("pool_empty", _("R-0.4(a), A-37: the transport pool is empty"))
     turn.emit("transport_bought", seat, n=n)
 
 
@@ -25,9 +28,9 @@ def buy_battery(turn: Turn, seat: int, action: Action) -> None:
     player = turn.state["players"][seat]
     n = action["count"]
     if player["hkd"] < 5 * n:
-        raise refuse("cannot_afford", f"R-0.4(b): {n} batteries cost {5 * n} HK$")
+        raise refuse("cannot_afford", _("R-0.4(b): {n} batteries cost {price} HK$", n=n, price=5 * n))
     if turn.state["options"]["CUBES_LIMITED"] and player["supply"] < n:
-        raise refuse("no_cube", "R-0.4(b): not enough cubes in your supply")
+        raise refuse("no_cube", _("R-0.4(b): not enough cubes in your supply"))
     turn.emit("battery_bought", seat, n=n)
 
 

@@ -7,6 +7,9 @@ from __future__ import annotations
 from service.games.blackout_hong_kong.common import refuse, require_phase
 from service.games.kit import Turn
 from service.games.protocol import Action, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 PRICES = {3: 4, 2: 3, 1: 2}  # a row's price by the cards left in it
 
@@ -27,13 +30,13 @@ def buy_market_card(turn: Turn, seat: int, action: Action) -> None:
     row, col, space = action["row"], action["col"], action["objectiveSpaceIndex"]
     card = state["market"][row][col]
     if card is None:
-        raise refuse("cell_empty", "R-5.4: that market cell is empty")
+        raise refuse("cell_empty", _("R-5.4: that market cell is empty"))
     player = state["players"][seat]
     if player["objectives"][space] is not None:
-        raise refuse("space_taken", "R-5.4: that objective space is not empty")
+        raise refuse("space_taken", _("R-5.4: that objective space is not empty"))
     cost = price(state["market"][row])
     if player["hkd"] < cost:
-        raise refuse("cannot_afford", f"R-5.3, R-5.4: the card costs {cost} HK$")
+        raise refuse("cannot_afford", _("R-5.3, R-5.4: the card costs {cost} HK$", cost=cost))
     turn.emit("card_bought", seat, row=row, col=col, card=card, space=space, price=cost)
     refill_rows(turn)
 

@@ -23,6 +23,9 @@ from service.games.blackout_hong_kong.common import (
 from service.games.blackout_hong_kong.free_actions import paying
 from service.games.kit import Turn
 from service.games.protocol import Action, IllegalAction, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 Open = tuple[dict, int, dict]
 """An open objective: (its source, its index on the card, the objective)."""
@@ -141,7 +144,11 @@ def _blocker(state: State, seat: int, source: dict, objective: dict) -> IllegalA
     for requirement in objective["requirements"]:
         if not requirement_check(state, seat, requirement)[0]:
             return refuse(
-                "requirement_unmet", f"R-3.3, R-3.4: the {requirement['type']} requirement does not hold"
+                "requirement_unmet",
+                _(
+                    "R-3.3, R-3.4: the {requirement} requirement does not hold",
+                    requirement=requirement["type"],
+                ),
             )
     player = state["players"][seat]
     returned = payments.units_due(payments.costs_of(objective["requirements"]))  # paid cubes come back first
@@ -152,7 +159,7 @@ def _blocker(state: State, seat: int, source: dict, objective: dict) -> IllegalA
     ):
         return refuse(
             "no_marker_cube",
-            "R-3.7, C-6, A-38: no cube in supply to mark the objective (VIRTUAL_MARKERS is off)",
+            _("R-3.7, C-6, A-38: no cube in supply to mark the objective (VIRTUAL_MARKERS is off)"),
         )
     return None
 
@@ -183,7 +190,7 @@ def complete_objective(turn: Turn, seat: int, action: Action) -> None:
         None,
     )
     if found is None:
-        raise refuse("unknown_objective", "R-3.2, R-3.9: no such objective is open to you")
+        raise refuse("unknown_objective", _("R-3.2, R-3.9: no such objective is open to you"))
     blocker = _blocker(state, seat, source, found)
     if blocker:
         raise blocker
@@ -241,7 +248,7 @@ def resolve_close_out(turn: Turn, seat: int, action: Action) -> None:
         return
     source = state["queue"][0]["source"]
     if action["cardId"] != source.get("card"):
-        raise refuse("no_close_out", "R-3.7: the pending close-out decision is about another card")
+        raise refuse("no_close_out", _("R-3.7: the pending close-out decision is about another card"))
     if action["closeOut"]:
         plan = held_plan(state["players"][seat], source)
         turn.add(
@@ -256,7 +263,7 @@ def _close_out_at_will(turn: Turn, seat: int, action: Action) -> None:
     require_phase(state, "p3", "R-3.7, A-20")
     source = next((c for c in closable(state, seat) if c["card"] == action["cardId"]), None)
     if source is None or not action["closeOut"]:
-        raise refuse("no_close_out", "R-3.7, A-20: no partly completed plan of yours to close out")
+        raise refuse("no_close_out", _("R-3.7, A-20: no partly completed plan of yours to close out"))
     plan = held_plan(state["players"][seat], source)
     turn.emit("plan_closed_out", seat, source=source, card=plan["card"], markers=plan["markers"])
 

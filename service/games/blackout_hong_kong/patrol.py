@@ -11,6 +11,9 @@ from service.games.blackout_hong_kong.board import board_of
 from service.games.blackout_hong_kong.common import card, gainable, refuse, require_phase, tile
 from service.games.kit import Turn
 from service.games.protocol import Action, IllegalAction, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 CHALLENGES = ("EASY", "HARD", "EXPLORATION")
 
@@ -56,15 +59,17 @@ def choose_district(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     require_phase(state, "p4", "R-4.1")
     if state["turn"].get("patrol"):
-        raise refuse("already_patrolling", "R-4.1: you are already looking at a district")
+        raise refuse("already_patrolling", _("R-4.1: you are already looking at a district"))
     district = action["districtId"]
     if district not in state["districts"]:
-        raise refuse("unknown_district", f"R-4.2: no district {district!r}")
+        raise refuse("unknown_district", _("R-4.2: no district {district!r}", district=district))
     if district not in eligible_districts(state, seat):
         raise refuse(
             "not_eligible",
-            "R-4.2: that district was chosen this round, has no tiles, or has none of "
-            "your cubes on its boundary (R-4.2c)",
+            _(
+                "R-4.2: that district was chosen this round, has no tiles, or has none "
+                "of your cubes on its boundary (R-4.2c)"
+            ),
         )
     tiles = [
         {**tile(state, t), "faceUp": state["tiles"][t]["faceUp"]}
@@ -80,41 +85,51 @@ def _take_blocker(
     player = state["players"][seat]
     district = state["turn"].get("patrol")
     if tile_id not in state["districts"][district]["tiles"]:
-        return refuse("unknown_tile", "R-4.4: that tile is not in the district you are looking at")
+        return refuse("unknown_tile", _("R-4.4: that tile is not in the district you are looking at"))
     party_refused = _party_blocker(state, player, party)
     if party_refused:
         return party_refused
     if gps > player["gps"]:
-        return refuse("not_enough_gps", "R-4.5: you do not hold that many GPS tokens")
+        return refuse("not_enough_gps", _("R-4.5: you do not hold that many GPS tokens"))
     total, party_icons = search_total(state, seat, party, gps)
     if challenge == "EXPLORATION":
         if tile_id not in _exploration_tiles(state, district):
             return refuse(
                 "not_exploration_tile",
-                "R-4.5: exploration takes a tile with the lowest easy requirement in the district",
+                _("R-4.5: exploration takes a tile with the lowest easy requirement in the district"),
             )
         counted = total if state["options"]["EXPLORATION_TOTAL_MODE"] == "FULL" else party_icons
         if counted < 4:
             return refuse(
-                "challenge_unmet", f"R-4.5, A-24: exploration needs 4 icons, the party has {counted}"
+                "challenge_unmet",
+                _("R-4.5, A-24: exploration needs 4 icons, the party has {counted}", counted=counted),
             )
         return None
     needed = tile(state, tile_id)[challenge.lower()]["requiredIcons"]
     if total < needed:
         return refuse(
-            "challenge_unmet", f"R-4.5: the {challenge} challenge needs {needed} icons, S = {total}"
+            "challenge_unmet",
+            _(
+                "R-4.5: the {challenge} challenge needs {needed} icons, S = {total}",
+                challenge=challenge,
+                needed=needed,
+                total=total,
+            ),
         )
     return None
 
 
 def _party_blocker(state: State, player: dict, party: list[str]) -> IllegalAction | None:
     if not party or len(set(party)) != len(party):
-        return refuse("bad_party", "R-4.5: the party is one or more distinct cards")
+        return refuse("bad_party", _("R-4.5: the party is one or more distinct cards"))
     for member in party:
         if member not in player["hand"]:
-            return refuse("not_in_hand", f"R-4.5: {member} is not in your hand")
+            return refuse("not_in_hand", _("R-4.5: {member} is not in your hand", member=member))
         if card(state, member)["searchIcons"] < 1:
-            return refuse("bad_party", f"R-4.5: {member} has no search icon (the doctor can never join)")
+            return refuse(
+                "bad_party",
+                _("R-4.5: {member} has no search icon (the doctor can never join)", member=member),
+            )
     return None
 
 
@@ -123,7 +138,7 @@ def take(turn: Turn, seat: int, action: Action) -> None:
     require_phase(state, "p4", "R-4.4")
     district = state["turn"].get("patrol")
     if not district:
-        raise refuse("no_patrol", "R-4.4: choose a district first (PATROL_CHOOSE_DISTRICT)")
+        raise refuse("no_patrol", _("R-4.4: choose a district first (PATROL_CHOOSE_DISTRICT)"))
     tile_id, challenge, party = action["tileId"], action["challenge"], list(action["partyCardIds"])
     gps = action.get("gps", 0)
     blocker = _take_blocker(state, seat, tile_id, challenge, party, gps)
@@ -200,7 +215,7 @@ def decline(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     require_phase(state, "p4", "R-4.4")
     if not state["turn"].get("patrol"):
-        raise refuse("no_patrol", "R-4.4: you are not looking at a district")
+        raise refuse("no_patrol", _("R-4.4: you are not looking at a district"))
     turn.emit("patrol_declined", seat, district=state["turn"]["patrol"])
     if state["options"]["PATROL_DECLINE_ENDS_TURN"] or not eligible_districts(turn.state, seat):
         turn.emit("turn_ended", seat)
@@ -209,7 +224,7 @@ def decline(turn: Turn, seat: int, action: Action) -> None:
 def skip(turn: Turn, seat: int, action: Action) -> None:
     require_phase(turn.state, "p4", "R-4.1")
     if turn.state["turn"].get("patrol"):
-        raise refuse("already_patrolling", "R-4.4: take a tile or decline")
+        raise refuse("already_patrolling", _("R-4.4: take a tile or decline"))
     turn.emit("turn_ended", seat, patrol="skipped")
 
 

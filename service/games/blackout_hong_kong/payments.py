@@ -15,6 +15,9 @@ from typing import Any
 
 from service.games.blackout_hong_kong.board import RESOURCES
 from service.games.protocol import IllegalAction
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 PAYMENT_TYPES = ("RESOURCE", "RESOURCE_ONE_OF", "ANY_SINGLE_RESOURCE", "HKD")
 
@@ -92,29 +95,38 @@ def settle(costs: list[dict[str, Any]], payment: Any, held: dict[str, int], rule
     options = payments(costs, held)
     if not costs:
         if payment not in (None, "AUTO") and (normalise(payment)["resources"] or normalise(payment)["hkd"]):
-            raise IllegalAction("overpayment", f"{rule}, §8.3: nothing is owed here")
+            raise IllegalAction("overpayment", _("{rule}, §8.3: nothing is owed here", rule=rule))
         return {"resources": {}, "hkd": 0}
     if payment in (None, "AUTO"):
         if not options:
-            raise IllegalAction("cannot_afford", f"{rule}, R-0.5: you cannot pay {describe(costs)}")
+            raise IllegalAction(
+                "cannot_afford",
+                _("{rule}, R-0.5: you cannot pay {costs}", rule=rule, costs=describe(costs)),
+            )
         return options[0]
     wanted = normalise(payment)
     for kind, n in wanted["resources"].items():
         if kind not in RESOURCES and kind != "BATTERY":
-            raise IllegalAction("unknown_resource", f"§8.3: {kind!r} is not a resource")
+            raise IllegalAction("unknown_resource", _("§8.3: {kind!r} is not a resource", kind=kind))
         if n < 0:
-            raise IllegalAction("payment_mismatch", "§8.3: amounts are never negative")
+            raise IllegalAction("payment_mismatch", _("§8.3: amounts are never negative"))
     if wanted["hkd"] > hkd_due(costs) or sum(wanted["resources"].values()) > units_due(costs):
-        raise IllegalAction("overpayment", f"{rule}, §8.3: the payment is more than {describe(costs)}")
+        raise IllegalAction(
+            "overpayment",
+            _("{rule}, §8.3: the payment is more than {costs}", rule=rule, costs=describe(costs)),
+        )
     if wanted in options:
         return wanted
     if any(held.get(k, 0) < n for k, n in wanted["resources"].items()) or held.get("hkd", 0) < wanted["hkd"]:
-        raise IllegalAction("cannot_afford", f"{rule}, R-0.5: you do not hold that payment")
+        raise IllegalAction("cannot_afford", _("{rule}, R-0.5: you do not hold that payment", rule=rule))
     raise IllegalAction(
         "payment_mismatch",
-        f"{rule}, R-0.5, §8.3: the payment does not match {describe(costs)} "
-        "(batteries cover shortfalls; one-of and any-single items take one "
-        "type)",
+        _(
+            "{rule}, R-0.5, §8.3: the payment does not match {costs} (batteries "
+            "cover shortfalls; one-of and any-single items take one type)",
+            rule=rule,
+            costs=describe(costs),
+        ),
     )
 
 

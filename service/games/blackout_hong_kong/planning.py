@@ -11,6 +11,9 @@ from service.games.blackout_hong_kong.board import DICE
 from service.games.blackout_hong_kong.common import refuse, usable_slots
 from service.games.kit import Turn
 from service.games.protocol import Action, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 
 def dice_rolls(state: State, number: int) -> list[dict[str, Any]]:
@@ -52,19 +55,19 @@ def rerolled(faces: dict[str, str], policy: str) -> list[str]:
 def submit_plan(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     if state["step"] != "plan" or state["queue"]:
-        raise refuse("wrong_phase", "R-1.5: plans are submitted in Phase 1")
+        raise refuse("wrong_phase", _("R-1.5: plans are submitted in Phase 1"))
     if str(seat) in state["plans"] and not state["options"]["PLAN_REVISABLE"]:
-        raise refuse("plan_closed", "R-1.7, A-51: this plan is already in (PLAN_REVISABLE is off)")
+        raise refuse("plan_closed", _("R-1.7, A-51: this plan is already in (PLAN_REVISABLE is off)"))
     player = state["players"][seat]
     slots = action["slots"]
     cards = list(slots.values())
     if len(set(cards)) != len(cards):
-        raise refuse("duplicate_card", "R-1.5: the planned cards must be distinct")
+        raise refuse("duplicate_card", _("R-1.5: the planned cards must be distinct"))
     for slot, card in slots.items():
         if card not in player["hand"]:
-            raise refuse("not_in_hand", f"R-1.5: {card} is not in your hand")
+            raise refuse("not_in_hand", _("R-1.5: {card} is not in your hand", card=card))
         if int(slot) not in usable_slots(player):
-            raise refuse("slot_locked", "R-1.5: slot 4 is locked until power restoration B")
+            raise refuse("slot_locked", _("R-1.5: slot 4 is locked until power restoration B"))
     turn.emit("plan_submitted", seat, slots=dict(sorted(slots.items())))
 
 

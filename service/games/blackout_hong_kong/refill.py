@@ -8,6 +8,9 @@ from service.games.blackout_hong_kong.common import refuse, require_phase, usabl
 from service.games.blackout_hong_kong.effects import unlocked_checks
 from service.games.kit import Turn
 from service.games.protocol import Action, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 
 def refill_slots(state: State, seat: int) -> list[int]:
@@ -26,15 +29,19 @@ def refill_hand(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     require_phase(state, "p8", "R-8.1")
     if state["turn"].get("refilled"):
-        raise refuse("refill_not_allowed", "R-8.3: one refill a turn")
+        raise refuse("refill_not_allowed", _("R-8.3: one refill a turn"))
     player = state["players"][seat]
     if len(player["hand"]) > player["threshold"]:
         raise refuse(
             "refill_not_allowed",
-            f"R-8.2: a hand of {len(player['hand'])} is over the limit {player['threshold']}",
+            _(
+                "R-8.2: a hand of {held} is over the limit {limit}",
+                held=len(player["hand"]),
+                limit=player["threshold"],
+            ),
         )
     if action["slot"] not in refill_slots(state, seat):
-        raise refuse("not_largest_slot", "R-8.3, A-32: take a slot with the most cards (not an empty one)")
+        raise refuse("not_largest_slot", _("R-8.3, A-32: take a slot with the most cards (not an empty one)"))
     turn.emit(
         "hand_refilled",
         seat,
@@ -46,7 +53,7 @@ def refill_hand(turn: Turn, seat: int, action: Action) -> None:
 def decline_refill(turn: Turn, seat: int, action: Action) -> None:
     require_phase(turn.state, "p8", "R-8.3")
     if turn.state["turn"].get("refilled"):
-        raise refuse("refill_not_allowed", "R-8.3: you have refilled; END_TURN ends the turn")
+        raise refuse("refill_not_allowed", _("R-8.3: you have refilled; END_TURN ends the turn"))
     turn.emit("turn_ended", seat, refill="declined")
 
 
@@ -63,14 +70,14 @@ def activate_check_action(turn: Turn, seat: int, action: Action) -> None:
     require_phase(state, "p8", "R-8.4, 4.3.3")
     if not state["turn"].get("refilled"):
         raise refuse(
-            "not_refilled", "R-8.4: only a player who refilled this turn activates check-mark actions"
+            "not_refilled", _("R-8.4: only a player who refilled this turn activates check-mark actions")
         )
     if action["sourceId"] not in unlocked_checks(state, seat):
         raise refuse(
-            "action_locked", "R-8.4: that action is still under a house or not in your check-mark area"
+            "action_locked", _("R-8.4: that action is still under a house or not in your check-mark area")
         )
     if action["sourceId"] not in phase8_checks(state, seat):
-        raise refuse("already_used", "R-8.4, A-34: each action once per Phase 8")
+        raise refuse("already_used", _("R-8.4, A-34: each action once per Phase 8"))
     turn.emit("check_action_activated", seat, source=action["sourceId"])
 
 

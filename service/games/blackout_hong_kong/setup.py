@@ -14,6 +14,9 @@ from service.games.blackout_hong_kong.board import RESOURCES, board_of
 from service.games.blackout_hong_kong.common import refuse
 from service.games.kit import Turn
 from service.games.protocol import Action, InvalidOptions, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 SINGLE_RESERVE = {1: 33, 2: 36, 3: 21, 4: 15}  # S-5 (1 player: A-40's variant)
 
@@ -157,12 +160,12 @@ def _seat(
 def place_start_cube(turn: Turn, seat: int, action: Action) -> None:
     state = turn.state
     if state["step"] != "start_cubes":
-        raise refuse("wrong_phase", "S-12: start cubes are placed before round 1")
+        raise refuse("wrong_phase", _("S-12: start cubes are placed before round 1"))
     location = action["locationId"]
     if location not in board_of(state["content"]).locations:
-        raise refuse("unknown_location", f"S-12: no location {location!r}")
+        raise refuse("unknown_location", _("S-12: no location {location!r}", location=location))
     if any(location in player["cubes"] for player in state["players"]):
-        raise refuse("location_taken", "S-12, A-16: another player's start cube is already there")
+        raise refuse("location_taken", _("S-12, A-16: another player's start cube is already there"))
     turn.emit("start_cube_placed", seat, location=location)
 
 

@@ -9,6 +9,9 @@ from service.games.blackout_hong_kong.board import board_of, table_value
 from service.games.blackout_hong_kong.common import refuse, scoring_table
 from service.games.kit import Turn
 from service.games.protocol import Action, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 
 def stabilise(turn: Turn) -> None:
@@ -58,11 +61,11 @@ def choose_house(turn: Turn, seat: int, action: Action) -> None:
         or collect["kind"] != "house"
         or action["districtId"] not in collect["due"].get(str(seat), [])
     ):
-        raise refuse("no_house_due", "R-7.3(b): no house of yours is due on that district")
+        raise refuse("no_house_due", _("R-7.3(b): no house of yours is due on that district"))
     chosen = collect["submitted"].get(str(seat), {}).values()
     covered = [space["action"] for space in state["players"][seat]["spaces"] if space["covered"]]
     if action["checkSpaceId"] not in covered or action["checkSpaceId"] in chosen:
-        raise refuse("space_uncovered", "R-7.3(b): that check-mark space holds no house any more")
+        raise refuse("space_uncovered", _("R-7.3(b): that check-mark space holds no house any more"))
     turn.emit(
         "house_chosen",
         seat,

@@ -12,10 +12,35 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from service.games.blackout_hong_kong.names import card_name, district_name, location_name, number_of
+from service.games.texts import N_, catalogue
+
+_ = catalogue(__file__).gettext
+
 INK = "#222222"
 PLAYER = ["#2E8B57", "#F5F5F5", "#C0392B", "#111111"]  # green, white, red, black
 LOCATION = {"YELLOW": "#F4D03F", "BLUE": "#5DADE2", "PURPLE": "#A569BD"}
 DIE = {"RED": "#E74C3C", "YELLOW": "#F1C40F", "BLUE": "#3498DB"}
+WORDS = {
+    "FOOD": N_("FOOD"),
+    "TOOLS": N_("TOOLS"),
+    "PETROL": N_("PETROL"),
+    "WATER": N_("WATER"),
+    "BOOKS": N_("BOOKS"),
+    "MEDICINE": N_("MEDICINE"),
+    "BATTERY": N_("BATTERY"),
+    "POINTS": N_("POINTS"),
+    "HORSE": N_("HORSE"),
+    "TIGER": N_("TIGER"),
+    "SHEEP": N_("SHEEP"),
+    "DRAGON": N_("DRAGON"),
+}
+"""The resources, rewards and animals as the picture shows them: the view's own words (upper case), as the
+English picture has always said them; another language says the rulebook's."""
+DESCRIPTION = N_(
+    "The map of Hong Kong with each player's cubes, the rondel and dice, the market, and each personal board "
+    "as this viewer may see it."
+)
 MAP_SIZE = 560
 PANEL_W = 560
 
@@ -39,6 +64,10 @@ def _rect(x: float, y: float, w: float, h: float, fill: str, stroke: str = INK, 
     return f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" fill={quoteattr(fill)} stroke="{stroke}"{extra}/>'
 
 
+def _word(word: str) -> str:
+    return _(WORDS[word]) if word in WORDS else word
+
+
 def _map(view: dict[str, Any], x0: float, y0: float) -> list[str]:
     locations = {loc["id"]: loc for loc in view["map"]["locations"]}
     xs = [loc.get("x", 0) for loc in locations.values()] or [0]
@@ -60,12 +89,15 @@ def _map(view: dict[str, Any], x0: float, y0: float) -> list[str]:
         fill = "#D5F5E3" if d.get("stabilised") else "#F2F3F4"
         out.append(
             f'<polygon points="{" ".join(f"{px:g},{py:g}" for px, py in points)}" fill="{fill}" '
-            f'stroke="none" data-district={quoteattr(district["id"])}/>'
+            f'stroke="none" data-district={quoteattr(district["id"])}>'
+            f"<title>{escape(district_name(district['id']))} ({escape(district['id'])})</title></polygon>"
         )
         cx = sum(p[0] for p in points) / max(len(points), 1)
         cy = sum(p[1] for p in points) / max(len(points), 1)
         label = (
-            f"{district['id']} ✓" if d.get("stabilised") else f"{district['id']} ▢{d.get('tile_count', 0)}"
+            f"{number_of(district['id'])} ✓"
+            if d.get("stabilised")
+            else f"{number_of(district['id'])} ▢{d.get('tile_count', 0)}"
         )
         out.append(_text(cx, cy, label, 10, "middle", fill="#555555"))
         for i, seat in enumerate(d.get("houses", [])):
@@ -87,7 +119,8 @@ def _map(view: dict[str, Any], x0: float, y0: float) -> list[str]:
         x, y = at(loc_id)
         out.append(
             f'<circle cx="{x:g}" cy="{y:g}" r="9" fill="{LOCATION.get(loc.get("colour"), "#CCCCCC")}" '
-            f'stroke="{INK}" data-location={quoteattr(loc_id)}><title>{escape(loc_id)}</title></circle>'
+            f'stroke="{INK}" data-location={quoteattr(loc_id)}>'
+            f"<title>{escape(location_name(loc_id, loc))} ({escape(loc_id)})</title></circle>"
         )
         if loc.get("crisisLetter"):
             out.append(_text(x, y + 4, loc["crisisLetter"], 10, "middle", "bold"))
@@ -97,12 +130,12 @@ def _map(view: dict[str, Any], x0: float, y0: float) -> list[str]:
 
 
 def _rondel(view: dict[str, Any], x0: float, y0: float) -> list[str]:
-    out = [_text(x0, y0, "Rondel", 14, weight="bold")]
+    out = [_text(x0, y0, _("Rondel"), 14, weight="bold")]
     dice = {face: colour for colour, face in (view.get("dice") or {}).items()}
     for i, resource in enumerate(view["rondel_order"]):
         y = y0 + 10 + i * 22
         out.append(_rect(x0, y, 190, 20, "#FDFEFE"))
-        out.append(_text(x0 + 5, y + 14, resource, 11))
+        out.append(_text(x0 + 5, y + 14, _word(resource), 11))
         if resource in dice:
             out.append(_rect(x0 + 80, y + 3, 14, 14, DIE[dice[resource]], extra=' rx="3"'))
         for player in view["players"]:
@@ -118,7 +151,7 @@ def _rondel(view: dict[str, Any], x0: float, y0: float) -> list[str]:
                 )
             )
     y = y0 + 10 + 6 * 22
-    out.append(_text(x0 + 5, y + 14, "BATTERY", 11))
+    out.append(_text(x0 + 5, y + 14, _word("BATTERY"), 11))
     for player in view["players"]:
         out.append(
             _text(
@@ -139,7 +172,11 @@ def _market(view: dict[str, Any], x0: float, y0: float) -> list[str]:
         _text(
             x0,
             y0,
-            f"Market (deck {view['objective_deck']}, reserve {view['reserve_deck']})",
+            _(
+                "Market (deck {deck}, reserve {reserve})",
+                deck=view["objective_deck"],
+                reserve=view["reserve_deck"],
+            ),
             14,
             weight="bold",
         )
@@ -150,7 +187,7 @@ def _market(view: dict[str, Any], x0: float, y0: float) -> list[str]:
         for c, card in enumerate(row):
             out.append(_rect(x0 + 50 + c * 60, y0 + 10 + r * 24, 56, 20, "#FEF9E7" if card else "#EEEEEE"))
             if card:
-                out.append(_text(x0 + 78 + c * 60, y0 + 24 + r * 24, card, 10, "middle"))
+                out.append(_named(x0 + 78 + c * 60, y0 + 24 + r * 24, card, view.get("cards", {}), 52))
     return out
 
 
@@ -160,13 +197,28 @@ def _card(x: float, y: float, card: dict[str, Any] | str | None, cards: dict[str
     if isinstance(card, dict) and not card.get("card"):
         return [
             _rect(x, y, 62, 18, "#5D6D7E"),
-            _text(x + 31, y + 13, "face down", 9, "middle", fill="#FFFFFF"),
+            _text(x + 31, y + 13, _("face down"), 9, "middle", fill="#FFFFFF"),
         ]
     card_id = card["card"] if isinstance(card, dict) else card
     colour = {"RED": "#FADBD8", "YELLOW": "#FCF3CF", "BLUE": "#D6EAF8", "PURPLE": "#E8DAEF"}.get(
         cards.get(card_id, {}).get("colour"), "#FFFFFF"
     )
-    return [_rect(x, y, 62, 18, colour), _text(x + 31, y + 13, card_id, 9, "middle")]
+    return [_rect(x, y, 62, 18, colour), _named(x + 31, y + 13, card_id, cards, 58)]
+
+
+def _named(x: float, y: float, card_id: str, cards: dict[str, Any], width: float) -> str:
+    """A card's name (the box's word for it) centred at (x, y), squeezed into ``width`` if longer; its id
+    is the tooltip."""
+    name = card_name(card_id, cards.get(card_id))
+    fit = f' textLength="{width:g}" lengthAdjust="spacingAndGlyphs"' if len(name) * 5 > width else ""
+    return (
+        f'<text x="{x:g}" y="{y:g}" font-family="sans-serif" font-size="9" text-anchor="middle" fill="{INK}"'
+        f"{fit}><title>{escape(name)} ({escape(card_id)})</title>{escape(name)}</text>"
+    )
+
+
+def _names(ids: list[str], cards: dict[str, Any]) -> str:
+    return ", ".join(card_name(card_id, cards.get(card_id)) for card_id in ids)
 
 
 def _board(view: dict[str, Any], player: dict[str, Any], x0: float, y0: float) -> list[str]:
@@ -177,41 +229,61 @@ def _board(view: dict[str, Any], player: dict[str, Any], x0: float, y0: float) -
         _text(
             x0 + 24,
             y0 + 17,
-            f"Seat {seat} ({player['animal']}): VP {player['vp']}, HK$ {player['hkd']}, "
-            f"transport {player['transport']}, GPS {player['gps']}, supply {player['cube_supply']}, "
-            f"houses {player['houses_left']}",
+            _(
+                "Seat {seat} ({animal}): VP {vp}, HK$ {hkd}, transport {transport}, GPS {gps}, supply {supply}, "
+                "houses {houses}",
+                seat=seat,
+                animal=_word(player["animal"]),
+                vp=player["vp"],
+                hkd=player["hkd"],
+                transport=player["transport"],
+                gps=player["gps"],
+                supply=player["cube_supply"],
+                houses=player["houses_left"],
+            ),
             12,
             weight="bold",
         )
     )
     hand = player["hand"]
-    out.append(
-        _text(
-            x0 + 8,
-            y0 + 36,
-            "Hand: " + (", ".join(hand) if hand is not None else f"{player['hand_size']} cards"),
-            10,
-        )
+    line = _text(
+        x0 + 8,
+        y0 + 36,
+        _(
+            "Hand: {cards}",
+            cards=_names(hand, cards) if hand is not None else _("{count} cards", count=player["hand_size"]),
+        ),
+        10,
     )
+    if hand:  # the cards' ids as the line's tooltip
+        line = line.replace(">", f"><title>{escape(', '.join(hand))}</title>", 1)
+    out.append(line)
     for s, stack in enumerate(player["slots"]):
         x = x0 + 8 + s * 70
         locked = s == 3 and not player["slot4_unlocked"]
-        out.append(_text(x, y0 + 52, f"Slot {s + 1}{' (locked)' if locked else ''}", 10))
+        out.append(
+            _text(
+                x,
+                y0 + 52,
+                _("Slot {slot} (locked)", slot=s + 1) if locked else _("Slot {slot}", slot=s + 1),
+                10,
+            )
+        )
         for i, entry in enumerate(stack[-4:]):
             out += _card(x, y0 + 56 + i * 20, entry, cards)
     x = x0 + 290
-    out.append(_text(x, y0 + 52, "Objectives", 10))
+    out.append(_text(x, y0 + 52, _("Objectives"), 10))
     for i, held in enumerate(player["objective_area"]):
         out += _card(x, y0 + 56 + i * 20, held, cards)
     emergency = player["emergency_plan"]
-    out.append(_text(x + 70, y0 + 52, "Emergency", 10))
+    out.append(_text(x + 70, y0 + 52, _("Emergency"), 10))
     out += _card(x + 70, y0 + 56, emergency if isinstance(emergency, dict) else None, cards)
-    out.append(_text(x + 140, y0 + 52, "Tiles", 10))
+    out.append(_text(x + 140, y0 + 52, _("Tiles"), 10))
     for i, tile in enumerate(player["patrol_tiles"][:5]):
         label = (
-            f"{tile.get('rewardType', '?')}"
+            _word(tile.get("rewardType", "?"))
             if tile.get("faceUp")
-            else f"back {tile.get('backSearchIcons', 0)}"
+            else _("back {icons}", icons=tile.get("backSearchIcons", 0))
         )
         out.append(_rect(x + 140, y0 + 56 + i * 16, 90, 14, "#FDEBD0" if tile.get("faceUp") else "#AAB7B8"))
         out.append(_text(x + 185, y0 + 67 + i * 16, label, 9, "middle"))
@@ -219,8 +291,11 @@ def _board(view: dict[str, Any], player: dict[str, Any], x0: float, y0: float) -
         _text(
             x0 + 8,
             y0 + 142,
-            f"Hospital: {', '.join(player['hospital']) or '-'}   Check-mark area: "
-            f"{', '.join(player['check_area']) or '-'}",
+            _(
+                "Hospital: {hospital}   Check-mark area: {checks}",
+                hospital=_names(player["hospital"], cards) or "-",
+                checks=_names(player["check_area"], cards) or "-",
+            ),
             9,
         )
     )
@@ -231,16 +306,23 @@ def render_svg(view: dict[str, Any]) -> str:
     width = MAP_SIZE + 40 + 260
     boards_y = MAP_SIZE + 60
     height = boards_y + 160 * len(view["players"]) + 10
-    header = f"Round {view['round']}, phase {view['phase']} ({view['step']}); to act: {view['to_act'] or '-'}"
+    header = _(
+        "Round {round}, phase {phase} ({step}); to act: {seats}",
+        round=view["round"],
+        phase=view["phase"],
+        step=view["step"],
+        seats=view["to_act"] or "-",
+    )
     if view.get("result"):
-        totals = ", ".join(f"seat {r['seat']}: {r['total']} VP" for r in view["result"]["players"])
-        header = f"Final: {totals}; winners {view['result']['winners']}"
+        totals = ", ".join(
+            _("seat {seat}: {vp} VP", seat=r["seat"], vp=r["total"]) for r in view["result"]["players"]
+        )
+        header = _("Final: {totals}; winners {winners}", totals=totals, winners=view["result"]["winners"])
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {width} {height}" '
         f'width="{width}" height="{height}">',
         "<title>Blackout: Hong Kong</title>",
-        f"<desc>{escape(header)}. The map of Hong Kong with each player's cubes, the rondel and dice, the "
-        f"market, and each personal board as this viewer may see it.</desc>",
+        f"<desc>{escape(header)}. {escape(_(DESCRIPTION))}</desc>",
         _rect(0, 0, width, height, "#FFFFFF", "none"),
         _text(20, 30, header, 16, weight="bold"),
     ]

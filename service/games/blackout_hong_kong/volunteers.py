@@ -17,6 +17,9 @@ from service.games.blackout_hong_kong.common import (
 from service.games.blackout_hong_kong.free_actions import buy_transport_tokens, paying
 from service.games.kit import Turn
 from service.games.protocol import Action, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 
 def planned(state: State, player: dict) -> list[tuple[int, str]]:
@@ -40,18 +43,18 @@ def reveal_card(turn: Turn, seat: int, action: Action) -> None:
     require_phase(state, "p2", "R-2.2")
     face_down = dict(planned(state, state["players"][seat]))
     if action["slot"] not in face_down:
-        raise refuse("no_card_to_reveal", "R-2.2: that slot holds no card planned this round face-down")
+        raise refuse("no_card_to_reveal", _("R-2.2: that slot holds no card planned this round face-down"))
     turn.emit("card_revealed", seat, slot=action["slot"], card=face_down[action["slot"]])
 
 
 def _revealed_card(state: State, card_id: str, kind: str) -> dict:
     if card_id not in usable_cards(state):
-        raise refuse("not_revealed", "R-2.2, A-43: that card is not the card being resolved this turn")
+        raise refuse("not_revealed", _("R-2.2, A-43: that card is not the card being resolved this turn"))
     found = card(state, card_id)
     if found["kind"] != kind:
         raise refuse(
             "not_a_volunteer" if kind == "VOLUNTEER" else "not_a_specialist",
-            f"R-2.4, R-2.5: {card_id} is not a {kind.lower()}",
+            _("R-2.4, R-2.5: {card_id} is not a {kind}", card_id=card_id, kind=kind.lower()),
         )
     return found
 
@@ -61,15 +64,17 @@ def gather(turn: Turn, seat: int, action: Action) -> None:
     require_phase(state, "p2", "R-2.4")
     volunteer = _revealed_card(state, action["cardId"], "VOLUNTEER")
     if "gather" in state["turn"].get("used", {}).get(action["cardId"], []):
-        raise refuse("already_used", "R-2.4: this volunteer has gathered already")
+        raise refuse("already_used", _("R-2.4: this volunteer has gathered already"))
     base, target = state["dice"][volunteer["colour"]], action["targetResource"]
     if not state["options"]["SHIFT_ONTO_OTHER_DIE"] and target != base and target in state["dice"].values():
-        raise refuse("die_in_the_way", "R-2.4(d), A-12: SHIFT_ONTO_OTHER_DIE is off")
+        raise refuse("die_in_the_way", _("R-2.4(d), A-12: SHIFT_ONTO_OTHER_DIE is off"))
     shift = board_of(state["content"]).ring_distance(base, target)
     player = state["players"][seat]
     buy = action.get("buyTransport", 0)
     if player["transport"] + buy < shift:
-        raise refuse("not_enough_transport", f"R-2.4(b): the shift costs {shift} transport tokens")
+        raise refuse(
+            "not_enough_transport", _("R-2.4(b): the shift costs {shift} transport tokens", shift=shift)
+        )
     if buy:
         buy_transport_tokens(turn, seat, buy)
     turn.emit(
@@ -89,9 +94,9 @@ def use_specialist_row(turn: Turn, seat: int, action: Action) -> None:
     specialist = _revealed_card(state, action["cardId"], "SPECIALIST")
     row, alternative = action["rowIndex"], action.get("alternativeIndex", 0)
     if row >= len(specialist["actions"]) or alternative >= len(specialist["actions"][row]["alternatives"]):
-        raise refuse("unknown_row", f"R-2.5: {action['cardId']} has no such row or alternative")
+        raise refuse("unknown_row", _("R-2.5: {card} has no such row or alternative", card=action["cardId"]))
     if str(row) in state["turn"].get("used", {}).get(action["cardId"], []):
-        raise refuse("already_used", "R-2.5: each row is used at most once per reveal")
+        raise refuse("already_used", _("R-2.5: each row is used at most once per reveal"))
     cost = specialist["actions"][row]["alternatives"][alternative]["cost"]
     paid = payments.settle(cost, action.get("payment", "AUTO"), held(state["players"][seat]), "R-2.5")
     turn.emit("row_used", seat, card=action["cardId"], row=row, alternative=alternative, payment=paid)

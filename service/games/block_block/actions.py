@@ -21,6 +21,15 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from service.games.protocol import ActionParameters
+
+PLACEMENT = ("shape", "rotation", "x", "y")
+PARAMETERS = {
+    "place": ActionParameters(required=PLACEMENT, optional=("z", "cubes", "top_colours")),
+    "resign": ActionParameters(),
+}
+"""Each type's fields (``_placement_fields`` checks those a place must have)."""
+
 Position = fields.List(
     fields.Integer(strict=True, validate=validate.Range(min=0, max=1023)),
     validate=validate.Length(equal=3),
@@ -66,10 +75,6 @@ class BlockBlockAction(Schema):
     @validates_schema
     def _placement_fields(self, data: dict[str, Any], **kwargs: Any) -> None:
         if data.get("type") == "place":
-            missing = {
-                name: ["required for a place action"]
-                for name in ("shape", "rotation", "x", "y")
-                if name not in data
-            }
+            missing = {name: ["required for a place action"] for name in PLACEMENT if name not in data}
             if missing:
                 raise ValidationError(missing)

@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from service.games.block_block import geometry, placement
-from service.games.block_block.actions import BlockBlockAction
+from service.games.block_block.actions import PARAMETERS, BlockBlockAction
+from service.games.block_block.names import colour_word, end_reason
 from service.games.block_block.pack import COLOURS, fit_warnings, load_pack
 from service.games.block_block.svg import render_svg
 from service.games.kit import Engine, Turn, applies, enum_option
@@ -50,6 +51,9 @@ from service.games.protocol import (
     ranks,
     turn_refusals,
 )
+from service.games.texts import N_, catalogue
+
+_ = catalogue(__file__).gettext
 
 BROWN, WHITE = 0, 1
 
@@ -213,6 +217,7 @@ class BlockBlock(Engine):
     )
     options_schema = OPTIONS_SCHEMA
     action_schema = BlockBlockAction
+    action_parameters = PARAMETERS
     # Spec 1.8: schema and checks K-1..K-6 (InvalidPack), K-7/K-8 findings and K-9 warnings kept; the
     # option-dependent checks run in ``setup``, which has the options and the pack.
     packs = Packs(
@@ -227,26 +232,26 @@ class BlockBlock(Engine):
     out_of_turn = frozenset({"resign"})  # E-7: outside the rules; either player, at any time
     refusals = {
         **turn_refusals("R-0.1, E-7", "R-1.1, R-3.4"),  # E-7: only a player of the match may resign
-        "no_such_piece": Refusal("R-2.2", "the colour has no piece of that shape left"),
-        "half_piece_not_last": Refusal("R-2.3", "a half piece must be the colour's very last piece"),
+        "no_such_piece": Refusal("R-2.2", N_("the colour has no piece of that shape left")),
+        "half_piece_not_last": Refusal("R-2.3", N_("a half piece must be the colour's very last piece")),
         "no_such_rotation": Refusal(
-            "spec 1.4.2, A-09", "not one of the 24 rotations (mirror images need allow_reflection)"
+            "spec 1.4.2, A-09", N_("not one of the 24 rotations (mirror images need allow_reflection)")
         ),
-        "out_of_board": Refusal("R-2.4", "the piece would cover cells outside the board"),
-        "z_mismatch": Refusal("AE-1", "the stated z is not where the piece comes to rest"),
+        "out_of_board": Refusal("R-2.4", N_("the piece would cover cells outside the board")),
+        "z_mismatch": Refusal("AE-1", N_("the stated z is not where the piece comes to rest")),
         "placement_mismatch": Refusal(
-            "AE-1, AE-3", "the stated cubes or top colours are not the ones the placement gives"
+            "AE-1, AE-3", N_("the stated cubes or top colours are not the ones the placement gives")
         ),
-        "over_max_height": Refusal("R-2.4", "the piece would reach over the height limit"),
-        "unsupported": Refusal("R-2.5", "a cube of the piece would have empty space underneath"),
+        "over_max_height": Refusal("R-2.4", N_("the piece would reach over the height limit")),
+        "unsupported": Refusal("R-2.5", N_("a cube of the piece would have empty space underneath")),
         "not_adjacent": Refusal(
-            "R-2.6", "the piece must share a face with an earlier piece (require_adjacency)"
+            "R-2.6", N_("the piece must share a face with an earlier piece (require_adjacency)")
         ),
         "same_shape_stack": Refusal(
-            "R-2.7", "the piece would rest on a piece of the same shape turned the same way"
+            "R-2.7", N_("the piece would rest on a piece of the same shape turned the same way")
         ),
         "same_shape_as_opponent": Refusal(
-            "R-2.8", "the shape the opponent has just placed, while another piece fits"
+            "R-2.8", N_("the shape the opponent has just placed, while another piece fits")
         ),
     }
     timeout_actions = {"forfeit": {"type": "resign"}}
@@ -432,7 +437,7 @@ class BlockBlock(Engine):
         """E-7: outside the rules, either player at any time; the opponent wins."""
         seats = turn.state["seats"]
         if seat not in seats:  # resign is out_of_turn, so the kit's turn check never saw this seat
-            raise IllegalAction("not_your_turn", "only a player of this match may resign (E-7)")
+            raise IllegalAction("not_your_turn", _("only a player of this match may resign (E-7)"))
         colour = seats.index(seat)
         turn.emit("resigned", seat, colour=COLOURS[colour])
         turn.add(self._game_over(turn.state, 1 - colour, "RESIGNED"))
@@ -544,15 +549,39 @@ class BlockBlock(Engine):
             "score": [_halves(halves[0]), _halves(halves[1])],
         }
 
-    def describe(self, event: Event) -> str:
+    def describe(self, event: Event, state: State | None = None) -> str:
         data = event["data"]
         if event["type"] == "piece_placed":
-            return (
-                f"{data['colour'].lower()} placed {data['shape']} at ({data['x']}, {data['y']}, {data['z']})"
+            return _(
+                "{colour} placed {shape} at ({x}, {y}, {z})",
+                colour=colour_word(data["colour"]),
+                shape=data["shape"],
+                x=data["x"],
+                y=data["y"],
+                z=data["z"],
             )
         if event["type"] == "game_over" and data.get("winner"):
-            return f"game over: {data['winner'].lower()} wins ({data['reason'].replace('_', ' ').lower()})"
-        return super().describe(event)
+            return _(
+                "game over: {colour} wins ({reason})",
+                colour=colour_word(data["winner"]),
+                reason=end_reason(data["reason"]),
+            )
+        if event["type"] == "game_over" and data.get("reason") == "SCORE" and data.get("tie_break") == "DRAW":
+            return _("game over: reason score, tie break draw")
+        if event["type"] == "no_legal_placement" and isinstance(data.get("move_no"), int):
+            return _(
+                "seat {seat} no legal placement: colour {colour}, move no {move}",
+                seat=event["seat"],
+                colour=colour_word(data["colour"]),
+                move=data["move_no"],
+            )
+        if event["type"] == "resigned":
+            return _(
+                "seat {seat} resigned: colour {colour}",
+                seat=event["seat"],
+                colour=colour_word(data["colour"]),
+            )
+        return super().describe(event, state)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         colour = state["to_move"]

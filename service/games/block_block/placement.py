@@ -14,8 +14,12 @@ from typing import Any
 
 from service.games.block_block import geometry
 from service.games.block_block.geometry import Anchor, Orientation
+from service.games.block_block.names import colour_word
 from service.games.block_block.pack import COLOURS, shape_spec
 from service.games.protocol import Action, IllegalAction, State
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 Placement = tuple[str, str, Orientation, Anchor, int]
 """A legal placement as the engine lists it: shape id, class, orientation, anchor and the height it rests at."""
@@ -238,13 +242,22 @@ def check_placement(state: State, colour: int, action: Action) -> dict[str, Any]
     breaks, in the order of spec 8.2."""
     sid = action["shape"]
     remaining = state["remaining"][colour]
-    name = COLOURS[colour].lower()
+    name = colour_word(COLOURS[colour])
     if remaining.get(sid, 0) <= 0:
-        held = ", ".join(f"{s} x{n}" for s, n in remaining.items() if n) or "nothing"
-        raise IllegalAction("no_such_piece", f"{name} has no {sid} piece left; it holds {held} (R-2.2)")
+        held = _(", ").join(f"{s} x{n}" for s, n in remaining.items() if n) or _("nothing")
+        raise IllegalAction(
+            "no_such_piece",
+            _(
+                "{colour} has no {shape} piece left; it holds {held} (R-2.2)",
+                colour=name,
+                shape=sid,
+                held=held,
+            ),
+        )
     if sid in state["must_be_last"][colour] and sum(remaining.values()) > 1:
         raise IllegalAction(
-            "half_piece_not_last", f"the half piece {sid} must be {name}'s very last piece (R-2.3)"
+            "half_piece_not_last",
+            _("the half piece {shape} must be {colour}'s very last piece (R-2.3)", shape=sid, colour=name),
         )
     t = tables(state)
     rotation = action["rotation"]
@@ -252,28 +265,40 @@ def check_placement(state: State, colour: int, action: Action) -> dict[str, Any]
     if o is None:
         raise IllegalAction(
             "no_such_rotation",
-            f"rotation {rotation} is not one of the 24 rotations of spec 1.4.2"
-            + (
-                ""
-                if rotation < geometry.PROPER_ROTATIONS or rotation >= geometry.ALL_ROTATIONS
-                else "; mirror images (24..47) need allow_reflection (A-09)"
+            _("rotation {rotation} is not one of the 24 rotations of spec 1.4.2", rotation=rotation)
+            if rotation < geometry.PROPER_ROTATIONS or rotation >= geometry.ALL_ROTATIONS
+            else _(
+                "rotation {rotation} is not one of the 24 rotations of spec 1.4.2; mirror images (24..47) need "
+                "allow_reflection (A-09)",
+                rotation=rotation,
             ),
         )
     x, y = action["x"], action["y"]
     width, depth = state["width"], state["depth"]
-    sx, sy, _ = o.size
+    sx, sy, _height = o.size
     if x < 0 or y < 0 or x + sx > width or y + sy > depth:
         raise IllegalAction(
             "out_of_board",
-            f"{sid} rotation {rotation} at ({x}, {y}) covers cells "
-            f"x {x}..{x + sx - 1}, y {y}..{y + sy - 1}, outside the "
-            f"{width} x {depth} board (R-2.4)",
+            _(
+                "{shape} rotation {rotation} at ({x}, {y}) covers cells x {x}..{x_end}, y {y}..{y_end}, outside "
+                "the {width} x {depth} board (R-2.4)",
+                shape=sid,
+                rotation=rotation,
+                x=x,
+                y=y,
+                x_end=x + sx - 1,
+                y_end=y + sy - 1,
+                width=width,
+                depth=depth,
+            ),
         )
     h = state["heights"]
     cells = [((x + c.dx) + (y + c.dy) * width, c.low) for c in o.columns]
     z = max(h[i] - low for i, low in cells)  # 1.5.3: where the piece stops when lowered
     if "z" in action and action["z"] != z:
-        raise IllegalAction("z_mismatch", f"the piece would rest at z = {z}, not z = {action['z']} (AE-1)")
+        raise IllegalAction(
+            "z_mismatch", _("the piece would rest at z = {z}, not z = {asked} (AE-1)", z=z, asked=action["z"])
+        )
     cls = state["classes"][sid]
     data = piece_placed_data(colour, sid, cls, o, x, y, z, state["move_no"] + 1)
     check_description(action, data)
@@ -281,36 +306,64 @@ def check_placement(state: State, colour: int, action: Action) -> dict[str, Any]
     if max_height is not None and z + o.height > max_height:
         raise IllegalAction(
             "over_max_height",
-            f"the piece would reach height {z + o.height}, over the limit of {max_height} (R-2.4)",
+            _(
+                "the piece would reach height {height}, over the limit of {most} (R-2.4)",
+                height=z + o.height,
+                most=max_height,
+            ),
         )
     if not o.solid:
-        raise IllegalAction("unsupported", "this orientation has a hole under one of its own cubes (R-2.5)")
+        raise IllegalAction(
+            "unsupported", _("this orientation has a hole under one of its own cubes (R-2.5)")
+        )
     floating = [[x + c.dx, y + c.dy] for c, (i, low) in zip(o.columns, cells) if h[i] != z + low]
     if floating:
         raise IllegalAction(
             "unsupported",
-            f"at z = {z} the cubes over {floating} would have empty space underneath (R-2.5)",
+            _(
+                "at z = {z} the cubes over {cells} would have empty space underneath (R-2.5)",
+                z=z,
+                cells=floating,
+            ),
         )
     if state["rules"]["require_adjacency"] and state["move_no"] > 0 and not touches(state, o, x, y, z):
         raise IllegalAction(
-            "not_adjacent", "the piece must share a face with an earlier piece (R-2.6, require_adjacency)"
+            "not_adjacent", _("the piece must share a face with an earlier piece (R-2.6, require_adjacency)")
         )
     q = stack_conflict(state, colour, sid, cls, o, cells, z)
     if q is not None:
         other = state["placed"][q]
-        how = "rest on" if state["rules"]["same_shape_stack_rule"] == "ANY_CONTACT" else "sit exactly on"
+        said = {
+            "shape": sid,
+            "colour": colour_word(other["colour"]),
+            "other": other["shape"],
+            "move": other["move_no"],
+        }
         raise IllegalAction(
             "same_shape_stack",
-            f"{sid} would {how} {other['colour'].lower()}'s "
-            f"{other['shape']} (move {other['move_no']}), a piece of the "
-            f"same shape turned the same way (R-2.7)",
+            _(
+                "{shape} would rest on {colour}'s {other} (move {move}), a piece of the same shape turned the "
+                "same way (R-2.7)",
+                **said,
+            )
+            if state["rules"]["same_shape_stack_rule"] == "ANY_CONTACT"
+            else _(
+                "{shape} would sit exactly on {colour}'s {other} (move {move}), a piece of the same shape turned "
+                "the same way (R-2.7)",
+                **said,
+            ),
         )
     banned = banned_class(state, colour)
     if cls == banned and any(p[1] != banned for p in candidates(state, colour)):
         raise IllegalAction(
             "same_shape_as_opponent",
-            f"{COLOURS[1 - colour].lower()} has just placed a {banned}; {name} may place "
-            f"that shape only when no other piece fits (R-2.8)",
+            _(
+                "{other} has just placed a {shape}; {colour} may place that shape only when no other piece fits "
+                "(R-2.8)",
+                other=colour_word(COLOURS[1 - colour]),
+                shape=banned,
+                colour=name,
+            ),
         )
     return data
 
@@ -322,20 +375,35 @@ def check_description(action: Action, data: dict[str, Any]) -> None:
         cubes = [list(c) for c in action["cubes"]]
         if sorted(cubes) != data["cubes"]:
             raise IllegalAction(
-                "placement_mismatch", f"the piece would occupy {data['cubes']}, not {cubes} (AE-1, 1.5.1)"
+                "placement_mismatch",
+                _(
+                    "the piece would occupy {derived}, not {cubes} (AE-1, 1.5.1)",
+                    derived=data["cubes"],
+                    cubes=cubes,
+                ),
             )
         if "top_colours" in action:
             if len(action["top_colours"]) != len(cubes):
-                raise IllegalAction("placement_mismatch", "top_colours must name one colour per cube (AE-3)")
+                raise IllegalAction(
+                    "placement_mismatch", _("top_colours must name one colour per cube (AE-3)")
+                )
             stated = dict(zip(map(tuple, cubes), action["top_colours"]))
             derived = dict(zip(map(tuple, data["cubes"]), data["top_colours"]))
             if stated != derived:
                 raise IllegalAction(
                     "placement_mismatch",
-                    f"the cubes {data['cubes']} would show {data['top_colours']} on top (AE-3)",
+                    _(
+                        "the cubes {cubes} would show {tops} on top (AE-3)",
+                        cubes=data["cubes"],
+                        tops=data["top_colours"],
+                    ),
                 )
     elif "top_colours" in action and list(action["top_colours"]) != data["top_colours"]:
         raise IllegalAction(
             "placement_mismatch",
-            f"the cubes {data['cubes']} would show {data['top_colours']} on top (AE-3)",
+            _(
+                "the cubes {cubes} would show {tops} on top (AE-3)",
+                cubes=data["cubes"],
+                tops=data["top_colours"],
+            ),
         )

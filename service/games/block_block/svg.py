@@ -14,12 +14,19 @@ from collections.abc import Iterable
 from typing import Any
 from xml.sax.saxutils import escape
 
+from service.games.block_block.names import colour_word, end_reason
+from service.games.texts import N_, catalogue
+
+_ = catalogue(__file__).gettext
+
 FILL = {"BROWN": "#8b5a2b", "WHITE": "#f3efe4", "HALF": "url(#half)", None: "#e6e6e6"}
 SIDE = {
     "BROWN": ("#6f4622", "#5a391b"),
     "WHITE": ("#d9d4c5", "#c4bfae"),
     "HALF": ("url(#half)", "url(#half)"),
 }
+TOPS = {"BROWN": N_("BROWN"), "WHITE": N_("WHITE"), "HALF": N_("HALF"), None: N_("empty")}
+"""A cell's top in its tooltip (upper case: the view's own words, as the English picture has always said)."""
 INK = {"BROWN": "#ffffff", "WHITE": "#222222", "HALF": "#222222", None: "#777777"}
 
 CELL = 44  # top view cell, px
@@ -55,10 +62,22 @@ def _status(view: dict[str, Any]) -> str:
     result = view.get("result")
     if result:
         if result["winner"] is None:
-            return f"Game over: draw ({result['reason'].lower().replace('_', ' ')})"
-        return f"Game over: {result['winner'].lower()} wins ({result['reason'].lower().replace('_', ' ')})"
+            return _("Game over: draw ({reason})", reason=end_reason(result["reason"]))
+        return _(
+            "Game over: {colour} wins ({reason})",
+            colour=colour_word(result["winner"]),
+            reason=end_reason(result["reason"]),
+        )
     to_move = view.get("to_move")
-    return f"Move {view['move_no'] + 1}: {to_move['colour'].lower()} to play" if to_move else ""
+    if not to_move:
+        return ""
+    return _(
+        "Move {number}: {colour} to play", number=view["move_no"] + 1, colour=colour_word(to_move["colour"])
+    )
+
+
+def _top(top: str | None) -> str:
+    return _(TOPS[top]) if top in TOPS else str(top)
 
 
 def render_svg(view: dict[str, Any]) -> str:
@@ -73,11 +92,16 @@ def render_svg(view: dict[str, Any]) -> str:
     header = 64
     gap = 48  # between the views: room for the isometric view's "(0, 0)" label
     colours = view["colours"]
-    score = "   ".join(f"{c['colour'].lower()}: {_num(c['visible_score'])}" for c in colours)
+    score = "   ".join(
+        _("{colour}: {score}", colour=colour_word(c["colour"]), score=_num(c["visible_score"]))
+        for c in colours
+    )
     pack = view.get("pack", {})
-    note = "" if pack.get("publisher_data", False) else "   (generated piece set, not the publisher's)"
+    note = (
+        "" if pack.get("publisher_data", False) else "   " + _("(generated piece set, not the publisher's)")
+    )
     title = f"BLOCK.BLOCK   {_status(view)}"
-    subtitle = f"seen from above: {score}{note}"
+    subtitle = _("seen from above: {scores}", scores=score) + note
     # text is measured roughly (0.62 em a character, bold): wide enough that the header never clips
     text_w = MARGIN * 2 + max(len(title) * 15, len(subtitle) * 12) * 0.62
     total_w = round(max(MARGIN * 2 + gap + top_w + iso_w + MARGIN, text_w))
@@ -102,10 +126,10 @@ def render_svg(view: dict[str, Any]) -> str:
         for x in range(width):
             px, py = ox + x * CELL, oy + (depth - 1 - y) * CELL
             top = tops[y][x]
+            tip = _("({x}, {y}): {top}, height {height}", x=x, y=y, top=_top(top), height=heights[y][x])
             out.append(
                 f'<rect x="{px}" y="{py}" width="{CELL}" height="{CELL}" fill="{FILL[top]}" '
-                f'stroke="#333333" stroke-width="1"><title>({x}, {y}): '
-                f"{escape(str(top or 'empty'))}, height {heights[y][x]}</title></rect>"
+                f'stroke="#333333" stroke-width="1"><title>{escape(tip)}</title></rect>'
             )
             if heights[y][x]:
                 out.append(
@@ -115,7 +139,7 @@ def render_svg(view: dict[str, Any]) -> str:
         out.append(_text(ox + x * CELL + CELL / 2, oy + top_h + 16, str(x), 11, "#555555"))
     for y in range(depth):
         out.append(_text(ox - 10, oy + (depth - 1 - y) * CELL + CELL / 2 + 4, str(y), 11, "#555555"))
-    out.append(_text(ox + top_w / 2, oy + top_h + 32, "top view (top colour / height)", 11, "#555555"))
+    out.append(_text(ox + top_w / 2, oy + top_h + 32, _("top view (top colour / height)"), 11, "#555555"))
     out.append("</g>")
 
     # -- isometric view -----------------------------------------------------------------------------
@@ -135,7 +159,7 @@ def render_svg(view: dict[str, Any]) -> str:
         for (x, y, z), top in zip(piece["cubes"], piece["top_colours"]):
             v = depth - 1 - y
             cubes.append((x + v, z, x, v, piece["colour"], top))
-    for _, z, x, v, owner, top in sorted(cubes):  # far to near, bottom to top: the painter's order
+    for _nearness, z, x, v, owner, top in sorted(cubes):  # far to near, bottom to top: the painter's order
         side = SIDE["HALF"] if top == "HALF" else SIDE[owner]
         x1, v1, z1 = x + 1, v + 1, z + 1
         out.append(_polygon([p(x1, v, z), p(x1, v1, z), p(x1, v1, z1), p(x1, v, z1)], side[0]))  # +X side
@@ -144,7 +168,7 @@ def render_svg(view: dict[str, Any]) -> str:
     lx, ly = p(0, depth, 0)
     out.append(_text(lx - 4, ly + 12, "(0, 0)", 10, "#777777", anchor="end"))
     lx, ly = p(width, depth, 0)
-    out.append(_text(lx, ly + 16, "isometric view", 11, "#555555"))
+    out.append(_text(lx, ly + 16, _("isometric view"), 11, "#555555"))
     out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -5,6 +5,13 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.games.blokus.geometry import PIECE_NAMES
+from service.games.protocol import ActionParameters
+
+PARAMETERS = {
+    "place": ActionParameters(required=("cells",), optional=("colour", "piece")),
+    "pass": ActionParameters(optional=("colour",)),
+}
+"""Each type's fields (``place_needs_cells`` checks the one it must have)."""
 
 Square = fields.List(
     fields.Integer(strict=True),

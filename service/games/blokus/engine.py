@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from typing import Any, TypedDict, cast
 
 from service.games.blokus import geometry, sgf
-from service.games.blokus.actions import BlokusAction
+from service.games.blokus.actions import PARAMETERS, BlokusAction
 from service.games.blokus.geometry import PIECE_BY_NAME, PIECE_NAMES, PIECES, Board, Cell
+from service.games.blokus.names import colour_name
 from service.games.blokus.svg import render_svg
 from service.games.kit import Engine, Turn, applies
 from service.games.protocol import (
@@ -40,6 +41,9 @@ from service.games.protocol import (
     ranks,
     turn_refusals,
 )
+from service.games.texts import N_, catalogue
+
+_ = catalogue(__file__).gettext
 
 FOUR_COLOURS = ("blue", "yellow", "red", "green")  # play order, spec 1.2
 CORNERS_20 = ((0, 0), (19, 0), (19, 19), (0, 19))  # spec 1.5
@@ -147,8 +151,7 @@ VARIANTS: dict[str, Variant] = {
     )
 }
 VARIANT_FOR_PLAYERS = {4: "four_player", 3: "three_player", 2: "two_player", 1: "solo_all_pieces"}
-OUT_BECAUSE = {"all_pieces_placed": "every piece placed", "passed": "it passed (spec 2.7)"}
-
+OUT_BECAUSE = {"all_pieces_placed": N_("every piece placed"), "passed": N_("it passed (spec 2.7)")}
 OPTIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -213,24 +216,25 @@ class Blokus(Engine):
     )
     options_schema = OPTIONS_SCHEMA
     action_schema = BlokusAction
+    action_parameters = PARAMETERS
     svg = staticmethod(render_svg)
     refusals = {
         **turn_refusals("spec 1.2", "spec 2.8"),
         "wrong_colour": Refusal(
-            "spec 1.2", "the named colour is not in this variant, not the colour to move, or out"
+            "spec 1.2", N_("the named colour is not in this variant, not the colour to move, or out")
         ),
         "colour_required": Refusal(
-            "spec 3.5", "any colour may move (solo_rectangle): the action must name one"
+            "spec 3.5", N_("any colour may move (solo_rectangle): the action must name one")
         ),
-        "off_board": Refusal("spec 2.1", "a square of the piece is off the board"),
-        "not_a_piece": Refusal("spec 1.3", "the squares (each listed once) do not form a Blokus piece"),
-        "piece_mismatch": Refusal("spec 6.1", "the squares form another piece than the one named"),
-        "piece_used": Refusal("spec 1.3", "the colour has already placed that piece, or never had it"),
-        "overlap": Refusal("spec 2.1", "the piece would cover a square already taken"),
-        "must_cover_start": Refusal("spec 2.2", "a colour's first piece must cover its start square"),
-        "corner_rule": Refusal("spec 2.3", "a later piece must touch its colour corner to corner"),
-        "edge_contact": Refusal("spec 2.4", "the piece would share an edge with a piece of its colour"),
-        "pass_not_allowed": Refusal("spec 2.7", "there is no voluntary pass in this match"),
+        "off_board": Refusal("spec 2.1", N_("a square of the piece is off the board")),
+        "not_a_piece": Refusal("spec 1.3", N_("the squares (each listed once) do not form a Blokus piece")),
+        "piece_mismatch": Refusal("spec 6.1", N_("the squares form another piece than the one named")),
+        "piece_used": Refusal("spec 1.3", N_("the colour has already placed that piece, or never had it")),
+        "overlap": Refusal("spec 2.1", N_("the piece would cover a square already taken")),
+        "must_cover_start": Refusal("spec 2.2", N_("a colour's first piece must cover its start square")),
+        "corner_rule": Refusal("spec 2.3", N_("a later piece must touch its colour corner to corner")),
+        "edge_contact": Refusal("spec 2.4", N_("the piece would share an edge with a piece of its colour")),
+        "pass_not_allowed": Refusal("spec 2.7", N_("there is no voluntary pass in this match")),
     }
     record = RecordFormat(
         mime=sgf.MIME,
@@ -378,46 +382,78 @@ class Blokus(Engine):
         name_of_colour = variant.colours[colour]
         squares = cast(list[Cell], [tuple(c) for c in cells])  # pairs: the action's schema checks them
         if len(set(squares)) != len(squares):
-            raise IllegalAction("not_a_piece", "a square is listed twice")
+            raise IllegalAction("not_a_piece", _("a square is listed twice"))
         for x, y in squares:
             if not board.on_board(x, y):
                 raise IllegalAction(
-                    "off_board", f"square ({x}, {y}) is off the {board.width}x{board.height} board (spec 2.1)"
+                    "off_board",
+                    _(
+                        "square ({x}, {y}) is off the {width}x{height} board (spec 2.1)",
+                        x=x,
+                        y=y,
+                        width=board.width,
+                        height=board.height,
+                    ),
                 )
         found = board.identify(squares)
         if found is None:
-            raise IllegalAction("not_a_piece", "these squares do not form any Blokus piece (spec 1.3)")
+            raise IllegalAction("not_a_piece", _("these squares do not form any Blokus piece (spec 1.3)"))
         name = PIECES[geometry.ORIENTATIONS[found[0]].piece].name
         if piece is not None and piece != name:
-            raise IllegalAction("piece_mismatch", f"these squares form the {name} piece, not {piece}")
+            raise IllegalAction(
+                "piece_mismatch",
+                _("these squares form the {name} piece, not {piece}", name=name, piece=piece),
+            )
         if name not in state["pieces_left"][colour]:
-            held = "has already placed" if name in variant.pieces else "does not have"
-            raise IllegalAction("piece_used", f"{name_of_colour} {held} its {name} piece")
+            held = (
+                _(
+                    "{colour} has already placed its {name} piece",
+                    colour=colour_name(name_of_colour),
+                    name=name,
+                )
+                if name in variant.pieces
+                else _(
+                    "{colour} does not have its {name} piece", colour=colour_name(name_of_colour), name=name
+                )
+            )
+            raise IllegalAction("piece_used", held)
         mask = board.mask(squares)
         occupied = self._occupied(state)
         if mask & occupied:
-            raise IllegalAction("overlap", "the piece would cover a square that is already taken (spec 2.1)")
+            raise IllegalAction(
+                "overlap", _("the piece would cover a square that is already taken (spec 2.1)")
+            )
         own = state["cells"][colour]
         if not own:
             if not mask & self._attach_squares(state, colour, board.squares & ~occupied):
                 where = (
-                    f"the {name_of_colour} start square {variant.starts[colour]}"
+                    _(
+                        "the {colour} start square {square}",
+                        colour=colour_name(name_of_colour),
+                        square=variant.starts[colour],
+                    )
                     if state["start_corners"] == "fixed" and variant.starts is not None
-                    else "an empty start square"
+                    else _("an empty start square")
                 )
                 raise IllegalAction(
-                    "must_cover_start", f"a colour's first piece must cover {where} (spec 2.2)"
+                    "must_cover_start", _("a colour's first piece must cover {where} (spec 2.2)", where=where)
                 )
             return name, mask
         if mask & board.edge_neighbours(own):
             raise IllegalAction(
                 "edge_contact",
-                f"the piece would share an edge with another {name_of_colour} piece (spec 2.4)",
+                _(
+                    "the piece would share an edge with another {colour} piece (spec 2.4)",
+                    colour=colour_name(name_of_colour),
+                ),
             )
         if state["corner_contact"] and not mask & board.corner_neighbours(own):
             raise IllegalAction(
                 "corner_rule",
-                f"the piece must touch another {name_of_colour} piece corner to corner (spec 2.3)",
+                _(
+                    "the piece must touch another {colour} piece corner to corner (spec 2.3)",
+                    colour=colour_name(name_of_colour),
+                ),
             )
         return name, mask
 
@@ -450,19 +486,35 @@ class Blokus(Engine):
         variant = VARIANTS[state["variant"]]
         named = action.get("colour")
         if named is not None and named not in variant.colours:
-            raise IllegalAction("wrong_colour", f"there is no {named} in the {variant.name} variant")
+            raise IllegalAction(
+                "wrong_colour",
+                _(
+                    "there is no {colour} in the {variant} variant",
+                    colour=colour_name(named),
+                    variant=variant.name,
+                ),
+            )
         if state["to_move"] is None:  # free order
             if named is None:
                 raise IllegalAction(
-                    "colour_required", "say which colour to place: any colour may move (spec 3.5)"
+                    "colour_required", _("say which colour to place: any colour may move (spec 3.5)")
                 )
             colour = variant.colours.index(named)
             if state["out"][colour]:
-                raise IllegalAction("wrong_colour", f"{named} can place no more pieces")
+                raise IllegalAction(
+                    "wrong_colour", _("{colour} can place no more pieces", colour=colour_name(named))
+                )
             return colour
         colour = state["to_move"]
         if named is not None and named != variant.colours[colour]:
-            raise IllegalAction("wrong_colour", f"it is {variant.colours[colour]}'s turn, not {named}'s")
+            raise IllegalAction(
+                "wrong_colour",
+                _(
+                    "it is {colour}'s turn, not {named}'s",
+                    colour=colour_name(variant.colours[colour]),
+                    named=colour_name(named),
+                ),
+            )
         return colour
 
     def _play(self, turn: Turn, seat: int, action: Action) -> None:
@@ -470,7 +522,9 @@ class Blokus(Engine):
         variant = VARIANTS[state["variant"]]
         if action["type"] == "pass":
             if not state["allow_voluntary_pass"] or variant.free_order:
-                raise IllegalAction("pass_not_allowed", "there is no voluntary pass in this match (spec 2.7)")
+                raise IllegalAction(
+                    "pass_not_allowed", _("there is no voluntary pass in this match (spec 2.7)")
+                )
             turn.add(self._out(state, self._colour_of(state, action), "passed"))
         else:
             colour = self._colour_of(state, action)
@@ -556,17 +610,24 @@ class Blokus(Engine):
 
     # -- what players see, and the end ---------------------------------------------------------
 
-    def describe(self, event: Event) -> str:
+    def describe(self, event: Event, state: State | None = None) -> str:
         data = event["data"]
         if event["type"] == "placed":  # squares as the action gives them: (x, y) from the top-left corner
-            return f"{data['colour']} placed {data['piece']} on " + " ".join(
-                f"({x}, {y})" for x, y in data["cells"]
+            return _(
+                "{colour} placed {piece} on {squares}",
+                colour=colour_name(data["colour"]),
+                piece=data["piece"],
+                squares=" ".join(f"({x}, {y})" for x, y in data["cells"]),
             )
         if event["type"] == "colour_out":
-            return f"{data['colour']} is out: " + OUT_BECAUSE.get(data["reason"], "no legal move left")
+            return _(
+                "{colour} is out: {why}",
+                colour=colour_name(data["colour"]),
+                why=_(OUT_BECAUSE.get(data["reason"], N_("no legal move left"))),
+            )
         if event["type"] == "game_over":
-            return "game over: no colour can place a piece"
-        return super().describe(event)
+            return _("game over: no colour can place a piece")
+        return super().describe(event, state)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         variant = VARIANTS[state["variant"]]

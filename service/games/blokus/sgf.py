@@ -38,10 +38,6 @@ _LOOKS_LIKE_A_MOVE = re.compile(r"[0-9]+|B|W")
 # -- writing -------------------------------------------------------------------------------------
 
 
-def _square(x: int, y: int, height: int) -> str:
-    return f"{chr(ord('a') + x)}{height - y}"
-
-
 class Layout(Protocol):
     """What a record reads of a variant (``engine.Variant``, which imports this module)."""
 
@@ -61,6 +57,24 @@ class Layout(Protocol):
     def players(self) -> int: ...
 
 
+def move_tag(variant: Layout, colour: int) -> str:
+    """The property (and Pentobi's GTP colour) of a colour's moves: ``B``/``W`` with two colours, else ``1``..``4``."""
+    return TWO_COLOUR_MOVES[colour] if len(variant.colours) == 2 else str(colour + 1)
+
+
+def move_text(variant: Layout, cells: list[list[int]]) -> str:
+    """A placement's squares as a move value (and Pentobi's GTP move): ``e10,d9``, rows from the bottom."""
+    return ",".join(f"{chr(ord('a') + x)}{variant.height - y}" for x, y in cells)
+
+
+def move_cells(variant: Layout, text: str) -> list[list[int]]:
+    """The squares ``[x, y]`` (from the top-left) of a move value; InvalidRecord if one cannot be read."""
+    squares = [s for s in text.split(",") if s.strip()]
+    if not squares:
+        raise InvalidRecord("no squares")
+    return [_cell(s, variant) for s in squares]
+
+
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
 
@@ -78,10 +92,8 @@ def export(variant: Layout, players: list[str], events: list[dict[str, Any]]) ->
     for event in events:
         if event["type"] != "placed":
             continue
-        colour = variant.colours.index(event["data"]["colour"])
-        tag = TWO_COLOUR_MOVES[colour] if len(variant.colours) == 2 else str(colour + 1)
-        squares = ",".join(_square(x, y, variant.height) for x, y in event["data"]["cells"])
-        nodes.append(f"{tag}[{squares}]")
+        tag = move_tag(variant, variant.colours.index(event["data"]["colour"]))
+        nodes.append(f"{tag}[{move_text(variant, event['data']['cells'])}]")
     return "(;" + "\n;".join(nodes) + ")\n"
 
 
@@ -195,14 +207,13 @@ def parse(text: str, variants: dict[str, Any]) -> tuple[dict[str, Any], list[str
         if len(moves) > 1 or len(moves[0][1]) != 1:
             raise InvalidRecord(f"move {number}: a node must hold exactly one move")
         tag, (value,) = moves[0]
-        squares = [s for s in value.split(",") if s.strip()]
-        if not squares:
+        if not any(s.strip() for s in value.split(",")):
             raise InvalidRecord(f"move {number}: no squares")
         actions.append(
             {
                 "type": "place",
                 "colour": variant.colours[move_tags.index(tag)],
-                "cells": [_cell(s, variant) for s in squares],
+                "cells": move_cells(variant, value),
             }
         )
     return {"variant": name}, players, actions

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from html import escape
 
+from service.games.blokus.names import colour_name
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
+
 FILL = {
     "blue": "#2f6fd6",
     "yellow": "#f2c21b",
@@ -38,18 +43,35 @@ def render_svg(view: dict) -> str:
                 f'fill="{FILL.get(entry["colour"], "#888")}"/>'
             )
     for i, entry in enumerate(view["colours"]):
-        mark = " (out)" if entry["out"] else ""
-        held = "shared" if entry["seat"] is None else f"seat {entry['seat']}"  # whose colour, in the legend
+        held = _("shared") if entry["seat"] is None else _("seat {seat}", seat=entry["seat"])  # whose colour
+        line = (
+            _(
+                "{colour} ({held}): {squares} left (out)",
+                colour=colour_name(entry["colour"]),
+                held=held,
+                squares=entry["squares_left"],
+            )
+            if entry["out"]
+            else _(
+                "{colour} ({held}): {squares} left",
+                colour=colour_name(entry["colour"]),
+                held=held,
+                squares=entry["squares_left"],
+            )
+        )
         parts.append(
             f'<rect x="{board_w + 12}" y="{12 + i * 22}" width="14" height="14" '
             f'fill="{FILL.get(entry["colour"], "#888")}"/>'
-            f'<text x="{board_w + 32}" y="{24 + i * 22}">{escape(entry["colour"])} ({held}): '
-            f"{entry['squares_left']} left{mark}</text>"
+            f'<text x="{board_w + 32}" y="{24 + i * 22}">{escape(line)}</text>'
         )
     status = (
-        "game over"
+        _("game over")
         if view["over"]
-        else (f"{view['to_move']['colour']} to move" if view["to_move"] else "any colour may move")
+        else (
+            _("{colour} to move", colour=colour_name(view["to_move"]["colour"]))
+            if view["to_move"]
+            else _("any colour may move")
+        )
     )
     parts.append(f'<text x="{board_w + 12}" y="{24 + len(view["colours"]) * 22}">{escape(status)}</text>')
     parts.append("</svg>")

@@ -18,6 +18,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.games.chock_a_block.content import FEATURES
+from service.games.protocol import ActionParameters
 
 TYPES = [
     "choose_excluded_feature",
@@ -35,6 +36,13 @@ REQUIRED = {
     "claim_token": ("token", "x", "y"),
     "draw_card": ("source",),
 }
+OPTIONAL = {  # column or room_x, tile or source PILE, slot with MARKET: _parameters checks which
+    "place_card": ("column", "row", "room_x", "room_y"),
+    "place_neighbour": ("tile", "source"),
+    "draw_card": ("slot",),
+}
+PARAMETERS = {kind: ActionParameters(REQUIRED.get(kind, ()), OPTIONAL.get(kind, ())) for kind in TYPES}
+"""Each type's fields."""
 
 
 class ChockABlockAction(Schema):

@@ -18,6 +18,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from service.games.protocol import IllegalAction
+from service.games.texts import catalogue
+
+_ = catalogue(__file__).gettext
 
 Coord = tuple[int, int]
 OFFSETS = {"BL": (0, 0), "BR": (1, 0), "TL": (0, 1), "TR": (1, 1)}  # 0.5.3
@@ -55,26 +58,36 @@ def grid_row(cards: list[dict[str, Any]], column: int, max_columns: int, max_row
     h = heights(cards)
     if not cards:
         if column != 0:
-            raise IllegalAction("first_card_column", "a player's first card goes in column 0 (R-1.4a)")
+            raise IllegalAction("first_card_column", _("a player's first card goes in column 0 (R-1.4a)"))
         return 0
     height = h.get(column, 0)
     if height >= max_rows:
         raise IllegalAction(
             "height_limit",
-            f"column {column} already holds {height} cards: over the height limit (R-1.4b, 1.6.2)",
+            _(
+                "column {column} already holds {height} cards: over the height limit (R-1.4b, 1.6.2)",
+                column=column,
+                height=height,
+            ),
         )
     if height:
         return height  # R-1.4b: stacks on top
     if column - 1 not in h and column + 1 not in h:
         raise IllegalAction(
-            "not_adjacent", f"column {column} is not next to an occupied column (R-1.3, R-1.4c)"
+            "not_adjacent",
+            _("column {column} is not next to an occupied column (R-1.3, R-1.4c)", column=column),
         )
     span = max(max(h), column) - min(min(h), column) + 1
     if span > max_columns:
         raise IllegalAction(
             "width_limit",
-            f"a card in column {column} would make the building {span} columns wide; "
-            f"the limit is {max_columns} (R-1.4c, 1.6.2)",
+            _(
+                "a card in column {column} would make the building {span} columns "
+                "wide; the limit is {max_columns} (R-1.4c, 1.6.2)",
+                column=column,
+                span=span,
+                max_columns=max_columns,
+            ),
         )
     return 0
 
@@ -107,7 +120,7 @@ def bb_landing(room_coords: list[Coord], room_x: int, max_width: int | None, max
     """The ``room_y`` a card dropped at ``room_x`` lands on, or IllegalAction (V-5)."""
     if not room_coords:
         if room_x != 0:
-            raise IllegalAction("first_card_column", "a player's first card goes at room_x 0 (V-5)")
+            raise IllegalAction("first_card_column", _("a player's first card goes at room_x 0 (V-5)"))
         y0 = 0
     else:
         t = tops(room_coords)
@@ -117,19 +130,33 @@ def bb_landing(room_coords: list[Coord], room_x: int, max_width: int | None, max
         if not any((x + dx, y + dy) in occupied for x, y in new for dx, dy in N4):
             raise IllegalAction(
                 "not_adjacent",
-                f"a card at room_x {room_x} lands at y {y0} and shares no room edge with the "
-                "building (R-1.3, V-5)",
+                _(
+                    "a card at room_x {room_x} lands at y {y0} and shares no room edge "
+                    "with the building (R-1.3, V-5)",
+                    room_x=room_x,
+                    y0=y0,
+                ),
             )
         xs = [x for x, _ in room_coords]
         width = max(max(xs), room_x + 1) - min(min(xs), room_x) + 1
         if max_width is not None and width > max_width:
             raise IllegalAction(
-                "width_limit", f"the building would be {width} rooms wide; the limit is {max_width}"
+                "width_limit",
+                _(
+                    "the building would be {width} rooms wide; the limit is {max_width}",
+                    width=width,
+                    max_width=max_width,
+                ),
             )
     if max_height is not None and y0 + 2 > max_height:
         raise IllegalAction(
             "height_limit",
-            f"a card at room_x {room_x} lands at y {y0}, over the {max_height}-room height limit (V-5)",
+            _(
+                "a card at room_x {room_x} lands at y {y0}, over the {max_height}-room height limit (V-5)",
+                room_x=room_x,
+                y0=y0,
+                max_height=max_height,
+            ),
         )
     return y0
 

@@ -58,8 +58,10 @@ from service.games.chock_a_block import (
 from service.games.chock_a_block import (
     options as opts,
 )
-from service.games.chock_a_block.actions import ChockABlockAction
+from service.games.chock_a_block.actions import PARAMETERS, ChockABlockAction
+from service.games.chock_a_block.sentences import sentence
 from service.games.chock_a_block.svg import render_svg
+from service.games.chock_a_block.words import WORDS
 from service.games.kit import Analyst, Engine, Turn, applies
 from service.games.protocol import (
     Action,
@@ -67,15 +69,18 @@ from service.games.protocol import (
     GameInfo,
     Packs,
     Refusal,
+    SetupChance,
     State,
     turn_refusals,
 )
+from service.games.texts import N_
 
 HUMAN_STEPS = ("place", "neighbours", "tokens")
 
 
 class ChockABlock(Engine):
     analyst = Analyst()  # one step: the points each choice leaves the seat with
+    words = WORDS
     info = GameInfo(
         id="chock-a-block",
         name="Chock-a-Block",
@@ -92,6 +97,7 @@ class ChockABlock(Engine):
     )
     options_schema = opts.OPTIONS_SCHEMA
     action_schema = ChockABlockAction
+    action_parameters = PARAMETERS
     packs = Packs(
         load=pack_data.load_pack,
         default=pack_data.DEFAULT_PACK,
@@ -99,41 +105,46 @@ class ChockABlock(Engine):
         checked_by=tuple(pack_data.CHECK_DEFAULTS),
     )
     svg = staticmethod(render_svg)
+    setup_chance = SetupChance(draws=setup.draws, drawn=setup.drawn, deal=setup.deal)  # all chance is setup's
     turn_rule = "R-0.4"
     refusals = {
         **turn_refusals("R-0.4", "E-1"),
-        "unknown_action": Refusal("§3.5", "no such action type"),
-        "wrong_step": Refusal("R-0.2, R-2.9", "the action belongs to another step of the turn"),
-        "missing_parameter": Refusal("§3.5", "the action lacks an integer it needs (a column, room, slot)"),
-        "unknown_feature": Refusal("S-10", "the excluded feature is not one of the game's features"),
-        "not_in_hand": Refusal("R-1.1", "the card is not in the player's hand"),
-        "unknown_face": Refusal("§1.3", "a card is placed FRONT or BACK up"),
-        "misaligned": Refusal("R-1.4, V-5", "a column for GRID buildings, a room_x for BUILDING_BLOCK ones"),
-        "no_floor_below": Refusal("R-1.2, V-5", "the stated row is not the one the card lands in"),
-        "first_card_column": Refusal("R-1.4a, V-5", "a player's first card goes in column 0 (room_x 0)"),
-        "height_limit": Refusal("R-1.4b, V-5", "the card would make the building too high"),
-        "not_adjacent": Refusal("R-1.3, R-1.4c", "the card would not be next to the building"),
-        "width_limit": Refusal("R-1.4c", "the card would make the building too wide"),
+        "unknown_action": Refusal("§3.5", N_("no such action type")),
+        "wrong_step": Refusal("R-0.2, R-2.9", N_("the action belongs to another step of the turn")),
+        "missing_parameter": Refusal(
+            "§3.5", N_("the action lacks an integer it needs (a column, room, slot)")
+        ),
+        "unknown_feature": Refusal("S-10", N_("the excluded feature is not one of the game's features")),
+        "not_in_hand": Refusal("R-1.1", N_("the card is not in the player's hand")),
+        "unknown_face": Refusal("§1.3", N_("a card is placed FRONT or BACK up")),
+        "misaligned": Refusal(
+            "R-1.4, V-5", N_("a column for GRID buildings, a room_x for BUILDING_BLOCK ones")
+        ),
+        "no_floor_below": Refusal("R-1.2, V-5", N_("the stated row is not the one the card lands in")),
+        "first_card_column": Refusal("R-1.4a, V-5", N_("a player's first card goes in column 0 (room_x 0)")),
+        "height_limit": Refusal("R-1.4b, V-5", N_("the card would make the building too high")),
+        "not_adjacent": Refusal("R-1.3, R-1.4c", N_("the card would not be next to the building")),
+        "width_limit": Refusal("R-1.4c", N_("the card would make the building too wide")),
         "tile_not_in_market": Refusal(
             "R-2.3, A-19",
-            "the tile is not in the neighbour market (or the pile top was named or is not allowed)",
+            N_("the tile is not in the neighbour market (or the pile top was named or is not allowed)"),
         ),
-        "pile_empty": Refusal("A-19", "the tile pile is empty"),
+        "pile_empty": Refusal("A-19", N_("the tile pile is empty")),
         "unknown_source": Refusal(
-            "R-2.3, R-4.2", "a neighbour comes from MARKET or PILE, a card from MARKET or DECK"
+            "R-2.3, R-4.2", N_("a neighbour comes from MARKET or PILE, a card from MARKET or DECK")
         ),
-        "not_vacant": Refusal("R-2.3", "the room is not a vacant room of the player's building"),
-        "group_not_qualifying": Refusal("R-2.3", "the room is not in a qualifying same-colour group"),
-        "neighbour_mandatory": Refusal("R-2.3", "a neighbour must move in while a group qualifies"),
-        "token_not_in_supply": Refusal("R-3.3a", "the token is not in the supply"),
-        "no_open_icon": Refusal("R-3.3b, R-3.6", "the room shows no open icon of the token's feature"),
-        "chain_too_short": Refusal("R-3.3c", "the open chain is shorter than the token's value"),
-        "chain_not_grown": Refusal("A-25", "the chain did not grow this turn"),
-        "no_draw": Refusal("R-4.1", "the draw does not apply this turn"),
-        "slot_empty": Refusal("R-4.2", "the market slot holds no card"),
-        "deck_draw_not_allowed": Refusal("A-27, A-41", "this match allows market draws only"),
-        "deck_empty": Refusal("R-4.2", "the deck is empty"),
-        "must_draw": Refusal("R-4.4", "the draw applies: the turn ends by drawing"),
+        "not_vacant": Refusal("R-2.3", N_("the room is not a vacant room of the player's building")),
+        "group_not_qualifying": Refusal("R-2.3", N_("the room is not in a qualifying same-colour group")),
+        "neighbour_mandatory": Refusal("R-2.3", N_("a neighbour must move in while a group qualifies")),
+        "token_not_in_supply": Refusal("R-3.3a", N_("the token is not in the supply")),
+        "no_open_icon": Refusal("R-3.3b, R-3.6", N_("the room shows no open icon of the token's feature")),
+        "chain_too_short": Refusal("R-3.3c", N_("the open chain is shorter than the token's value")),
+        "chain_not_grown": Refusal("A-25", N_("the chain did not grow this turn")),
+        "no_draw": Refusal("R-4.1", N_("the draw does not apply this turn")),
+        "slot_empty": Refusal("R-4.2", N_("the market slot holds no card")),
+        "deck_draw_not_allowed": Refusal("A-27, A-41", N_("this match allows market draws only")),
+        "deck_empty": Refusal("R-4.2", N_("the deck is empty")),
+        "must_draw": Refusal("R-4.4", N_("the draw applies: the turn ends by drawing")),
     }
     # a card or tile turned up from a face-down pile: someone has seen what was hidden
     irreversible = frozenset({"card_drawn", "market_refilled", "autoblock_took_tile", "autoblock_turn"})
@@ -389,6 +400,10 @@ class ChockABlock(Engine):
         for i in hidden:
             seats[i] = {**seats[i], "hand": [next(pool) for _ in seats[i]["hand"]]}
         return {**state, "seats": seats, "deck": list(pool), "tile_pile": sorted(state["tile_pile"])}
+
+    def describe(self, event: Event, state: State | None = None) -> str:
+        """The event as a short sentence in the rulebooks' words (``sentences``)."""
+        return sentence(event, state) or super().describe(event, state)
 
     def event_view(self, event: Event, seat: int | None) -> Event:
         """A deck draw shows its card to the drawer only (8.4); every other event is public."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.chock_a_block import autoblock, building, choices, scoring
+from service.games.chock_a_block.names import GENERATED_NOTE
 from service.games.protocol import State
 
 
@@ -72,11 +73,7 @@ def view(state: State, seat: int | None, to_act: list[int], over: bool) -> dict[
             "id": content["pack_id"],
             "version": content["version"],
             "provenance": content["provenance"],
-            "note": (
-                "generated data, not the publisher's (P-10)"
-                if content["provenance"] in ("GENERATED", "TEST_FIXTURE")
-                else ""
-            ),
+            "note": GENERATED_NOTE if content["provenance"] in ("GENERATED", "TEST_FIXTURE") else "",
         },
         "colours": [dict(c) for c in content["colours"]],
         "features": list(content["features"]),

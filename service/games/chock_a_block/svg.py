@@ -12,10 +12,21 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from service.games.chock_a_block.names import GENERATED_NOTE, card_name, tile_name, token_name
+from service.games.texts import N_, catalogue
+
+_ = catalogue(__file__).gettext
+
 CELL = 30
 HAND_CELL = 26  # a card in the hand, large enough to read its rooms' letters
 LETTER = {"CAT": "C", "UNDERWEAR": "U", "FLOWER": "F", "BIRD": "B"}
-KEY = "C cat · U underwear · F flower · B bird · struck through: closed · R: a room for rent · discs: neighbour tiles"
+KEY = N_(
+    "C cat · U underwear · F flower · B bird · struck through: closed · R: a room for rent · discs: neighbour tiles"
+)
+"""What the letters on rooms and tiles stand for (the letters are the English initials in every language: the
+picture's own marks, explained here)."""
+FEATURE_IDS = {"CAT": N_("CAT"), "UNDERWEAR": N_("UNDERWEAR"), "FLOWER": N_("FLOWER"), "BIRD": N_("BIRD")}
+"""Autoblock's excluded feature as the English picture has always said it (the view's id, upper case)."""
 INK = "#222222"
 
 
@@ -99,8 +110,19 @@ def _tile(x: float, y: float, tile: str | None, features: list[str] | None, size
     return [
         _rect(x, y, size, size, "#FFFFFF", INK, 1, ' rx="13"'),
         _text(x + size / 2, y + size / 2 + 4, letters, 11, "middle", "bold"),
-        _text(x + size / 2, y + size + 11, tile, 9, "middle"),
+        _named(x + size / 2, y + size + 11, tile_name(tile, features), tile, size + 6),
     ]
+
+
+def _named(x: float, y: float, name: str, item_id: str, width: float, weight: str = "normal") -> str:
+    """An item's name (the box's word for it) centred at (x, y), squeezed into ``width`` if longer; its id
+    is the tooltip."""
+    fit = f' textLength="{width:g}" lengthAdjust="spacingAndGlyphs"' if len(name) * 5 > width else ""
+    return (
+        f'<text x="{x:g}" y="{y:g}" font-family="sans-serif" font-size="9" text-anchor="middle" '
+        f'font-weight="{weight}" fill="{INK}"{fit}><title>{escape(name)} ({escape(item_id)})</title>'
+        f"{escape(name)}</text>"
+    )
 
 
 def _building(
@@ -108,7 +130,7 @@ def _building(
 ) -> tuple[list[str], float, float]:
     rooms = player.get("rooms") or []
     if not rooms:
-        return [_text(x0, y0 + 14, "(no card yet)", 11, fill="#777777")], 6 * CELL, 2 * CELL
+        return [_text(x0, y0 + 14, _("(no card yet)"), 11, fill="#777777")], 6 * CELL, 2 * CELL
     xs = [r["x"] for r in rooms]
     ys = [r["y"] for r in rooms]
     min_x, max_x, max_y = min(xs), max(xs), max(ys)
@@ -130,9 +152,19 @@ def _building(
         )
         px, py = at(cx, cy + 1)
         out.append(_rect(px, py, 2 * CELL, 2 * CELL, "none", INK, 2))
-        mark = "" if card["face"] == "FRONT" else " (back)"
-        out.append(_text(px + 2, py + 8, card["card"] + mark, 7, fill="#333333"))
+        mark = card["card"] if card["face"] == "FRONT" else _("{card} (back)", card=card["card"])
+        out.append(_text(px + 2, py + 8, mark, 7, fill="#333333"))
     return out, width, height
+
+
+def _excluded(feature: str | None) -> str:
+    if not feature:
+        return _("none")
+    return _(FEATURE_IDS[feature]) if feature in FEATURE_IDS else feature
+
+
+def _note(note: str) -> str:
+    return _(GENERATED_NOTE) if note == GENERATED_NOTE else note
 
 
 def render_svg(view: dict[str, Any]) -> str:
@@ -141,14 +173,18 @@ def render_svg(view: dict[str, Any]) -> str:
     tiles = view.get("tile_features", {})
     body: list[str] = []
     y: float = 24
-    title = (
-        f"Chock-a-Block - {view.get('mode')} {view.get('building_rules')} - round {view.get('round')}/"
-        f"{view.get('rounds')} - step {view.get('step')}"
+    title = _(
+        "Chock-a-Block - {mode} {rules} - round {round}/{rounds} - step {step}",
+        mode=view.get("mode"),
+        rules=view.get("building_rules"),
+        round=view.get("round"),
+        rounds=view.get("rounds"),
+        step=view.get("step"),
     )
     if view.get("active") is not None:
-        title += f" - seat {view['active']} to act"
+        title += " - " + _("seat {seat} to act", seat=view["active"])
     if view.get("over"):
-        title += " - game over"
+        title += " - " + _("game over")
     body.append(_text(12, y, title, 16, weight="bold"))
     pack = view.get("pack") or {}
     y += 18
@@ -156,8 +192,8 @@ def render_svg(view: dict[str, Any]) -> str:
         _text(
             12,
             y,
-            f"pack {pack.get('id')} {pack.get('version')}"
-            + (f" ({pack.get('note')})" if pack.get("note") else ""),
+            _("pack {id} {version}", id=pack.get("id"), version=pack.get("version"))
+            + (f" ({_note(pack['note'])})" if pack.get("note") else ""),
             11,
             fill="#884400",
         )
@@ -169,26 +205,38 @@ def render_svg(view: dict[str, Any]) -> str:
         _text(
             12,
             y + 12,
-            f"Block market ({view.get('layout')}), deck {view.get('deck_size')}:",
+            _("Block market ({layout}), deck {deck}:", layout=view.get("layout"), deck=view.get("deck_size")),
             12,
             weight="bold",
         )
     )
     mx = 12
-    for slot, card in enumerate(view.get("block_market", [])):
+    for card in view.get("block_market", []):
         face = faces.get(card, {}).get("FRONT") if card else None
         body += _face(mx, y + 20, face, rgb, 18)
-        body.append(_text(mx + 18, y + 20 + 36 + 11, f"{slot}: {card or '-'}", 9, "middle"))
+        body.append(
+            _named(mx + 18, y + 20 + 36 + 11, card_name(card), card, 40)
+            if card
+            else _text(mx + 18, y + 67, "-", 9)
+        )
         mx += 46
     tx = max(mx + 40, 250)
-    body.append(_text(tx, y + 12, f"Neighbour market, pile {view.get('tile_pile_size')}:", 12, weight="bold"))
+    body.append(
+        _text(
+            tx,
+            y + 12,
+            _("Neighbour market, pile {pile}:", pile=view.get("tile_pile_size")),
+            12,
+            weight="bold",
+        )
+    )
     for slot, tile in enumerate(view.get("neighbour_market", [])):
         body += _tile(tx + slot * 34, y + 22, tile, tiles.get(tile) if tile else None)
     sx = tx + 34 * max(5, len(view.get("neighbour_market", []))) + 20
-    body.append(_text(sx, y + 12, "Token supply:", 12, weight="bold"))
-    supply = [t["token"] for t in view.get("token_supply", [])]
-    for i in range(0, len(supply), 4):
-        body.append(_text(sx, y + 28 + 13 * (i // 4), " ".join(supply[i : i + 4]), 10))
+    body.append(_text(sx, y + 12, _("Token supply:"), 12, weight="bold"))
+    supply = [token_name(t["feature"], t["value"]) for t in view.get("token_supply", [])]
+    for i in range(0, len(supply), 3):
+        body.append(_text(sx, y + 28 + 13 * (i // 3), "; ".join(supply[i : i + 3]), 10))
     y += 80
 
     ab = view.get("autoblock")
@@ -197,16 +245,31 @@ def render_svg(view: dict[str, Any]) -> str:
             _text(
                 12,
                 y,
-                f"Autoblock ({ab['level']}, excluded {ab.get('excluded_feature') or 'none'}): "
-                f"{ab['score']} points, turns {ab['turns']}, tiles {len(ab['tiles'])}, icons "
-                + ", ".join(f"{LETTER.get(f, f)}{n}" for f, n in ab["icons"].items()),
+                _(
+                    "Autoblock ({level}, excluded {feature}): {score} points, turns {turns}, tiles {tiles}, "
+                    "icons {icons}",
+                    level=ab["level"],
+                    feature=_excluded(ab.get("excluded_feature")),
+                    score=ab["score"],
+                    turns=ab["turns"],
+                    tiles=len(ab["tiles"]),
+                    icons=", ".join(f"{LETTER.get(f, f)}{n}" for f, n in ab["icons"].items()),
+                ),
                 12,
             )
         )
-        body.append(_text(24, y + 15, f"tokens: {' '.join(ab['tokens']) or 'none'}", 11))
+        body.append(_text(24, y + 15, _("tokens: {tokens}", tokens=" ".join(ab["tokens"]) or _("none")), 11))
         y += 34
     if view.get("discard"):
-        body.append(_text(12, y, f"Discarded by Autoblock: {len(view['discard'])} cards", 11, fill="#555555"))
+        body.append(
+            _text(
+                12,
+                y,
+                _("Discarded by Autoblock: {count} cards", count=len(view["discard"])),
+                11,
+                fill="#555555",
+            )
+        )
         y += 16
 
     # buildings, side by side
@@ -220,15 +283,25 @@ def render_svg(view: dict[str, Any]) -> str:
             _text(
                 x,
                 y + 12,
-                f"Seat {player['seat']}: {player.get('score', 0)} points, {player['neighbours']} neighbours",
+                _(
+                    "Seat {seat}: {score} points, {neighbours} neighbours",
+                    seat=player["seat"],
+                    score=player.get("score", 0),
+                    neighbours=player["neighbours"],
+                ),
                 12,
                 weight="bold",
             ),
             _text(
                 x,
                 y + 27,
-                f"hand {player['hand_size']}"
-                + (f": {' '.join(player['hand'])}" if player.get("hand") is not None else ""),
+                _(
+                    "hand {size}: {cards}",
+                    size=player["hand_size"],
+                    cards=", ".join(map(card_name, player["hand"])),
+                )
+                if player.get("hand") is not None
+                else _("hand {size}", size=player["hand_size"]),
                 10,
             ),
         ]
@@ -237,7 +310,10 @@ def render_svg(view: dict[str, Any]) -> str:
             _text(
                 x,
                 y + 40 + height + 18,
-                "tokens: " + (", ".join(f"{t['token']}" for t in tokens) or "none"),
+                _(
+                    "tokens: {tokens}",
+                    tokens="; ".join(token_name(t["feature"], t["value"]) for t in tokens) or _("none"),
+                ),
                 10,
             )
         ]
@@ -253,16 +329,18 @@ def render_svg(view: dict[str, Any]) -> str:
         None,
     )
     if me and me["hand"]:
-        body.append(_text(12, y, "Your hand (front, back):", 12, weight="bold"))
+        body.append(_text(12, y, _("Your hand (front, back):"), 12, weight="bold"))
         hx = 12
         for card in me["hand"]:
             for face in ("FRONT", "BACK"):
                 body += _face(hx, y + 8, faces.get(card, {}).get(face), rgb, HAND_CELL)
                 hx += 2 * HAND_CELL + 6
-            body.append(_text(hx - 2 * HAND_CELL - 6, y + 8 + 2 * HAND_CELL + 14, card, 11, "middle", "bold"))
+            body.append(
+                _named(hx - 2 * HAND_CELL - 6, y + 8 + 2 * HAND_CELL + 14, card_name(card), card, 60, "bold")
+            )
             hx += 18
         y += 2 * HAND_CELL + 34
-    body.append(_text(12, y, KEY, 11, fill="#555555"))  # what the letters on rooms and tiles stand for
+    body.append(_text(12, y, _(KEY), 11, fill="#555555"))  # what the letters on rooms and tiles stand for
     y += 16
 
     width = max(x, 760, 24 + 9.5 * len(title))

@@ -20,7 +20,10 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.domain.immutable import FrozenDict, FrozenList
+from service.games.texts import catalogue
 from service.http.errors import ApiError, invalid
+
+_ = catalogue(__file__).gettext
 
 if TYPE_CHECKING:
     from service.http.middleware.pipeline import Exchange
@@ -176,20 +179,32 @@ def _check_sizes(x: Exchange) -> None:
 def _measure_sizes(req: Request) -> None:
     url = len(req.full_path.encode("utf-8", errors="replace"))
     if url > MAX_URL_BYTES:
-        raise ApiError(414, "uri_too_long", f"the URL is {url} bytes; at most {MAX_URL_BYTES}")
+        raise ApiError(
+            414,
+            "uri_too_long",
+            _("the URL is {url} bytes; at most {most}", url=url, most=MAX_URL_BYTES),
+        )
     fields = len(req.headers)
     if fields > MAX_HEADER_FIELDS:
         raise ApiError(
             431,
             "request_header_fields_too_large",
-            f"the request has {fields} header fields; at most {MAX_HEADER_FIELDS}",
+            _(
+                "the request has {fields} header fields; at most {most}",
+                fields=fields,
+                most=MAX_HEADER_FIELDS,
+            ),
         )
     headers = sum(len(k) + len(v) + 4 for k, v in req.headers.items())
     if headers > MAX_HEADER_BYTES:
         raise ApiError(
             431,
             "request_header_fields_too_large",
-            f"the headers are {headers} bytes; at most {MAX_HEADER_BYTES}",
+            _(
+                "the headers are {headers} bytes; at most {most}",
+                headers=headers,
+                most=MAX_HEADER_BYTES,
+            ),
         )
 
 
@@ -209,7 +224,11 @@ def _check_body_type(x: Exchange, body_types: Callable[[str | None], Collection[
             raise ApiError(
                 415,
                 "unsupported_media_type",
-                f"send the body as {' or '.join(sorted(accepted))}, not {req.mimetype or 'untyped'}",
+                _(
+                    "send the body as {accepted}, not {given}",
+                    accepted=" or ".join(sorted(accepted)),
+                    given=req.mimetype or "untyped",
+                ),
             )
 
 
@@ -231,7 +250,7 @@ def _check_streamed_size(x: Exchange, limit: int | None) -> None:
         raise
     except Exception as error:  # the WSGI server's own complaint: a chunk that is no chunk, a body cut off
         raise invalid(
-            {"body": [f"{error}"]}, f"the body could not be read ({type(error).__name__})"
+            {"body": [f"{error}"]}, _("the body could not be read ({kind})", kind=type(error).__name__)
         ) from None
     if len(body) >= limit and environ["wsgi.input"].read(1):  # cut at the limit, and more was coming
         raise RequestEntityTooLarge()
@@ -241,7 +260,7 @@ def _check_streamed_size(x: Exchange, limit: int | None) -> None:
 def _check_match_id(x: Exchange) -> None:
     match_id = x.match_id
     if match_id is not None and not MATCH_ID.fullmatch(match_id):
-        raise ApiError(404, "match_not_found", "no such match: a match id is 32 lower-case hex digits")
+        raise ApiError(404, "match_not_found", _("no such match: a match id is 32 lower-case hex digits"))
 
 
 def _check_accept(x: Exchange, answers: Callable[[str | None], list[str] | None]) -> None:
@@ -253,7 +272,7 @@ def _check_accept(x: Exchange, answers: Callable[[str | None], list[str] | None]
         return  # the common case, told from the environ
     req = x.request
     if req.accept_mimetypes and offered and req.accept_mimetypes.best_match(offered) is None:
-        raise ApiError(406, "not_acceptable", f"this answers {' or '.join(offered)}")
+        raise ApiError(406, "not_acceptable", _("this answers {types}", types=" or ".join(offered)))
 
 
 _TAKES_JSON = frozenset({"*/*", JSON})

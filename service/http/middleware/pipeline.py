@@ -23,7 +23,7 @@ import contextlib
 import io
 import time
 from collections.abc import Callable, Iterable, Mapping
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Any, NamedTuple
 
 from flask import Flask, Response, current_app, request
@@ -31,6 +31,7 @@ from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntity
 from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.routing import Rule
 
+from service.games.texts import Reader
 from service.http import errors
 
 StartResponse = Callable[..., Any]
@@ -60,6 +61,8 @@ class Exchange:
         self.request_id = ""
         self.limit: Any = None  # the rate-limit window the answer shows (``ratelimits``)
         self.created: bytes | None = None  # a Flask view's 201 body without a Location, for the Location step
+        self.reader: Reader | None = None  # the answer's language (``request_hooks.speak``)
+        self.spoken: Token[Reader | None] | None = None
         self._request: Any = None
         self._body: bytes | None = None
 

@@ -7,6 +7,9 @@ every answer (the health probes ``/healthz`` and ``/readyz`` are routes of ``ser
 - CORS: for the configured origins (``MATCHLOG_CORS_ORIGINS``, default ``*``), reads and writes with
   ``Authorization``; a preflight (``OPTIONS`` with ``Access-Control-Request-Method``) is answered here,
   before any other check, with 204.
+- Language: the texts of an answer (entries' ``text``, refusals' ``message``) in the language ``?lang=`` names,
+  else the best ``Accept-Language`` the server speaks, else English (``service.games.texts``); an answer that
+  carries texts says which in ``Content-Language``, and ``Vary: Accept-Language``.
 - Access log: one JSON line per request on the ``matchlog.access`` logger: method, the route's path
   template (never a token-bearing URL), status, latency, match id, request id.
 """
@@ -23,8 +26,11 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import has_request_context, request
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header
 
 from service.domain.chain import built_once, utc_second
+from service.games import texts
 from service.http.middleware import pipeline
 from service.http.middleware.pipeline import After, Answer, Exchange
 
@@ -220,12 +226,52 @@ def cors(origins: tuple[str, ...]) -> After:
 
 
 def _vary_origin(headers: list[tuple[str, str]]) -> None:
+    _vary(headers, "Origin")
+
+
+def _vary(headers: list[tuple[str, str]], header: str) -> None:
     for i, (name, value) in enumerate(headers):
         if name.lower() == "vary":
-            if "origin" not in [v.strip().lower() for v in value.split(",")]:
-                headers[i] = (name, f"{value}, Origin")
+            if header.lower() not in [v.strip().lower() for v in value.split(",")]:
+                headers[i] = (name, f"{value}, {header}")
             return
-    headers.append(("Vary", "Origin"))
+    headers.append(("Vary", header))
+
+
+LANG = re.compile(r"(?:^|&)lang=([A-Za-z-]{1,16})(?:&|$)")
+
+
+def language_of(environ: dict[str, Any]) -> str:
+    """The language an answer to ``environ`` is written in: ``?lang=`` (for links), if the server speaks it;
+    else the client's most preferred ``Accept-Language`` it speaks (``ko-KR`` is Korean); else English."""
+    asked = LANG.search(environ.get("QUERY_STRING", ""))
+    if asked and asked.group(1).lower() in texts.LANGUAGES:
+        return asked.group(1).lower()
+    header = environ.get("HTTP_ACCEPT_LANGUAGE")
+    if not header:
+        return texts.SOURCE
+    # werkzeug parses and orders by quality; its best_match would prefer a later exact "ko" to a first "ja-JP"
+    for tag, quality in parse_accept_header(header[:1024], LanguageAccept):
+        primary = tag.split("-", 1)[0].lower()
+        if quality > 0 and primary in texts.LANGUAGES:
+            return primary
+    return texts.SOURCE
+
+
+def speak(x: Exchange) -> None:
+    """The request's language, for every text made while it is answered (the step's ``after`` ends it)."""
+    x.reader = texts.Reader(language_of(x.environ))
+    x.spoken = texts.start_speaking(x.reader)
+
+
+def said_language(x: Exchange, status: int, headers: list[tuple[str, str]]) -> None:
+    """``Content-Language`` on an answer that carries texts for people (every refusal: its ``message``)."""
+    if x.spoken is not None:
+        texts.stop_speaking(x.spoken)
+        x.spoken = None
+    if x.reader is not None and (x.reader.said or status >= 400):
+        headers.append(("Content-Language", x.reader.language))
+        _vary(headers, "Accept-Language")
 
 
 def location(x: Exchange, status: int, headers: list[tuple[str, str]]) -> None:

@@ -1,4 +1,4 @@
-"""``serving.send_whole``: one ``send`` when the kernel takes it all, ``sendall`` for the rest when not."""
+"""``sockets.send_whole``: one ``send`` when the kernel takes it all, ``sendall`` for the rest when not."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 import socket
 import threading
 
-from service.serving import send_whole
+from service.sockets import send_whole
 
 
 class CountingSocket:
