@@ -283,11 +283,11 @@ class Tournaments:
         for offset, (kind, data) in enumerate(entries, start=1):
             records.append(Recorded(state.version + offset, kind, None, data, now_at()))
         self.store.append(state.id, state.version, state.head_hash, records)
-        after = state
-        for record in records:
-            after = rules.apply(after, record)
+        after = None  # folded only when a schedule or a webhook needs it
+        if state.starts_at is not None or state.round_interval is not None:
+            after = _applied(state, records)
+            self._schedule(after)
         self._push(state, records, after)
-        self._schedule(after)
 
     def _schedule(self, state: rules.TournamentState) -> None:
         """The job that starts the next round at its time, if the schedule has it due (a time passed: now,
@@ -297,16 +297,17 @@ class Tournaments:
             self.matches.stores.jobs.enqueue_round_start(state.id, len(state.played) + 1, rules.epoch_s(due))
 
     def _push(
-        self, state: rules.TournamentState, records: list[Recorded], after: rules.TournamentState
+        self, state: rules.TournamentState, records: list[Recorded], after: rules.TournamentState | None
     ) -> None:
         """The platform's webhooks that asked for them hear of the rounds started, the games finished and the
-        end, with the standings ``after`` the append (computed only if a webhook wants them)."""
+        end, with the standings after the append (``after``, if folded already; computed only if a webhook
+        wants them)."""
         events = {rules.PUSHED[r.type] for r in records if r.type in rules.PUSHED}
         deliveries = Deliveries(self.matches.stores)
         hooks = deliveries.webhooks.of_platform(state.platform) if events and state.platform else []
         if not any(events & set(h["events"]) and h["status"] == "enabled" for h in hooks):
             return
-        standings_now = rules.shown_standings(after)
+        standings_now = rules.shown_standings(after or _applied(state, records))
         for record in records:
             if record.type in rules.PUSHED:
                 assert state.platform is not None
@@ -532,3 +533,10 @@ class Tournaments:
 
     def tournament_of(self, match_id: str) -> str | None:
         return self.store.tournament_of(match_id)
+
+
+def _applied(state: rules.TournamentState, records: list[Recorded]) -> rules.TournamentState:
+    """``state`` with the ``records`` just appended to it."""
+    for record in records:
+        state = rules.apply(state, record)
+    return state
