@@ -454,4 +454,19 @@ def test_bad_schedules_are_refused_with_the_field(
     opens = tours.create(
         new(platform, "arena", 2, None, duration_minutes=10, starts_at="2026-12-07T12:10:00")
     )
-    assert rules.next_round_at(opens) == "2026-12-07T12:10:00"  # an arena's window opens by itself
+    assert rules.next_round_at(opens) == "2026-12-07T12:10:00"
+
+
+def test_a_scheduled_arena_opens_its_window_by_itself(
+    tours: Tournaments, platform: str, clock: dict[str, str]
+) -> None:
+    state = tours.create(
+        new(platform, "arena", 2, None, duration_minutes=10, starts_at="2026-12-07T12:10:00")
+    )
+    for i in range(2):
+        tours.register(platform, state.id, f"u-{i}", None, None)
+    clock["now"] = "2026-12-07T12:10:00"
+    assert tours.start_due_round(state.id, 1) == "started"
+    state = tours.load(state.id)
+    assert state.closes == "2026-12-07T12:20:00" and len(state.current.pairings) == 1
+    assert rules.next_round_at(state) is None  # later waves pair as games end, not by the schedule
