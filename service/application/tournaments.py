@@ -2,9 +2,9 @@
 
 A platform creates a tournament (round robin, Swiss, single or double elimination, of any game and mode,
 ``players_per_match`` to a match: two in a knockout); its players register and withdraw; the organiser (the
-platform) starts each round (or its schedule does when the time comes: ``start_due_round``, the job each
-append that makes a round due sets), whose pairings ``service.domain.tournaments.next_round`` decides from the
-log and the tournament's secret seed, and for which a match is created per pod (its seats' tokens sealed beside the
+platform) starts each round, or its schedule does when the time comes (``start_due_round``, the job set by
+each append that makes a round due); ``service.domain.tournaments.next_round`` decides its pairings from the
+log and the tournament's secret seed, and a match is created per pod (its seats' tokens sealed beside the
 tournament, handed to the platform). Each match's result comes into the tournament once it is scored
 (``record_results``: the scoring job calls it, and so does every organiser's request), and the tournament
 finishes with its last result, revealing its seed and writing the standings, so that anyone holding its log

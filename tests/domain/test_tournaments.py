@@ -723,5 +723,7 @@ def test_the_audit_refuses_a_round_the_schedule_did_not_have_due() -> None:
     created = entries[0]
     unscheduled = {k: v for k, v in created.data.items() if k != "schedule"}
     assert refused(forged(entries, created.version, unscheduled)).reason == "schedule"
+    garbled = {**created.data, "schedule": {"starts_at": "2026-12-07T13:00:00", "round_interval": "soon"}}
+    assert refused(forged(entries, created.version, garbled)).reason == "schedule"  # not a crash
     someone = forged(entries, second.version, {**second.data, "started_by": "someone"})
     assert refused(someone).reason == "schedule"
