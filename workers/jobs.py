@@ -115,6 +115,14 @@ def _into_tournament(matches: Matches, match_id: str, namespace: str) -> None:
         tournaments.record_results(tournament_id)
 
 
+def start_due_round(tournament_id: str, number: int, namespace: str) -> dict[str, Any]:
+    """A tournament's round whose scheduled time has come starts, unless it started already."""
+    matches = _matches(namespace)
+    outcome = Tournaments.of(matches, _players(namespace)).start_due_round(tournament_id, number)
+    metrics.JOBS.labels("start_due_round", outcome.replace(" ", "_")).inc()
+    return {"outcome": outcome}
+
+
 def bot_move(match_id: str, seat: int, version: int, namespace: str) -> dict[str, Any]:
     """A bot seat's move at ``version``; nothing if the match has moved on."""
     answer = Bots(_matches(namespace)).move(match_id, seat, version)

@@ -2,8 +2,9 @@
 
 A platform creates a tournament (round robin, Swiss, single or double elimination, of any game and mode,
 ``players_per_match`` to a match: two in a knockout); its players register and withdraw; the organiser (the
-platform) starts each round, whose pairings ``service.domain.tournaments.next_round`` decides from the log and
-the tournament's secret seed, and for which a match is created per pod (its seats' tokens sealed beside the
+platform) starts each round, or its schedule does when the time comes (``start_due_round``, the job set by
+each append that makes a round due); ``service.domain.tournaments.next_round`` decides its pairings from the
+log and the tournament's secret seed, and a match is created per pod (its seats' tokens sealed beside the
 tournament, handed to the platform). Each match's result comes into the tournament once it is scored
 (``record_results``: the scoring job calls it, and so does every organiser's request), and the tournament
 finishes with its last result, revealing its seed and writing the standings, so that anyone holding its log
@@ -81,10 +82,19 @@ class NewTournament:
     max_players: int
     duration_minutes: int | None = None  # an arena's window
     knockout_draws: str | None = None  # a knockout's: "higher_seed" (its default) or "replay"
+    starts_at: str | None = None  # the schedule's first round, UTC "YYYY-MM-DDTHH:MM:SS"
+    round_interval: int | None = None  # the schedule's seconds from a round's last result to the next round
+
+    @property
+    def schedule(self) -> dict[str, Any] | None:
+        """The schedule as ``tournament_created`` records it (None: the organiser starts every round)."""
+        if self.starts_at is None and self.round_interval is None:
+            return None
+        return {"starts_at": self.starts_at, "round_interval": self.round_interval}
 
 
 def now_at() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
+    return time.strftime(rules.AT_FORMAT, time.gmtime())
 
 
 class Tournaments:
@@ -137,6 +147,7 @@ class Tournaments:
             raise InvalidOptions("knockout_draws", "only a knockout's meetings need a winner: give none")
         if new.knockout_draws is not None and new.knockout_draws not in rules.KNOCKOUT_DRAWS:
             raise InvalidOptions("knockout_draws", f"one of {', '.join(rules.KNOCKOUT_DRAWS)}")
+        self._check_schedule(new)
         refusal = shown.name_refusal(new.name)
         if refusal:
             raise InvalidOptions("name", refusal)
@@ -167,10 +178,36 @@ class Tournaments:
             data["duration_minutes"] = new.duration_minutes
         if new.kind in rules.ELIMINATION:
             data["knockout_draws"] = new.knockout_draws or "higher_seed"
+        if new.schedule is not None:
+            data["schedule"] = new.schedule
         sealed = self.server_key.seal(seed.encode(), f"tournament:{tournament_id}".encode())
         entry = Recorded(1, "tournament_created", None, data, now_at())
         self.store.create(tournament_id, new.platform, entry, sealed)
-        return self.load(tournament_id)
+        state = self.load(tournament_id)
+        self._schedule(state)
+        return state
+
+    @staticmethod
+    def _check_schedule(new: NewTournament) -> None:
+        """InvalidOptions for a schedule no tournament director would mean: a first round in the past or
+        more than ``rules.MAX_LEAD_DAYS`` ahead, a pause out of range, rounds spaced in an arena."""
+        if new.round_interval is not None and new.kind == "arena":
+            raise InvalidOptions(
+                "round_interval", "an arena pairs its players as their games end: it has no rounds to space"
+            )
+        if new.round_interval is not None and not 0 <= new.round_interval <= rules.MAX_ROUND_INTERVAL:
+            raise InvalidOptions("round_interval", f"from 0 to {rules.MAX_ROUND_INTERVAL} seconds (a week)")
+        if new.starts_at is None:
+            return
+        try:
+            starts = rules.epoch_s(new.starts_at)
+        except ValueError:
+            raise InvalidOptions("starts_at", "a time in UTC, YYYY-MM-DDTHH:MM:SS") from None
+        now = now_at()
+        if starts <= rules.epoch_s(now):
+            raise InvalidOptions("starts_at", "the first round must start later than now")
+        if starts > rules.epoch_s(now) + rules.MAX_LEAD_DAYS * 86400:
+            raise InvalidOptions("starts_at", f"at most {rules.MAX_LEAD_DAYS} days ahead")
 
     def load(self, tournament_id: str) -> rules.TournamentState:
         """The tournament as its log leaves it; NotFound for none. The state this process folded last is
@@ -246,20 +283,31 @@ class Tournaments:
         for offset, (kind, data) in enumerate(entries, start=1):
             records.append(Recorded(state.version + offset, kind, None, data, now_at()))
         self.store.append(state.id, state.version, state.head_hash, records)
-        self._push(state, records)
+        after = None  # folded only when a schedule or a webhook needs it
+        if state.starts_at is not None or state.round_interval is not None:
+            after = _applied(state, records)
+            self._schedule(after)
+        self._push(state, records, after)
 
-    def _push(self, state: rules.TournamentState, records: list[Recorded]) -> None:
+    def _schedule(self, state: rules.TournamentState) -> None:
+        """The job that starts the next round at its time, if the schedule has it due (a time passed: now,
+        and a round that could not be paired then is tried again at each append, a registration)."""
+        due = rules.next_round_at(state)
+        if due is not None:
+            self.matches.stores.jobs.enqueue_round_start(state.id, len(state.played) + 1, rules.epoch_s(due))
+
+    def _push(
+        self, state: rules.TournamentState, records: list[Recorded], after: rules.TournamentState | None
+    ) -> None:
         """The platform's webhooks that asked for them hear of the rounds started, the games finished and the
-        end, with the standings after the append (computed only if a webhook wants them)."""
+        end, with the standings after the append (``after``, if folded already; computed only if a webhook
+        wants them)."""
         events = {rules.PUSHED[r.type] for r in records if r.type in rules.PUSHED}
         deliveries = Deliveries(self.matches.stores)
         hooks = deliveries.webhooks.of_platform(state.platform) if events and state.platform else []
         if not any(events & set(h["events"]) and h["status"] == "enabled" for h in hooks):
             return
-        after = state
-        for record in records:
-            after = rules.apply(after, record)
-        standings_now = rules.shown_standings(after)
+        standings_now = rules.shown_standings(after or _applied(state, records))
         for record in records:
             if record.type in rules.PUSHED:
                 assert state.platform is not None
@@ -317,8 +365,38 @@ class Tournaments:
         after = self.record_results(tournament_id)
         if after.kind == "arena" and len(after.played) > len(before.played):
             return after  # an open arena paired its waiting players as it took in the results
+        self._start(tournament_id, None, None)
+        return self.record_results(tournament_id)
+
+    def start_due_round(self, tournament_id: str, number: int) -> str:
+        """The schedule starts round ``number`` (the job set for its time calls this): ``started``, exactly as
+        the organiser's start would have it but for ``started_by``; ``moved on`` when that round is not the
+        one due any more (the organiser, or another worker, started it); ``not yet`` before its time (a job
+        set again for it); ``not started`` when it cannot start now (a field too small: a registration tries
+        again)."""
+        state = self.load(tournament_id)
+        due = rules.next_round_at(state)
+        if due is None or len(state.played) + 1 != number:
+            return "moved on"
+        if now_at() < due:
+            self.matches.stores.jobs.enqueue_round_start(
+                state.id, number, rules.epoch_s(due), int(time.time())
+            )
+            return "not yet"
+        try:
+            started = self._start(tournament_id, rules.SCHEDULE, number)
+        except TournamentRefused:
+            return "not started"
+        self.record_results(tournament_id)
+        return "started" if started else "moved on"
+
+    def _start(self, tournament_id: str, started_by: str | None, number: int | None) -> bool:
+        """The next round started under the tournament's lock (``number``: only if it is that round, else
+        False); TournamentRefused when it cannot start."""
         with self.store.changing(tournament_id):
             state = self.load(tournament_id)
+            if number is not None and len(state.played) + 1 != number:
+                return False
             seed = self._seed(tournament_id)
             try:
                 paired = rules.next_round(state, seed, now_at())
@@ -328,10 +406,12 @@ class Tournaments:
                 raise TournamentRefused(
                     "too_few_players", "no two of the arena's waiting players can meet now"
                 )
-            self._open_round(state, paired, seed)
-        return self.record_results(tournament_id)
+            self._open_round(state, paired, seed, started_by)
+            return True
 
-    def _open_round(self, state: rules.TournamentState, paired: Any, seed: str) -> None:
+    def _open_round(
+        self, state: rules.TournamentState, paired: Any, seed: str, started_by: str | None = None
+    ) -> None:
         """A match created for each pod of ``paired`` (bots on their players' seats), the round appended;
         called with the tournament's lock held.
 
@@ -372,7 +452,7 @@ class Tournaments:
             tokens.append(created.tokens)
         sealed = self.server_key.seal(json.dumps(tokens).encode(), f"tournament:{state.id}".encode())
         self.store.put_tokens(state.id, number, base64.b64encode(sealed))
-        self._append(state, [("round_started", rules.round_started(number, paired, ids))])
+        self._append(state, [("round_started", rules.round_started(number, paired, ids, started_by))])
         self.store.opened(state.id, number)
 
     def _opening(self, tournament_id: str, round_number: int) -> dict[str, list[str]]:
@@ -453,3 +533,10 @@ class Tournaments:
 
     def tournament_of(self, match_id: str) -> str | None:
         return self.store.tournament_of(match_id)
+
+
+def _applied(state: rules.TournamentState, records: list[Recorded]) -> rules.TournamentState:
+    """``state`` with the ``records`` just appended to it."""
+    for record in records:
+        state = rules.apply(state, record)
+    return state

@@ -19,6 +19,13 @@ entries (``seat`` is always None):
   player ranked last, as the match's result says);
 * ``tournament_finished``: the seed and the final standings.
 
+A tournament created with a ``schedule`` (in ``tournament_created``: ``starts_at``, when its first round
+starts, and ``round_interval``, the seconds between a round's last result and the next round's start; either
+may be absent) has its rounds started by the server when their time comes (``next_round_at``), and such a
+round's ``round_started`` says so (``started_by: schedule``); a round without it was started by the organiser
+(or, an arena's later wave, by the arena's own pairing). The audit checks that no round the schedule started
+came before its time.
+
 Nothing a tournament decides is chosen by anyone: every pairing and bye follows from the entries before it
 and the seed (``next_round``), through the pure pairing core (``service.domain.pairing``), and the standings
 from the results (``final_standings``). ``audit`` replays a log and recomputes each of them, refusing
@@ -28,11 +35,13 @@ docs/reference/pairing.md.
 
 from __future__ import annotations
 
+import calendar
 import functools
 import hashlib
 import hmac
 import json
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -52,6 +61,15 @@ KINDS = ("round_robin", "swiss", *ELIMINATION, "arena")
 
 MAX_ARENA_MINUTES = 1440
 """The longest an arena's window may be open: a day."""
+
+MAX_ROUND_INTERVAL = 7 * 24 * 3600
+"""The longest pause a schedule may put between a round's last result and the next round: a week."""
+
+MAX_LEAD_DAYS = 90
+"""How far ahead of its creation a tournament's first round may be scheduled."""
+
+SCHEDULE = "schedule"
+"""``round_started``'s ``started_by`` for a round the tournament's schedule started, not its organiser."""
 
 TOURNAMENT_CHAIN = 1
 """``tournament_created``'s ``chain``: the version of this log's format."""
@@ -160,6 +178,9 @@ class TournamentState:
     duration_minutes: int | None = None  # an arena's window
     knockout_draws: str = "higher_seed"  # a knockout's drawn meeting: the higher seed through, or "replay"
     closes: str | None = None  # when an arena's window closes (set by its first wave)
+    starts_at: str | None = None  # the schedule's: when the first round starts by itself
+    round_interval: int | None = None  # the schedule's: seconds from a round's last result to the next round
+    round_done_at: str | None = None  # when the current round's last result came in (None: a game runs)
     last_at: str | None = None  # when an arena's last wave was paired
     finish_order: tuple[str, ...] = ()  # an arena's matches in the order their results came (its runs)
     seed: str | None = None
@@ -225,6 +246,8 @@ def created(data: Mapping[str, Any], version: int = 1) -> TournamentState:
         name=data.get("name", ""),
         duration_minutes=data.get("duration_minutes"),
         knockout_draws=data.get("knockout_draws", "higher_seed"),
+        starts_at=(data.get("schedule") or {}).get("starts_at"),
+        round_interval=(data.get("schedule") or {}).get("round_interval"),
         version=version,
     )
 
@@ -257,6 +280,7 @@ def apply(state: TournamentState, entry: Recorded) -> TournamentState:
             seeds=state.seeds or tuple(data.get("seeds", ())),
             closes=state.closes or data.get("closes"),
             last_at=data.get("at"),
+            round_done_at=None if pairings else entry.at,  # byes and walkovers only: done as it starts
         )
     if entry.type == "game_finished":
         played = tuple(
@@ -272,7 +296,8 @@ def apply(state: TournamentState, entry: Recorded) -> TournamentState:
             for r in state.played
         )
         if state.kind != "arena":  # only an arena's runs depend on the order results came in
-            return replace(moved, played=played)
+            done = entry.at if played and played[-1].complete else None
+            return replace(moved, played=played, round_done_at=done)
         return replace(moved, played=played, finish_order=(*state.finish_order, data["match"]))
     if entry.type == "tournament_finished":
         return replace(moved, seed=data["seed"], standings=tuple(data["standings"]), finished=True)
@@ -489,11 +514,32 @@ class Wave(swiss.Round):
     closes: str | None = None
 
 
-def later(at: str, minutes: int) -> str:
-    """``at`` (``YYYY-MM-DDTHH:MM:SS``, UTC) and ``minutes`` after it, in the same form."""
-    from datetime import datetime, timedelta
+AT_FORMAT = "%Y-%m-%dT%H:%M:%S"
+"""How a tournament's log writes its times: UTC, to the second."""
 
-    return (datetime.fromisoformat(at) + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%S")
+
+def later(at: str, seconds: int) -> str:
+    """``at`` (``AT_FORMAT``) and ``seconds`` after it, in the same form."""
+    return time.strftime(AT_FORMAT, time.gmtime(epoch_s(at) + seconds))
+
+
+def epoch_s(at: str) -> int:
+    """A log's time (``AT_FORMAT``) in seconds since the epoch: ValueError for another form."""
+    return calendar.timegm(time.strptime(at, AT_FORMAT))
+
+
+def next_round_at(state: TournamentState) -> str | None:
+    """When the schedule starts the next round (``YYYY-MM-DDTHH:MM:SS``, UTC; it may have passed, the round
+    not yet pairable): the first at ``starts_at``, a later one ``round_interval`` seconds after its
+    predecessor's last result; None when the organiser starts it (no schedule for it), while a game of the
+    round runs, once finished, and for an arena once its window has opened (it pairs by itself after)."""
+    if state.finished:
+        return None
+    if not state.played:
+        return state.starts_at
+    if state.kind == "arena" or state.round_interval is None or state.round_done_at is None:
+        return None
+    return later(state.round_done_at, state.round_interval)
 
 
 def arena_lines(state: TournamentState) -> dict[str, arena.Line]:
@@ -518,7 +564,7 @@ def waiting(state: TournamentState) -> list[str]:
 
 def _arena_wave(state: TournamentState, seed: str, now: str) -> Wave:
     assert state.duration_minutes is not None
-    closes = state.closes or later(now, state.duration_minutes)
+    closes = state.closes or later(now, 60 * state.duration_minutes)
     admissible(state, "round_started", {"round": len(state.played) + 1, "at": now})
     if not state.played and len(state.in_field) < 2:
         raise PairingRefused("too_few_players", "an arena opens with 2 players")
@@ -563,8 +609,11 @@ def match_id(seed: str, tournament: str, number: int, index: int, pod: Sequence[
     return hmac.new(seed.encode(), message, hashlib.sha256).hexdigest()[:32]
 
 
-def round_started(number: int, paired: swiss.Round, match_ids: Sequence[str]) -> dict[str, Any]:
-    """The ``round_started`` entry's data for ``paired``, its matches created with ``match_ids`` (in order)."""
+def round_started(
+    number: int, paired: swiss.Round, match_ids: Sequence[str], started_by: str | None = None
+) -> dict[str, Any]:
+    """The ``round_started`` entry's data for ``paired``, its matches created with ``match_ids`` (in order);
+    ``started_by``: ``SCHEDULE`` for a round the schedule started (None: the organiser)."""
     data: dict[str, Any] = {
         "round": number,
         "matches": [{"match": m, "players": list(p)} for m, p in zip(match_ids, paired.pods, strict=True)],
@@ -580,6 +629,8 @@ def round_started(number: int, paired: swiss.Round, match_ids: Sequence[str]) ->
         data["at"] = paired.at
         if paired.closes is not None:
             data["closes"] = paired.closes
+    if started_by is not None:
+        data["started_by"] = started_by
     return data
 
 
@@ -783,6 +834,24 @@ def audit(
     return report
 
 
+def _check_schedule(state: TournamentState, entry: Recorded) -> None:
+    """A round the log says the schedule started: the schedule had it due, and not after the entry's time."""
+    started_by = entry.data.get("started_by")
+    if started_by is None:
+        return
+    try:
+        due = next_round_at(state)
+    except (ValueError, TypeError):  # a schedule or a time not in the log's form: no time to hold it to
+        due = None
+    if started_by != SCHEDULE or due is None or entry.at < due:
+        raise TournamentForged(
+            entry.version,
+            "schedule",
+            f"round {entry.data['round']} at {entry.at} says {started_by!r} started it, the schedule has it "
+            f"due at {due}",
+        )
+
+
 def _check(
     state: TournamentState,
     entry: Recorded,
@@ -800,6 +869,7 @@ def _check(
             raise TournamentForged(version, "pairings", "a match id is used twice")
         seen.update(ids)
         report.games += len(ids)
+        _check_schedule(state, entry)
         for match in data["matches"]:
             if seats is not None and match["match"] in seats:
                 report.seats_checked += 1

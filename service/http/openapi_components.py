@@ -1105,6 +1105,21 @@ def tournament_data(games: list[Game]) -> dict[str, dict[str, Any]]:
                     "enum": list(KNOCKOUT_DRAWS),
                     "description": "A knockout's drawn meeting: the higher seed through, or played again.",
                 },
+                "schedule": _closed(
+                    {
+                        "starts_at": {
+                            **STR,
+                            "nullable": True,
+                            "description": "When the first round starts by itself (UTC).",
+                        },
+                        "round_interval": {
+                            **INT,
+                            "nullable": True,
+                            "description": "Seconds from a round's last result to the next round's start.",
+                        },
+                    },
+                    ["starts_at", "round_interval"],
+                ),
             },
             [
                 "chain",
@@ -1164,6 +1179,12 @@ def tournament_data(games: list[Game]) -> dict[str, dict[str, Any]]:
                 },
                 "at": {**STR, "description": "An arena's wave: when it was paired (UTC)."},
                 "closes": {**STR, "description": "An arena's first wave: when its window closes (UTC)."},
+                "started_by": {
+                    **STR,
+                    "enum": ["schedule"],
+                    "description": "A round the tournament's schedule started at its time (absent: the "
+                    "organiser, or an arena's own pairing).",
+                },
             },
             ["round", "matches", "byes"],
         ),

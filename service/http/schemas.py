@@ -1466,6 +1466,26 @@ class CreateTournamentSchema(Schema):
             "then the higher seed goes through."
         },
     )
+    starts_at = fields.AwareDateTime(
+        format="iso",
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "The schedule: when the first round starts by itself (an arena: its window opens), "
+            "with its time zone (`Z` for UTC); later than now, at most 90 days ahead. The organiser may still "
+            "start it earlier (POST .../rounds). None: the organiser starts it."
+        },
+    )
+    round_interval = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=0, max=604800),
+        metadata={
+            "description": "The schedule: the seconds from a round's last result to the next round's start, "
+            "which then starts by itself (0: at once; at most a week); not for an arena. None: the organiser "
+            "starts each round after the first."
+        },
+    )
 
     @validates_schema
     def _knockout_of_two(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -1633,6 +1653,27 @@ class TournamentSchema(Schema):
         allow_none=True,
         metadata={
             "description": "When an arena's window closes (UTC, `YYYY-MM-DDTHH:MM:SS`), once it opened."
+        },
+    )
+    starts_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The schedule's first round (UTC, `YYYY-MM-DDTHH:MM:SS`), if it has one."},
+    )
+    round_interval = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The schedule's seconds from a round's last result to the next round's start."
+        },
+    )
+    next_round_at = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "When the schedule starts the next round (UTC, `YYYY-MM-DDTHH:MM:SS`): a time passed "
+            "means as soon as the field can be paired. None while a game of the round runs, when the organiser "
+            "starts it, and once finished."
         },
     )
 

@@ -6,6 +6,7 @@ tournament and its log."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC
 from fractions import Fraction
 from typing import Any
 
@@ -113,6 +114,9 @@ def shown(state: rules.TournamentState, owner: bool) -> dict[str, Any]:
         "duration_minutes": state.duration_minutes,
         "knockout_draws": state.knockout_draws if state.kind in rules.ELIMINATION else None,
         "closes": state.closes,
+        "starts_at": state.starts_at,
+        "round_interval": state.round_interval,
+        "next_round_at": rules.next_round_at(state),
     }
 
 
@@ -182,7 +186,8 @@ def create_tournament(body: dict[str, Any], headers: dict[str, Any]) -> dict[str
     `players_per_match`, or a single or double elimination (two players a match). Its seed is drawn now and
     kept secret, and the log commits to it (`seed_commitment`, SHA-256 of the seed): every pairing follows
     from the log and the seed, revealed when the tournament finishes. A platform may create 100 tournaments a
-    day (`429 too_many_tournaments`)."""
+    day (`429 too_many_tournaments`). With a schedule (`starts_at`, `round_interval`) its rounds start by
+    themselves when their time comes (`next_round_at`), and the organiser may still start one earlier."""
     platform = _platform()
     new = NewTournament(
         platform,
@@ -197,6 +202,8 @@ def create_tournament(body: dict[str, Any], headers: dict[str, Any]) -> dict[str
         body["max_players"],
         body["duration_minutes"],
         body["knockout_draws"],
+        body["starts_at"].astimezone(UTC).strftime(rules.AT_FORMAT) if body["starts_at"] else None,
+        body["round_interval"],
     )
     return _once(None, "tournament", platform, headers, body, lambda: tournaments().create(new))
 

@@ -29,6 +29,9 @@ CHECK_CLOCK = "workers.jobs.check_clock"
 RATE_MATCH = "workers.jobs.rate_match"
 REBUILD_RATINGS = "workers.jobs.rebuild_ratings"
 ANALYSE_MATCH = "workers.jobs.analyse_match"
+START_DUE_ROUND = "workers.jobs.start_due_round"
+ROUND_START_TIMEOUT_S = 120
+"""A round's start creates a match per pod: 500 for a Swiss of 1,000 players, seconds of work."""
 ANALYSIS_TIMEOUT_S = 600
 """An analysis takes seconds, up to about a minute for the longest of the games (``tests.bench.analysis``); one
 started longer ago than this lost its worker, and is taken back and run again (its result is written once,
@@ -264,6 +267,25 @@ class JobQueue:
         # only while it is still scheduled (xx): a job moved meanwhile is not scheduled again
         registry = ScheduledJobRegistry(queue=self.queue(CLOCKS))
         self.connection.zadd(registry.key, {job_id: due_ms / 1000}, xx=True)
+
+    def enqueue_round_start(self, tournament_id: str, number: int, due_s: int, again: int = 0) -> None:
+        """The tournament's round ``number`` started at ``due_s`` (epoch seconds) by its schedule, once per
+        round and time (a round due again, its time moved, is another job; ``again``: a job that came early
+        sets another). It waits in RQ's scheduled registry, in Redis, and the rule loop moves it when due, as
+        it does a clock's deadline; it runs with the tournaments' other work, the results it takes in."""
+        self._once(
+            SCORING,
+            f"round-{tournament_id}-r{number}-{due_s}-{again}",
+            datetime.fromtimestamp(due_s, tz=UTC),
+            START_DUE_ROUND,
+            tournament_id,
+            number,
+            self.keys.namespace,
+            retry=Retry(max=3),
+            result_ttl=0,
+            failure_ttl=RESULT_TTL_S,
+            job_timeout=ROUND_START_TIMEOUT_S,
+        )
 
     def _once(
         self, kind: str, job_id: str, at: datetime | None, function: str, *args: Any, **options: Any

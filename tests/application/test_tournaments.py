@@ -8,6 +8,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
 
 from service.application.matches import Created, Matches, NewMatch
 from service.application.tournaments import ROUND_PAIRED_ANEW, NewTournament, Tournaments
@@ -16,6 +18,7 @@ from service.domain.errors import MatchIdTaken, NotFound, TournamentRefused, Una
 from service.domain.lifecycle import Step
 from service.domain.tokens import token_hash
 from service.games.protocol import InvalidOptions
+from service.store.jobqueue import SCORING
 from service.store.keys import Keys
 from service.store.platforms import Platforms
 from service.store.players import PlayerStore
@@ -329,3 +332,141 @@ def test_the_standings_at_a_version_are_those_after_its_entry(tours: Tournaments
         wanted = rules.shown_standings(rules.fold(entries[:version]))
         assert tours.standings_at(state.id, version) == wanted, version
     assert tours.standings_at(state.id, 4) != tours.standings_at(state.id, state.version)  # a result counts
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The tournaments' clock, set by the test: ``clock["now"]``."""
+    from service.application import tournaments as use_case
+
+    now = {"now": "2026-12-07T12:00:00"}
+    monkeypatch.setattr(use_case, "now_at", lambda: now["now"])
+    return now
+
+
+def round_jobs(tours: Tournaments) -> dict[str, float]:
+    """The round starts waiting for their time, by job id: when each is due (seconds since the epoch)."""
+    jobs = tours.matches.stores.jobs
+    registry = ScheduledJobRegistry(queue=jobs.queue(SCORING))
+    waiting = jobs.connection.zrange(registry.key, 0, -1, withscores=True)
+    return {job_id.decode(): due for job_id, due in waiting}
+
+
+def test_a_scheduled_swiss_starts_each_round_by_itself_as_the_organiser_would(
+    tours: Tournaments, platform: str, clock: dict[str, str]
+) -> None:
+    state = tours.create(new(platform, rounds=2, starts_at="2026-12-07T12:10:00", round_interval=60))
+    assert tours.store.read(state.id)[0].data["schedule"] == {
+        "starts_at": "2026-12-07T12:10:00",
+        "round_interval": 60,
+    }
+    for i in range(5):
+        state = tours.register(platform, state.id, f"u-{i}", f"Player {i}", None)
+    due = rules.epoch_s("2026-12-07T12:10:00")
+    assert round_jobs(tours) == {f"round-{state.id}-r1-{due}-0": due}
+    assert tours.start_due_round(state.id, 1) == "not yet" and tours.load(state.id).current is None
+    clock["now"] = "2026-12-07T12:10:00"
+    before = tours.load(state.id)
+    assert tours.start_due_round(state.id, 1) == "started"
+    seed = tours._seed(state.id)
+    paired = rules.next_round(before, seed, clock["now"])
+    ids = [rules.match_id(seed, state.id, 1, i, pod) for i, pod in enumerate(paired.pods)]
+    entry = tours.store.read(state.id)[-1]
+    assert entry.data == rules.round_started(1, paired, ids, rules.SCHEDULE)  # the organiser's, but who
+    assert entry.data["started_by"] == "schedule" and entry.at == "2026-12-07T12:10:00"
+    assert tours.start_due_round(state.id, 1) == "moved on"  # a second worker's job, or a retry
+    with pytest.raises(TournamentRefused) as busy:
+        tours.start_round(platform, state.id)
+    assert busy.value.reason == "round_in_play"
+    clock["now"] = "2026-12-07T12:20:00"
+    state = end_round(tours, tours.load(state.id))
+    assert rules.next_round_at(state) == "2026-12-07T12:21:00"  # a minute after the round's last result
+    assert f"round-{state.id}-r2-{due + 660}-0" in round_jobs(tours)
+    clock["now"] = "2026-12-07T12:21:00"
+    assert tours.start_due_round(state.id, 2) == "started"
+    state = end_round(tours, tours.load(state.id))
+    assert state.finished and rules.next_round_at(state) is None
+    report = rules.audit(tours.store.read(state.id))
+    assert report.finished and report.rounds == 2
+
+
+def test_the_organiser_may_start_a_scheduled_round_early(
+    tours: Tournaments, platform: str, clock: dict[str, str]
+) -> None:
+    state = tours.create(new(platform, rounds=1, starts_at="2026-12-07T12:10:00"))
+    for i in range(2):
+        tours.register(platform, state.id, f"u-{i}", None, None)
+    clock["now"] = "2026-12-07T12:05:00"
+    state = tours.start_round(platform, state.id)
+    assert "started_by" not in tours.store.read(state.id)[-1].data
+    clock["now"] = "2026-12-07T12:10:00"
+    assert tours.start_due_round(state.id, 1) == "moved on"
+    assert [e.type for e in tours.store.read(state.id)].count("round_started") == 1
+
+
+def test_a_round_due_with_too_few_players_starts_once_it_can_be_paired(
+    tours: Tournaments, platform: str, clock: dict[str, str]
+) -> None:
+    state = tours.create(new(platform, rounds=1, starts_at="2026-12-07T12:10:00"))
+    tours.register(platform, state.id, "u-0", None, None)
+    clock["now"] = "2026-12-07T12:10:00"
+    assert tours.start_due_round(state.id, 1) == "not started"
+    assert tours.load(state.id).current is None
+    (job_id,) = round_jobs(tours)
+    Job.fetch(job_id, connection=tours.matches.stores.jobs.connection).delete()  # as RQ does once it ran
+    tours.register(platform, state.id, "u-1", None, None)
+    assert list(round_jobs(tours)) == [job_id]  # set again, its time passed: the rule loop runs it at once
+    assert tours.start_due_round(state.id, 1) == "started"
+
+
+def test_a_scheduled_start_failing_midway_is_retried_without_orphans(
+    tours: Tournaments, platform: str, clock: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = tours.create(new(platform, starts_at="2026-12-07T12:10:00"))
+    for i in range(8):
+        tours.register(platform, state.id, f"u-{i}", None, None)
+    clock["now"] = "2026-12-07T12:10:00"
+    stored = failing_creation(monkeypatch, 3)
+    with pytest.raises(Unavailable):  # the job fails, and RQ retries it
+        tours.start_due_round(state.id, 1)
+    assert tours.start_due_round(state.id, 1) == "started"
+    state = tours.load(state.id)
+    assert sorted(stored) == sorted(p.match for p in state.current.pairings)  # each match made once
+    assert [e.type for e in tours.store.read(state.id)].count("round_started") == 1
+
+
+def test_bad_schedules_are_refused_with_the_field(
+    tours: Tournaments, platform: str, clock: dict[str, str]
+) -> None:
+    for extra, field in (
+        ({"starts_at": "2026-12-07T12:00:00"}, "starts_at"),  # now: not to come
+        ({"starts_at": "2026-12-07 12:30"}, "starts_at"),
+        ({"starts_at": "2027-03-08T12:00:01"}, "starts_at"),  # past 90 days ahead
+        ({"round_interval": -1}, "round_interval"),
+        ({"round_interval": 7 * 24 * 3600 + 1}, "round_interval"),
+    ):
+        with pytest.raises(InvalidOptions) as bad:
+            tours.create(new(platform, **extra))
+        assert bad.value.field == field, extra
+    with pytest.raises(InvalidOptions) as arena:
+        tours.create(new(platform, "arena", 2, None, duration_minutes=10, round_interval=60))
+    assert arena.value.field == "round_interval"
+    opens = tours.create(
+        new(platform, "arena", 2, None, duration_minutes=10, starts_at="2026-12-07T12:10:00")
+    )
+    assert rules.next_round_at(opens) == "2026-12-07T12:10:00"
+
+
+def test_a_scheduled_arena_opens_its_window_by_itself(
+    tours: Tournaments, platform: str, clock: dict[str, str]
+) -> None:
+    state = tours.create(
+        new(platform, "arena", 2, None, duration_minutes=10, starts_at="2026-12-07T12:10:00")
+    )
+    for i in range(2):
+        tours.register(platform, state.id, f"u-{i}", None, None)
+    clock["now"] = "2026-12-07T12:10:00"
+    assert tours.start_due_round(state.id, 1) == "started"
+    state = tours.load(state.id)
+    assert state.closes == "2026-12-07T12:20:00" and len(state.current.pairings) == 1
+    assert rules.next_round_at(state) is None  # later waves pair as games end, not by the schedule

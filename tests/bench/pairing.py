@@ -240,7 +240,7 @@ def arena_log(count: int, waiting: int, games: int) -> tuple[list[float], list[R
     minute, waves = 0, []
 
     def now() -> str:
-        return tournaments.later("2026-12-07T12:00:00", minute)
+        return tournaments.later("2026-12-07T12:00:00", 60 * minute)
 
     def finish(pairing: tournaments.Pairing) -> None:
         ranks = [1, 1] if chance.random() < 0.1 else chance.choice([[1, 2], [2, 1]])

@@ -26,10 +26,14 @@ class Log:
         rounds: int | None = None,
         seed: str = SEED,
         minutes: int | None = None,
+        schedule: dict[str, Any] | None = None,
     ) -> None:
         self.seed = seed
+        self.at = "2026-12-07T12:00:00"  # the time the next entry is appended at
         self.entries: list[Recorded] = []
-        window = {"duration_minutes": minutes} if minutes is not None else {}
+        window: dict[str, Any] = {"duration_minutes": minutes} if minutes is not None else {}
+        if schedule is not None:
+            window["schedule"] = schedule
         self.append(
             "tournament_created",
             {
@@ -55,7 +59,7 @@ class Log:
         return tournaments.fold(self.entries)
 
     def append(self, type_: str, data: dict[str, Any]) -> None:
-        entry = Recorded(len(self.entries) + 1, type_, None, data, "2026-12-07T12:00:00")
+        entry = Recorded(len(self.entries) + 1, type_, None, data, self.at)
         if self.entries:
             tournaments.apply(self.state, entry)  # refused here as the server refuses it
         prev = self.entries[-1].hash if self.entries else None
@@ -68,12 +72,12 @@ class Log:
                 {"player": f"u-{i}", "name": f"Player {i}", "rating": 1500 + 10 * (i % 7), "bot": None},
             )
 
-    def start_round(self) -> tournaments.swiss.Round:
+    def start_round(self, started_by: str | None = None) -> tournaments.swiss.Round:
         state = self.state
         paired = tournaments.next_round(state, self.seed)
         number = len(state.played) + 1
         ids = [f"m-{number}-{i}" for i in range(len(paired.pods))]
-        self.append("round_started", tournaments.round_started(number, paired, ids))
+        self.append("round_started", tournaments.round_started(number, paired, ids, started_by))
         return paired
 
     def finish_games(self, rng: random.Random) -> dict[str, list[int]]:
@@ -660,3 +664,66 @@ def test_a_drawn_knockout_meeting_sends_the_higher_seed_through_by_default(draws
     log.start_round()
     (final,) = log.state.played[-1].pairings
     assert min(semi.players, key=log.state.seeds.index) in final.players
+
+
+def scheduled(interval: int | None = 300) -> Log:
+    """A Swiss of four over two rounds whose first round is due at 13:00, and each next ``interval`` seconds
+    after its predecessor's last result."""
+    log = Log("swiss", rounds=2, schedule={"starts_at": "2026-12-07T13:00:00", "round_interval": interval})
+    log.register(4)
+    return log
+
+
+def test_the_schedule_says_when_each_round_starts() -> None:
+    log = scheduled()
+    assert tournaments.next_round_at(log.state) == "2026-12-07T13:00:00"
+    log.at = "2026-12-07T13:00:00"
+    log.start_round(tournaments.SCHEDULE)
+    assert tournaments.next_round_at(log.state) is None  # its games run
+    state = log.state
+    log.at = "2026-12-07T13:20:00"
+    log.append("game_finished", {"round": 1, "match": state.current.pairings[0].match, "ranks": [1, 2]})
+    assert tournaments.next_round_at(log.state) is None  # one game still runs
+    log.at = "2026-12-07T13:21:40"
+    log.append("game_finished", {"round": 1, "match": state.current.pairings[1].match, "ranks": [2, 1]})
+    assert tournaments.next_round_at(log.state) == "2026-12-07T13:26:40"  # 300 s after the last result
+    log.at = "2026-12-07T13:26:40"
+    log.start_round(tournaments.SCHEDULE)
+    log.finish_games(random.Random(1))
+    log.append("tournament_finished", tournaments.finished_entry(log.state, SEED))
+    assert tournaments.next_round_at(log.state) is None
+    report = tournaments.audit(log.entries)
+    assert report.finished and report.rounds == 2
+    without = scheduled(None)
+    without.at = "2026-12-07T13:00:00"
+    without.start_round()
+    without.finish_games(random.Random(1))
+    assert tournaments.next_round_at(without.state) is None  # the organiser starts the later rounds
+
+
+def test_the_organiser_may_start_a_scheduled_round_early() -> None:
+    log = scheduled()
+    log.at = "2026-12-07T12:30:00"
+    log.start_round()
+    assert tournaments.audit(log.entries).rounds == 1
+
+
+def test_the_audit_refuses_a_round_the_schedule_did_not_have_due() -> None:
+    log = scheduled()
+    log.at = "2026-12-07T13:00:00"
+    log.start_round(tournaments.SCHEDULE)
+    log.at = "2026-12-07T13:20:00"
+    log.finish_games(random.Random(1))
+    log.at = "2026-12-07T13:25:00"
+    log.start_round(tournaments.SCHEDULE)
+    entries = log.entries
+    second = first(entries, "round_started", first(entries, "round_started").version)
+    early = rechained([replace(e, at="2026-12-07T13:24:59") if e == second else e for e in entries])
+    assert refused(early).reason == "schedule"
+    created = entries[0]
+    unscheduled = {k: v for k, v in created.data.items() if k != "schedule"}
+    assert refused(forged(entries, created.version, unscheduled)).reason == "schedule"
+    garbled = {**created.data, "schedule": {"starts_at": "2026-12-07T13:00:00", "round_interval": "soon"}}
+    assert refused(forged(entries, created.version, garbled)).reason == "schedule"  # not a crash
+    someone = forged(entries, second.version, {**second.data, "started_by": "someone"})
+    assert refused(someone).reason == "schedule"

@@ -4,6 +4,7 @@ reasons; every answer as the contract says (service/http/tournament_routes.py)."
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -227,3 +228,30 @@ def test_a_knockout_says_what_a_draw_does_and_only_a_knockout_takes_it(client, k
     for wrong in ({**SWISS, "knockout_draws": "replay"}, {**knockout, "knockout_draws": "coin"}):
         refused = call(client, "POST", "/v1/tournaments", key, 400, **wrong)
         assert refused["error"] == "invalid_request" and list(refused["fields"]) == ["knockout_draws"]
+
+
+def test_a_schedule_is_shown_and_bad_schedules_are_refused_with_the_field(client, keys) -> None:
+    key, _ = keys
+    soon = datetime.now(UTC) + timedelta(hours=1)
+    at = soon.astimezone(timezone(timedelta(hours=9))).isoformat()  # any time zone: kept in UTC
+    made = fits(
+        "Tournament",
+        call(client, "POST", "/v1/tournaments", key, 201, **SWISS, starts_at=at, round_interval=90),
+    )
+    assert made["starts_at"] == made["next_round_at"] == soon.strftime("%Y-%m-%dT%H:%M:%S")
+    assert made["round_interval"] == 90
+    log = fits("TournamentLog", call(client, "GET", f"/v1/tournaments/{made['id']}/log", None, 200))
+    assert log["entries"][0]["data"]["schedule"] == {"starts_at": made["starts_at"], "round_interval": 90}
+    plain = fits("Tournament", call(client, "POST", "/v1/tournaments", key, 201, **SWISS))
+    assert plain["starts_at"] is plain["next_round_at"] is plain["round_interval"] is None
+    past = (datetime.now(UTC) - timedelta(minutes=1)).isoformat()
+    for extra, field in (
+        ({"starts_at": past}, "starts_at"),
+        ({"starts_at": "2030-01-01T10:00:00"}, "starts_at"),  # no time zone: whose ten o'clock?
+        ({"round_interval": -5}, "round_interval"),
+        ({"kind": "arena", "rounds": None, "duration_minutes": 5, "round_interval": 60}, "round_interval"),
+    ):
+        answer = client.post("/v1/tournaments", json={**SWISS, **extra}, headers=bearer(key))
+        assert answer.status_code == 400, (extra, answer.json)
+        assert answer.json["error"] == "invalid_request" and field in answer.json["fields"], answer.json
+        fits("Error", answer.json)
