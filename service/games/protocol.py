@@ -71,8 +71,8 @@ the server reads what a game can do from the game itself and never asks ``getatt
     seed. A game that draws during play too (``SetupChance.given``) draws each item through one point,
     which in a state dealt from a seed picks what the seed's generator picks, and in one dealt from
     drawn items (the faces') raises ``Undrawn`` naming the draw. The AI faces offer every draw as a
-    chance decision, each outcome with its probability, instead of the seed's bytes
-    (``service.faces.table``). None: chance (if any) is the seed's alone.
+    chance decision, each outcome with its probability (``service.faces.table``). None: a game without
+    chance (the faces refuse a game with chance that does not say what it draws).
 ``action_names: ActionNames | None``
     The API's names for the game's actions where they differ from its engine's and rules spec's.
 ``action_parameters: Mapping[str, ActionParameters] | None``

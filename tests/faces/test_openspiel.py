@@ -17,6 +17,7 @@ from service.faces import openspiel
 from service.faces.table import (
     INFORMATION_STATE_BYTES,
     OBSERVATION_BYTES,
+    Table,
     drawing,
     modes,
     packaged,
@@ -133,6 +134,12 @@ def test_setup_is_drawn_one_item_at_a_time(game_id, mode, players, options, name
         == table.setup(seed)
         == engine.setup(table.resolved, players, seed, table.content)
     )
+
+
+def test_a_game_with_chance_must_say_what_it_draws(monkeypatch):
+    monkeypatch.setattr(type(GAMES["chock-a-block"]), "setup_chance", None)
+    with pytest.raises(ValueError, match="does not say what it draws"):
+        Table("chock-a-block", "standard", 2).start()
 
 
 def server_picks(events: list[Any]) -> dict[str, Any]:
