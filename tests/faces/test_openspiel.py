@@ -204,6 +204,9 @@ def test_blackout_draws_each_roll_and_injury_as_a_chance_decision_where_it_happe
             face.apply_action(setup_outcome(table, drawn, face.seating.draws))
             continue
         draw = pending[2]
+        if not asked:  # an action waiting for its draw serialises with it
+            _, again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, face))
+            assert again.chance_outcomes() == outcomes and again.seating.pending == pending
         asked.append(draw.name)
         weights = draw.weights or (1,) * len(draw.items)
         assert [p for _, p in outcomes] == pytest.approx([w / sum(weights) for w in weights])
