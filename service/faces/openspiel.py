@@ -11,12 +11,12 @@ defaults)::
     game = pyspiel.load_game(service.faces.openspiel.NAMES[0])
 
 Its ``GameType`` says what the catalogue says of the game: ``SIMULTANEOUS`` for a game whose seats act
-at once somewhere (a planning phase), ``EXPLICIT_STOCHASTIC`` for one with chance (its setup's draws,
-or the seed's 16 bytes: ``service.faces.table``), ``IMPERFECT_INFORMATION`` for one with hidden information, and the
-utility of the mode: ``ZERO_SUM`` for competitive modes of two seats or more, ``IDENTICAL`` for
-co-operative ones, ``GENERAL_SUM`` for mixed ones and solo modes. Actions are the codec's tokens
-(``service.faces.codec``); returns are the ranks' (``Seating.returns``) and the engine's whole result is
-``state.scores()``.
+at once somewhere (a planning phase), ``EXPLICIT_STOCHASTIC`` for one with chance (its setup's draws and
+its draws of play, each with its probabilities: ``service.faces.table``), ``IMPERFECT_INFORMATION`` for
+one with hidden information, and the utility of the mode: ``ZERO_SUM`` for competitive modes of two
+seats or more, ``IDENTICAL`` for co-operative ones, ``GENERAL_SUM`` for mixed ones and solo modes.
+Actions are the codec's tokens (``service.faces.codec``); returns are the ranks' (``Seating.returns``)
+and the engine's whole result is ``state.scores()``.
 
 Observations are the seat's view (``Seating.view``): the string is its canonical JSON, the tensor that
 JSON's UTF-8 bytes (each byte / 255, zero-padded to ``OBSERVATION_BYTES``): lossless and the same for
@@ -152,8 +152,7 @@ class MatchlogState(pyspiel.State):
         return self.seating.legal_tokens(player)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        outcomes = self.seating.chance_outcomes()
-        return [(outcome, 1 / len(outcomes)) for outcome in outcomes]
+        return self.seating.chance_probabilities()
 
     def _apply_action(self, action: int) -> None:
         if self.seating.is_chance:
@@ -184,7 +183,7 @@ class MatchlogState(pyspiel.State):
         tokens are applied in turn, the other seats waiting where several decide at once."""
         played = len(self.seating.actions)
         wait = self.table.vocabulary.id_of(WAIT)
-        while len(self.seating.actions) == played:
+        while len(self.seating.actions) == played and self.seating.pending is None:
             token = self.seating.next_pick(seat, action)
             if self.current_player() == pyspiel.PlayerId.SIMULTANEOUS:
                 self.apply_actions([token if s == seat else wait for s in range(self.num_players())])
@@ -200,6 +199,8 @@ class MatchlogState(pyspiel.State):
         self.seating.deal(seed)
 
     def __str__(self) -> str:
+        if self.seating.pending is not None:
+            return f"drawing chance: {self.seating.pending[2].name}"
         if self.seating.is_chance:
             return f"drawing chance: {len(self.seating.draws)} outcomes so far"
         return json.dumps(self.seating.state, sort_keys=True, default=str)

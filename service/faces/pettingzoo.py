@@ -5,9 +5,10 @@
 seat (``seat_0``...), ``Discrete(len(vocabulary))`` actions, and observations ``{"observation": the
 seat's view's canonical JSON as UTF-8 bytes, zero-padded to OBSERVATION_BYTES (uint8), "action_mask":
 1 for each token the seat may pick now (int8)}``. ``reset(seed=...)`` draws the game's chance from
-``seed`` (the same seed, the same game: ``seed_test``), or is dealt a server match's with
-``reset(options={"match_seed": ...})``; rewards come at the end, the ranks' returns
-(``Seating.returns``), and ``env.unwrapped.seating.scores()`` is the engine's whole result.
+``seed``, setup's at once and play's as the steps reach them (the same seed, the same game:
+``seed_test``), or is dealt a server match's with ``reset(options={"match_seed": ...})``; rewards come
+at the end, the ranks' returns (``Seating.returns``), and ``env.unwrapped.seating.scores()`` is the
+engine's whole result.
 
 Whose turn: the seat the engine lets act. Where several may act at once (a planning phase), they take
 turns through the AEC loop: a seat that has begun spelling an action out finishes it, then the next of
@@ -55,6 +56,7 @@ class MatchlogEnv(AECEnv):
             }
         )
         self.seating: Seating = table.start()
+        self._draws = random.Random()  # chance's generator, seeded by ``reset``
         self._last_seat: int | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -67,9 +69,8 @@ class MatchlogEnv(AECEnv):
         self.seating = self.table.start()
         if options and "match_seed" in options:  # a server match's seed (its seed_revealed), to replay it
             self.seating.deal(options["match_seed"])
-        draws = random.Random(seed)
-        while self.seating.is_chance:
-            self.seating.draw(draws.choice(self.seating.chance_outcomes()))
+        self._draws = random.Random(seed)
+        self._chance()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -78,6 +79,16 @@ class MatchlogEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._last_seat = None
         self._select()
+
+    def _chance(self) -> None:
+        """Draw what chance decides now (setup's draws, or those an action waits for) with the reset's seed,
+        each outcome as likely as it is (``Seating.chance_probabilities``)."""
+        while self.seating.is_chance:
+            outcomes, chances = zip(*self.seating.chance_probabilities(), strict=True)
+            if len(set(chances)) == 1:  # all equally likely: as every game drew before its draws had weights
+                self.seating.draw(self._draws.choice(outcomes))
+            else:
+                self.seating.draw(self._draws.choices(outcomes, chances)[0])
 
     def _select(self) -> None:
         acting = self.seating.acting()
@@ -107,6 +118,7 @@ class MatchlogEnv(AECEnv):
         seat = self.possible_agents.index(agent)
         self._cumulative_rewards[agent] = 0.0
         self.seating.pick(seat, int(action))
+        self._chance()
         self._last_seat = seat
         if self.seating.is_over:
             self.rewards = dict(zip(self.agents, self.seating.returns()))

@@ -7,15 +7,15 @@ may pick are those that continue one of ``legal_actions(state, seat)``, and a fi
 through the engine's ``play``.
 
 - **Chance.** All chance in a match comes from its seed (``service.games.protocol``): the shuffles, the
-  draws and the rolls are the engine's generators' given it. A game whose every chance is drawn at setup
-  and says what it draws (``Game.setup_chance``) starts with those draws as chance
-  decisions: a shuffle of n items is n - 1 decisions, each an item not drawn yet, all equally likely
-  (the last one follows), a pick one decision; the outcomes are the items' indices in the draw
-  (``Draw.items``), and once all are drawn the engine deals the game with them. Another game with chance
-  starts with ``SEED_DRAWS`` decisions, each of 256 equally likely outcomes, whose bytes make the seed
-  (``openspiel-`` and their hexadecimal). Either way the game is deterministic after them, and what was
-  drawn stays as hidden as on the server (no seat's view holds it). A game without chance is set up with
-  the seed ``FIXED_SEED``.
+  draws and the rolls are the engine's generators' given it. A game that says what it draws
+  (``Game.setup_chance``) starts with setup's draws as chance decisions: a shuffle of n items is n - 1
+  decisions, each an item not drawn yet, all equally likely (the last one follows), a pick one decision;
+  the outcomes are the items' indices in the draw (``Draw.items``), and once all are drawn the engine
+  deals the game with them. Where such a game draws during play (Blackout's dice and injuries), the
+  action that draws waits (``pending``) while each of its draws is a chance decision, an outcome the
+  index of an item with the draw's chances (``Draw.weights``); given every one, the action is played.
+  What was drawn stays as hidden as on the server (no seat's view holds it). A game dealt a seed (``deal``)
+  draws from it alone, as the server does. A game without chance is set up with the seed ``FIXED_SEED``.
 - **Whose decision.** The seats the engine names in ``to_act`` that have a legal action. One: that seat
   decides. Several (a planning phase): they decide at once, a token each, and each that has not begun
   an action may also pick ``WAIT`` (as on the server, where such seats act in any order); a seat that is
@@ -45,10 +45,8 @@ import orjson
 from service.domain import lifecycle
 from service.faces.codec import WAIT, Vocabulary, continuations
 from service.games import GAMES
-from service.games.protocol import Action, Draw, Event, Game, State
+from service.games.protocol import Action, Draw, Event, Game, State, Undrawn
 
-SEED_DRAWS = 16
-"""Chance decisions that make a seed: 16 bytes, the 128 bits of entropy a server's seed holds."""
 FIXED_SEED = "openspiel"
 OBSERVATION_BYTES = 1 << 17
 """The length of an observation as bytes (``Seating.view_bytes``): the longest view's JSON of a random game
@@ -163,18 +161,20 @@ class Table:
         return self.game.setup(self.resolved, self.players, seed, self.content)
 
     @cached_property
-    def setup_draws(self) -> list[Draw] | None:
-        """The draws a game with chance offers one by one (``Game.setup_chance``); None: the seed's bytes."""
+    def setup_draws(self) -> list[Draw]:
+        """The draws of setup, offered one by one (``Game.setup_chance``); none in a game without chance."""
+        if not self.chance:
+            return []
         chance = self.game.setup_chance
-        if not self.chance or chance is None:
-            return None
+        if chance is None:
+            raise ValueError(f"{self.game_id} has chance but does not say what it draws (setup_chance)")
         return chance.draws(self.resolved, self.players, self.content)
 
     @property
     def max_chance_outcomes(self) -> int:
-        if not self.chance:
-            return 0
-        return 256 if self.setup_draws is None else max(len(draw.items) for draw in self.setup_draws)
+        """The most outcomes of a chance decision: the largest of setup's draws, which bounds those of play
+        too (Blackout's dice have six faces, a party a hand's cards, its tiles 48)."""
+        return max((len(draw.items) for draw in self.setup_draws), default=0)
 
     def deal_drawn(self, drawn: dict[str, Any]) -> State:
         """The game set up with what its setup's draws drew (``setup_draws``)."""
@@ -182,12 +182,18 @@ class Table:
         assert chance is not None
         return chance.deal(self.resolved, self.players, self.content, drawn)
 
+    def given(self, state: State, name: str, item: Any) -> State:
+        """The state with a draw of play given (``SetupChance.given``), for the action waiting for it."""
+        chance = self.game.setup_chance
+        assert chance is not None and chance.given is not None
+        return chance.given(state, name, item)
+
     def start(self) -> Seating:
         """The state before anything is decided (before the chance draws, in a game with chance)."""
         seating = Seating(self)
         if not self.chance:
             seating.deal(FIXED_SEED)
-        elif self.setup_draws is not None:
+        else:
             seating.settle()  # nothing left to chance (every draw of one item): dealt at once
         return seating
 
@@ -214,10 +220,6 @@ def vocabulary(game_id: str, mode: str, options: str) -> Vocabulary:
         for players in player_counts(game, {**modes(game)[mode], **chosen})
     ]
     return Vocabulary.of(game.action_schema, starts)
-
-
-def seed_of(draws: Sequence[int]) -> str:
-    return "openspiel-" + bytes(draws).hex()
 
 
 def drawing(draws: Sequence[Draw], outcomes: Sequence[int]) -> tuple[dict[str, Any], Draw | None, list[int]]:
@@ -250,6 +252,8 @@ class Seating:
         self.table = table
         self.draws: list[int] = []
         self.engine: State | None = None
+        self.pending: tuple[int, Action, Draw] | None = None
+        """(seat, action, draw): an action that waits for a draw of play, the chance decision now."""
         self.choices: list[list[int]] = [[] for _ in range(table.players)]
         self.events: list[Event] = []
         self.actions: list[tuple[int, Action]] = []  # (seat, action) of every action played, in order
@@ -261,6 +265,7 @@ class Seating:
         other = Seating(self.table)
         other.draws = list(self.draws)
         other.engine = self.engine  # never mutated: the engine returns new states
+        other.pending = self.pending
         other.choices = [list(c) for c in self.choices]
         other.events = list(self.events)
         other.actions = list(self.actions)
@@ -282,39 +287,50 @@ class Seating:
 
     @property
     def is_chance(self) -> bool:
-        return self.engine is None
+        return self.engine is None or self.pending is not None
 
     def chance_outcomes(self) -> list[int]:
-        """The outcomes of the chance decision now, all equally likely: a byte of the seed, or the index of
-        an item the setup's draw under way may draw (``drawing``)."""
+        """The outcomes of the chance decision now: the index of an item the setup's draw under way may draw
+        (``drawing``), or of an item of the pending draw of play."""
         if not self.is_chance:
             return []
-        draws = self.table.setup_draws
-        return list(range(256)) if draws is None else drawing(draws, self.draws)[2]
+        if self.pending is not None:
+            return list(range(len(self.pending[2].items)))
+        return drawing(self.table.setup_draws, self.draws)[2]
+
+    def chance_probabilities(self) -> list[tuple[int, float]]:
+        """Each outcome of the chance decision now with its probability: a pending draw's weights, else
+        all equally likely."""
+        outcomes = self.chance_outcomes()
+        weights = self.pending[2].weights if self.pending is not None else None
+        if weights is None:
+            return [(outcome, 1 / len(outcomes)) for outcome in outcomes]
+        return [(outcome, weight / sum(weights)) for outcome, weight in zip(outcomes, weights, strict=True)]
 
     def chance_text(self, outcome: int) -> str:
-        """A chance outcome as people read it: ``seed byte 3 of 16: 200``, ``deck: C12``."""
-        draws = self.table.setup_draws
-        if draws is None:
-            return f"seed byte {len(self.draws) + 1} of {SEED_DRAWS}: {outcome}"
-        _, draw, _ = drawing(draws, self.draws)
+        """A chance outcome as people read it: ``deck: C12``, ``dice:1:0:RED: WATER``."""
+        if self.pending is not None:
+            waiting = self.pending[2]
+            return f"{waiting.name}: {waiting.items[outcome]}"
+        _, draw, _ = drawing(self.table.setup_draws, self.draws)
         return f"{draw.name}: {draw.items[outcome]}" if draw else f"outcome {outcome}"
 
     def draw(self, outcome: int) -> None:
-        """One chance outcome; the last one deals the game."""
+        """One chance outcome; the last of setup's deals the game, one of play's plays the action waiting."""
         if outcome not in self.chance_outcomes():
             raise ValueError(f"no chance outcome {outcome} here")
+        if self.pending is not None:
+            seat, action, draw = self.pending
+            self.engine = self.table.given(self.state, draw.name, draw.items[outcome])
+            self.pending = None
+            self.play(seat, action)
+            return
         self.draws.append(outcome)
         self.settle()
 
     def settle(self) -> None:
-        """Deal the game once chance has drawn all it draws."""
-        draws = self.table.setup_draws
-        if draws is None:
-            if len(self.draws) == SEED_DRAWS:
-                self.deal(seed_of(self.draws))
-            return
-        drawn, under_way, _ = drawing(draws, self.draws)
+        """Deal the game once chance has drawn all setup draws."""
+        drawn, under_way, _ = drawing(self.table.setup_draws, self.draws)
         if under_way is None:
             self.engine = self.table.deal_drawn(drawn)
 
@@ -336,9 +352,9 @@ class Seating:
 
     def acting(self) -> list[int]:
         """The seats that decide now: those the engine lets act that have a legal action."""
-        if self.engine is None or self.is_over:
+        if self.is_chance or self.is_over:
             return []
-        return [seat for seat in sorted(self.table.game.to_act(self.engine)) if self.listed(seat)]
+        return [seat for seat in sorted(self.table.game.to_act(self.state)) if self.listed(seat)]
 
     def listed(self, seat: int) -> list[tuple[tuple[int, ...], Action]]:
         """The seat's legal actions with their tokens' ids, in the engine's order."""
@@ -417,8 +433,20 @@ class Seating:
                 self.pick(seat, token)
 
     def play(self, seat: int, action: Action) -> None:
-        """An action of the seat, through the engine; every seat's listing is made again."""
-        played = self.table.game.play(self.state, seat, action)
+        """An action of the seat, through the engine; every seat's listing is made again. An action that
+        needs a draw of play not given yet waits for it (``pending``): chance decides next."""
+        while True:
+            try:
+                played = self.table.game.play(self.state, seat, action)
+                break
+            except Undrawn as undrawn:
+                draw = undrawn.draw
+                if len(draw.items) == 1:  # a sure outcome is no chance decision (an injury of a party of one)
+                    self.engine = self.table.given(self.state, draw.name, draw.items[0])
+                    continue
+                self.pending = (seat, action, draw)
+                self.choices[seat] = []
+                return
         if played:
             self.engine = played.states[-1]
         self.events.extend(played)

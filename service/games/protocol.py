@@ -66,10 +66,13 @@ the server reads what a game can do from the game itself and never asks ``getatt
     ordinary match with an ordinary log; reading errors are InvalidRecord.
 
 ``setup_chance: SetupChance | None``
-    For a game whose every chance is drawn at setup (shuffles and picks from the seed, nothing later):
-    what it draws (``Draw``), what a seed draws, and the state dealt from what was drawn, which is
-    ``setup``'s for that seed. The AI faces offer the draws one by one, each with its probability, instead
-    of the seed's bytes (``service.faces.table``). None: chance (if any) is the seed's alone.
+    For a game that says what chance draws (shuffles and picks from the seed): what setup draws
+    (``Draw``), what a seed draws, and the state dealt from what was drawn, which is ``setup``'s for that
+    seed. A game that draws during play too (``SetupChance.given``) draws each item through one point,
+    which in a state dealt from a seed picks what the seed's generator picks, and in one dealt from
+    drawn items (the faces') raises ``Undrawn`` naming the draw. The AI faces offer every draw as a
+    chance decision, each outcome with its probability (``service.faces.table``). None: a game without
+    chance (the faces refuse a game with chance that does not say what it draws).
 ``action_names: ActionNames | None``
     The API's names for the game's actions where they differ from its engine's and rules spec's.
 ``action_parameters: Mapping[str, ActionParameters] | None``
@@ -231,26 +234,42 @@ class Packs:
 
 @dataclass(frozen=True)
 class Draw:
-    """One of setup's chance draws: a shuffle of ``items`` (every order equally likely) or a pick of one."""
+    """One chance draw: a shuffle of ``items`` (every order equally likely) or a pick of one."""
 
     name: str
     items: tuple[Any, ...]
     shuffle: bool
     """True: the items in an order drawn at random; False: one item, drawn at random."""
+    weights: tuple[int, ...] | None = None
+    """A pick's chances, one per item, in proportion (a die's face that two sides show weighs 2); None:
+    every item equally likely."""
+
+
+class Undrawn(Exception):
+    """``play`` needs a draw of play (``draw``, a pick) that the state, dealt from drawn items, was not
+    given: the faces make it a chance decision, give its outcome (``SetupChance.given``) and play again."""
+
+    def __init__(self, draw: Draw):
+        super().__init__(f"the draw {draw.name!r} is not given")
+        self.draw = draw
 
 
 @dataclass(frozen=True)
 class SetupChance:
-    """Every chance of the game is drawn at setup (see the module's doc): ``setup(options, players, seed,
-    content)`` is ``deal(options, players, content, drawn(options, players, content, seed))``. ``content``
-    is the loaded pack (or None)."""
+    """What chance draws (see the module's doc): ``setup(options, players, seed, content)`` is ``deal(options,
+    players, content, drawn(options, players, content, seed))``. ``content`` is the loaded pack (or None)."""
 
     draws: Callable[[dict[str, Any], int, Any], list[Draw]]
     """``(resolved options, players, content) -> the draws``, in the order the faces offer them."""
     drawn: Callable[[dict[str, Any], int, Any, str], dict[str, Any]]
-    """What a seed draws: each draw's name -> its items in order (a shuffle) or the one item (a pick)."""
+    """What a seed draws: each draw's name -> its items in order (a shuffle) or the one item (a pick); a game
+    that draws during play adds what the seed decides those draws with (under a name of no setup draw)."""
     deal: Callable[[dict[str, Any], int, Any, dict[str, Any]], State]
     """The state set up with what was drawn."""
+    given: Callable[[State, str, Any], State] | None = None
+    """For a game that draws during play too: ``(state, draw's name, item) -> the state with that draw
+    given``; a state dealt from ``drawn``'s items alone (not a seed's) raises ``Undrawn`` in ``play`` for each
+    draw it was not given. None: setup draws all there is."""
 
 
 @dataclass(frozen=True)

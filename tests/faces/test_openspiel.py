@@ -17,7 +17,8 @@ from service.faces import openspiel
 from service.faces.table import (
     INFORMATION_STATE_BYTES,
     OBSERVATION_BYTES,
-    SEED_DRAWS,
+    Table,
+    drawing,
     modes,
     packaged,
     player_counts,
@@ -76,36 +77,37 @@ def test_the_game_type_declares_what_the_catalogue_declares(game_id, mode):
     assert kind.utility == expected.get((game_id, mode), pyspiel.GameType.Utility.ZERO_SUM)
 
 
-def test_a_game_with_chance_beyond_setup_draws_its_seed_as_sixteen_equally_likely_bytes():
-    state = pyspiel.load_game("matchlog_blackout_hong_kong_single", {"players": 2}).new_initial_state()
-    for _ in range(SEED_DRAWS):
-        assert state.is_chance_node() and state.chance_outcomes() == [(b, 1 / 256) for b in range(256)]
-        state.apply_action(7)
-    assert not state.is_chance_node()
-    assert state.seating.state == state.table.setup("openspiel-" + "07" * SEED_DRAWS)
-
-
 @pytest.mark.parametrize(
-    ("mode", "players", "options", "names"),
+    ("game_id", "mode", "players", "options", "names"),
     [
-        ("standard", 3, {}, ["deck", "tiles", "start"]),
+        ("chock-a-block", "standard", 3, {}, ["deck", "tiles", "start"]),
         (
+            "chock-a-block",
             "autoblock_extra",
             2,
             {"autoblock_excluded_feature_choice": "RANDOM"},
             ["deck", "tiles", "start", "excluded"],
         ),
-        ("solo", 1, {}, ["deck", "tiles"]),
+        ("chock-a-block", "solo", 1, {}, ["deck", "tiles"]),
+        ("blackout-hong-kong", "single", 2, {}, ["tiles", "objectives", "volunteers", "emergency", "start"]),
+        (
+            "blackout-hong-kong",
+            "campaign",
+            3,
+            {"START_SEAT": 1},
+            ["tiles", "objectives", "volunteers", "emergency"],
+        ),
     ],
 )
-def test_chock_a_block_draws_its_setup_one_card_at_a_time(mode, players, options, names):
-    """Chock-a-Block's chance is its setup's: the deck's and the tile pile's order, the start seat, the
-    excluded feature. Each is drawn as chance decisions with their own probabilities (an item among those
-    not drawn yet, all equally likely), and drawing what a seed draws deals that seed's game."""
+def test_setup_is_drawn_one_item_at_a_time(game_id, mode, players, options, names):
+    """Setup's chance (Chock-a-Block's deck, tile pile, start seat and excluded feature; Blackout's tiles,
+    objective cards, volunteers, emergency plans and start seat) is drawn as chance decisions with their own
+    probabilities (an item among those not drawn yet, all equally likely), and drawing what a seed draws
+    deals that seed's game (Blackout's without the key of play's draws: those are chance decisions too)."""
     game = pyspiel.load_game(
-        f"matchlog_chock_a_block_{mode}", {"players": players, "options": json.dumps(options)}
+        f"matchlog_{game_id.replace('-', '_')}_{mode}", {"players": players, "options": json.dumps(options)}
     )
-    table, engine = game.table, GAMES["chock-a-block"]
+    table, engine = game.table, GAMES[game_id]
     assert [draw.name for draw in table.setup_draws] == names
     assert game.max_chance_outcomes() == max(len(draw.items) for draw in table.setup_draws)
     seed = "drawn one by one"
@@ -126,9 +128,113 @@ def test_chock_a_block_draws_its_setup_one_card_at_a_time(mode, players, options
             state.apply_action(draw.items.index(item))
             decisions += 1
     assert not state.is_chance_node() and decisions == len(state.history())
+    assert state.seating.state == table.deal_drawn({name: drawn[name] for name in names})
     assert (
-        state.seating.state == table.setup(seed) == engine.setup(table.resolved, players, seed, table.content)
+        table.deal_drawn(drawn)
+        == table.setup(seed)
+        == engine.setup(table.resolved, players, seed, table.content)
     )
+
+
+def test_a_game_with_chance_must_say_what_it_draws(monkeypatch):
+    monkeypatch.setattr(type(GAMES["chock-a-block"]), "setup_chance", None)
+    with pytest.raises(ValueError, match="does not say what it draws"):
+        Table("chock-a-block", "standard", 2).start()
+
+
+def server_picks(events: list[Any]) -> dict[str, Any]:
+    """What each draw of play drew in a Blackout game, by the draw's name (``common.picked``), read from its
+    events: each die of each roll of a round, each injury."""
+    picks: dict[str, Any] = {}
+    number = attempt = 0
+    for event in events:
+        data = event["data"]
+        if event["type"] == "round_started":
+            number, attempt = data["round"], 0
+        elif event["type"] == "dice_rolled":
+            picks.update(
+                {f"dice:{number}:{attempt}:{colour}": data["faces"][colour] for colour in data["rerolled"]}
+            )
+            attempt += 1
+        elif event["type"] == "injured":
+            picks[f"injury:{number}:{event['seat']}"] = data["card"]
+    return picks
+
+
+def setup_outcome(table: Any, drawn: dict[str, Any], outcomes: list[int]) -> int:
+    """The outcome of setup's chance decision now that draws what ``drawn`` drew (a seed's)."""
+    done, draw, _ = drawing(table.setup_draws, outcomes)
+    assert draw is not None
+    before = sum(len(d.items) - 1 if d.shuffle else 1 for d in table.setup_draws if d.name in done)
+    item = drawn[draw.name][len(outcomes) - before] if draw.shuffle else drawn[draw.name]
+    return draw.items.index(item)
+
+
+@pytest.mark.parametrize(("mode", "players"), [("single", 3), ("campaign", 2)])
+def test_blackout_draws_each_roll_and_injury_as_a_chance_decision_where_it_happens(mode, players):
+    """A random server game of Blackout, played again on the face with its setup drawn item by item and each
+    draw of play (a die of a roll, an injury) a chance decision where the action that draws is played, each
+    outcome with its probability: given the server's picks, the face makes the server's very events, and
+    every draw the game made was a chance decision but those of one sure outcome (a party of one)."""
+    seed = f"chance, {mode}"
+    game = pyspiel.load_game(f"matchlog_blackout_hong_kong_{mode}", {"players": players})
+    table, engine = game.table, GAMES["blackout-hong-kong"]
+    rng, state, moves, events = random.Random(seed), table.setup(seed), [], []
+    while not engine.is_over(state):
+        seat = rng.choice(engine.to_act(state))
+        action = rng.choice(engine.legal_actions(state, seat))
+        played = engine.play(state, seat, action)
+        moves.append((seat, action))
+        events.extend(played)
+        state = played.states[-1]
+    picks = server_picks(events)
+    drawn = engine.setup_chance.drawn(table.resolved, players, table.content, seed)
+
+    face, asked, left = game.new_initial_state(), [], iter(moves)
+    while not face.is_terminal():
+        if not face.is_chance_node():
+            face.play(*next(left))
+            continue
+        outcomes = face.chance_outcomes()
+        assert len(outcomes) > 1 and all(p > 0 for _, p in outcomes)
+        assert sum(p for _, p in outcomes) == pytest.approx(1)
+        assert max(o for o, _ in outcomes) < game.max_chance_outcomes()
+        pending = face.seating.pending
+        if pending is None:
+            face.apply_action(setup_outcome(table, drawn, face.seating.draws))
+            continue
+        draw = pending[2]
+        if not asked:  # an action waiting for its draw serialises with it
+            _, again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, face))
+            assert again.chance_outcomes() == outcomes and again.seating.pending == pending
+        asked.append(draw.name)
+        weights = draw.weights or (1,) * len(draw.items)
+        assert [p for _, p in outcomes] == pytest.approx([w / sum(weights) for w in weights])
+        face.apply_action(draw.items.index(picks[draw.name]))
+    assert next(left, None) is None
+    assert face.seating.events == events
+    assert face.seating.state["rng"] == picks  # every draw of play went through chance, as the server drew it
+    assert {name.split(":")[0] for name in asked} == {"dice", "injury"}
+    assert set(asked) >= {name for name in picks if name.startswith("dice")}
+
+
+@pytest.mark.parametrize("name", [n for n, (g, _) in zip(NAMES, MODES, strict=True) if GAMES[g].info.chance])
+def test_every_chance_decision_offers_outcomes_whose_probabilities_sum_to_one(name):
+    game = fewest(name)
+    state, rng = game.new_initial_state(), random.Random(name)
+    chances = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            assert outcomes and sum(p for _, p in outcomes) == pytest.approx(1)
+            assert len({o for o, _ in outcomes}) == len(outcomes) and all(0 < p <= 1 for _, p in outcomes)
+            state.apply_action(rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0])
+            chances += 1
+        elif state.is_simultaneous_node():
+            state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(game.num_players())])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert chances >= sum(len(d.items) - 1 if d.shuffle else 1 for d in game.table.setup_draws)
 
 
 @pytest.mark.no_cover  # what it runs is covered by faster tests; traced, it took 3 times as long

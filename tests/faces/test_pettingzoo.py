@@ -48,3 +48,21 @@ def test_a_whole_game_ends_with_the_ranks_rewards():
             continue
         env.step(int(observation["action_mask"].nonzero()[0][0]))
     assert env.seating.is_over and final == 1.0 == env.seating.returns()[0]
+
+
+def test_blackout_draws_its_rolls_and_injuries_as_play_reaches_them_from_the_resets_seed():
+    """The draws of play (``common.picked``) are the environment's to make, with the reset's seed: the same
+    seed rolls the same dice, another seed others."""
+
+    def drawn_in_play(seed: int) -> dict[str, str]:
+        env = pettingzoo.env("blackout-hong-kong", "single", 2)
+        env.reset(seed=seed)
+        for _ in env.agent_iter(max_iter=400):
+            observation, _, terminated, _, _ = env.last()
+            # the last token: ``wait`` (the first) would let a planning seat wait for ever
+            env.step(None if terminated else int(observation["action_mask"].nonzero()[0][-1]))
+        return env.seating.state["rng"]
+
+    first = drawn_in_play(1)
+    assert [name for name in first if name.startswith("dice:2:")]  # round 2's roll at least
+    assert drawn_in_play(1) == first != drawn_in_play(2)

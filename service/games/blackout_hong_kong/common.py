@@ -1,15 +1,19 @@
 """What every phase of Blackout: Hong Kong looks up: the steps of a round and their phase numbers
 (written once, here), the pack's cards and tiles, a player's plan cards and holdings, the limited
-pools (A-37), the refusal of an action and the event that resolves the head of the effect queue."""
+pools (A-37), the refusal of an action, the event that resolves the head of the effect queue and the
+one point every draw of play goes through (``picked``)."""
 
 from __future__ import annotations
 
 import itertools
+import random
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from service.games.blackout_hong_kong.board import board_of
 from service.games.kit import event
-from service.games.protocol import Event, IllegalAction, State
+from service.games.protocol import Draw, Event, IllegalAction, State, Undrawn
 from service.games.texts import catalogue
 
 _ = catalogue(__file__).gettext
@@ -20,6 +24,24 @@ PHASE_OF_STEP = {step: number for number, step in enumerate(STEPS)}  # start cub
 NEXT_STEP = dict(itertools.pairwise(STEPS[1:9]))  # plan -> p2 ... p7 -> p8; p8 ends the round
 SEQUENTIAL = ("p2", "p3", "p4", "p8")  # one seat after another, each turn ended by turn_ended
 ACTIVE_FROM_FIRST = ("p2", "p3", "p4", "p5", "p8")  # the phases whose first seat acts as they begin
+
+
+def picked(state: State, name: str, items: Sequence[Any]) -> Any:
+    """One draw of play, each of ``items`` equally likely (a die's faces, a party's cards): in a game dealt
+    from a seed, what ``rng`` picks for the draw's name; in one dealt from drawn items (the AI faces'), the
+    item given for it (``given``), or ``Undrawn``, naming its outcomes with their chances, if none was."""
+    rng = state["rng"]
+    if isinstance(rng, str):
+        return random.Random(f"{rng}:{name}").choice(items)
+    if name in rng:
+        return rng[name]
+    counts = Counter(items)  # a value that several items show is one outcome, as likely as they together
+    raise Undrawn(Draw(name, tuple(counts), False, tuple(counts.values())))
+
+
+def given(state: State, name: str, item: Any) -> State:
+    """The state with the draw of play ``name`` given (``picked`` picks ``item`` for it)."""
+    return {**state, "rng": {**state["rng"], name: item}}
 
 
 def refuse(reason: str, message: str) -> IllegalAction:

@@ -21,8 +21,10 @@ resolves the head: ``apply`` pops it before the event's fold runs, so the fold m
 to the front. Folds change a shallow copy of the state and copy nested parts before changing them
 (``_player``, ``_copy``), so earlier states stay intact.
 
-Randomness (dice, injuries) after setup comes from ``rng``, a key derived from the match seed and
-never shown; setup shuffles come from the seed itself.
+Chance (``setup_chance``): setup's shuffles and start seat come from the seed itself, one stream each
+(``setup.drawn``); the draws of play (dice, injuries) go through ``common.picked``, which takes them
+from ``rng``, a key derived from the seed and never shown, or, in a game the AI faces dealt from drawn
+items, asks for each.
 
 Hidden information has one gate, ``view`` and ``event_view`` in ``visibility.py`` (spec §8.4): hands and
 unrevealed plans are their owner's, a patrol look is the patrolling seat's, simultaneous Phase 6/7 choices
@@ -57,7 +59,7 @@ from service.games.blackout_hong_kong import content as pack_data
 from service.games.blackout_hong_kong import options as opts
 from service.games.blackout_hong_kong.actions import PARAMETERS, BlackoutHongKongAction
 from service.games.blackout_hong_kong.board import board_of
-from service.games.blackout_hong_kong.common import ACTIVE_FROM_FIRST, held_plan, refuse
+from service.games.blackout_hong_kong.common import ACTIVE_FROM_FIRST, given, held_plan, refuse
 from service.games.blackout_hong_kong.effects import DECISIONS, check_effects
 from service.games.blackout_hong_kong.free_actions import FREE_ACTIONS
 from service.games.blackout_hong_kong.planning import roll_until_valid  # noqa: F401 (the Appendix A tests use it)
@@ -65,7 +67,7 @@ from service.games.blackout_hong_kong.sentences import sentence
 from service.games.blackout_hong_kong.svg import render_svg
 from service.games.blackout_hong_kong.words import WORDS
 from service.games.kit import Analyst, Engine, Turn, applies
-from service.games.protocol import Action, Event, GameInfo, Packs, State
+from service.games.protocol import Action, Event, GameInfo, Packs, SetupChance, State
 from service.games.texts import catalogue
 
 _ = catalogue(__file__).gettext
@@ -134,6 +136,7 @@ class BlackoutHongKong(Engine):
         checked_by=(),
     )
     svg = staticmethod(render_svg)
+    setup_chance = SetupChance(draws=setup.draws, drawn=setup.drawn, deal=setup.deal, given=given)
     turn_rule = "R-0.3"
     over_rule = "E-3"
     from service.games.blackout_hong_kong.refusals import (
@@ -169,9 +172,7 @@ class BlackoutHongKong(Engine):
         return opts.complete(resolved, players, given)
 
     def setup(self, options: dict[str, Any], players: int, seed: str, content: Any = None) -> State:
-        return setup.setup(
-            options, players, seed, pack_data.default_content() if content is None else content
-        )
+        return setup.setup(options, players, seed, content)
 
     # -- who acts, and what they may do --------------------------------------------------------------
 

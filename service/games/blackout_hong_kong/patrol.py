@@ -5,10 +5,8 @@ and a take do to the districts, tiles and player is here too: the engine's folds
 
 from __future__ import annotations
 
-import random
-
 from service.games.blackout_hong_kong.board import board_of
-from service.games.blackout_hong_kong.common import card, gainable, refuse, require_phase, tile
+from service.games.blackout_hong_kong.common import card, gainable, picked, refuse, require_phase, tile
 from service.games.kit import Turn
 from service.games.protocol import Action, IllegalAction, State
 from service.games.texts import catalogue
@@ -165,7 +163,7 @@ def take(turn: Turn, seat: int, action: Action) -> None:
         revealed=others,
     )
     if challenge != "EXPLORATION" or state["options"]["EXPLORATION_INJURY"]:
-        hurt = random.Random(f"{state['rng']}:injury:{state['round']}:{seat}").choice(sorted(party))
+        hurt = picked(state, f"injury:{state['round']}:{seat}", sorted(party))
         turn.emit("injured", seat, card=hurt)
     turn.emit("turn_ended", seat)
 

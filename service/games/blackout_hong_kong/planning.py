@@ -3,12 +3,11 @@ plans at once, in secret, which hand cards go face down on which slots (R-1.5, A
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import Any
 
 from service.games.blackout_hong_kong.board import DICE
-from service.games.blackout_hong_kong.common import refuse, usable_slots
+from service.games.blackout_hong_kong.common import picked, refuse, usable_slots
 from service.games.kit import Turn
 from service.games.protocol import Action, State
 from service.games.texts import catalogue
@@ -17,11 +16,11 @@ _ = catalogue(__file__).gettext
 
 
 def dice_rolls(state: State, number: int) -> list[dict[str, Any]]:
-    """Round ``number``'s rolls (R-1.1 to R-1.4, T-1), drawn from the state's ``rng``."""
+    """Round ``number``'s rolls (R-1.1 to R-1.4, T-1), each die drawn through ``picked``."""
     dice = {die["colour"]: die["faces"] for die in state["content"]["dice"]}
 
     def face(colour: str, attempt: int) -> str:
-        return random.Random(f"{state['rng']}:dice:{number}:{attempt}:{colour}").choice(dice[colour])
+        return picked(state, f"dice:{number}:{attempt}:{colour}", dice[colour])
 
     return roll_until_valid(face, state["options"]["DICE_REROLL_POLICY"])
 

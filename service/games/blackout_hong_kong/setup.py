@@ -1,7 +1,10 @@
 """Setup (section 2): the state a game starts from, and the start cubes placed before round 1 (S-12).
 
-Setup shuffles come from the match seed itself (``shuffled``); later randomness from ``rng``, a key
-derived from the seed and never shown.
+Every chance of setup is drawn here (``draws``): the shuffles of the tiles, the objective cards, the
+starting volunteers and the emergency plans, each from the match seed with a stream of its own, and the
+start seat. ``deal`` sets the game up with what was drawn, which lets the AI faces draw one item at a
+time. Play draws too (dice, injuries: ``common.picked``): a seed's game from ``rng``, a key derived from the
+seed and never shown (``drawn`` adds it); a game dealt from drawn items alone asks for each of those draws.
 """
 
 from __future__ import annotations
@@ -10,38 +13,70 @@ import hashlib
 import random
 from typing import Any
 
+from service.games.blackout_hong_kong import content as pack_data
 from service.games.blackout_hong_kong.board import RESOURCES, board_of
 from service.games.blackout_hong_kong.common import refuse
 from service.games.kit import Turn
-from service.games.protocol import Action, InvalidOptions, State
+from service.games.protocol import Action, Draw, InvalidOptions, State
 from service.games.texts import catalogue
 
 _ = catalogue(__file__).gettext
 
 SINGLE_RESERVE = {1: 33, 2: 36, 3: 21, 4: 15}  # S-5 (1 player: A-40's variant)
+SHUFFLED = {  # each shuffle of setup: the pack's list of the items
+    "tiles": "patrolTiles",  # S-4
+    "objectives": "objectiveCards",  # S-5
+    "volunteers": "startingVolunteers",  # S-8
+    "emergency": "emergencyPlans",  # S-9
+}
+
+
+def draws(options: dict[str, Any], players: int, content: Any) -> list[Draw]:
+    """Setup's chance: the four shuffles, then the start seat when no option names it (S-11, A-53)."""
+    content = pack_data.default_content() if content is None else content
+    out = [Draw(name, tuple(c["id"] for c in content[key]), True) for name, key in SHUFFLED.items()]
+    if options["START_SEAT"] is None:
+        out.append(Draw("start", tuple(range(players)), False))
+    return out
+
+
+def drawn(options: dict[str, Any], players: int, content: Any, seed: str) -> dict[str, Any]:
+    """What ``seed`` draws, each draw from a generator of its own (``<seed>:blackout-hong-kong:<name>``), and
+    ``rng``: the key play's draws come from."""
+    result: dict[str, Any] = {}
+    for draw in draws(options, players, content):
+        rng = random.Random(f"{seed}:blackout-hong-kong:{draw.name}")
+        result[draw.name] = (
+            rng.sample(draw.items, len(draw.items)) if draw.shuffle else rng.choice(draw.items)
+        )
+    result["rng"] = hashlib.sha256(f"{seed}:blackout-hong-kong:rng".encode()).hexdigest()
+    return result
 
 
 def setup(options: dict[str, Any], players: int, seed: str, content: Any) -> State:
-    def shuffled(items: list, label: str) -> list:
-        return random.Random(f"{seed}:blackout-hong-kong:{label}").sample(list(items), len(items))
+    return deal(options, players, content, drawn(options, players, content, seed))
 
+
+def deal(options: dict[str, Any], players: int, content: Any, drawn: dict[str, Any]) -> State:
+    """The state set up with what was drawn; without ``rng`` (the faces'), play asks for its draws."""
+    content = pack_data.default_content() if content is None else content
     chapter = _chapter(options, content)
-    tiles = shuffled([t["id"] for t in content["patrolTiles"]], "tiles")  # S-4
-    objective_cards = shuffled([c["id"] for c in content["objectiveCards"]], "objectives")  # S-5
+    tiles = drawn["tiles"]
+    objective_cards = drawn["objectives"]
     reserve_size = chapter["reserveSize"][str(players)] if chapter else SINGLE_RESERVE[players]
     reserve, rest = objective_cards[:reserve_size], objective_cards[reserve_size:]
-    volunteers = shuffled([c["id"] for c in content["startingVolunteers"]], "volunteers")  # S-8
-    plans = shuffled([c["id"] for c in content["emergencyPlans"]], "emergency")  # S-9
+    volunteers = drawn["volunteers"]
+    plans = drawn["emergency"]
     seats = [_seat(options, content, seat, players, volunteers, plans) for seat in range(players)]
     start = options["START_SEAT"]
     if start is None:
-        start = random.Random(f"{seed}:blackout-hong-kong:start").randrange(players)  # S-11, A-53
+        start = drawn["start"]
     return {
         "options": options,
         "content": content,
         "n": players,
         "mode": options["mode"],
-        "rng": hashlib.sha256(f"{seed}:blackout-hong-kong:rng".encode()).hexdigest(),
+        "rng": drawn.get("rng", {}),
         "round": 0,
         "step": "start_cubes",
         "start_seat": start,
