@@ -195,7 +195,9 @@ class PlayerStore:
                 seq,
                 pool,
                 len(match.seats),
-                json.dumps({**match.to_json(), "after": {p: [r.mu, r.sigma] for p, r in after.items()}}),
+                json.dumps(
+                    {**match.to_json(), "after": {p: [r.mu, r.sigma] for p, r in after.items()}, "seq": seq}
+                ),
             ]
             for seat in match.seats:
                 rating = after[seat.player]
@@ -260,6 +262,14 @@ class PlayerStore:
         return {
             k.decode(): _rating_of(v)
             for k, v in self.redis.hgetall(self.keys.ratings(platform, pool)).items()
+        }
+
+    def rated_matches(self, platform: str, pool: str) -> dict[str, dict[str, Any]]:
+        """The pool's rated matches as they were applied: each one's ``RatedMatch`` JSON, the ratings it left
+        its players (``after``) and its place in the pool's sequence (``seq``, the matches rated before it)."""
+        return {
+            k.decode(): json.loads(v)
+            for k, v in self.redis.hgetall(self.keys.rated_matches(platform, pool)).items()
         }
 
     def board_size(self, platform: str, pool: str) -> int:
