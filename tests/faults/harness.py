@@ -760,7 +760,8 @@ def collect(stores: Stores, web: Web, platform: tuple[str, str], match_ids: list
             matches[match_id]["analysis"] = _analysis(web, match_id)
     auth = {"Authorization": f"Bearer {platform_key}"}
     ratings = served_ratings(lambda path, params: web.get(path, params=params, headers=auth))
-    rated = {pool: stores.players.rated_matches(platform_id, pool) for pool in ratings}
+    pools = set(ratings) | set(checker.ratings_rebuilt({"matches": matches}))  # served, or that the logs make
+    rated = {pool: stores.players.rated_matches(platform_id, pool) for pool in sorted(pools)}
     return {"matches": matches, "ratings": ratings, "rated": rated}
 
 
