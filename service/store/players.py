@@ -66,9 +66,11 @@ return 1
 ENQUEUE = """
 -- KEYS: pending, queue. ARGV: match, its RatedMatch JSON, ended ms. Again: nothing changes.
 redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return 1
 """
+"""The place is the scored log's end: a place held with another (a rule worker read a game's end from a
+master that lost it in a failover, and the retry ended the game later) is moved to it."""
 
 RELEASE = """
 -- KEYS: applied, queue, pending. ARGV: match, why it is not rated.
@@ -138,7 +140,8 @@ class PlayerStore:
         self.durably(keys[1], lambda client: self._release(keys=keys, args=[match_id, why], client=client))
 
     def enqueue(self, platform: str, match: RatedMatch) -> None:
-        """Put a scored match in its pool's queue (again: nothing changes)."""
+        """Put a scored match in its pool's queue, at the place its log's end gives it (again: nothing
+        changes)."""
         keys = [self.keys.rating_pending(platform, match.pool), self.keys.rating_queue(platform, match.pool)]
         args = [match.match_id, json.dumps(match.to_json()), match.ended_ms]
         self.durably(keys[1], lambda client: self._enqueue(keys=keys, args=args, client=client))
