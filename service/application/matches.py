@@ -333,7 +333,7 @@ class Matches:
             prior = self.repository.remembered(idem_key) if idem_key else None
             if prior is None:
                 raise
-            return replayed(prior, fingerprint)
+            return self._replayed(match_id, prior, fingerprint)
 
     def _submit(
         self,
@@ -349,7 +349,7 @@ class Matches:
         if idem_key:
             prior = self.repository.remembered(idem_key)
             if prior is not None:
-                return replayed(prior, fingerprint)
+                return self._replayed(match_id, prior, fingerprint)
         # The state this process last saw is the true state at its version; if that is the version
         # the client expects, judge the action on it without reading the log: should the log have
         # moved on, the append refuses it anyway.
@@ -391,8 +391,22 @@ class Matches:
             ):  # another seat got in first: in a step all act in, that may not concern us
                 state = self.load(match_id)
                 continue
-            return answer if prior is None else replayed(prior, fingerprint)
+            return answer if prior is None else self._replayed(match_id, prior, fingerprint)
         raise VersionConflict(state.version)
+
+    def _replayed(self, match_id: str, prior: str, fingerprint: str) -> dict[str, Any]:
+        """The answer kept for a seat's retried command (``replayed``). One that ended a platform's game holds
+        the game's place in its rating pool again (``Scoring.hold_place``; nothing once it is held, rated or
+        released): the first request may have failed after its append and before it held the place (no
+        replica confirmed the append in time, ``503 not_replicated``, or the pool's node was out of reach),
+        and a game of the pool that ended later and is scored first would be rated before this one."""
+        answer = replayed(prior, fingerprint)
+        events = answer["events"]
+        if any(event["type"] == "seed_revealed" for event in events):
+            version = answer["version"]
+            _, entries = self.repository.read(match_id, after=version - len(events), until=version)
+            self.scoring.hold_place(match_id, self.load(match_id), entries)
+        return answer
 
     def _unconcerned(self, match_id: str, seat: int, expected_version: int, state: MatchState) -> bool:
         """Whether a seat that chose its action at ``expected_version`` may still play it on ``state``,
@@ -472,7 +486,7 @@ class Matches:
         idem_key, fingerprint = self.idempotency.seat_key(match_id, seat, idempotency_key, [command], holder)
         prior = self.repository.remembered(idem_key) if idem_key else None
         if prior is not None:
-            return replayed(prior, fingerprint)
+            return self._replayed(match_id, prior, fingerprint)
 
         def answer(step: lifecycle.Step) -> dict[str, Any]:
             return {
@@ -510,7 +524,7 @@ class Matches:
         else:
             if prior is None:
                 return answer(step)
-        return replayed(prior, fingerprint)
+        return self._replayed(match_id, prior, fingerprint)
 
     def append_retrying(
         self,

@@ -37,8 +37,8 @@ ANALYSIS_TIMEOUT_S = 600
 started longer ago than this lost its worker, and is taken back and run again (its result is written once,
 whole)."""
 DELIVERY_BACKOFF_S = (1, 2, 4, 8, 16, 32)
-"""A failed delivery's retries come no sooner than these many seconds after the failure, and at most about
-2 s later: about a minute in all."""
+"""A failed delivery's (and rating's) retries come no sooner than these many seconds after the failure, and
+at most about 2 s later: about a minute in all."""
 DELIVERY_RETRIES = Retry(max=len(DELIVERY_BACKOFF_S), interval=[s + 1 for s in DELIVERY_BACKOFF_S])
 """RQ registers a retry at a whole second, the fraction cut off (up to 1 s early); the rule loop moves a
 due one within a second. One second more makes the backoff a lower bound: a retry registered at
@@ -205,7 +205,9 @@ class JobQueue:
             RATE_MATCH,
             match_id,
             self.keys.namespace,
-            retry=Retry(max=3),
+            # spread over a minute, as a delivery's: retried at once, a job's tries all fell within one
+            # failover, and a game held in its pool's queue and never queued there stopped the pool for good
+            retry=DELIVERY_RETRIES,
             result_ttl=0,
             failure_ttl=RESULT_TTL_S,
             ttl=RESULT_TTL_S,

@@ -66,9 +66,11 @@ return 1
 ENQUEUE = """
 -- KEYS: pending, queue. ARGV: match, its RatedMatch JSON, ended ms. Again: nothing changes.
 redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return 1
 """
+"""The place is the scored log's end: a place held with another (a rule worker read a game's end from a
+master that lost it in a failover, and the retry ended the game later) is moved to it."""
 
 RELEASE = """
 -- KEYS: applied, queue, pending. ARGV: match, why it is not rated.
@@ -138,7 +140,8 @@ class PlayerStore:
         self.durably(keys[1], lambda client: self._release(keys=keys, args=[match_id, why], client=client))
 
     def enqueue(self, platform: str, match: RatedMatch) -> None:
-        """Put a scored match in its pool's queue (again: nothing changes)."""
+        """Put a scored match in its pool's queue, at the place its log's end gives it (again: nothing
+        changes)."""
         keys = [self.keys.rating_pending(platform, match.pool), self.keys.rating_queue(platform, match.pool)]
         args = [match.match_id, json.dumps(match.to_json()), match.ended_ms]
         self.durably(keys[1], lambda client: self._enqueue(keys=keys, args=args, client=client))
@@ -195,7 +198,9 @@ class PlayerStore:
                 seq,
                 pool,
                 len(match.seats),
-                json.dumps({**match.to_json(), "after": {p: [r.mu, r.sigma] for p, r in after.items()}}),
+                json.dumps(
+                    {**match.to_json(), "after": {p: [r.mu, r.sigma] for p, r in after.items()}, "seq": seq}
+                ),
             ]
             for seat in match.seats:
                 rating = after[seat.player]
@@ -260,6 +265,14 @@ class PlayerStore:
         return {
             k.decode(): _rating_of(v)
             for k, v in self.redis.hgetall(self.keys.ratings(platform, pool)).items()
+        }
+
+    def rated_matches(self, platform: str, pool: str) -> dict[str, dict[str, Any]]:
+        """The pool's rated matches as they were applied: each one's ``RatedMatch`` JSON, the ratings it left
+        its players (``after``) and its place in the pool's sequence (``seq``, the matches rated before it)."""
+        return {
+            k.decode(): json.loads(v)
+            for k, v in self.redis.hgetall(self.keys.rated_matches(platform, pool)).items()
         }
 
     def board_size(self, platform: str, pool: str) -> int:

@@ -316,6 +316,24 @@ def test_a_match_waits_for_a_match_of_its_pool_that_ended_before_it(fake_redis, 
     assert fake_redis.zcard(store.keys.rating_queue("p", "g:2p")) == 0
 
 
+def test_a_place_held_with_an_end_the_log_lost_moves_to_the_logs_end_when_scored(fake_redis, settings):
+    """A rule worker may hold a game's place with the end it read on a master that a failover then took
+    away: the client's retry ends the game again, later, and the scored log says so. The match takes the
+    place its log gives it when it is queued, so a game of the pool that ended in between goes first; on the
+    code before, the first place held stood, and the ratings were not the rebuild's."""
+    from service.domain.ratings import replay_pool
+
+    store = PlayerStore(fake_redis, settings.namespace)
+    between = RatedMatch("between", "g", "g:2p", 1500, 40, (Seat(0, "a", 2), Seat(1, "b", 1)))
+    ended_again = RatedMatch("again", "g", "g:2p", 2000, 40, (Seat(0, "a", 1), Seat(1, "b", 2)))
+    assert store.hold("p", "g:2p", "again", 1000)  # its end as the lost entry had it
+    store.hold("p", "g:2p", "between", 1500)
+    store.enqueue("p", ended_again)
+    store.enqueue("p", between)
+    assert [m.match_id for m, _, _ in store.process("p", "g:2p")] == ["between", "again"]
+    assert store.all_ratings("p", "g:2p") == replay_pool([ended_again, between])
+
+
 def test_a_webhook_may_ask_for_rating_changed(client, app, settings, fake_redis, platform):
     platform_id, key = platform
     matches = app.extensions["matchlog"]

@@ -206,7 +206,52 @@ def ratings_agree(final: dict[str, Any]) -> list[Anomaly]:
                 )
             )
             differ = [(other, said) for other, said in differ if other != pool]
-    return found + [Anomaly("rating_mismatch", None, detail) for _, detail in differ]
+    how = {pool: rated_how(final, pool, rated.get(pool, [])) for pool in {pool for pool, _ in differ}}
+    return found + [Anomaly("rating_mismatch", None, f"{detail}{how[pool]}") for pool, detail in differ]
+
+
+def rated_how(final: dict[str, Any], pool: str, matches: list[RatedMatch]) -> str:
+    """How the pool's matches were rated live (``final["rated"]``: each applied match as the store recorded
+    it, with its place ``seq``) against the logs: a match rated with another end or version than its log's,
+    rated and not in the logs, in the logs and not rated, and the first two rated in another order than they
+    ended. Empty when the store was not read."""
+    live = final.get("rated", {}).get(pool)
+    if live is None:
+        return ""
+    logs = sorted(matches, key=lambda m: m.order)
+    notes = []
+    for match in logs:
+        was = live.get(match.match_id)
+        if was is not None and (was["ended_ms"], was["version"], was["seats"]) != (
+            match.ended_ms,
+            match.version,
+            [list(seat) for seat in match.to_json()["seats"]],
+        ):
+            notes.append(
+                f"{match.match_id} rated as ended at {was['ended_ms']} (version {was['version']}, seats "
+                f"{was['seats']}), its log says {match.ended_ms} (version {match.version}, seats "
+                f"{match.to_json()['seats']})"
+            )
+    missing = [m.match_id for m in logs if m.match_id not in live]
+    unknown = sorted(set(live) - {m.match_id for m in logs})
+    if missing:
+        notes.append(f"not rated: {missing}")
+    if unknown:
+        notes.append(f"rated, and not in the logs: {unknown}")
+    in_logs = [m.match_id for m in logs if m.match_id in live]
+    applied = sorted((m for m in live if m in set(in_logs)), key=lambda m: live[m].get("seq", -1))
+    ended = {m.match_id: m.ended_ms for m in logs}
+    for theirs, ours in zip(applied, in_logs):
+        if theirs != ours:
+            notes.append(
+                f"{theirs} (ended {ended[theirs]}) rated before {ours} (ended {ended[ours]}): places "
+                f"{live[theirs].get('seq')} and {live[ours].get('seq')} in the pool's sequence"
+            )
+            break
+    seqs = sorted(live[m].get("seq", -1) for m in live)
+    if seqs != list(range(len(seqs))):
+        notes.append(f"the pool's places taken: {seqs}")
+    return f" [{'; '.join(notes)}]" if notes else " [rated live in the logs' order, each once, as logged]"
 
 
 def _ratings_differ(final: dict[str, Any]) -> list[tuple[str, str]]:

@@ -588,7 +588,7 @@ def run(options: Options, tell: Any = None) -> dict[str, Any]:
         say(f"cluster, 2 API processes, 3 workers up in {folder} ({options.durability})")
         store = connect(stack.cluster.startup_url) if stack.cluster else None
         assert store is not None
-        _, platform_key = Platforms(store, Keys(stack.namespace)).create("faults")
+        platform, platform_key = Platforms(store, Keys(stack.namespace)).create("faults")
         receiver = Receiver(folder / "deliveries.jsonl").start()
         hook(stack.api_ports[1], platform_key, receiver.port)
         clients = [
@@ -613,7 +613,7 @@ def run(options: Options, tell: Any = None) -> dict[str, Any]:
             client.close()
         say("clients stopped")
         faults.healthy()
-        final = settle_and_collect(stack, history, platform_key, receiver, say, options.settle_s)
+        final = settle_and_collect(stack, history, (platform, platform_key), receiver, say, options.settle_s)
     finally:
         for client in clients:
             client.stop.set()
@@ -672,7 +672,12 @@ def hook(port: int, platform_key: str, receiver_port: int) -> None:
 
 
 def settle_and_collect(
-    stack: Stack, history: History, platform_key: str, receiver: Receiver, say: Any, settle_s: float
+    stack: Stack,
+    history: History,
+    platform: tuple[str, str],
+    receiver: Receiver,
+    say: Any,
+    settle_s: float,
 ) -> dict[str, Any]:
     """Wait (bounded) until every finished match is scored, listed and delivered as the log says, then read
     it all."""
@@ -685,7 +690,7 @@ def settle_and_collect(
     web = Web(stack.api_ports[1])
     deadline = time.monotonic() + settle_s
     while True:
-        final = collect(stores, web, platform_key, created)
+        final = collect(stores, web, platform, created)
         delivered = receiver.of_match()
         for match_id, match in final["matches"].items():
             match["delivered"] = delivered.get(match_id, [])
@@ -731,8 +736,10 @@ def diagnostics(stack: Stack, stores: Stores, lagging: list[str]) -> dict[str, A
     }
 
 
-def collect(stores: Stores, web: Web, platform_key: str, match_ids: list[str]) -> dict[str, Any]:
-    """The final logs (from the cluster), the snapshots, the seeds, and what the API says of each match."""
+def collect(stores: Stores, web: Web, platform: tuple[str, str], match_ids: list[str]) -> dict[str, Any]:
+    """The final logs (from the cluster), the snapshots, the seeds, what the API says of each match, and the
+    ratings it serves with the rated matches they were applied from (``platform``: its id and key)."""
+    platform_id, platform_key = platform
     listed: dict[str, dict[str, Any]] = {}
     for game in GAMES:
         cursor: str | None = None
@@ -753,7 +760,9 @@ def collect(stores: Stores, web: Web, platform_key: str, match_ids: list[str]) -
             matches[match_id]["analysis"] = _analysis(web, match_id)
     auth = {"Authorization": f"Bearer {platform_key}"}
     ratings = served_ratings(lambda path, params: web.get(path, params=params, headers=auth))
-    return {"matches": matches, "ratings": ratings}
+    pools = set(ratings) | set(checker.ratings_rebuilt({"matches": matches}))  # served, or that the logs make
+    rated = {pool: stores.players.rated_matches(platform_id, pool) for pool in sorted(pools)}
+    return {"matches": matches, "ratings": ratings, "rated": rated}
 
 
 def _analysis(web: Web, match_id: str) -> dict[str, Any] | None:

@@ -80,7 +80,7 @@ def played() -> tuple[list[dict[str, Any]], dict[str, Any], str, str]:
     settings = Settings(namespace=f"test-{uuid.uuid4().hex[:12]}", secret_key=TEST_SECRET, snapshot_every=4)
     redis_client = fakeredis.FakeRedis()
     client = create_app(settings, redis_client).test_client()
-    _, key = Platforms(redis_client, Keys(settings.namespace)).create("arena")
+    platform, key = Platforms(redis_client, Keys(settings.namespace)).create("arena")
     recorder = Recorder(client)
     players = [{"name": "ann", "player": "u-ann"}, {"name": "bob", "player": "u-bob"}]
     finished = recorder.play("block-block", players, random.Random(1), None, key)
@@ -102,6 +102,7 @@ def played() -> tuple[list[dict[str, Any]], dict[str, Any], str, str]:
             lambda path, params: client.get(path, query_string=params, headers=bearer(key)).json
         ),
     }
+    final["rated"] = {pool: stores.players.rated_matches(platform, pool) for pool in final["ratings"]}
     final["matches"][finished]["analysis"] = client.get(f"/v1/matches/{finished}/analysis").json
     for match in final["matches"].values():
         match["delivered"] = delivered(match["log"])
@@ -375,6 +376,38 @@ def test_a_match_rated_twice_is_a_rating_mismatch(played):
         player: {"mu": r.mu, "sigma": r.sigma, "games": r.games} for player, r in twice.items()
     }
     assert kinds(records, final) == {"rating_mismatch"}
+
+
+def test_a_rating_mismatch_names_the_match_rated_out_of_its_order(played):
+    """A game of the pool that ended before the rated one, rated live after it: the anomaly names both, when
+    they ended and their places in the pool's sequence (the store's record of each applied match)."""
+    records, final, finished, _ = planted(played)
+    log = final["matches"][finished]["log"]
+    earlier = [{**e, "at": "2000-01-01T00:00:00.000Z"} if e["type"] == "seed_revealed" else e for e in log]
+    created = earlier[0]["data"]
+    ann, bob = created["players"][0]["player"], created["players"][1]["player"]
+    created = {
+        **created,
+        "players": [{**created["players"][0], "player": bob}, {**created["players"][1], "player": ann}],
+    }
+    earlier[0] = {**earlier[0], "data": created}  # the other seats: the two orders rate them apart
+    final["matches"]["m-earlier"] = {**final["matches"][finished], "log": earlier}
+    live = final["rated"]["block-block:2p"]
+    assert live[finished]["seq"] == 0, "the store records where each match was rated"
+    late = ratings.rated_match("m-earlier", [Recorded.from_dict(e) for e in earlier])[0]
+    assert late is not None
+    live["m-earlier"] = {**late.to_json(), "seq": 1}
+    served = checker.ratings_rebuilt({"matches": {finished: final["matches"][finished]}})["block-block:2p"]
+    served.update(ratings.rate(served, late))  # rated after the game that ended after it
+    final["ratings"]["block-block:2p"] = {
+        p: {"mu": r.mu, "sigma": r.sigma, "games": r.games} for p, r in served.items()
+    }
+    found = [a for a in checker.check(records, final) if a.kind == "rating_mismatch"]
+    assert found and all(
+        f"{finished} (ended {ratings.epoch_ms(next(e['at'] for e in log if e['type'] == 'seed_revealed'))}) "
+        f"rated before m-earlier (ended 946684800000): places 0 and 1" in a.detail
+        for a in found
+    ), found
 
 
 @pytest.mark.parametrize("where", ["a player never rated", "a rated player missing", "a pool missing"])

@@ -21,7 +21,17 @@ from service.domain import lifecycle
 from service.games.bots import GreedyBot
 from service.http.app import create_app
 from service.store.budgets import budget_address
-from service.store.jobqueue import ANALYSES, BOT_MATCHES, BOTS, CLOCKS, KINDS, SCORING, WEBHOOKS, JobQueue
+from service.store.jobqueue import (
+    ANALYSES,
+    BOT_MATCHES,
+    BOTS,
+    CLOCKS,
+    DELIVERY_RETRIES,
+    KINDS,
+    SCORING,
+    WEBHOOKS,
+    JobQueue,
+)
 from service.store.keys import Keys
 from service.store.platforms import Platforms
 from tests.helpers import bearer
@@ -67,6 +77,33 @@ def test_each_kind_of_work_goes_on_its_own_queue(fake_redis, settings):
         "analysis-m": keys.job_queue(ANALYSES),
         rebuild: keys.job_queue(ANALYSES),
     }
+
+
+def test_a_rating_job_cut_off_by_an_outage_is_tried_again_later_not_at_once(
+    fake_redis, settings, monkeypatch
+):
+    """A rating job that fails (its pool's node failing over) waits before its next try, its tries spread
+    over about a minute as a delivery's are. Tried again at once, its three retries all fell within one
+    failover of the fault harness: the game, held in its pool's queue and never queued with its result,
+    stopped the pool for good (every later game of the pool waited for it)."""
+    import redis
+    from rq.job import Job
+
+    import workers.jobs
+
+    tries = []
+
+    def cut_off(match_id: str, namespace: str) -> None:
+        tries.append(match_id)
+        raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:18498. Connection refused.")
+
+    monkeypatch.setattr(workers.jobs, "rate_match", cut_off)
+    jobs = JobQueue(fake_redis, Keys(settings.namespace))
+    jobs.enqueue_rating("m-1")
+    SimpleWorker(jobs.queues(), connection=fake_redis).work(burst=True)
+    assert tries == ["m-1"], "not tried again at once"
+    assert ScheduledJobRegistry(queue=jobs.queue(SCORING)).get_job_ids() == ["rate-m-1"]
+    assert Job.fetch("rate-m-1", connection=fake_redis).retries_left == DELIVERY_RETRIES.max - 1
 
 
 def test_a_worker_takes_the_kinds_in_their_order_of_priority_then_the_older_releases_queue(
