@@ -4,12 +4,14 @@ reasons; every answer as the contract says (service/http/tournament_routes.py)."
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from service.domain import tournaments as rules
 from service.domain.chain import Recorded
+from service.http.app import create_app
 from service.store.keys import Keys
 from service.store.platforms import Platforms
 from tests.application.test_tournaments import failing_creation
@@ -227,3 +229,21 @@ def test_a_knockout_says_what_a_draw_does_and_only_a_knockout_takes_it(client, k
     for wrong in ({**SWISS, "knockout_draws": "replay"}, {**knockout, "knockout_draws": "coin"}):
         refused = call(client, "POST", "/v1/tournaments", key, 400, **wrong)
         assert refused["error"] == "invalid_request" and list(refused["fields"]) == ["knockout_draws"]
+
+
+def test_the_live_feed_counts_an_ipv6_client_by_its_64(settings, fake_redis, keys) -> None:
+    """The tournament's feed counts in the address's cap on held streams, with the matches' feeds: an IPv6
+    client by its /64 (counted by the address, one client held 2^64 times the cap)."""
+    client = create_app(dataclasses.replace(settings, sse_per_address=1), fake_redis).test_client()
+    made = call(client, "POST", "/v1/tournaments", keys[0], 201, **SWISS)
+    match = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
+
+    def opened(url: str, address: str):
+        return client.get(f"{url}/events/stream", environ_base={"REMOTE_ADDR": address}, buffered=False)
+
+    held = [opened(f"/v1/tournaments/{made['id']}", "2001:db8:1:2::1")]
+    for url in (f"/v1/tournaments/{made['id']}", f"/v1/matches/{match.json['id']}"):
+        refused = opened(url, "2001:db8:1:2::2")  # the same /64, whichever feed
+        assert (refused.status_code, refused.json["error"]) == (429, "too_many_streams")
+    held.append(opened(f"/v1/matches/{match.json['id']}", "2001:db8:1:3::1"))  # another /64
+    assert [answer.status_code for answer in held] == [200, 200]
