@@ -61,7 +61,7 @@ ROUND_PAIRED_ANEW = "dropped from its tournament round"
 the round otherwise (a player registered or withdrew in between): the round does not have it."""
 
 STANDINGS_KEPT = 16
-"""Versions whose standings a process keeps (``standings_at``): the live feed keeps the events made of them,
+"""Versions whose standings a process keeps (``standings``): the live feed keeps the events made of them,
 so only the newest few are asked for again."""
 
 
@@ -214,15 +214,22 @@ class Tournaments:
         return log_views.signed_head(self.server_key, signed)
 
     def standings_at(self, tournament_id: str, version: int) -> list[dict[str, Any]]:
-        """The standings as anyone sees them once the log is at ``version`` (``rules.shown_standings``):
-        computed once per version in this process (a thousand players' take tens of milliseconds), from the
-        state this process keeps, else folded to that version (the log moved on since it was read)."""
+        """The standings as anyone sees them once the log is at ``version`` (``standings``), from the state
+        this process keeps, else folded to that version (the log moved on since it was read)."""
         state = self.load(tournament_id)
-        key = (tournament_id, version)
+        rows = self._standings.get((tournament_id, version))
+        if rows is not None:
+            return rows
+        if state.version != version:
+            state = rules.fold(self.store.read(tournament_id, 0, version))
+        return self.standings(state)
+
+    def standings(self, state: rules.TournamentState) -> list[dict[str, Any]]:
+        """The standings as anyone sees them in ``state`` (``rules.shown_standings``): computed once per
+        version in this process, however many read them (a thousand players' take a tenth of a second)."""
+        key = (state.id, state.version)
         rows = self._standings.get(key)
         if rows is None:
-            if state.version != version:
-                state = rules.fold(self.store.read(tournament_id, 0, version))
             rows = rules.shown_standings(state)
             self._standings[key] = rows
             while len(self._standings) > STANDINGS_KEPT:
@@ -259,7 +266,7 @@ class Tournaments:
         after = state
         for record in records:
             after = rules.apply(after, record)
-        standings_now = rules.shown_standings(after)
+        standings_now = self.standings(after)
         for record in records:
             if record.type in rules.PUSHED:
                 assert state.platform is not None
