@@ -174,7 +174,8 @@ class Seeks:
             "seat": None,
             "sealed_token": None,
             "owner": token_hash(owner) if owner else None,
-            "address": new.address,
+            # what the match it meets counts in (its creator's budget), kept only as that: not the full address
+            "address": None if new.platform else counted_address(new.address),
         }
         per_holder = SEEKS_PER_PLAYER if new.platform else SEEKS_PER_ADDRESS
         over = self.store.add(record, record["holder"], per_holder, SEEKS_PER_TENANT)
