@@ -45,11 +45,12 @@ class Settings:
     seat token. Settings made in code have none."""
     rate_limit_per_address: str | None = None
     """``MATCHLOG_RATE_LIMIT_PER_ADDRESS`` (server default ``500/second``; ``off``): writes per client
-    address (a platform's server sends many players' writes from one address: keep it generous)."""
+    address, an IPv6 one by its /64 (a platform's server sends many players' writes from one address: keep
+    it generous)."""
     rate_limit_reads_per_address: str | None = None
     """``MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS`` (server default ``200/second``; ``off``): every other
-    request per client address (reads, the socket's opening, the viewer's pages), in a window of its own;
-    the probes ``/healthz``, ``/readyz`` and ``/metrics`` are never limited."""
+    request per client address, an IPv6 one by its /64 (reads, the socket's opening, the viewer's pages), in
+    a window of its own; the probes ``/healthz``, ``/readyz`` and ``/metrics`` are never limited."""
     trusted_proxies: int = 0
     """``MATCHLOG_TRUSTED_PROXIES``: how many reverse proxies stand before the API. Each appends the
     address it saw to ``X-Forwarded-For``; the client is the one that many hops back (the per-address limit
@@ -78,9 +79,10 @@ class Settings:
     sse_heartbeat_s: float = 15.0
     """``MATCHLOG_SSE_HEARTBEAT_S``: a live-feed connection with nothing to say gets a comment this often."""
     sse_per_address: int = 20
-    """``MATCHLOG_SSE_PER_ADDRESS`` (0: no cap): live-feed connections one client address may hold in one API
-    process; the next is refused (429 ``too_many_streams``). A browser tab holds one; a platform's server
-    that follows many matches from one address needs more (or its own address per follower)."""
+    """``MATCHLOG_SSE_PER_ADDRESS`` (0: no cap): live-feed connections one client address (an IPv6 one:
+    its /64) may hold in one API process; the next is refused (429 ``too_many_streams``). A browser tab holds
+    one; a platform's server that follows many matches from one address needs more (or its own address per
+    follower)."""
     sse_per_process: int = 500
     """``MATCHLOG_SSE_PER_PROCESS`` (0: no cap): live-feed connections one API process holds; the next is
     refused (503 ``streams_full``, try again: another process may have room). Each is a greenlet and a
@@ -111,8 +113,8 @@ class Settings:
     """``MATCHLOG_REPLICA_WAIT_MS``: with replicated durability, how long an append waits for a replica."""
     bot_matches_per_address: int = 0
     """``MATCHLOG_BOT_MATCHES_PER_ADDRESS`` (server default 4; 0: no cap): matches whose seats are all bots that
-    one client address may have not over at once, created without a platform key; the next is refused (429
-    ``too_many_bot_matches``). Settings made in code have none."""
+    one client address (an IPv6 one: its /64) may have not over at once, created without a platform key; the
+    next is refused (429 ``too_many_bot_matches``). Settings made in code have none."""
     bot_matches_per_platform: int = 0
     """``MATCHLOG_BOT_MATCHES_PER_PLATFORM`` (server default 16; 0: no cap): the same for one platform's key."""
     bot_cpu_per_move_s: float = 0.0

@@ -10,7 +10,7 @@ subscriber shows them through the game's ``event_view`` for its own seat.
 
 A held connection is cheap for its client and not free for the process (a greenlet, a socket, a slot
 of gunicorn's ``worker_connections``): a process holds at most ``sse_per_process`` of them, and a client
-address at most ``sse_per_address``, whichever feeds they follow (``Slots``, shared).
+address (an IPv6 one: its /64) at most ``sse_per_address``, whichever feeds they follow (``Slots``, shared).
 
 The same reader follows a tournament's log for ``GET /v1/tournaments/{id}/events/stream``: a ``LiveFeed``
 over the tournaments' event store (``feed``, ``read``), whose entries the route shows with the standings.
@@ -31,6 +31,7 @@ from typing import Any
 from service import metrics
 from service.application.matches import Matches
 from service.domain import projections, replay
+from service.domain.addresses import counted_address
 from service.domain.chain import Recorded
 from service.domain.replay import MatchState
 from service.games import GAMES, texts
@@ -74,7 +75,8 @@ class Subscription:
 
 
 class Slots:
-    """The streams a process holds, in all and per client address: one count for every feed it serves."""
+    """The streams a process holds, in all and per client address (as ``counted_address`` counts it: an IPv6
+    one by its /64): one count for every feed it serves."""
 
     def __init__(self, per_address: int, per_process: int):
         self.per_address = per_address
@@ -86,6 +88,7 @@ class Slots:
     def take(self, address: str) -> None:
         """Count one more subscriber from ``address``; Full when there is no room, the address's own cap first
         (that one is the client's doing)."""
+        address = counted_address(address)
         with self._lock:
             if self.per_address and self._per_address.get(address, 0) >= self.per_address:
                 raise Full("address")
@@ -96,6 +99,7 @@ class Slots:
         metrics.SUBSCRIBERS.inc()
 
     def give_back(self, address: str) -> None:
+        address = counted_address(address)
         with self._lock:
             self._count -= 1
             left = self._per_address.pop(address) - 1

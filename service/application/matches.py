@@ -26,6 +26,7 @@ from service.application.scoring import Scoring
 from service.application.stores import Stores
 from service.config import Settings
 from service.domain import lifecycle, projections
+from service.domain.addresses import counted_address
 from service.domain.errors import (
     KnownSeedRefused,
     MatchIdTaken,
@@ -39,7 +40,7 @@ from service.domain.tokens import new_token, token_hash
 from service.games import GAMES
 from service.games.protocol import IllegalAction, InvalidOptions
 from service.games.texts import catalogue, language
-from service.store import budgets, packs
+from service.store import packs
 from service.store.events import Remember
 from service.store.redis_client import Client
 from service.store.repository import Lru, Meta
@@ -235,7 +236,7 @@ class Matches:
             made = self._made_already(new, bots)
             if made is not None:
                 return made
-        address = "" if new.platform else budgets.budget_address(new.client)
+        address = "" if new.platform else counted_address(new.client)
         bots_only = self.budget.admit(new.platform, address, bots, match_id)
         try:
             step = lifecycle.begin(

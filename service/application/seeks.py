@@ -26,6 +26,7 @@ from typing import Any
 from service.application.deliveries import Deliveries
 from service.application.matches import Matches, NewMatch, check_on_timeout, check_player
 from service.domain import lifecycle, ratings, shown
+from service.domain.addresses import counted_address
 from service.domain.errors import NoLongerOpen, NotFound, TooManyOpen, Unavailable
 from service.domain.pairing.seeks import (
     EXPIRE_MS,
@@ -39,7 +40,6 @@ from service.domain.pairing.seeks import (
 from service.domain.tokens import new_token, token_hash
 from service.games import GAMES
 from service.games.protocol import InvalidOptions
-from service.store.budgets import budget_address
 from service.store.players import PlayerStore
 from service.store.seeks import SeekStore
 
@@ -153,7 +153,7 @@ class Seeks:
             # an IPv6 client by its /64, as its bot budget: by the address, one host would have 2^64 bounds
             "holder": f"player:{new.platform}:{new.player}"
             if new.platform
-            else f"address:{budget_address(new.address)}",
+            else f"address:{counted_address(new.address)}",
             "platform": new.platform,
             "player": new.player,
             "name": new.name,
@@ -174,7 +174,8 @@ class Seeks:
             "seat": None,
             "sealed_token": None,
             "owner": token_hash(owner) if owner else None,
-            "address": new.address,
+            # what the match it meets counts in (its creator's budget), kept only as that: not the full address
+            "address": None if new.platform else counted_address(new.address),
         }
         per_holder = SEEKS_PER_PLAYER if new.platform else SEEKS_PER_ADDRESS
         over = self.store.add(record, record["holder"], per_holder, SEEKS_PER_TENANT)

@@ -61,8 +61,15 @@ ROUND_PAIRED_ANEW = "dropped from its tournament round"
 """The ``reason`` a match is aborted with when a round's start failed after creating it and its retry paired
 the round otherwise (a player registered or withdrew in between): the round does not have it."""
 
+STATES_PASSED = 16
+"""The states a process's loads passed through last, each kept by its version (``standings_at``): a live feed's
+batch can end at an entry the tournament has already moved past (results arriving while it was sent), and a
+thousand players' log took a fifth of a second to fold again to it, for each such entry.
+
+Each shares all but what its entry changed with the states around it."""
+
 STANDINGS_KEPT = 16
-"""Versions whose standings a process keeps (``standings_at``): the live feed keeps the events made of them,
+"""Versions whose standings a process keeps (``standings``): the live feed keeps the events made of them,
 so only the newest few are asked for again."""
 
 
@@ -105,6 +112,7 @@ class Tournaments:
         self.server_key = matches.stores.server_key
         self._states: OrderedDict[str, rules.TournamentState] = OrderedDict()
         self._standings: OrderedDict[tuple[str, int], list[dict[str, Any]]] = OrderedDict()
+        self._passed: OrderedDict[tuple[str, int], rules.TournamentState] = OrderedDict()
 
     @classmethod
     def of(cls, matches: Matches, players: PlayerStore) -> Tournaments:
@@ -220,9 +228,12 @@ class Tournaments:
         if known is not None and newer is not None:
             try:
                 state = known
+                passed = []
                 for entry in newer:
                     state = rules.apply(state, entry)
+                    passed.append(state)
                 verify_chain(newer, known.head_hash)
+                self._pass(passed)
             except (BrokenChain, TournamentRefused):
                 state = None  # not the log that state was folded from (restored, replaced): fold it whole
         if state is None:
@@ -251,15 +262,30 @@ class Tournaments:
         return log_views.signed_head(self.server_key, signed)
 
     def standings_at(self, tournament_id: str, version: int) -> list[dict[str, Any]]:
-        """The standings as anyone sees them once the log is at ``version`` (``rules.shown_standings``):
-        computed once per version in this process (a thousand players' take tens of milliseconds), from the
-        state this process keeps, else folded to that version (the log moved on since it was read)."""
+        """The standings as anyone sees them once the log is at ``version`` (``standings``), from the state
+        this process keeps, else folded to that version (the log moved on since it was read)."""
         state = self.load(tournament_id)
-        key = (tournament_id, version)
+        rows = self._standings.get((tournament_id, version))
+        if rows is not None:
+            return rows
+        if state.version != version:
+            passed = self._passed.get((tournament_id, version))
+            state = passed if passed is not None else rules.fold(self.store.read(tournament_id, 0, version))
+        return self.standings(state)
+
+    def _pass(self, states: list[rules.TournamentState]) -> None:
+        """Keep the states a load passed through on its way to the head (``STATES_PASSED``)."""
+        for state in states:
+            self._passed[(state.id, state.version)] = state
+        while len(self._passed) > STATES_PASSED:
+            self._passed.popitem(last=False)
+
+    def standings(self, state: rules.TournamentState) -> list[dict[str, Any]]:
+        """The standings as anyone sees them in ``state`` (``rules.shown_standings``): computed once per
+        version in this process, however many read them (a thousand players' take a tenth of a second)."""
+        key = (state.id, state.version)
         rows = self._standings.get(key)
         if rows is None:
-            if state.version != version:
-                state = rules.fold(self.store.read(tournament_id, 0, version))
             rows = rules.shown_standings(state)
             self._standings[key] = rows
             while len(self._standings) > STANDINGS_KEPT:
@@ -307,7 +333,7 @@ class Tournaments:
         hooks = deliveries.webhooks.of_platform(state.platform) if events and state.platform else []
         if not any(events & set(h["events"]) and h["status"] == "enabled" for h in hooks):
             return
-        standings_now = rules.shown_standings(after or _applied(state, records))
+        standings_now = self.standings(after or _applied(state, records))
         for record in records:
             if record.type in rules.PUSHED:
                 assert state.platform is not None

@@ -14,13 +14,13 @@ from flask import request
 
 from service.application.analysis import Analysis
 from service.domain import analysis
+from service.domain.addresses import counted_address
 from service.domain.errors import MatchNotOver
 from service.games.texts import catalogue
 from service.http import schemas
 from service.http.auth import request_platform, request_seat
 from service.http.errors import ApiError
 from service.http.routes import _errors, matches, v1
-from service.store import budgets
 
 _ = catalogue(__file__).gettext
 
@@ -48,9 +48,7 @@ def request_analysis(headers: dict[str, Any], match_id: str) -> dict[str, Any]:
     # done) let anyone fill Redis, a new key a request
     try:
         platform = request_platform(matches())
-        address = budgets.budget_address(
-            request.remote_addr
-        )  # an IPv6 client by its /64, as bot budgets count
+        address = counted_address(request.remote_addr)
         return Analysis(matches().stores).request(match_id, platform["id"] if platform else None, address)
     except MatchNotOver as error:
         raise ApiError(409, "match_not_over", str(error)) from None

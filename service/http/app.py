@@ -58,6 +58,7 @@ from service.store import errors as store_errors
 from service.store.challenges import ChallengeStore
 from service.store.rate_windows import RateWindows
 from service.store.redis_client import Client, connect
+from service.store.repository import Lru
 from service.store.seeks import SeekStore
 
 DESCRIPTION = """\
@@ -153,6 +154,11 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
         read=lambda tournament_id, after, until: tournament_store.events.read(tournament_id, after, until),
         slots=app.extensions["matchlog-livefeed"].slots,  # one cap on the streams a process holds
         kept=256,  # an event with a thousand players' standings is ~115 KB: 30 MB at most
+    )
+    # anyone's view of a tournament, encoded once per version (``tournament_routes``): a thousand players' is
+    # some 250 KB
+    app.extensions["matchlog-tournaments-shown"] = Lru(
+        64, max_bytes=16 << 20, weigh=lambda value, _: len(value)
     )
     api = _Api(app)
     api.spec.components.schema("CreateMatch", schema=schemas.CreateMatchSchema)  # a body parsed by hand

@@ -34,6 +34,7 @@ from simple_websocket import Server
 from service import metrics, versions
 from service.application.livefeed import CHECK_S
 from service.application.matches import Matches
+from service.domain.addresses import counted_address
 from service.domain.tokens import token_hash
 from service.games import texts
 from service.games.texts import catalogue
@@ -44,7 +45,6 @@ from service.http.middleware.pipeline import Exchange
 from service.http.middleware.request_hooks import language_of
 from service.http.routes import load_action
 from service.sockets import send_whole
-from service.store import budgets
 from service.store.errors import translated
 
 _ = catalogue(__file__).gettext
@@ -252,8 +252,8 @@ def prepare(x: Exchange) -> None:
 
 
 _held: dict[str, int] = {}
-"""The moves sockets this process holds, per client address (an IPv6 one: its /64, as budgets count it; at most
-``MATCHLOG_MOVES_PER_ADDRESS``)."""
+"""The moves sockets this process holds, per client address as ``counted_address`` counts it (an IPv6 one:
+its /64; at most ``MATCHLOG_MOVES_PER_ADDRESS``)."""
 _held_lock = threading.Lock()
 
 
@@ -285,7 +285,7 @@ def moves(ws: Server, match_id: str) -> None:
         # the handshake's language for every answer the socket sends, wherever the socket is served
         with (
             texts.speaking(language_of(request.environ)),
-            _holding(budgets.budget_address(request.remote_addr), cap) as admitted,
+            _holding(counted_address(request.remote_addr), cap) as admitted,
         ):
             if admitted:
                 _serve(app, connection, match_id)

@@ -5,10 +5,11 @@ tournament and its log."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from flask import Response, current_app
 
@@ -21,6 +22,7 @@ from service.games.texts import catalogue
 from service.http import schemas
 from service.http.auth import request_platform, required_platform
 from service.http.feed_routes import END, event_stream, resumed_after, stream_refusals, subscribe
+from service.http.middleware.guards import GuardedJSON
 from service.http.routes import (
     CREATE_EXAMPLE,
     EVENT_STREAM,
@@ -31,6 +33,7 @@ from service.http.routes import (
     matches,
     v1,
 )
+from service.store.repository import Lru
 
 _ = catalogue(__file__).gettext
 
@@ -51,7 +54,7 @@ def status(state: rules.TournamentState) -> str:
 
 def shown(state: rules.TournamentState, owner: bool) -> dict[str, Any]:
     """A tournament as the API shows it: to its platform, the current round's seats with their tokens."""
-    rows = rules.shown_standings(state)
+    rows = tournaments().standings(state)
     current = state.current
     shown_round = None
     if current is not None:
@@ -212,15 +215,30 @@ def create_tournament(body: dict[str, Any], headers: dict[str, Any]) -> dict[str
 @v1.doc(operationId="getTournament")
 @v1.response(200, schemas.TournamentSchema)
 @_errors(404)
-def get_tournament(tournament_id: str) -> dict[str, Any]:
+def get_tournament(tournament_id: str) -> dict[str, Any] | Response:
     """A tournament: its players, its standings and its current round. Its platform (with its key) also gets
     the current round's seats with their tokens, and its request takes in the results of the round's matches
     that ended."""
     state = tournaments().load(tournament_id)
-    owner = _owner(state)
-    if owner:
-        state = tournaments().record_results(tournament_id)
-    return shown(state, owner)
+    if _owner(state):
+        return shown(tournaments().record_results(tournament_id), True)
+    return _shown_to_anyone(state)
+
+
+def _shown_to_anyone(state: rules.TournamentState) -> Response:
+    """The tournament as anyone reads it, made once per version and kept encoded: a thousand players' answer
+    (some 250 KB) took a fifth of a second to make, and every spectator's page reads it again after each
+    round's start."""
+    kept: Lru = current_app.extensions["matchlog-tournaments-shown"]
+    key = (state.id, state.version, state.head_hash)
+    provider = cast(GuardedJSON, current_app.json)
+    body = kept.get(key)
+    if body is None:
+        body = provider.body(schemas.TournamentSchema().dump(shown(state, False)))
+        kept.put(key, body)
+    if provider.indented:  # answers for people: decoded, to be indented
+        return provider.response(json.loads(body))
+    return current_app.response_class(body, mimetype=provider.mimetype)
 
 
 @v1.route("/tournaments/<tournament_id>/players", methods=["POST"])

@@ -14,7 +14,6 @@ A match leaves the list when a later place is counted and finds it over: the aba
 
 from __future__ import annotations
 
-import ipaddress
 import time
 
 import redis
@@ -39,26 +38,10 @@ return at
 """
 
 
-def budget_address(client: str | None) -> str:
-    """The address an anonymous client's budget is kept by: an IPv4 address as it is, an IPv6 one by its
-    /64 (one host, or one home, is given a whole /64: by the address, it would have 2^64 budgets), an IPv4
-    address written in IPv6 as the IPv4 one; ``?`` when unknown."""
-    if not client:
-        return "?"
-    try:
-        address = ipaddress.ip_address(client)
-    except ValueError:
-        return client  # not an IP address (a Unix socket's peer): one budget for whatever it is
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.IPv6Network((address, 64), strict=False))
-    return str(address)
-
-
 def tenant(platform: str | None, address: str | None) -> str | None:
     """Whose budget a match counts in: its platform's, else its anonymous creator's address's (as
-    ``budget_address`` gives it); None for neither (an anonymous match created before addresses were kept)."""
+    ``addresses.counted_address`` gives it); None for neither (an anonymous match created before addresses
+    were kept)."""
     if platform:
         return f"platform:{platform}"
     return f"address:{address}" if address else None

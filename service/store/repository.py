@@ -52,7 +52,7 @@ class Meta:
     platform: str | None = None  # the platform whose key created the match
     creator: str = ""  # the digest of the creator token (a match created without a platform key), else ""
     # the address of the client that created it without a platform key, as its budget of bot-only matches
-    # is kept (``budgets.budget_address``: an IPv6 one's /64); "" for a platform's match, and once scored
+    # is kept (``addresses.counted_address``: an IPv6 one's /64); "" for a platform's match, and once scored
     client: str = ""
 
     def fields(self, key: ServerKey, match_id: str) -> dict[str, bytes | str]:

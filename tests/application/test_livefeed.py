@@ -167,3 +167,21 @@ def test_feeds_are_counted_per_client_address_behind_trusted_proxies(settings, f
     assert refused.status_code == 429 and refused.json["error"] == "too_many_streams"
     assert refused.headers["Retry-After"] == "1"
     stream(client, match_id, **forwarded("203.0.113.2"))  # another client behind the same proxy
+
+
+def test_an_ipv6_client_s_feeds_are_counted_by_its_64(settings, fake_redis):
+    # a host is given a whole /64: counted by the address, one client held 2^64 times the cap
+    app = create_app(dataclasses.replace(settings, sse_heartbeat_s=0.2, sse_per_address=1), fake_redis)
+    client = app.test_client()
+    match_id, _ = create(client)
+
+    def opened(address: str):
+        url = f"/v1/matches/{match_id}/events/stream"
+        return client.get(url, environ_base={"REMOTE_ADDR": address}, buffered=False)
+
+    held = [opened("2001:db8:1:2::1")]
+    refused = opened("2001:db8:1:2::2")  # the same /64
+    assert refused.status_code == 429 and refused.json["error"] == "too_many_streams"
+    held += [opened("2001:db8:1:3::1"), opened("192.0.2.7")]  # another /64, an IPv4 client
+    assert [answer.status_code for answer in held] == [200, 200, 200]
+    assert opened("::ffff:192.0.2.7").status_code == 429  # the IPv4 client, written in IPv6

@@ -470,3 +470,22 @@ def test_a_scheduled_arena_opens_its_window_by_itself(
     state = tours.load(state.id)
     assert state.closes == "2026-12-07T12:20:00" and len(state.current.pairings) == 1
     assert rules.next_round_at(state) is None  # later waves pair as games end, not by the schedule
+
+
+def test_the_standings_at_a_version_the_process_passed_fold_nothing_again(
+    tours: Tournaments, platform: str, settings, fake_redis, monkeypatch
+) -> None:
+    """A live feed's batch can end at an entry the tournament has already moved past (results arriving while it
+    was sent): a thousand players' log took a fifth of a second to fold again to it, for each such entry."""
+    state = tours.create(new(platform))
+    elsewhere = Tournaments.of(Matches(fake_redis, settings), PlayerStore(fake_redis, settings.namespace))
+    for i in range(3):  # appended by another process: this one passes through them on its next load
+        elsewhere.register(platform, state.id, f"u-{i}", f"Player {i}", None)
+    entries = tours.store.read(state.id)
+    folds = []
+    fold = rules.fold
+    monkeypatch.setattr(rules, "fold", lambda entries: folds.append(len(entries)) or fold(entries))
+    assert tours.load(state.id).version == 4
+    for version in (2, 3):
+        assert tours.standings_at(state.id, version) == rules.shown_standings(fold(entries[:version]))
+    assert folds == []

@@ -61,3 +61,27 @@ def test_an_address_has_as_many_analyses_waiting_or_running_as_it_may(app, clien
     run_jobs(fake_redis, settings)  # the workers analyse them: done, they count no more
     assert client.get(f"/v1/matches/{ended[0]}/analysis").json["status"] == "done"
     assert client.post(f"/v1/matches/{ended[-1]}/analysis").status_code == 202
+
+
+def _ask(client, match_id: str, address: str) -> int:
+    """Ask for the match's analysis from ``address``: the answer's status."""
+    return client.post(f"/v1/matches/{match_id}/analysis", environ_base={"REMOTE_ADDR": address}).status_code
+
+
+def test_an_ipv6_client_s_analyses_are_bounded_by_its_64(client):
+    # a host is given a whole /64: bounded by the address, one client had 2^64 bounds
+    from service.application.analysis import ANALYSES_PER_ADDRESS
+
+    ended = [_ended(client) for _ in range(ANALYSES_PER_ADDRESS + 1)]
+    asked = [_ask(client, match_id, f"2001:db8:1:2::{n + 1:x}") for n, match_id in enumerate(ended)]
+    assert asked == [202] * ANALYSES_PER_ADDRESS + [429]
+    assert _ask(client, ended[-1], "2001:db8:1:3::1") == 202  # another /64
+
+
+def test_an_ipv4_client_written_in_ipv6_has_the_bound_of_its_ipv4_address(client):
+    from service.application.analysis import ANALYSES_PER_ADDRESS
+
+    ended = [_ended(client) for _ in range(ANALYSES_PER_ADDRESS + 1)]
+    written = ("192.0.2.7", "::ffff:192.0.2.7")
+    asked = [_ask(client, match_id, written[n % 2]) for n, match_id in enumerate(ended)]
+    assert asked == [202] * ANALYSES_PER_ADDRESS + [429]

@@ -120,9 +120,9 @@ def test_an_address_s_anonymous_seeks_are_bounded(client):
     assert refused["error"] == "too_many_seeks" and refused["limit"] == seeks_module.SEEKS_PER_ADDRESS
 
 
-def test_an_ipv6_client_s_anonymous_seeks_are_bounded_by_its_64(client):
+def test_an_ipv6_client_s_anonymous_seeks_are_bounded_by_its_64(client, fake_redis):
     # a host is given a whole /64: bounded by the address, one client had 2^64 bounds, and filled the server's
-    # anonymous seeks (SEEKS_PER_TENANT) for everyone, as the bot budgets already count it (budget_address)
+    # anonymous seeks (SEEKS_PER_TENANT) for everyone, as the bot budgets already count it (counted_address)
     pools = (("duo", 2), ("three_player", 3), ("four_player", 4), ("two_player", 2))
     for at, (variant, players) in enumerate(pools):
         answer = client.post(
@@ -139,6 +139,21 @@ def test_an_ipv6_client_s_anonymous_seeks_are_bounded_by_its_64(client):
         environ_base={"REMOTE_ADDR": "2001:db8:1:3::1"},  # another /64
     )
     assert elsewhere.status_code == 201, elsewhere.json
+    # the seek keeps what it is counted by, not the client's full address (a day, in every seek's record)
+    assert all(b"2001:db8:1:3::1" not in fake_redis.get(key) for key in fake_redis.scan_iter("*:seek:*"))
+
+
+def test_an_ipv4_client_written_in_ipv6_has_the_bound_of_its_ipv4_address(client):
+    pools = (("duo", 2), ("three_player", 3), ("four_player", 4), ("two_player", 2))
+    answers = [
+        client.post(
+            "/v1/seeks",
+            json={"game": "blokus", "name": "x", "options": {"variant": variant}, "players": players},
+            environ_base={"REMOTE_ADDR": "::ffff:192.0.2.7" if at % 2 else "192.0.2.7"},
+        )
+        for at, (variant, players) in enumerate(pools)
+    ]
+    assert [a.status_code for a in answers] == [201] * seeks_module.SEEKS_PER_ADDRESS + [429]
 
 
 def test_the_owner_cancels_once_and_nobody_else_can(client, keys):

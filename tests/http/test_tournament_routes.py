@@ -4,6 +4,7 @@ reasons; every answer as the contract says (service/http/tournament_routes.py)."
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -11,6 +12,8 @@ import pytest
 
 from service.domain import tournaments as rules
 from service.domain.chain import Recorded
+from service.http import tournament_routes as routes
+from service.http.app import create_app
 from service.store.keys import Keys
 from service.store.platforms import Platforms
 from tests.application.test_tournaments import failing_creation
@@ -255,3 +258,52 @@ def test_a_schedule_is_shown_and_bad_schedules_are_refused_with_the_field(client
         assert answer.status_code == 400, (extra, answer.json)
         assert answer.json["error"] == "invalid_request" and field in answer.json["fields"], answer.json
         fits("Error", answer.json)
+
+
+def test_the_live_feed_counts_an_ipv6_client_by_its_64(settings, fake_redis, keys) -> None:
+    """The tournament's feed counts in the address's cap on held streams, with the matches' feeds: an IPv6
+    client by its /64 (counted by the address, one client held 2^64 times the cap)."""
+    client = create_app(dataclasses.replace(settings, sse_per_address=1), fake_redis).test_client()
+    made = call(client, "POST", "/v1/tournaments", keys[0], 201, **SWISS)
+    match = client.post("/v1/matches", json={"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]})
+
+    def opened(url: str, address: str):
+        return client.get(f"{url}/events/stream", environ_base={"REMOTE_ADDR": address}, buffered=False)
+
+    held = [opened(f"/v1/tournaments/{made['id']}", "2001:db8:1:2::1")]
+    for url in (f"/v1/tournaments/{made['id']}", f"/v1/matches/{match.json['id']}"):
+        refused = opened(url, "2001:db8:1:2::2")  # the same /64, whichever feed
+        assert (refused.status_code, refused.json["error"]) == (429, "too_many_streams")
+    held.append(opened(f"/v1/matches/{match.json['id']}", "2001:db8:1:3::1"))  # another /64
+    assert [answer.status_code for answer in held] == [200, 200]
+
+
+def test_anyone_s_reads_of_a_version_make_its_answer_and_standings_once(client, keys, monkeypatch) -> None:
+    """A thousand players' tournament took a fifth of a second to show (its standings, then its answer of
+    some 250 KB), made anew for every read: one anonymous address, within its read limit, kept tens of
+    processes busy. Anyone's answer is made once per version, and the standings once for everyone."""
+    made_standings, made_answers = [], []
+    standings, answer = rules.shown_standings, routes.shown
+    monkeypatch.setattr(rules, "shown_standings", lambda state: made_standings.append(1) or standings(state))
+    monkeypatch.setattr(
+        routes, "shown", lambda state, owner: made_answers.append(owner) or answer(state, owner)
+    )
+    key, other = keys
+    made = call(client, "POST", "/v1/tournaments", key, 201, **SWISS)
+    url = f"/v1/tournaments/{made['id']}"
+    for i in range(3):
+        call(client, "POST", f"{url}/players", key, 201, player=f"u-{i}", name=f"Player {i}")
+    reads = [client.get(url) for _ in range(3)] + [client.get(url, headers=bearer(other))]
+    assert {r.status_code for r in reads} == {200} and all(r.data == reads[0].data for r in reads)
+    assert len(fits("Tournament", reads[0].json)["players"]) == 3 and reads[0].json["version"] == 4
+    assert made_answers.count(False) == 1  # anyone's, once
+    own = call(client, "GET", url, key, 200)
+    assert own["standings"] == reads[0].json["standings"]
+    assert len(made_standings) == 4  # once per version: each the platform's answer showed, then shared
+    call(client, "POST", f"{url}/players", key, 201, player="u-3", name="Player 3")
+    assert len(fits("Tournament", call(client, "GET", url, None, 200))["players"]) == 4  # a new version
+    started = call(client, "POST", f"{url}/rounds", key, 201)
+    read = fits("Tournament", call(client, "GET", url, None, 200))
+    assert read["current_round"]["matches"][0]["match"] == started["current_round"]["matches"][0]["match"]
+    assert "seats" not in read["current_round"]["matches"][0]
+    assert "seats" in started["current_round"]["matches"][0]

@@ -9,7 +9,8 @@ the API's error shape (``too_many_requests``) with ``Retry-After``; every limite
 one window in ``X-RateLimit-Limit``, ``X-RateLimit-Remaining`` and ``X-RateLimit-Reset``. The limits are
 ``MATCHLOG_RATE_LIMIT_PER_TOKEN``, ``MATCHLOG_RATE_LIMIT_PER_ADDRESS`` and
 ``MATCHLOG_RATE_LIMIT_READS_PER_ADDRESS`` (the ``limits`` library's notation, such as
-``50/second;1000/minute``; ``off`` for none). A token is counted by a digest, never by itself.
+``50/second;1000/minute``; ``off`` for none). A token is counted by a digest, never by itself; an address as
+``service.domain.addresses`` counts it (an IPv6 one by its /64, an IPv4-mapped one as its IPv4 address).
 
 The windows are the ``limits`` library's fixed windows, named and parsed by its public API
 (``limits.parse_many``, ``RateLimitItem.key_for``), under the keys flask-limiter used for them, and hit as
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING
 from limits import RateLimitItem, parse_many
 from limits.storage import RedisStorage
 
+from service.domain.addresses import counted_address
 from service.http.errors import ApiError
 from service.store.rate_windows import RateWindows, Window
 
@@ -50,6 +52,11 @@ WRITING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 def token_digest(token: str) -> str:
     """A token is counted by a digest, never by itself."""
     return "token:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:24]
+
+
+def _address_key(address: str | None) -> str:
+    """A client is counted by its address as ``counted_address`` gives it: an IPv6 one by its /64."""
+    return "address:" + counted_address(address)
 
 
 def _bearer_token(header: str) -> str:
@@ -91,7 +98,7 @@ class RateLimits:
         environ = x.environ
         if x.endpoint is None or x.endpoint.rsplit(".", 1)[-1] == "static":
             return None  # no route (a 404, a 405), or a static file: flask-limiter counted neither
-        address = "address:" + (environ.get("REMOTE_ADDR") or "127.0.0.1")
+        address = _address_key(environ.get("REMOTE_ADDR"))
         if x.method in WRITING_METHODS:
             token = _bearer_token(environ.get("HTTP_AUTHORIZATION", ""))
             limited = [(item, address) for item in self.per_address]
@@ -143,7 +150,7 @@ class RateLimits:
     def write_allowed(self, address: str | None, token: str) -> int:
         """Count a write made outside an HTTP POST (a move on the socket) against the address's and the
         token's limits: 0 if allowed, else the seconds until it would be."""
-        limited = [(item, "address:" + (address or "127.0.0.1")) for item in self.per_address]
+        limited = [(item, _address_key(address)) for item in self.per_address]
         limited += [(item, token_digest(token)) for item in self.per_token]
         if not limited:
             return 0

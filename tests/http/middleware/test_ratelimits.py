@@ -191,3 +191,48 @@ def test_the_windows_are_flask_limiters_keys(settings, fake_redis):
     assert fake_redis.keys("*ratelimit*") == [
         f"LIMITS:LIMITER/{settings.namespace}:ratelimit/address:127.0.0.1/writes/5/1/minute".encode()
     ]
+
+
+def test_an_ipv6_client_s_writes_and_reads_are_counted_by_its_64(settings, fake_redis):
+    """A host is given a whole /64: counted by the address, one client had 2^64 windows, and no limit at all
+    (the bot budgets, seeks and analyses already counted it by its /64)."""
+    client = limited_client(settings, fake_redis, per_address="2/minute", reads_per_address="2/minute")
+    body = {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
+
+    def write(address: str) -> int:
+        return client.post("/v1/matches", json=body, environ_base={"REMOTE_ADDR": address}).status_code
+
+    def read(address: str) -> int:
+        return client.get("/v1/games", environ_base={"REMOTE_ADDR": address}).status_code
+
+    assert [write(f"2001:db8:1:2::{n}") for n in (1, 2, 3)] == [201, 201, 429]
+    assert write("2001:db8:1:3::1") == 201  # another /64: its own window
+    assert [read(f"2001:db8:1:2::{n}") for n in (4, 5, 6)] == [200, 200, 429]
+    assert read("2001:db8:1:3::2") == 200
+
+
+def test_an_ipv4_client_written_in_ipv6_counts_in_its_ipv4_window(settings, fake_redis):
+    client = limited_client(settings, fake_redis, per_address="2/minute", reads_per_address="2/minute")
+    body = {"game": "blokus", "players": [{"name": "a"}, {"name": "b"}]}
+    written = [
+        client.post("/v1/matches", json=body, environ_base={"REMOTE_ADDR": address}).status_code
+        for address in ("192.0.2.7", "::ffff:192.0.2.7", "192.0.2.7")
+    ]
+    assert written == [201, 201, 429]
+    read = [
+        client.get("/v1/games", environ_base={"REMOTE_ADDR": address}).status_code
+        for address in ("::ffff:192.0.2.7", "192.0.2.7", "::ffff:192.0.2.7")
+    ]
+    assert read == [200, 200, 429]
+
+
+def test_moves_on_the_socket_count_in_the_window_of_the_address_s_64(settings, fake_redis):
+    client = limited_client(settings, fake_redis, per_address="2/minute")
+    limits = client.application.extensions["matchlog-limits"]
+    _, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])
+    assert limits.write_allowed("2001:db8:1:2::1", tokens[0]) == 0
+    assert limits.write_allowed("2001:db8:1:2::2", tokens[1]) == 0
+    assert limits.write_allowed("2001:db8:1:2::3", tokens[1]) >= 1  # the same /64: its window is full
+    assert limits.write_allowed("2001:db8:1:3::1", tokens[1]) == 0  # another /64
+    assert limits.write_allowed("::ffff:127.0.0.1", tokens[1]) == 0  # as 127.0.0.1: its create, and this
+    assert limits.write_allowed("127.0.0.1", tokens[1]) >= 1
