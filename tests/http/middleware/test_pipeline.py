@@ -7,6 +7,7 @@ import logging
 
 import pytest
 import redis
+from werkzeug.routing import MapAdapter
 
 from service.application.matches import Matches
 from service.http.app import create_app
@@ -232,3 +233,23 @@ def test_flask_s_own_checks_and_settings_apply_to_the_straight_handler_too(setti
         assert answer.status_code == status, answer.data
         if status == 201:
             assert answer.data.startswith(b"{\n")  # indented, as Flask indents
+
+
+def test_a_url_s_route_is_found_once_and_a_url_without_one_every_time(app, client, monkeypatch):
+    """werkzeug's matcher is asked once for a URL the pipeline has routed (a match's next action goes where the
+    first went); a URL no route knows is asked about again, and still answered 404."""
+    match_id, tokens = create(client)
+    asked = []
+    match = MapAdapter.match
+    monkeypatch.setattr(
+        MapAdapter,
+        "match",
+        lambda adapter, *args, **kwargs: asked.append(args[:1]) or match(adapter, *args, **kwargs),
+    )
+    for seat in (0, 1):
+        action = _first_move(client, match_id, tokens[seat])
+        answer = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=bearer(tokens[seat]))
+        assert answer.status_code == 201
+    assert asked.count((f"/v1/matches/{match_id}/actions",)) == 1
+    assert [client.get("/v1/nowhere").status_code for _ in range(2)] == [404, 404]
+    assert asked.count(("/v1/nowhere",)) == 2  # the pipeline's (Flask matches from the environ)
