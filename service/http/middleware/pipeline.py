@@ -9,12 +9,12 @@ does), then has the route's one handler answer, and runs the ``after`` of each s
 order, on the answer's status and headers. A step never sees Flask's request: it reads the ``Exchange``.
 
 Flask (and flask-smorest, flask-sock) answer the routes, except a route whose handler reads the exchange
-itself (``direct``: the action POST, the hot path), which is called straight from here, without Flask's
-request context, URL adapter and response object (a third of a POST's CPU). The same handler is the route's
-Flask view too, so that it answers the same wherever it is called from: it is called through Flask whenever
-Flask would add something of its own, a hook registered on the app the Flask way (``before_request``...),
-a ``SERVER_NAME`` or ``TRUSTED_HOSTS`` to check. A hook added the Flask way is therefore never skipped, only
-slower; add a step to the list instead.
+itself (``direct``: the action POST and the legal-actions GET, the hot paths), which is called straight from
+here, without Flask's request context, URL adapter and response object (a third of a POST's CPU). The same
+handler is the route's Flask view too, so that it answers the same wherever it is called from: it is called
+through Flask whenever Flask would add something of its own, a hook registered on the app the Flask way
+(``before_request``...), a ``SERVER_NAME`` or ``TRUSTED_HOSTS`` to check. A hook added the Flask way is
+therefore never skipped, only slower; add a step to the list instead.
 """
 
 from __future__ import annotations
