@@ -50,6 +50,7 @@ from service.http.routes import (
     body_types,
     document_shared,
     entry_types,
+    legal_actions,
     submit,
     v1,
 )
@@ -279,7 +280,8 @@ def create_app(settings: Settings | None = None, redis_client: Client | None = N
     pipeline = Pipeline(
         app, [step for step in steps if step is not None], app.wsgi_app, store_errors.translated
     )
-    pipeline.route("v1.submit_action", "POST", submit)  # the hot path: its handler called straight
+    pipeline.route("v1.submit_action", "POST", submit)  # the hot paths: their handlers called straight
+    pipeline.route("v1.get_legal_actions", "GET", legal_actions)
     app.extensions["matchlog-pipeline"] = pipeline
     # Flask's documented way to wrap its WSGI app in a middleware
     app.wsgi_app = pipeline  # type: ignore[method-assign]

@@ -96,11 +96,26 @@ def request_seat(
     With a platform key: ``platform="view"`` reads as ``?seat=N`` (or a spectator), ``"own"`` only checks
     that the match is the platform's; otherwise a platform key is refused (403), platforms do not act.
     401 when a required credential is missing or malformed, 403 when it is not of this match."""
-    token = bearer()
+    return seat_of_request(
+        matches, match_id, request.headers.get("Authorization"), request.args.get("seat"), required, platform
+    )
+
+
+def seat_of_request(
+    matches: Credentials,
+    match_id: str,
+    authorization: str | None,
+    asked: str | None,
+    required: bool,
+    platform: str | None = None,
+) -> int | None:
+    """``request_seat`` of a request told by its ``Authorization`` header and its ``?seat=`` (``asked``), for a
+    handler that reads the environ, not Flask's request."""
+    token = bearer_of(authorization)
     if token is None:
         if required:
             raise ApiError(401, "missing_token", _("this needs a seat token: Authorization: Bearer <token>"))
-        if platform == "view" and request.args.get("seat") is not None:
+        if platform == "view" and asked is not None:
             raise ApiError(
                 401,
                 "missing_token",
@@ -118,9 +133,9 @@ def request_seat(
             raise ApiError(
                 403, "platform_cannot_act", _("a platform reads and moderates; seats act with their tokens")
             )
-        return _seat_asked(matches, match_id, required)
+        return _seat_asked(matches, match_id, required, asked)
     seat = _seat_of_token(matches, match_id, token)
-    asked = request.args.get("seat") if platform == "view" else None
+    asked = asked if platform == "view" else None
     if asked is not None and _seat_number(asked, matches, match_id) != seat:
         raise ApiError(
             403,
@@ -234,8 +249,7 @@ def request_owner(matches: Credentials, match_id: str, does: str) -> dict:
     return owner
 
 
-def _seat_asked(matches: Credentials, match_id: str, required: bool) -> int | None:
-    asked = request.args.get("seat")
+def _seat_asked(matches: Credentials, match_id: str, required: bool, asked: str | None) -> int | None:
     if asked is None:
         if required:
             raise ApiError(

@@ -16,7 +16,7 @@ from typing import Any, TypeVar, cast
 
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
-from flask import Request, Response, current_app, request
+from flask import Flask, Request, Response, current_app, request
 from flask_smorest import Blueprint as _Blueprint
 from flask_smorest.utils import deepupdate
 from marshmallow import Schema, ValidationError
@@ -47,6 +47,7 @@ from service.http.auth import (
     request_platform,
     request_seat,
     seat_acting,
+    seat_of_request,
 )
 from service.http.errors import ApiError, flatten, invalid, retry_after, unknown_game
 from service.http.middleware.guards import GuardedJSON
@@ -892,12 +893,23 @@ _legal_query = schemas.LegalActionsQuerySchema()
 def get_legal_actions(match_id: str) -> Response:
     """Every action the seat may take now (empty when it is not its turn); with `text=true`, each one's
     words too (`texts`)."""
-    texts = False
-    if request.environ.get("QUERY_STRING"):  # without one there is nothing for the schema to read or refuse
-        texts = v1.ARGUMENTS_PARSER.parse(_legal_query, request, location="query")["text"]
-    seat = acting_seat(matches(), match_id, platform="view")
-    state = matches().load(match_id)
-    return legal_actions_answer(match_id, state, seat, texts)
+    return answer_in_flask(legal_actions)
+
+
+def legal_actions(x: Exchange) -> Answer:
+    """``GET /v1/matches/{id}/legal-actions``, its one handler (the request pipeline calls it, or its Flask view):
+    the query read as the documented schema reads it, the seat's legal actions answered."""
+    environ = x.environ
+    texts, asked = False, None
+    if environ.get("QUERY_STRING"):  # without one there is nothing for the schema to read or refuse
+        texts = v1.ARGUMENTS_PARSER.parse(_legal_query, x.request, location="query")["text"]
+        asked = x.request.args.get("seat")
+    matches: Matches = x.app.extensions["matchlog"]
+    match_id = x.view_args["match_id"]
+    seat = seat_of_request(matches, match_id, environ.get("HTTP_AUTHORIZATION"), asked, True, "view")
+    assert seat is not None, "a required seat is a seat, or a 401"
+    state = matches.load(match_id)
+    return Answer(200, legal_actions_body(x.app, match_id, state, seat, texts), [])
 
 
 LISTED_CACHE_FROM = 64
@@ -910,8 +922,8 @@ encodes no action at all, for some 20 MB at most; a family that outgrows it star
 _parts: dict[tuple[str, Hashable], dict[Hashable, bytes]] = {}
 
 
-def legal_actions_answer(match_id: str, state: MatchState, seat: int, texts: bool = False) -> Response:
-    """The legal-actions answer of ``seat`` at ``state`` (the match's latest), with each action's text when
+def legal_actions_body(app: Flask, match_id: str, state: MatchState, seat: int, texts: bool = False) -> bytes:
+    """The legal-actions answer's body of ``seat`` at ``state`` (the match's latest), with each action's text when
     ``texts``: long lists are encoded once per version and seat, for every client that asks again before the
     match moves on (the key holds the head hash, so a log rebuilt after a restore cannot get another log's
     list); with texts, once per language too."""
@@ -920,13 +932,13 @@ def legal_actions_answer(match_id: str, state: MatchState, seat: int, texts: boo
     if body is not None:
         if texts:
             carries_texts()
-        return current_app.response_class(body, mimetype=JSON)
-    keyed = _keyed_listing(state, seat, texts)
+        return body
+    keyed = _keyed_listing(cast(GuardedJSON, app.json), state, seat, texts)
     if keyed is not None:
         body, listed = keyed
         if listed >= LISTED_CACHE_FROM:
             _listed.put(key, body)
-        return current_app.response_class(body, mimetype=JSON)
+        return body
     actions = state.legal_actions(seat)
     said = (
         {"texts": [replay.action_text(state.engine, state.game, seat, a) for a in actions]} if texts else {}
@@ -934,25 +946,22 @@ def legal_actions_answer(match_id: str, state: MatchState, seat: int, texts: boo
     names = state.engine.action_names
     if names is not None:  # the API's names, where the engine's differ
         actions = [names.for_clients(action) for action in actions]
-    # the app's response_class (Flask types the provider's answer as werkzeug's base class)
-    response = cast(
-        Response,
-        current_app.json.response(
-            {"game": state.engine.info.id, "version": state.version, "seat": seat, "actions": actions, **said}
-        ),
+    body = app.extensions["matchlog-pipeline"].json(
+        {"game": state.engine.info.id, "version": state.version, "seat": seat, "actions": actions, **said}
     )
     if len(actions) >= LISTED_CACHE_FROM:
-        _listed.put(key, response.get_data())
-    return response
+        _listed.put(key, body)
+    return body
 
 
-def _keyed_listing(state: MatchState, seat: int, texts: bool = False) -> tuple[bytes, int] | None:
-    """The body ``legal_actions_answer`` writes and its number of actions, put together from each action's
+def _keyed_listing(
+    provider: GuardedJSON, state: MatchState, seat: int, texts: bool = False
+) -> tuple[bytes, int] | None:
+    """The body ``legal_actions_body`` writes and its number of actions, put together from each action's
     JSON, made once per key (``protocol.legal_action_keys``) instead of once per listing: None where
     the game does not key its actions, answers are indented, or orjson leaves an action to the standard
     encoder (as ``GuardedJSON.response`` would the whole answer)."""
     keyed = state.legal_action_keys(seat)
-    provider = cast(GuardedJSON, current_app.json)
     if keyed is None or provider.indented:
         return None
     family, keys = keyed

@@ -27,10 +27,11 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import orjson
 import redis
 
 from service.domain import projections, replay
-from service.domain.chain import Recorded, canonical_json, compact_encoder, verify_chain
+from service.domain.chain import Recorded, canonical_json, verify_chain
 from service.domain.errors import MatchNotFound, VersionNotFound
 from service.domain.immutable import FrozenDict, FrozenList, replaced
 from service.domain.lifecycle import SeedSecret, Step
@@ -559,14 +560,12 @@ def _sharing_pack(state: MatchState) -> MatchState:
     return replaced(state, game={**state.game, "content": packs.shared(content)})
 
 
-_summary_json = compact_encoder(sort_keys=False)
-
-
 def encoded_summary(match_id: str, state: MatchState) -> bytes:
     """The state's listing summary (``views.listing_summary``) as the append stores it: its row, encoded as the
     listing sends it (``rows.record``)."""
-    # through JSON: the row is encoded from plain values, as a listing decoded them before
-    return rows.record(match_id, json.loads(_summary_json(projections.listing_summary(state))))
+    # through JSON: the row is encoded from plain values, as a listing decoded them before (orjson's round trip
+    # gives the standard one's values, in a tenth of its time: each append pays for it)
+    return rows.record(match_id, orjson.loads(rows.encoded(projections.listing_summary(state))))
 
 
 def _agrees(state: MatchState, entry: Recorded) -> bool:

@@ -1,5 +1,5 @@
 """The legal-actions answer put together from each action's JSON, kept per key (``protocol.legal_action_keys``,
-``api._keyed_listing``), is the answer encoded whole: the same bytes at every step of random games of every
+``routes._keyed_listing``), is the answer encoded whole: the same bytes at every step of random games of every
 game (every Blokus variant among them, with a voluntary pass), for every seat, the one to act and
 the others, with the encoded actions made, found again, and dropped when a family outgrows its room."""
 
@@ -69,20 +69,18 @@ def test_the_keyed_answer_is_the_answer_encoded_whole(app, monkeypatch, game_id,
             for seat in range(players):
                 reference = _reference(app, state, seat)
                 for _ in range(2):  # encoding the actions, then finding them kept
-                    made = routes._keyed_listing(state, seat)
+                    made = routes._keyed_listing(app.json, state, seat)
                     if made is not None:
                         keyed += 1
                         assert made == (reference, len(state.legal_actions(seat))), (n, seat)
-                    answer = routes.legal_actions_answer(uuid.uuid4().hex, state, seat)
-                    assert answer.get_data() == reference, (n, seat)
-                    assert answer.mimetype == "application/json"
+                    assert routes.legal_actions_body(app, uuid.uuid4().hex, state, seat) == reference, (
+                        n,
+                        seat,
+                    )
                 if n % 10 == 0:  # with each action's text
                     said = _reference(app, state, seat, texts=True)
                     for _ in range(2):
-                        assert (
-                            routes.legal_actions_answer(uuid.uuid4().hex, state, seat, True).get_data()
-                            == said
-                        )
+                        assert routes.legal_actions_body(app, uuid.uuid4().hex, state, seat, True) == said
     assert (keyed > 0) == (game_id == "blokus")  # the games that key their actions took the keyed path
 
 
@@ -90,8 +88,8 @@ def test_indented_answers_are_left_to_the_reference_path(app):
     app.json.compact = False
     with app.test_request_context():
         state = next(_states("blokus", {}, 4, seed=1))
-        assert routes._keyed_listing(state, 0) is None
-        assert routes.legal_actions_answer("m", state, 0).get_data() == _reference(app, state, 0)
+        assert routes._keyed_listing(app.json, state, 0) is None
+        assert routes.legal_actions_body(app, "m", state, 0) == _reference(app, state, 0)
 
 
 def test_keyed_actions_are_listed_in_the_apis_names(app, monkeypatch):
@@ -105,4 +103,4 @@ def test_keyed_actions_are_listed_in_the_apis_names(app, monkeypatch):
             seat = state.engine.to_act(state.game)[0]
             reference = _reference(app, state, seat)
             assert b'"put"' in reference and b'"squares"' in reference
-            assert routes._keyed_listing(state, seat) == (reference, len(state.legal_actions(seat)))
+            assert routes._keyed_listing(app.json, state, seat) == (reference, len(state.legal_actions(seat)))

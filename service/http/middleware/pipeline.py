@@ -9,17 +9,18 @@ does), then has the route's one handler answer, and runs the ``after`` of each s
 order, on the answer's status and headers. A step never sees Flask's request: it reads the ``Exchange``.
 
 Flask (and flask-smorest, flask-sock) answer the routes, except a route whose handler reads the exchange
-itself (``direct``: the action POST, the hot path), which is called straight from here, without Flask's
-request context, URL adapter and response object (a third of a POST's CPU). The same handler is the route's
-Flask view too, so that it answers the same wherever it is called from: it is called through Flask whenever
-Flask would add something of its own, a hook registered on the app the Flask way (``before_request``...),
-a ``SERVER_NAME`` or ``TRUSTED_HOSTS`` to check. A hook added the Flask way is therefore never skipped, only
-slower; add a step to the list instead.
+itself (``direct``: the action POST and the legal-actions GET, the hot paths), which is called straight from
+here, without Flask's request context, URL adapter and response object (a third of a POST's CPU). The same
+handler is the route's Flask view too, so that it answers the same wherever it is called from: it is called
+through Flask whenever Flask would add something of its own, a hook registered on the app the Flask way
+(``before_request``...), a ``SERVER_NAME`` or ``TRUSTED_HOSTS`` to check. A hook added the Flask way is
+therefore never skipped, only slower; add a step to the list instead.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -33,6 +34,11 @@ from werkzeug.routing import Rule
 
 from service.games.texts import Reader
 from service.http import errors
+
+ROUTES_KEPT = 4096
+"""How many requests' routes (a path, a method, an upgrade or not) a process keeps found: a client's next request
+to the same URL (a match's next action) is not matched again (werkzeug's matcher: a tenth of a POST's CPU
+in the pipeline's own steps)."""
 
 StartResponse = Callable[..., Any]
 Headers = list[tuple[str, str]]
@@ -151,6 +157,8 @@ class Pipeline:
         self.flask_wsgi = flask_wsgi
         self.direct: dict[tuple[str, str], Callable[[Exchange], Answer]] = {}
         self._adapter: Any = None
+        # every route is declared by create_app, before the first request: what a path matched, it matches
+        self._routed = functools.lru_cache(maxsize=ROUTES_KEPT)(self._route_of)
 
     def route(self, endpoint: str, method: str, handler: Callable[[Exchange], Answer]) -> None:
         """Have ``handler`` answer ``method`` on ``endpoint`` straight from the pipeline (its Flask view calls
@@ -239,21 +247,23 @@ class Pipeline:
                 step.after(x, status, headers)
 
     def _match(self, environ: dict[str, Any]) -> tuple[Rule, Mapping[str, Any]] | None:
-        adapter = self._adapter
-        if adapter is None:
-            adapter = self._adapter = self.app.url_map.bind("localhost")
-        path = environ.get("PATH_INFO") or "/"
-        with contextlib.suppress(UnicodeEncodeError):  # as werkzeug reads a WSGI path
-            path = path.encode("latin-1").decode("utf-8", "replace")
         try:
-            return adapter.match(
-                path,
+            return self._routed(
+                environ.get("PATH_INFO") or "/",
                 environ.get("REQUEST_METHOD", "GET").upper(),
-                return_rule=True,
-                websocket=_upgrade(environ),
+                _upgrade(environ),
             )
         except HTTPException:  # no route (404, 405), or a redirect: Flask answers it
             return None
+
+    def _route_of(self, path: str, method: str, websocket: bool) -> tuple[Rule, Mapping[str, Any]]:
+        """The route of a WSGI path; HTTPException where there is none (never kept: only routes found are)."""
+        adapter = self._adapter
+        if adapter is None:
+            adapter = self._adapter = self.app.url_map.bind("localhost")
+        with contextlib.suppress(UnicodeEncodeError):  # as werkzeug reads a WSGI path
+            path = path.encode("latin-1").decode("utf-8", "replace")
+        return adapter.match(path, method, return_rule=True, websocket=websocket)
 
     def _flask_adds_nothing(self) -> bool:
         """Whether Flask would run nothing of its own around the view: no hook, no host to check."""

@@ -22,6 +22,7 @@ more for the headers.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from typing import TYPE_CHECKING
@@ -47,6 +48,11 @@ PROBES = ("/healthz", "/readyz", "/metrics")
 """Asked by the orchestrator and the monitoring, often and from few addresses: never limited."""
 
 WRITING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+WINDOWS_KEPT = 4096
+"""How many clients' (an address's reads; an address's and a token's writes) windows a process keeps named, so that
+a client's next request does not name them again (the ``limits`` library's ``key_for``: most of this step's
+CPU besides its round trip)."""
 
 
 def token_digest(token: str) -> str:
@@ -79,6 +85,7 @@ class RateLimits:
         self.per_token = _items(per_token)
         self.per_address = _items(per_address)
         self.reads = _items(reads_per_address)
+        self._windows = functools.lru_cache(maxsize=WINDOWS_KEPT)(self._windows_of)
 
     @staticmethod
     def of(
@@ -101,25 +108,30 @@ class RateLimits:
         address = _address_key(environ.get("REMOTE_ADDR"))
         if x.method in WRITING_METHODS:
             token = _bearer_token(environ.get("HTTP_AUTHORIZATION", ""))
-            limited = [(item, address) for item in self.per_address]
-            limited += [(item, token_digest(token)) for item in self.per_token] if token else []
-            scope = WRITES
+            items, windows = self._windows(WRITES, address, token_digest(token) if token else None)
         elif environ.get("PATH_INFO") not in PROBES:
-            limited, scope = [(item, address) for item in self.reads], READS
+            items, windows = self._windows(READS, address, None)
         else:
             return None
-        if limited:
+        if windows:
             try:
-                x.limit = self._hit(limited, scope)
+                x.limit = self._hit(items, windows)
             except Breached as breach:
                 x.limit = breach.shown
                 raise
         return None
 
-    def _hit(self, limited: list[tuple[RateLimitItem, str]], scope: str) -> tuple[RateLimitItem, int, int]:
-        """Hit the windows, shortest first (as flask-limiter sorted them); the shown one, its count and reset
-        time, or 429 when one is over."""
-        limited = sorted(limited, key=lambda pair: pair[0].GRANULARITY.seconds)
+    def _windows_of(
+        self, scope: str, address: str, token: str | None
+    ) -> tuple[tuple[RateLimitItem, ...], list[Window]]:
+        """The windows a request of ``scope`` counts in, shortest first (as flask-limiter sorted them), and their
+        limits: its address's, and for a write its token's (``token``: the token's digest) where it has one."""
+        if scope == WRITES:
+            limited = [(item, address) for item in self.per_address]
+            limited += [(item, token) for item in self.per_token] if token is not None else []
+        else:
+            limited = [(item, address) for item in self.reads]
+        limited.sort(key=lambda pair: pair[0].GRANULARITY.seconds)
         windows = [
             Window(
                 f"{RedisStorage.PREFIX}:{item.key_for(self.prefix, key, scope)}",
@@ -128,8 +140,12 @@ class RateLimits:
             )
             for item, key in limited
         ]
+        return tuple(item for item, _ in limited), windows
+
+    def _hit(self, items: tuple[RateLimitItem, ...], windows: list[Window]) -> tuple[RateLimitItem, int, int]:
+        """Hit the windows; the shown one, its count and reset time, or 429 when one is over."""
         hit = self.windows.hit(windows)
-        item = limited[hit.over if hit.over is not None else 0][0]
+        item = items[hit.over if hit.over is not None else 0]
         shown = (item, max(0, item.amount - hit.count), int(max(hit.ttl, 0) + time.time() + 1))
         if hit.over is not None:
             raise Breached(shown)
@@ -150,12 +166,11 @@ class RateLimits:
     def write_allowed(self, address: str | None, token: str) -> int:
         """Count a write made outside an HTTP POST (a move on the socket) against the address's and the
         token's limits: 0 if allowed, else the seconds until it would be."""
-        limited = [(item, _address_key(address)) for item in self.per_address]
-        limited += [(item, token_digest(token)) for item in self.per_token]
-        if not limited:
+        items, windows = self._windows(WRITES, _address_key(address), token_digest(token))
+        if not windows:
             return 0
         try:
-            self._hit(limited, WRITES)
+            self._hit(items, windows)
         except Breached as breach:
             return max(1, int(breach.shown[2] - time.time()))
         return 0

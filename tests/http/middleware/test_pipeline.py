@@ -7,6 +7,7 @@ import logging
 
 import pytest
 import redis
+from werkzeug.routing import MapAdapter
 
 from service.application.matches import Matches
 from service.http.app import create_app
@@ -232,3 +233,64 @@ def test_flask_s_own_checks_and_settings_apply_to_the_straight_handler_too(setti
         assert answer.status_code == status, answer.data
         if status == 201:
             assert answer.data.startswith(b"{\n")  # indented, as Flask indents
+
+
+def test_a_url_s_route_is_found_once_and_a_url_without_one_every_time(app, client, monkeypatch):
+    """werkzeug's matcher is asked once for a URL the pipeline has routed (a match's next action goes where the
+    first went); a URL no route knows is asked about again, and still answered 404."""
+    match_id, tokens = create(client)
+    asked = []
+    match = MapAdapter.match
+    monkeypatch.setattr(
+        MapAdapter,
+        "match",
+        lambda adapter, *args, **kwargs: asked.append(args[:1]) or match(adapter, *args, **kwargs),
+    )
+    for seat in (0, 1):
+        action = _first_move(client, match_id, tokens[seat])
+        answer = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=bearer(tokens[seat]))
+        assert answer.status_code == 201
+    assert asked.count((f"/v1/matches/{match_id}/actions",)) == 1
+    assert [client.get("/v1/nowhere").status_code for _ in range(2)] == [404, 404]
+    assert asked.count(("/v1/nowhere",)) == 2  # the pipeline's (Flask matches from the environ)
+
+
+def test_the_legal_actions_get_is_answered_straight_and_the_same_as_through_flask(app, client):
+    """The legal-actions route's one handler, called by the pipeline (Flask never asked) or as the Flask view:
+    the same status, headers and bytes, for a list, its texts, a seat asked, and each refusal."""
+    match_id, tokens = create(client)
+    path = f"/v1/matches/{match_id}/legal-actions"
+    asks = [
+        (path, bearer(tokens[0])),
+        (path + "?text=true", {**bearer(tokens[0]), "Accept-Language": "ko"}),
+        (path + "?seat=0", bearer(tokens[0])),
+        (path + "?seat=1", bearer(tokens[0])),
+        (path + "?text=maybe", bearer(tokens[0])),
+        (path, bearer(tokens[1])),  # not its turn: an empty list
+        (path, {}),
+        (path, bearer("not-a-seat")),
+        (path, {"Authorization": "Basic x"}),
+        (path, {**bearer(tokens[0]), "Accept": "text/html"}),
+        (f"/v1/matches/{'0' * 32}/legal-actions", bearer(tokens[0])),
+    ]
+    pipeline = app.extensions["matchlog-pipeline"]
+    flask_wsgi = pipeline.flask_wsgi
+    pipeline.flask_wsgi = lambda environ, start_response: pytest.fail("answered through Flask")
+    try:
+        straight = [client.get(url, headers=headers) for url, headers in asks]
+    finally:
+        pipeline.flask_wsgi = flask_wsgi
+    app.before_request_funcs[None].append(
+        lambda: None
+    )  # a Flask hook: Flask answers, through the same handler
+    try:
+        flask = [client.get(url, headers=headers) for url, headers in asks]
+    finally:
+        app.before_request_funcs[None].pop()
+    assert [a.status_code for a in straight] == [200, 200, 200, 403, 400, 200, 401, 403, 401, 406, 404]
+    for mine, theirs in zip(straight, flask, strict=True):
+        assert mine.status_code == theirs.status_code and mine.get_data() == theirs.get_data()
+        assert [h for h in mine.headers if h[0] != "X-Request-Id"] == [
+            h for h in theirs.headers if h[0] != "X-Request-Id"
+        ]
+    assert straight[1].json["texts"] and straight[1].headers["Content-Language"] == "ko"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from limits import RateLimitItem
+
 from service.config import Settings
 from service.http.app import create_app
 from tests.helpers import act, bearer, create
@@ -236,3 +238,24 @@ def test_moves_on_the_socket_count_in_the_window_of_the_address_s_64(settings, f
     assert limits.write_allowed("2001:db8:1:3::1", tokens[1]) == 0  # another /64
     assert limits.write_allowed("::ffff:127.0.0.1", tokens[1]) == 0  # as 127.0.0.1: its create, and this
     assert limits.write_allowed("127.0.0.1", tokens[1]) >= 1
+
+
+def test_a_clients_windows_are_named_once_and_counted_at_every_request(settings, fake_redis, monkeypatch):
+    """The windows' keys of a client (its address, its token) are worked out at its first request only; every
+    request is still counted in them."""
+    client = limited_client(settings, fake_redis, per_token="50/second;1500/minute", per_address="500/second")
+    match_id, tokens = create(client, game="chock-a-block", players=[{"name": "a"}, {"name": "b"}])
+    named = []
+    key_for = RateLimitItem.key_for
+    monkeypatch.setattr(
+        RateLimitItem,
+        "key_for",
+        lambda item, *identifiers: named.append(identifiers) or key_for(item, *identifiers),
+    )
+    answers = [client.post(f"/v1/matches/{match_id}/score", headers=bearer(tokens[0])) for _ in range(3)]
+    assert [a.headers["X-RateLimit-Remaining"] for a in answers] == [
+        "498",
+        "497",
+        "496",
+    ]  # the address: the creation was one
+    assert len(named) == 3  # the token's two windows and the address's, once
