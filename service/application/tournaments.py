@@ -367,6 +367,7 @@ class Tournaments:
                     player_ids=[None if e.bot else e.player for e in entrants] if state.rated else None,
                     match_id=match_id,
                     tokens=planned[match_id],
+                    tournament={"id": state.id, "round": number},
                 )
             )
             tokens.append(created.tokens)
