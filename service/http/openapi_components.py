@@ -1090,7 +1090,11 @@ def tournament_data(games: list[Game]) -> dict[str, dict[str, Any]]:
     return {
         "tournament_created": _closed(
             {
-                "chain": INT,
+                "chain": {
+                    **INT,
+                    "description": "The log's format: 2, its rounds' match ids derived from the seed (the "
+                    "audit checks them); 1, written when they were drawn at random.",
+                },
                 "tournament": STR,
                 "platform": {**STR, "nullable": True},
                 "name": STR,
