@@ -114,6 +114,8 @@ class NewMatch:
     it, with ``tokens``); None for a random one."""
     tokens: Sequence[str] | None = None
     """With ``match_id``: a token per seat (a bot's too, forgotten), which a retry of the creation gives again."""
+    tournament: Mapping[str, Any] | None = None
+    """The tournament and round (``{id, round}``) the match is played for, which its ``match_created`` says."""
 
 
 def check_player(platform: str | None, player: str | None, where: str, bot: str | None = None) -> None:
@@ -253,6 +255,7 @@ class Matches:
                 clock,
                 player_ids,
                 match_id,
+                new.tournament,
             )
             tokens: list[str | None] = (
                 list(new.tokens)

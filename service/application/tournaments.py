@@ -441,13 +441,13 @@ class Tournaments:
         """A match created for each pod of ``paired`` (bots on their players' seats), the round appended;
         called with the tournament's lock held.
 
-        Each match's id is derived from the seed, the round and the pod (``rules.match_id``) and its seat
+        Each match's id is derived from the seed, the round and the pod (``rules.match_ids``) and its seat
         tokens are kept sealed (``put_opening``) before any match is created: a start that fails midway is
         retried by creating only the matches missing, and the round is appended once. A match of an earlier
         try that the round, paired anew, no longer has is aborted, never left running."""
         number = len(state.played) + 1
         by_player = {e.player: e for e in state.entrants}
-        ids = [rules.match_id(seed, state.id, number, i, pod) for i, pod in enumerate(paired.pods)]
+        ids = rules.match_ids(seed, state.id, number, paired.pods)
         tried = self._opening(state.id, number)
         planned = {
             match_id: tried.get(match_id) or [new_token() for _ in pod]
@@ -473,6 +473,7 @@ class Tournaments:
                     player_ids=[None if e.bot else e.player for e in entrants] if state.rated else None,
                     match_id=match_id,
                     tokens=planned[match_id],
+                    tournament={"id": state.id, "round": number},
                 )
             )
             tokens.append(created.tokens)

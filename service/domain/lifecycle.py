@@ -172,6 +172,7 @@ def begin(
     clock: Mapping[str, Any] | None = None,
     player_ids: Sequence[str | None] = (),
     match_id: str | None = None,
+    tournament: Mapping[str, Any] | None = None,
 ) -> Step:
     """A new match's log: ``match_created`` (naming ``match_id``, which the chain then binds: see
     ``replay.match_created``) and, for an imported game record, its moves played through the rules in order,
@@ -189,6 +190,7 @@ def begin(
         dict(clock) if clock else None,
         player_ids,
         match_id,
+        tournament,
     )
     entry = Recorded(1, created["type"], None, created["data"], at).chained(None)
     step = Step(None, (entry,), (replay.start(entry, secret.seed, secret.salt),))

@@ -96,6 +96,8 @@ def listing_summary(state: MatchState) -> dict[str, Any]:
     }
     if state.clock is not None:
         kept["clock"] = state.clock
+    if state.tournament is not None:
+        kept["tournament"] = state.tournament
     if state.undo_request is not None:
         kept["undo_request"] = state.undo_request
     if state.result is not None:

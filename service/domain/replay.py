@@ -30,7 +30,7 @@ Game engines must not use any of the shell's type names.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -98,6 +98,7 @@ class MatchState:
     last_action: dict[str, Any] | None = None
     undo_request: dict[str, Any] | None = None  # {seat, to_version, accepted: [seats]}: waiting for consent
     clock: dict[str, Any] | None = None  # the turn clocks (service.domain.clocks), when the match has them
+    tournament: dict[str, Any] | None = None  # {id, round}: the tournament round the match is played for
     sealed_chain: bool = False  # hidden data chained through commitments (``chain`` 2 on), not whole
     conceded: tuple[int, ...] = ()  # seats that conceded, in the order they did: out of play
     # the times of entries (``Recorded.at``), kept by the fold: ``match_created``'s, the entry at ``version``'s
@@ -203,9 +204,11 @@ def match_created(
     clock: dict[str, Any] | None = None,
     player_ids: Sequence[str | None] = (),
     match_id: str | None = None,
+    tournament: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The first entry of a match's log; with ``match_id`` (as the server writes it) of chain 3, which names
-    the match, else of chain 2 (a log of no match: tests, benchmarks)."""
+    the match, else of chain 2 (a log of no match: tests, benchmarks). ``tournament``: the tournament and
+    round a tournament's match is played for (``{id, round}``), which the chain then covers."""
     bots = list(bots) or [None] * len(players)
     ids = list(player_ids) or [None] * len(players)
     data: dict[str, Any] = {
@@ -234,6 +237,8 @@ def match_created(
         data["undo"] = undo
     if clock:
         data["clock"] = clock
+    if tournament is not None:
+        data["tournament"] = {"id": tournament["id"], "round": tournament["round"]}
     if content is not None:  # the pack, and its digest: the log must replay without the server
         data["content_sha256"] = content_digest(content)
         data["content"] = content
@@ -497,6 +502,7 @@ def start(created: Recorded, seed: str, salt: str | None = None) -> MatchState:
             bots=tuple(p.get("bot") for p in data["players"]),
             undo=data.get("undo", "none"),
             clock=clocks.started(data["clock"], len(players), created.at) if "clock" in data else None,
+            tournament=data.get("tournament"),
             sealed_chain=chain_version(created) >= SEALED_CHAIN,
             created_at=created.at,
             updated_at=created.at,

@@ -71,8 +71,13 @@ MAX_LEAD_DAYS = 90
 SCHEDULE = "schedule"
 """``round_started``'s ``started_by`` for a round the tournament's schedule started, not its organiser."""
 
-TOURNAMENT_CHAIN = 1
-"""``tournament_created``'s ``chain``: the version of this log's format."""
+TOURNAMENT_CHAIN = 2
+"""``tournament_created``'s ``chain``: the version of this log's format. From 2 on, a round's match ids are
+derived from the seed (``match_ids``), and the audit checks them; a log of chain 1 was written when they were
+drawn at random (or, late in its life, already derived: the chain cannot tell), and is audited without them."""
+
+DERIVED_IDS_CHAIN = 2
+"""The first ``chain`` whose rounds' match ids the audit recomputes."""
 
 MAX_PLAYERS = 1000
 """The largest field a tournament may have (a Swiss round of 1,000 pairs within a second)."""
@@ -170,6 +175,7 @@ class TournamentState:
     max_players: int
     commitment: str
     platform: str | None = None
+    chain: int = 1  # the log's format (``TOURNAMENT_CHAIN``)
     name: str = ""
     entrants: tuple[Entrant, ...] = ()
     played: tuple[RoundPlayed, ...] = ()
@@ -243,6 +249,7 @@ def created(data: Mapping[str, Any], version: int = 1) -> TournamentState:
         max_players=data["max_players"],
         commitment=data["seed_commitment"],
         platform=data.get("platform"),
+        chain=data.get("chain", 1),
         name=data.get("name", ""),
         duration_minutes=data.get("duration_minutes"),
         knockout_draws=data.get("knockout_draws", "higher_seed"),
@@ -609,6 +616,11 @@ def match_id(seed: str, tournament: str, number: int, index: int, pod: Sequence[
     return hmac.new(seed.encode(), message, hashlib.sha256).hexdigest()[:32]
 
 
+def match_ids(seed: str, tournament: str, number: int, pods: Sequence[Sequence[str]]) -> list[str]:
+    """The ids of the matches of round ``number``'s ``pods``, in order (``match_id``)."""
+    return [match_id(seed, tournament, number, i, pod) for i, pod in enumerate(pods)]
+
+
 def round_started(
     number: int, paired: swiss.Round, match_ids: Sequence[str], started_by: str | None = None
 ) -> dict[str, Any]:
@@ -770,6 +782,7 @@ class Audit:
     games: int = 0
     results_checked: int = 0
     seats_checked: int = 0
+    match_ids_checked: int = 0
     seed_known: bool = False
     finished: bool = False
     matches: list[str] = field(default_factory=list)
@@ -781,6 +794,7 @@ class Audit:
             "games": self.games,
             "results_checked": self.results_checked,
             "seats_checked": self.seats_checked,
+            "match_ids_checked": self.match_ids_checked,
             "seed_known": self.seed_known,
             "finished": self.finished,
         }
@@ -895,6 +909,16 @@ def _check(
                 "pairings",
                 f"round {data['round']} pairs {recorded}, the rules pair {list(paired.pods)}",
             )
+        if state.chain >= DERIVED_IDS_CHAIN:
+            derived = match_ids(seed, state.id, data["round"], paired.pods)
+            for given, wanted_id in zip(ids, derived, strict=True):
+                if given != wanted_id:
+                    raise TournamentForged(
+                        version,
+                        "match_ids",
+                        f"round {data['round']} names match {given}, the seed derives {wanted_id}",
+                    )
+            report.match_ids_checked += len(ids)
         wanted_entry = round_started(data["round"], paired, ids)
         for key in ("seeds", "walkovers", "at", "closes"):
             if data.get(key) != wanted_entry.get(key):

@@ -308,6 +308,10 @@ def game_components(game: Game, match: dict[str, Any]) -> dict[str, dict[str, An
             "seed_known_to_creator": {"type": "boolean", "enum": [True]},
             "undo": {"type": "string", "enum": ["until_next_action", "with_consent"]},
             "clock": LOGGED_CLOCK,
+            "tournament": {
+                "allOf": [ref("MatchTournament")],
+                "description": "A tournament's match: the tournament and round it is played for.",
+            },
             **({"content_sha256": STR, "content": ref(f"{p}Content")} if f"{p}Content" in components else {}),
         },
         ["game", "options", "players"],  # and seed_commitment, or seed_sha256 in an older log
@@ -1086,7 +1090,11 @@ def tournament_data(games: list[Game]) -> dict[str, dict[str, Any]]:
     return {
         "tournament_created": _closed(
             {
-                "chain": INT,
+                "chain": {
+                    **INT,
+                    "description": "The log's format: 2, its rounds' match ids derived from the seed (the "
+                    "audit checks them); 1, written when they were drawn at random.",
+                },
                 "tournament": STR,
                 "platform": {**STR, "nullable": True},
                 "name": STR,

@@ -640,6 +640,15 @@ class CreatedMatchSchema(Schema):
     )
 
 
+class MatchTournamentSchema(Schema):
+    id = fields.String(
+        required=True, metadata={"description": "The tournament's id: GET /v1/tournaments/{id}."}
+    )
+    round = fields.Integer(
+        required=True, metadata={"description": "The round the match is of (an arena's: its wave)."}
+    )
+
+
 class MatchSchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
@@ -693,6 +702,13 @@ class MatchSchema(Schema):
     )
     undo_request = fields.Dict(
         metadata={"description": "An undo waiting for the other seats: {seat, to_version, accepted}."}
+    )
+    tournament = fields.Nested(
+        MatchTournamentSchema,
+        metadata={
+            "description": "A tournament's match: the tournament and round it is played for, as its "
+            "match_created says. Anyone may read it, as anyone may read the tournament."
+        },
     )
 
 

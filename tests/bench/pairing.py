@@ -164,9 +164,9 @@ class Log:
             self.state = tournaments.apply(self.state, self.entries[-1])
 
     def start(self, paired: swiss.Round) -> None:
-        """Record ``paired`` as the next round (or wave), its matches named by round and index."""
+        """Record ``paired`` as the next round (or wave), its matches' ids derived as the server derives them."""
         number = len(self.state.played) + 1
-        ids = [f"m{number}-{i}" for i in range(len(paired.pods))]
+        ids = tournaments.match_ids(SEED, self.state.id, number, paired.pods)
         self.add("round_started", tournaments.round_started(number, paired, ids))
 
 

@@ -153,3 +153,26 @@ def test_a_double_elimination_shows_both_brackets_and_the_grand_final(server, pa
     )
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "tournament-double-elimination.png"), full_page=True)
+
+
+def test_a_round_s_match_links_back_to_its_tournament(server, page, platform_key):
+    """The viewer and a seat's play page of a round's match both link to the tournament's page, naming the
+    round; a match no tournament made has no such link."""
+    started = tournament(server, platform_key, "single_elimination", ["ann", "bob"])
+    game = started["current_round"]["matches"][0]
+    page.goto(f"{server.base}/matches/{game['match']}")
+    link = page.locator("#tournament-link")
+    expect(link).to_have_text("Its tournament, round 1")
+    assert link.get_attribute("href") == f"/tournaments/{started['id']}"
+    page.goto(f"{server.base}/play/{game['match']}#token={game['seats'][0]['token']}")
+    expect(page.locator("#tournament-link")).to_have_text("Its tournament, round 1")
+    page.locator("#tournament-link").click()
+    expect(page).to_have_url(f"{server.base}/tournaments/{started['id']}")
+    expect(page.locator("#title")).to_have_text("Winter cup")
+    status, alone = server(
+        "POST", "/v1/matches", {"game": "block-block", "players": [{"name": "cy"}, {"name": "di"}]}, None
+    )
+    assert status == 201, alone
+    page.goto(f"{server.base}/matches/{alone['id']}")
+    expect(page.locator("#seats")).to_contain_text("cy")
+    expect(page.locator("#tournament")).to_be_hidden()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 from fractions import Fraction
@@ -76,7 +77,7 @@ class Log:
         state = self.state
         paired = tournaments.next_round(state, self.seed)
         number = len(state.played) + 1
-        ids = [f"m-{number}-{i}" for i in range(len(paired.pods))]
+        ids = tournaments.match_ids(self.seed, "t-1", number, paired.pods)
         self.append("round_started", tournaments.round_started(number, paired, ids, started_by))
         return paired
 
@@ -256,6 +257,43 @@ def test_the_audit_refuses_swapped_seats(played: tuple[list[Recorded], dict[str,
     matches = [dict(m) for m in start.data["matches"]]
     matches[0] = {**matches[0], "players": list(reversed(matches[0]["players"]))}
     assert refused(forged(entries, start.version, {**start.data, "matches": matches})).reason == "pairings"
+
+
+def substituted(entries: list[Recorded], old: str, new: str) -> list[Recorded]:
+    """The log with match ``old`` named ``new`` wherever it is named (its round and its result), rechained."""
+    text = [(e, json.dumps(e.data)) for e in entries]
+    return rechained([replace(e, data=json.loads(t.replace(old, new))) if old in t else e for e, t in text])
+
+
+def test_the_audit_refuses_a_match_id_the_seed_does_not_derive(
+    played: tuple[list[Recorded], dict[str, list[int]]],
+) -> None:
+    """A round's match replaced by one created beforehand (its id not the one the seed derives), named in its
+    round and its result alike: the pairings are the rules', the id is not."""
+    entries, results = played
+    assert tournaments.audit(entries, results=results).match_ids_checked == len(results)
+    round_two = first(entries, "round_started", first(entries, "round_started").version)
+    taken = round_two.data["matches"][1]["match"]
+    forgery = refused(substituted(entries, taken, "0" * 32))
+    assert (forgery.reason, forgery.version) == ("match_ids", round_two.version)
+    assert taken in str(forgery) and "0" * 32 in str(forgery)
+
+
+def test_a_log_from_before_derived_match_ids_still_audits(
+    played: tuple[list[Recorded], dict[str, list[int]]],
+) -> None:
+    """A log of chain 1 (match ids drawn at random then) audits in full but for its ids; the same log saying
+    chain 2 is refused."""
+    entries, _ = played
+    ids = [m["match"] for e in entries if e.type == "round_started" for m in e.data["matches"]]
+    random_ids = entries
+    for i, old in enumerate(ids):
+        random_ids = substituted(random_ids, old, f"{i:032x}")
+    created = random_ids[0]
+    old_log = rechained([replace(created, data={**created.data, "chain": 1}), *random_ids[1:]])
+    report = tournaments.audit(old_log)
+    assert report.finished and report.rounds == 3 and report.match_ids_checked == 0
+    assert refused(random_ids).reason == "match_ids"
 
 
 def test_the_audit_refuses_a_forged_bye() -> None:
@@ -440,7 +478,7 @@ def wave(log: Log, at: str) -> tournaments.swiss.Round:
     paired = tournaments.next_round(state, SEED, f"2026-12-07T{at}:00")
     number = len(state.played) + 1
     if paired.pods:
-        ids = [f"m-{number}-{i}" for i in range(len(paired.pods))]
+        ids = tournaments.match_ids(SEED, "t-1", number, paired.pods)
         log.append("round_started", tournaments.round_started(number, paired, ids))
     return paired
 

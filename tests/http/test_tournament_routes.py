@@ -307,3 +307,32 @@ def test_anyone_s_reads_of_a_version_make_its_answer_and_standings_once(client, 
     assert read["current_round"]["matches"][0]["match"] == started["current_round"]["matches"][0]["match"]
     assert "seats" not in read["current_round"]["matches"][0]
     assert "seats" in started["current_round"]["matches"][0]
+
+
+def test_a_round_s_match_names_its_tournament_and_round_to_anyone(client, keys) -> None:
+    """``tournament`` in the match's answer and in its platform's listing, read from its ``match_created``;
+    a match no tournament made has none."""
+    key, _ = keys
+    made = call(client, "POST", "/v1/tournaments", key, 201, **SWISS)
+    url = f"/v1/tournaments/{made['id']}"
+    for i in range(3):
+        call(client, "POST", f"{url}/players", key, 201, player=f"u-{i}")
+    for number in (1, 2):
+        game = call(client, "POST", f"{url}/rounds", key, 201)["current_round"]["matches"][0]
+        read = fits("Match", call(client, "GET", f"/v1/matches/{game['match']}", None, 200))
+        assert read["tournament"] == {"id": made["id"], "round": number}
+        created = call(client, "GET", f"/v1/matches/{game['match']}/events", None, 200)["events"][0]
+        assert created["data"]["tournament"] == {"id": made["id"], "round": number}
+        call(client, "POST", f"/v1/matches/{game['match']}/concede", game["seats"][1]["token"], 201)
+    listed = fits("Lobby", call(client, "GET", "/v1/matches?limit=10", key, 200))["matches"]
+    assert sorted(m["tournament"]["round"] for m in listed) == [1, 2]
+    alone = call(
+        client,
+        "POST",
+        "/v1/matches",
+        key,
+        201,
+        game="block-block",
+        players=[{"name": "ann"}, {"name": "bob"}],
+    )
+    assert "tournament" not in fits("Match", call(client, "GET", f"/v1/matches/{alone['id']}", None, 200))

@@ -153,6 +153,20 @@ export function players(match) {
   return match.players.map((p) => (p.open ? t("(open seat {seat})", { seat: p.seat }) : p.name)).join(", ");
 }
 
+/**
+ * The link back to the tournament a match is played for (#tournament-link in #tournament), hidden for a
+ * match no tournament made.
+ * @param {{tournament?: import("./matchlog").components["schemas"]["MatchTournament"]}} match
+ */
+export function showTournament(match) {
+  const tournament = match.tournament;
+  byId("tournament").hidden = !tournament;
+  if (!tournament) return;
+  const link = byId("tournament-link");
+  link.setAttribute("href", `/tournaments/${encodeURIComponent(tournament.id)}`);
+  link.textContent = t("Its tournament, round {number}", { number: tournament.round });
+}
+
 /** @type {Promise<import("./matchlog").components["schemas"]["Game"][]> | null} */
 let catalogue = null;
 

@@ -1,4 +1,4 @@
-import { byId, element, followLog, getJson, getText, players, postJson, showProblem, statusWord } from "./api.js";
+import { byId, element, followLog, getJson, getText, players, postJson, showProblem, showTournament, statusWord } from "./api.js";
 import { number, ready, t } from "./i18n.js";
 
 /** @typedef {import("./matchlog").components["schemas"]["Match"]} Match */
@@ -144,6 +144,7 @@ function showSummary() {
     return p.bot ? t("{who}, the {bot} bot", { who: seatName(p.seat), bot: p.bot }) : seatName(p.seat);
   });
   byId("seats").textContent = t("Seats: {seats}", { seats: seats.join(t("; ")) });
+  showTournament(match);
   if (match.result) showResult(match.result);
 }
 

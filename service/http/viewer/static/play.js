@@ -1,6 +1,6 @@
 // A seat's page: the match as its seat sees it, and its legal actions as buttons (the text mode). The
 // server's legal-actions is the only source of what may be played: the page never applies a rule.
-import { byId, element, followLog, getJson, getText, postJson, showProblem } from "./api.js";
+import { byId, element, followLog, getJson, getText, postJson, showProblem, showTournament } from "./api.js";
 import { gameWords, number, ready, t } from "./i18n.js";
 import { createdToken, remembered, remember } from "./seats.js";
 
@@ -107,6 +107,7 @@ function showMatch() {
   byId("title").textContent = `${game}: ${seated.join(t(", "))}`;
   document.title = t("matchlog: play {game}", { game });
   byId("status").textContent = statusSentence();
+  showTournament(match);
   clockRead = match.clock && !ended() ? { clock: match.clock, at: performance.now() } : null;
   showClocks(match.clock);
   const request = match.undo_request;
