@@ -123,6 +123,14 @@ def start_due_round(tournament_id: str, number: int, namespace: str) -> dict[str
     return {"outcome": outcome}
 
 
+def close_window(tournament_id: str, namespace: str) -> dict[str, Any]:
+    """An arena's window whose time has come closes: it finishes now if no game runs."""
+    matches = _matches(namespace)
+    outcome = Tournaments.of(matches, _players(namespace)).close_window(tournament_id)
+    metrics.JOBS.labels("close_window", outcome.replace(" ", "_")).inc()
+    return {"outcome": outcome}
+
+
 def bot_move(match_id: str, seat: int, version: int, namespace: str) -> dict[str, Any]:
     """A bot seat's move at ``version``; nothing if the match has moved on."""
     answer = Bots(_matches(namespace)).move(match_id, seat, version)

@@ -3,12 +3,12 @@
 A platform creates a tournament (round robin, Swiss, single or double elimination, of any game and mode,
 ``players_per_match`` to a match: two in a knockout); its players register and withdraw; the organiser (the
 platform) starts each round, or its schedule does when the time comes (``start_due_round``, the job set by
-each append that makes a round due); ``service.domain.tournaments.next_round`` decides its pairings from the
-log and the tournament's secret seed, and a match is created per pod (its seats' tokens sealed beside the
-tournament, handed to the platform). Each match's result comes into the tournament once it is scored
-(``record_results``: the scoring job calls it, and so does every organiser's request), and the tournament
-finishes with its last result, revealing its seed and writing the standings, so that anyone holding its log
-can recompute them (``matchlog replay``).
+each append that makes a round due; an arena's window closes by the job its opening set, ``close_window``);
+``service.domain.tournaments.next_round`` decides its pairings from the log and the tournament's secret seed,
+and a match is created per pod (its seats' tokens sealed beside the tournament, handed to the platform).
+Each match's result comes into the tournament once it is scored (``record_results``: the scoring job calls it,
+and so does every organiser's request), and the tournament finishes with its last result, revealing its seed
+and writing the standings, so that anyone holding its log can recompute them (``matchlog replay``).
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ class Tournaments:
         entry = Recorded(1, "tournament_created", None, data, now_at())
         self.store.create(tournament_id, new.platform, entry, sealed)
         state = self.load(tournament_id)
-        self._schedule(state)
+        self._schedule(state, state)
         return state
 
     @staticmethod
@@ -309,18 +309,22 @@ class Tournaments:
         for offset, (kind, data) in enumerate(entries, start=1):
             records.append(Recorded(state.version + offset, kind, None, data, now_at()))
         self.store.append(state.id, state.version, state.head_hash, records)
-        after = None  # folded only when a schedule or a webhook needs it
-        if state.starts_at is not None or state.round_interval is not None:
+        after = None  # folded only when a schedule, an arena's window or a webhook needs it
+        if state.starts_at is not None or state.round_interval is not None or state.kind == "arena":
             after = _applied(state, records)
-            self._schedule(after)
+            self._schedule(state, after)
         self._push(state, records, after)
 
-    def _schedule(self, state: rules.TournamentState) -> None:
+    def _schedule(self, before: rules.TournamentState, after: rules.TournamentState) -> None:
         """The job that starts the next round at its time, if the schedule has it due (a time passed: now,
-        and a round that could not be paired then is tried again at each append, a registration)."""
-        due = rules.next_round_at(state)
+        and a round that could not be paired then is tried again at each append, a registration), and the
+        one that closes an arena's window, set as the window opens."""
+        jobs = self.matches.stores.jobs
+        due = rules.next_round_at(after)
         if due is not None:
-            self.matches.stores.jobs.enqueue_round_start(state.id, len(state.played) + 1, rules.epoch_s(due))
+            jobs.enqueue_round_start(after.id, len(after.played) + 1, rules.epoch_s(due))
+        if before.closes is None and after.closes is not None:
+            jobs.enqueue_window_close(after.id, rules.epoch_s(after.closes))
 
     def _push(
         self, state: rules.TournamentState, records: list[Recorded], after: rules.TournamentState | None
@@ -415,6 +419,21 @@ class Tournaments:
             return "not started"
         self.record_results(tournament_id)
         return "started" if started else "moved on"
+
+    def close_window(self, tournament_id: str) -> str:
+        """An arena's window closes (the job set for ``closes`` calls this), doing with no read what the
+        organiser's read would: ``finished`` when no game runs; ``closed`` when games still run (no more
+        pairing, and the last one's result finishes it as it comes in); ``moved on`` when it had finished
+        already (a read, or another worker, got there first); ``not yet`` before its time (a job set again)."""
+        state = self.load(tournament_id)
+        if state.finished or state.closes is None:
+            return "moved on"
+        if now_at() < state.closes:
+            self.matches.stores.jobs.enqueue_window_close(
+                state.id, rules.epoch_s(state.closes), int(time.time())
+            )
+            return "not yet"
+        return "finished" if self.record_results(tournament_id).finished else "closed"
 
     def _start(self, tournament_id: str, started_by: str | None, number: int | None) -> bool:
         """The next round started under the tournament's lock (``number``: only if it is that round, else

@@ -30,6 +30,7 @@ RATE_MATCH = "workers.jobs.rate_match"
 REBUILD_RATINGS = "workers.jobs.rebuild_ratings"
 ANALYSE_MATCH = "workers.jobs.analyse_match"
 START_DUE_ROUND = "workers.jobs.start_due_round"
+CLOSE_WINDOW = "workers.jobs.close_window"
 ROUND_START_TIMEOUT_S = 120
 """A round's start creates a match per pod: 500 for a Swiss of 1,000 players, seconds of work."""
 ANALYSIS_TIMEOUT_S = 600
@@ -275,13 +276,22 @@ class JobQueue:
         round and time (a round due again, its time moved, is another job; ``again``: a job that came early
         sets another). It waits in RQ's scheduled registry, in Redis, and the rule loop moves it when due, as
         it does a clock's deadline; it runs with the tournaments' other work, the results it takes in."""
+        job_id = f"round-{tournament_id}-r{number}-{due_s}-{again}"
+        self._tournament_at(job_id, due_s, START_DUE_ROUND, tournament_id, number)
+
+    def enqueue_window_close(self, tournament_id: str, closes_s: int, again: int = 0) -> None:
+        """The arena's window closed at ``closes_s`` (epoch seconds), once per arena (``again``: a job that
+        came early sets another); it waits and is moved as a round's start is."""
+        job_id = f"close-{tournament_id}-{closes_s}-{again}"
+        self._tournament_at(job_id, closes_s, CLOSE_WINDOW, tournament_id)
+
+    def _tournament_at(self, job_id: str, due_s: int, function: str, *args: Any) -> None:
         self._once(
             SCORING,
-            f"round-{tournament_id}-r{number}-{due_s}-{again}",
+            job_id,
             datetime.fromtimestamp(due_s, tz=UTC),
-            START_DUE_ROUND,
-            tournament_id,
-            number,
+            function,
+            *args,
             self.keys.namespace,
             retry=Retry(max=3),
             result_ttl=0,

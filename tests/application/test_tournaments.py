@@ -472,6 +472,53 @@ def test_a_scheduled_arena_opens_its_window_by_itself(
     assert rules.next_round_at(state) is None  # later waves pair as games end, not by the schedule
 
 
+def opened_arena(tours: Tournaments, platform: str, players: int) -> rules.TournamentState:
+    """An arena of ``players`` whose ten minutes' window the organiser opens now."""
+    state = tours.create(new(platform, "arena", 2, None, duration_minutes=10))
+    for i in range(players):
+        tours.register(platform, state.id, f"u-{i}", None, None)
+    return tours.start_round(platform, state.id)
+
+
+def test_an_arena_whose_games_ended_finishes_when_its_window_closes_with_no_read(
+    tours: Tournaments, platform: str, clock: dict[str, str]
+) -> None:
+    state = opened_arena(tours, platform, 2)  # at 12:00, until 12:10
+    closes = rules.epoch_s("2026-12-07T12:10:00")
+    assert round_jobs(tours) == {f"close-{state.id}-{closes}-0": closes}
+    job = Job.fetch(f"close-{state.id}-{closes}-0", connection=tours.matches.stores.jobs.connection)
+    assert job.func.__name__ == "close_window" and job.args[0] == state.id  # the worker's job, importable
+    clock["now"] = "2026-12-07T12:04:00"
+    state = end_round(tours, state)  # as the scoring job takes the result in: the two just met, none paired
+    assert not state.finished and not state.playing
+    assert tours.close_window(state.id) == "not yet" and not tours.load(state.id).finished
+    assert list(round_jobs(tours).values()) == [closes, closes]  # came early: set again for its time
+    clock["now"] = "2026-12-07T12:10:00"
+    before = tours.load(state.id)
+    assert tours.close_window(state.id) == "finished"
+    entry = tours.store.read(state.id)[-1]
+    assert entry.type == "tournament_finished" and entry.at == "2026-12-07T12:10:00"
+    assert entry.data == rules.finished_entry(before, tours._seed(state.id), clock["now"])  # as a read's
+    assert tours.close_window(state.id) == "moved on"  # a second worker's job, the early one's, or a read
+    assert tours.record_results(state.id).version == entry.version
+    assert rules.audit(tours.store.read(state.id)).finished
+
+
+def test_an_arena_with_games_running_at_its_close_stops_pairing_and_finishes_with_the_last(
+    tours: Tournaments, platform: str, clock: dict[str, str]
+) -> None:
+    state = opened_arena(tours, platform, 4)
+    first, second = state.current.pairings
+    clock["now"] = "2026-12-07T12:10:00"
+    tours.matches.concede(first.match, 1)
+    assert tours.close_window(state.id) == "closed"
+    state = tours.load(state.id)
+    assert not state.finished and len(state.played) == 1 and first.match in state.finish_order  # none paired
+    tours.matches.concede(second.match, 1)
+    state = tours.record_results(state.id)  # what the scoring job of the last game does
+    assert state.finished and tours.close_window(state.id) == "moved on"
+
+
 def test_the_standings_at_a_version_the_process_passed_fold_nothing_again(
     tours: Tournaments, platform: str, settings, fake_redis, monkeypatch
 ) -> None:
