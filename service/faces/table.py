@@ -11,7 +11,7 @@ through the engine's ``play``.
   (``Game.setup_chance``) starts with setup's draws as chance decisions: a shuffle of n items is n - 1
   decisions, each an item not drawn yet, all equally likely (the last one follows), a pick one decision;
   the outcomes are the items' indices in the draw (``Draw.items``), and once all are drawn the engine
-  deals the game with them. Where such a game draws during play (Blackout's dice and injuries), the
+  deals the game with them. Where such a game draws during play (a die's roll, a card from a hand), the
   action that draws waits (``pending``) while each of its draws is a chance decision, an outcome the
   index of an item with the draw's chances (``Draw.weights``); given every one, the action is played.
   What was drawn stays as hidden as on the server (no seat's view holds it). A game dealt a seed (``deal``)
@@ -173,7 +173,7 @@ class Table:
     @property
     def max_chance_outcomes(self) -> int:
         """The most outcomes of a chance decision: the largest of setup's draws, which bounds those of play
-        too (Blackout's dice have six faces, a party a hand's cards, its tiles 48)."""
+        too (a die has a few faces, a hand a few cards, where setup shuffles whole decks)."""
         return max((len(draw.items) for draw in self.setup_draws), default=0)
 
     def deal_drawn(self, drawn: dict[str, Any]) -> State:
