@@ -40,6 +40,11 @@ ROUTES_KEPT = 4096
 to the same URL (a match's next action) is not matched again (werkzeug's matcher: a tenth of a POST's CPU
 in the pipeline's own steps)."""
 
+ROUTE_KEPT_LENGTH = 256
+"""The longest path whose route is kept. A route takes an id of any length (up to the URL's 8 KiB bound), so
+kept whatever their length, 4,096 made-up ids would hold tens of MiB of a process; the real ones are far
+shorter."""
+
 StartResponse = Callable[..., Any]
 Headers = list[tuple[str, str]]
 EXCHANGE = "matchlog.exchange"
@@ -247,12 +252,10 @@ class Pipeline:
                 step.after(x, status, headers)
 
     def _match(self, environ: dict[str, Any]) -> tuple[Rule, Mapping[str, Any]] | None:
+        path = environ.get("PATH_INFO") or "/"
+        route = self._routed if len(path) <= ROUTE_KEPT_LENGTH else self._route_of
         try:
-            return self._routed(
-                environ.get("PATH_INFO") or "/",
-                environ.get("REQUEST_METHOD", "GET").upper(),
-                _upgrade(environ),
-            )
+            return route(path, environ.get("REQUEST_METHOD", "GET").upper(), _upgrade(environ))
         except HTTPException:  # no route (404, 405), or a redirect: Flask answers it
             return None
 

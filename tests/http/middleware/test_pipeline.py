@@ -12,7 +12,7 @@ from werkzeug.routing import MapAdapter
 from service.application.matches import Matches
 from service.http.app import create_app
 from service.http.errors import ApiError
-from service.http.middleware.pipeline import Step
+from service.http.middleware.pipeline import ROUTE_KEPT_LENGTH, Step
 from service.http.middleware.request_hooks import RequestIdFilter
 from tests.helpers import act, bearer, create
 
@@ -253,6 +253,9 @@ def test_a_url_s_route_is_found_once_and_a_url_without_one_every_time(app, clien
     assert asked.count((f"/v1/matches/{match_id}/actions",)) == 1
     assert [client.get("/v1/nowhere").status_code for _ in range(2)] == [404, 404]
     assert asked.count(("/v1/nowhere",)) == 2  # the pipeline's (Flask matches from the environ)
+    long = f"/v1/matches/{'x' * ROUTE_KEPT_LENGTH}"  # a made-up id: routed, and not kept (its length)
+    assert [client.get(long).status_code for _ in range(2)] == [404, 404]
+    assert asked.count((long,)) == 2  # the pipeline asked each time
 
 
 def test_the_legal_actions_get_is_answered_straight_and_the_same_as_through_flask(app, client):
